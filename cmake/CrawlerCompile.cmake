@@ -1,0 +1,52 @@
+# Compiler settings shared by every target, and the small helpers the per-directory
+# CMakeLists.txt files use.
+set(CMAKE_CXX_STANDARD 20)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+
+add_compile_options(-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wimplicit-fallthrough)
+if(CRAWLER_WERROR)
+  add_compile_options(-Werror)
+endif()
+if(CRAWLER_FUZZ)
+  # Every object is instrumented for coverage; only the fuzz targets link libFuzzer's main.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# crawler_add_library(<name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
+# Defines the static library crawler_<name> and its alias crawler::<name>. Headers are included
+# by their path from the repository root ("lib/url/url.h").
+function(crawler_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(crawler_${name} STATIC ${ARG_SOURCES})
+  add_library(crawler::${name} ALIAS crawler_${name})
+  target_include_directories(crawler_${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(crawler_${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+endfunction()
+
+# crawler_add_test(<name> SOURCES ... DEPS ...)
+# A GoogleTest binary registered with CTest; tests run from the build tree with
+# CRAWLER_TEST_DATA pointing at tests/data.
+function(crawler_add_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE
+    CRAWLER_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
+  include(GoogleTest)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endfunction()
+
+# crawler_add_fuzzer(<name> SOURCES ... DEPS ...): only with CRAWLER_FUZZ=ON.
+function(crawler_add_fuzzer name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  if(NOT CRAWLER_FUZZ)
+    return()
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  add_dependencies(fuzz_targets ${name})
+endfunction()

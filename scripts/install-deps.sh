@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package the build, tests and tools need. Idempotent and
+# non-interactive: packages already present are skipped, and apt-get runs only when something is
+# missing. This is the project's only install step; nothing is downloaded at build time.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git
+  # clang + libFuzzer runtime, for `make fuzz` (-DCRAWLER_FUZZ=ON)
+  clang-14 libclang-rt-14-dev
+  # libraries (lib/ and tools/)
+  libabsl-dev            # Status/StatusOr, strings, containers, time
+  libidn2-dev            # lib/url: IDNA (UTS #46) host to ASCII
+  libpsl-dev publicsuffix  # lib/url: registrable domain, Debian's public suffix data
+  libgumbo-dev           # lib/html: HTML5 parser
+  libexpat1-dev          # lib/sitemap: streaming XML
+  zlib1g-dev             # lib/sitemap: gzip sitemaps
+  libxxhash-dev          # lib/partition, lib/fingerprint
+  libcli11-dev           # tools/: command lines
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
