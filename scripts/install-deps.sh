@@ -17,9 +17,11 @@ packages=(
   libexpat1-dev          # lib/sitemap: streaming XML
   zlib1g-dev             # lib/sitemap: gzip sitemaps
   libxxhash-dev          # lib/partition, lib/fingerprint
+  librocksdb-dev         # services: frontier, dedup and scheduler state
   libcli11-dev           # tools/: command lines
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3
+  gnuplot-nox            # docs: plots of the re-visit simulator (scripts/recrawl-report.sh)
 )
 
 missing=()

@@ -1,0 +1,13 @@
+#include "lib/clock/clock.h"
+
+#include <chrono>
+
+namespace crawler {
+
+absl::Time SystemClock::Now() const { return absl::Now(); }
+
+absl::Duration SystemClock::MonotonicNow() const {
+  return absl::FromChrono(std::chrono::steady_clock::now().time_since_epoch());
+}
+
+}  // namespace crawler
