@@ -2,6 +2,10 @@
 
 #include <chrono>
 
+#include "absl/time/clock.h"
+
+
+
 namespace crawler {
 
 absl::Time SystemClock::Now() const { return absl::Now(); }
