@@ -15,7 +15,8 @@ packages=(
   libpsl-dev publicsuffix  # lib/url: registrable domain, Debian's public suffix data
   libgumbo-dev           # lib/html: HTML5 parser
   libexpat1-dev          # lib/sitemap: streaming XML
-  zlib1g-dev             # lib/sitemap: gzip sitemaps
+  zlib1g-dev             # lib/sitemap, lib/http, lib/warc: gzip
+  libbrotli-dev          # lib/http: Content-Encoding: br
   libxxhash-dev          # lib/partition, lib/fingerprint
   librocksdb-dev         # services: frontier, dedup and scheduler state
   libcli11-dev           # tools/: command lines
