@@ -1,0 +1,114 @@
+#include "lib/scope/scope.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lib/url/canonical_url.h"
+#include "lib/url/public_suffix_list.h"
+#include "lib/url/url.h"
+
+namespace crawler::scope {
+namespace {
+
+url::Url U(const std::string& s) {
+  absl::StatusOr<url::Url> u = url::Url::Parse(s);
+  EXPECT_TRUE(u.ok()) << s;
+  return *u;
+}
+
+Verdict CheckUrl(const Scope& scope, const std::string& s, uint32_t depth = 0) {
+  const url::Url u = U(s);
+  return scope.Check(u, u.href(), depth);
+}
+
+// Issue: "`gov.si` or `.gov.si` admits `gov.si` and every host under it".
+TEST(Scope_AllowedHostSuffixes, SuffixAdmitsTheDomainAndEveryHostUnderIt) {
+  for (const char* suffix : {"gov.si", ".gov.si", "GOV.SI.", ".gov.si."}) {
+    absl::StatusOr<Scope> scope = Scope::Create({.allowed_host_suffixes = {suffix}}, {}, nullptr);
+    ASSERT_TRUE(scope.ok()) << suffix << scope.status();
+    EXPECT_EQ(CheckUrl(*scope, "https://gov.si/"), Verdict::kInScope) << suffix;
+    EXPECT_EQ(CheckUrl(*scope, "https://www.gov.si/a"), Verdict::kInScope) << suffix;
+    EXPECT_EQ(CheckUrl(*scope, "http://a.b.c.gov.si:8080/"), Verdict::kInScope) << suffix;
+    EXPECT_EQ(CheckUrl(*scope, "https://evilgov.si/"), Verdict::kHostNotAllowed) << suffix;
+    EXPECT_EQ(CheckUrl(*scope, "https://gov.si.evil.com/"), Verdict::kHostNotAllowed) << suffix;
+    EXPECT_EQ(CheckUrl(*scope, "https://example.org/"), Verdict::kHostNotAllowed) << suffix;
+  }
+}
+
+TEST(Scope_AllowedHostSuffixes, SeveralSuffixesAndIdna) {
+  absl::StatusOr<Scope> scope =
+      Scope::Create({.allowed_host_suffixes = {"example.org", "bücher.de"}}, {}, nullptr);
+  ASSERT_TRUE(scope.ok()) << scope.status();
+  EXPECT_EQ(CheckUrl(*scope, "https://x.example.org/"), Verdict::kInScope);
+  EXPECT_EQ(CheckUrl(*scope, "https://www.xn--bcher-kva.de/"), Verdict::kInScope);
+  EXPECT_EQ(CheckUrl(*scope, "https://www.bücher.de/"), Verdict::kInScope);
+  EXPECT_EQ(CheckUrl(*scope, "https://example.com/"), Verdict::kHostNotAllowed);
+}
+
+TEST(Scope_AllowedHostSuffixes, BadSuffixIsAClearError) {
+  for (const char* bad : {"", ".", "..", "a b.com", "exa mple"}) {
+    absl::StatusOr<Scope> scope = Scope::Create({.allowed_host_suffixes = {bad}}, {}, nullptr);
+    EXPECT_EQ(scope.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+// Same-site: registrable domain of a seed (PSL), so a.example.co.uk and b.example.co.uk are one
+// site but other.co.uk is not.
+TEST(Scope_SameSiteOnly, RegistrableDomainOfTheSeeds) {
+  absl::StatusOr<url::PublicSuffixList> psl = url::PublicSuffixList::LoadDefault();
+  ASSERT_TRUE(psl.ok()) << psl.status();
+  absl::StatusOr<Scope> scope =
+      Scope::Create({.same_site_only = true},
+                    {U("https://www.example.co.uk/"), U("http://blog.example.org/")}, &*psl);
+  ASSERT_TRUE(scope.ok()) << scope.status();
+  EXPECT_EQ(CheckUrl(*scope, "https://shop.example.co.uk/x"), Verdict::kInScope);
+  EXPECT_EQ(CheckUrl(*scope, "https://example.org/"), Verdict::kInScope);
+  EXPECT_EQ(CheckUrl(*scope, "https://other.co.uk/"), Verdict::kOtherSite);
+  EXPECT_EQ(CheckUrl(*scope, "https://example.com/"), Verdict::kOtherSite);
+  EXPECT_EQ(Scope::Create({.same_site_only = true}, {}, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(Scope_Patterns, IncludeThenExclude) {
+  absl::StatusOr<Scope> scope = Scope::Create(
+      {.include_patterns = {"/docs/", "/blog/"}, .exclude_patterns = {"\\.pdf$", "[?&]print="}},
+      {}, nullptr);
+  ASSERT_TRUE(scope.ok()) << scope.status();
+  EXPECT_EQ(CheckUrl(*scope, "https://a.test/docs/x.html"), Verdict::kInScope);
+  EXPECT_EQ(CheckUrl(*scope, "https://a.test/blog/"), Verdict::kInScope);
+  EXPECT_EQ(CheckUrl(*scope, "https://a.test/shop/"), Verdict::kNotIncluded);
+  EXPECT_EQ(CheckUrl(*scope, "https://a.test/docs/x.pdf"), Verdict::kExcluded);
+  EXPECT_EQ(CheckUrl(*scope, "https://a.test/docs/x?a=1&print=1"), Verdict::kExcluded);
+  EXPECT_EQ(Scope::Create({.include_patterns = {"("}}, {}, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(Scope_Patterns, PathologicalPatternOnLongUrlIsLinear) {
+  // (a+)+$ backtracks exponentially in std::regex; RE2 answers immediately.
+  absl::StatusOr<Scope> scope = Scope::Create({.exclude_patterns = {"(a+)+b$"}}, {}, nullptr);
+  ASSERT_TRUE(scope.ok());
+  const std::string long_url = "https://a.test/" + std::string(50000, 'a') + "c";
+  EXPECT_EQ(CheckUrl(*scope, long_url), Verdict::kInScope);
+}
+
+TEST(Scope_MaxDepth, SeedsAreDepthZero) {
+  absl::StatusOr<Scope> scope = Scope::Create({.max_depth = 2}, {}, nullptr);
+  ASSERT_TRUE(scope.ok());
+  EXPECT_EQ(CheckUrl(*scope, "https://a.test/", 0), Verdict::kInScope);
+  EXPECT_EQ(CheckUrl(*scope, "https://a.test/", 2), Verdict::kInScope);
+  EXPECT_EQ(CheckUrl(*scope, "https://a.test/", 3), Verdict::kTooDeep);
+  absl::StatusOr<Scope> unlimited = Scope::Create({}, {}, nullptr);
+  ASSERT_TRUE(unlimited.ok());
+  EXPECT_EQ(CheckUrl(*unlimited, "https://a.test/", 1000000), Verdict::kInScope);
+}
+
+TEST(HostHasSuffix, LabelBoundaries) {
+  EXPECT_TRUE(HostHasSuffix("gov.si", "gov.si"));
+  EXPECT_TRUE(HostHasSuffix("x.gov.si", "gov.si"));
+  EXPECT_FALSE(HostHasSuffix("xgov.si", "gov.si"));
+  EXPECT_FALSE(HostHasSuffix("si", "gov.si"));
+}
+
+}  // namespace
+}  // namespace crawler::scope
