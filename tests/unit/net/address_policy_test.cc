@@ -1,0 +1,88 @@
+#include "lib/net/address_policy.h"
+
+#include "gtest/gtest.h"
+#include "lib/net/ip_address.h"
+
+namespace crawler::net {
+namespace {
+
+IpAddress Ip(const char* s) {
+  absl::StatusOr<IpAddress> a = IpAddress::Parse(s);
+  EXPECT_TRUE(a.ok()) << s;
+  return *a;
+}
+
+TEST(Rfc4291_2_2_TextForms, ParseAndCanonicalPrint) {
+  EXPECT_EQ(Ip("192.0.2.1").ToString(), "192.0.2.1");
+  EXPECT_EQ(Ip("2001:DB8:0:0:0:0:0:1").ToString(), "2001:db8::1");  // RFC 5952
+  EXPECT_EQ(Ip("::ffff:10.1.2.3").Unmapped().ToString(), "10.1.2.3");
+  for (const char* bad : {"", "1.2.3", "256.1.1.1", "0x7f.1", "::g", "example.org", "1.2.3.4 "}) {
+    EXPECT_FALSE(IpAddress::Parse(bad).ok()) << bad;
+  }
+}
+
+TEST(Rfc4632_Cidr, ParseAndContain) {
+  absl::StatusOr<CidrBlock> b = CidrBlock::Parse("172.16.0.0/12");
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(b->Contains(Ip("172.31.255.255")));
+  EXPECT_FALSE(b->Contains(Ip("172.32.0.0")));
+  EXPECT_FALSE(b->Contains(Ip("::1")));
+  EXPECT_TRUE(b->Contains(Ip("::ffff:172.16.0.1")));  // mapped
+  EXPECT_TRUE(CidrBlock::Parse("0.0.0.0/0")->Contains(Ip("8.8.8.8")));
+  EXPECT_TRUE(CidrBlock::Parse("192.0.2.7")->Contains(Ip("192.0.2.7")));
+  EXPECT_FALSE(CidrBlock::Parse("192.0.2.7")->Contains(Ip("192.0.2.8")));
+  for (const char* bad : {"10.0.0.1/8", "10.0.0.0/33", "10.0.0.0/", "10.0.0.0/-1", "fe80::/129",
+                          "nonsense/8", "10.0.0.0/8/8"}) {
+    EXPECT_FALSE(CidrBlock::Parse(bad).ok()) << bad;
+  }
+}
+
+// DESIGN.md §6: private, loopback, link-local and metadata addresses refused unless allowed.
+TEST(Design6_SsrfGuard, SpecialPurposeAddressesRefusedByDefault) {
+  absl::StatusOr<AddressPolicy> policy = AddressPolicy::Create({});
+  ASSERT_TRUE(policy.ok());
+  struct Case {
+    const char* ip;
+    const char* reason;  // "" = allowed
+  };
+  const Case cases[] = {
+      {"93.184.216.34", ""},
+      {"2606:2800:220:1:248:1893:25c8:1946", ""},
+      {"127.0.0.1", "loopback"},
+      {"127.255.0.9", "loopback"},
+      {"::1", "loopback"},
+      {"10.1.2.3", "private"},
+      {"172.20.0.1", "private"},
+      {"192.168.1.1", "private"},
+      {"169.254.169.254", "link-local"},  // cloud metadata
+      {"fd00:ec2::254", "unique-local"},   // AWS IPv6 metadata
+      {"fe80::1", "link-local"},
+      {"100.100.100.200", "shared-address-space"},  // Alibaba metadata
+      {"0.0.0.0", "this-network"},
+      {"255.255.255.255", "reserved"},
+      {"224.0.0.1", "multicast"},
+      {"::ffff:127.0.0.1", "loopback"},  // mapped loopback must not slip through
+      {"::ffff:169.254.169.254", "link-local"},
+      {"::", "unspecified"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(policy->RefusalReason(Ip(c.ip)), c.reason) << c.ip;
+    EXPECT_EQ(policy->IsAllowed(Ip(c.ip)), std::string(c.reason).empty()) << c.ip;
+  }
+}
+
+TEST(Design6_SsrfGuard, AllowedBlocksAreExempt) {
+  absl::StatusOr<AddressPolicy> policy = AddressPolicy::Create({"127.0.0.0/8", "10.9.0.0/16"});
+  ASSERT_TRUE(policy.ok());
+  EXPECT_TRUE(policy->IsAllowed(Ip("127.0.0.1")));
+  EXPECT_TRUE(policy->IsAllowed(Ip("::ffff:127.0.0.1")));
+  EXPECT_TRUE(policy->IsAllowed(Ip("10.9.3.4")));
+  EXPECT_FALSE(policy->IsAllowed(Ip("10.8.3.4")));
+  EXPECT_FALSE(policy->IsAllowed(Ip("::1")));  // IPv6 loopback is a different block
+  EXPECT_FALSE(policy->IsAllowed(Ip("169.254.169.254")));
+  EXPECT_EQ(AddressPolicy::Create({"127.0.0.1/8"}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace crawler::net
