@@ -19,6 +19,7 @@ packages=(
   libbrotli-dev          # lib/http: Content-Encoding: br
   libxxhash-dev          # lib/partition, lib/fingerprint
   librocksdb-dev         # services: frontier, dedup and scheduler state
+  libcurl4-openssl-dev   # services/fetcher: HTTP (multi interface)
   libre2-dev             # lib/scope: linear-time include/exclude patterns
   libcli11-dev           # tools/: command lines
   # tests and benchmarks

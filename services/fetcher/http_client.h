@@ -1,0 +1,120 @@
+// HttpClient: many concurrent HTTP GETs driven from one thread with libcurl's multi interface
+// (DESIGN.md §6). It is the only code that talks HTTP; everything it returns is raw: the header
+// block and body exactly as received (content codings not undone), because WARC records store
+// the message as transferred. Decoding and parsing happen elsewhere (lib/http, lib/html).
+//
+// What it enforces on every transfer:
+//   - no automatic redirects (a redirect target is a new URL for scope, seen-set, politeness);
+//   - caps: header bytes (abort), body bytes (keep the prefix, mark truncated), total time,
+//     connect time, and a minimum transfer speed (a slow-drip server is cut off);
+//   - the address: each request is pinned to the address the caller resolved and checked
+//     (CURLOPT_RESOLVE, or CONNECT_TO for tests), and the SSRF guard checks again at connect time
+//     (CURLOPT_OPENSOCKETFUNCTION), so DNS cannot hand curl a different, forbidden address.
+// Connections are reused across transfers (keep-alive), per the multi handle's connection cache.
+//
+// Thread-safety: one thread drives Start/Poll; Wakeup() may be called from any thread to cut a
+// Poll short.
+#ifndef CRAWLER_SERVICES_FETCHER_HTTP_CLIENT_H_
+#define CRAWLER_SERVICES_FETCHER_HTTP_CLIENT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "lib/net/address_policy.h"
+
+namespace crawler::fetcher {
+
+struct HttpClientOptions {
+  std::string user_agent = "crawler/0.1";
+  absl::Duration connect_timeout = absl::Seconds(10);
+  absl::Duration total_timeout = absl::Seconds(60);
+  // Abort when fewer than low_speed_bytes_per_second arrive for low_speed_time (slow drip).
+  int64_t low_speed_bytes_per_second = 100;
+  absl::Duration low_speed_time = absl::Seconds(20);
+  // Bytes of body kept (as transferred, i.e. compressed if the server compressed); beyond it the
+  // transfer is cut and the result marked truncated (WARC-Truncated: length).
+  size_t max_body_bytes = 16 << 20;
+  size_t max_header_bytes = 64 << 10;
+  // Sent as Accept-Encoding; libcurl does not decode (lib/http does, bounded).
+  std::string accept_encoding = "gzip, deflate, br";
+  // Certificate checks. Off by default, as archival crawlers do: an expired or self-signed
+  // certificate is common on long-tail sites, the crawler sends no secrets, and refusing would
+  // only lose the page.
+  bool verify_tls = false;
+  // "HOST:PORT": every request connects there whatever its URL says (CURLOPT_CONNECT_TO), for
+  // crawling a local synthetic web. The SSRF guard still applies to HOST.
+  std::string connect_to;
+  // Keep the request head as sent (for WARC request records).
+  bool capture_request = true;
+  // Idle connections kept for reuse.
+  int max_cached_connections = 2048;
+};
+
+struct HttpRequest {
+  uint64_t id = 0;
+  std::string url;  // absolute http(s) URL
+  std::string host;
+  uint16_t port = 0;
+  std::string ip;  // the address to connect to; must pass the SSRF guard (ignored with connect_to)
+  std::vector<std::string> extra_headers;  // "If-None-Match: \"x\"", ...
+};
+
+enum class TransportError {
+  kNone,
+  kTimeout,          // total or connect time, or too slow
+  kConnectFailed,    // refused, unreachable, reset before a response
+  kAddressRefused,   // the SSRF guard refused the connect-time address
+  kHeaderTooLarge,
+  kTls,
+  kProtocol,         // malformed response
+  kOther,
+};
+std::string_view TransportErrorName(TransportError error);
+
+struct HttpResult {
+  uint64_t id = 0;
+  TransportError error = TransportError::kNone;
+  std::string error_message;  // curl's, for logs
+  std::string raw_headers;    // every header block received, verbatim
+  std::string body;           // as transferred (content-coded), at most max_body_bytes
+  // Why the body is incomplete, as WARC-Truncated names it: "length" (our cap) or "disconnect"
+  // (the server closed early); empty when complete.
+  std::string truncated;
+  std::string request_head;   // as sent (when capture_request)
+  std::string remote_ip;
+  absl::Duration total_time = absl::ZeroDuration();
+  absl::Duration time_to_first_byte = absl::ZeroDuration();
+};
+
+class HttpClient {
+ public:
+  // Errors: kInvalidArgument for bad options (connect_to), kInternal if libcurl cannot start.
+  static absl::StatusOr<std::unique_ptr<HttpClient>> Create(const HttpClientOptions& options,
+                                                            net::AddressPolicy guard);
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  // Queues a transfer; it starts on the next Poll.
+  void Start(HttpRequest request);
+  // Drives transfers, waiting up to `timeout` for network activity; returns those that ended.
+  std::vector<HttpResult> Poll(absl::Duration timeout);
+  // Transfers started and not yet returned by Poll.
+  size_t in_flight() const;
+  // Makes a blocked Poll return early. Thread-safe.
+  void Wakeup();
+
+ private:
+  struct Impl;
+  explicit HttpClient(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace crawler::fetcher
+
+#endif  // CRAWLER_SERVICES_FETCHER_HTTP_CLIENT_H_
