@@ -1,0 +1,207 @@
+#include "services/dedup/dedup.h"
+
+#include <array>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "services/common/kv/write_batch.h"
+
+namespace crawler::dedup {
+namespace {
+
+// On-disk format (docs/storage-format.md, "dedup"). Changing it requires a version bump.
+constexpr std::string_view kExactFamily = "dedup.exact";
+constexpr std::string_view kSimHashFamily = "dedup.simhash";
+constexpr uint8_t kOriginalVersion = 1;
+constexpr int kBlocks = 4;  // 16-bit blocks: supports near_duplicate_bits <= 3
+constexpr size_t kSimHashPrefixBytes = 3;  // block index + block value
+
+void PutFixed(std::string& out, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+uint64_t GetFixed(std::string_view in, size_t pos, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = (v << 8) | static_cast<uint8_t>(in[pos + i]);
+  return v;
+}
+
+std::string ExactKey(const fingerprint::ContentKey& key) {
+  const std::array<uint8_t, 16> bytes = key.ToBytes();
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+uint16_t Block(fingerprint::SimHash64 h, int i) {
+  return static_cast<uint16_t>(h.bits() >> (16 * (kBlocks - 1 - i)));
+}
+
+std::string SimHashPrefix(int block_index, uint16_t block) {
+  std::string key;
+  PutFixed(key, static_cast<uint64_t>(block_index), 1);
+  PutFixed(key, block, 2);
+  return key;
+}
+
+std::string SimHashKey(int block_index, fingerprint::SimHash64 h,
+                       const fingerprint::ContentKey& content) {
+  std::string key = SimHashPrefix(block_index, Block(h, block_index));
+  PutFixed(key, h.bits(), 8);
+  key += ExactKey(content);
+  return key;
+}
+
+std::string EncodeOriginal(const Original& o) {
+  std::string out;
+  PutFixed(out, kOriginalVersion, 1);
+  PutFixed(out, static_cast<uint64_t>(absl::ToUnixMicros(o.fetch_time)), 8);
+  for (const std::string* s : {&o.url, &o.warc_record_id, &o.payload_digest}) {
+    PutFixed(out, s->size(), 4);
+    out += *s;
+  }
+  return out;
+}
+
+absl::StatusOr<Original> DecodeOriginal(std::string_view in) {
+  if (in.size() < 9 || static_cast<uint8_t>(in[0]) != kOriginalVersion) {
+    return absl::DataLossError("dedup.exact: unknown record version");
+  }
+  Original o;
+  o.fetch_time = absl::FromUnixMicros(static_cast<int64_t>(GetFixed(in, 1, 8)));
+  size_t pos = 9;
+  for (std::string* s : {&o.url, &o.warc_record_id, &o.payload_digest}) {
+    if (pos + 4 > in.size()) return absl::DataLossError("dedup.exact: truncated record");
+    const uint64_t len = GetFixed(in, pos, 4);
+    pos += 4;
+    if (len > in.size() - pos) return absl::DataLossError("dedup.exact: truncated record");
+    s->assign(in.substr(pos, len));
+    pos += len;
+  }
+  return o;
+}
+
+}  // namespace
+
+absl::Status DedupOptions::Validate() const {
+  if (near_duplicate_bits < 0 || near_duplicate_bits > kBlocks - 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("near_duplicate_bits must be in [0, ", kBlocks - 1, "]"));
+  }
+  return absl::OkStatus();
+}
+
+std::vector<kv::ColumnFamilySpec> Dedup::ColumnFamilies() {
+  return {{.name = std::string(kExactFamily)},
+          {.name = std::string(kSimHashFamily), .scan_prefix_bytes = kSimHashPrefixBytes}};
+}
+
+absl::StatusOr<std::unique_ptr<Dedup>> Dedup::Open(const DedupOptions& options,
+                                                   kv::KvStore& store) {
+  if (absl::Status s = options.Validate(); !s.ok()) return s;
+  for (const kv::ColumnFamilySpec& cf : ColumnFamilies()) {
+    if (!store.HasColumnFamily(cf.name)) {
+      return absl::InvalidArgumentError(absl::StrCat("store lacks column family ", cf.name));
+    }
+  }
+  return std::unique_ptr<Dedup>(new Dedup(options, store));
+}
+
+absl::StatusOr<std::optional<Original>> Dedup::LookupExact(
+    const fingerprint::ContentKey& key) const {
+  absl::StatusOr<std::string> value = store_.Get(kExactFamily, ExactKey(key));
+  if (absl::IsNotFound(value.status())) return std::nullopt;
+  if (!value.ok()) return value.status();
+  absl::StatusOr<Original> original = DecodeOriginal(*value);
+  if (!original.ok()) return original.status();
+  return *std::move(original);
+}
+
+absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(
+    const std::vector<ContentQuery>& queries) {
+  absl::MutexLock lock(&mu_);
+  std::vector<ContentVerdict> verdicts;
+  verdicts.reserve(queries.size());
+  kv::WriteBatch batch;
+  // Content recorded earlier in this batch, not yet in the store.
+  absl::flat_hash_map<fingerprint::ContentKey, Original> pending_exact;
+  std::vector<std::pair<fingerprint::SimHash64, fingerprint::ContentKey>> pending_simhash;
+
+  auto original_of = [&](const fingerprint::ContentKey& key)
+      -> absl::StatusOr<std::optional<Original>> {
+    if (auto it = pending_exact.find(key); it != pending_exact.end()) return it->second;
+    return LookupExact(key);
+  };
+
+  for (const ContentQuery& q : queries) {
+    ContentVerdict verdict;
+    absl::StatusOr<std::optional<Original>> exact = original_of(q.content_key);
+    if (!exact.ok()) return exact.status();
+    if (exact->has_value()) {
+      verdict.verdict = Verdict::kExactDuplicate;
+      verdict.original = **exact;
+      verdicts.push_back(std::move(verdict));
+      continue;
+    }
+
+    const int k = options_.near_duplicate_bits;
+    if (q.simhash.has_value() && k > 0) {
+      std::optional<fingerprint::ContentKey> best;
+      int best_distance = k + 1;
+      auto consider = [&](fingerprint::SimHash64 h, const fingerprint::ContentKey& key) {
+        const int d = fingerprint::HammingDistance(h, *q.simhash);
+        if (d < best_distance) {
+          best_distance = d;
+          best = key;
+        }
+      };
+      for (const auto& [h, key] : pending_simhash) consider(h, key);
+      for (int i = 0; i < kBlocks; ++i) {
+        const std::string prefix = SimHashPrefix(i, Block(*q.simhash, i));
+        absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
+            store_.NewIterator(kSimHashFamily, prefix, kv::PrefixSuccessor(prefix));
+        if (!it.ok()) return it.status();
+        for (; (*it)->Valid(); (*it)->Next()) {
+          const std::string_view key = (*it)->key();
+          if (key.size() != kSimHashPrefixBytes + 8 + 16) continue;
+          std::array<uint8_t, 16> content{};
+          for (int b = 0; b < 16; ++b) content[b] = static_cast<uint8_t>(key[11 + b]);
+          consider(fingerprint::SimHash64(GetFixed(key, 3, 8)),
+                   fingerprint::ContentKey::FromBytes(content));
+        }
+        if (!(*it)->status().ok()) return (*it)->status();
+      }
+      if (best.has_value()) {
+        absl::StatusOr<std::optional<Original>> near = original_of(*best);
+        if (!near.ok()) return near.status();
+        // A page whose own earlier capture changed a little is not a copy of another page.
+        if (near->has_value() && (*near)->url != q.url) {
+          verdict.verdict = Verdict::kNearDuplicate;
+          verdict.original = **near;
+          verdict.distance_bits = best_distance;
+          verdicts.push_back(std::move(verdict));
+          continue;
+        }
+      }
+    }
+
+    // New content: record it.
+    const Original original{.url = q.url,
+                            .fetch_time = q.fetch_time,
+                            .warc_record_id = q.warc_record_id,
+                            .payload_digest = q.payload_digest};
+    batch.Put(kExactFamily, ExactKey(q.content_key), EncodeOriginal(original));
+    pending_exact.emplace(q.content_key, original);
+    if (q.simhash.has_value() && k > 0) {
+      for (int i = 0; i < kBlocks; ++i) {
+        batch.Put(kSimHashFamily, SimHashKey(i, *q.simhash, q.content_key), "");
+      }
+      pending_simhash.emplace_back(*q.simhash, q.content_key);
+    }
+    verdicts.push_back(std::move(verdict));
+  }
+  if (absl::Status s = store_.Write(batch); !s.ok()) return s;
+  return verdicts;
+}
+
+}  // namespace crawler::dedup

@@ -1,0 +1,166 @@
+#include "services/dedup/dedup.h"
+
+#include <algorithm>
+#include <bit>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lib/fingerprint/content_key.h"
+#include "lib/fingerprint/simhash.h"
+#include "services/common/kv/in_memory_kv_store.h"
+
+namespace crawler::dedup {
+namespace {
+
+using fingerprint::ComputeContentKey;
+using fingerprint::SimHash64;
+
+ContentQuery Q(const std::string& url, const std::string& payload,
+               std::optional<uint64_t> simhash = std::nullopt) {
+  ContentQuery q;
+  q.url = url;
+  q.content_key = ComputeContentKey(payload);
+  if (simhash.has_value()) q.simhash = SimHash64(*simhash);
+  q.fetch_time = absl::FromUnixSeconds(1000);
+  q.warc_record_id = "<urn:uuid:" + url + ">";
+  q.payload_digest = "sha1:" + url;
+  return q;
+}
+
+class DedupTest : public ::testing::Test {
+ protected:
+  DedupTest() : store_(Dedup::ColumnFamilies()) {}
+  std::unique_ptr<Dedup> Open(DedupOptions options = {}) {
+    absl::StatusOr<std::unique_ptr<Dedup>> d = Dedup::Open(options, store_);
+    EXPECT_TRUE(d.ok()) << d.status();
+    return std::move(*d);
+  }
+  std::vector<ContentVerdict> Check(Dedup& d, const std::vector<ContentQuery>& q) {
+    absl::StatusOr<std::vector<ContentVerdict>> v = d.Check(q);
+    EXPECT_TRUE(v.ok()) << v.status();
+    return v.ok() ? *v : std::vector<ContentVerdict>{};
+  }
+  kv::InMemoryKvStore store_;
+};
+
+TEST_F(DedupTest, ExactCopiesPointAtTheFirstCapture) {
+  auto d = Open();
+  std::vector<ContentVerdict> v =
+      Check(*d, {Q("http://a/1", "body"), Q("http://b/2", "body"), Q("http://c/3", "other")});
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0].verdict, Verdict::kUnique);
+  EXPECT_EQ(v[1].verdict, Verdict::kExactDuplicate);  // within one batch
+  ASSERT_TRUE(v[1].original.has_value());
+  EXPECT_EQ(v[1].original->url, "http://a/1");
+  EXPECT_EQ(v[1].original->warc_record_id, "<urn:uuid:http://a/1>");
+  EXPECT_EQ(v[1].original->payload_digest, "sha1:http://a/1");
+  EXPECT_EQ(v[1].original->fetch_time, absl::FromUnixSeconds(1000));
+  EXPECT_EQ(v[2].verdict, Verdict::kUnique);
+  // And in a later batch.
+  v = Check(*d, {Q("http://d/4", "other")});
+  EXPECT_EQ(v[0].verdict, Verdict::kExactDuplicate);
+  EXPECT_EQ(v[0].original->url, "http://c/3");
+}
+
+TEST_F(DedupTest, RevisitOfTheSameUrlIsAnExactDuplicateOfItself) {
+  auto d = Open();
+  Check(*d, {Q("http://a/1", "body")});
+  std::vector<ContentVerdict> v = Check(*d, {Q("http://a/1", "body")});
+  EXPECT_EQ(v[0].verdict, Verdict::kExactDuplicate);
+  EXPECT_EQ(v[0].original->url, "http://a/1");
+}
+
+// Manku et al. 2007: fingerprints within k bits are found; k + 1 bits apart are not.
+TEST_F(DedupTest, NearDuplicatesWithinKBits) {
+  auto d = Open({.near_duplicate_bits = 3});
+  const uint64_t base = 0x0123456789ABCDEFull;
+  Check(*d, {Q("http://a/", "p0", base)});
+  struct Case {
+    uint64_t flip;  // bits flipped relative to base
+    Verdict want;
+    int distance;
+  };
+  const Case cases[] = {
+      {0x1ull, Verdict::kNearDuplicate, 1},
+      {0x8000000000000001ull, Verdict::kNearDuplicate, 2},
+      // three bits in three different blocks: only the fourth block still matches
+      {0x0001000100010000ull, Verdict::kNearDuplicate, 3},
+      {0x0001000100010001ull, Verdict::kUnique, 0},  // 4 bits, every block differs
+      {0xF000000000000000ull, Verdict::kUnique, 0},  // 4 bits in one block
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    const std::string n = std::to_string(++i);
+    std::vector<ContentVerdict> v = Check(*d, {Q("http://n/" + n, "p" + n, base ^ c.flip)});
+    EXPECT_EQ(v[0].verdict, c.want) << std::hex << c.flip;
+    if (c.want == Verdict::kNearDuplicate) {
+      EXPECT_EQ(v[0].original->url, "http://a/");
+      EXPECT_EQ(v[0].distance_bits, c.distance);
+    }
+  }
+}
+
+TEST_F(DedupTest, NearDuplicateIndexAgreesWithBruteForce) {
+  auto d = Open({.near_duplicate_bits = 3});
+  std::mt19937_64 rng(11);
+  std::vector<std::pair<std::string, uint64_t>> seen;  // unique entries so far
+  for (int i = 0; i < 2000; ++i) {
+    uint64_t h;
+    if (!seen.empty() && rng() % 3 == 0) {
+      h = seen[rng() % seen.size()].second;
+      for (int flips = rng() % 6; flips > 0; --flips) h ^= 1ull << (rng() % 64);
+    } else {
+      h = rng();
+    }
+    const std::string url = "http://x/" + std::to_string(i);
+    std::vector<ContentVerdict> v = Check(*d, {Q(url, url, h)});
+    int best = 99;
+    for (const auto& [u, other] : seen) {
+      best = std::min(best, std::popcount(other ^ h));
+    }
+    if (best <= 3) {
+      ASSERT_EQ(v[0].verdict, Verdict::kNearDuplicate) << i;
+      EXPECT_EQ(v[0].distance_bits, best);
+    } else {
+      ASSERT_EQ(v[0].verdict, Verdict::kUnique) << i;
+      seen.emplace_back(url, h);
+    }
+  }
+}
+
+TEST_F(DedupTest, SlightlyChangedPageIsNotADuplicateOfItself) {
+  auto d = Open();
+  Check(*d, {Q("http://a/", "v1", 0xFFull)});
+  std::vector<ContentVerdict> v = Check(*d, {Q("http://a/", "v2", 0xFEull)});
+  EXPECT_EQ(v[0].verdict, Verdict::kUnique);
+}
+
+TEST_F(DedupTest, PagesWithoutTextUseExactDigestsOnly) {
+  auto d = Open();
+  Check(*d, {Q("http://a/img.png", "png-bytes")});
+  std::vector<ContentVerdict> v = Check(*d, {Q("http://b/img.png", "other-bytes")});
+  EXPECT_EQ(v[0].verdict, Verdict::kUnique);
+}
+
+TEST_F(DedupTest, IndexSurvivesReopen) {
+  {
+    auto d = Open();
+    Check(*d, {Q("http://a/", "body", 42)});
+  }
+  auto d = Open();
+  EXPECT_EQ(Check(*d, {Q("http://b/", "body")})[0].verdict, Verdict::kExactDuplicate);
+  EXPECT_EQ(Check(*d, {Q("http://c/", "x", 43)})[0].verdict, Verdict::kNearDuplicate);
+}
+
+TEST(DedupOptions, Validate) {
+  EXPECT_TRUE(DedupOptions{.near_duplicate_bits = 0}.Validate().ok());
+  EXPECT_FALSE(DedupOptions{.near_duplicate_bits = 4}.Validate().ok());
+  EXPECT_FALSE(DedupOptions{.near_duplicate_bits = -1}.Validate().ok());
+  kv::InMemoryKvStore wrong({{.name = "other"}});
+  EXPECT_EQ(Dedup::Open({}, wrong).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace crawler::dedup
