@@ -206,6 +206,9 @@ struct HttpClient::Impl {
       t.headers = curl_slist_append(t.headers, h.c_str());
     }
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
+    // Keep chunked framing in the body too (lib/http/chunked_decoder.h removes it): the WARC
+    // record must match its own Transfer-Encoding header.
+    curl_easy_setopt(e, CURLOPT_HTTP_TRANSFER_DECODING, 0L);
     if (connect_to != nullptr) {
       curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to);
     } else if (!request.ip.empty()) {

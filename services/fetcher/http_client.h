@@ -1,7 +1,7 @@
 // HttpClient: many concurrent HTTP GETs driven from one thread with libcurl's multi interface
 // (DESIGN.md §6). It is the only code that talks HTTP; everything it returns is raw: the header
-// block and body exactly as received (content codings not undone), because WARC records store
-// the message as transferred. Decoding and parsing happen elsewhere (lib/http, lib/html).
+// block and body exactly as received (neither chunked transfer coding nor content codings
+// undone), because WARC records store the message as transferred. Decoding and parsing happen elsewhere (lib/http, lib/html).
 //
 // What it enforces on every transfer:
 //   - no automatic redirects (a redirect target is a new URL for scope, seen-set, politeness);
@@ -81,7 +81,7 @@ struct HttpResult {
   TransportError error = TransportError::kNone;
   std::string error_message;  // curl's, for logs
   std::string raw_headers;    // every header block received, verbatim
-  std::string body;           // as transferred (content-coded), at most max_body_bytes
+  std::string body;  // as transferred (chunked, content-coded), at most max_body_bytes
   // Why the body is incomplete, as WARC-Truncated names it: "length" (our cap) or "disconnect"
   // (the server closed early); empty when complete.
   std::string truncated;

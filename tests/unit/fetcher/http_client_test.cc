@@ -110,6 +110,22 @@ TEST(HttpClient, ContentCodingsAreNotUndone) {
   EXPECT_EQ(r[0].body, fake_gzip);
 }
 
+TEST(HttpClient, ChunkedBodiesKeepTheirFraming) {
+  const std::string chunked = "5\r\nhello\r\n0\r\n\r\n";
+  TestHttpServer server([&](const std::string&) {
+    return TestResponse{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked};
+  });
+  auto client = Client();
+  for (int i = 0; i < 2; ++i) {  // and the connection stays usable: framing was understood
+    client->Start(Get(server, "/", i));
+    std::vector<HttpResult> r = PollUntil(*client, 1);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].error, TransportError::kNone) << r[0].error_message;
+    EXPECT_EQ(r[0].body, chunked);
+  }
+  EXPECT_EQ(server.connections(), 1);
+}
+
 TEST(HttpClient, BodyCapKeepsPrefixAndMarksTruncated) {
   const std::string big(200000, 'x');
   TestHttpServer server([&](const std::string&) { return TestResponse{Ok(big)}; });
