@@ -1,0 +1,146 @@
+#include "services/common/kv/in_memory_kv_store.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+
+namespace crawler::kv {
+namespace {
+
+// Debian's abseil keeps its own string_view type; hashed lookups and StrCat need it.
+absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+absl::Status UnknownFamily(std::string_view cf) {
+  return absl::InvalidArgumentError(absl::StrCat("unknown column family '", AbslView(cf), "'"));
+}
+
+}  // namespace
+
+// Holds a copy of the current entry and re-seeks under the store's mutex on Next(), so writes
+// between steps never invalidate it.
+class InMemoryKvStore::Iterator final : public KvIterator {
+ public:
+  Iterator(const InMemoryKvStore* store, const Table* table, std::string_view begin,
+           std::string_view end)
+      : store_(store), table_(table), end_(end) {
+    absl::MutexLock lock(&store_->mu_);
+    Load(table_->lower_bound(begin));
+  }
+
+  bool Valid() const override { return valid_; }
+  void Next() override {
+    absl::MutexLock lock(&store_->mu_);
+    Load(table_->upper_bound(key_));
+  }
+  std::string_view key() const override { return key_; }
+  std::string_view value() const override { return value_; }
+  absl::Status status() const override { return absl::OkStatus(); }
+
+ private:
+  void Load(Table::const_iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(store_->mu_) {
+    valid_ = it != table_->end() && (end_.empty() || it->first < end_);
+    if (valid_) {
+      key_ = it->first;
+      value_ = it->second;
+    }
+  }
+
+  const InMemoryKvStore* store_;
+  const Table* table_;
+  const std::string end_;
+  bool valid_ = false;
+  std::string key_;
+  std::string value_;
+};
+
+InMemoryKvStore::InMemoryKvStore(const std::vector<ColumnFamilySpec>& column_families) {
+  absl::MutexLock lock(&mu_);
+  for (const ColumnFamilySpec& spec : column_families) {
+    auto& table = tables_[spec.name];
+    if (table == nullptr) table = std::make_unique<Table>();
+  }
+}
+
+bool InMemoryKvStore::HasColumnFamily(std::string_view cf) const {
+  absl::MutexLock lock(&mu_);
+  return tables_.contains(AbslView(cf));
+}
+
+absl::StatusOr<std::string> InMemoryKvStore::Get(std::string_view cf, std::string_view key) const {
+  absl::MutexLock lock(&mu_);
+  auto table = tables_.find(AbslView(cf));
+  if (table == tables_.end()) return UnknownFamily(cf);
+  auto it = table->second->find(key);
+  if (it == table->second->end()) return absl::NotFoundError("key not found");
+  return it->second;
+}
+
+absl::StatusOr<std::vector<std::optional<std::string>>> InMemoryKvStore::MultiGet(
+    std::string_view cf, const std::vector<std::string>& keys) const {
+  absl::MutexLock lock(&mu_);
+  auto table = tables_.find(AbslView(cf));
+  if (table == tables_.end()) return UnknownFamily(cf);
+  std::vector<std::optional<std::string>> values;
+  values.reserve(keys.size());
+  for (const std::string& key : keys) {
+    auto it = table->second->find(key);
+    if (it == table->second->end()) {
+      values.emplace_back(std::nullopt);
+    } else {
+      values.emplace_back(it->second);
+    }
+  }
+  return values;
+}
+
+absl::Status InMemoryKvStore::Write(const WriteBatch& batch) {
+  absl::MutexLock lock(&mu_);
+  // Resolve every family first so a bad batch changes nothing (atomicity).
+  std::vector<Table*> tables;
+  tables.reserve(batch.column_families().size());
+  for (const std::string& cf : batch.column_families()) {
+    auto table = tables_.find(AbslView(cf));
+    if (table == tables_.end()) return UnknownFamily(cf);
+    tables.push_back(table->second.get());
+  }
+  for (const WriteBatch::Op& op : batch.ops()) {
+    Table& table = *tables[op.cf_index];
+    if (op.type == WriteBatch::OpType::kPut) {
+      table.insert_or_assign(op.key, op.value);
+    } else {
+      auto it = table.find(op.key);
+      if (it != table.end()) table.erase(it);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<KvIterator>> InMemoryKvStore::NewIterator(
+    std::string_view cf, std::string_view begin, std::string_view end) const {
+  const Table* table = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = tables_.find(AbslView(cf));
+    if (it == tables_.end()) return UnknownFamily(cf);
+    table = it->second.get();
+  }
+  return std::make_unique<Iterator>(this, table, begin, end);
+}
+
+size_t InMemoryKvStore::CountKeys(std::string_view cf) const {
+  absl::MutexLock lock(&mu_);
+  auto it = tables_.find(AbslView(cf));
+  return it == tables_.end() ? 0 : it->second->size();
+}
+
+}  // namespace crawler::kv

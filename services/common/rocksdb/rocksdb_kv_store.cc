@@ -1,0 +1,321 @@
+#include "services/common/rocksdb/rocksdb_kv_store.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "rocksdb/cache.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb/db.h"
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/iterator.h"
+#include "rocksdb/options.h"
+#include "rocksdb/slice.h"
+#include "rocksdb/slice_transform.h"
+#include "rocksdb/table.h"
+#include "rocksdb/write_batch.h"
+#include "services/common/rocksdb/rocksdb_status.h"
+
+namespace crawler::kv {
+namespace {
+
+using Compression = RocksDbKvStoreOptions::Compression;
+
+rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
+
+// Debian's abseil keeps its own string_view type; hashed lookups and StrCat need it.
+absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+bool Supported(rocksdb::CompressionType type) {
+  const std::vector<rocksdb::CompressionType> supported = rocksdb::GetSupportedCompressions();
+  return type == rocksdb::kNoCompression ||
+         std::find(supported.begin(), supported.end(), type) != supported.end();
+}
+
+// Sets the compression of `cf` per `choice`; kInvalidArgument if the build lacks it.
+absl::Status ApplyCompression(Compression choice, rocksdb::ColumnFamilyOptions& cf) {
+  switch (choice) {
+    case Compression::kAuto:
+      if (Supported(rocksdb::kLZ4Compression)) {
+        cf.compression = rocksdb::kLZ4Compression;
+      } else if (Supported(rocksdb::kSnappyCompression)) {
+        cf.compression = rocksdb::kSnappyCompression;
+      } else {
+        cf.compression = rocksdb::kNoCompression;
+      }
+      // The bottom level holds ~90% of the data and is rewritten least often: spend CPU there.
+      cf.bottommost_compression = Supported(rocksdb::kZSTD) ? rocksdb::kZSTD : cf.compression;
+      return absl::OkStatus();
+    case Compression::kNone:
+      cf.compression = rocksdb::kNoCompression;
+      break;
+    case Compression::kSnappy:
+      cf.compression = rocksdb::kSnappyCompression;
+      break;
+    case Compression::kLz4:
+      cf.compression = rocksdb::kLZ4Compression;
+      break;
+    case Compression::kZstd:
+      cf.compression = rocksdb::kZSTD;
+      break;
+  }
+  if (!Supported(cf.compression)) {
+    return absl::InvalidArgumentError("the requested compression is not built into RocksDB");
+  }
+  cf.bottommost_compression = cf.compression;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<rocksdb::ColumnFamilyOptions> MakeColumnFamilyOptions(
+    const RocksDbKvStoreOptions& options, const std::shared_ptr<rocksdb::Cache>& cache,
+    size_t scan_prefix_bytes) {
+  rocksdb::ColumnFamilyOptions cf;
+  cf.write_buffer_size = options.write_buffer_bytes;
+  cf.level_compaction_dynamic_level_bytes = true;
+  if (absl::Status status = ApplyCompression(options.compression, cf); !status.ok()) {
+    return status;
+  }
+
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = cache;
+  // Keeps filter and index memory inside the cache bound instead of growing with the data.
+  table.cache_index_and_filter_blocks = true;
+  table.pin_l0_filter_and_index_blocks_in_cache = true;
+  table.optimize_filters_for_memory = true;
+  if (options.bloom_bits_per_key > 0) {
+    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(options.bloom_bits_per_key));
+    table.whole_key_filtering = true;
+  }
+  cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+
+  if (scan_prefix_bytes > 0) {
+    cf.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(scan_prefix_bytes));
+    // Prefix Bloom in the memtable too, so a scan of an absent prefix skips it.
+    cf.memtable_prefix_bloom_size_ratio = 0.02;
+  }
+  return cf;
+}
+
+class RocksDbIterator final : public KvIterator {
+ public:
+  RocksDbIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* handle, std::string_view begin,
+                  std::string_view end)
+      : begin_(begin), end_(end), begin_slice_(begin_), end_slice_(end_) {
+    rocksdb::ReadOptions read;
+    read.iterate_lower_bound = &begin_slice_;
+    if (end_.empty()) {
+      // Without an upper bound a prefix-mode seek could stop at the prefix's end.
+      read.total_order_seek = true;
+    } else {
+      read.iterate_upper_bound = &end_slice_;
+      // Uses the prefix Bloom filter only where that gives the same result as a total-order
+      // scan (the range lies within one prefix).
+      read.auto_prefix_mode = true;
+    }
+    it_.reset(db->NewIterator(read, handle));
+    it_->Seek(begin_slice_);
+  }
+
+  bool Valid() const override { return it_->Valid(); }
+  void Next() override { it_->Next(); }
+  std::string_view key() const override {
+    const rocksdb::Slice k = it_->key();
+    return std::string_view(k.data(), k.size());
+  }
+  std::string_view value() const override {
+    const rocksdb::Slice v = it_->value();
+    return std::string_view(v.data(), v.size());
+  }
+  absl::Status status() const override { return ToAbslStatus(it_->status(), "rocksdb iterator"); }
+
+ private:
+  // The bounds must outlive the RocksDB iterator, which keeps pointers to the slices.
+  const std::string begin_;
+  const std::string end_;
+  const rocksdb::Slice begin_slice_;
+  const rocksdb::Slice end_slice_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
+    const RocksDbKvStoreOptions& options, const std::vector<ColumnFamilySpec>& column_families) {
+  if (options.path.empty()) return absl::InvalidArgumentError("RocksDB path is empty");
+  if (options.bloom_bits_per_key < 0 || options.bloom_bits_per_key > 40) {
+    return absl::InvalidArgumentError("bloom_bits_per_key must be in [0, 40]");
+  }
+  if (options.write_buffer_bytes < (size_t{1} << 20)) {
+    return absl::InvalidArgumentError("write_buffer_bytes must be at least 1 MiB");
+  }
+  if (options.max_background_jobs < 1) {
+    return absl::InvalidArgumentError("max_background_jobs must be at least 1");
+  }
+
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = options.create_if_missing;
+  db_options.create_missing_column_families = true;
+  db_options.max_background_jobs = options.max_background_jobs;
+  // Recover whatever reached the log intact; a torn last record (crash mid-write) is dropped,
+  // which is exactly the unacknowledged write.
+  db_options.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
+
+  const std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+
+  // Declared families, plus "default" (always present) and any others found on disk, which
+  // RocksDB requires to be opened too.
+  absl::flat_hash_map<std::string, size_t> prefix_by_name;
+  for (const ColumnFamilySpec& spec : column_families) {
+    if (spec.name.empty()) return absl::InvalidArgumentError("column family name is empty");
+    prefix_by_name[spec.name] = spec.scan_prefix_bytes;
+  }
+  std::vector<std::string> names;
+  absl::flat_hash_set<std::string> seen;
+  for (const ColumnFamilySpec& spec : column_families) {
+    if (seen.insert(spec.name).second) names.push_back(spec.name);
+  }
+  if (seen.insert(rocksdb::kDefaultColumnFamilyName).second) {
+    names.push_back(rocksdb::kDefaultColumnFamilyName);
+  }
+  std::vector<std::string> existing;
+  const rocksdb::Status list = rocksdb::DB::ListColumnFamilies(db_options, options.path, &existing);
+  if (list.ok()) {
+    for (const std::string& name : existing) {
+      if (seen.insert(name).second) names.push_back(name);
+    }
+  }  // else: no database yet (or unreadable: DB::Open reports the real error).
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const std::string& name : names) {
+    auto prefix = prefix_by_name.find(name);
+    absl::StatusOr<rocksdb::ColumnFamilyOptions> cf_options = MakeColumnFamilyOptions(
+        options, cache, prefix == prefix_by_name.end() ? 0 : prefix->second);
+    if (!cf_options.ok()) return cf_options.status();
+    descriptors.emplace_back(name, *cf_options);
+  }
+
+  rocksdb::DB* raw_db = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  const rocksdb::Status open =
+      rocksdb::DB::Open(db_options, options.path, descriptors, &handles, &raw_db);
+  if (!open.ok()) {
+    return ToAbslStatus(open, absl::StrCat("opening RocksDB at ", options.path));
+  }
+  std::unique_ptr<rocksdb::DB> db(raw_db);
+
+  absl::flat_hash_map<std::string, rocksdb::ColumnFamilyHandle*> declared;
+  for (rocksdb::ColumnFamilyHandle* handle : handles) {
+    if (prefix_by_name.contains(handle->GetName())) declared[handle->GetName()] = handle;
+  }
+  return std::unique_ptr<RocksDbKvStore>(
+      new RocksDbKvStore(options, std::move(db), std::move(handles), std::move(declared)));
+}
+
+RocksDbKvStore::RocksDbKvStore(
+    const RocksDbKvStoreOptions& options, std::unique_ptr<rocksdb::DB> db,
+    std::vector<rocksdb::ColumnFamilyHandle*> handles,
+    absl::flat_hash_map<std::string, rocksdb::ColumnFamilyHandle*> declared)
+    : options_(options),
+      db_(std::move(db)),
+      handles_(std::move(handles)),
+      declared_(std::move(declared)) {}
+
+RocksDbKvStore::~RocksDbKvStore() {
+  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
+    db_->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  }
+  db_->Close().PermitUncheckedError();
+}
+
+absl::StatusOr<rocksdb::ColumnFamilyHandle*> RocksDbKvStore::Handle(std::string_view cf) const {
+  auto it = declared_.find(AbslView(cf));
+  if (it == declared_.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown column family '", AbslView(cf), "'"));
+  }
+  return it->second;
+}
+
+bool RocksDbKvStore::HasColumnFamily(std::string_view cf) const {
+  return declared_.contains(AbslView(cf));
+}
+
+absl::StatusOr<std::string> RocksDbKvStore::Get(std::string_view cf, std::string_view key) const {
+  absl::StatusOr<rocksdb::ColumnFamilyHandle*> handle = Handle(cf);
+  if (!handle.ok()) return handle.status();
+  std::string value;
+  const rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), *handle, ToSlice(key), &value);
+  if (!status.ok()) return ToAbslStatus(status, "rocksdb get");
+  return value;
+}
+
+absl::StatusOr<std::vector<std::optional<std::string>>> RocksDbKvStore::MultiGet(
+    std::string_view cf, const std::vector<std::string>& keys) const {
+  absl::StatusOr<rocksdb::ColumnFamilyHandle*> handle = Handle(cf);
+  if (!handle.ok()) return handle.status();
+  std::vector<rocksdb::Slice> slices;
+  slices.reserve(keys.size());
+  for (const std::string& key : keys) slices.emplace_back(key);
+  std::vector<rocksdb::PinnableSlice> values(keys.size());
+  std::vector<rocksdb::Status> statuses(keys.size());
+  db_->MultiGet(rocksdb::ReadOptions(), *handle, keys.size(), slices.data(), values.data(),
+                statuses.data());
+  std::vector<std::optional<std::string>> result;
+  result.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (statuses[i].IsNotFound()) {
+      result.emplace_back(std::nullopt);
+    } else if (!statuses[i].ok()) {
+      return ToAbslStatus(statuses[i], "rocksdb multiget");
+    } else {
+      result.emplace_back(values[i].ToString());
+    }
+  }
+  return result;
+}
+
+absl::Status RocksDbKvStore::Write(const WriteBatch& batch) {
+  if (batch.empty()) return absl::OkStatus();
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  handles.reserve(batch.column_families().size());
+  for (const std::string& cf : batch.column_families()) {
+    absl::StatusOr<rocksdb::ColumnFamilyHandle*> handle = Handle(cf);
+    if (!handle.ok()) return handle.status();
+    handles.push_back(*handle);
+  }
+  rocksdb::WriteBatch native(/*reserved_bytes=*/batch.payload_bytes() + 16 * batch.size());
+  for (const WriteBatch::Op& op : batch.ops()) {
+    const rocksdb::Status status =
+        op.type == WriteBatch::OpType::kPut
+            ? native.Put(handles[op.cf_index], ToSlice(op.key), ToSlice(op.value))
+            : native.Delete(handles[op.cf_index], ToSlice(op.key));
+    if (!status.ok()) return ToAbslStatus(status, "rocksdb batch");
+  }
+  rocksdb::WriteOptions write;
+  write.sync = options_.sync_writes;
+  return ToAbslStatus(db_->Write(write, &native), "rocksdb write");
+}
+
+absl::StatusOr<std::unique_ptr<KvIterator>> RocksDbKvStore::NewIterator(
+    std::string_view cf, std::string_view begin, std::string_view end) const {
+  absl::StatusOr<rocksdb::ColumnFamilyHandle*> handle = Handle(cf);
+  if (!handle.ok()) return handle.status();
+  return std::make_unique<RocksDbIterator>(db_.get(), *handle, begin, end);
+}
+
+absl::Status RocksDbKvStore::Flush() {
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  for (const auto& [name, handle] : declared_) handles.push_back(handle);
+  return ToAbslStatus(db_->Flush(rocksdb::FlushOptions(), handles), "rocksdb flush");
+}
+
+}  // namespace crawler::kv

@@ -1,0 +1,828 @@
+#include "services/frontier/frontier.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/btree_map.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "services/common/kv/kv_store.h"
+#include "services/common/kv/write_batch.h"
+#include "services/frontier/storage_format.h"
+#include "services/frontier/url_record.h"
+
+namespace crawler::frontier {
+namespace {
+
+using storage::QueuePos;
+
+// Store batches written while recovering or expiring many leases are cut at this many URLs.
+constexpr size_t kMaxUrlsPerInternalBatch = 4096;
+
+QueuePos Successor(const QueuePos& pos) {
+  if (pos.seq == std::numeric_limits<uint64_t>::max()) return pos;
+  return QueuePos{pos.band, pos.depth, pos.seq + 1};
+}
+
+QueuePos PosOf(const UrlRecord& record) {
+  return QueuePos{storage::BandOfPriority(record.priority), record.depth, record.seq};
+}
+
+uint8_t QueueFlagsOf(const UrlRecord& record) {
+  return record.last_outcome.has_value() ? storage::kQueueFlagHasHistory : uint8_t{0};
+}
+
+uint64_t SaturatingSub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+}  // namespace
+
+// The host headers one batch changes, held aside until the batch is written so a failed write
+// leaves memory untouched. New hosts get the ids after the current last one, in order.
+class Frontier::Staging {
+ public:
+  explicit Staging(const std::deque<Host>& hosts) : hosts_(hosts) {}
+
+  HostState& State(uint32_t index) {
+    auto [it, inserted] = staged_.try_emplace(index);
+    if (inserted) it->second = hosts_[index].state;
+    return it->second;
+  }
+
+  uint32_t AddHost(std::string_view key) {
+    const auto index = static_cast<uint32_t>(hosts_.size() + new_keys_.size());
+    new_keys_.emplace_back(key);
+    staged_[index] = HostState{};
+    return index;
+  }
+
+  std::string_view KeyOf(uint32_t index) const {
+    return index < hosts_.size() ? std::string_view(hosts_[index].key)
+                                 : std::string_view(new_keys_[index - hosts_.size()]);
+  }
+
+  const absl::btree_map<uint32_t, HostState>& staged() const { return staged_; }
+  const std::vector<std::string>& new_keys() const { return new_keys_; }
+  bool empty() const { return staged_.empty(); }
+
+ private:
+  const std::deque<Host>& hosts_;
+  absl::btree_map<uint32_t, HostState> staged_;
+  std::vector<std::string> new_keys_;
+};
+
+std::vector<kv::ColumnFamilySpec> Frontier::ColumnFamilies() { return storage::ColumnFamilies(); }
+
+Frontier::Frontier(const FrontierOptions& options, kv::KvStore& store, const Clock& clock)
+    : options_(options), store_(store), clock_(clock) {}
+
+Frontier::~Frontier() = default;
+
+absl::StatusOr<std::unique_ptr<Frontier>> Frontier::Open(const FrontierOptions& options,
+                                                         kv::KvStore& store, const Clock& clock) {
+  if (absl::Status status = ValidateFrontierOptions(options); !status.ok()) return status;
+  std::unique_ptr<Frontier> frontier(new Frontier(options, store, clock));
+  absl::MutexLock lock(&frontier->mu_);
+  if (absl::Status status = frontier->Recover(); !status.ok()) return status;
+  return frontier;
+}
+
+// ---- host bookkeeping --------------------------------------------------------------------
+
+bool Frontier::PageCapped(const HostState& state) const {
+  return state.pages >= options_.max_pages_per_host;
+}
+
+uint64_t Frontier::PagesLeft(const HostState& state) const {
+  if (options_.max_pages_per_host == FrontierOptions::kUnlimited) {
+    return FrontierOptions::kUnlimited;
+  }
+  return SaturatingSub(options_.max_pages_per_host, state.pages + state.in_flight);
+}
+
+bool Frontier::Eligible(const HostState& state) const {
+  return state.queued > 0 && state.in_flight < options_.max_in_flight_per_host &&
+         PagesLeft(state) > 0;
+}
+
+storage::HostRecord Frontier::ToRecord(uint32_t index, const HostState& state) const {
+  storage::HostRecord record;
+  record.host_id = index;
+  record.next_seq = state.next_seq;
+  record.queued = state.queued;
+  record.waiting = state.waiting;
+  record.seen = state.seen;
+  record.pages = state.pages;
+  record.next_allowed = state.next_allowed;
+  return record;
+}
+
+void Frontier::SetHostState(uint32_t index, const HostState& state) {
+  HostState& old = hosts_[index].state;
+  // Unsigned wrap-around makes "subtract old, add new" exact for every counter.
+  auto account = [this](const HostState& s, uint64_t sign) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    totals_.queued += sign * s.queued;
+    totals_.waiting += sign * s.waiting;
+    totals_.in_flight += sign * s.in_flight;
+    totals_.seen += sign * s.seen;
+    totals_.pages += sign * s.pages;
+    totals_.hosts_with_queued += sign * (s.queued > 0 ? 1 : 0);
+    totals_.ready_hosts += sign * (Eligible(s) ? 1 : 0);
+    totals_.pending_uncapped += sign * (PageCapped(s) ? 0 : s.queued + s.waiting);
+  };
+  account(old, static_cast<uint64_t>(-1));
+  account(state, 1);
+  if (Eligible(old)) ready_.erase({old.next_allowed, index});
+  if (Eligible(state)) ready_.insert({state.next_allowed, index});
+  old = state;
+}
+
+absl::Status Frontier::CommitLocked(kv::WriteBatch& batch, Staging& staging) {
+  for (const auto& [index, state] : staging.staged()) {
+    batch.Put(storage::kHostsFamily, staging.KeyOf(index),
+              storage::EncodeHostRecord(ToRecord(index, state)));
+  }
+  if (!staging.new_keys().empty()) {
+    batch.Put(storage::kMetaFamily, storage::kMetaNextHostIdKey,
+              storage::EncodeFixed64(hosts_.size() + staging.new_keys().size()));
+  }
+  if (absl::Status status = store_.Write(batch); !status.ok()) return status;
+  for (const std::string& key : staging.new_keys()) {
+    hosts_.push_back(Host{key, HostState{}});
+    index_.emplace(hosts_.back().key, static_cast<uint32_t>(hosts_.size() - 1));
+  }
+  for (const auto& [index, state] : staging.staged()) SetHostState(index, state);
+  return absl::OkStatus();
+}
+
+// ---- recovery ----------------------------------------------------------------------------
+
+absl::Status Frontier::Recover() {
+  for (const kv::ColumnFamilySpec& spec : ColumnFamilies()) {
+    if (!store_.HasColumnFamily(spec.name)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "store lacks column family '", spec.name, "' (open it with Frontier::ColumnFamilies())"));
+    }
+  }
+
+  absl::StatusOr<std::string> version =
+      store_.Get(storage::kMetaFamily, storage::kMetaFormatVersionKey);
+  if (absl::IsNotFound(version.status())) {
+    kv::WriteBatch batch;
+    batch.Put(storage::kMetaFamily, storage::kMetaFormatVersionKey,
+              storage::EncodeFixed64(storage::kFormatVersion));
+    if (absl::Status status = store_.Write(batch); !status.ok()) return status;
+  } else if (!version.ok()) {
+    return version.status();
+  } else {
+    absl::StatusOr<uint64_t> number = storage::DecodeFixed64(*version);
+    if (!number.ok()) return number.status();
+    if (*number != storage::kFormatVersion) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("frontier storage format version ", *number, " is not supported (this ",
+                       "binary reads version ", storage::kFormatVersion, ")"));
+    }
+  }
+
+  auto read_counter = [this](std::string_view key, uint64_t absent) -> absl::StatusOr<uint64_t> {
+    absl::StatusOr<std::string> value = store_.Get(storage::kMetaFamily, key);
+    if (absl::IsNotFound(value.status())) return absent;
+    if (!value.ok()) return value.status();
+    return storage::DecodeFixed64(*value);
+  };
+  absl::StatusOr<uint64_t> next_host_id = read_counter(storage::kMetaNextHostIdKey, 0);
+  if (!next_host_id.ok()) return next_host_id.status();
+  absl::StatusOr<uint64_t> next_lease_id = read_counter(storage::kMetaNextLeaseIdKey, 1);
+  if (!next_lease_id.ok()) return next_lease_id.status();
+  next_lease_id_ = std::max<uint64_t>(*next_lease_id, 1);
+
+  // Host records, then a check that their ids are exactly 0..n-1 as the counter says.
+  std::vector<std::pair<storage::HostRecord, std::string>> records;
+  {
+    absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
+        store_.NewIterator(storage::kHostsFamily, "", "");
+    if (!it.ok()) return it.status();
+    for (; (*it)->Valid(); (*it)->Next()) {
+      absl::StatusOr<storage::HostRecord> record = storage::DecodeHostRecord((*it)->value());
+      if (!record.ok()) return record.status();
+      records.emplace_back(*record, std::string((*it)->key()));
+    }
+    if (absl::Status status = (*it)->status(); !status.ok()) return status;
+  }
+  std::sort(records.begin(), records.end(),
+            [](const auto& a, const auto& b) { return a.first.host_id < b.first.host_id; });
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].first.host_id != i) {
+      return absl::DataLossError(absl::StrCat("frontier host record ", i, " is missing"));
+    }
+  }
+  if (records.size() != *next_host_id || records.size() > std::numeric_limits<uint32_t>::max()) {
+    return absl::DataLossError(absl::StrCat("frontier has ", records.size(),
+                                            " host records but assigned ", *next_host_id));
+  }
+  for (auto& [record, key] : records) {
+    hosts_.push_back(Host{std::move(key), HostState{}});
+    const auto index = static_cast<uint32_t>(hosts_.size() - 1);
+    index_.emplace(hosts_.back().key, index);
+    HostState state;
+    state.next_seq = record.next_seq;
+    state.queued = record.queued;
+    state.waiting = record.waiting;
+    state.seen = record.seen;
+    state.pages = record.pages;
+    state.next_allowed = record.next_allowed;
+    SetHostState(index, state);
+  }
+  return RequeueRecoveredLeases();
+}
+
+absl::Status Frontier::RequeueRecoveredLeases() {
+  absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
+      store_.NewIterator(storage::kLeasesFamily, "", "");
+  if (!it.ok()) return it.status();
+  auto staging = std::make_unique<Staging>(hosts_);
+  kv::WriteBatch batch;
+  size_t in_batch = 0;
+  for (; (*it)->Valid(); (*it)->Next()) {
+    batch.Delete(storage::kLeasesFamily, (*it)->key());
+    absl::StatusOr<uint64_t> lease_id = storage::DecodeLeaseKey((*it)->key());
+    absl::StatusOr<storage::LeaseRecord> lease = storage::DecodeLeaseRecord((*it)->value());
+    if (!lease_id.ok() || !lease.ok() || lease->host_id >= hosts_.size()) {
+      // Nothing to put back: the URL is unknown. Dropping the entry keeps the crawl going.
+      ++counters_.repairs;
+    } else {
+      next_lease_id_ = std::max(next_lease_id_, *lease_id + 1);
+      batch.Put(storage::kQueueFamily, storage::QueueKey(lease->host_id, lease->pos),
+                storage::EncodeQueueValue(lease->flags, lease->url));
+      HostState& state = staging->State(static_cast<uint32_t>(lease->host_id));
+      ++state.queued;
+      state.cursor = std::min(state.cursor, lease->pos);
+      ++counters_.leases_recovered;
+    }
+    if (++in_batch == kMaxUrlsPerInternalBatch) {
+      if (absl::Status status = CommitLocked(batch, *staging); !status.ok()) return status;
+      batch.Clear();
+      staging = std::make_unique<Staging>(hosts_);
+      in_batch = 0;
+    }
+  }
+  if (absl::Status status = (*it)->status(); !status.ok()) return status;
+  return CommitLocked(batch, *staging);
+}
+
+// ---- AddUrls -----------------------------------------------------------------------------
+
+absl::StatusOr<AddResult> Frontier::AddUrls(const std::vector<UrlToAdd>& urls) {
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = clock_.Now();
+  AddResult result;
+  const bool budget_spent = totals_.pages >= options_.max_pages_total;
+
+  std::vector<const UrlToAdd*> candidates;
+  std::vector<std::string> keys;
+  absl::flat_hash_set<std::string_view> in_batch;
+  for (const UrlToAdd& url : urls) {
+    if (url.canonical_url.empty() || url.canonical_url.size() > options_.max_url_bytes ||
+        url.host_key.empty() || url.host_key.size() > storage::kMaxHostKeyBytes) {
+      ++result.invalid;
+      continue;
+    }
+    if (!in_batch.insert(url.canonical_url).second) {
+      ++result.already_seen;
+      continue;
+    }
+    if (budget_spent || url.depth > options_.max_depth) {
+      ++result.rejected_by_limit;
+      continue;
+    }
+    if (auto host = index_.find(url.host_key); host != index_.end()) {
+      const HostState& state = hosts_[host->second].state;
+      if (PageCapped(state) || state.seen >= options_.max_urls_per_host) {
+        ++result.rejected_by_limit;
+        continue;
+      }
+    }
+    candidates.push_back(&url);
+    keys.push_back(url.canonical_url);
+  }
+
+  absl::StatusOr<std::vector<std::optional<std::string>>> existing =
+      store_.MultiGet(storage::kUrlsFamily, keys);
+  if (!existing.ok()) return existing.status();
+
+  Staging staging(hosts_);
+  absl::flat_hash_map<std::string_view, uint32_t> new_hosts;
+  kv::WriteBatch batch;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const UrlToAdd& url = *candidates[i];
+    if ((*existing)[i].has_value()) {
+      ++result.already_seen;
+      continue;
+    }
+    uint32_t index = 0;
+    if (auto host = index_.find(url.host_key); host != index_.end()) {
+      index = host->second;
+    } else if (auto fresh = new_hosts.find(url.host_key); fresh != new_hosts.end()) {
+      index = fresh->second;
+    } else if (options_.max_pages_per_host == 0 || options_.max_urls_per_host == 0) {
+      ++result.rejected_by_limit;  // would be capped at once: do not even record the host
+      continue;
+    } else {
+      index = staging.AddHost(url.host_key);
+      new_hosts.emplace(url.host_key, index);
+    }
+    HostState& state = staging.State(index);
+    if (PageCapped(state) || state.seen >= options_.max_urls_per_host) {
+      ++result.rejected_by_limit;
+      continue;
+    }
+    UrlRecord record;
+    record.status = UrlStatus::kQueued;
+    record.host_id = index;
+    record.priority = url.priority;
+    record.depth = url.depth;
+    record.seq = state.next_seq++;
+    record.first_seen = now;
+    if (url.discovered_from.size() <= options_.max_url_bytes) {
+      record.discovered_from = url.discovered_from;
+    }
+    const QueuePos pos = PosOf(record);
+    ++state.seen;
+    ++state.queued;
+    state.cursor = std::min(state.cursor, pos);
+    batch.Put(storage::kUrlsFamily, url.canonical_url, storage::EncodeUrlRecord(record));
+    batch.Put(storage::kQueueFamily, storage::QueueKey(index, pos),
+              storage::EncodeQueueValue(0, url.canonical_url));
+    ++result.added;
+  }
+  if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
+  counters_.urls_added += result.added;
+  counters_.urls_already_seen += result.already_seen;
+  counters_.urls_rejected_by_limit += result.rejected_by_limit;
+  counters_.urls_invalid += result.invalid;
+  return result;
+}
+
+// ---- Lease -------------------------------------------------------------------------------
+
+absl::StatusOr<std::vector<LeasedTask>> Frontier::Lease(size_t max_urls, size_t max_per_host) {
+  absl::MutexLock lock(&mu_);
+  if (max_urls == 0 || max_per_host == 0) return std::vector<LeasedTask>();
+  if (absl::StatusOr<size_t> expired = ExpireLocked(); !expired.ok()) return expired.status();
+  if (absl::Status status = PromoteDueLocked(); !status.ok()) return status;
+
+  const absl::Time now = clock_.Now();
+  const absl::Duration monotonic_now = clock_.MonotonicNow();
+  uint64_t budget = std::min<uint64_t>(max_urls, options_.max_urls_per_lease);
+  if (options_.max_pages_total != FrontierOptions::kUnlimited) {
+    budget = std::min(budget,
+                      SaturatingSub(options_.max_pages_total, totals_.pages + totals_.in_flight));
+  }
+
+  // Which hosts give how many: read-only against the ready set.
+  struct Take {
+    uint32_t host;
+    uint64_t count;
+  };
+  std::vector<Take> plan;
+  const absl::Time ready_until = now + options_.ready_horizon;
+  for (const auto& [next_allowed, index] : ready_) {
+    if (budget == 0 || next_allowed > ready_until) break;
+    const HostState& state = hosts_[index].state;
+    const uint64_t count =
+        std::min({static_cast<uint64_t>(max_per_host),
+                  static_cast<uint64_t>(options_.max_in_flight_per_host - state.in_flight),
+                  PagesLeft(state), state.queued, budget});
+    if (count == 0) continue;
+    plan.push_back(Take{index, count});
+    budget -= count;
+  }
+
+  struct Popped {
+    uint32_t host;
+    QueuePos pos;
+    storage::QueueEntry entry;
+  };
+  std::vector<Popped> popped;
+  Staging staging(hosts_);
+  kv::WriteBatch batch;
+  for (const Take& take : plan) {
+    HostState& state = staging.State(take.host);
+    uint64_t taken = 0;
+    // Pops entries of [begin, end) until the take is complete; returns whether the range ran
+    // out first.
+    auto pop_range = [&](const std::string& begin, const std::string& end)
+                         ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::StatusOr<bool> {
+      absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
+          store_.NewIterator(storage::kQueueFamily, begin, end);
+      if (!it.ok()) return it.status();
+      for (; (*it)->Valid() && taken < take.count; (*it)->Next()) {
+        absl::StatusOr<storage::QueueKeyParts> key = storage::DecodeQueueKey((*it)->key());
+        absl::StatusOr<storage::QueueEntry> entry = storage::DecodeQueueValue((*it)->value());
+        batch.Delete(storage::kQueueFamily, (*it)->key());
+        if (!key.ok() || !entry.ok()) {
+          ++counters_.repairs;
+          state.queued = SaturatingSub(state.queued, 1);
+          continue;
+        }
+        popped.push_back(Popped{take.host, key->pos, *std::move(entry)});
+        state.cursor = Successor(key->pos);
+        ++taken;
+      }
+      if (absl::Status status = (*it)->status(); !status.ok()) return status;
+      return !(*it)->Valid();
+    };
+    const QueuePos cursor = state.cursor;
+    const std::string host_end = kv::PrefixSuccessor(storage::QueueHostPrefix(take.host));
+    absl::StatusOr<bool> exhausted = pop_range(storage::QueueKey(take.host, cursor), host_end);
+    if (!exhausted.ok()) return exhausted.status();
+    if (*exhausted && taken < take.count && cursor != QueuePos{}) {
+      // The cursor should be a lower bound of the host's keys; look below it before believing
+      // the queue is shorter than its count.
+      const size_t before = taken;
+      absl::StatusOr<bool> below =
+          pop_range(storage::QueueKey(take.host, QueuePos{}), storage::QueueKey(take.host, cursor));
+      if (!below.ok()) return below.status();
+      if (taken > before) ++counters_.repairs;
+      exhausted = *below;
+    }
+    if (*exhausted && taken < std::min<uint64_t>(take.count, state.queued)) {
+      // Fewer entries than counted: trust the store.
+      ++counters_.repairs;
+      state.queued = taken;
+    }
+    state.queued -= taken;
+    state.in_flight += static_cast<uint32_t>(taken);
+    state.next_allowed = std::max(state.next_allowed, now);
+  }
+
+  // Previous outcomes for URLs fetched or attempted before (only those: the first fetch of a
+  // URL, the common case, costs no read).
+  std::vector<std::string> history_keys;
+  std::vector<size_t> history_of;
+  for (size_t i = 0; i < popped.size(); ++i) {
+    if (popped[i].entry.flags & storage::kQueueFlagHasHistory) {
+      history_keys.push_back(popped[i].entry.url);
+      history_of.push_back(i);
+    }
+  }
+  std::vector<std::optional<UrlRecord>> history(popped.size());
+  if (!history_keys.empty()) {
+    absl::StatusOr<std::vector<std::optional<std::string>>> values =
+        store_.MultiGet(storage::kUrlsFamily, history_keys);
+    if (!values.ok()) return values.status();
+    for (size_t j = 0; j < history_keys.size(); ++j) {
+      if (!(*values)[j].has_value()) continue;
+      absl::StatusOr<UrlRecord> record = storage::DecodeUrlRecord(*(*values)[j]);
+      if (record.ok()) history[history_of[j]] = *std::move(record);
+    }
+  }
+
+  std::vector<LeasedTask> tasks;
+  tasks.reserve(popped.size());
+  const absl::Time deadline = now + options_.lease_duration;
+  for (size_t i = 0; i < popped.size(); ++i) {
+    const Popped& p = popped[i];
+    const LeaseId id = next_lease_id_ + i;
+    storage::LeaseRecord lease;
+    lease.host_id = p.host;
+    lease.pos = p.pos;
+    lease.flags = p.entry.flags;
+    lease.deadline = deadline;
+    lease.url = p.entry.url;
+    batch.Put(storage::kLeasesFamily, storage::LeaseKey(id), storage::EncodeLeaseRecord(lease));
+
+    LeasedTask task;
+    task.lease_id = id;
+    task.canonical_url = p.entry.url;
+    task.host_key = staging.KeyOf(p.host);
+    task.depth = p.pos.depth;
+    task.priority = storage::PriorityOfBand(p.pos.band);
+    task.deadline = deadline;
+    if (const std::optional<UrlRecord>& record = history[i];
+        record.has_value() && record->last_outcome.has_value()) {
+      task.attempt = record->attempts + 1;
+      PreviousFetch previous;
+      previous.outcome = *record->last_outcome;
+      previous.http_status = record->http_status;
+      previous.fetch_time = record->fetch_time;
+      previous.etag = record->etag;
+      previous.last_modified = record->last_modified;
+      previous.content_fingerprint = record->content_fingerprint;
+      task.previous = std::move(previous);
+    }
+    tasks.push_back(std::move(task));
+  }
+  if (batch.empty()) return tasks;
+  batch.Put(storage::kMetaFamily, storage::kMetaNextLeaseIdKey,
+            storage::EncodeFixed64(next_lease_id_ + popped.size()));
+  if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
+
+  const absl::Duration monotonic_deadline = monotonic_now + options_.lease_duration;
+  for (size_t i = 0; i < popped.size(); ++i) {
+    Popped& p = popped[i];
+    const LeaseId id = next_lease_id_ + i;
+    leases_.emplace(
+        id, InFlight{p.host, p.pos, p.entry.flags, std::move(p.entry.url), monotonic_deadline});
+    lease_deadlines_.insert({monotonic_deadline, id});
+  }
+  next_lease_id_ += popped.size();
+  counters_.leases_granted += popped.size();
+  return tasks;
+}
+
+// ---- Complete ----------------------------------------------------------------------------
+
+absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome>& outcomes) {
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = clock_.Now();
+  CompleteResult result;
+
+  std::vector<std::pair<const FetchOutcome*, const InFlight*>> accepted;
+  std::vector<std::string> keys;
+  absl::flat_hash_set<LeaseId> consumed;
+  for (const FetchOutcome& outcome : outcomes) {
+    if (static_cast<uint8_t>(outcome.outcome) == 0 ||
+        static_cast<uint8_t>(outcome.outcome) > kMaxOutcomeClass) {
+      return absl::InvalidArgumentError(absl::StrCat("lease ", outcome.lease_id,
+                                                     ": unknown outcome class ",
+                                                     static_cast<int>(outcome.outcome)));
+    }
+  }
+  for (const FetchOutcome& outcome : outcomes) {
+    auto lease = leases_.find(outcome.lease_id);
+    if (lease == leases_.end() || !consumed.insert(outcome.lease_id).second) {
+      result.unknown_leases.push_back(outcome.lease_id);
+      continue;
+    }
+    accepted.emplace_back(&outcome, &lease->second);
+    keys.push_back(lease->second.url);
+  }
+  absl::StatusOr<std::vector<std::optional<std::string>>> values =
+      store_.MultiGet(storage::kUrlsFamily, keys);
+  if (!values.ok()) return values.status();
+
+  auto bounded = [this](const std::string& validator) {
+    return validator.size() <= options_.max_validator_bytes ? validator : std::string();
+  };
+  Staging staging(hosts_);
+  kv::WriteBatch batch;
+  absl::Time earliest_due = absl::InfiniteFuture();
+  for (size_t i = 0; i < accepted.size(); ++i) {
+    const FetchOutcome& outcome = *accepted[i].first;
+    const InFlight& lease = *accepted[i].second;
+    HostState& state = staging.State(lease.host);
+
+    std::optional<UrlRecord> stored;
+    if ((*values)[i].has_value()) {
+      absl::StatusOr<UrlRecord> decoded = storage::DecodeUrlRecord(*(*values)[i]);
+      if (decoded.ok()) stored = *std::move(decoded);
+    }
+    if (!stored.has_value()) {
+      // The lease proves the URL was accepted; rebuild what the lease knows.
+      ++counters_.repairs;
+      stored.emplace();
+      stored->host_id = lease.host;
+      stored->priority = storage::PriorityOfBand(lease.pos.band);
+      stored->depth = lease.pos.depth;
+      stored->seq = lease.pos.seq;
+      stored->first_seen = now;
+    }
+    UrlRecord& record = *stored;
+    record.last_outcome = outcome.outcome;
+    record.http_status = outcome.http_status;
+    record.fetch_time = outcome.fetch_time == absl::InfinitePast() ? now : outcome.fetch_time;
+    switch (outcome.outcome) {
+      case OutcomeClass::kFetched:
+      case OutcomeClass::kDuplicate:
+        // A full response: its validators and content replace the old ones (absent ones too,
+        // or the next conditional GET would present stale validators).
+        record.etag = bounded(outcome.etag);
+        record.last_modified = bounded(outcome.last_modified);
+        record.content_fingerprint = outcome.content_fingerprint;
+        record.content_length = outcome.content_length;
+        break;
+      case OutcomeClass::kNotModified:
+        // The stored content is still current; a 304 may refresh the validators.
+        if (!outcome.etag.empty()) record.etag = bounded(outcome.etag);
+        if (!outcome.last_modified.empty()) {
+          record.last_modified = bounded(outcome.last_modified);
+        }
+        break;
+      default:
+        break;  // no content: keep what the last good fetch said
+    }
+
+    --state.in_flight;
+    state.next_allowed = std::max(state.next_allowed, outcome.host_next_allowed);
+    if (outcome.retry && record.attempts + 1 < options_.max_attempts) {
+      ++record.attempts;
+      absl::Duration backoff = options_.retry_backoff_initial;
+      for (uint32_t n = 1; n < record.attempts && backoff < options_.retry_backoff_max; ++n) {
+        backoff *= 2;
+      }
+      const absl::Time due = now + std::min(backoff, options_.retry_backoff_max);
+      record.status = UrlStatus::kWaiting;
+      record.next_visit = due;
+      batch.Put(storage::kDueFamily, storage::DueKey(due, lease.url),
+                storage::EncodeDueValue(lease.host));
+      ++state.waiting;
+      earliest_due = std::min(earliest_due, due);
+      ++result.retries_scheduled;
+    } else {
+      record.status = UrlStatus::kDone;
+      record.attempts = 0;
+      record.next_visit = absl::InfinitePast();
+      ++record.fetch_count;
+      if (CountsAsPage(outcome.outcome)) ++state.pages;
+    }
+    batch.Put(storage::kUrlsFamily, lease.url, storage::EncodeUrlRecord(record));
+    batch.Delete(storage::kLeasesFamily, storage::LeaseKey(outcome.lease_id));
+    ++result.accepted;
+  }
+  if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
+
+  for (const auto& [outcome, lease] : accepted) {
+    auto it = leases_.find(outcome->lease_id);
+    lease_deadlines_.erase({it->second.monotonic_deadline, outcome->lease_id});
+    leases_.erase(it);
+  }
+  due_scanned_until_ = std::min(due_scanned_until_, earliest_due);
+  counters_.completions_accepted += result.accepted;
+  counters_.completions_unknown += result.unknown_leases.size();
+  counters_.retries_scheduled += result.retries_scheduled;
+  return result;
+}
+
+// ---- expiry and due promotion ------------------------------------------------------------
+
+absl::StatusOr<size_t> Frontier::ExpireLeases() {
+  absl::MutexLock lock(&mu_);
+  return ExpireLocked();
+}
+
+absl::StatusOr<size_t> Frontier::ExpireLocked() {
+  const absl::Duration monotonic_now = clock_.MonotonicNow();
+  size_t total = 0;
+  while (!lease_deadlines_.empty() && lease_deadlines_.begin()->first <= monotonic_now) {
+    Staging staging(hosts_);
+    kv::WriteBatch batch;
+    std::vector<std::pair<absl::Duration, LeaseId>> expired;
+    for (auto it = lease_deadlines_.begin();
+         it != lease_deadlines_.end() && it->first <= monotonic_now &&
+         expired.size() < kMaxUrlsPerInternalBatch;
+         ++it) {
+      const InFlight& lease = leases_.at(it->second);
+      batch.Delete(storage::kLeasesFamily, storage::LeaseKey(it->second));
+      batch.Put(storage::kQueueFamily, storage::QueueKey(lease.host, lease.pos),
+                storage::EncodeQueueValue(lease.flags, lease.url));
+      HostState& state = staging.State(lease.host);
+      --state.in_flight;
+      ++state.queued;
+      state.cursor = std::min(state.cursor, lease.pos);
+      expired.push_back(*it);
+    }
+    if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
+    for (const auto& entry : expired) {
+      lease_deadlines_.erase(entry);
+      leases_.erase(entry.second);
+    }
+    total += expired.size();
+    counters_.leases_expired += expired.size();
+  }
+  return total;
+}
+
+absl::Status Frontier::PromoteDueLocked() {
+  if (totals_.waiting == 0) return absl::OkStatus();
+  const absl::Time now = clock_.Now();
+  if (now < due_scanned_until_) return absl::OkStatus();
+
+  struct Due {
+    std::string key;
+    absl::Time due;
+    std::string url;
+  };
+  std::vector<Due> due;
+  std::vector<std::string> urls;
+  bool exhausted = false;
+  {
+    absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
+        store_.NewIterator(storage::kDueFamily, storage::DueKeyPrefix(due_scanned_until_),
+                           storage::DueKeyPrefix(now + absl::Microseconds(1)));
+    if (!it.ok()) return it.status();
+    for (; (*it)->Valid() && due.size() < options_.max_due_promotions_per_lease; (*it)->Next()) {
+      Due entry{std::string((*it)->key()), absl::InfinitePast(), std::string()};
+      if (absl::StatusOr<storage::DueKeyParts> parts = storage::DecodeDueKey(entry.key);
+          parts.ok()) {
+        entry.due = parts->due;
+        entry.url = std::string(parts->url);
+      }
+      urls.push_back(entry.url);
+      due.push_back(std::move(entry));
+    }
+    if (absl::Status status = (*it)->status(); !status.ok()) return status;
+    exhausted = !(*it)->Valid();
+  }
+  if (due.empty()) {
+    due_scanned_until_ = now;
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::vector<std::optional<std::string>>> values =
+      store_.MultiGet(storage::kUrlsFamily, urls);
+  if (!values.ok()) return values.status();
+  Staging staging(hosts_);
+  kv::WriteBatch batch;
+  uint64_t promoted = 0;
+  for (size_t i = 0; i < due.size(); ++i) {
+    batch.Delete(storage::kDueFamily, due[i].key);
+    std::optional<UrlRecord> record;
+    if ((*values)[i].has_value()) {
+      absl::StatusOr<UrlRecord> decoded = storage::DecodeUrlRecord(*(*values)[i]);
+      if (decoded.ok()) record = *std::move(decoded);
+    }
+    if (!record.has_value() || record->status != UrlStatus::kWaiting ||
+        record->host_id >= hosts_.size() ||
+        storage::DueKeyPrefix(record->next_visit) != storage::DueKeyPrefix(due[i].due)) {
+      // An entry no URL record stands behind: drop it (and its count, if a host owns it).
+      ++counters_.repairs;
+      if (record.has_value() && record->host_id < hosts_.size()) {
+        HostState& state = staging.State(static_cast<uint32_t>(record->host_id));
+        state.waiting = SaturatingSub(state.waiting, 1);
+      }
+      continue;
+    }
+    const QueuePos pos = PosOf(*record);
+    record->status = UrlStatus::kQueued;
+    record->next_visit = absl::InfinitePast();
+    batch.Put(storage::kUrlsFamily, due[i].url, storage::EncodeUrlRecord(*record));
+    batch.Put(storage::kQueueFamily, storage::QueueKey(record->host_id, pos),
+              storage::EncodeQueueValue(QueueFlagsOf(*record), due[i].url));
+    HostState& state = staging.State(static_cast<uint32_t>(record->host_id));
+    state.waiting = SaturatingSub(state.waiting, 1);
+    ++state.queued;
+    state.cursor = std::min(state.cursor, pos);
+    ++promoted;
+  }
+  if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
+  due_scanned_until_ = exhausted ? now : due.back().due;
+  counters_.due_promoted += promoted;
+  return absl::OkStatus();
+}
+
+// ---- hints, lookups, stats ---------------------------------------------------------------
+
+absl::StatusOr<size_t> Frontier::ReportHostTimes(const std::vector<HostTime>& times) {
+  absl::MutexLock lock(&mu_);
+  Staging staging(hosts_);
+  for (const HostTime& time : times) {
+    auto host = index_.find(time.host_key);
+    if (host == index_.end()) continue;
+    staging.State(host->second).next_allowed = time.next_allowed;
+  }
+  kv::WriteBatch batch;
+  if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
+  return staging.staged().size();
+}
+
+absl::StatusOr<UrlRecord> Frontier::LookupUrl(std::string_view canonical_url) const {
+  absl::StatusOr<std::string> value = store_.Get(storage::kUrlsFamily, canonical_url);
+  if (!value.ok()) return value.status();
+  return storage::DecodeUrlRecord(*value);
+}
+
+FrontierStats Frontier::Stats() const {
+  absl::MutexLock lock(&mu_);
+  FrontierStats stats = counters_;
+  stats.hosts = hosts_.size();
+  stats.hosts_with_queued_urls = totals_.hosts_with_queued;
+  stats.ready_hosts = totals_.ready_hosts;
+  stats.queued_urls = totals_.queued;
+  stats.waiting_urls = totals_.waiting;
+  stats.in_flight_urls = totals_.in_flight;
+  stats.seen_urls = totals_.seen;
+  stats.pages_completed = totals_.pages;
+  stats.next_ready_time = ready_.empty() ? absl::InfiniteFuture() : ready_.begin()->first;
+  return stats;
+}
+
+bool Frontier::IsExhausted() const {
+  absl::MutexLock lock(&mu_);
+  if (totals_.in_flight > 0) return false;
+  return totals_.pending_uncapped == 0 || totals_.pages >= options_.max_pages_total;
+}
+
+}  // namespace crawler::frontier

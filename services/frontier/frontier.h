@@ -1,0 +1,296 @@
+// Frontier: the URL frontier of one partition. It owns the seen-set, the per-host queues, the
+// per-URL state, the due index (retries now, re-visits later) and the leases of URLs handed to
+// fetchers (DESIGN.md §3). A plain core: storage and time come in through kv::KvStore and Clock,
+// no RPC or storage library types appear here.
+//
+// The contract (DESIGN.md §2):
+// - No URL is lost. Every state change is one atomic write batch. A URL is always in exactly one
+//   place: its host's queue, a lease, the due index, or done. Leases not completed by their
+//   deadline go back to the head of their host's queue (ExpireLeases); a new Frontier on the
+//   same store (after a crash, kill -9 or clean exit) puts every lease of the previous process
+//   back. So each URL is fetched once, except URLs whose lease was in flight at a crash or
+//   expired before its completion arrived: those are fetched again.
+// - Memory grows with hosts, not URLs. RAM holds one small header per host, plus one entry per
+//   URL currently leased (at most hosts x max_in_flight_per_host). Queues, the seen-set and
+//   URL state stay in the store.
+// - Batch every hop. AddUrls, Lease and Complete each take or return a batch and write one
+//   store batch (two when due entries are promoted or leases expire first).
+//
+// Order of work: within a host, higher priority first, then breadth-first (depth), then
+// insertion order. Among hosts, Lease takes ready hosts in order of their next-allowed hint
+// (fed by Complete and ReportHostTimes; leasing moves it to at least the lease time, so hosts
+// take turns). The hint is only a hint: the fetcher's politeness claim decides when a request
+// is actually made (DESIGN.md §5).
+//
+// Failures: a method whose store write fails returns that error and changes nothing, in memory
+// or on disk; the caller may retry the same call.
+//
+// Thread-safety: thread-safe. One mutex serialises the public methods; each call handles a
+// batch, which amortises the lock. The store and clock must outlive the Frontier; only one
+// Frontier may use a store's frontier column families at a time.
+#ifndef CRAWLER_SERVICES_FRONTIER_FRONTIER_H_
+#define CRAWLER_SERVICES_FRONTIER_FRONTIER_H_
+
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/btree_set.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "lib/clock/clock.h"
+#include "services/common/kv/kv_store.h"
+#include "services/common/kv/write_batch.h"
+#include "services/frontier/frontier_options.h"
+#include "services/frontier/storage_format.h"
+#include "services/frontier/url_record.h"
+
+namespace crawler::frontier {
+
+// Identifies one leased URL. Unique for the life of the store (a persisted counter), never 0.
+using LeaseId = uint64_t;
+
+struct UrlToAdd {
+  // The canonical form (lib/url); the frontier compares bytes and does not canonicalise.
+  std::string canonical_url;
+  // The politeness / partition key of the URL's host (lib/url). At most 255 bytes.
+  std::string host_key;
+  // Link distance from a seed (seeds: 0).
+  uint32_t depth = 0;
+  // The page the link was found on; empty for seeds. Stored for "why is this here" lookups.
+  std::string discovered_from;
+  // Higher pops earlier within its host (sitemaps, canonical links...); equal priorities pop
+  // breadth-first. 0 for ordinary links.
+  uint8_t priority = 0;
+};
+
+struct AddResult {
+  size_t added = 0;              // new URLs, now queued
+  size_t already_seen = 0;       // in the seen-set already (or repeated within the batch)
+  size_t rejected_by_limit = 0;  // max_depth, max_urls_per_host or a page budget exhausted
+  size_t invalid = 0;            // empty or oversized URL or host key
+};
+
+// What the last fetch of a URL returned, for a conditional GET and change detection.
+struct PreviousFetch {
+  OutcomeClass outcome = OutcomeClass::kFetched;
+  int http_status = 0;
+  absl::Time fetch_time = absl::InfinitePast();
+  std::string etag;           // empty if none
+  std::string last_modified;  // empty if none
+  uint64_t content_fingerprint = 0;
+};
+
+struct LeasedTask {
+  LeaseId lease_id = 0;
+  std::string canonical_url;
+  std::string host_key;
+  uint32_t depth = 0;
+  uint8_t priority = 0;
+  // Complete by then (wall time), or the URL is re-queued and a late completion is ignored.
+  absl::Time deadline;
+  // 1 for the first attempt, 2 for the first retry...
+  uint32_t attempt = 1;
+  // Set when the URL was fetched (or attempted) before.
+  std::optional<PreviousFetch> previous;
+};
+
+struct FetchOutcome {
+  LeaseId lease_id = 0;
+  OutcomeClass outcome = OutcomeClass::kFetched;
+  int http_status = 0;  // 0 when there was no HTTP response
+  // When the fetch happened; InfinitePast: the frontier's clock at Complete.
+  absl::Time fetch_time = absl::InfinitePast();
+  std::string etag;
+  std::string last_modified;
+  uint64_t content_fingerprint = 0;  // SimHash of the content; 0 if not computed
+  uint64_t content_length = 0;       // bytes of payload
+  // Politeness hint for the host: not before this time. InfinitePast: no hint.
+  absl::Time host_next_allowed = absl::InfinitePast();
+  // Transient failure (503, timeout...): try again after a backoff, up to max_attempts.
+  bool retry = false;
+};
+
+struct CompleteResult {
+  size_t accepted = 0;           // outcomes recorded (final or retry)
+  size_t retries_scheduled = 0;  // of those, URLs now waiting for another attempt
+  // Leases that are not (or no longer) out: never granted, already completed, or expired and
+  // re-queued. Their outcomes were ignored, so a completed-after-expiry URL is fetched again.
+  std::vector<LeaseId> unknown_leases;
+};
+
+struct HostTime {
+  std::string host_key;
+  absl::Time next_allowed;
+};
+
+struct FrontierStats {
+  // Current state.
+  uint64_t hosts = 0;  // hosts ever seen
+  uint64_t hosts_with_queued_urls = 0;
+  uint64_t ready_hosts = 0;   // hosts with queued URLs, below their in-flight and page caps
+  uint64_t queued_urls = 0;   // in host queues (including hosts whose page cap is reached)
+  uint64_t waiting_urls = 0;  // in the due index (retry backoff; later: re-visits)
+  uint64_t in_flight_urls = 0;
+  uint64_t seen_urls = 0;
+  uint64_t pages_completed = 0;  // final outcomes counting as pages
+  // Earliest next-allowed hint among ready hosts; InfiniteFuture if none.
+  absl::Time next_ready_time = absl::InfiniteFuture();
+
+  // Counters since this Frontier was opened.
+  uint64_t urls_added = 0;
+  uint64_t urls_already_seen = 0;
+  uint64_t urls_rejected_by_limit = 0;
+  uint64_t urls_invalid = 0;
+  uint64_t leases_granted = 0;
+  uint64_t leases_expired = 0;
+  uint64_t leases_recovered = 0;  // leases of a previous process re-queued at Open
+  uint64_t completions_accepted = 0;
+  uint64_t completions_unknown = 0;
+  uint64_t retries_scheduled = 0;
+  uint64_t due_promoted = 0;  // due-index entries moved back into host queues
+  uint64_t repairs = 0;       // inconsistent entries found and fixed (should stay 0)
+};
+
+class Frontier {
+ public:
+  // The column families the store must provide (open the store with these).
+  static std::vector<kv::ColumnFamilySpec> ColumnFamilies();
+
+  // Opens the frontier kept in `store`: validates `options`, checks the format version, rebuilds
+  // the host table from the hosts family (time and memory grow with hosts) and puts every lease
+  // left by a previous process back into its queue.
+  // Errors: kInvalidArgument (options), kFailedPrecondition (missing column family, unknown
+  // format version), kDataLoss (corrupt records), or the store's error.
+  static absl::StatusOr<std::unique_ptr<Frontier>> Open(const FrontierOptions& options,
+                                                        kv::KvStore& store, const Clock& clock);
+
+  Frontier(const Frontier&) = delete;
+  Frontier& operator=(const Frontier&) = delete;
+  ~Frontier();
+
+  // Inserts each URL that is new (not in the seen-set) into its host's queue, in one atomic
+  // batch. Per-URL problems are counted in the result, not errors.
+  absl::StatusOr<AddResult> AddUrls(const std::vector<UrlToAdd>& urls);
+
+  // Leases up to `max_urls` URLs, at most `max_per_host` from any one host (further capped by
+  // max_urls_per_lease, max_in_flight_per_host and the page budgets), from ready hosts in order
+  // of their next-allowed hint. Expired leases are re-queued and due entries promoted first.
+  // Returns fewer (possibly none) when fewer are ready; none at all if either argument is 0.
+  absl::StatusOr<std::vector<LeasedTask>> Lease(size_t max_urls, size_t max_per_host);
+
+  // Records the outcomes of leased URLs: updates URL state, releases the leases, counts pages,
+  // feeds the host hints, and schedules retries (with exponential backoff, via the due index).
+  // Unknown or expired lease ids are reported and ignored. kInvalidArgument (and nothing
+  // recorded) if an outcome class is out of range.
+  absl::StatusOr<CompleteResult> Complete(const std::vector<FetchOutcome>& outcomes);
+
+  // Re-queues (at the head of their host's queue) every lease past its deadline; returns how
+  // many. Lease calls it too; an owner that leases rarely should call it periodically.
+  absl::StatusOr<size_t> ExpireLeases();
+
+  // Sets hosts' next-allowed hints (e.g. from the fetcher's politeness state after a
+  // Retry-After). Unknown hosts are ignored. Returns how many hosts were updated.
+  absl::StatusOr<size_t> ReportHostTimes(const std::vector<HostTime>& times);
+
+  // The stored state of one URL; kNotFound if it was never accepted.
+  absl::StatusOr<UrlRecord> LookupUrl(std::string_view canonical_url) const;
+
+  FrontierStats Stats() const;
+
+  // True when nothing more will be leased: no URL in flight and no queued or waiting URL
+  // under an unexhausted budget. The standalone crawl stops here.
+  bool IsExhausted() const;
+
+ private:
+  // In-memory header of one host; the persisted part mirrors storage::HostRecord.
+  struct HostState {
+    uint64_t next_seq = 0;
+    uint64_t queued = 0;
+    uint64_t waiting = 0;
+    uint64_t seen = 0;
+    uint64_t pages = 0;
+    uint32_t in_flight = 0;
+    absl::Time next_allowed = absl::InfinitePast();
+    // Lower bound of the host's live queue keys: scans start here instead of wading through
+    // the tombstones of entries already popped.
+    storage::QueuePos cursor;
+  };
+  struct Host {
+    std::string key;
+    HostState state;
+  };
+  struct InFlight {
+    uint32_t host = 0;
+    storage::QueuePos pos;
+    uint8_t flags = 0;
+    std::string url;
+    absl::Duration monotonic_deadline;
+  };
+  // Totals over all hosts, kept by diffing each header change.
+  struct Totals {
+    uint64_t queued = 0;
+    uint64_t waiting = 0;
+    uint64_t in_flight = 0;
+    uint64_t seen = 0;
+    uint64_t pages = 0;
+    uint64_t hosts_with_queued = 0;
+    uint64_t ready_hosts = 0;
+    // Queued + waiting URLs of hosts whose page cap is not reached: work that can still happen.
+    uint64_t pending_uncapped = 0;
+  };
+  class Staging;
+
+  Frontier(const FrontierOptions& options, kv::KvStore& store, const Clock& clock);
+
+  absl::Status Recover() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status RequeueRecoveredLeases() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<size_t> ExpireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status PromoteDueLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Writes `batch` plus the host records of every staged host, then applies the staged headers.
+  absl::Status CommitLocked(kv::WriteBatch& batch, Staging& staging)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Replaces host `index`'s header, keeping totals_ and ready_ in step.
+  void SetHostState(uint32_t index, const HostState& state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  bool Eligible(const HostState& state) const;
+  bool PageCapped(const HostState& state) const;
+  uint64_t PagesLeft(const HostState& state) const;
+  storage::HostRecord ToRecord(uint32_t index, const HostState& state) const;
+
+  // Constant after construction.
+  const FrontierOptions options_;
+  kv::KvStore& store_;
+  const Clock& clock_;
+
+  mutable absl::Mutex mu_;
+  // Indexed by host id (ids are dense: assigned from a persisted counter, never reused). A
+  // deque so the keys that index_ views never move.
+  std::deque<Host> hosts_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string_view, uint32_t> index_ ABSL_GUARDED_BY(mu_);
+  // Eligible hosts by (next-allowed hint, host id).
+  absl::btree_set<std::pair<absl::Time, uint32_t>> ready_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<LeaseId, InFlight> leases_ ABSL_GUARDED_BY(mu_);
+  absl::btree_set<std::pair<absl::Duration, LeaseId>> lease_deadlines_ ABSL_GUARDED_BY(mu_);
+  LeaseId next_lease_id_ ABSL_GUARDED_BY(mu_) = 1;
+  // Due entries before this time have all been promoted; scans of the due index start here.
+  absl::Time due_scanned_until_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  Totals totals_ ABSL_GUARDED_BY(mu_);
+  FrontierStats counters_ ABSL_GUARDED_BY(mu_);  // only the "since opened" counters are used
+};
+
+}  // namespace crawler::frontier
+
+#endif  // CRAWLER_SERVICES_FRONTIER_FRONTIER_H_

@@ -1,0 +1,77 @@
+// FrontierOptions: the configuration of one Frontier (services/frontier/frontier.h), with
+// defaults, units and the trade-off behind each field. Validated once by Frontier::Open.
+//
+// Thread-safety: a plain value.
+#ifndef CRAWLER_SERVICES_FRONTIER_FRONTIER_OPTIONS_H_
+#define CRAWLER_SERVICES_FRONTIER_FRONTIER_OPTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+
+namespace crawler::frontier {
+
+struct FrontierOptions {
+  static constexpr uint64_t kUnlimited = std::numeric_limits<uint64_t>::max();
+
+  // How long a fetcher holds a leased URL before it goes back to the head of its host's queue.
+  // Longer tolerates slow fetches and politeness waits inside the fetcher; shorter recovers the
+  // URLs of a dead fetcher sooner (and a completion arriving after expiry is ignored, so the
+  // URL is fetched twice). Must exceed the fetcher's worst case of wait + fetch time.
+  absl::Duration lease_duration = absl::Minutes(2);
+
+  // Cap on URLs per Lease call whatever the caller asks; bounds one write batch. [1, 65536].
+  size_t max_urls_per_lease = 1024;
+
+  // Most URLs of one host out on lease at once. 1 is strictly one request at a time; 2 (the
+  // default) lets a fetcher hold a host's next URL while it waits out the politeness delay, so
+  // the host never idles for a lease round trip. The fetcher's politeness claim still spaces
+  // the requests. [1, 1024].
+  uint32_t max_in_flight_per_host = 2;
+
+  // A host is ready when its next-allowed hint is at most this far in the future. 0 leases only
+  // hosts the hint says may be fetched now; a few seconds lets a fetcher queue work ahead.
+  absl::Duration ready_horizon = absl::ZeroDuration();
+
+  // Crawl budget: completions counted as pages (see CountsAsPage) in total and per host. Once a
+  // cap is reached no more URLs are leased against it and AddUrls rejects URLs it covers;
+  // already queued URLs stay queued (a later run with a larger cap resumes them).
+  uint64_t max_pages_total = kUnlimited;
+  uint64_t max_pages_per_host = kUnlimited;
+
+  // Most URLs ever accepted per host: a bound on disk use against crawler traps (endless
+  // calendars, session ids in paths) independent of the page budget.
+  uint64_t max_urls_per_host = kUnlimited;
+
+  // URLs deeper than this (seeds are depth 0) are rejected by AddUrls.
+  uint32_t max_depth = std::numeric_limits<uint32_t>::max();
+
+  // URLs longer than this are rejected as invalid (they would bloat every key holding them).
+  size_t max_url_bytes = 8192;
+
+  // ETag / Last-Modified values longer than this are not stored (they come from untrusted
+  // servers; a conditional GET without them is merely unconditional).
+  size_t max_validator_bytes = 1024;
+
+  // Fetch attempts per URL when outcomes ask for a retry (503, network errors...). The last
+  // attempt's outcome is final whatever it asks. [1, 100].
+  uint32_t max_attempts = 3;
+  // Wait before retry n (n = 1, 2, ...) is retry_backoff_initial * 2^(n-1), capped at
+  // retry_backoff_max: spaces retries past short outages without parking a URL for days.
+  absl::Duration retry_backoff_initial = absl::Minutes(1);
+  absl::Duration retry_backoff_max = absl::Hours(1);
+
+  // Most due-index entries (retries, later re-visits) moved into host queues per Lease call;
+  // bounds that call's extra work when a large backlog falls due at once.
+  size_t max_due_promotions_per_lease = 4096;
+};
+
+// kInvalidArgument naming the first field out of range.
+absl::Status ValidateFrontierOptions(const FrontierOptions& options);
+
+}  // namespace crawler::frontier
+
+#endif  // CRAWLER_SERVICES_FRONTIER_FRONTIER_OPTIONS_H_

@@ -1,0 +1,386 @@
+#include "services/frontier/storage_format.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "services/common/kv/kv_store.h"
+#include "services/frontier/url_record.h"
+
+namespace crawler::frontier::storage {
+namespace {
+
+// Version byte at the start of every value but the meta counters. Bumped only with
+// kFormatVersion (see the header comment).
+constexpr uint8_t kRecordVersion = 1;
+
+void PutBigEndian(std::string& out, uint64_t value, int bytes) {
+  for (int shift = (bytes - 1) * 8; shift >= 0; shift -= 8) {
+    out.push_back(static_cast<char>((value >> shift) & 0xff));
+  }
+}
+
+uint64_t GetBigEndian(std::string_view in, int bytes) {
+  uint64_t value = 0;
+  for (int i = 0; i < bytes; ++i) value = (value << 8) | static_cast<unsigned char>(in[i]);
+  return value;
+}
+
+void PutVarint(std::string& out, uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+}
+
+void PutString(std::string& out, std::string_view s) {
+  PutVarint(out, s.size());
+  out.append(s);
+}
+
+uint64_t ZigZag(int64_t value) {
+  return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
+}
+
+int64_t UnZigZag(uint64_t value) {
+  return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
+}
+
+// 0 for "never" (InfinitePast, the default of every optional time: one byte), else
+// zigzag(micros) + 1.
+void PutTime(std::string& out, absl::Time t) {
+  const int64_t micros = TimeToMicros(t);
+  PutVarint(out, micros == std::numeric_limits<int64_t>::min() ? 0 : ZigZag(micros) + 1);
+}
+
+// Bounds-checked reader; every method returns false on truncated or malformed input.
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+
+  bool AtEnd() const { return in_.empty(); }
+
+  bool Byte(uint8_t& out) {
+    if (in_.empty()) return false;
+    out = static_cast<uint8_t>(in_[0]);
+    in_.remove_prefix(1);
+    return true;
+  }
+  bool Varint(uint64_t& out) {
+    uint64_t value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (in_.empty()) return false;
+      const auto byte = static_cast<unsigned char>(in_[0]);
+      in_.remove_prefix(1);
+      if (shift == 63 && byte > 1) return false;  // more than 64 bits
+      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) {
+        out = value;
+        return true;
+      }
+    }
+    return false;
+  }
+  bool Varint32(uint32_t& out) {
+    uint64_t value = 0;
+    if (!Varint(value) || value > std::numeric_limits<uint32_t>::max()) return false;
+    out = static_cast<uint32_t>(value);
+    return true;
+  }
+  bool Signed(int64_t& out) {
+    uint64_t value = 0;
+    if (!Varint(value)) return false;
+    out = UnZigZag(value);
+    return true;
+  }
+  bool Time(absl::Time& out) {
+    uint64_t value = 0;
+    if (!Varint(value)) return false;
+    out = value == 0 ? absl::InfinitePast() : MicrosToTime(UnZigZag(value - 1));
+    return true;
+  }
+  bool String(std::string& out) {
+    uint64_t size = 0;
+    if (!Varint(size) || size > in_.size()) return false;
+    out.assign(in_.substr(0, size));
+    in_.remove_prefix(size);
+    return true;
+  }
+  bool Fixed64(uint64_t& out) {
+    if (in_.size() < 8) return false;
+    out = GetBigEndian(in_, 8);
+    in_.remove_prefix(8);
+    return true;
+  }
+  std::string_view Rest() {
+    std::string_view rest = in_;
+    in_ = {};
+    return rest;
+  }
+
+ private:
+  std::string_view in_;
+};
+
+absl::Status Corrupt(std::string_view what) {
+  return absl::DataLossError(absl::StrCat("corrupt frontier ", std::string(what)));
+}
+
+// Reads and checks the leading version byte.
+absl::Status ReadVersion(Reader& reader, std::string_view what) {
+  uint8_t version = 0;
+  if (!reader.Byte(version) || version == 0) return Corrupt(what);
+  if (version > kRecordVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(std::string(what), " has record version ",
+                                                      version,
+                                                      ", newer than this binary understands"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<kv::ColumnFamilySpec> ColumnFamilies() {
+  return {
+      {std::string(kMetaFamily), 0},   {std::string(kHostsFamily), 0},
+      {std::string(kUrlsFamily), 0},   {std::string(kQueueFamily), kQueueHostPrefixBytes},
+      {std::string(kLeasesFamily), 0}, {std::string(kDueFamily), 0},
+  };
+}
+
+std::string EncodeFixed64(uint64_t value) {
+  std::string out;
+  PutBigEndian(out, value, 8);
+  return out;
+}
+
+absl::StatusOr<uint64_t> DecodeFixed64(std::string_view bytes) {
+  if (bytes.size() != 8) return Corrupt("meta counter");
+  return GetBigEndian(bytes, 8);
+}
+
+int64_t TimeToMicros(absl::Time t) {
+  // absl saturates infinite times to the int64 extremes.
+  return absl::ToUnixMicros(t);
+}
+
+absl::Time MicrosToTime(int64_t micros) {
+  if (micros == std::numeric_limits<int64_t>::min()) return absl::InfinitePast();
+  if (micros == std::numeric_limits<int64_t>::max()) return absl::InfiniteFuture();
+  return absl::FromUnixMicros(micros);
+}
+
+// ---- queue -------------------------------------------------------------------------------
+
+uint8_t BandOfPriority(uint8_t priority) { return static_cast<uint8_t>(255 - priority); }
+uint8_t PriorityOfBand(uint8_t band) { return static_cast<uint8_t>(255 - band); }
+
+std::string QueueHostPrefix(uint64_t host_id) { return EncodeFixed64(host_id); }
+
+std::string QueueKey(uint64_t host_id, const QueuePos& pos) {
+  std::string key;
+  key.reserve(kQueueKeyBytes);
+  PutBigEndian(key, host_id, 8);
+  key.push_back(static_cast<char>(pos.band));
+  PutBigEndian(key, pos.depth, 4);
+  PutBigEndian(key, pos.seq, 8);
+  return key;
+}
+
+absl::StatusOr<QueueKeyParts> DecodeQueueKey(std::string_view key) {
+  if (key.size() != kQueueKeyBytes) return Corrupt("queue key");
+  QueueKeyParts parts;
+  parts.host_id = GetBigEndian(key, 8);
+  parts.pos.band = static_cast<uint8_t>(key[8]);
+  parts.pos.depth = static_cast<uint32_t>(GetBigEndian(key.substr(9), 4));
+  parts.pos.seq = GetBigEndian(key.substr(13), 8);
+  return parts;
+}
+
+std::string EncodeQueueValue(uint8_t flags, std::string_view url) {
+  std::string value;
+  value.reserve(2 + url.size());
+  value.push_back(static_cast<char>(kRecordVersion));
+  value.push_back(static_cast<char>(flags));
+  value.append(url);
+  return value;
+}
+
+absl::StatusOr<QueueEntry> DecodeQueueValue(std::string_view value) {
+  Reader reader(value);
+  if (absl::Status status = ReadVersion(reader, "queue entry"); !status.ok()) return status;
+  QueueEntry entry;
+  if (!reader.Byte(entry.flags)) return Corrupt("queue entry");
+  entry.url = std::string(reader.Rest());
+  if (entry.url.empty()) return Corrupt("queue entry");
+  return entry;
+}
+
+// ---- leases ------------------------------------------------------------------------------
+
+std::string LeaseKey(uint64_t lease_id) { return EncodeFixed64(lease_id); }
+
+absl::StatusOr<uint64_t> DecodeLeaseKey(std::string_view key) {
+  if (key.size() != 8) return Corrupt("lease key");
+  return GetBigEndian(key, 8);
+}
+
+std::string EncodeLeaseRecord(const LeaseRecord& record) {
+  std::string value;
+  value.push_back(static_cast<char>(kRecordVersion));
+  PutVarint(value, record.host_id);
+  value.push_back(static_cast<char>(record.pos.band));
+  PutVarint(value, record.pos.depth);
+  PutVarint(value, record.pos.seq);
+  value.push_back(static_cast<char>(record.flags));
+  PutTime(value, record.deadline);
+  PutString(value, record.url);
+  return value;
+}
+
+absl::StatusOr<LeaseRecord> DecodeLeaseRecord(std::string_view value) {
+  Reader reader(value);
+  if (absl::Status status = ReadVersion(reader, "lease record"); !status.ok()) return status;
+  LeaseRecord record;
+  if (!reader.Varint(record.host_id) || !reader.Byte(record.pos.band) ||
+      !reader.Varint32(record.pos.depth) || !reader.Varint(record.pos.seq) ||
+      !reader.Byte(record.flags) || !reader.Time(record.deadline) || !reader.String(record.url) ||
+      record.url.empty()) {
+    return Corrupt("lease record");
+  }
+  return record;
+}
+
+// ---- due ---------------------------------------------------------------------------------
+
+std::string DueKeyPrefix(absl::Time due) {
+  const int64_t micros = TimeToMicros(due);
+  return EncodeFixed64(micros < 0 ? 0 : static_cast<uint64_t>(micros));
+}
+
+std::string DueKey(absl::Time due, std::string_view url) {
+  std::string key = DueKeyPrefix(due);
+  key.append(url);
+  return key;
+}
+
+absl::StatusOr<DueKeyParts> DecodeDueKey(std::string_view key) {
+  if (key.size() <= 8) return Corrupt("due key");
+  const uint64_t micros = GetBigEndian(key, 8);
+  DueKeyParts parts;
+  parts.due = micros > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+                  ? absl::InfiniteFuture()
+                  : MicrosToTime(static_cast<int64_t>(micros));
+  parts.url = key.substr(8);
+  return parts;
+}
+
+std::string EncodeDueValue(uint64_t host_id) {
+  std::string value;
+  value.push_back(static_cast<char>(kRecordVersion));
+  PutVarint(value, host_id);
+  return value;
+}
+
+absl::StatusOr<uint64_t> DecodeDueValue(std::string_view value) {
+  Reader reader(value);
+  if (absl::Status status = ReadVersion(reader, "due entry"); !status.ok()) return status;
+  uint64_t host_id = 0;
+  if (!reader.Varint(host_id)) return Corrupt("due entry");
+  return host_id;
+}
+
+// ---- hosts -------------------------------------------------------------------------------
+
+std::string EncodeHostRecord(const HostRecord& record) {
+  std::string value;
+  value.push_back(static_cast<char>(kRecordVersion));
+  PutVarint(value, record.host_id);
+  PutVarint(value, record.next_seq);
+  PutVarint(value, record.queued);
+  PutVarint(value, record.waiting);
+  PutVarint(value, record.seen);
+  PutVarint(value, record.pages);
+  PutTime(value, record.next_allowed);
+  return value;
+}
+
+absl::StatusOr<HostRecord> DecodeHostRecord(std::string_view value) {
+  Reader reader(value);
+  if (absl::Status status = ReadVersion(reader, "host record"); !status.ok()) return status;
+  HostRecord record;
+  if (!reader.Varint(record.host_id) || !reader.Varint(record.next_seq) ||
+      !reader.Varint(record.queued) || !reader.Varint(record.waiting) ||
+      !reader.Varint(record.seen) || !reader.Varint(record.pages) ||
+      !reader.Time(record.next_allowed)) {
+    return Corrupt("host record");
+  }
+  return record;
+}
+
+// ---- urls --------------------------------------------------------------------------------
+
+std::string EncodeUrlRecord(const UrlRecord& record) {
+  std::string value;
+  value.reserve(64 + record.discovered_from.size() + record.etag.size() +
+                record.last_modified.size() + record.visit_history.size());
+  value.push_back(static_cast<char>(kRecordVersion));
+  value.push_back(static_cast<char>(record.status));
+  PutVarint(value, record.host_id);
+  value.push_back(static_cast<char>(record.priority));
+  PutVarint(value, record.depth);
+  PutVarint(value, record.seq);
+  PutVarint(value, record.attempts);
+  PutVarint(value, record.fetch_count);
+  PutTime(value, record.first_seen);
+  PutString(value, record.discovered_from);
+  value.push_back(static_cast<char>(record.last_outcome ? static_cast<uint8_t>(*record.last_outcome)
+                                                        : uint8_t{0}));
+  PutVarint(value, ZigZag(record.http_status));
+  PutTime(value, record.fetch_time);
+  PutString(value, record.etag);
+  PutString(value, record.last_modified);
+  PutBigEndian(value, record.content_fingerprint, 8);
+  PutVarint(value, record.content_length);
+  PutTime(value, record.next_visit);
+  PutString(value, record.visit_history);
+  return value;
+}
+
+absl::StatusOr<UrlRecord> DecodeUrlRecord(std::string_view value) {
+  Reader reader(value);
+  if (absl::Status status = ReadVersion(reader, "url record"); !status.ok()) return status;
+  UrlRecord record;
+  uint8_t status = 0;
+  uint8_t outcome = 0;
+  int64_t http_status = 0;
+  if (!reader.Byte(status) || !reader.Varint(record.host_id) || !reader.Byte(record.priority) ||
+      !reader.Varint32(record.depth) || !reader.Varint(record.seq) ||
+      !reader.Varint32(record.attempts) || !reader.Varint32(record.fetch_count) ||
+      !reader.Time(record.first_seen) || !reader.String(record.discovered_from) ||
+      !reader.Byte(outcome) || !reader.Signed(http_status) || !reader.Time(record.fetch_time) ||
+      !reader.String(record.etag) || !reader.String(record.last_modified) ||
+      !reader.Fixed64(record.content_fingerprint) || !reader.Varint(record.content_length) ||
+      !reader.Time(record.next_visit) || !reader.String(record.visit_history)) {
+    return Corrupt("url record");
+  }
+  if (status < static_cast<uint8_t>(UrlStatus::kQueued) ||
+      status > static_cast<uint8_t>(UrlStatus::kDone) || outcome > kMaxOutcomeClass ||
+      http_status < std::numeric_limits<int>::min() ||
+      http_status > std::numeric_limits<int>::max()) {
+    return Corrupt("url record");
+  }
+  record.status = static_cast<UrlStatus>(status);
+  if (outcome != 0) record.last_outcome = static_cast<OutcomeClass>(outcome);
+  record.http_status = static_cast<int>(http_status);
+  return record;
+}
+
+}  // namespace crawler::frontier::storage

@@ -1,0 +1,148 @@
+// The frontier's on-disk format: column family names, key layouts and value encodings.
+// docs/storage-format.md describes the same bytes for people; keep the two in step.
+//
+// THIS IS AN ON-DISK FORMAT. Data written by one version is read by the next: never change the
+// meaning or encoding of an existing field or key. Values may gain fields appended at the end
+// (readers default missing trailing fields and ignore unknown trailing bytes); anything else
+// needs kFormatVersion bumped and a migration.
+//
+// Integers in keys are big-endian so that bytewise key order is numeric order. Integers in
+// values are LEB128 varints (signed ones zigzag-encoded) and strings are varint length + bytes.
+// A time in a value is a varint: 0 for "never" (InfinitePast), else zigzag(microseconds since
+// the Unix epoch) + 1; a time in a key is 8 bytes big-endian unsigned microseconds.
+//
+// Thread-safety: pure functions.
+#ifndef CRAWLER_SERVICES_FRONTIER_STORAGE_FORMAT_H_
+#define CRAWLER_SERVICES_FRONTIER_STORAGE_FORMAT_H_
+
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "services/common/kv/kv_store.h"
+#include "services/frontier/url_record.h"
+
+namespace crawler::frontier::storage {
+
+inline constexpr uint32_t kFormatVersion = 1;
+
+// Column families.
+inline constexpr std::string_view kMetaFamily = "frontier.meta";
+inline constexpr std::string_view kHostsFamily = "frontier.hosts";
+inline constexpr std::string_view kUrlsFamily = "frontier.urls";
+inline constexpr std::string_view kQueueFamily = "frontier.queue";
+inline constexpr std::string_view kLeasesFamily = "frontier.leases";
+inline constexpr std::string_view kDueFamily = "frontier.due";
+
+// The families above with their scan prefixes (the queue is scanned one host at a time).
+std::vector<kv::ColumnFamilySpec> ColumnFamilies();
+
+// Keys of frontier.meta; values are 8-byte big-endian unsigned integers.
+inline constexpr std::string_view kMetaFormatVersionKey = "format_version";
+inline constexpr std::string_view kMetaNextHostIdKey = "next_host_id";
+inline constexpr std::string_view kMetaNextLeaseIdKey = "next_lease_id";
+
+inline constexpr size_t kMaxHostKeyBytes = 255;
+
+std::string EncodeFixed64(uint64_t value);
+absl::StatusOr<uint64_t> DecodeFixed64(std::string_view bytes);
+
+// Microseconds since the epoch; the infinite times saturate to the int64 extremes.
+int64_t TimeToMicros(absl::Time t);
+absl::Time MicrosToTime(int64_t micros);
+
+// ---- frontier.queue ----------------------------------------------------------------------
+// Key: host_id (8) | band (1) | depth (4) | seq (8), big-endian; 21 bytes. band = 255 - priority
+// so higher priority sorts first; then depth (breadth-first), then insertion order.
+// Value: version (1) | flags (1) | canonical URL (rest).
+
+struct QueuePos {
+  uint8_t band = 0;
+  uint32_t depth = 0;
+  uint64_t seq = 0;
+  friend auto operator<=>(const QueuePos&, const QueuePos&) = default;
+};
+inline constexpr size_t kQueueHostPrefixBytes = 8;
+inline constexpr size_t kQueueKeyBytes = 21;
+inline constexpr uint8_t kQueueFlagHasHistory = 0x01;  // the URL record holds a past outcome
+
+uint8_t BandOfPriority(uint8_t priority);
+uint8_t PriorityOfBand(uint8_t band);
+std::string QueueHostPrefix(uint64_t host_id);
+std::string QueueKey(uint64_t host_id, const QueuePos& pos);
+struct QueueKeyParts {
+  uint64_t host_id = 0;
+  QueuePos pos;
+};
+absl::StatusOr<QueueKeyParts> DecodeQueueKey(std::string_view key);
+
+struct QueueEntry {
+  uint8_t flags = 0;
+  std::string url;
+};
+std::string EncodeQueueValue(uint8_t flags, std::string_view url);
+absl::StatusOr<QueueEntry> DecodeQueueValue(std::string_view value);
+
+// ---- frontier.leases ---------------------------------------------------------------------
+// Key: lease id, 8 bytes big-endian. Value: LeaseRecord. Present exactly while the URL is out
+// with a fetcher; a restart puts every one back into its queue.
+
+struct LeaseRecord {
+  uint64_t host_id = 0;
+  QueuePos pos;
+  uint8_t flags = 0;
+  absl::Time deadline = absl::InfinitePast();
+  std::string url;
+};
+std::string LeaseKey(uint64_t lease_id);
+absl::StatusOr<uint64_t> DecodeLeaseKey(std::string_view key);
+std::string EncodeLeaseRecord(const LeaseRecord& record);
+absl::StatusOr<LeaseRecord> DecodeLeaseRecord(std::string_view value);
+
+// ---- frontier.due ------------------------------------------------------------------------
+// Key: due time (8, big-endian unsigned microseconds since the epoch, clamped at 0) | canonical
+// URL. Value: version (1) | host_id (varint). Time order lets Lease read only what is due.
+
+std::string DueKeyPrefix(absl::Time due);  // the 8-byte time part: a range bound
+std::string DueKey(absl::Time due, std::string_view url);
+struct DueKeyParts {
+  absl::Time due;
+  std::string_view url;  // a view into the decoded key
+};
+absl::StatusOr<DueKeyParts> DecodeDueKey(std::string_view key);
+std::string EncodeDueValue(uint64_t host_id);
+absl::StatusOr<uint64_t> DecodeDueValue(std::string_view value);
+
+// ---- frontier.hosts ----------------------------------------------------------------------
+// Key: host key bytes (as given to AddUrls, at most kMaxHostKeyBytes). Value: HostRecord. One
+// record per host ever seen; its counters are updated in the same batch as the queue, due and
+// lease entries they count, so a restart rebuilds the in-memory host table from this family
+// alone.
+
+struct HostRecord {
+  uint64_t host_id = 0;
+  uint64_t next_seq = 0;                           // sequence number for the host's next new URL
+  uint64_t queued = 0;                             // entries in frontier.queue
+  uint64_t waiting = 0;                            // entries in frontier.due
+  uint64_t seen = 0;                               // URL records created
+  uint64_t pages = 0;                              // final outcomes that count as pages
+  absl::Time next_allowed = absl::InfinitePast();  // politeness hint
+};
+std::string EncodeHostRecord(const HostRecord& record);
+absl::StatusOr<HostRecord> DecodeHostRecord(std::string_view value);
+
+// ---- frontier.urls -----------------------------------------------------------------------
+// Key: canonical URL bytes. Value: UrlRecord (see docs/storage-format.md for the field order).
+// The family doubles as the seen-set: a key exists iff the URL was ever accepted.
+
+std::string EncodeUrlRecord(const UrlRecord& record);
+absl::StatusOr<UrlRecord> DecodeUrlRecord(std::string_view value);
+
+}  // namespace crawler::frontier::storage
+
+#endif  // CRAWLER_SERVICES_FRONTIER_STORAGE_FORMAT_H_

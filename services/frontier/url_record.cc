@@ -1,0 +1,57 @@
+#include "services/frontier/url_record.h"
+
+#include <string_view>
+
+namespace crawler::frontier {
+
+std::string_view OutcomeClassName(OutcomeClass outcome) {
+  switch (outcome) {
+    case OutcomeClass::kFetched:
+      return "fetched";
+    case OutcomeClass::kNotModified:
+      return "not_modified";
+    case OutcomeClass::kRedirect:
+      return "redirect";
+    case OutcomeClass::kHttpError:
+      return "http_error";
+    case OutcomeClass::kNetworkError:
+      return "network_error";
+    case OutcomeClass::kRobotsDenied:
+      return "robots_denied";
+    case OutcomeClass::kDuplicate:
+      return "duplicate";
+    case OutcomeClass::kOutOfScope:
+      return "out_of_scope";
+  }
+  return "unknown";
+}
+
+bool CountsAsPage(OutcomeClass outcome) {
+  switch (outcome) {
+    case OutcomeClass::kFetched:
+    case OutcomeClass::kNotModified:
+    case OutcomeClass::kRedirect:
+    case OutcomeClass::kHttpError:
+    case OutcomeClass::kDuplicate:
+      return true;
+    case OutcomeClass::kNetworkError:
+    case OutcomeClass::kRobotsDenied:
+    case OutcomeClass::kOutOfScope:
+      return false;
+  }
+  return false;
+}
+
+std::string_view UrlStatusName(UrlStatus status) {
+  switch (status) {
+    case UrlStatus::kQueued:
+      return "queued";
+    case UrlStatus::kWaiting:
+      return "waiting";
+    case UrlStatus::kDone:
+      return "done";
+  }
+  return "unknown";
+}
+
+}  // namespace crawler::frontier

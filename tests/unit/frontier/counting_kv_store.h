@@ -1,0 +1,54 @@
+// CountingKvStore: a KvStore decorator for frontier tests that counts writes and can make them
+// fail, to check "one batch per call" and "a failed write changes nothing".
+#ifndef CRAWLER_TESTS_UNIT_FRONTIER_COUNTING_KV_STORE_H_
+#define CRAWLER_TESTS_UNIT_FRONTIER_COUNTING_KV_STORE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "services/common/kv/kv_store.h"
+#include "services/common/kv/write_batch.h"
+
+namespace crawler::kv {
+
+class CountingKvStore final : public KvStore {
+ public:
+  explicit CountingKvStore(KvStore& inner) : inner_(inner) {}
+
+  // Every later Write fails with `status` (OK: writes succeed again).
+  void FailWritesWith(absl::Status status) { write_error_ = std::move(status); }
+  int writes() const { return writes_; }
+
+  bool HasColumnFamily(std::string_view cf) const override { return inner_.HasColumnFamily(cf); }
+  absl::StatusOr<std::string> Get(std::string_view cf, std::string_view key) const override {
+    return inner_.Get(cf, key);
+  }
+  absl::StatusOr<std::vector<std::optional<std::string>>> MultiGet(
+      std::string_view cf, const std::vector<std::string>& keys) const override {
+    return inner_.MultiGet(cf, keys);
+  }
+  absl::Status Write(const WriteBatch& batch) override {
+    ++writes_;
+    if (!write_error_.ok()) return write_error_;
+    return inner_.Write(batch);
+  }
+  absl::StatusOr<std::unique_ptr<KvIterator>> NewIterator(std::string_view cf,
+                                                          std::string_view begin,
+                                                          std::string_view end) const override {
+    return inner_.NewIterator(cf, begin, end);
+  }
+
+ private:
+  KvStore& inner_;
+  absl::Status write_error_;
+  int writes_ = 0;
+};
+
+}  // namespace crawler::kv
+
+#endif  // CRAWLER_TESTS_UNIT_FRONTIER_COUNTING_KV_STORE_H_

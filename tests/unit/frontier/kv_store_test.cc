@@ -1,0 +1,331 @@
+// The KvStore contract, run against both implementations: InMemoryKvStore (the fake the core
+// tests use) must behave like RocksDbKvStore (the real store) on everything the cores rely on.
+// Then RocksDB-only behaviour: persistence across reopen, families kept on disk, the directory
+// lock, and the status translation.
+#include "services/common/kv/kv_store.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gtest/gtest.h"
+#include "rocksdb/status.h"
+#include "services/common/kv/in_memory_kv_store.h"
+#include "services/common/kv/write_batch.h"
+#include "services/common/rocksdb/rocksdb_kv_store.h"
+#include "services/common/rocksdb/rocksdb_status.h"
+
+namespace crawler::kv {
+namespace {
+
+// A fresh directory under the test temp dir, removed with the object.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = ::testing::TempDir() + "kv_store_test_XXXXXX";
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::vector<ColumnFamilySpec> Families() { return {{"a", 0}, {"b", 0}, {"p", 4}}; }
+
+std::vector<std::string> Keys(KvStore& store, std::string_view cf, std::string_view begin,
+                              std::string_view end) {
+  std::vector<std::string> keys;
+  absl::StatusOr<std::unique_ptr<KvIterator>> it = store.NewIterator(cf, begin, end);
+  EXPECT_TRUE(it.ok()) << it.status();
+  if (!it.ok()) return keys;
+  for (; (*it)->Valid(); (*it)->Next()) keys.emplace_back((*it)->key());
+  EXPECT_TRUE((*it)->status().ok());
+  return keys;
+}
+
+// Gives each typed test a store and a way to flush it to files (a no-op in memory).
+struct InMemoryFactory {
+  std::unique_ptr<KvStore> Make() { return std::make_unique<InMemoryKvStore>(Families()); }
+  void Flush(KvStore&) {}
+};
+struct RocksDbFactory {
+  TempDir dir;
+  std::unique_ptr<KvStore> Make() {
+    RocksDbKvStoreOptions options;
+    options.path = dir.path() + "/db";
+    options.write_buffer_bytes = 1 << 20;
+    options.block_cache_bytes = 1 << 20;
+    absl::StatusOr<std::unique_ptr<RocksDbKvStore>> store =
+        RocksDbKvStore::Open(options, Families());
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? std::unique_ptr<KvStore>(std::move(*store)) : nullptr;
+  }
+  void Flush(KvStore& store) { ASSERT_TRUE(static_cast<RocksDbKvStore&>(store).Flush().ok()); }
+};
+
+template <typename Factory>
+class KvStoreContract : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = factory_.Make();
+    ASSERT_NE(store_, nullptr);
+  }
+  void Put(std::string_view cf, std::string_view key, std::string_view value) {
+    WriteBatch batch;
+    batch.Put(cf, key, value);
+    ASSERT_TRUE(store_->Write(batch).ok());
+  }
+
+  Factory factory_;
+  std::unique_ptr<KvStore> store_;
+};
+
+using Factories = ::testing::Types<InMemoryFactory, RocksDbFactory>;
+TYPED_TEST_SUITE(KvStoreContract, Factories);
+
+TYPED_TEST(KvStoreContract, DeclaredFamiliesOnly) {
+  EXPECT_TRUE(this->store_->HasColumnFamily("a"));
+  EXPECT_TRUE(this->store_->HasColumnFamily("p"));
+  EXPECT_FALSE(this->store_->HasColumnFamily("zz"));
+  EXPECT_EQ(this->store_->Get("zz", "k").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(this->store_->MultiGet("zz", {"k"}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(this->store_->NewIterator("zz", "", "").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  WriteBatch batch;
+  batch.Put("a", "k", "v");
+  batch.Put("zz", "k", "v");
+  EXPECT_EQ(this->store_->Write(batch).code(), absl::StatusCode::kInvalidArgument);
+  // Nothing of the rejected batch was applied.
+  EXPECT_EQ(this->store_->Get("a", "k").status().code(), absl::StatusCode::kNotFound);
+}
+
+TYPED_TEST(KvStoreContract, GetPutDelete) {
+  EXPECT_EQ(this->store_->Get("a", "k").status().code(), absl::StatusCode::kNotFound);
+  this->Put("a", "k", "v1");
+  EXPECT_EQ(this->store_->Get("a", "k").value(), "v1");
+  EXPECT_EQ(this->store_->Get("b", "k").status().code(), absl::StatusCode::kNotFound);
+  this->Put("a", "k", "v2");
+  EXPECT_EQ(this->store_->Get("a", "k").value(), "v2");
+  WriteBatch batch;
+  batch.Delete("a", "k");
+  batch.Delete("a", "never-there");
+  ASSERT_TRUE(this->store_->Write(batch).ok());
+  EXPECT_EQ(this->store_->Get("a", "k").status().code(), absl::StatusCode::kNotFound);
+  // Empty values and binary keys are ordinary.
+  this->Put("a", std::string("\0\xff", 2), "");
+  EXPECT_EQ(this->store_->Get("a", std::string("\0\xff", 2)).value(), "");
+}
+
+TYPED_TEST(KvStoreContract, BatchAppliesInOrderAcrossFamilies) {
+  WriteBatch batch;
+  batch.Put("a", "k", "first");
+  batch.Put("b", "k", "other");
+  batch.Delete("a", "k");
+  batch.Put("a", "k", "last");
+  batch.Put("a", "gone", "x");
+  batch.Delete("a", "gone");
+  EXPECT_EQ(batch.size(), 6u);
+  ASSERT_TRUE(this->store_->Write(batch).ok());
+  EXPECT_EQ(this->store_->Get("a", "k").value(), "last");
+  EXPECT_EQ(this->store_->Get("b", "k").value(), "other");
+  EXPECT_EQ(this->store_->Get("a", "gone").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(this->store_->Write(WriteBatch()).ok());
+}
+
+TYPED_TEST(KvStoreContract, MultiGetReportsAbsentAsNullopt) {
+  this->Put("a", "x", "1");
+  this->Put("a", "z", "3");
+  absl::StatusOr<std::vector<std::optional<std::string>>> values =
+      this->store_->MultiGet("a", {"z", "y", "x", "x"});
+  ASSERT_TRUE(values.ok());
+  ASSERT_EQ(values->size(), 4u);
+  EXPECT_EQ((*values)[0], "3");
+  EXPECT_EQ((*values)[1], std::nullopt);
+  EXPECT_EQ((*values)[2], "1");
+  EXPECT_EQ((*values)[3], "1");
+  EXPECT_TRUE(this->store_->MultiGet("a", {}).value().empty());
+}
+
+TYPED_TEST(KvStoreContract, IteratesHalfOpenRangesInBytewiseOrder) {
+  for (const char* key : {"b", "a", "ab", "c", "\xff"}) this->Put("a", key, "v");
+  this->Put("a", std::string("a\0", 2), "v");
+  EXPECT_EQ(Keys(*this->store_, "a", "", ""),
+            (std::vector<std::string>{"a", std::string("a\0", 2), "ab", "b", "c", "\xff"}));
+  EXPECT_EQ(Keys(*this->store_, "a", "a", "b"),
+            (std::vector<std::string>{"a", std::string("a\0", 2), "ab"}));
+  EXPECT_EQ(Keys(*this->store_, "a", "ab", "c"), (std::vector<std::string>{"ab", "b"}));
+  EXPECT_EQ(Keys(*this->store_, "a", "b", ""), (std::vector<std::string>{"b", "c", "\xff"}));
+  EXPECT_TRUE(Keys(*this->store_, "a", "d", "e").empty());
+  EXPECT_EQ(Keys(*this->store_, "a", "a", PrefixSuccessor("a")),
+            (std::vector<std::string>{"a", std::string("a\0", 2), "ab"}));
+  EXPECT_TRUE(Keys(*this->store_, "b", "", "").empty());
+}
+
+TYPED_TEST(KvStoreContract, PrefixFamilyScansMatchTotalOrder) {
+  // Family "p" has a 4-byte scan prefix; spread keys over memtable and files so prefix
+  // filters are consulted, then check scans inside one prefix and across prefixes.
+  for (const char* key : {"aaaa1", "aaaa2", "bbbb1", "cccc1"}) this->Put("p", key, "v");
+  this->factory_.Flush(*this->store_);
+  for (const char* key : {"aaaa3", "bbbb2", "dddd1"}) this->Put("p", key, "v");
+  EXPECT_EQ(Keys(*this->store_, "p", "aaaa", PrefixSuccessor("aaaa")),
+            (std::vector<std::string>{"aaaa1", "aaaa2", "aaaa3"}));
+  EXPECT_EQ(Keys(*this->store_, "p", "aaaa2", PrefixSuccessor("aaaa")),
+            (std::vector<std::string>{"aaaa2", "aaaa3"}));
+  EXPECT_EQ(Keys(*this->store_, "p", "bbbb", PrefixSuccessor("bbbb")),
+            (std::vector<std::string>{"bbbb1", "bbbb2"}));
+  EXPECT_TRUE(Keys(*this->store_, "p", "abcd", PrefixSuccessor("abcd")).empty());
+  EXPECT_EQ(Keys(*this->store_, "p", "aaaa3", "cccc2"),
+            (std::vector<std::string>{"aaaa3", "bbbb1", "bbbb2", "cccc1"}));
+  EXPECT_EQ(Keys(*this->store_, "p", "cccc", "").size(), 2u);
+}
+
+TYPED_TEST(KvStoreContract, IteratorSurvivesWritesDuringIteration) {
+  for (const char* key : {"a", "b", "c", "d"}) this->Put("a", key, "v");
+  absl::StatusOr<std::unique_ptr<KvIterator>> it = this->store_->NewIterator("a", "", "");
+  ASSERT_TRUE(it.ok());
+  std::vector<std::string> seen;
+  for (; (*it)->Valid(); (*it)->Next()) {
+    seen.emplace_back((*it)->key());
+    WriteBatch batch;
+    batch.Delete("a", (*it)->key());  // the cores delete what they just read
+    ASSERT_TRUE(this->store_->Write(batch).ok());
+  }
+  EXPECT_TRUE((*it)->status().ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_TRUE(Keys(*this->store_, "a", "", "").empty());
+}
+
+// ---- RocksDB only ----
+
+RocksDbKvStoreOptions SmallOptions(const std::string& path) {
+  RocksDbKvStoreOptions options;
+  options.path = path;
+  options.write_buffer_bytes = 1 << 20;
+  options.block_cache_bytes = 1 << 20;
+  return options;
+}
+
+TEST(RocksDbKvStore, DataSurvivesReopen) {
+  TempDir dir;
+  const std::string path = dir.path() + "/db";
+  {
+    auto store = RocksDbKvStore::Open(SmallOptions(path), Families());
+    ASSERT_TRUE(store.ok()) << store.status();
+    WriteBatch batch;
+    batch.Put("a", "memtable-only", "1");  // never flushed: comes back from the log
+    ASSERT_TRUE((*store)->Write(batch).ok());
+  }
+  auto store = RocksDbKvStore::Open(SmallOptions(path), Families());
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ((*store)->Get("a", "memtable-only").value(), "1");
+}
+
+TEST(RocksDbKvStore, UndeclaredFamiliesOnDiskAreKept) {
+  TempDir dir;
+  const std::string path = dir.path() + "/db";
+  {
+    auto store = RocksDbKvStore::Open(SmallOptions(path), {{"mine", 0}, {"theirs", 0}});
+    ASSERT_TRUE(store.ok());
+    WriteBatch batch;
+    batch.Put("theirs", "k", "v");
+    ASSERT_TRUE((*store)->Write(batch).ok());
+  }
+  {
+    auto store = RocksDbKvStore::Open(SmallOptions(path), {{"mine", 0}});
+    ASSERT_TRUE(store.ok()) << store.status();
+    EXPECT_FALSE((*store)->HasColumnFamily("theirs"));
+  }
+  auto store = RocksDbKvStore::Open(SmallOptions(path), {{"mine", 0}, {"theirs", 0}});
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->Get("theirs", "k").value(), "v");
+}
+
+TEST(RocksDbKvStore, SecondOpenOfADirectoryIsUnavailable) {
+  TempDir dir;
+  const std::string path = dir.path() + "/db";
+  auto first = RocksDbKvStore::Open(SmallOptions(path), Families());
+  ASSERT_TRUE(first.ok());
+  auto second = RocksDbKvStore::Open(SmallOptions(path), Families());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable) << second.status();
+}
+
+TEST(RocksDbKvStore, MissingDatabaseWithoutCreateIsAnError) {
+  TempDir dir;
+  RocksDbKvStoreOptions options = SmallOptions(dir.path() + "/absent");
+  options.create_if_missing = false;
+  EXPECT_FALSE(RocksDbKvStore::Open(options, Families()).ok());
+}
+
+TEST(RocksDbKvStore, RejectsBadOptions) {
+  TempDir dir;
+  RocksDbKvStoreOptions options = SmallOptions("");
+  EXPECT_EQ(RocksDbKvStore::Open(options, Families()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  options = SmallOptions(dir.path() + "/db");
+  options.bloom_bits_per_key = -1;
+  EXPECT_EQ(RocksDbKvStore::Open(options, Families()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  options = SmallOptions(dir.path() + "/db");
+  EXPECT_EQ(RocksDbKvStore::Open(options, {{"", 0}}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(RocksDbKvStore, EveryCompressionChoiceOpensOrSaysWhy) {
+  using Compression = RocksDbKvStoreOptions::Compression;
+  for (Compression c : {Compression::kAuto, Compression::kNone, Compression::kSnappy,
+                        Compression::kLz4, Compression::kZstd}) {
+    TempDir dir;
+    RocksDbKvStoreOptions options = SmallOptions(dir.path() + "/db");
+    options.compression = c;
+    auto store = RocksDbKvStore::Open(options, Families());
+    if (!store.ok()) {
+      EXPECT_EQ(store.status().code(), absl::StatusCode::kInvalidArgument) << store.status();
+    }
+  }
+  TempDir dir;
+  RocksDbKvStoreOptions options = SmallOptions(dir.path() + "/db");
+  options.compression = Compression::kAuto;  // must always work
+  EXPECT_TRUE(RocksDbKvStore::Open(options, Families()).ok());
+}
+
+TEST(RocksDbStatus, TranslatesToCanonicalCodes) {
+  struct Case {
+    rocksdb::Status in;
+    absl::StatusCode want;
+  };
+  const Case cases[] = {
+      {rocksdb::Status::OK(), absl::StatusCode::kOk},
+      {rocksdb::Status::NotFound("x"), absl::StatusCode::kNotFound},
+      {rocksdb::Status::Corruption("x"), absl::StatusCode::kDataLoss},
+      {rocksdb::Status::IOError("x"), absl::StatusCode::kUnavailable},
+      {rocksdb::Status::NoSpace("x"), absl::StatusCode::kResourceExhausted},
+      {rocksdb::Status::PathNotFound("x"), absl::StatusCode::kNotFound},
+      {rocksdb::Status::Busy("x"), absl::StatusCode::kUnavailable},
+      {rocksdb::Status::TimedOut("x"), absl::StatusCode::kUnavailable},
+      {rocksdb::Status::TryAgain("x"), absl::StatusCode::kUnavailable},
+      {rocksdb::Status::ShutdownInProgress("x"), absl::StatusCode::kUnavailable},
+      {rocksdb::Status::InvalidArgument("x"), absl::StatusCode::kInvalidArgument},
+      {rocksdb::Status::NotSupported("x"), absl::StatusCode::kUnimplemented},
+      {rocksdb::Status::Aborted("x"), absl::StatusCode::kAborted},
+      {rocksdb::Status::Incomplete("x"), absl::StatusCode::kInternal},
+  };
+  for (const Case& c : cases) {
+    const absl::Status out = ToAbslStatus(c.in, "ctx");
+    EXPECT_EQ(out.code(), c.want) << c.in.ToString();
+    if (!out.ok()) {
+      EXPECT_NE(out.message().find("ctx"), absl::string_view::npos);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace crawler::kv

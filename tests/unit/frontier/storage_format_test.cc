@@ -1,0 +1,275 @@
+// Pins the frontier's on-disk format (docs/storage-format.md): golden bytes, key order, round
+// trips and rejection of damaged records. A failure here means stored data would be misread.
+#include "services/frontier/storage_format.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "services/common/kv/kv_store.h"
+#include "services/frontier/url_record.h"
+
+namespace crawler::frontier::storage {
+namespace {
+
+std::string Bytes(std::initializer_list<int> bytes) {
+  std::string out;
+  for (int b : bytes) out.push_back(static_cast<char>(b));
+  return out;
+}
+
+UrlRecord FullRecord() {
+  UrlRecord record;
+  record.status = UrlStatus::kDone;
+  record.host_id = 2;
+  record.priority = 7;
+  record.depth = 1;
+  record.seq = 5;
+  record.attempts = 0;
+  record.fetch_count = 1;
+  record.first_seen = absl::FromUnixMicros(0);
+  record.discovered_from = "a";
+  record.last_outcome = OutcomeClass::kFetched;
+  record.http_status = 200;
+  record.fetch_time = absl::FromUnixMicros(-1);
+  record.etag = "e";
+  record.last_modified = "l";
+  record.content_fingerprint = 0x0102030405060708;
+  record.content_length = 10;
+  record.next_visit = absl::InfinitePast();
+  record.visit_history = "h";
+  return record;
+}
+
+void ExpectSameRecord(const UrlRecord& a, const UrlRecord& b) {
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.host_id, b.host_id);
+  EXPECT_EQ(a.priority, b.priority);
+  EXPECT_EQ(a.depth, b.depth);
+  EXPECT_EQ(a.seq, b.seq);
+  EXPECT_EQ(a.attempts, b.attempts);
+  EXPECT_EQ(a.fetch_count, b.fetch_count);
+  EXPECT_EQ(a.first_seen, b.first_seen);
+  EXPECT_EQ(a.discovered_from, b.discovered_from);
+  EXPECT_EQ(a.last_outcome, b.last_outcome);
+  EXPECT_EQ(a.http_status, b.http_status);
+  EXPECT_EQ(a.fetch_time, b.fetch_time);
+  EXPECT_EQ(a.etag, b.etag);
+  EXPECT_EQ(a.last_modified, b.last_modified);
+  EXPECT_EQ(a.content_fingerprint, b.content_fingerprint);
+  EXPECT_EQ(a.content_length, b.content_length);
+  EXPECT_EQ(a.next_visit, b.next_visit);
+  EXPECT_EQ(a.visit_history, b.visit_history);
+}
+
+// ---- golden encodings (docs/storage-format.md gives the same bytes) ----
+
+TEST(StorageFormatGolden, QueueKey) {
+  EXPECT_EQ(QueueKey(0x0102, QueuePos{0xfe, 3, 0x0a0b}),
+            Bytes({0, 0, 0, 0, 0, 0, 1, 2, 0xfe, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0x0a, 0x0b}));
+  EXPECT_EQ(EncodeQueueValue(kQueueFlagHasHistory, "http://a/"), Bytes({1, 1}) + "http://a/");
+}
+
+TEST(StorageFormatGolden, HostRecord) {
+  HostRecord record;
+  record.host_id = 1;
+  record.next_seq = 300;
+  record.queued = 2;
+  record.waiting = 0;
+  record.seen = 3;
+  record.pages = 1;
+  record.next_allowed = absl::FromUnixMicros(1);
+  EXPECT_EQ(EncodeHostRecord(record), Bytes({1, 1, 0xac, 0x02, 2, 0, 3, 1, 3}));
+}
+
+TEST(StorageFormatGolden, LeaseRecord) {
+  LeaseRecord record;
+  record.host_id = 5;
+  record.pos = QueuePos{255, 1, 2};
+  record.flags = 1;
+  record.deadline = absl::InfinitePast();
+  record.url = "u";
+  EXPECT_EQ(EncodeLeaseRecord(record), Bytes({1, 5, 0xff, 1, 2, 1, 0, 1, 'u'}));
+  EXPECT_EQ(LeaseKey(0x0102), Bytes({0, 0, 0, 0, 0, 0, 1, 2}));
+}
+
+TEST(StorageFormatGolden, DueEntry) {
+  EXPECT_EQ(DueKey(absl::FromUnixMicros(0x0102), "u"), Bytes({0, 0, 0, 0, 0, 0, 1, 2, 'u'}));
+  EXPECT_EQ(EncodeDueValue(300), Bytes({1, 0xac, 0x02}));
+}
+
+TEST(StorageFormatGolden, UrlRecordDefaultIs26Bytes) {
+  EXPECT_EQ(EncodeUrlRecord(UrlRecord{}),
+            Bytes({1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+}
+
+TEST(StorageFormatGolden, UrlRecordAllFields) {
+  EXPECT_EQ(EncodeUrlRecord(FullRecord()),
+            Bytes({1,   3, 2,   7, 1, 5, 0, 1, 1, 1, 'a', 1,  0x90, 0x03, 2,  1,
+                   'e', 1, 'l', 1, 2, 3, 4, 5, 6, 7, 8,   10, 0,    1,    'h'}));
+}
+
+TEST(StorageFormatGolden, MetaCounters) {
+  EXPECT_EQ(EncodeFixed64(1), Bytes({0, 0, 0, 0, 0, 0, 0, 1}));
+  EXPECT_EQ(DecodeFixed64(Bytes({0, 0, 0, 0, 0, 0, 1, 0})).value(), 256u);
+  EXPECT_EQ(DecodeFixed64("short").status().code(), absl::StatusCode::kDataLoss);
+}
+
+// ---- key order ----
+
+TEST(StorageFormatKeys, QueueKeysSortByHostThenBandDepthSeq) {
+  // Listed in the order the keys must sort in.
+  const std::vector<std::pair<uint64_t, QueuePos>> ordered = {
+      {1, {0, 0, 0}},
+      {1, {0, 0, 255}},
+      {1, {0, 0, 256}},
+      {1, {0, 1, 0}},
+      {1, {0, 256, 0}},
+      {1, {1, 0, 0}},
+      {1, {255, std::numeric_limits<uint32_t>::max(), std::numeric_limits<uint64_t>::max()}},
+      {2, {0, 0, 0}},
+      {256, {0, 0, 0}},
+  };
+  for (size_t i = 1; i < ordered.size(); ++i) {
+    EXPECT_LT(QueueKey(ordered[i - 1].first, ordered[i - 1].second),
+              QueueKey(ordered[i].first, ordered[i].second))
+        << "entry " << i;
+  }
+  for (const auto& [host, pos] : ordered) {
+    const std::string key = QueueKey(host, pos);
+    EXPECT_EQ(key.substr(0, kQueueHostPrefixBytes), QueueHostPrefix(host));
+    absl::StatusOr<QueueKeyParts> parts = DecodeQueueKey(key);
+    ASSERT_TRUE(parts.ok());
+    EXPECT_EQ(parts->host_id, host);
+    EXPECT_EQ(parts->pos, pos);
+  }
+}
+
+TEST(StorageFormatKeys, HigherPriorityHasLowerBand) {
+  EXPECT_LT(BandOfPriority(9), BandOfPriority(0));
+  for (int p = 0; p < 256; ++p) {
+    EXPECT_EQ(PriorityOfBand(BandOfPriority(static_cast<uint8_t>(p))), p);
+  }
+}
+
+TEST(StorageFormatKeys, DueKeysSortByTime) {
+  const absl::Time t = absl::FromUnixSeconds(1704067200);
+  EXPECT_LT(DueKey(t, "http://z/"), DueKey(t + absl::Microseconds(1), "http://a/"));
+  EXPECT_LT(DueKey(t, "http://z/"), DueKeyPrefix(t + absl::Microseconds(1)));
+  EXPECT_LT(DueKeyPrefix(t), DueKey(t, "x"));
+  // Times before the epoch clamp to 0 rather than wrapping to the end of the index.
+  EXPECT_EQ(DueKeyPrefix(absl::InfinitePast()), DueKeyPrefix(absl::FromUnixMicros(0)));
+  const std::string key = DueKey(t, "http://a/");
+  absl::StatusOr<DueKeyParts> parts = DecodeDueKey(key);
+  ASSERT_TRUE(parts.ok());
+  EXPECT_EQ(parts->due, t);
+  EXPECT_EQ(parts->url, "http://a/");
+  EXPECT_EQ(DecodeDueKey(DueKeyPrefix(t)).status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(StorageFormatKeys, PrefixSuccessorBoundsAPrefixRange) {
+  EXPECT_EQ(kv::PrefixSuccessor("ab"), "ac");
+  EXPECT_EQ(kv::PrefixSuccessor(Bytes({'a', 0xff, 0xff})), "b");
+  EXPECT_EQ(kv::PrefixSuccessor(Bytes({0xff, 0xff})), "");
+  EXPECT_EQ(kv::PrefixSuccessor(""), "");
+  const std::string prefix = QueueHostPrefix(7);
+  EXPECT_LT(QueueKey(7, QueuePos{255, 0xffffffff, ~uint64_t{0}}), kv::PrefixSuccessor(prefix));
+  EXPECT_EQ(kv::PrefixSuccessor(prefix), QueueHostPrefix(8));
+}
+
+// ---- round trips and damage ----
+
+TEST(StorageFormatRecords, UrlRecordRoundTrips) {
+  for (UrlRecord record : {UrlRecord{}, FullRecord()}) {
+    absl::StatusOr<UrlRecord> decoded = DecodeUrlRecord(EncodeUrlRecord(record));
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    ExpectSameRecord(*decoded, record);
+  }
+  UrlRecord extremes = FullRecord();
+  extremes.host_id = std::numeric_limits<uint64_t>::max();
+  extremes.depth = std::numeric_limits<uint32_t>::max();
+  extremes.http_status = -7;
+  extremes.first_seen = absl::InfiniteFuture();
+  extremes.fetch_time = absl::FromUnixMicros(std::numeric_limits<int64_t>::min() + 1);
+  extremes.next_visit = absl::FromUnixSeconds(4102444800);
+  absl::StatusOr<UrlRecord> decoded = DecodeUrlRecord(EncodeUrlRecord(extremes));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ExpectSameRecord(*decoded, extremes);
+}
+
+TEST(StorageFormatRecords, HostAndLeaseRecordsRoundTrip) {
+  HostRecord host{42, 7, 3, 2, 12, 5, absl::FromUnixSeconds(1704067200)};
+  absl::StatusOr<HostRecord> h = DecodeHostRecord(EncodeHostRecord(host));
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->host_id, 42u);
+  EXPECT_EQ(h->next_seq, 7u);
+  EXPECT_EQ(h->queued, 3u);
+  EXPECT_EQ(h->waiting, 2u);
+  EXPECT_EQ(h->seen, 12u);
+  EXPECT_EQ(h->pages, 5u);
+  EXPECT_EQ(h->next_allowed, host.next_allowed);
+
+  LeaseRecord lease{9, QueuePos{3, 4, 5}, kQueueFlagHasHistory, absl::FromUnixSeconds(5),
+                    "http://example.com/x"};
+  absl::StatusOr<LeaseRecord> l = DecodeLeaseRecord(EncodeLeaseRecord(lease));
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->host_id, 9u);
+  EXPECT_EQ(l->pos, lease.pos);
+  EXPECT_EQ(l->flags, kQueueFlagHasHistory);
+  EXPECT_EQ(l->deadline, lease.deadline);
+  EXPECT_EQ(l->url, lease.url);
+}
+
+TEST(StorageFormatRecords, EveryTruncationIsDataLoss) {
+  const std::string url = EncodeUrlRecord(FullRecord());
+  for (size_t n = 0; n < url.size(); ++n) {
+    EXPECT_EQ(DecodeUrlRecord(url.substr(0, n)).status().code(), absl::StatusCode::kDataLoss)
+        << "prefix " << n;
+  }
+  const std::string host = EncodeHostRecord(HostRecord{1, 300, 2, 0, 3, 1, absl::Now()});
+  for (size_t n = 0; n < host.size(); ++n) {
+    EXPECT_EQ(DecodeHostRecord(host.substr(0, n)).status().code(), absl::StatusCode::kDataLoss);
+  }
+  const std::string lease =
+      EncodeLeaseRecord(LeaseRecord{1, QueuePos{1, 2, 3}, 0, absl::Now(), "http://a/"});
+  for (size_t n = 0; n < lease.size(); ++n) {
+    EXPECT_EQ(DecodeLeaseRecord(lease.substr(0, n)).status().code(), absl::StatusCode::kDataLoss);
+  }
+  EXPECT_EQ(DecodeQueueValue(Bytes({1, 0})).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(DecodeQueueKey("short").status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(StorageFormatRecords, AppendedFieldsAreIgnored) {
+  // A newer writer may append fields; this reader must still read what it knows.
+  absl::StatusOr<UrlRecord> decoded = DecodeUrlRecord(EncodeUrlRecord(FullRecord()) + "future");
+  ASSERT_TRUE(decoded.ok());
+  ExpectSameRecord(*decoded, FullRecord());
+}
+
+TEST(StorageFormatRecords, NewerVersionIsRefused) {
+  std::string value = EncodeUrlRecord(FullRecord());
+  value[0] = 2;
+  EXPECT_EQ(DecodeUrlRecord(value).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(StorageFormatRecords, OutOfRangeEnumsAreDataLoss) {
+  std::string value = EncodeUrlRecord(UrlRecord{});
+  value[1] = 9;  // status
+  EXPECT_EQ(DecodeUrlRecord(value).status().code(), absl::StatusCode::kDataLoss);
+  value = EncodeUrlRecord(UrlRecord{});
+  value[10] = static_cast<char>(kMaxOutcomeClass + 1);  // last_outcome
+  EXPECT_EQ(DecodeUrlRecord(value).status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(StorageFormatRecords, OverlongVarintIsDataLoss) {
+  std::string value = Bytes({1});
+  value += std::string(11, static_cast<char>(0xff));  // host_id varint that never ends
+  EXPECT_EQ(DecodeHostRecord(value).status().code(), absl::StatusCode::kDataLoss);
+}
+
+}  // namespace
+}  // namespace crawler::frontier::storage

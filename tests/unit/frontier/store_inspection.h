@@ -1,0 +1,59 @@
+// StoreInspection: reads a frontier's column families directly, so tests can check where every
+// URL is on disk independently of the Frontier's own counters.
+#ifndef CRAWLER_TESTS_UNIT_FRONTIER_STORE_INSPECTION_H_
+#define CRAWLER_TESTS_UNIT_FRONTIER_STORE_INSPECTION_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gtest/gtest.h"
+#include "services/common/kv/kv_store.h"
+#include "services/frontier/storage_format.h"
+#include "services/frontier/url_record.h"
+
+namespace crawler::frontier {
+
+struct StoreInspection {
+  std::vector<std::string> queued;   // URLs in frontier.queue, in key order
+  std::vector<std::string> leased;   // URLs in frontier.leases
+  std::vector<std::string> waiting;  // URLs in frontier.due
+  std::map<std::string, UrlRecord> records;
+};
+
+inline StoreInspection Inspect(const kv::KvStore& store) {
+  StoreInspection out;
+  auto scan = [&store](std::string_view cf, auto&& visit) {
+    absl::StatusOr<std::unique_ptr<kv::KvIterator>> it = store.NewIterator(cf, "", "");
+    ASSERT_TRUE(it.ok()) << it.status();
+    for (; (*it)->Valid(); (*it)->Next()) visit((*it)->key(), (*it)->value());
+    ASSERT_TRUE((*it)->status().ok());
+  };
+  scan(storage::kQueueFamily, [&](std::string_view, std::string_view value) {
+    absl::StatusOr<storage::QueueEntry> entry = storage::DecodeQueueValue(value);
+    ASSERT_TRUE(entry.ok()) << entry.status();
+    out.queued.push_back(entry->url);
+  });
+  scan(storage::kLeasesFamily, [&](std::string_view, std::string_view value) {
+    absl::StatusOr<storage::LeaseRecord> lease = storage::DecodeLeaseRecord(value);
+    ASSERT_TRUE(lease.ok()) << lease.status();
+    out.leased.push_back(lease->url);
+  });
+  scan(storage::kDueFamily, [&](std::string_view key, std::string_view) {
+    absl::StatusOr<storage::DueKeyParts> parts = storage::DecodeDueKey(key);
+    ASSERT_TRUE(parts.ok()) << parts.status();
+    out.waiting.emplace_back(parts->url);
+  });
+  scan(storage::kUrlsFamily, [&](std::string_view key, std::string_view value) {
+    absl::StatusOr<UrlRecord> record = storage::DecodeUrlRecord(value);
+    ASSERT_TRUE(record.ok()) << record.status();
+    out.records.emplace(std::string(key), *record);
+  });
+  return out;
+}
+
+}  // namespace crawler::frontier
+
+#endif  // CRAWLER_TESTS_UNIT_FRONTIER_STORE_INSPECTION_H_
