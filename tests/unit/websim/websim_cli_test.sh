@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# End-to-end test of the websim binary: offline outputs, then a served request over bash's
+# /dev/tcp, the request log, and shutdown on SIGTERM and on --max-seconds. No sleeps: the
+# script blocks on a FIFO until websim says it is listening.
+set -euo pipefail
+websim=$1
+tmp=$(mktemp -d)
+pid=""
+cleanup() {
+  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "websim_cli_test: FAIL: $*" >&2; exit 1; }
+
+# --print-seeds prints and exits.
+seeds=$("$websim" --hosts 3 --pages 10 --seed-hosts 2 --print-seeds)
+[ "$seeds" = $'http://h0.websim.test/\nhttp://h1.websim.test/' ] || fail "print-seeds gave: $seeds"
+
+# Bad options are usage errors (exit 2), not crashes.
+set +e
+"$websim" --hosts 0 --print-seeds 2>/dev/null; rc=$?
+set -e
+[ "$rc" = 2 ] || fail "--hosts 0 exited $rc, want 2"
+
+# --export, --truth and --seeds-file with --no-serve.
+"$websim" --hosts 2 --pages 10 --sitemap-only 1 --export "$tmp/site" --truth "$tmp/truth.tsv" \
+  --seeds-file "$tmp/seeds.txt" --no-serve
+[ -f "$tmp/site/h1.websim.test/robots.txt" ] || fail "export: no robots.txt"
+[ -f "$tmp/site/h1.websim.test/sitemap.xml" ] || fail "export: no sitemap.xml"
+[ -f "$tmp/site/h0.websim.test/index.html" ] || fail "export: no root page"
+files=$(find "$tmp/site" -type f | wc -l)
+[ "$files" = 26 ] || fail "export wrote $files files, want 2 hosts x (11 pages + 2) = 26"
+grep -q $'^seed\thttp://h0.websim.test/$' "$tmp/truth.tsv" || fail "truth lacks seed line"
+[ "$(grep -c $'^sitemap_only\t' "$tmp/truth.tsv")" = 2 ] || fail "truth: want 2 sitemap_only"
+[ "$(cat "$tmp/seeds.txt")" = $'http://h0.websim.test/\nhttp://h1.websim.test/' ] ||
+  fail "seeds file: $(cat "$tmp/seeds.txt")"
+
+# Serve: wait for the "listening" line through a FIFO.
+mkfifo "$tmp/stderr"
+"$websim" --hosts 2 --pages 10 --port-file "$tmp/port" --log "$tmp/log.tsv" \
+  --max-seconds 60 2>"$tmp/stderr" &
+pid=$!
+exec 3<"$tmp/stderr"
+read -r -t 30 -u 3 line || fail "websim did not report listening"
+[[ "$line" =~ ^websim\ listening\ on\ 127\.0\.0\.1:([0-9]+) ]] || fail "unexpected: $line"
+port=${BASH_REMATCH[1]}
+[ "$(cat "$tmp/port")" = "$port" ] || fail "port file $(cat "$tmp/port") != $port"
+
+exec 4<>"/dev/tcp/127.0.0.1/$port"
+printf 'GET /robots.txt HTTP/1.1\r\nHost: h1.websim.test\r\nConnection: close\r\n\r\n' >&4
+response=$(timeout 10 cat <&4) || fail "no response"
+exec 4<&-
+[[ "$response" == "HTTP/1.1 200 OK"* ]] || fail "status line: ${response%%$'\r'*}"
+[[ "$response" == *"Disallow: /private/"* ]] || fail "robots.txt body missing"
+
+kill -TERM "$pid"
+wait "$pid" || fail "websim exited $? on SIGTERM"
+pid=""
+read -r -t 10 -u 3 line || fail "no shutdown message"
+[[ "$line" == "websim: stopping on"* ]] || fail "shutdown message: $line"
+exec 3<&-
+[ "$(wc -l < "$tmp/log.tsv")" = 1 ] || fail "log has $(wc -l < "$tmp/log.tsv") lines, want 1"
+IFS=$'\t' read -r ns host target status bytes conn method < "$tmp/log.tsv"
+[[ "$ns" =~ ^[0-9]+$ ]] || fail "log time: $ns"
+[ "$host $target $status $method" = "h1.websim.test /robots.txt 200 GET" ] ||
+  fail "log line: $(cat "$tmp/log.tsv")"
+
+# --max-seconds ends a forgotten server by itself.
+"$websim" --hosts 1 --pages 1 --max-seconds 0.2 2>/dev/null || fail "--max-seconds exit status"
+echo "websim_cli_test: OK"

@@ -1,0 +1,248 @@
+// websim: the project's synthetic web server. Parses flags, builds the SiteModel, writes the
+// requested files, serves on loopback until SIGINT/SIGTERM or --max-seconds. docs/websim.md is
+// the manual.
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "tools/websim/ground_truth.h"
+#include "tools/websim/http_server.h"
+#include "tools/websim/request_log.h"
+#include "tools/websim/site_export.h"
+#include "tools/websim/site_model.h"
+#include "tools/websim/websim_handler.h"
+
+namespace {
+
+using crawler::websim::WebsimOptions;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+// "MIN" or "MIN,MAX" as two numbers (MAX = MIN when omitted).
+bool ParseRange(const std::string& text, double* min, double* max) {
+  std::vector<std::string> parts = absl::StrSplit(text, ',');
+  if (parts.empty() || parts.size() > 2) return false;
+  if (!absl::SimpleAtod(parts[0], min)) return false;
+  *max = *min;
+  return parts.size() == 1 || absl::SimpleAtod(parts[1], max);
+}
+
+// Written to a temporary name and renamed, so a test polling for the file never reads half.
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view content) {
+  const std::string tmp = absl::StrCat(path, ".tmp");
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", tmp));
+  const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  if (std::fclose(f) != 0 || !ok) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot rename to ", path));
+  }
+  return absl::OkStatus();
+}
+
+// Many crawler connections at once need more than the usual soft limit of 1024 descriptors.
+void RaiseFileLimit() {
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+int Fail(const absl::Status& status) {
+  std::cerr << "websim: " << status << "\n";
+  return kExitFailure;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"websim: a deterministic synthetic web on 127.0.0.1 for crawler tests"};
+  WebsimOptions options;
+  int port = 0;
+  int threads = 1;
+  double max_seconds = 3600;
+  double crawl_delay_seconds = 0;
+  std::string latency_ms = "0";
+  std::string page_bytes = absl::StrCat(options.page_bytes_min, ",", options.page_bytes_max);
+  std::string port_file, log_file, truth_file, seeds_file, export_dir;
+  bool print_seeds = false, print_truth = false, no_serve = false;
+
+  app.add_option("--hosts", options.num_hosts, "number of hosts h0<suffix> ...")
+      ->capture_default_str();
+  app.add_option("--pages", options.pages_per_host, "pages per host (linked or deliberately not)")
+      ->capture_default_str();
+  app.add_option("--seed", options.seed, "seed of every pseudo-random choice")
+      ->capture_default_str();
+  app.add_option("--host-suffix", options.host_suffix, "host name suffix")->capture_default_str();
+  app.add_option("--seed-hosts", options.num_seed_hosts,
+                 "seeds are the roots of the first N hosts (0 = every host)")
+      ->capture_default_str();
+  app.add_option("--links", options.links_per_page, "extra random links per page")
+      ->capture_default_str();
+  app.add_option("--cross-host-fraction", options.cross_host_fraction,
+                 "share of extra links to other hosts")
+      ->capture_default_str();
+  app.add_option("--nofollow-fraction", options.nofollow_fraction,
+                 "share of extra links with rel=nofollow")
+      ->capture_default_str();
+  app.add_option("--private-fraction", options.private_fraction,
+                 "share of pages under /private/ (disallowed)")
+      ->capture_default_str();
+  app.add_option("--private-open-fraction", options.private_open_fraction,
+                 "share of pages under /private/open/ (allowed again)")
+      ->capture_default_str();
+  app.add_option("--nofollow-only-fraction", options.nofollow_only_fraction,
+                 "share of pages linked only with rel=nofollow")
+      ->capture_default_str();
+  app.add_option("--sitemap-fraction", options.sitemap_fraction,
+                 "share of reachable pages listed in sitemap.xml")
+      ->capture_default_str();
+  app.add_option("--sitemap-only", options.sitemap_only_pages,
+                 "pages per host listed only in sitemap.xml")
+      ->capture_default_str();
+  app.add_option("--crawl-delay", crawl_delay_seconds,
+                 "Crawl-delay in robots.txt, seconds (0 = none)")
+      ->capture_default_str();
+  app.add_option("--page-bytes", page_bytes, "page body size range MIN,MAX in bytes")
+      ->capture_default_str();
+  app.add_option("--latency-ms", latency_ms,
+                 "response delay per host, MIN[,MAX] milliseconds (uniform per host)")
+      ->capture_default_str();
+  app.add_option("--port", port, "TCP port on 127.0.0.1 (0 = ephemeral)")->capture_default_str();
+  app.add_option("--port-file", port_file, "write the port number to this file once listening");
+  app.add_option("--threads", threads, "server threads")->capture_default_str();
+  app.add_option("--log", log_file, "request log file (docs/websim.md: Request log)");
+  app.add_option("--truth", truth_file, "write the ground truth to this file");
+  app.add_option("--seeds-file", seeds_file, "write the seed URLs to this file");
+  app.add_option("--export", export_dir, "write the whole web as static files under DIR");
+  app.add_flag("--print-seeds", print_seeds, "print the seed URLs and exit");
+  app.add_flag("--print-truth", print_truth, "print the ground truth and exit");
+  app.add_flag("--no-serve", no_serve, "exit after writing the requested files");
+  app.add_option("--max-seconds", max_seconds, "exit after this many seconds of serving")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  double min = 0, max = 0;
+  if (!ParseRange(latency_ms, &min, &max)) {
+    std::cerr << "websim: --latency-ms wants MIN[,MAX], got " << latency_ms << "\n";
+    return kExitUsage;
+  }
+  options.latency_min = absl::Microseconds(static_cast<int64_t>(min * 1000));
+  options.latency_max = absl::Microseconds(static_cast<int64_t>(max * 1000));
+  if (!ParseRange(page_bytes, &min, &max)) {
+    std::cerr << "websim: --page-bytes wants MIN,MAX, got " << page_bytes << "\n";
+    return kExitUsage;
+  }
+  options.page_bytes_min = static_cast<int64_t>(min);
+  options.page_bytes_max = static_cast<int64_t>(max);
+  options.crawl_delay = absl::Seconds(crawl_delay_seconds);
+  if (!(max_seconds > 0)) {
+    std::cerr << "websim: --max-seconds must be > 0\n";
+    return kExitUsage;
+  }
+
+  absl::StatusOr<crawler::websim::SiteModel> model =
+      crawler::websim::SiteModel::Create(options);
+  if (!model.ok()) {
+    std::cerr << "websim: " << model.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (print_seeds) {
+    std::cout << crawler::websim::FormatSeeds(*model);
+    return kExitOk;
+  }
+  if (print_truth || !truth_file.empty()) {
+    const std::string truth = crawler::websim::FormatGroundTruth(
+        *model, crawler::websim::ComputeGroundTruth(*model));
+    if (print_truth) {
+      std::cout << truth;
+      return kExitOk;
+    }
+    if (absl::Status s = WriteFileAtomically(truth_file, truth); !s.ok()) return Fail(s);
+  }
+  if (!seeds_file.empty()) {
+    if (absl::Status s = WriteFileAtomically(seeds_file, crawler::websim::FormatSeeds(*model));
+        !s.ok()) {
+      return Fail(s);
+    }
+  }
+  if (!export_dir.empty()) {
+    if (absl::Status s = crawler::websim::ExportSite(*model, export_dir); !s.ok()) return Fail(s);
+  }
+  if (no_serve) return kExitOk;
+
+  std::unique_ptr<crawler::websim::RequestLog> log;
+  if (!log_file.empty()) {
+    absl::StatusOr<std::unique_ptr<crawler::websim::RequestLog>> opened =
+        crawler::websim::RequestLog::Open(log_file);
+    if (!opened.ok()) return Fail(opened.status());
+    log = *std::move(opened);
+  }
+  RaiseFileLimit();
+
+  // Workers inherit this mask, so only sigtimedwait below ever sees SIGINT/SIGTERM: shutdown is
+  // an ordinary return from main, with the log flushed, and no handler touches global state.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  crawler::websim::WebsimHandler handler(&*model, crawler::websim::MonotonicNowNs());
+  crawler::websim::HttpServerOptions server_options;
+  server_options.port = port;
+  server_options.threads = threads;
+  absl::StatusOr<std::unique_ptr<crawler::websim::HttpServer>> server =
+      crawler::websim::HttpServer::Start(server_options, &handler, log.get());
+  if (!server.ok()) return Fail(server.status());
+  const int bound_port = (*server)->port();
+  if (!port_file.empty()) {
+    if (absl::Status s = WriteFileAtomically(port_file, absl::StrCat(bound_port, "\n")); !s.ok()) {
+      return Fail(s);
+    }
+  }
+  std::cerr << "websim listening on 127.0.0.1:" << bound_port << " (" << options.num_hosts
+            << " hosts x " << options.pages_per_host << " pages, seed " << options.seed << ")"
+            << std::endl;
+
+  const int64_t deadline_ns =
+      crawler::websim::MonotonicNowNs() + static_cast<int64_t>(max_seconds * 1e9);
+  int signal_number = 0;
+  while (true) {
+    const int64_t left_ns = deadline_ns - crawler::websim::MonotonicNowNs();
+    if (left_ns <= 0) break;
+    timespec timeout{static_cast<time_t>(left_ns / 1'000'000'000),
+                     static_cast<long>(left_ns % 1'000'000'000)};
+    const int sig = sigtimedwait(&stop_signals, nullptr, &timeout);
+    if (sig > 0) {
+      signal_number = sig;
+      break;
+    }
+    if (errno != EINTR && errno != EAGAIN) break;
+  }
+  (*server)->Stop();
+  if (signal_number != 0) {
+    std::cerr << "websim: stopping on " << strsignal(signal_number) << std::endl;
+  } else {
+    std::cerr << "websim: stopping after --max-seconds " << max_seconds << std::endl;
+  }
+  return kExitOk;
+}

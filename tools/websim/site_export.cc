@@ -1,0 +1,59 @@
+#include "tools/websim/site_export.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+
+namespace crawler::websim {
+namespace {
+
+absl::Status WriteFile(const std::filesystem::path& path, absl::string_view content) {
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) {
+    return absl::ErrnoToStatus(ec.value(), absl::StrCat("cannot create ", path.parent_path().string()));
+  }
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", path.string()));
+  const size_t written = std::fwrite(content.data(), 1, content.size(), f);
+  const int close_result = std::fclose(f);
+  if (written != content.size() || close_result != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", path.string()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string ExportFileName(absl::string_view path) {
+  std::string name(path.substr(1));  // paths always start with '/'
+  if (name.empty() || name.back() == '/') name.append("index.html");
+  return name;
+}
+
+absl::Status ExportSite(const SiteModel& model, const std::string& dir) {
+  const std::filesystem::path root(dir);
+  for (int host = 0; host < model.num_hosts(); ++host) {
+    const std::filesystem::path host_dir = root / model.HostName(host);
+    if (absl::Status s = WriteFile(host_dir / "robots.txt", model.RenderRobotsTxt(host)); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = WriteFile(host_dir / "sitemap.xml", model.RenderSitemap(host)); !s.ok()) {
+      return s;
+    }
+    for (int page = 0; page < model.num_page_ids(); ++page) {
+      const PageRef ref{host, page};
+      const std::string path = model.PathOf(ref);
+      absl::Status s = WriteFile(host_dir / ExportFileName(path),
+                                 model.RenderPage(ref, absl::ZeroDuration()));
+      if (!s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace crawler::websim

@@ -1,0 +1,624 @@
+#include "tools/websim/site_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace crawler::websim {
+namespace {
+
+// Each page links its children 4p+1 .. 4p+4 in this tree over page ids, which makes every
+// public page reachable from the root at depth log4(pages). Only leaves may be private or
+// nofollow-only, so no public page hides behind one.
+constexpr int64_t kTreeFanout = 4;
+constexpr int kNumDirs = 4;
+constexpr int kNumSubdirs = 3;
+// A "next" link from a /dK/view?id=N page goes to the next view page of the same directory
+// within this many ids; the bound keeps rendering O(1) per page.
+constexpr int kNextScanLimit = 256;
+// sitemaps.org limit of URLs per sitemap file.
+constexpr int kMaxSitemapUrls = 50'000;
+
+// Salts keep the pseudo-random streams of different decisions independent.
+enum Salt : uint64_t {
+  kSaltClass = 1,
+  kSaltLayout = 2,
+  kSaltLinks = 3,
+  kSaltSize = 4,
+  kSaltText = 5,
+  kSaltLatency = 6,
+  kSaltSitemap = 7,
+  kSaltVocabulary = 8,
+};
+
+// splitmix64's finaliser: a bijective mix with full avalanche.
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+uint64_t Hash(uint64_t seed, Salt salt, uint64_t a, uint64_t b = 0) {
+  return Mix(Mix(Mix(seed ^ (uint64_t{salt} << 56)) ^ a) ^ (b * 0xd6e8feb86659fd93ULL));
+}
+
+double UnitInterval(uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
+
+// splitmix64 generator: the stream of one page's decisions.
+class Rng {
+ public:
+  explicit Rng(uint64_t state) : state_(state) {}
+  uint64_t Next() {
+    state_ += 0x9e3779b97f4a7c15ULL;
+    uint64_t x = state_;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  }
+  // Uniform in [0, n); the modulo bias is irrelevant for n << 2^64.
+  uint64_t Below(uint64_t n) { return n == 0 ? 0 : Next() % n; }
+  double Uniform() { return UnitInterval(Next()); }
+
+ private:
+  uint64_t state_;
+};
+
+constexpr std::array<absl::string_view, 64> kWords = {
+    "lorem",    "ipsum",   "dolor",     "sit",       "amet",      "consectetur", "adipiscing",
+    "elit",     "sed",     "do",        "eiusmod",   "tempor",    "incididunt",  "ut",
+    "labore",   "et",      "dolore",    "magna",     "aliqua",    "enim",        "ad",
+    "minim",    "veniam",  "quis",      "nostrud",   "exercitation", "ullamco", "laboris",
+    "nisi",     "aliquip", "ex",        "ea",        "commodo",   "consequat",   "duis",
+    "aute",     "irure",   "in",        "reprehenderit", "voluptate", "velit",   "esse",
+    "cillum",   "fugiat",  "nulla",     "pariatur",  "excepteur", "sint",        "occaecat",
+    "cupidatat", "non",    "proident",  "sunt",      "culpa",     "qui",         "officia",
+    "deserunt", "mollit",  "anim",      "id",        "est",       "laborum",     "crawler",
+    "web"};
+
+// Pages are filled from a pool of sentences chosen per page: copying whole sentences is ~20x
+// faster than drawing every word, and with 1024 sentences two pages share few of them, so
+// near-duplicate detection (SimHash) still sees distinct pages.
+constexpr int kNumSentences = 1024;
+
+std::vector<std::string> MakeSentences(uint64_t seed) {
+  std::vector<std::string> sentences;
+  sentences.reserve(kNumSentences);
+  Rng rng(Hash(seed, kSaltVocabulary, 0));
+  for (int i = 0; i < kNumSentences; ++i) {
+    std::string s;
+    const int words = 6 + static_cast<int>(rng.Below(10));
+    for (int w = 0; w < words; ++w) {
+      absl::string_view word = kWords[rng.Below(kWords.size())];
+      if (w == 0) {
+        s.push_back(absl::ascii_toupper(word[0]));
+        absl::StrAppend(&s, word.substr(1));
+      } else {
+        s.push_back(' ');
+        absl::StrAppend(&s, word);
+      }
+    }
+    s.append(". ");
+    sentences.push_back(std::move(s));
+  }
+  return sentences;
+}
+
+// Directory of a path (up to and including its last '/', query ignored): "/d1/" for both
+// "/d1/p5.html" and "/d1/view?id=5&lang=en".
+absl::string_view DirOf(absl::string_view path) {
+  absl::string_view no_query = path.substr(0, path.find('?'));
+  return path.substr(0, no_query.rfind('/') + 1);
+}
+
+std::vector<absl::string_view> DirSegments(absl::string_view dir) {
+  std::vector<absl::string_view> segments;
+  size_t start = 1;  // skip the leading '/'
+  while (start < dir.size()) {
+    size_t slash = dir.find('/', start);
+    segments.push_back(dir.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return segments;
+}
+
+// The shortest relative reference (RFC 3986 §4.2 relative-path) from a page at `from` to
+// `to`; "./" when the target is the base directory itself. No segment of our paths contains
+// ':', so the first segment can never be mistaken for a scheme.
+std::string RelativeRef(absl::string_view from, absl::string_view to) {
+  std::vector<absl::string_view> from_dir = DirSegments(DirOf(from));
+  absl::string_view to_dir_view = DirOf(to);
+  std::vector<absl::string_view> to_dir = DirSegments(to_dir_view);
+  absl::string_view to_rest = to.substr(to_dir_view.size());
+  size_t common = 0;
+  while (common < from_dir.size() && common < to_dir.size() &&
+         from_dir[common] == to_dir[common]) {
+    ++common;
+  }
+  std::string ref;
+  for (size_t i = common; i < from_dir.size(); ++i) ref.append("../");
+  for (size_t i = common; i < to_dir.size(); ++i) absl::StrAppend(&ref, to_dir[i], "/");
+  absl::StrAppend(&ref, to_rest);
+  if (ref.empty()) ref = "./";
+  return ref;
+}
+
+// Attribute values we write unquoted contain only these characters.
+bool SafeUnquoted(absl::string_view value) {
+  if (value.empty()) return false;
+  for (char c : value) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '/' && c != '.' &&
+        c != '_' && c != '-') {
+      return false;
+    }
+  }
+  return true;
+}
+
+void AppendEscaped(std::string* out, absl::string_view text) {
+  while (!text.empty()) {
+    const size_t special = text.find_first_of("&<>\"'");
+    absl::StrAppend(out, text.substr(0, special));
+    if (special == absl::string_view::npos) return;
+    switch (text[special]) {
+      case '&': out->append("&amp;"); break;
+      case '<': out->append("&lt;"); break;
+      case '>': out->append("&gt;"); break;
+      case '"': out->append("&quot;"); break;
+      default: out->append("&#39;"); break;
+    }
+    text.remove_prefix(special + 1);
+  }
+}
+
+std::optional<int> ParseId(absl::string_view digits) {
+  if (digits.empty() || digits.size() > 9) return std::nullopt;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+  }
+  int id = 0;
+  if (!absl::SimpleAtoi(digits, &id)) return std::nullopt;
+  return id;
+}
+
+// The page id a target names, if it has the shape of one of our paths; FindPage then checks
+// that the page really lives there.
+std::optional<int> IdFromTarget(absl::string_view target) {
+  if (target == "/") return 0;
+  if (size_t view = target.find("/view?id="); view != absl::string_view::npos) {
+    absl::string_view rest = target.substr(view + 9);
+    return ParseId(rest.substr(0, rest.find('&')));
+  }
+  if (absl::EndsWith(target, ".html")) {
+    absl::string_view last = target.substr(target.rfind('/') + 1);
+    if (!absl::StartsWith(last, "p")) return std::nullopt;
+    return ParseId(last.substr(1, last.size() - 1 - 5));
+  }
+  if (target.size() > 1 && target.back() == '/') {
+    absl::string_view dir = target.substr(0, target.size() - 1);
+    absl::string_view last = dir.substr(dir.rfind('/') + 1);
+    if (!absl::StartsWith(last, "t")) return std::nullopt;
+    return ParseId(last.substr(1));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::string_view LinkFormName(LinkForm form) {
+  switch (form) {
+    case LinkForm::kAbsolutePath: return "absolute-path";
+    case LinkForm::kPathRelative: return "path-relative";
+    case LinkForm::kDotRelative: return "dot-relative";
+    case LinkForm::kParentRelative: return "parent-relative";
+    case LinkForm::kQueryOnly: return "query-only";
+    case LinkForm::kDotSegments: return "dot-segments";
+    case LinkForm::kSchemeRelative: return "scheme-relative";
+    case LinkForm::kAbsoluteUrl: return "absolute-url";
+    case LinkForm::kAbsoluteUrlNonCanonical: return "absolute-url-non-canonical";
+  }
+  return "unknown";
+}
+
+struct SiteModel::Layout {
+  enum Kind { kRoot, kTop, kDir, kSub, kView, kIndex, kPrivate, kPrivateDir, kPrivateOpen };
+  Kind kind = kRoot;
+  int dir = 0;
+  int sub = 0;
+};
+
+absl::StatusOr<SiteModel> SiteModel::Create(WebsimOptions options) {
+  if (absl::Status s = options.Validate(); !s.ok()) return s;
+  return SiteModel(std::move(options));
+}
+
+SiteModel::SiteModel(WebsimOptions options)
+    : options_(std::move(options)), sentences_(MakeSentences(options_.seed)) {
+  // The class fractions are of all pages but only leaves can take a class, so scale them up to
+  // per-leaf probabilities (and back down if they would exceed 1 on tiny trees).
+  const int64_t pages = options_.pages_per_host;
+  const int64_t internal = pages >= 2 ? (pages - 2) / kTreeFanout + 1 : 1;
+  const int64_t leaves = pages - internal;
+  if (leaves > 0) {
+    const double scale = static_cast<double>(pages) / static_cast<double>(leaves);
+    p_private_ = options_.private_fraction * scale;
+    p_private_open_ = options_.private_open_fraction * scale;
+    p_nofollow_only_ = options_.nofollow_only_fraction * scale;
+    const double sum = p_private_ + p_private_open_ + p_nofollow_only_;
+    if (sum > 1.0) {
+      p_private_ /= sum;
+      p_private_open_ /= sum;
+      p_nofollow_only_ /= sum;
+    }
+  }
+}
+
+std::string SiteModel::HostName(int host) const {
+  return absl::StrCat("h", host, options_.host_suffix);
+}
+
+std::optional<int> SiteModel::FindHost(absl::string_view host_name) const {
+  if (!absl::StartsWith(host_name, "h") || !absl::EndsWith(host_name, options_.host_suffix)) {
+    return std::nullopt;
+  }
+  absl::string_view digits =
+      host_name.substr(1, host_name.size() - 1 - options_.host_suffix.size());
+  std::optional<int> host = ParseId(digits);
+  // Rejects "h007": only the exact spelling HostName produces is ours.
+  if (!host || *host >= options_.num_hosts || absl::StrCat(*host) != digits) {
+    return std::nullopt;
+  }
+  return host;
+}
+
+bool SiteModel::IsTreeLeaf(int page) const {
+  return page != 0 && int64_t{page} * kTreeFanout + 1 >= options_.pages_per_host;
+}
+
+PageClass SiteModel::ClassOf(PageRef page) const {
+  if (page.page >= options_.pages_per_host) return PageClass::kSitemapOnly;
+  if (!IsTreeLeaf(page.page)) return PageClass::kPublic;
+  double u = UnitInterval(Hash(options_.seed, kSaltClass, page.host, page.page));
+  if (u < p_private_) return PageClass::kPrivate;
+  u -= p_private_;
+  if (u < p_private_open_) return PageClass::kPrivateOpen;
+  u -= p_private_open_;
+  if (u < p_nofollow_only_) return PageClass::kNofollowOnly;
+  return PageClass::kPublic;
+}
+
+SiteModel::Layout SiteModel::LayoutOf(PageRef page) const {
+  Layout layout;
+  if (page.page == 0) return layout;
+  const uint64_t h = Hash(options_.seed, kSaltLayout, page.host, page.page);
+  layout.dir = static_cast<int>((h >> 8) % kNumDirs);
+  layout.sub = static_cast<int>((h >> 16) % kNumSubdirs);
+  switch (ClassOf(page)) {
+    case PageClass::kPrivate:
+      layout.kind = ((h >> 24) & 1) ? Layout::kPrivateDir : Layout::kPrivate;
+      return layout;
+    case PageClass::kPrivateOpen:
+      layout.kind = Layout::kPrivateOpen;
+      return layout;
+    default:
+      break;
+  }
+  const uint64_t r = h % 100;
+  layout.kind = r < 15   ? Layout::kTop
+                : r < 50 ? Layout::kDir
+                : r < 75 ? Layout::kSub
+                : r < 90 ? Layout::kView
+                         : Layout::kIndex;
+  return layout;
+}
+
+std::string SiteModel::PathOf(PageRef page) const {
+  const Layout layout = LayoutOf(page);
+  const int n = page.page;
+  switch (layout.kind) {
+    case Layout::kRoot: return "/";
+    case Layout::kTop: return absl::StrCat("/p", n, ".html");
+    case Layout::kDir: return absl::StrCat("/d", layout.dir, "/p", n, ".html");
+    case Layout::kSub: return absl::StrCat("/d", layout.dir, "/s", layout.sub, "/p", n, ".html");
+    case Layout::kView: return absl::StrCat("/d", layout.dir, "/view?id=", n, "&lang=en");
+    case Layout::kIndex: return absl::StrCat("/d", layout.dir, "/t", n, "/");
+    case Layout::kPrivate: return absl::StrCat("/private/p", n, ".html");
+    case Layout::kPrivateDir: return absl::StrCat("/private/d", layout.dir, "/p", n, ".html");
+    case Layout::kPrivateOpen: return absl::StrCat("/private/open/p", n, ".html");
+  }
+  return "/";
+}
+
+std::optional<PageRef> SiteModel::FindPage(int host, absl::string_view target) const {
+  if (host < 0 || host >= options_.num_hosts) return std::nullopt;
+  std::optional<int> id = IdFromTarget(target);
+  if (!id || *id >= num_page_ids()) return std::nullopt;
+  PageRef page{host, *id};
+  if (PathOf(page) != target) return std::nullopt;
+  return page;
+}
+
+std::string SiteModel::UrlOf(PageRef page) const {
+  return absl::StrCat("http://", HostName(page.host), PathOf(page));
+}
+
+bool SiteModel::IsAllowed(absl::string_view path) const {
+  // Mirrors RenderRobotsTxt's group for "*": the longer Allow wins over Disallow: /private/.
+  return !absl::StartsWith(path, "/private/") || absl::StartsWith(path, "/private/open/");
+}
+
+std::string SiteModel::HrefFor(PageRef from, const std::string& from_path, PageRef to,
+                               LinkForm form) const {
+  const std::string to_path = PathOf(to);
+  switch (form) {
+    case LinkForm::kAbsolutePath:
+      return to_path;
+    case LinkForm::kPathRelative:
+    case LinkForm::kParentRelative:
+      return RelativeRef(from_path, to_path);
+    case LinkForm::kDotRelative: {
+      std::string ref = RelativeRef(from_path, to_path);
+      if (absl::StartsWith(ref, "./") || absl::StartsWith(ref, "../")) return ref;
+      return absl::StrCat("./", ref);
+    }
+    case LinkForm::kQueryOnly:
+      return to_path.substr(to_path.find('?'));
+    case LinkForm::kDotSegments: {
+      // "/d<x>/../<dir>./<last>": one segment up and one "." that remove_dot_segments drops.
+      absl::string_view dir = DirOf(to_path);
+      const int detour = static_cast<int>(Hash(options_.seed, kSaltLinks, from.page, to.page) %
+                                          kNumDirs);
+      return absl::StrCat("/d", detour, "/..", dir, "./",
+                          absl::string_view(to_path).substr(dir.size()));
+    }
+    case LinkForm::kSchemeRelative:
+      return absl::StrCat("//", HostName(to.host), to_path);
+    case LinkForm::kAbsoluteUrl:
+      return absl::StrCat("http://", HostName(to.host), to_path);
+    case LinkForm::kAbsoluteUrlNonCanonical:
+      return absl::StrCat("HTTP://", absl::AsciiStrToUpper(HostName(to.host)), ":80", to_path);
+  }
+  return to_path;
+}
+
+std::vector<OutLink> SiteModel::LinksOf(PageRef page) const {
+  std::vector<OutLink> links;
+  const std::string from_path = PathOf(page);
+  const int pages = options_.pages_per_host;
+  const int hosts = options_.num_hosts;
+  Rng rng(Hash(options_.seed, kSaltLinks, page.host, page.page));
+
+  auto add = [&](PageRef to, bool nofollow, LinkForm form) {
+    OutLink link;
+    link.target = to;
+    link.nofollow = nofollow || ClassOf(to) == PageClass::kNofollowOnly;
+    link.href = HrefFor(page, from_path, to, form);
+    if (form == LinkForm::kPathRelative || form == LinkForm::kDotRelative) {
+      // The shortest relative form of some targets climbs or starts with "./" by itself.
+      if (absl::StartsWith(link.href, "../")) {
+        form = LinkForm::kParentRelative;
+      } else if (absl::StartsWith(link.href, "./")) {
+        form = LinkForm::kDotRelative;
+      }
+    }
+    link.form = form;
+    // Fragments and surrounding spaces must not change which page a link names.
+    const uint64_t decoration = rng.Next();
+    if (decoration % 100 < 15) absl::StrAppend(&link.href, "#s", (decoration >> 8) % 10);
+    if ((decoration >> 16) % 100 < 4) link.href = absl::StrCat(" ", link.href, " ");
+    links.push_back(std::move(link));
+  };
+  constexpr std::array<LinkForm, 7> kIntraForms = {
+      LinkForm::kAbsolutePath,   LinkForm::kPathRelative, LinkForm::kDotRelative,
+      LinkForm::kDotSegments,    LinkForm::kSchemeRelative, LinkForm::kAbsoluteUrl,
+      LinkForm::kAbsoluteUrlNonCanonical};
+  constexpr std::array<LinkForm, 3> kCrossForms = {
+      LinkForm::kSchemeRelative, LinkForm::kAbsoluteUrl, LinkForm::kAbsoluteUrlNonCanonical};
+
+  // The roots form a ring so that every host is reachable from any seed.
+  if (page.page == 0 && hosts > 1) {
+    add(PageRef{(page.host + 1) % hosts, 0}, false, kCrossForms[rng.Below(kCrossForms.size())]);
+  }
+  if (page.page < pages) {
+    for (int64_t child = int64_t{page.page} * kTreeFanout + 1;
+         child <= int64_t{page.page} * kTreeFanout + kTreeFanout && child < pages; ++child) {
+      add(PageRef{page.host, static_cast<int>(child)}, false,
+          kIntraForms[rng.Below(kIntraForms.size())]);
+    }
+  }
+  // Pagination between the view pages of one directory: the only query-only ("?id=...") hrefs.
+  const Layout layout = LayoutOf(page);
+  if (layout.kind == Layout::kView) {
+    const int end = std::min(pages, page.page + 1 + kNextScanLimit);
+    for (int next = page.page + 1; next < end; ++next) {
+      PageRef candidate{page.host, next};
+      if (ClassOf(candidate) != PageClass::kPublic) continue;
+      Layout l = LayoutOf(candidate);
+      if (l.kind == Layout::kView && l.dir == layout.dir) {
+        add(candidate, false, LinkForm::kQueryOnly);
+        break;
+      }
+    }
+  }
+  for (int i = 0; i < options_.links_per_page; ++i) {
+    const bool cross = hosts > 1 && rng.Uniform() < options_.cross_host_fraction;
+    const bool nofollow = rng.Uniform() < options_.nofollow_fraction;
+    PageRef to{page.host, static_cast<int>(rng.Below(pages))};
+    if (cross) to.host = static_cast<int>((page.host + 1 + rng.Below(hosts - 1)) % hosts);
+    const LinkForm form = cross ? kCrossForms[rng.Below(kCrossForms.size())]
+                                : kIntraForms[rng.Below(kIntraForms.size())];
+    add(to, nofollow, form);
+  }
+  return links;
+}
+
+std::vector<PageRef> SiteModel::Seeds() const {
+  const int n = options_.num_seed_hosts == 0 ? options_.num_hosts : options_.num_seed_hosts;
+  std::vector<PageRef> seeds;
+  seeds.reserve(n);
+  for (int host = 0; host < n; ++host) seeds.push_back(PageRef{host, 0});
+  return seeds;
+}
+
+absl::Duration SiteModel::LatencyOf(int host) const {
+  const double u = UnitInterval(Hash(options_.seed, kSaltLatency, host));
+  const absl::Duration span = options_.latency_max - options_.latency_min;
+  return options_.latency_min + absl::Microseconds(std::floor(u * absl::ToDoubleMicroseconds(span)));
+}
+
+std::string SiteModel::RenderPage(PageRef page, absl::Duration /*elapsed*/) const {
+  const std::string host = HostName(page.host);
+  const uint64_t size_hash = Hash(options_.seed, kSaltSize, page.host, page.page);
+  const int64_t span = options_.page_bytes_max - options_.page_bytes_min + 1;
+  const size_t target_size =
+      static_cast<size_t>(options_.page_bytes_min + static_cast<int64_t>(size_hash % span));
+  Rng text(Hash(options_.seed, kSaltText, page.host, page.page));
+  auto sentence = [&]() -> const std::string& { return sentences_[text.Below(kNumSentences)]; };
+
+  const std::vector<OutLink> links = LinksOf(page);
+  std::string out;
+  out.reserve(std::max(target_size, links.size() * 160 + 1024));
+  absl::StrAppend(&out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                        "<title>", host, " page ", page.page, "</title>\n</head>\n<body>\n"
+                        "<h1 id=\"top\">", host, " page ", page.page, "</h1>\n<p>");
+  out.append(sentence());
+  out.append(sentence());
+  out.append("</p>\n<ul>\n");
+
+  int index = 0;
+  for (const OutLink& link : links) {
+    // Attribute spellings a real parser must all handle: quotes, case, order, unquoted.
+    const uint64_t style = Hash(options_.seed, kSaltText, page.page, index++) % 8;
+    absl::string_view rel;
+    if (link.nofollow) {
+      constexpr std::array<absl::string_view, 3> kRels = {"nofollow", "external nofollow",
+                                                         "NoFollow noopener"};
+      rel = kRels[style % kRels.size()];
+    }
+    out.append("<li>");
+    const bool upper = style == 1;
+    if (style == 0 && SafeUnquoted(link.href) && rel.empty()) {
+      absl::StrAppend(&out, "<a class=l href=", link.href, ">");
+    } else {
+      const char quote = style == 2 ? '\'' : '"';
+      out.append(upper ? "<A" : "<a");
+      if (!rel.empty() && style % 2 == 0) absl::StrAppend(&out, " rel=\"", rel, "\"");
+      absl::StrAppend(&out, upper ? " HREF=" : " href=", absl::string_view(&quote, 1));
+      AppendEscaped(&out, link.href);
+      out.push_back(quote);
+      if (!rel.empty() && style % 2 == 1) absl::StrAppend(&out, " rel=\"", rel, "\"");
+      out.append(">");
+    }
+    absl::StrAppend(&out, "page ", link.target.page, " of h", link.target.host,
+                    upper ? "</A>" : "</a>", "</li>\n");
+  }
+  // Links a crawler must not turn into fetches of web pages.
+  absl::StrAppend(&out, "<li><a href=\"mailto:webmaster@", host, "\">webmaster</a></li>\n",
+                  "<li><a href=\"javascript:void(0)\">menu</a></li>\n",
+                  "<li><a name=\"anchor\">no href</a></li>\n</ul>\n<p>");
+
+  static constexpr absl::string_view kFooter = "</p>\n<p><a href=\"#top\">top</a></p>\n</body>\n</html>\n";
+  while (out.size() + kFooter.size() < target_size) out.append(sentence());
+  if (out.size() + kFooter.size() > target_size) {
+    // Trim the padding back to the exact size, but never into the markup before it.
+    const size_t padding_start = out.rfind("<p>") + 3;
+    out.resize(std::max(padding_start, target_size - std::min(target_size, kFooter.size())));
+  }
+  absl::StrAppend(&out, kFooter);
+  return out;
+}
+
+std::string SiteModel::RenderRobotsTxt(int host) const {
+  const std::string name = HostName(host);
+  std::string out = absl::StrCat(
+      "# robots.txt of ", name, " (websim)\n"
+      // A group for another crawler: a correct one obeys only the group that matches it.
+      "User-agent: websim-excluded-bot\n"
+      "Disallow: /\n"
+      "\n"
+      "User-agent: *\n"
+      "Disallow: /private/\n"
+      // RFC 9309 §2.2.2: the longest match wins, so this reopens part of /private/.
+      "Allow: /private/open/\n");
+  if (options_.crawl_delay > absl::ZeroDuration()) {
+    absl::StrAppend(&out, "Crawl-delay: ",
+                    absl::StrFormat("%g", absl::ToDoubleSeconds(options_.crawl_delay)), "\n");
+  }
+  absl::StrAppend(&out, "\nSitemap: http://", name, "/sitemap.xml\n");
+  return out;
+}
+
+bool SiteModel::InSitemap(PageRef page) const {
+  switch (ClassOf(page)) {
+    case PageClass::kSitemapOnly:
+      return true;
+    case PageClass::kPublic:
+    case PageClass::kPrivateOpen:
+      return UnitInterval(Hash(options_.seed, kSaltSitemap, page.host, page.page)) <
+             options_.sitemap_fraction;
+    default:
+      return false;
+  }
+}
+
+std::string SiteModel::RenderSitemap(int host) const {
+  std::string out =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
+  int listed = 0;
+  auto list = [&](PageRef page) {
+    out.append("<url><loc>");
+    AppendEscaped(&out, UrlOf(page));
+    out.append("</loc></url>\n");
+    ++listed;
+  };
+  // Sitemap-only pages first: Validate() caps their number below the per-file limit, so the
+  // cap can only cut pages that links reach anyway.
+  for (int page = options_.pages_per_host; page < num_page_ids(); ++page) {
+    list(PageRef{host, page});
+  }
+  for (int page = 0; page < options_.pages_per_host && listed < kMaxSitemapUrls; ++page) {
+    if (InSitemap(PageRef{host, page})) list(PageRef{host, page});
+  }
+  out.append("</urlset>\n");
+  return out;
+}
+
+SiteResponse SiteModel::Respond(absl::string_view host_name, absl::string_view target,
+                                absl::Duration elapsed) const {
+  SiteResponse response;
+  std::optional<int> host = FindHost(host_name);
+  if (!host) {
+    response.status = 404;
+    response.content_type = "text/plain; charset=utf-8";
+    response.body = absl::StrCat("websim: unknown host ", host_name.substr(0, 256), "\n");
+    return response;
+  }
+  response.latency = LatencyOf(*host);
+  if (target == "/robots.txt") {
+    response.content_type = "text/plain; charset=utf-8";
+    response.body = RenderRobotsTxt(*host);
+  } else if (target == "/sitemap.xml") {
+    response.content_type = "application/xml";
+    response.body = RenderSitemap(*host);
+  } else if (std::optional<PageRef> page = FindPage(*host, target)) {
+    response.content_type = "text/html; charset=utf-8";
+    response.body = RenderPage(*page, elapsed);
+  } else {
+    response.status = 404;
+    response.content_type = "text/html; charset=utf-8";
+    response.body = "<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>"
+                    "<body><h1>Not Found</h1></body></html>\n";
+  }
+  return response;
+}
+
+}  // namespace crawler::websim

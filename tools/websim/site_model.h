@@ -1,0 +1,143 @@
+// SiteModel: the deterministic synthetic web that websim serves.
+//
+// A pure function from (WebsimOptions, host, request target, time) to a response: page HTML with
+// links in every relative and absolute form, robots.txt (RFC 9309), sitemap.xml (sitemaps.org
+// 0.9) and 404s. Nothing is stored per page: layout, links, sizes and text are recomputed from
+// hashes of (seed, host, page), so a web of millions of pages costs no memory and any server
+// thread can answer any request. docs/websim.md is the contract (URL layout, link forms, ground
+// truth rules); ground_truth.h computes the set of pages a correct crawler fetches.
+//
+// The `elapsed` argument (time since the web "started") is where pages that change over time
+// will slot in; today every response is independent of it.
+//
+// Thread-safety: immutable after Create(); every method is const and safe to call concurrently.
+#ifndef CRAWLER_TOOLS_WEBSIM_SITE_MODEL_H_
+#define CRAWLER_TOOLS_WEBSIM_SITE_MODEL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "tools/websim/websim_options.h"
+
+namespace crawler::websim {
+
+// One page of the web: host index in [0, num_hosts), page index in [0, num_page_ids).
+struct PageRef {
+  int host = 0;
+  int page = 0;
+  friend bool operator==(const PageRef&, const PageRef&) = default;
+};
+
+// What a page is for the crawler's rules. Decided per page by the seed.
+enum class PageClass {
+  kPublic,        // allowed, reachable by followable links
+  kPrivate,       // under /private/: robots.txt disallows it
+  kPrivateOpen,   // under /private/open/: allowed by the longer Allow rule, reachable
+  kNofollowOnly,  // allowed, but every link to it carries rel=nofollow
+  kSitemapOnly,   // allowed, listed in sitemap.xml, no link points to it
+};
+
+// The textual form of an href, so tests can check that every form occurs and resolves.
+enum class LinkForm {
+  kAbsolutePath,     // /d1/p5.html
+  kPathRelative,     // p5.html, s2/p5.html
+  kDotRelative,      // ./p5.html
+  kParentRelative,   // ../d2/p5.html
+  kQueryOnly,        // ?id=7&lang=en (from /d1/view?id=5&lang=en)
+  kDotSegments,      // /d3/../d1/./p5.html
+  kSchemeRelative,   // //h3.websim.test/d1/p5.html
+  kAbsoluteUrl,      // http://h3.websim.test/d1/p5.html
+  kAbsoluteUrlNonCanonical,  // HTTP://H3.WEBSIM.TEST:80/d1/p5.html
+};
+inline constexpr int kNumLinkForms = 9;
+absl::string_view LinkFormName(LinkForm form);
+
+// One <a href> of a page that points to a page of the web. Links that point nowhere a crawler
+// should go (mailto:, javascript:, "#top") are rendered but not listed.
+struct OutLink {
+  PageRef target;
+  // The attribute value as a parser sees it after decoding character references, i.e. "&" not
+  // "&amp;". May carry a fragment and leading/trailing spaces.
+  std::string href;
+  LinkForm form = LinkForm::kAbsolutePath;
+  bool nofollow = false;
+};
+
+// A response before HTTP framing.
+struct SiteResponse {
+  int status = 200;
+  std::string content_type;
+  std::string body;
+  // How long the server waits before sending the response.
+  absl::Duration latency = absl::ZeroDuration();
+};
+
+class SiteModel {
+ public:
+  // InvalidArgument if the options are out of range (see WebsimOptions::Validate).
+  static absl::StatusOr<SiteModel> Create(WebsimOptions options);
+
+  const WebsimOptions& options() const { return options_; }
+  int num_hosts() const { return options_.num_hosts; }
+  // Page ids per host: pages_per_host linked pages, then sitemap_only_pages.
+  int num_page_ids() const { return options_.pages_per_host + options_.sitemap_only_pages; }
+
+  // "h<host><suffix>", lower case.
+  std::string HostName(int host) const;
+  // The host index of a lower-case host name without port, if it is one of ours.
+  std::optional<int> FindHost(absl::string_view host_name) const;
+
+  PageClass ClassOf(PageRef page) const;
+  // Path and query of the page: "/", "/p5.html", "/d1/s2/p5.html", "/d1/view?id=5&lang=en",
+  // "/d1/t5/", "/private/p5.html", "/private/open/p5.html" ...
+  std::string PathOf(PageRef page) const;
+  // Inverse of PathOf: the page whose PathOf is exactly `target`.
+  std::optional<PageRef> FindPage(int host, absl::string_view target) const;
+  // Canonical absolute URL: "http://" + HostName + PathOf.
+  std::string UrlOf(PageRef page) const;
+  // Whether the host's robots.txt allows `path` for user agents other than the excluded one.
+  bool IsAllowed(absl::string_view path) const;
+
+  // Every link of the page to a page of the web, in document order.
+  std::vector<OutLink> LinksOf(PageRef page) const;
+  // Roots of the seed hosts, in host order.
+  std::vector<PageRef> Seeds() const;
+  absl::Duration LatencyOf(int host) const;
+
+  std::string RenderPage(PageRef page, absl::Duration elapsed) const;
+  std::string RenderRobotsTxt(int host) const;
+  std::string RenderSitemap(int host) const;
+  // Whether the page is listed in its host's sitemap.xml.
+  bool InSitemap(PageRef page) const;
+
+  // The response for `target` (origin-form path and query) on `host_name` (lower case, no
+  // port). Unknown hosts and paths give 404.
+  SiteResponse Respond(absl::string_view host_name, absl::string_view target,
+                       absl::Duration elapsed) const;
+
+ private:
+  explicit SiteModel(WebsimOptions options);
+
+  struct Layout;
+  Layout LayoutOf(PageRef page) const;
+  bool IsTreeLeaf(int page) const;
+  std::string HrefFor(PageRef from, const std::string& from_path, PageRef to, LinkForm form) const;
+
+  // Constant after construction.
+  WebsimOptions options_;
+  // Text the pages are padded with, drawn from the seed.
+  std::vector<std::string> sentences_;
+  // Per-leaf probabilities of the page classes, derived once from the page fractions.
+  double p_private_ = 0;
+  double p_private_open_ = 0;
+  double p_nofollow_only_ = 0;
+};
+
+}  // namespace crawler::websim
+
+#endif  // CRAWLER_TOOLS_WEBSIM_SITE_MODEL_H_

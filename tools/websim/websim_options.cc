@@ -1,0 +1,90 @@
+#include "tools/websim/websim_options.h"
+
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+
+namespace crawler::websim {
+namespace {
+
+// The ground truth walks a bitmap of every page id, and page ids are ints: these bounds keep
+// both small enough for one machine.
+constexpr int64_t kMaxPageIds = 200'000'000;
+// sitemaps.org: at most 50,000 URLs per sitemap file; sitemap-only pages are listed first so
+// none of them is cut off.
+constexpr int kMaxSitemapOnlyPages = 50'000;
+constexpr int64_t kMaxPageBytes = int64_t{64} << 20;
+
+absl::Status Fraction(const char* name, double value) {
+  if (!(value >= 0.0 && value <= 1.0)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " must be in [0, 1], got ", value));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status WebsimOptions::Validate() const {
+  if (num_hosts < 1 || num_hosts > 10'000'000) {
+    return absl::InvalidArgumentError(absl::StrCat("num_hosts must be in [1, 1e7], got ", num_hosts));
+  }
+  if (pages_per_host < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("pages_per_host must be >= 1, got ", pages_per_host));
+  }
+  if (sitemap_only_pages < 0 || sitemap_only_pages > kMaxSitemapOnlyPages) {
+    return absl::InvalidArgumentError(absl::StrCat("sitemap_only_pages must be in [0, ",
+                                                   kMaxSitemapOnlyPages, "], got ",
+                                                   sitemap_only_pages));
+  }
+  const int64_t ids_per_host = int64_t{pages_per_host} + sitemap_only_pages;
+  if (ids_per_host * num_hosts > kMaxPageIds) {
+    return absl::InvalidArgumentError(absl::StrCat("hosts x pages must be <= ", kMaxPageIds,
+                                                   ", got ", ids_per_host * num_hosts));
+  }
+  if (host_suffix.empty() || host_suffix.front() != '.' || host_suffix.size() > 200) {
+    return absl::InvalidArgumentError("host_suffix must start with '.' (e.g. \".websim.test\")");
+  }
+  for (char c : host_suffix) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+    if (!ok) {
+      return absl::InvalidArgumentError("host_suffix must be lower-case letters, digits, '-', '.'");
+    }
+  }
+  if (num_seed_hosts < 0 || num_seed_hosts > num_hosts) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_seed_hosts must be in [0, num_hosts], got ", num_seed_hosts));
+  }
+  if (links_per_page < 0 || links_per_page > 10'000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("links_per_page must be in [0, 10000], got ", links_per_page));
+  }
+  for (absl::Status s :
+       {Fraction("cross_host_fraction", cross_host_fraction),
+        Fraction("nofollow_fraction", nofollow_fraction),
+        Fraction("private_fraction", private_fraction),
+        Fraction("private_open_fraction", private_open_fraction),
+        Fraction("nofollow_only_fraction", nofollow_only_fraction),
+        Fraction("sitemap_fraction", sitemap_fraction)}) {
+    if (!s.ok()) return s;
+  }
+  if (private_fraction + private_open_fraction + nofollow_only_fraction > 1.0) {
+    return absl::InvalidArgumentError(
+        "private_fraction + private_open_fraction + nofollow_only_fraction must be <= 1");
+  }
+  if (crawl_delay < absl::ZeroDuration() || crawl_delay > absl::Hours(24)) {
+    return absl::InvalidArgumentError("crawl_delay must be in [0, 24h]");
+  }
+  if (page_bytes_min < 0 || page_bytes_min > page_bytes_max || page_bytes_max > kMaxPageBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "page bytes must satisfy 0 <= min <= max <= ", kMaxPageBytes, ", got ", page_bytes_min,
+        ",", page_bytes_max));
+  }
+  if (latency_min < absl::ZeroDuration() || latency_min > latency_max ||
+      latency_max > absl::Seconds(60)) {
+    return absl::InvalidArgumentError("latency must satisfy 0 <= min <= max <= 60s");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace crawler::websim

@@ -1,0 +1,77 @@
+// WebsimOptions: every knob of the synthetic web that websim serves (tools/websim).
+//
+// The web is a pure function of these options: two SiteModels built from equal options serve
+// byte-identical pages, robots.txt, sitemaps and ground truth. docs/websim.md describes the URL
+// layout and the rules the ground truth follows; this header documents each field's unit and
+// default. Validate() is the single place that checks the ranges; SiteModel::Create calls it.
+//
+// Thread-safety: a plain value type.
+#ifndef CRAWLER_TOOLS_WEBSIM_WEBSIM_OPTIONS_H_
+#define CRAWLER_TOOLS_WEBSIM_WEBSIM_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+
+namespace crawler::websim {
+
+struct WebsimOptions {
+  // Number of hosts, named h0<host_suffix> ... h<N-1><host_suffix>.
+  int num_hosts = 20;
+  // Pages per host reachable by links or deliberately unreachable (private, nofollow-only);
+  // excludes the sitemap-only pages below. Page 0 is the host root "/".
+  int pages_per_host = 50;
+  // Seed of every pseudo-random choice (layout, links, sizes, text, latency).
+  uint64_t seed = 1;
+  // Host names end with this suffix. ".test" is reserved (RFC 6761), so a synthetic host can
+  // never be a real one even if a crawler bypasses the connect-to override.
+  std::string host_suffix = ".websim.test";
+
+  // Seeds are the roots of hosts 0 .. num_seed_hosts-1; 0 means every host. Every host is
+  // reachable from any seed (the roots form a ring), so fewer seeds test cross-host discovery.
+  int num_seed_hosts = 0;
+
+  // Extra pseudo-random <a> links per page, on top of the tree links that make every public
+  // page reachable (each page links its <= 4 children in a 4-ary tree over page ids).
+  int links_per_page = 8;
+  // Share of the extra links that point to another host (absolute or scheme-relative).
+  double cross_host_fraction = 0.1;
+  // Share of the extra links that carry rel=nofollow.
+  double nofollow_fraction = 0.05;
+
+  // Approximate shares of pages (drawn among the leaves of the tree) that are
+  //  - private: under /private/, disallowed by robots.txt, linked from public pages;
+  //  - private-open: under /private/open/, allowed again by a longer Allow rule;
+  //  - nofollow-only: public paths linked only by rel=nofollow links.
+  double private_fraction = 0.1;
+  double private_open_fraction = 0.03;
+  double nofollow_only_fraction = 0.03;
+
+  // Share of link-reachable allowed pages listed in each host's /sitemap.xml.
+  double sitemap_fraction = 0.5;
+  // Pages per host that only the sitemap lists (no link points to them). Off by default so that
+  // "reachable from the seeds by links" and "everything a crawler can find" coincide.
+  int sitemap_only_pages = 0;
+
+  // Crawl-delay written into every robots.txt; zero writes no Crawl-delay line.
+  absl::Duration crawl_delay = absl::ZeroDuration();
+
+  // Body size of each HTML page, drawn uniformly per page in [min, max]. Text padding fills the
+  // page up to its size; a page whose links alone exceed the size is as long as its links.
+  int64_t page_bytes_min = 2048;
+  int64_t page_bytes_max = 8192;
+
+  // Delay between receiving a request and sending its response, drawn uniformly per host in
+  // [min, max] (microsecond resolution). Applies to every path of the host, robots.txt included.
+  absl::Duration latency_min = absl::ZeroDuration();
+  absl::Duration latency_max = absl::ZeroDuration();
+
+  // Checks ranges; InvalidArgument names the first offending field.
+  absl::Status Validate() const;
+};
+
+}  // namespace crawler::websim
+
+#endif  // CRAWLER_TOOLS_WEBSIM_WEBSIM_OPTIONS_H_
