@@ -22,6 +22,7 @@ packages=(
   libcurl4-openssl-dev   # services/fetcher: HTTP (multi interface)
   libre2-dev             # lib/scope: linear-time include/exclude patterns
   libcli11-dev           # tools/: command lines
+  libyaml-cpp-dev        # services/standalone: crawl configuration files
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3
   gnuplot-nox            # docs: plots of the re-visit simulator (scripts/recrawl-report.sh)

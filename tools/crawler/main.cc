@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   crawler::cli::AddInspectRobotsCommand(*inspect, &exit_code);
   crawler::cli::AddInspectLinksCommand(*inspect, &exit_code);
   crawler::cli::AddInspectSitemapCommand(*inspect, &exit_code);
+  crawler::cli::AddCrawlCommand(app, &exit_code);
 
   try {
     app.parse(argc, argv);

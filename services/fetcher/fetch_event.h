@@ -1,0 +1,37 @@
+// FetchEvent: one line of the crawl log, and what metrics and progress reports count. Emitted
+// once per leased URL when its fetch (or decision not to fetch) is final.
+#ifndef CRAWLER_SERVICES_FETCHER_FETCH_EVENT_H_
+#define CRAWLER_SERVICES_FETCHER_FETCH_EVENT_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/time/time.h"
+#include "services/frontier/url_record.h"
+
+namespace crawler::fetcher {
+
+struct FetchEvent {
+  absl::Time time;                 // when the response ended (wall clock)
+  std::string url;
+  int http_status = 0;             // 0: no HTTP response
+  uint64_t bytes = 0;              // body bytes as transferred
+  absl::Duration duration = absl::ZeroDuration();
+  frontier::OutcomeClass outcome = frontier::OutcomeClass::kFetched;
+  std::string content_type;        // sniffed essence, for fetched pages
+  std::string detail;              // error text, duplicate-of URL, redirect target, ...
+  uint32_t outlinks = 0;           // URLs sent to the frontier
+  bool robots_txt = false;         // a robots.txt fetch, not a page of the collection
+};
+
+// Receives every event; implementations (crawl log, stats, metrics) must be thread-safe: events
+// come from the fetcher's worker threads.
+class FetchObserver {
+ public:
+  virtual ~FetchObserver() = default;
+  virtual void OnFetch(const FetchEvent& event) = 0;
+};
+
+}  // namespace crawler::fetcher
+
+#endif  // CRAWLER_SERVICES_FETCHER_FETCH_EVENT_H_

@@ -1,0 +1,322 @@
+#include "services/fetcher/page_processor.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "lib/fingerprint/payload_digest.h"
+#include "lib/http/chunked_decoder.h"
+#include "lib/http/content_decoder.h"
+#include "lib/http/content_sniffer.h"
+#include "lib/http/response_head.h"
+#include "lib/sitemap/parse_sitemap.h"
+#include "lib/url/host_key.h"
+
+namespace crawler::fetcher {
+namespace {
+
+using frontier::OutcomeClass;
+
+bool IsSitemapType(std::string_view essence) { return essence == "application/sitemap+xml"; }
+
+bool Retryable(TransportError error) {
+  return error == TransportError::kTimeout || error == TransportError::kConnectFailed ||
+         error == TransportError::kOther;
+}
+
+}  // namespace
+
+// What Classify learns about one page; consumed by the later steps.
+struct PageProcessor::Parsed {
+  std::optional<http::ResponseHead> head;
+  // Entity body: transfer coding removed, content coding kept. Views the raw body (kept intact
+  // for the WARC record) or `dechunked`.
+  std::string_view payload;
+  std::string dechunked;
+  std::string essence;  // sniffed media type
+  bool parsed_html = false;
+  html::ExtractedPage html;
+  std::vector<sitemap::SitemapEntry> sitemap_entries;
+  std::optional<fingerprint::PayloadDigest> digest;
+  std::optional<fingerprint::SimHash64> simhash;
+  std::optional<dedup::ContentVerdict> verdict;
+  std::string record_id;  // of this capture's response record
+  std::optional<url::Url> redirect_target;
+};
+
+PageProcessor::PageProcessor(const PageProcessorOptions& options, const scope::Scope& scope,
+                             dedup::DedupClient* dedup, warc::WarcWriter* warc,
+                             FetchObserver* observer)
+    : options_(options), scope_(scope), dedup_(dedup), warc_(warc), observer_(observer) {}
+
+void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedPage& out) const {
+  frontier::FetchOutcome& o = out.outcome;
+  FetchEvent& e = out.event;
+  o.lease_id = page.task.lease_id;
+  o.fetch_time = page.fetch_time;
+  e.time = page.fetch_time;
+  e.url = page.task.canonical_url;
+  e.duration = page.http.total_time;
+  e.bytes = page.http.body.size();
+
+  if (page.http.error != TransportError::kNone) {
+    o.outcome = page.http.error == TransportError::kAddressRefused ? OutcomeClass::kOutOfScope
+                                                                    : OutcomeClass::kNetworkError;
+    o.retry = Retryable(page.http.error);
+    e.detail = absl::StrCat(std::string(TransportErrorName(page.http.error)), ": ",
+                            page.http.error_message);
+    return;
+  }
+  absl::StatusOr<http::ResponseHead> head = http::ResponseHead::Parse(page.http.raw_headers);
+  if (!head.ok()) {
+    o.outcome = OutcomeClass::kNetworkError;
+    o.retry = true;
+    e.detail = absl::StrCat("protocol: ", head.status().message());
+    return;
+  }
+  parsed.head = *std::move(head);
+  const int status = parsed.head->status();
+  o.http_status = status;
+  e.http_status = status;
+  if (auto v = parsed.head->Get("ETag")) o.etag = std::string(*v);
+  if (auto v = parsed.head->Get("Last-Modified")) o.last_modified = std::string(*v);
+
+  // Entity body: undo chunked framing, keep content codings (that is what payload digests cover).
+  parsed.payload = page.http.body;
+  if (auto te = parsed.head->Get("Transfer-Encoding"); te.has_value() && http::IsChunked(*te)) {
+    absl::StatusOr<http::DechunkedBody> dechunked = http::DecodeChunked(page.http.body);
+    if (dechunked.ok()) parsed.dechunked = std::move(dechunked->data);
+    parsed.payload = parsed.dechunked;
+  }
+  o.content_length = parsed.payload.size();
+
+  if (status == 304) {
+    o.outcome = OutcomeClass::kNotModified;
+    return;
+  }
+  if (status >= 300 && status < 400) {
+    o.outcome = OutcomeClass::kRedirect;
+    if (auto location = parsed.head->Get("Location"); location.has_value()) {
+      absl::StatusOr<url::Url> target = url::Url::Parse(*location, page.url);
+      if (target.ok()) {
+        parsed.redirect_target = *std::move(target);
+        e.detail = std::string(parsed.redirect_target->href());
+      } else {
+        e.detail = absl::StrCat("bad Location: ", target.status().message());
+      }
+    }
+    return;
+  }
+  if (status < 200 || status >= 300) {
+    o.outcome = OutcomeClass::kHttpError;
+    // 429 and 5xx are the server's trouble, not the URL's: try again later (the frontier
+    // bounds attempts).
+    o.retry = status == 429 || status >= 500;
+    return;
+  }
+
+  o.outcome = OutcomeClass::kFetched;
+  parsed.digest = fingerprint::ComputePayloadDigest(parsed.payload);
+  absl::StatusOr<std::string> decoded = http::DecodeContent(
+      parsed.payload, parsed.head->content_encodings(), options_.max_decoded_bytes);
+  if (!decoded.ok()) {
+    e.detail = absl::StrCat("not parsed: ", decoded.status().message());
+    parsed.essence = parsed.head->content_type().essence;
+    e.content_type = parsed.essence;
+    return;
+  }
+  parsed.essence = http::SniffContentType(parsed.head->content_type().essence, *decoded);
+  e.content_type = parsed.essence;
+  const std::string content_type_header(parsed.head->Get("Content-Type").value_or(""));
+
+  if (http::IsHtml(parsed.essence)) {
+    absl::StatusOr<html::ExtractedPage> extracted =
+        html::ExtractPage(*decoded, page.url, content_type_header, options_.extract);
+    if (extracted.ok()) {
+      parsed.html = *std::move(extracted);
+      parsed.parsed_html = true;
+      if (parsed.html.text.size() >= options_.min_text_bytes_for_simhash) {
+        parsed.simhash = fingerprint::ComputeSimHash(parsed.html.text, options_.simhash);
+        o.content_fingerprint = parsed.simhash->bits();
+      }
+    } else {
+      e.detail = absl::StrCat("not parsed: ", extracted.status().message());
+    }
+  } else if (IsSitemapType(parsed.essence) || parsed.essence == "text/plain") {
+    // Plain-text bodies are sitemaps only when they were asked for as one; the frontier knows
+    // (a sitemap URL from robots.txt) — here we accept text only at a sitemap-looking path.
+    if (IsSitemapType(parsed.essence) || page.url.path().find("sitemap") != std::string_view::npos) {
+      sitemap::SitemapResult result = sitemap::ParseSitemap(*decoded);
+      parsed.sitemap_entries = std::move(result.entries);
+      if (!result.status.ok()) e.detail = absl::StrCat("sitemap: ", result.status.message());
+    }
+  }
+}
+
+void PageProcessor::AddOutlink(const FetchedPage& page, const url::Url& target,
+                               ProcessedPage& out) const {
+  absl::StatusOr<url::CanonicalUrl> canonical = url::Canonicalize(target, options_.canonical);
+  if (!canonical.ok()) return;
+  const uint32_t depth = page.task.depth + 1;
+  if (scope_.Check(target, canonical->str(), depth) != scope::Verdict::kInScope) return;
+  out.outlinks.push_back(frontier::UrlToAdd{.canonical_url = canonical->str(),
+                                            .host_key = url::HostKey::Of(target).str(),
+                                            .depth = depth,
+                                            .discovered_from = page.task.canonical_url});
+}
+
+void PageProcessor::CollectLinks(const FetchedPage& page, const Parsed& parsed,
+                                 ProcessedPage& out) const {
+  if (parsed.redirect_target.has_value()) AddOutlink(page, *parsed.redirect_target, out);
+  // Duplicates' links were followed from the first copy (DESIGN.md §3 dedup).
+  if (out.outcome.outcome == OutcomeClass::kDuplicate) return;
+  if (parsed.parsed_html) {
+    for (const html::Link& link : parsed.html.links) {
+      if (link.nofollow) continue;
+      if (link.kind == html::LinkKind::kImg && !options_.follow_embeds) continue;
+      absl::StatusOr<url::Url> target = url::Url::Parse(link.url);
+      if (target.ok()) AddOutlink(page, *target, out);
+    }
+  }
+  for (const sitemap::SitemapEntry& entry : parsed.sitemap_entries) {
+    absl::StatusOr<url::Url> target = url::Url::Parse(entry.loc);
+    if (target.ok()) AddOutlink(page, *target, out);
+  }
+  // A page links to one target many times (menus): the frontier would drop the repeats, but
+  // not sending them saves the batch space.
+  absl::flat_hash_set<std::string> seen;
+  std::vector<frontier::UrlToAdd> unique;
+  unique.reserve(out.outlinks.size());
+  for (frontier::UrlToAdd& u : out.outlinks) {
+    if (seen.insert(u.canonical_url).second) unique.push_back(std::move(u));
+  }
+  out.outlinks = std::move(unique);
+  out.event.outlinks = static_cast<uint32_t>(out.outlinks.size());
+}
+
+void PageProcessor::WriteWarc(const FetchedPage& page, const Parsed& parsed,
+                              ProcessedPage& out) const {
+  if (warc_ == nullptr || !parsed.head.has_value()) return;
+  if (!options_.store_content_types.empty() && !parsed.essence.empty() &&
+      std::find(options_.store_content_types.begin(), options_.store_content_types.end(),
+                parsed.essence) == options_.store_content_types.end()) {
+    return;
+  }
+  const std::string& uri = page.task.canonical_url;
+  const std::string response_id =
+      parsed.record_id.empty() ? warc_->NewRecordId() : parsed.record_id;
+
+  warc::WarcRecord response;
+  response.record_id = response_id;
+  response.date = page.fetch_time;
+  response.target_uri = uri;
+  response.ip_address = page.http.remote_ip;
+  response.content_type = std::string(warc::kHttpResponseContentType);
+  response.truncated = page.http.truncated;
+  if (parsed.digest.has_value()) response.payload_digest = parsed.digest->sha1.ToWarcString();
+
+  const bool exact_duplicate = parsed.verdict.has_value() &&
+                               parsed.verdict->verdict == dedup::Verdict::kExactDuplicate &&
+                               parsed.verdict->original.has_value();
+  if (out.outcome.outcome == OutcomeClass::kNotModified || exact_duplicate) {
+    // Revisit: the header block only; the payload is elsewhere (WARC 1.1 §6.7).
+    response.type = warc::RecordType::kRevisit;
+    response.block = parsed.head->raw();
+    if (exact_duplicate) {
+      const dedup::Original& original = *parsed.verdict->original;
+      response.profile = std::string(warc::kProfileIdenticalPayloadDigest);
+      response.refers_to = original.warc_record_id;
+      response.refers_to_target_uri = original.url;
+      response.refers_to_date = warc::FormatWarcDate(original.fetch_time);
+    } else {
+      response.profile = std::string(warc::kProfileServerNotModified);
+      response.payload_digest.clear();
+    }
+  } else {
+    response.type = warc::RecordType::kResponse;
+    // The message as transferred: header block verbatim, body with its transfer coding.
+    response.block = parsed.head->raw() + page.http.body;
+  }
+
+  warc::WarcRecord request;
+  request.type = warc::RecordType::kRequest;
+  request.date = page.fetch_time;
+  request.target_uri = uri;
+  request.content_type = std::string(warc::kHttpRequestContentType);
+  request.concurrent_to = response_id;
+  request.block = page.http.request_head;
+
+  absl::Status status = warc_->Write(std::move(response)).status();
+  if (status.ok() && !request.block.empty()) status = warc_->Write(std::move(request)).status();
+  if (status.ok() && !out.outlinks.empty()) {
+    warc::WarcRecord metadata;
+    metadata.type = warc::RecordType::kMetadata;
+    metadata.date = page.fetch_time;
+    metadata.target_uri = uri;
+    metadata.concurrent_to = response_id;
+    metadata.content_type = "application/warc-fields";
+    for (const frontier::UrlToAdd& link : out.outlinks) {
+      absl::StrAppend(&metadata.block, "outlink: ", link.canonical_url, "\r\n");
+    }
+    status = warc_->Write(std::move(metadata)).status();
+  }
+  if (!status.ok()) absl::StrAppend(&out.event.detail, out.event.detail.empty() ? "" : "; ",
+                                    "warc: ", status.message());
+}
+
+std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages) {
+  std::vector<ProcessedPage> out(pages.size());
+  std::vector<Parsed> parsed(pages.size());
+  for (size_t i = 0; i < pages.size(); ++i) Classify(pages[i], parsed[i], out[i]);
+
+  // One dedup call for the batch.
+  if (dedup_ != nullptr) {
+    std::vector<dedup::ContentQuery> queries;
+    std::vector<size_t> index;
+    for (size_t i = 0; i < pages.size(); ++i) {
+      if (!parsed[i].digest.has_value()) continue;
+      if (warc_ != nullptr) parsed[i].record_id = warc_->NewRecordId();
+      queries.push_back(dedup::ContentQuery{.url = pages[i].task.canonical_url,
+                                            .content_key = parsed[i].digest->content_key,
+                                            .simhash = parsed[i].simhash,
+                                            .fetch_time = pages[i].fetch_time,
+                                            .warc_record_id = parsed[i].record_id,
+                                            .payload_digest =
+                                                parsed[i].digest->sha1.ToWarcString()});
+      index.push_back(i);
+    }
+    if (!queries.empty()) {
+      absl::StatusOr<std::vector<dedup::ContentVerdict>> verdicts = dedup_->Check(queries);
+      if (verdicts.ok()) {
+        for (size_t j = 0; j < index.size(); ++j) {
+          Parsed& p = parsed[index[j]];
+          p.verdict = (*verdicts)[j];
+          ProcessedPage& o = out[index[j]];
+          const bool other_page = p.verdict->original.has_value() &&
+                                  p.verdict->original->url != pages[index[j]].task.canonical_url;
+          if (p.verdict->verdict != dedup::Verdict::kUnique && other_page) {
+            o.outcome.outcome = OutcomeClass::kDuplicate;
+            o.event.outcome = OutcomeClass::kDuplicate;
+            o.event.detail = absl::StrCat(
+                p.verdict->verdict == dedup::Verdict::kExactDuplicate ? "exact" : "near",
+                " duplicate of ", p.verdict->original->url);
+          }
+        }
+      }
+      // A dedup outage must not lose pages: they are recorded as unique and archived in full.
+    }
+  }
+
+  for (size_t i = 0; i < pages.size(); ++i) {
+    out[i].event.outcome = out[i].outcome.outcome;
+    CollectLinks(pages[i], parsed[i], out[i]);
+    WriteWarc(pages[i], parsed[i], out[i]);
+    if (observer_ != nullptr) observer_->OnFetch(out[i].event);
+  }
+  return out;
+}
+
+}  // namespace crawler::fetcher

@@ -1,0 +1,95 @@
+// PageProcessor: everything the fetcher does with a finished HTTP transfer of a page, off the
+// network thread (DESIGN.md §6, after "HTTP GET"): classify the outcome, undo transfer and
+// content codings (bounded), sniff the media type, extract links and visible text from HTML and
+// entries from sitemaps, fingerprint (exact digest + SimHash), ask dedup, write WARC records, and
+// turn links into in-scope canonical URLs for the frontier.
+//
+// WARC records per page: request; then response (new content, errors, redirects) or revisit
+// (exact duplicate: identical-payload-digest; 304: server-not-modified); then metadata with the
+// outlinks, as Heritrix writes them, so an archive shows why each URL was crawled.
+//
+// Thread-safety: Process may be called from several threads at once; the collaborators it is
+// given must be thread-safe (the WARC writer, dedup client and observer are).
+#ifndef CRAWLER_SERVICES_FETCHER_PAGE_PROCESSOR_H_
+#define CRAWLER_SERVICES_FETCHER_PAGE_PROCESSOR_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "lib/fingerprint/simhash.h"
+#include "lib/html/extract_page.h"
+#include "lib/html/extracted_page.h"
+#include "lib/scope/scope.h"
+#include "lib/url/canonical_url.h"
+#include "lib/url/url.h"
+#include "lib/warc/warc_writer.h"
+#include "services/dedup/dedup_client.h"
+#include "services/frontier/frontier_client.h"
+#include "services/fetcher/fetch_event.h"
+#include "services/fetcher/http_client.h"
+#include "services/frontier/frontier.h"
+
+namespace crawler::fetcher {
+
+struct PageProcessorOptions {
+  // Decoded (content-coding undone) bytes parsed at most; beyond this a page is stored but not
+  // parsed (a compressed bomb stops here).
+  size_t max_decoded_bytes = 32 << 20;
+  // Follow <img> links too (embedded resources, needed to replay pages from an archive). Off by
+  // default: it multiplies the number of fetches by the images per page.
+  bool follow_embeds = false;
+  // Media types whose responses go into WARC files (by essence, after sniffing). Empty: all.
+  std::vector<std::string> store_content_types;
+  // SimHash only pages with at least this many bytes of visible text: near-duplicate detection
+  // on a few words would call every short page a copy of every other.
+  size_t min_text_bytes_for_simhash = 200;
+  fingerprint::SimHashOptions simhash;
+  html::ExtractOptions extract;
+  url::CanonicalizeOptions canonical;
+  // robots.txt product token and software name for WARC warcinfo are the writer's business.
+};
+
+// One finished transfer of a leased URL.
+struct FetchedPage {
+  frontier::LeasedTask task;
+  url::Url url;
+  HttpResult http;
+  absl::Time fetch_time;  // wall clock when the transfer ended
+};
+
+struct ProcessedPage {
+  frontier::FetchOutcome outcome;
+  std::vector<frontier::UrlToAdd> outlinks;
+  FetchEvent event;
+};
+
+class PageProcessor {
+ public:
+  // `dedup` and `warc` may be null (no dedup / no WARC output); `observer` may be null. All
+  // must outlive the processor.
+  PageProcessor(const PageProcessorOptions& options, const scope::Scope& scope,
+                dedup::DedupClient* dedup, warc::WarcWriter* warc, FetchObserver* observer);
+
+  // Processes a batch (dedup is asked once per batch). Never fails as a whole: a page that
+  // cannot be processed becomes an outcome saying so.
+  std::vector<ProcessedPage> Process(std::vector<FetchedPage> pages);
+
+ private:
+  struct Parsed;
+  void Classify(const FetchedPage& page, Parsed& parsed, ProcessedPage& out) const;
+  void CollectLinks(const FetchedPage& page, const Parsed& parsed, ProcessedPage& out) const;
+  void AddOutlink(const FetchedPage& page, const url::Url& target, ProcessedPage& out) const;
+  void WriteWarc(const FetchedPage& page, const Parsed& parsed, ProcessedPage& out) const;
+
+  const PageProcessorOptions options_;
+  const scope::Scope& scope_;
+  dedup::DedupClient* const dedup_;
+  warc::WarcWriter* const warc_;
+  FetchObserver* const observer_;
+};
+
+}  // namespace crawler::fetcher
+
+#endif  // CRAWLER_SERVICES_FETCHER_PAGE_PROCESSOR_H_

@@ -1,0 +1,143 @@
+#include "services/standalone/crawl_report.h"
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "services/frontier/url_record.h"
+
+namespace crawler::standalone {
+namespace {
+
+std::string ErrorClass(const fetcher::FetchEvent& e) {
+  if (e.http_status > 0) return absl::StrCat("http_", e.http_status);
+  const size_t colon = e.detail.find(':');
+  return colon == std::string::npos ? std::string("network") : e.detail.substr(0, colon);
+}
+
+}  // namespace
+
+std::string JsonEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += absl::StrFormat("\\u%04x", static_cast<int>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<CrawlLog>> CrawlLog::Open(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (f == nullptr) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot open crawl log ", path, ": ", std::strerror(errno)));
+  }
+  return std::unique_ptr<CrawlLog>(new CrawlLog(f));
+}
+
+CrawlLog::~CrawlLog() { std::fclose(file_); }
+
+void CrawlLog::OnFetch(const fetcher::FetchEvent& e) {
+  // Tabs and newlines inside fields would break the format; URLs are canonical (none), details
+  // are ours or libcurl's.
+  std::string detail = e.detail;
+  for (char& c : detail) {
+    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+  }
+  const std::string line = absl::StrCat(
+      absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", e.time, absl::UTCTimeZone()), "\t", e.url, "\t",
+      e.http_status, "\t", e.bytes, "\t", absl::ToInt64Milliseconds(e.duration), "\t",
+      e.robots_txt ? std::string("robots") : std::string(frontier::OutcomeClassName(e.outcome)),
+      "\t", detail, "\n");
+  absl::MutexLock lock(&mu_);
+  std::fwrite(line.data(), 1, line.size(), file_);
+}
+
+void CrawlLog::Flush() {
+  absl::MutexLock lock(&mu_);
+  std::fflush(file_);
+}
+
+void CrawlStats::OnFetch(const fetcher::FetchEvent& e) {
+  absl::MutexLock lock(&mu_);
+  CrawlTotals& t = totals_;
+  const bool requested = e.http_status > 0 || e.outcome == frontier::OutcomeClass::kNetworkError;
+  if (requested) {
+    ++t.fetches;
+    t.bytes += e.bytes;
+  }
+  if (e.robots_txt) {
+    ++t.robots_txt;
+    return;
+  }
+  ++t.outcomes[std::string(frontier::OutcomeClassName(e.outcome))];
+  if (e.http_status > 0) ++t.pages;
+  switch (e.outcome) {
+    case frontier::OutcomeClass::kRobotsDenied:
+      ++t.robots_denied;
+      break;
+    case frontier::OutcomeClass::kDuplicate:
+      ++t.duplicates;
+      break;
+    case frontier::OutcomeClass::kHttpError:
+    case frontier::OutcomeClass::kNetworkError:
+      ++t.errors;
+      ++t.errors_by_class[ErrorClass(e)];
+      break;
+    default:
+      break;
+  }
+}
+
+CrawlTotals CrawlStats::Totals() const {
+  absl::MutexLock lock(&mu_);
+  return totals_;
+}
+
+std::string SummaryJson(const CrawlTotals& t, absl::Duration elapsed,
+                        const std::string& extra_members) {
+  const double seconds = absl::ToDoubleSeconds(elapsed);
+  auto object = [](const std::map<std::string, uint64_t>& m) {
+    std::string out = "{";
+    for (const auto& [k, v] : m) {
+      absl::StrAppend(&out, out.size() > 1 ? ", " : "", "\"", JsonEscape(k), "\": ", v);
+    }
+    return out + "}";
+  };
+  std::string json = absl::StrCat(
+      "{\n  \"pages\": ", t.pages, ",\n  \"fetches\": ", t.fetches, ",\n  \"bytes\": ", t.bytes,
+      ",\n  \"errors\": ", t.errors, ",\n  \"errors_by_class\": ", object(t.errors_by_class),
+      ",\n  \"duplicates\": ", t.duplicates, ",\n  \"robots_denied\": ", t.robots_denied,
+      ",\n  \"robots_txt_fetches\": ", t.robots_txt, ",\n  \"outcomes\": ", object(t.outcomes),
+      ",\n  \"pages_per_second\": ",
+      absl::StrFormat("%.1f", seconds > 0 ? static_cast<double>(t.pages) / seconds : 0.0),
+      ",\n  \"elapsed_seconds\": ", absl::StrFormat("%.3f", seconds));
+  if (!extra_members.empty()) absl::StrAppend(&json, ",\n  ", extra_members);
+  return json + "\n}\n";
+}
+
+}  // namespace crawler::standalone

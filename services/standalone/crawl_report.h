@@ -1,0 +1,87 @@
+// What a standalone crawl tells its user: the crawl log (one line per fetch), running totals for
+// the progress line, and the final JSON summary.
+//
+// Crawl log format (tab separated, one line per fetch, a contract scripts rely on):
+//   time  url  status  bytes  duration_ms  outcome  detail
+// time is RFC 3339 UTC with milliseconds; status 0 means no HTTP response; outcome is the
+// frontier's outcome class ("fetched", "redirect", "robots_denied", ...) or "robots" for a
+// robots.txt fetch; detail is free text (error, duplicate-of, redirect target), possibly empty.
+//
+// Thread-safety: both observers are thread-safe (events come from fetcher worker threads).
+#ifndef CRAWLER_SERVICES_STANDALONE_CRAWL_REPORT_H_
+#define CRAWLER_SERVICES_STANDALONE_CRAWL_REPORT_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "services/fetcher/fetch_event.h"
+
+namespace crawler::standalone {
+
+class CrawlLog final : public fetcher::FetchObserver {
+ public:
+  // Appends to `path` (a resumed crawl continues the same log).
+  static absl::StatusOr<std::unique_ptr<CrawlLog>> Open(const std::string& path);
+  ~CrawlLog() override;
+  void OnFetch(const fetcher::FetchEvent& event) override;
+  void Flush();
+
+ private:
+  explicit CrawlLog(std::FILE* file) : file_(file) {}
+  absl::Mutex mu_;
+  std::FILE* const file_;
+};
+
+// Totals of a crawl.
+struct CrawlTotals {
+  uint64_t fetches = 0;  // HTTP requests answered or failed (robots.txt included)
+  uint64_t pages = 0;    // collection URLs that got an HTTP response
+  uint64_t bytes = 0;    // body bytes as transferred
+  uint64_t robots_txt = 0;
+  uint64_t robots_denied = 0;
+  uint64_t duplicates = 0;
+  uint64_t errors = 0;   // network errors and HTTP 4xx/5xx
+  std::map<std::string, uint64_t> outcomes;  // by outcome class
+  std::map<std::string, uint64_t> errors_by_class;  // "http_404", "timeout", ...
+};
+
+class CrawlStats final : public fetcher::FetchObserver {
+ public:
+  void OnFetch(const fetcher::FetchEvent& event) override;
+  CrawlTotals Totals() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  CrawlTotals totals_ ABSL_GUARDED_BY(mu_);
+};
+
+// Fans one event out to several observers.
+class ObserverList final : public fetcher::FetchObserver {
+ public:
+  void Add(fetcher::FetchObserver* observer) { observers_.push_back(observer); }
+  void OnFetch(const fetcher::FetchEvent& event) override {
+    for (fetcher::FetchObserver* o : observers_) o->OnFetch(event);
+  }
+
+ private:
+  std::vector<fetcher::FetchObserver*> observers_;  // set up before the crawl starts
+};
+
+// The final summary as a JSON object (pages, bytes, errors by class, duplicates, robots-denied,
+// pages/s, elapsed, ...). `extra` is spliced in as further members (already JSON).
+std::string SummaryJson(const CrawlTotals& totals, absl::Duration elapsed,
+                        const std::string& extra_members);
+
+// Escapes a string for a JSON string literal (UTF-8 passed through).
+std::string JsonEscape(std::string_view s);
+
+}  // namespace crawler::standalone
+
+#endif  // CRAWLER_SERVICES_STANDALONE_CRAWL_REPORT_H_
