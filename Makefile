@@ -6,7 +6,7 @@ JOBS        ?= $(shell nproc)
 FUZZ_DIR    ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps configure build test fuzz clean
+.PHONY: deps configure build test crawl demo fuzz clean
 
 deps:
 	./scripts/install-deps.sh
@@ -19,6 +19,19 @@ build: configure
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# A standalone crawl of SEEDS (URLs or a file of URLs) into CRAWL_DIR; run again to resume.
+SEEDS     ?=
+CRAWL_DIR ?= crawl-data
+CRAWL_ARGS ?=
+crawl: build
+	@if [ -z "$(SEEDS)" ]; then echo "usage: make crawl SEEDS='https://example.org/' [CRAWL_DIR=dir] [CRAWL_ARGS='--max-pages 100']"; exit 2; fi
+	./$(BUILD_DIR)/tools/crawler/crawler crawl --seeds $(SEEDS) --data-dir $(CRAWL_DIR) \
+	  --stats-json $(CRAWL_DIR)/stats.json $(CRAWL_ARGS)
+
+# Starts websim on loopback and crawls it: a crawl without any network.
+demo: build
+	./scripts/demo.sh $(BUILD_DIR)
 
 # libFuzzer targets (clang), each run for FUZZ_SECONDS; corpora are kept in $(FUZZ_DIR)/corpus.
 fuzz: deps

@@ -28,7 +28,10 @@ struct CrawlFlags {
   std::vector<std::string> seeds;
   std::string config_file;
   std::string data_dir, warc_dir, stats_json, crawl_log, user_agent, connect_to;
-  std::string min_delay, max_delay, timeout;
+  std::string name, min_delay, max_delay, max_crawl_delay, timeout, progress_interval;
+  std::vector<std::string> store_content_types;
+  std::optional<size_t> max_body_bytes;
+  std::optional<uint64_t> warc_max_file_bytes;
   std::vector<std::string> allow_host_suffixes, allow_networks, include, exclude;
   std::optional<uint64_t> max_pages, max_pages_per_host;
   std::optional<uint32_t> max_depth;
@@ -90,6 +93,10 @@ absl::StatusOr<standalone::CrawlConfig> BuildConfig(const CrawlFlags& f) {
   set(f.crawl_log, c.crawl_log);
   set(f.user_agent, c.user_agent);
   set(f.connect_to, c.connect_to);
+  set(f.name, c.collection.name);
+  for (const std::string& s : f.store_content_types) c.collection.store_content_types.push_back(s);
+  if (f.max_body_bytes) c.max_body_bytes = *f.max_body_bytes;
+  if (f.warc_max_file_bytes) c.warc_max_file_bytes = *f.warc_max_file_bytes;
   for (const std::string& s : f.allow_host_suffixes) c.collection.scope.allowed_host_suffixes.push_back(s);
   for (const std::string& s : f.allow_networks) c.allow_networks.push_back(s);
   for (const std::string& s : f.include) c.collection.scope.include_patterns.push_back(s);
@@ -118,6 +125,16 @@ absl::StatusOr<standalone::CrawlConfig> BuildConfig(const CrawlFlags& f) {
     return s;
   }
   if (absl::Status s = ParseDurationFlag("timeout", f.timeout, c.timeout); !s.ok()) return s;
+  if (absl::Status s = ParseDurationFlag("max-crawl-delay", f.max_crawl_delay,
+                                         c.collection.politeness.max_crawl_delay);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          ParseDurationFlag("progress-interval", f.progress_interval, c.progress_interval);
+      !s.ok()) {
+    return s;
+  }
   // A minimum delay above the default maximum raises the maximum with it (otherwise
   // `--min-delay 2m` alone would be rejected as inconsistent).
   if (f.max_delay.empty() && c.collection.politeness.max_delay < c.collection.politeness.min_delay) {
@@ -211,6 +228,14 @@ void AddCrawlCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--queue-sitemaps", flags->queue_sitemaps, "Queue sitemaps listed in robots.txt");
   cmd->add_flag("--follow-embeds", flags->follow_embeds, "Also follow <img> links");
   cmd->add_flag("--quiet", flags->quiet, "No progress lines");
+  cmd->add_option("--name", flags->name, "Collection name (WARC file prefix)");
+  cmd->add_option("--store-content-type", flags->store_content_types,
+                  "Only store these media types in WARC files (repeatable), e.g. text/html");
+  cmd->add_option("--max-body-bytes", flags->max_body_bytes, "Body bytes kept per response");
+  cmd->add_option("--warc-max-file-bytes", flags->warc_max_file_bytes, "Rotate WARC files at this size");
+  cmd->add_option("--max-crawl-delay", flags->max_crawl_delay, "Cap on robots.txt Crawl-delay");
+  cmd->add_option("--progress-interval", flags->progress_interval,
+                  "Seconds between progress lines on stderr, e.g. 5s (0 = none)");
   cmd->callback([flags, exit_code] { *exit_code = RunCrawl(*flags); });
 }
 
