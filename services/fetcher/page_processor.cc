@@ -7,7 +7,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "lib/fingerprint/payload_digest.h"
+#include "lib/fingerprint/content_key.h"
+#include "lib/fingerprint/sha1.h"
 #include "lib/http/chunked_decoder.h"
 #include "lib/http/content_decoder.h"
 #include "lib/http/content_sniffer.h"
@@ -40,7 +41,8 @@ struct PageProcessor::Parsed {
   bool parsed_html = false;
   html::ExtractedPage html;
   std::vector<sitemap::SitemapEntry> sitemap_entries;
-  std::optional<fingerprint::PayloadDigest> digest;
+  std::optional<fingerprint::ContentKey> content_key;  // set for 2xx: the dedup key
+  std::optional<fingerprint::Sha1Digest> sha1;        // only with WARC output (payload digest)
   std::optional<fingerprint::SimHash64> simhash;
   std::optional<dedup::ContentVerdict> verdict;
   std::string record_id;  // of this capture's response record
@@ -119,7 +121,9 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
   }
 
   o.outcome = OutcomeClass::kFetched;
-  parsed.digest = fingerprint::ComputePayloadDigest(parsed.payload);
+  // SHA-1 only feeds WARC-Payload-Digest; without WARC output it would be wasted work.
+  parsed.content_key = fingerprint::ComputeContentKey(parsed.payload);
+  if (warc_ != nullptr) parsed.sha1 = fingerprint::Sha1(parsed.payload);
   absl::StatusOr<std::string> decoded = http::DecodeContent(
       parsed.payload, parsed.head->content_encodings(), options_.max_decoded_bytes);
   if (!decoded.ok()) {
@@ -168,9 +172,31 @@ void PageProcessor::AddOutlink(const FetchedPage& page, const url::Url& target,
                                             .discovered_from = page.task.canonical_url});
 }
 
+bool PageProcessor::NextRedirectHop(const std::string& url, const std::string& target) {
+  absl::MutexLock lock(&redirect_mu_);
+  auto it = redirect_hops_.find(url);
+  const int hops = (it == redirect_hops_.end() ? 0 : it->second) + 1;
+  if (hops > options_.max_redirect_hops) return false;
+  if (redirect_hops_.insert_or_assign(target, hops).second) redirect_order_.push_back(target);
+  while (redirect_hops_.size() > options_.max_tracked_redirects && !redirect_order_.empty()) {
+    redirect_hops_.erase(redirect_order_.front());
+    redirect_order_.pop_front();
+  }
+  return true;
+}
+
 void PageProcessor::CollectLinks(const FetchedPage& page, const Parsed& parsed,
-                                 ProcessedPage& out) const {
-  if (parsed.redirect_target.has_value()) AddOutlink(page, *parsed.redirect_target, out);
+                                 ProcessedPage& out) {
+  if (parsed.redirect_target.has_value()) {
+    absl::StatusOr<url::CanonicalUrl> target =
+        url::Canonicalize(*parsed.redirect_target, options_.canonical);
+    if (target.ok() && NextRedirectHop(page.task.canonical_url, target->str())) {
+      AddOutlink(page, *parsed.redirect_target, out);
+    } else if (target.ok()) {
+      absl::StrAppend(&out.event.detail, " (not followed: more than ",
+                      options_.max_redirect_hops, " redirects)");
+    }
+  }
   // Duplicates' links were followed from the first copy (DESIGN.md §3 dedup).
   if (out.outcome.outcome == OutcomeClass::kDuplicate) return;
   if (parsed.parsed_html) {
@@ -216,7 +242,7 @@ void PageProcessor::WriteWarc(const FetchedPage& page, const Parsed& parsed,
   response.ip_address = page.http.remote_ip;
   response.content_type = std::string(warc::kHttpResponseContentType);
   response.truncated = page.http.truncated;
-  if (parsed.digest.has_value()) response.payload_digest = parsed.digest->sha1.ToWarcString();
+  if (parsed.sha1.has_value()) response.payload_digest = parsed.sha1->ToWarcString();
 
   const bool exact_duplicate = parsed.verdict.has_value() &&
                                parsed.verdict->verdict == dedup::Verdict::kExactDuplicate &&
@@ -277,15 +303,17 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
     std::vector<dedup::ContentQuery> queries;
     std::vector<size_t> index;
     for (size_t i = 0; i < pages.size(); ++i) {
-      if (!parsed[i].digest.has_value()) continue;
+      if (!parsed[i].content_key.has_value()) continue;
       if (warc_ != nullptr) parsed[i].record_id = warc_->NewRecordId();
       queries.push_back(dedup::ContentQuery{.url = pages[i].task.canonical_url,
-                                            .content_key = parsed[i].digest->content_key,
+                                            .content_key = *parsed[i].content_key,
                                             .simhash = parsed[i].simhash,
                                             .fetch_time = pages[i].fetch_time,
                                             .warc_record_id = parsed[i].record_id,
                                             .payload_digest =
-                                                parsed[i].digest->sha1.ToWarcString()});
+                                                parsed[i].sha1.has_value()
+                                                    ? parsed[i].sha1->ToWarcString()
+                                                    : std::string()});
       index.push_back(i);
     }
     if (!queries.empty()) {

@@ -14,9 +14,13 @@
 #define CRAWLER_SERVICES_FETCHER_PAGE_PROCESSOR_H_
 
 #include <cstddef>
+#include <deque>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "lib/fingerprint/simhash.h"
 #include "lib/html/extract_page.h"
@@ -48,7 +52,12 @@ struct PageProcessorOptions {
   fingerprint::SimHashOptions simhash;
   html::ExtractOptions extract;
   url::CanonicalizeOptions canonical;
-  // robots.txt product token and software name for WARC warcinfo are the writer's business.
+  // Redirect chains are followed this many hops at most (each hop is a new URL through scope,
+  // seen-set and politeness; the seen-set stops loops, this stops endless chains of new URLs).
+  int max_redirect_hops = 10;
+  // Redirect targets whose hop count is remembered (oldest forgotten first): bounds the memory;
+  // a chain longer than this many concurrent redirects could restart its count.
+  size_t max_tracked_redirects = 100'000;
 };
 
 // One finished transfer of a leased URL.
@@ -79,15 +88,23 @@ class PageProcessor {
  private:
   struct Parsed;
   void Classify(const FetchedPage& page, Parsed& parsed, ProcessedPage& out) const;
-  void CollectLinks(const FetchedPage& page, const Parsed& parsed, ProcessedPage& out) const;
+  void CollectLinks(const FetchedPage& page, const Parsed& parsed, ProcessedPage& out);
   void AddOutlink(const FetchedPage& page, const url::Url& target, ProcessedPage& out) const;
   void WriteWarc(const FetchedPage& page, const Parsed& parsed, ProcessedPage& out) const;
+
+  // Hops of the redirect chain that led to `url` (0 if it was not a redirect target); records
+  // the next hop for `target`. Returns false when the chain is too long to follow.
+  bool NextRedirectHop(const std::string& url, const std::string& target);
 
   const PageProcessorOptions options_;
   const scope::Scope& scope_;
   dedup::DedupClient* const dedup_;
   warc::WarcWriter* const warc_;
   FetchObserver* const observer_;
+
+  absl::Mutex redirect_mu_;
+  absl::flat_hash_map<std::string, int> redirect_hops_ ABSL_GUARDED_BY(redirect_mu_);
+  std::deque<std::string> redirect_order_ ABSL_GUARDED_BY(redirect_mu_);
 };
 
 }  // namespace crawler::fetcher
