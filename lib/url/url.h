@@ -5,9 +5,25 @@
 // scheme; malformed input is rejected with kInvalidArgument and the spec's validation error as
 // the reason.
 //
-// Hosts are converted to ASCII with IDNA (UTS #46, non-transitional, via libidn2) exactly as the
-// "domain to ASCII" step of the standard says; IPv4 (including the legacy hex/octal forms) and
-// IPv6 hosts are parsed and serialised canonically.
+// Hosts are converted to ASCII with IDNA (UTS #46, non-transitional, via libidn2) as the
+// "domain to ASCII" step of the standard says, with the deviations listed below; IPv4 (including
+// the legacy hex/octal forms) and IPv6 hosts are parsed and serialised canonically.
+//
+// Deliberately not implemented (a Url is always http/https and built only by Parse):
+//   - the states for other schemes: file, opaque paths ("cannot-be-a-base-URL", e.g. mailto:),
+//     non-special authorities; such input is rejected with kUnimplemented as soon as its scheme
+//     is read, so "non-special://..." validation errors are never reported;
+//   - state overrides (the URL API's setters) and query encodings other than UTF-8;
+//   - validation errors that are not failures are not reported.
+// Deviations (see lib/url/internal/host_parser.h and url.cc for the reasons):
+//   - input is bytes; bytes that are not UTF-8 are percent-encoded as they are in path, query,
+//     fragment and userinfo instead of first becoming U+FFFD; in a host they make it invalid;
+//   - ASCII host labels, "xn--" ones included, are only lower-cased (as the web-platform-tests
+//     data expects: "xn--pokxncvks" and "xn--" are accepted);
+//   - non-ASCII host labels go through libidn2, which also enforces IDNA2008: labels with
+//     leading/trailing hyphens or "--" at positions 3-4, symbols such as U+2603 or emoji, and
+//     labels longer than 63 bytes as Punycode are rejected where the standard accepts them;
+//   - input longer than 2 MiB is rejected (kInvalidArgument), as Chromium does.
 //
 // Thread-safety: Url is an immutable value; all functions here are thread-safe.
 #ifndef CRAWLER_LIB_URL_URL_H_
@@ -61,7 +77,7 @@ class Url {
 
   std::string href_;
   // Offsets into href_ (see url.cc for the exact layout).
-  uint32_t scheme_end_ = 0;       // position of ':'
+  uint32_t scheme_end_ = 0;  // position of ':'
   uint32_t username_begin_ = 0, username_end_ = 0;
   uint32_t password_begin_ = 0, password_end_ = 0;
   uint32_t host_begin_ = 0, host_end_ = 0;

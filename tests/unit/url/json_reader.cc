@@ -1,0 +1,218 @@
+#include "tests/unit/url/json_reader.h"
+
+#include <cstdint>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+
+namespace crawler::url::testing {
+namespace {
+
+constexpr int kMaxDepth = 64;
+
+void AppendUtf8(uint32_t cp, std::string& out) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string_view text) : text_(text) {}
+
+  absl::StatusOr<JsonValue> Document() {
+    JsonValue v;
+    if (absl::Status s = Value(v, 0); !s.ok()) return s;
+    SkipSpace();
+    if (pos_ != text_.size()) return Error("trailing characters");
+    return v;
+  }
+
+ private:
+  absl::Status Error(std::string_view what) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat("JSON: ", std::string(what), " at offset ", pos_));
+  }
+  void SkipSpace() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r')) {
+      ++pos_;
+    }
+  }
+  bool Consume(std::string_view literal) {
+    if (text_.substr(pos_, literal.size()) != literal) return false;
+    pos_ += literal.size();
+    return true;
+  }
+
+  absl::Status Value(JsonValue& v, int depth) {
+    if (depth > kMaxDepth) return Error("nesting too deep");
+    SkipSpace();
+    if (pos_ >= text_.size()) return Error("unexpected end");
+    const char c = text_[pos_];
+    if (c == '"') {
+      v.type = JsonValue::Type::kString;
+      return String(v.string);
+    }
+    if (c == '[') {
+      ++pos_;
+      v.type = JsonValue::Type::kArray;
+      SkipSpace();
+      if (Consume("]")) return absl::OkStatus();
+      while (true) {
+        v.array.emplace_back();
+        if (absl::Status s = Value(v.array.back(), depth + 1); !s.ok()) return s;
+        SkipSpace();
+        if (Consume("]")) return absl::OkStatus();
+        if (!Consume(",")) return Error("expected ',' or ']'");
+      }
+    }
+    if (c == '{') {
+      ++pos_;
+      v.type = JsonValue::Type::kObject;
+      SkipSpace();
+      if (Consume("}")) return absl::OkStatus();
+      while (true) {
+        SkipSpace();
+        std::string key;
+        if (absl::Status s = String(key); !s.ok()) return s;
+        SkipSpace();
+        if (!Consume(":")) return Error("expected ':'");
+        v.member_names.push_back(std::move(key));
+        v.member_values.emplace_back();
+        if (absl::Status s = Value(v.member_values.back(), depth + 1); !s.ok()) return s;
+        SkipSpace();
+        if (Consume("}")) return absl::OkStatus();
+        if (!Consume(",")) return Error("expected ',' or '}'");
+      }
+    }
+    if (Consume("null")) return absl::OkStatus();
+    if (Consume("true")) {
+      v.type = JsonValue::Type::kBool;
+      v.boolean = true;
+      return absl::OkStatus();
+    }
+    if (Consume("false")) {
+      v.type = JsonValue::Type::kBool;
+      return absl::OkStatus();
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      const std::string number(text_.substr(pos_, text_.find_first_of(",]} \t\r\n", pos_) - pos_));
+      char* end = nullptr;
+      v.type = JsonValue::Type::kNumber;
+      v.number = std::strtod(number.c_str(), &end);
+      if (end != number.c_str() + number.size()) return Error("bad number");
+      pos_ += number.size();
+      return absl::OkStatus();
+    }
+    return Error("unexpected character");
+  }
+
+  absl::Status Hex4(uint32_t& value) {
+    if (pos_ + 4 > text_.size()) return Error("short \\u escape");
+    value = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char h = text_[pos_++];
+      value <<= 4;
+      if (h >= '0' && h <= '9') {
+        value |= static_cast<uint32_t>(h - '0');
+      } else if (h >= 'a' && h <= 'f') {
+        value |= static_cast<uint32_t>(h - 'a' + 10);
+      } else if (h >= 'A' && h <= 'F') {
+        value |= static_cast<uint32_t>(h - 'A' + 10);
+      } else {
+        return Error("bad \\u escape");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status String(std::string& out) {
+    if (!Consume("\"")) return Error("expected string");
+    while (true) {
+      if (pos_ >= text_.size()) return Error("unterminated string");
+      const char c = text_[pos_++];
+      if (c == '"') return absl::OkStatus();
+      if (c != '\\') {
+        out.push_back(c);
+        continue;
+      }
+      if (pos_ >= text_.size()) return Error("unterminated escape");
+      const char e = text_[pos_++];
+      switch (e) {
+        case '"':
+          out.push_back('"');
+          break;
+        case '\\':
+          out.push_back('\\');
+          break;
+        case '/':
+          out.push_back('/');
+          break;
+        case 'b':
+          out.push_back('\b');
+          break;
+        case 'f':
+          out.push_back('\f');
+          break;
+        case 'n':
+          out.push_back('\n');
+          break;
+        case 'r':
+          out.push_back('\r');
+          break;
+        case 't':
+          out.push_back('\t');
+          break;
+        case 'u': {
+          uint32_t cp = 0;
+          if (absl::Status s = Hex4(cp); !s.ok()) return s;
+          if (cp >= 0xD800 && cp <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {
+            const size_t save = pos_;
+            pos_ += 2;
+            uint32_t low = 0;
+            if (absl::Status s = Hex4(low); !s.ok()) return s;
+            if (low >= 0xDC00 && low <= 0xDFFF) {
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+            } else {
+              pos_ = save;  // not a pair: the high surrogate is lone
+            }
+          }
+          if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
+          AppendUtf8(cp, out);
+          break;
+        }
+        default:
+          return Error("bad escape");
+      }
+    }
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+const JsonValue* JsonValue::Find(std::string_view key) const {
+  for (size_t i = 0; i < member_names.size(); ++i) {
+    if (member_names[i] == key) return &member_values[i];
+  }
+  return nullptr;
+}
+
+absl::StatusOr<JsonValue> ParseJson(std::string_view text) { return Reader(text).Document(); }
+
+}  // namespace crawler::url::testing
