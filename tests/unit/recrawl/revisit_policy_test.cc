@@ -1,0 +1,299 @@
+// The re-visit policies of lib/recrawl, each pinned to the behaviour of its source: Nutch's
+// AdaptiveFetchSchedule, StormCrawler's AdaptiveScheduler, the 2004 sampling-frequency step rule,
+// the FAST-crawler thesis' Bayesian classifier (as published and corrected), and the budget
+// allocations of Cho & Garcia-Molina (TODS 2003, §5).
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "lib/recrawl/bayes_change_classifier.h"
+#include "lib/recrawl/nutch_adaptive_schedule.h"
+#include "lib/recrawl/optimal_policy.h"
+#include "lib/recrawl/policy_factory.h"
+#include "lib/recrawl/proportional_policy.h"
+#include "lib/recrawl/sampling_step_rule.h"
+#include "lib/recrawl/stormcrawler_adaptive_scheduler.h"
+#include "lib/recrawl/uniform_policy.h"
+
+namespace crawler::recrawl {
+namespace {
+
+absl::Time Day(double d) { return absl::FromUnixSeconds(1'600'000'000) + absl::Seconds(d * 86400); }
+
+struct Trace {
+  std::vector<double> intervals;         // next_visit_in_days of every decision
+  std::vector<PolicyState> states;       // state after every decision
+};
+
+// Drives `policy` on a page that changes exactly every `period` days (at 0, period, 2 period,
+// ...), visiting at the policy's own intervals, or every `visit_every` days if given.
+Trace Drive(const RevisitPolicy& policy, double period, double days, bool last_modified,
+            std::optional<double> visit_every = std::nullopt) {
+  auto last_change = [&](double t) { return std::floor(t / period + 1e-9) * period; };
+  auto lm = [&](double t) {
+    return last_modified ? std::optional<absl::Time>(Day(last_change(t))) : std::nullopt;
+  };
+  VisitHistory history;
+  history.Record(Day(0), false, lm(0));
+  Trace trace;
+  Decision decision = policy.Decide(PageView{history, 0.0}, PolicyState{});
+  trace.intervals.push_back(decision.next_visit_in_days);
+  trace.states.push_back(decision.state);
+  double now = 0;
+  while (true) {
+    const double next = now + (visit_every ? *visit_every : decision.next_visit_in_days);
+    if (next > days) break;
+    const bool changed = last_change(next) > now + 1e-9;
+    history.Record(Day(next), changed, lm(next));
+    now = next;
+    decision = policy.Decide(PageView{history, now}, decision.state);
+    trace.intervals.push_back(decision.next_visit_in_days);
+    trace.states.push_back(decision.state);
+  }
+  return trace;
+}
+
+// A one-visit history for driving single decisions.
+VisitHistory OneVisit(double interval_days, bool changed) {
+  VisitHistory history;
+  history.Append(Visit{static_cast<uint32_t>(interval_days * 86400), changed, false, 0});
+  return history;
+}
+
+// --- Nutch AdaptiveFetchSchedule, shipped defaults -------------------------------------------
+
+TEST(NutchAdaptiveFetchSchedule, NewPageGetsTheDefaultInterval) {
+  const NutchAdaptiveSchedule nutch;
+  const Decision d = nutch.Decide(PageView{VisitHistory(), 5.0}, PolicyState{});
+  EXPECT_DOUBLE_EQ(d.next_visit_in_days, 30.0);
+  EXPECT_DOUBLE_EQ(d.state.reference_days, 5.0);
+}
+
+TEST(NutchAdaptiveFetchSchedule, NotModifiedGrowsByIncRateAndSyncsWithTheLastChange) {
+  const NutchAdaptiveSchedule nutch;
+  PolicyState state;
+  state.interval_days = 30;
+  state.reference_days = 0;  // last modification seen at day 0
+  const Decision d = nutch.Decide(PageView{OneVisit(30, false), 30.0}, state);
+  EXPECT_DOUBLE_EQ(d.state.interval_days, 42.0);  // 30 * (1 + 0.4)
+  // Next fetch = (30 - 0.3 * 30) + 42 = 63, i.e. 33 days from now.
+  EXPECT_NEAR(d.next_visit_in_days, 33.0, 1e-12);
+}
+
+TEST(NutchAdaptiveFetchSchedule, ModifiedShrinksByDecRate) {
+  const NutchAdaptiveSchedule nutch;
+  PolicyState state;
+  state.interval_days = 10;
+  state.reference_days = 0;
+  const Decision d = nutch.Decide(PageView{OneVisit(10, true), 50.0}, state);
+  EXPECT_DOUBLE_EQ(d.state.interval_days, 8.0);  // 10 * (1 - 0.2)
+  EXPECT_DOUBLE_EQ(d.state.reference_days, 50.0);
+  EXPECT_DOUBLE_EQ(d.next_visit_in_days, 8.0);
+}
+
+TEST(NutchAdaptiveFetchSchedule, LongUnchangedIntervalIsRaisedToTheTimeSinceTheChange) {
+  const NutchAdaptiveSchedule nutch;
+  PolicyState state;
+  state.interval_days = 10;
+  state.reference_days = 0;
+  const Decision d = nutch.Decide(PageView{OneVisit(10, false), 100.0}, state);
+  EXPECT_DOUBLE_EQ(d.state.interval_days, 100.0);  // delta = 100 > 14
+  EXPECT_NEAR(d.next_visit_in_days, 70.0, 1e-9);    // (100 - 30) + 100 - 100
+}
+
+TEST(NutchAdaptiveFetchSchedule, ClampsToMinAndMaxInterval) {
+  const NutchAdaptiveSchedule nutch;
+  PolicyState state;
+  state.interval_days = 61.0 / 86400;
+  EXPECT_DOUBLE_EQ(nutch.Decide(PageView{OneVisit(1, true), 1.0}, state).state.interval_days,
+                   60.0 / 86400);
+  state.interval_days = 300;
+  state.reference_days = 999;
+  EXPECT_DOUBLE_EQ(nutch.Decide(PageView{OneVisit(1, false), 1000.0}, state).state.interval_days,
+                   365.0);
+}
+
+TEST(NutchAdaptiveFetchSchedule, Nutch1564NextFetchInThePastKeptAsShipped) {
+  // Unchanged for 2000 days: interval = delta = 2000, clamped to 365, but counted from
+  // 2000 - 0.3 * 2000: the next fetch is 235 days in the past.
+  const NutchAdaptiveSchedule nutch;
+  PolicyState state;
+  state.interval_days = 365;
+  state.reference_days = 0;
+  const Decision d = nutch.Decide(PageView{OneVisit(365, false), 2000.0}, state);
+  EXPECT_NEAR(d.next_visit_in_days, -235.0, 1e-9);
+}
+
+// --- StormCrawler AdaptiveScheduler, shipped defaults ----------------------------------------
+
+TEST(StormCrawlerAdaptiveScheduler, WholeMinuteArithmeticAsInTheOriginal) {
+  const StormCrawlerAdaptiveScheduler storm;
+  Decision d = storm.Decide(PageView{VisitHistory(), 0.0}, PolicyState{});
+  EXPECT_DOUBLE_EQ(d.next_visit_in_days, 1.0);  // 1440 min
+  const Decision unchanged = storm.Decide(PageView{OneVisit(1, false), 1.0}, d.state);
+  EXPECT_DOUBLE_EQ(unchanged.next_visit_in_days * 1440, 2160);  // 1440 * 1.5
+  const Decision changed = storm.Decide(PageView{OneVisit(1, true), 1.0}, d.state);
+  EXPECT_DOUBLE_EQ(changed.next_visit_in_days * 1440, 750);  // 0.5 * 1440 + 0.5 * 60
+}
+
+TEST(StormCrawlerAdaptiveScheduler, ConvergesToTheMinimumAndCapsAtTheMaximum) {
+  const StormCrawlerAdaptiveScheduler storm;
+  PolicyState state;
+  state.interval_days = 1.0;
+  for (int i = 0; i < 20; ++i) {
+    state = storm.Decide(PageView{OneVisit(0.1, true), 1.0}, state).state;
+  }
+  EXPECT_DOUBLE_EQ(state.interval_days * 1440, 60);
+  for (int i = 0; i < 20; ++i) {
+    state = storm.Decide(PageView{OneVisit(1, false), 1.0}, state).state;
+  }
+  EXPECT_DOUBLE_EQ(state.interval_days * 1440, 20160);
+}
+
+// --- The 2004 sampling-frequency step rule ---------------------------------------------------
+
+TEST(SamplingStepRule2004, PageChangingEveryFiveDaysGoesOneThreeFiveThenStable) {
+  for (bool last_modified : {true, false}) {
+    const Trace trace = Drive(SamplingStepRule(), 5.0, 80.0, last_modified);
+    ASSERT_GE(trace.intervals.size(), 8u);
+    EXPECT_EQ(trace.intervals[0], 1.0) << last_modified;
+    EXPECT_EQ(trace.intervals[1], 3.0) << last_modified;
+    for (size_t i = 2; i < trace.intervals.size(); ++i) {
+      EXPECT_EQ(trace.intervals[i], 5.0) << "decision " << i << " lm " << last_modified;
+    }
+  }
+}
+
+TEST(SamplingStepRule2004, ChangesCloserThanTheIntervalStepDownByFour) {
+  SamplingStepRuleOptions options;
+  options.initial_interval_days = 13;
+  // A page changing every 3 days, sampled every 13: at day 26 the last two Last-Modified dates
+  // (12, 24) are 12 days apart, under 13 - 0.5, so 13 -> 9. From then on consecutive dates are 9
+  // days apart: the rule cannot tell one change per interval from three, and holds at 9.
+  const Trace trace = Drive(SamplingStepRule(options), 3.0, 80.0, true);
+  ASSERT_GE(trace.intervals.size(), 5u);
+  EXPECT_EQ(trace.intervals[0], 13.0);
+  EXPECT_EQ(trace.intervals[1], 13.0);  // no earlier date to compare with yet
+  for (size_t i = 2; i < trace.intervals.size(); ++i) EXPECT_EQ(trace.intervals[i], 9.0) << i;
+}
+
+TEST(SamplingStepRule2004, ClampedToOneAndThirtyDays) {
+  // Changes dated 1.5 and 2.1 (0.6 days apart), sampled every 2 days: 2 - 4 is clamped to 1.
+  VisitHistory history;
+  history.Append(Visit{2 * 86400, true, true, 43200});    // visit at day 2
+  history.Append(Visit{2 * 86400, true, true, 164160});   // visit at day 4
+  PolicyState state;
+  state.interval_days = 2;
+  EXPECT_EQ(SamplingStepRule().Decide(PageView{history, 4.0}, state).next_visit_in_days, 1.0);
+  // A page that never changes climbs by 2 to the 30-day ceiling.
+  const Trace still = Drive(SamplingStepRule(), 1e9, 400.0, true);
+  EXPECT_EQ(still.intervals[1], 3.0);
+  EXPECT_EQ(still.intervals[2], 5.0);
+  EXPECT_EQ(still.intervals.back(), 30.0);
+}
+
+// --- The FAST-crawler thesis' Bayesian classifier ---------------------------------------------
+
+TEST(FastCrawlerBayesClassifier, PublishedDriftsEveryPageToDaily) {
+  BayesClassifierOptions options;
+  options.update = BayesClassifierOptions::Update::kPublished;
+  const BayesChangeClassifier published(options);
+  // A page changing every 10 days, crawled daily: after its 4th detected change (day 40) the
+  // published update puts P(1 day) at about 0.96, and it only ever rises.
+  const Trace trace = Drive(published, 10.0, 40.0, false, 1.0);
+  float previous = 0;
+  for (const PolicyState& state : trace.states) {
+    EXPECT_GE(state.category_probability[0], previous);
+    previous = state.category_probability[0];
+  }
+  EXPECT_NEAR(trace.states.back().category_probability[0], 0.97, 0.015);
+  EXPECT_EQ(trace.intervals.back(), 1.0);
+  // Even a page that changes every 30 days ends up daily.
+  EXPECT_GT(Drive(published, 30.0, 180.0, false, 1.0).states.back().category_probability[0], 0.9);
+}
+
+TEST(FastCrawlerBayesClassifier, CorrectedClassifiesThreeAndSevenDayPages) {
+  const BayesChangeClassifier corrected;
+  for (double period : {3.0, 7.0}) {
+    const Trace trace = Drive(corrected, period, 60.0, false, 1.0);
+    const int expected = period == 3.0 ? 1 : 2;
+    EXPECT_EQ(BayesChangeClassifier::MostProbable(trace.states.back().category_probability),
+              expected)
+        << period;
+    EXPECT_GT(trace.states.back().category_probability[expected], 0.9) << period;
+    EXPECT_EQ(trace.intervals.back(), period);
+  }
+  // The same pages under the published rule: both "daily".
+  BayesClassifierOptions options;
+  options.update = BayesClassifierOptions::Update::kPublished;
+  for (double period : {3.0, 7.0}) {
+    const Trace trace = Drive(BayesChangeClassifier(options), period, 60.0, false, 1.0);
+    EXPECT_EQ(BayesChangeClassifier::MostProbable(trace.states.back().category_probability), 0);
+  }
+}
+
+TEST(FastCrawlerBayesClassifier, PoissonLikelihoodOfOneVisit) {
+  const BayesChangeClassifier classifier;
+  const std::array<double, 3> p = classifier.Update({1.0 / 3, 1.0 / 3, 1.0 / 3}, 1.0, true);
+  const double l[] = {1 - std::exp(-1.0), 1 - std::exp(-1.0 / 3), 1 - std::exp(-1.0 / 7)};
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(p[c], l[c] / (l[0] + l[1] + l[2]), 1e-12);
+}
+
+// --- Budget allocations -------------------------------------------------------------------------
+
+TEST(Tods2003_5, UniformSplitsTheBudgetEvenly) {
+  UniformPolicy uniform;
+  uniform.Retune(FleetSummary{50.0, 200});
+  EXPECT_DOUBLE_EQ(uniform.Decide(PageView{VisitHistory(), 0}, PolicyState{}).next_visit_in_days,
+                   4.0);
+}
+
+TEST(Tods2003_5, ProportionalAndOptimalWithKnownRates) {
+  RateHistogram histogram;
+  histogram.Add(1.0);
+  histogram.Add(9.0);
+  const FleetSummary fleet{2.0, 2, &histogram};
+  ProportionalPolicy proportional;
+  proportional.Retune(fleet);
+  OptimalPolicy optimal;
+  optimal.Retune(fleet);
+  const VisitHistory history;
+  auto interval = [&](const RevisitPolicy& policy, double rate) {
+    return policy.Decide(PageView{history, 0, 1.0, rate}, PolicyState{}).next_visit_in_days;
+  };
+  EXPECT_NEAR(interval(proportional, 1.0), 1 / 0.2, 1e-12);
+  EXPECT_NEAR(interval(proportional, 9.0), 1 / 1.8, 1e-12);
+  EXPECT_NEAR(1 / interval(optimal, 1.0), 1.76, 0.01);
+  EXPECT_NEAR(1 / interval(optimal, 9.0), 0.24, 0.01);
+  // The 9/day page sits at the margin (see Allocation::marginal_share); the budget is met.
+  EXPECT_NEAR(1 / interval(optimal, 1.0) + 1 / interval(optimal, 9.0), 2.0, 1e-6);
+}
+
+TEST(Tods2003_5, OptimalEstimatesTheRateFromTheHistory) {
+  RateHistogram histogram;
+  for (int i = 0; i < 10; ++i) histogram.Add(0.5);
+  OptimalPolicy optimal;
+  optimal.Retune(FleetSummary{5.0, 10, &histogram, 0.5});
+  VisitHistory history;
+  for (int i = 0; i < 20; ++i) history.Append(Visit{86400, i % 4 == 0, false, 0});
+  const Decision d = optimal.Decide(PageView{history, 20.0}, PolicyState{});
+  EXPECT_NEAR(d.state.rate_per_day, BayesianRate(history, GammaPrior::WithMode(0.5)), 1e-9);
+  EXPECT_GT(d.next_visit_in_days, 0);
+  EXPECT_TRUE(std::isfinite(d.next_visit_in_days));
+}
+
+TEST(PolicyFactory, BuildsEveryNamedPolicy) {
+  for (std::string_view name : RevisitPolicyNames()) {
+    absl::StatusOr<std::unique_ptr<RevisitPolicy>> policy = MakeRevisitPolicy(name, {});
+    ASSERT_TRUE(policy.ok()) << name;
+    EXPECT_EQ((*policy)->name(), name);
+  }
+  EXPECT_EQ(MakeRevisitPolicy("oracle", {}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeRevisitPolicy("", {}).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace crawler::recrawl

@@ -1,0 +1,207 @@
+// crawlsim: compares re-visit policies on a simulated collection of pages under a fixed budget
+// (tools/crawlsim/simulator.h explains the model; docs/recrawl.md shows results). The command
+// line is a contract scripts rely on:
+//
+//   crawlsim --pages N --rates gamma:SHAPE,SCALE|lognormal:MU,SIGMA|FILE --budget VISITS_PER_DAY
+//            --days D --policy NAME [--policy NAME ...] [--seed S] [--csv FILE]
+//
+// NAME is oracle, optimal, uniform, proportional, fixed, nutch, stormcrawler, step,
+// bayes-published, bayes-corrected, or all. It prints a table and writes the CSV (columns
+// policy,freshness,age,...; see report.h). Exit codes: 0 ok, 1 failure, 2 usage.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "tools/crawlsim/report.h"
+#include "tools/crawlsim/simulator.h"
+#include "tools/crawlsim/value_distribution.h"
+
+namespace {
+
+using crawler::crawlsim::ClosedForms;
+using crawler::crawlsim::PolicyRun;
+using crawler::crawlsim::SimulationConfig;
+using crawler::crawlsim::ValueDistribution;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+// Streams of the seed used here (the simulator uses others).
+constexpr uint64_t kRateSeedOffset = 0x5241544553ull;    // "RATES"
+constexpr uint64_t kWeightSeedOffset = 0x574549474854ull;  // "WEIGHT"
+
+int Fail(const absl::Status& status, int code) {
+  std::fprintf(stderr, "crawlsim: %s\n", std::string(status.message()).c_str());
+  return code;
+}
+
+// Runs the policies on up to `threads` threads; results keep the order of `names`.
+std::vector<absl::StatusOr<PolicyRun>> RunAll(const SimulationConfig& config,
+                                              const std::vector<std::string>& names,
+                                              int threads) {
+  std::vector<absl::StatusOr<PolicyRun>> results(names.size(),
+                                                 absl::UnknownError("not run"));
+  std::vector<std::thread> workers;
+  const size_t count = std::max<size_t>(1, std::min<size_t>(threads, names.size()));
+  for (size_t w = 0; w < count; ++w) {
+    workers.emplace_back([&, w] {
+      for (size_t i = w; i < names.size(); i += count) {
+        results[i] = crawler::crawlsim::RunPolicy(config, names[i]);
+      }
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+  return results;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"crawlsim: re-visit policies under a visit budget, simulated (docs/recrawl.md)"};
+  int64_t pages = 0;
+  std::string rates_spec;
+  std::string weights_spec;
+  SimulationConfig config;
+  std::vector<std::string> policies;
+  std::string csv_path;
+  std::string series_path;
+  std::string allocation_path;
+  int allocation_sample = 2000;
+  double warmup_days = -1;
+  double max_interval_days = 0;
+  int threads = 1;
+
+  app.add_option("--pages", pages, "number of pages")->required()->check(CLI::Range(1, 50000000));
+  app.add_option("--rates", rates_spec,
+                 "change rates per day: gamma:SHAPE,SCALE, lognormal:MU,SIGMA, list:R1,R2,..., "
+                 "or a file with one rate per line (repeated to fill --pages)")
+      ->required();
+  app.add_option("--budget", config.budget_visits_per_day, "visits per day, all pages together")
+      ->required();
+  app.add_option("--days", config.days, "simulated days")->required();
+  app.add_option("--policy", policies,
+                 "policy to run (repeatable): oracle, optimal, uniform, proportional, fixed, "
+                 "nutch, stormcrawler, step, bayes-published, bayes-corrected, or all")
+      ->required();
+  app.add_option("--seed", config.seed, "random seed (same seed, same pages and changes)")
+      ->default_val(1);
+  app.add_option("--csv", csv_path, "write per-policy results here");
+  app.add_option("--warmup", warmup_days,
+                 "days excluded from the averages (default: half of --days)");
+  app.add_option("--weights", weights_spec,
+                 "importance weights, same syntax as --rates (default: all 1)");
+  app.add_option("--series-csv", series_path, "write freshness and age over time here");
+  app.add_option("--allocation-csv", allocation_path,
+                 "write a sample of pages with optimal and realised visit frequencies here");
+  app.add_option("--allocation-sample", allocation_sample, "pages in --allocation-csv")
+      ->default_val(2000);
+  app.add_option("--bucket-days", config.bucket_days, "time bucket of --series-csv, days")
+      ->default_val(1.0);
+  app.add_option("--last-modified", config.last_modified_share,
+                 "share of pages whose server sends a usable Last-Modified, 0..1")
+      ->default_val(0.0);
+  app.add_option("--history", config.history_capacity, "visits kept per page, 1..64")
+      ->default_val(32);
+  app.add_option("--retune-days", config.retune_every_days,
+                 "how often estimating policies are retuned, days")
+      ->default_val(1.0);
+  app.add_option("--max-interval-days", max_interval_days,
+                 "optimal: re-check every page at least this often (0 = 30 x pages/budget)")
+      ->default_val(0.0);
+  app.add_option("--prior-shape", config.policy_options.optimal.prior_shape,
+                 "optimal, proportional: shape of the Gamma prior of the rate estimator (> 1)")
+      ->default_val(2.0);
+  app.add_flag("--true-rates", config.use_true_rates,
+               "give optimal and proportional the true rates instead of their estimates");
+  app.add_option("--threads", threads, "policies simulated in parallel")->default_val(1);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+
+  absl::StatusOr<ValueDistribution> rates = ValueDistribution::Parse(rates_spec);
+  if (!rates.ok()) return Fail(rates.status(), kExitUsage);
+  config.rates_per_day = rates->Draw(pages, config.seed ^ kRateSeedOffset);
+  if (!weights_spec.empty()) {
+    absl::StatusOr<ValueDistribution> weights = ValueDistribution::Parse(weights_spec);
+    if (!weights.ok()) return Fail(weights.status(), kExitUsage);
+    config.weights = weights->Draw(pages, config.seed ^ kWeightSeedOffset);
+  }
+  config.warmup_days = warmup_days >= 0 ? warmup_days : config.days / 2;
+  config.policy_options.proportional.prior_shape = config.policy_options.optimal.prior_shape;
+  if (config.policy_options.optimal.prior_shape <= 1) {
+    return Fail(absl::InvalidArgumentError("--prior-shape must be > 1"), kExitUsage);
+  }
+  const double matched_interval = static_cast<double>(pages) / config.budget_visits_per_day;
+  if (max_interval_days < 0) {
+    return Fail(absl::InvalidArgumentError("--max-interval-days must be >= 0"), kExitUsage);
+  }
+  config.policy_options.optimal.min_visits_per_day =
+      1.0 / (max_interval_days > 0 ? max_interval_days : 30.0 * matched_interval);
+  if (absl::Status status = crawler::crawlsim::ValidateConfig(config); !status.ok()) {
+    return Fail(status, kExitUsage);
+  }
+
+  std::vector<std::string> names;
+  for (const std::string& policy : policies) {
+    if (policy == "all") {
+      for (const std::string& name : crawler::crawlsim::SimulatedPolicyNames()) {
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      }
+    } else if (std::find(names.begin(), names.end(), policy) == names.end()) {
+      names.push_back(policy);
+    }
+  }
+  for (const std::string& name : names) {
+    const std::vector<std::string> known = crawler::crawlsim::SimulatedPolicyNames();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return Fail(absl::InvalidArgumentError("unknown policy \"" + name + "\" (try --policy all)"),
+                  kExitUsage);
+    }
+  }
+
+  absl::StatusOr<ClosedForms> closed = crawler::crawlsim::ComputeClosedForms(config);
+  if (!closed.ok()) return Fail(closed.status(), kExitFailure);
+
+  std::vector<PolicyRun> runs;
+  for (absl::StatusOr<PolicyRun>& result : RunAll(config, names, threads)) {
+    if (!result.ok()) return Fail(result.status(), kExitFailure);
+    runs.push_back(*std::move(result));
+  }
+
+  const double mean_rate = rates->mean();
+  const std::string description = absl::StrFormat(
+      "crawlsim: %d pages, rates %s (mean %.4g/day), budget %g visits/day (%.4g per page per "
+      "day), %g days, averages over days %g..%g, seed %d, Last-Modified share %g%s",
+      pages, rates_spec, mean_rate, config.budget_visits_per_day,
+      config.budget_visits_per_day / static_cast<double>(pages), config.days, config.warmup_days,
+      config.days, config.seed, config.last_modified_share,
+      config.use_true_rates ? ", true rates" : "");
+  std::fputs(crawler::crawlsim::FormatTable(description, *closed, runs).c_str(), stdout);
+
+  if (!csv_path.empty()) {
+    if (absl::Status s = crawler::crawlsim::WriteSummaryCsv(csv_path, config, runs); !s.ok()) {
+      return Fail(s, kExitFailure);
+    }
+  }
+  if (!series_path.empty()) {
+    if (absl::Status s = crawler::crawlsim::WriteSeriesCsv(series_path, config, runs); !s.ok()) {
+      return Fail(s, kExitFailure);
+    }
+  }
+  if (!allocation_path.empty()) {
+    if (absl::Status s = crawler::crawlsim::WriteAllocationCsv(allocation_path, config, *closed,
+                                                               runs, allocation_sample);
+        !s.ok()) {
+      return Fail(s, kExitFailure);
+    }
+  }
+  return kExitOk;
+}
