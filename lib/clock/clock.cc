@@ -4,8 +4,6 @@
 
 #include "absl/time/clock.h"
 
-
-
 namespace crawler {
 
 absl::Time SystemClock::Now() const { return absl::Now(); }

@@ -47,8 +47,8 @@ absl::StatusOr<std::string> Inflate(std::string_view in, int window_bits, size_t
       return absl::DataLossError("truncated compressed content");
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      return absl::DataLossError(absl::StrCat("corrupt compressed content: ",
-                                              zs.msg != nullptr ? zs.msg : "?"));
+      return absl::DataLossError(
+          absl::StrCat("corrupt compressed content: ", zs.msg != nullptr ? zs.msg : "?"));
     }
   }
 }
@@ -66,8 +66,8 @@ absl::StatusOr<std::string> Unbrotli(std::string_view in, size_t max_out) {
     out.resize(before + room);
     size_t avail_out = room;
     uint8_t* next_out = reinterpret_cast<uint8_t*>(out.data() + before);
-    const BrotliDecoderResult rc = BrotliDecoderDecompressStream(
-        state.get(), &avail_in, &next_in, &avail_out, &next_out, nullptr);
+    const BrotliDecoderResult rc = BrotliDecoderDecompressStream(state.get(), &avail_in, &next_in,
+                                                                 &avail_out, &next_out, nullptr);
     out.resize(before + room - avail_out);
     if (out.size() > max_out) return TooLarge(max_out);
     switch (rc) {
@@ -78,9 +78,9 @@ absl::StatusOr<std::string> Unbrotli(std::string_view in, size_t max_out) {
       case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT:
         return absl::DataLossError("truncated brotli content");
       case BROTLI_DECODER_RESULT_ERROR:
-        return absl::DataLossError(absl::StrCat(
-            "corrupt brotli content: ",
-            BrotliDecoderErrorString(BrotliDecoderGetErrorCode(state.get()))));
+        return absl::DataLossError(
+            absl::StrCat("corrupt brotli content: ",
+                         BrotliDecoderErrorString(BrotliDecoderGetErrorCode(state.get()))));
     }
   }
 }

@@ -19,8 +19,8 @@ bool IsWhitespaceByte(char c) {
 // §7.1 step 2, the HTML patterns: "<TAG" followed by a space or '>' (case-insensitive).
 bool LooksLikeHtml(std::string_view s) {
   static constexpr std::string_view kTags[] = {
-      "<!doctype html", "<html", "<head", "<script", "<iframe", "<h1", "<div", "<font",
-      "<table", "<a", "<style", "<title", "<b", "<body", "<br", "<p"};
+      "<!doctype html", "<html", "<head",  "<script", "<iframe", "<h1",   "<div", "<font",
+      "<table",         "<a",    "<style", "<title",  "<b",      "<body", "<br",  "<p"};
   for (std::string_view tag : kTags) {
     if (s.size() > tag.size() && absl::StartsWithIgnoreCase(A(s), A(tag)) &&
         (s[tag.size()] == ' ' || s[tag.size()] == '>')) {
@@ -84,7 +84,8 @@ std::string SniffContentType(std::string_view declared, std::string_view body) {
   const bool unknown = declared.empty() || declared == "unknown/unknown" ||
                        declared == "application/unknown" || declared == "*/*";
   if (!unknown) {
-    if (declared == "text/plain") return HasBinaryByte(body) ? "application/octet-stream" : "text/plain";
+    if (declared == "text/plain")
+      return HasBinaryByte(body) ? "application/octet-stream" : "text/plain";
     if (declared == "text/xml" || declared == "application/xml") {
       return RefineXml(body, std::string(declared));
     }

@@ -99,9 +99,8 @@ absl::StatusOr<ResponseHead> ResponseHead::Parse(std::string_view raw) {
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos || colon == 0) continue;  // not a field: skip
     if (head.fields_.size() >= kMaxFields) break;
-    head.fields_.emplace_back(
-        std::string(absl::StripAsciiWhitespace(A(line.substr(0, colon)))),
-        std::string(absl::StripAsciiWhitespace(A(line.substr(colon + 1)))));
+    head.fields_.emplace_back(std::string(absl::StripAsciiWhitespace(A(line.substr(0, colon)))),
+                              std::string(absl::StripAsciiWhitespace(A(line.substr(colon + 1)))));
   }
   return head;
 }

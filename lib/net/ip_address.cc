@@ -80,8 +80,8 @@ absl::StatusOr<CidrBlock> CidrBlock::Parse(std::string_view text) {
   const size_t slash = text.find('/');
   absl::StatusOr<IpAddress> base = IpAddress::Parse(text.substr(0, slash));
   if (!base.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("invalid CIDR block \"", std::string(text),
-                                                   "\": ", base.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid CIDR block \"", std::string(text), "\": ", base.status().message()));
   }
   const int max_bits = base->is_v4() ? 32 : 128;
   int bits = max_bits;
@@ -101,8 +101,8 @@ absl::StatusOr<CidrBlock> CidrBlock::Parse(std::string_view text) {
   const int offset = base->is_v4() ? 96 : 0;
   for (int bit = offset + bits; bit < 128; ++bit) {
     if (base->bytes()[bit / 8] & (0x80 >> (bit % 8))) {
-      return absl::InvalidArgumentError(absl::StrCat("CIDR block \"", std::string(text),
-                                                     "\" has bits set after the prefix"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("CIDR block \"", std::string(text), "\" has bits set after the prefix"));
     }
   }
   return block;
@@ -120,6 +120,8 @@ bool CidrBlock::Contains(const IpAddress& address) const {
   return true;
 }
 
-std::string CidrBlock::ToString() const { return absl::StrCat(base_.ToString(), "/", prefix_bits_); }
+std::string CidrBlock::ToString() const {
+  return absl::StrCat(base_.ToString(), "/", prefix_bits_);
+}
 
 }  // namespace crawler::net

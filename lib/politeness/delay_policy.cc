@@ -22,9 +22,8 @@ absl::Duration DelayPolicy::NextDelay(const HostFeedback& feedback, double jitte
   if (feedback.consecutive_failures > 0) {
     // 2^(n-1), saturating well before overflow: 2^30 x any sane base exceeds every cap.
     const int exponent = std::min(feedback.consecutive_failures - 1, 30);
-    absl::Duration backoff =
-        std::min(options_.error_backoff_base * (int64_t{1} << exponent),
-                 options_.error_backoff_max);
+    absl::Duration backoff = std::min(options_.error_backoff_base * (int64_t{1} << exponent),
+                                      options_.error_backoff_max);
     const double spread = 1.0 + options_.jitter_fraction * (2.0 * jitter_unit - 1.0);
     backoff = backoff * spread;
     delay = std::max(delay, backoff);

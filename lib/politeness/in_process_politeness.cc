@@ -31,9 +31,8 @@ absl::StatusOr<ClaimResult> InProcessPoliteness::Claim(const ClaimRequest& reque
 
   absl::Duration wait = std::max(host.next_allowed - now, absl::ZeroDuration());
   if (address != nullptr) wait = std::max(wait, address->next_allowed - now);
-  const bool connections_free =
-      host.in_flight < max_connections &&
-      (address == nullptr || address->in_flight < max_connections);
+  const bool connections_free = host.in_flight < max_connections &&
+                                (address == nullptr || address->in_flight < max_connections);
   if (wait > absl::ZeroDuration() || !connections_free) {
     return ClaimResult{.granted = false, .wait = wait};
   }
@@ -58,8 +57,7 @@ absl::Status InProcessPoliteness::Release(const ReleaseRequest& request) {
   absl::MutexLock lock(&mu_);
   auto host_it = hosts_.find(request.host_key);
   if (host_it == hosts_.end() || host_it->second.in_flight <= 0) {
-    return absl::FailedPreconditionError("Release without a granted claim for " +
-                                         request.host_key);
+    return absl::FailedPreconditionError("Release without a granted claim for " + request.host_key);
   }
   Slot& host = host_it->second;
   --host.in_flight;

@@ -13,8 +13,8 @@ namespace crawler::scope {
 
 struct Scope::Data {
   ScopeOptions options;
-  std::vector<std::string> suffixes;              // normalised
-  absl::flat_hash_set<std::string> seed_sites;    // registrable domains of the seeds
+  std::vector<std::string> suffixes;            // normalised
+  absl::flat_hash_set<std::string> seed_sites;  // registrable domains of the seeds
   const url::PublicSuffixList* psl = nullptr;
   std::vector<std::unique_ptr<re2::RE2>> includes;
   std::vector<std::unique_ptr<re2::RE2>> excludes;
@@ -43,7 +43,8 @@ absl::StatusOr<std::string> NormalizeHostSuffix(std::string_view suffix) {
   while (!s.empty() && s.front() == '.') s.remove_prefix(1);
   while (!s.empty() && s.back() == '.') s.remove_suffix(1);
   if (s.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("empty host suffix: \"", std::string(suffix), "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("empty host suffix: \"", std::string(suffix), "\""));
   }
   // Let the URL parser do IDNA and reject forbidden code points.
   absl::StatusOr<url::Url> parsed = url::Url::Parse(absl::StrCat("http://", std::string(s), "/"));
@@ -60,8 +61,7 @@ bool HostHasSuffix(std::string_view host, std::string_view suffix) {
   return host.size() == suffix.size() || host[host.size() - suffix.size() - 1] == '.';
 }
 
-absl::StatusOr<Scope> Scope::Create(const ScopeOptions& options,
-                                    const std::vector<url::Url>& seeds,
+absl::StatusOr<Scope> Scope::Create(const ScopeOptions& options, const std::vector<url::Url>& seeds,
                                     const url::PublicSuffixList* psl) {
   auto data = std::make_shared<Data>();
   data->options = options;

@@ -142,9 +142,9 @@ absl::StatusOr<std::optional<ParsedRecord>> WarcReader::Next() {
   bool have_length = false;
   while (line_end != absl::string_view::npos && line_end < header.size()) {
     const size_t next = header.find("\r\n", line_end + 2);
-    absl::string_view line = header.substr(line_end + 2, next == absl::string_view::npos
-                                                             ? absl::string_view::npos
-                                                             : next - line_end - 2);
+    absl::string_view line =
+        header.substr(line_end + 2, next == absl::string_view::npos ? absl::string_view::npos
+                                                                    : next - line_end - 2);
     line_end = next;
     const size_t colon = line.find(':');
     if (colon == absl::string_view::npos) continue;

@@ -19,7 +19,7 @@
 namespace crawler::warc {
 
 struct ParsedRecord {
-  std::string version;  // "WARC/1.1"
+  std::string version;                                      // "WARC/1.1"
   std::vector<std::pair<std::string, std::string>> fields;  // in file order
   std::string block;
 

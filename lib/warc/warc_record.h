@@ -35,14 +35,14 @@ inline constexpr std::string_view kHttpRequestContentType = "application/http;ms
 
 struct WarcRecord {
   RecordType type = RecordType::kResource;
-  std::string record_id;  // "<urn:uuid:...>", angle brackets included (§5.2)
+  std::string record_id;                   // "<urn:uuid:...>", angle brackets included (§5.2)
   absl::Time date = absl::InfinitePast();  // WARC-Date (§5.4), UTC, second precision
-  std::string target_uri;     // WARC-Target-URI; empty for warcinfo
-  std::string content_type;   // Content-Type of the block; empty = omitted
-  std::string ip_address;     // WARC-IP-Address
-  std::string concurrent_to;  // WARC-Concurrent-To (record id)
-  std::string warcinfo_id;    // WARC-Warcinfo-ID
-  std::string refers_to;      // WARC-Refers-To (revisit)
+  std::string target_uri;                  // WARC-Target-URI; empty for warcinfo
+  std::string content_type;                // Content-Type of the block; empty = omitted
+  std::string ip_address;                  // WARC-IP-Address
+  std::string concurrent_to;               // WARC-Concurrent-To (record id)
+  std::string warcinfo_id;                 // WARC-Warcinfo-ID
+  std::string refers_to;                   // WARC-Refers-To (revisit)
   std::string refers_to_target_uri;
   std::string refers_to_date;  // already formatted (a WARC-Date of the original)
   std::string profile;         // WARC-Profile (revisit)

@@ -110,14 +110,15 @@ absl::Status WarcWriter::OpenNextFileLocked() {
   };
   field("software", options_.software);
   field("format", "WARC File Format 1.1");
-  field("conformsTo", "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/");
+  field("conformsTo",
+        "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/");
   field("operator", options_.operator_name);
   field("description", options_.description);
   field("http-header-user-agent", options_.http_header_user_agent);
   field("robots", options_.robots_policy);
   warcinfo_id_ = info.record_id;
-  if (absl::Status s = WriteBytesLocked(GzipMember(SerializeRecord(info),
-                                                   options_.compression_level));
+  if (absl::Status s =
+          WriteBytesLocked(GzipMember(SerializeRecord(info), options_.compression_level));
       !s.ok()) {
     return s;
   }

@@ -15,7 +15,7 @@ namespace {
 constexpr std::string_view kExactFamily = "dedup.exact";
 constexpr std::string_view kSimHashFamily = "dedup.simhash";
 constexpr uint8_t kOriginalVersion = 1;
-constexpr int kBlocks = 4;  // 16-bit blocks: supports near_duplicate_bits <= 3
+constexpr int kBlocks = 4;                 // 16-bit blocks: supports near_duplicate_bits <= 3
 constexpr size_t kSimHashPrefixBytes = 3;  // block index + block value
 
 void PutFixed(std::string& out, uint64_t v, int bytes) {
@@ -117,8 +117,7 @@ absl::StatusOr<std::optional<Original>> Dedup::LookupExact(
   return *std::move(original);
 }
 
-absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(
-    const std::vector<ContentQuery>& queries) {
+absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(const std::vector<ContentQuery>& queries) {
   absl::MutexLock lock(&mu_);
   std::vector<ContentVerdict> verdicts;
   verdicts.reserve(queries.size());
@@ -127,8 +126,8 @@ absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(
   absl::flat_hash_map<fingerprint::ContentKey, Original> pending_exact;
   std::vector<std::pair<fingerprint::SimHash64, fingerprint::ContentKey>> pending_simhash;
 
-  auto original_of = [&](const fingerprint::ContentKey& key)
-      -> absl::StatusOr<std::optional<Original>> {
+  auto original_of =
+      [&](const fingerprint::ContentKey& key) -> absl::StatusOr<std::optional<Original>> {
     if (auto it = pending_exact.find(key); it != pending_exact.end()) return it->second;
     return LookupExact(key);
   };

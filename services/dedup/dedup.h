@@ -44,7 +44,7 @@ struct DedupOptions {
 
 struct ContentQuery {
   std::string url;
-  fingerprint::ContentKey content_key;       // exact payload digest
+  fingerprint::ContentKey content_key;            // exact payload digest
   std::optional<fingerprint::SimHash64> simhash;  // absent: no text to compare (not HTML, empty)
   absl::Time fetch_time = absl::InfinitePast();
   std::string warc_record_id;  // of this capture, if written (a later revisit refers to it)

@@ -12,16 +12,16 @@
 namespace crawler::fetcher {
 
 struct FetchEvent {
-  absl::Time time;                 // when the response ended (wall clock)
+  absl::Time time;  // when the response ended (wall clock)
   std::string url;
-  int http_status = 0;             // 0: no HTTP response
-  uint64_t bytes = 0;              // body bytes as transferred
+  int http_status = 0;  // 0: no HTTP response
+  uint64_t bytes = 0;   // body bytes as transferred
   absl::Duration duration = absl::ZeroDuration();
   frontier::OutcomeClass outcome = frontier::OutcomeClass::kFetched;
-  std::string content_type;        // sniffed essence, for fetched pages
-  std::string detail;              // error text, duplicate-of URL, redirect target, ...
-  uint32_t outlinks = 0;           // URLs sent to the frontier
-  bool robots_txt = false;         // a robots.txt fetch, not a page of the collection
+  std::string content_type;  // sniffed essence, for fetched pages
+  std::string detail;        // error text, duplicate-of URL, redirect target, ...
+  uint32_t outlinks = 0;     // URLs sent to the frontier
+  bool robots_txt = false;   // a robots.txt fetch, not a page of the collection
 };
 
 // Receives every event; implementations (crawl log, stats, metrics) must be thread-safe: events

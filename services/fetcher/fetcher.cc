@@ -93,7 +93,7 @@ struct Fetcher::Impl {
     int in_flight = 0;
     bool robots_fetching = false;
     int robots_redirects = 0;
-    std::string robots_next_url;  // a redirect target still to fetch
+    std::string robots_next_url;                    // a redirect target still to fetch
     absl::Duration wake_at = absl::ZeroDuration();  // monotonic; not before
   };
 
@@ -104,9 +104,9 @@ struct Fetcher::Impl {
     std::string url;
   };
 
-  Impl(const FetcherOptions& o, frontier::FrontierClient& f, dedup::DedupClient* d, politeness::Politeness& p,
-       Resolver& r, const net::AddressPolicy& g, const scope::Scope& s, warc::WarcWriter* w,
-       const Clock& c, FetchObserver* obs)
+  Impl(const FetcherOptions& o, frontier::FrontierClient& f, dedup::DedupClient* d,
+       politeness::Politeness& p, Resolver& r, const net::AddressPolicy& g, const scope::Scope& s,
+       warc::WarcWriter* w, const Clock& c, FetchObserver* obs)
       : options(o),
         frontier(f),
         politeness(p),
@@ -269,9 +269,9 @@ struct Fetcher::Impl {
         slot->key = lease.host_key;
         slot->host = std::string(parsed->host());
         slot->port = parsed->effective_port();
-        slot->origin = absl::StrCat(std::string(parsed->scheme()), "://", std::string(parsed->host()),
-                                    parsed->port().empty() ? "" : ":",
-                                    std::string(parsed->port()));
+        slot->origin =
+            absl::StrCat(std::string(parsed->scheme()), "://", std::string(parsed->host()),
+                         parsed->port().empty() ? "" : ":", std::string(parsed->port()));
         Schedule(*slot, now);
       }
       slot->tasks.push_back(Task{std::move(lease), *std::move(parsed)});
@@ -414,12 +414,11 @@ struct Fetcher::Impl {
         robots::MatchResult match = robots->rules.Match(options.robots_agent, target);
         if (!match.allowed) {
           Count(&FetcherStats::robots_denied);
-          CompleteWithoutRequest(
-              task.lease, OutcomeClass::kRobotsDenied,
-              robots->unavailable ? "robots.txt unavailable"
-              : match.rule.has_value() ? "Disallow: " + match.rule->pattern
-                                       : "",
-              /*retry=*/robots->unavailable);
+          CompleteWithoutRequest(task.lease, OutcomeClass::kRobotsDenied,
+                                 robots->unavailable      ? "robots.txt unavailable"
+                                 : match.rule.has_value() ? "Disallow: " + match.rule->pattern
+                                                          : "",
+                                 /*retry=*/robots->unavailable);
           h.tasks.pop_front();
           --buffered;
           continue;
@@ -466,7 +465,8 @@ struct Fetcher::Impl {
         absl::StatusOr<std::string> decoded =
             http::DecodeContent(body, head->content_encodings(), kMaxRobotsBytes);
         // A robots.txt too large to decode is parsed up to the limit (RFC 9309 §2.5).
-        rules = robots::RobotsRules::Parse(decoded.ok() ? *decoded : body.substr(0, kMaxRobotsBytes));
+        rules =
+            robots::RobotsRules::Parse(decoded.ok() ? *decoded : body.substr(0, kMaxRobotsBytes));
         break;
       }
       case robots::RobotsAction::kFollowRedirect: {
@@ -500,7 +500,8 @@ struct Fetcher::Impl {
       // Bounded: drop expired entries, or an arbitrary one if none expired.
       const absl::Time wall = clock.Now();
       absl::erase_if(robots_cache, [&](const auto& e) { return e.second.expires <= wall; });
-      if (robots_cache.size() >= options.max_robots_entries) robots_cache.erase(robots_cache.begin());
+      if (robots_cache.size() >= options.max_robots_entries)
+        robots_cache.erase(robots_cache.begin());
     }
     if (options.queue_robots_sitemaps) {
       for (const std::string& sitemap : rules->Sitemaps()) {
@@ -528,15 +529,15 @@ struct Fetcher::Impl {
       warc->Write(std::move(record)).IgnoreError();
     }
     if (observer != nullptr) {
-      observer->OnFetch(FetchEvent{.time = clock.Now(),
-                                   .url = pending.url,
-                                   .http_status = head.has_value() ? head->status() : 0,
-                                   .bytes = result.body.size(),
-                                   .duration = result.total_time,
-                                   .outcome = head.has_value() ? OutcomeClass::kFetched
-                                                               : OutcomeClass::kNetworkError,
-                                   .detail = std::string(robots::RobotsActionName(decision.action)),
-                                   .robots_txt = true});
+      observer->OnFetch(FetchEvent{
+          .time = clock.Now(),
+          .url = pending.url,
+          .http_status = head.has_value() ? head->status() : 0,
+          .bytes = result.body.size(),
+          .duration = result.total_time,
+          .outcome = head.has_value() ? OutcomeClass::kFetched : OutcomeClass::kNetworkError,
+          .detail = std::string(robots::RobotsActionName(decision.action)),
+          .robots_txt = true});
     }
   }
 

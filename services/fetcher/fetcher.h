@@ -32,11 +32,11 @@
 #include "lib/scope/scope.h"
 #include "lib/warc/warc_writer.h"
 #include "services/dedup/dedup_client.h"
-#include "services/frontier/frontier_client.h"
 #include "services/fetcher/fetch_event.h"
 #include "services/fetcher/http_client.h"
 #include "services/fetcher/page_processor.h"
 #include "services/fetcher/resolver.h"
+#include "services/frontier/frontier_client.h"
 
 namespace crawler::fetcher {
 

@@ -91,7 +91,8 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
 }
 
 int OnDebug(CURL*, curl_infotype type, char* data, size_t size, void* user) {
-  if (type == CURLINFO_HEADER_OUT) static_cast<Transfer*>(user)->result.request_head.append(data, size);
+  if (type == CURLINFO_HEADER_OUT)
+    static_cast<Transfer*>(user)->result.request_head.append(data, size);
   return 0;
 }
 
@@ -213,8 +214,8 @@ struct HttpClient::Impl {
       curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to);
     } else if (!request.ip.empty()) {
       const bool v6 = request.ip.find(':') != std::string::npos;
-      const std::string entry = absl::StrCat(request.host, ":", request.port, ":",
-                                             v6 ? "[" : "", request.ip, v6 ? "]" : "");
+      const std::string entry = absl::StrCat(request.host, ":", request.port, ":", v6 ? "[" : "",
+                                             request.ip, v6 ? "]" : "");
       t.resolve = curl_slist_append(t.resolve, entry.c_str());
       curl_easy_setopt(e, CURLOPT_RESOLVE, t.resolve);
     }
@@ -267,8 +268,7 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const HttpClientO
           absl::StrCat("connect_to must be HOST:PORT, got \"", options.connect_to, "\""));
     }
     // "::HOST:PORT": any host name, any port, connects to HOST:PORT.
-    impl->connect_to =
-        curl_slist_append(nullptr, absl::StrCat("::", options.connect_to).c_str());
+    impl->connect_to = curl_slist_append(nullptr, absl::StrCat("::", options.connect_to).c_str());
   }
   impl->multi = curl_multi_init();
   if (impl->multi == nullptr) return absl::InternalError("curl_multi_init failed");
@@ -314,8 +314,8 @@ std::vector<HttpResult> HttpClient::Poll(absl::Duration timeout) {
   };
   collect();
   if (done.empty()) {
-    const int timeout_ms = static_cast<int>(
-        std::clamp<int64_t>(absl::ToInt64Milliseconds(timeout), 0, 60'000));
+    const int timeout_ms =
+        static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(timeout), 0, 60'000));
     curl_multi_poll(m.multi, nullptr, 0, timeout_ms, nullptr);
     curl_multi_perform(m.multi, &still_running);
     collect();

@@ -1,7 +1,8 @@
 // HttpClient: many concurrent HTTP GETs driven from one thread with libcurl's multi interface
 // (DESIGN.md §6). It is the only code that talks HTTP; everything it returns is raw: the header
 // block and body exactly as received (neither chunked transfer coding nor content codings
-// undone), because WARC records store the message as transferred. Decoding and parsing happen elsewhere (lib/http, lib/html).
+// undone), because WARC records store the message as transferred. Decoding and parsing happen
+// elsewhere (lib/http, lib/html).
 //
 // What it enforces on every transfer:
 //   - no automatic redirects (a redirect target is a new URL for scope, seen-set, politeness);
@@ -66,12 +67,12 @@ struct HttpRequest {
 
 enum class TransportError {
   kNone,
-  kTimeout,          // total or connect time, or too slow
-  kConnectFailed,    // refused, unreachable, reset before a response
-  kAddressRefused,   // the SSRF guard refused the connect-time address
+  kTimeout,         // total or connect time, or too slow
+  kConnectFailed,   // refused, unreachable, reset before a response
+  kAddressRefused,  // the SSRF guard refused the connect-time address
   kHeaderTooLarge,
   kTls,
-  kProtocol,         // malformed response
+  kProtocol,  // malformed response
   kOther,
 };
 std::string_view TransportErrorName(TransportError error);
@@ -81,11 +82,11 @@ struct HttpResult {
   TransportError error = TransportError::kNone;
   std::string error_message;  // curl's, for logs
   std::string raw_headers;    // every header block received, verbatim
-  std::string body;  // as transferred (chunked, content-coded), at most max_body_bytes
+  std::string body;           // as transferred (chunked, content-coded), at most max_body_bytes
   // Why the body is incomplete, as WARC-Truncated names it: "length" (our cap) or "disconnect"
   // (the server closed early); empty when complete.
   std::string truncated;
-  std::string request_head;   // as sent (when capture_request)
+  std::string request_head;  // as sent (when capture_request)
   std::string remote_ip;
   absl::Duration total_time = absl::ZeroDuration();
   absl::Duration time_to_first_byte = absl::ZeroDuration();

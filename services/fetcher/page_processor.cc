@@ -42,7 +42,7 @@ struct PageProcessor::Parsed {
   html::ExtractedPage html;
   std::vector<sitemap::SitemapEntry> sitemap_entries;
   std::optional<fingerprint::ContentKey> content_key;  // set for 2xx: the dedup key
-  std::optional<fingerprint::Sha1Digest> sha1;        // only with WARC output (payload digest)
+  std::optional<fingerprint::Sha1Digest> sha1;         // only with WARC output (payload digest)
   std::optional<fingerprint::SimHash64> simhash;
   std::optional<dedup::ContentVerdict> verdict;
   std::string record_id;  // of this capture's response record
@@ -66,7 +66,7 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
 
   if (page.http.error != TransportError::kNone) {
     o.outcome = page.http.error == TransportError::kAddressRefused ? OutcomeClass::kOutOfScope
-                                                                    : OutcomeClass::kNetworkError;
+                                                                   : OutcomeClass::kNetworkError;
     o.retry = Retryable(page.http.error);
     e.detail = absl::StrCat(std::string(TransportErrorName(page.http.error)), ": ",
                             page.http.error_message);
@@ -152,7 +152,8 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
   } else if (IsSitemapType(parsed.essence) || parsed.essence == "text/plain") {
     // Plain-text bodies are sitemaps only when they were asked for as one; the frontier knows
     // (a sitemap URL from robots.txt) — here we accept text only at a sitemap-looking path.
-    if (IsSitemapType(parsed.essence) || page.url.path().find("sitemap") != std::string_view::npos) {
+    if (IsSitemapType(parsed.essence) ||
+        page.url.path().find("sitemap") != std::string_view::npos) {
       sitemap::SitemapResult result = sitemap::ParseSitemap(*decoded);
       parsed.sitemap_entries = std::move(result.entries);
       if (!result.status.ok()) e.detail = absl::StrCat("sitemap: ", result.status.message());
@@ -193,8 +194,8 @@ void PageProcessor::CollectLinks(const FetchedPage& page, const Parsed& parsed,
     if (target.ok() && NextRedirectHop(page.task.canonical_url, target->str())) {
       AddOutlink(page, *parsed.redirect_target, out);
     } else if (target.ok()) {
-      absl::StrAppend(&out.event.detail, " (not followed: more than ",
-                      options_.max_redirect_hops, " redirects)");
+      absl::StrAppend(&out.event.detail, " (not followed: more than ", options_.max_redirect_hops,
+                      " redirects)");
     }
   }
   // Duplicates' links were followed from the first copy (DESIGN.md §3 dedup).
@@ -289,8 +290,9 @@ void PageProcessor::WriteWarc(const FetchedPage& page, const Parsed& parsed,
     }
     status = warc_->Write(std::move(metadata)).status();
   }
-  if (!status.ok()) absl::StrAppend(&out.event.detail, out.event.detail.empty() ? "" : "; ",
-                                    "warc: ", status.message());
+  if (!status.ok())
+    absl::StrAppend(&out.event.detail, out.event.detail.empty() ? "" : "; ",
+                    "warc: ", status.message());
 }
 
 std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages) {
@@ -310,10 +312,9 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
                                             .simhash = parsed[i].simhash,
                                             .fetch_time = pages[i].fetch_time,
                                             .warc_record_id = parsed[i].record_id,
-                                            .payload_digest =
-                                                parsed[i].sha1.has_value()
-                                                    ? parsed[i].sha1->ToWarcString()
-                                                    : std::string()});
+                                            .payload_digest = parsed[i].sha1.has_value()
+                                                                  ? parsed[i].sha1->ToWarcString()
+                                                                  : std::string()});
       index.push_back(i);
     }
     if (!queries.empty()) {

@@ -30,10 +30,10 @@
 #include "lib/url/url.h"
 #include "lib/warc/warc_writer.h"
 #include "services/dedup/dedup_client.h"
-#include "services/frontier/frontier_client.h"
 #include "services/fetcher/fetch_event.h"
 #include "services/fetcher/http_client.h"
 #include "services/frontier/frontier.h"
+#include "services/frontier/frontier_client.h"
 
 namespace crawler::fetcher {
 

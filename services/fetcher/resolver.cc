@@ -75,9 +75,8 @@ void AsyncResolver::Work() {
     {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(
-          +[](AsyncResolver* r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu_) {
-            return r->stop_ || !r->pending_.empty();
-          },
+          +[](AsyncResolver* r)
+               ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu_) { return r->stop_ || !r->pending_.empty(); },
           this));
       if (stop_) return;
       host = std::move(pending_.front());

@@ -31,8 +31,8 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
     scheduler->seed_urls_.push_back(*std::move(parsed));
     scheduler->seed_canonical_.push_back(*std::move(canonical_url));
   }
-  absl::StatusOr<scope::Scope> built = scope::Scope::Create(
-      collection.scope, scheduler->seed_urls_, scheduler->psl_.get());
+  absl::StatusOr<scope::Scope> built =
+      scope::Scope::Create(collection.scope, scheduler->seed_urls_, scheduler->psl_.get());
   if (!built.ok()) return built.status();
   scheduler->scope_ = std::make_unique<scope::Scope>(*std::move(built));
   return scheduler;
@@ -45,8 +45,8 @@ absl::StatusOr<SeedReport> Scheduler::FeedSeeds(frontier::FrontierClient& fronti
   for (size_t i = 0; i < seed_urls_.size(); ++i) {
     const scope::Verdict verdict = scope_->Check(seed_urls_[i], seed_canonical_[i].str(), 0);
     if (verdict != scope::Verdict::kInScope) {
-      report.rejected.push_back(absl::StrCat(seed_canonical_[i].str(), ": ",
-                                             std::string(scope::VerdictName(verdict))));
+      report.rejected.push_back(
+          absl::StrCat(seed_canonical_[i].str(), ": ", std::string(scope::VerdictName(verdict))));
       continue;
     }
     batch.push_back(frontier::UrlToAdd{.canonical_url = seed_canonical_[i].str(),

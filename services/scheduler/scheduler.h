@@ -22,8 +22,8 @@ namespace crawler::scheduler {
 
 struct SeedReport {
   size_t seeds = 0;
-  size_t queued = 0;        // new to the frontier
-  size_t already_seen = 0;  // known already (a resumed crawl)
+  size_t queued = 0;                  // new to the frontier
+  size_t already_seen = 0;            // known already (a resumed crawl)
   std::vector<std::string> rejected;  // "url: reason"
 };
 

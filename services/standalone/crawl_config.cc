@@ -65,13 +65,12 @@ Setter DurationSetter(std::string key, std::function<absl::Duration&(CrawlConfig
 
 const std::map<std::string, Setter>& Keys() {
   static const auto* const keys = new std::map<std::string, Setter>{
-      {"name", Nested<std::string>("name", [](CrawlConfig& c) -> std::string& {
-         return c.collection.name;
-       })},
-      {"seeds", Nested<std::vector<std::string>>(
-                    "seeds", [](CrawlConfig& c) -> std::vector<std::string>& {
-                      return c.collection.seeds;
-                    })},
+      {"name", Nested<std::string>(
+                   "name", [](CrawlConfig& c) -> std::string& { return c.collection.name; })},
+      {"seeds", Nested<std::vector<std::string>>("seeds",
+                                                 [](CrawlConfig& c) -> std::vector<std::string>& {
+                                                   return c.collection.seeds;
+                                                 })},
       {"data_dir", Scalar("data_dir", &CrawlConfig::data_dir)},
       {"warc_dir", Scalar("warc_dir", &CrawlConfig::warc_dir)},
       {"crawl_log", Scalar("crawl_log", &CrawlConfig::crawl_log)},
@@ -82,9 +81,8 @@ const std::map<std::string, Setter>& Keys() {
       {"follow_embeds", Scalar("follow_embeds", &CrawlConfig::follow_embeds)},
       {"max_in_flight", Scalar("max_in_flight", &CrawlConfig::max_in_flight)},
       {"workers", Scalar("workers", &CrawlConfig::workers)},
-      {"timeout", DurationSetter("timeout", [](CrawlConfig& c) -> absl::Duration& {
-         return c.timeout;
-       })},
+      {"timeout",
+       DurationSetter("timeout", [](CrawlConfig& c) -> absl::Duration& { return c.timeout; })},
       {"max_body_bytes", Scalar("max_body_bytes", &CrawlConfig::max_body_bytes)},
       {"allow_networks", Scalar("allow_networks", &CrawlConfig::allow_networks)},
       {"connect_to", Scalar("connect_to", &CrawlConfig::connect_to)},
@@ -92,66 +90,72 @@ const std::map<std::string, Setter>& Keys() {
       {"progress_interval",
        DurationSetter("progress_interval",
                       [](CrawlConfig& c) -> absl::Duration& { return c.progress_interval; })},
-      {"store_bodies", Nested<bool>("store_bodies", [](CrawlConfig& c) -> bool& {
-         return c.collection.store_bodies;
-       })},
+      {"store_bodies",
+       Nested<bool>("store_bodies",
+                    [](CrawlConfig& c) -> bool& { return c.collection.store_bodies; })},
       {"store_content_types",
-       Nested<std::vector<std::string>>(
-           "store_content_types",
-           [](CrawlConfig& c) -> std::vector<std::string>& {
-             return c.collection.store_content_types;
-           })},
+       Nested<std::vector<std::string>>("store_content_types",
+                                        [](CrawlConfig& c) -> std::vector<std::string>& {
+                                          return c.collection.store_content_types;
+                                        })},
       // scope
       {"allow_host_suffixes",
-       Nested<std::vector<std::string>>(
-           "allow_host_suffixes",
-           [](CrawlConfig& c) -> std::vector<std::string>& {
-             return c.collection.scope.allowed_host_suffixes;
-           })},
-      {"same_site_only", Nested<bool>("same_site_only", [](CrawlConfig& c) -> bool& {
-         return c.collection.scope.same_site_only;
-       })},
-      {"include", Nested<std::vector<std::string>>(
-                      "include", [](CrawlConfig& c) -> std::vector<std::string>& {
-                        return c.collection.scope.include_patterns;
-                      })},
-      {"exclude", Nested<std::vector<std::string>>(
-                      "exclude", [](CrawlConfig& c) -> std::vector<std::string>& {
-                        return c.collection.scope.exclude_patterns;
-                      })},
+       Nested<std::vector<std::string>>("allow_host_suffixes",
+                                        [](CrawlConfig& c) -> std::vector<std::string>& {
+                                          return c.collection.scope.allowed_host_suffixes;
+                                        })},
+      {"same_site_only",
+       Nested<bool>("same_site_only",
+                    [](CrawlConfig& c) -> bool& { return c.collection.scope.same_site_only; })},
+      {"include", Nested<std::vector<std::string>>("include",
+                                                   [](CrawlConfig& c) -> std::vector<std::string>& {
+                                                     return c.collection.scope.include_patterns;
+                                                   })},
+      {"exclude", Nested<std::vector<std::string>>("exclude",
+                                                   [](CrawlConfig& c) -> std::vector<std::string>& {
+                                                     return c.collection.scope.exclude_patterns;
+                                                   })},
       {"max_depth",
-       [](const YAML::Node& n, CrawlConfig& c) -> absl::Status {
-         try {
-           c.collection.scope.max_depth = n.as<uint32_t>();
-         } catch (const YAML::Exception& e) {
-           return Bad("max_depth", e.what());
-         }
-         return absl::OkStatus();
-       }},
+       [](const YAML::Node& n, CrawlConfig& c) -> absl::
+                                                   Status {
+                                                     try {
+                                                       c.collection.scope.max_depth =
+                                                           n.as<uint32_t>();
+                                                     } catch (const YAML::Exception& e) {
+                                                       return Bad("max_depth", e.what());
+                                                     }
+                                                     return absl::OkStatus();
+                                                   }},
       // limits
-      {"max_pages", Nested<uint64_t>("max_pages", [](CrawlConfig& c) -> uint64_t& {
-         return c.collection.limits.max_pages;
-       })},
-      {"max_pages_per_host", Nested<uint64_t>("max_pages_per_host", [](CrawlConfig& c) -> uint64_t& {
-         return c.collection.limits.max_pages_per_host;
-       })},
+      {"max_pages",
+       Nested<uint64_t>("max_pages",
+                        [](CrawlConfig& c) -> uint64_t& { return c.collection.limits.max_pages; })},
+      {"max_pages_per_host", Nested<uint64_t>("max_pages_per_host",
+                                              [](CrawlConfig& c) -> uint64_t& {
+                                                return c.collection.limits.max_pages_per_host;
+                                              })},
       // politeness
-      {"min_delay", DurationSetter("min_delay", [](CrawlConfig& c) -> absl::Duration& {
-         return c.collection.politeness.min_delay;
-       })},
-      {"max_delay", DurationSetter("max_delay", [](CrawlConfig& c) -> absl::Duration& {
-         return c.collection.politeness.max_delay;
-       })},
-      {"delay_factor", Nested<double>("delay_factor", [](CrawlConfig& c) -> double& {
-         return c.collection.politeness.delay_factor;
-       })},
-      {"max_crawl_delay", DurationSetter("max_crawl_delay", [](CrawlConfig& c) -> absl::Duration& {
-         return c.collection.politeness.max_crawl_delay;
-       })},
+      {"min_delay", DurationSetter("min_delay",
+                                   [](CrawlConfig& c) -> absl::Duration& {
+                                     return c.collection.politeness.min_delay;
+                                   })},
+      {"max_delay", DurationSetter("max_delay",
+                                   [](CrawlConfig& c) -> absl::Duration& {
+                                     return c.collection.politeness.max_delay;
+                                   })},
+      {"delay_factor", Nested<double>("delay_factor",
+                                      [](CrawlConfig& c) -> double& {
+                                        return c.collection.politeness.delay_factor;
+                                      })},
+      {"max_crawl_delay", DurationSetter("max_crawl_delay",
+                                         [](CrawlConfig& c) -> absl::Duration& {
+                                           return c.collection.politeness.max_crawl_delay;
+                                         })},
       {"max_connections_per_host",
-       Nested<int>("max_connections_per_host", [](CrawlConfig& c) -> int& {
-         return c.collection.politeness.max_connections_per_host;
-       })},
+       Nested<int>("max_connections_per_host",
+                   [](CrawlConfig& c) -> int& {
+                     return c.collection.politeness.max_connections_per_host;
+                   })},
   };
   return *keys;
 }
@@ -189,9 +193,9 @@ absl::Status LoadCrawlConfigYaml(const std::string& path, CrawlConfig& config) {
     if (it == keys.end()) {
       std::vector<std::string> known;
       for (const auto& [k, unused] : keys) known.push_back(k);
-      return absl::InvalidArgumentError(absl::StrCat("config file ", path, ": unknown key \"",
-                                                     key, "\"; known keys: ",
-                                                     absl::StrJoin(known, ", ")));
+      return absl::InvalidArgumentError(
+          absl::StrCat("config file ", path, ": unknown key \"", key,
+                       "\"; known keys: ", absl::StrJoin(known, ", ")));
     }
     if (absl::Status s = it->second(entry.second, config); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("config file ", path, ": ", s.message()));
@@ -211,7 +215,8 @@ absl::Status CrawlConfig::Finalize() {
   if (max_in_flight < 1 || max_in_flight > 100'000) {
     return absl::InvalidArgumentError("max_in_flight must be in [1, 100000]");
   }
-  if (workers < 1 || workers > 256) return absl::InvalidArgumentError("workers must be in [1, 256]");
+  if (workers < 1 || workers > 256)
+    return absl::InvalidArgumentError("workers must be in [1, 256]");
   if (timeout <= absl::ZeroDuration()) return absl::InvalidArgumentError("timeout must be > 0");
   if (max_body_bytes < 1024) return absl::InvalidArgumentError("max_body_bytes must be >= 1024");
   return collection.Validate();

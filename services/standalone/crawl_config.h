@@ -29,10 +29,10 @@ struct CrawlConfig {
   // matched against, so name the crawler in it ("ExampleBot/1.0 (+https://example.org/bot)").
   std::string user_agent = "crawler/0.1 (+https://github.com/crawler)";
   bool obey_robots = true;
-  bool queue_sitemaps = false;  // queue Sitemap: URLs listed in robots.txt
-  bool follow_embeds = false;   // also follow <img> links
-  size_t max_in_flight = 256;   // concurrent HTTP transfers
-  int workers = 2;              // page processing threads
+  bool queue_sitemaps = false;                 // queue Sitemap: URLs listed in robots.txt
+  bool follow_embeds = false;                  // also follow <img> links
+  size_t max_in_flight = 256;                  // concurrent HTTP transfers
+  int workers = 2;                             // page processing threads
   absl::Duration timeout = absl::Seconds(60);  // whole transfer
   size_t max_body_bytes = 16 << 20;
   std::vector<std::string> allow_networks;  // CIDR blocks the SSRF guard lets through

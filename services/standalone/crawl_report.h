@@ -47,8 +47,8 @@ struct CrawlTotals {
   uint64_t robots_txt = 0;
   uint64_t robots_denied = 0;
   uint64_t duplicates = 0;
-  uint64_t errors = 0;   // network errors and HTTP 4xx/5xx
-  std::map<std::string, uint64_t> outcomes;  // by outcome class
+  uint64_t errors = 0;                              // network errors and HTTP 4xx/5xx
+  std::map<std::string, uint64_t> outcomes;         // by outcome class
   std::map<std::string, uint64_t> errors_by_class;  // "http_404", "timeout", ...
 };
 

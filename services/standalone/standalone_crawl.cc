@@ -116,14 +116,14 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   p->guard = std::make_unique<net::AddressPolicy>(*std::move(guard));
 
   if (c.collection.store_bodies) {
-    absl::StatusOr<std::unique_ptr<warc::WarcWriter>> warc = warc::WarcWriter::Open(
-        {.directory = c.warc_dir,
-         .prefix = c.collection.name,
-         .max_file_bytes = c.warc_max_file_bytes,
-         .description = absl::StrCat("collection ", c.collection.name),
-         .http_header_user_agent = c.user_agent,
-         .robots_policy = c.obey_robots ? "obey" : "ignore"},
-        clock, seed ^ 0x9E3779B97F4A7C15ull);
+    absl::StatusOr<std::unique_ptr<warc::WarcWriter>> warc =
+        warc::WarcWriter::Open({.directory = c.warc_dir,
+                                .prefix = c.collection.name,
+                                .max_file_bytes = c.warc_max_file_bytes,
+                                .description = absl::StrCat("collection ", c.collection.name),
+                                .http_header_user_agent = c.user_agent,
+                                .robots_policy = c.obey_robots ? "obey" : "ignore"},
+                               clock, seed ^ 0x9E3779B97F4A7C15ull);
     if (!warc.ok()) return warc.status();
     p->warc = *std::move(warc);
   }
@@ -215,8 +215,8 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
     const frontier::FrontierStats fs = p.frontier->Stats();
     const std::string extra = absl::StrCat(
         "\"complete\": ", p.frontier->IsExhausted() ? "true" : "false",
-        ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ",
-        fs.seen_urls, ",\n  \"warc_records\": ", p.warc != nullptr ? p.warc->RecordsWritten() : 0,
+        ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
+        ",\n  \"warc_records\": ", p.warc != nullptr ? p.warc->RecordsWritten() : 0,
         ",\n  \"warc_files\": [", absl::StrJoin(files, ", "), "]");
     std::ofstream out(p.config.stats_json);
     out << SummaryJson(totals, elapsed, extra);

@@ -97,7 +97,8 @@ absl::StatusOr<standalone::CrawlConfig> BuildConfig(const CrawlFlags& f) {
   for (const std::string& s : f.store_content_types) c.collection.store_content_types.push_back(s);
   if (f.max_body_bytes) c.max_body_bytes = *f.max_body_bytes;
   if (f.warc_max_file_bytes) c.warc_max_file_bytes = *f.warc_max_file_bytes;
-  for (const std::string& s : f.allow_host_suffixes) c.collection.scope.allowed_host_suffixes.push_back(s);
+  for (const std::string& s : f.allow_host_suffixes)
+    c.collection.scope.allowed_host_suffixes.push_back(s);
   for (const std::string& s : f.allow_networks) c.allow_networks.push_back(s);
   for (const std::string& s : f.include) c.collection.scope.include_patterns.push_back(s);
   for (const std::string& s : f.exclude) c.collection.scope.exclude_patterns.push_back(s);
@@ -116,11 +117,13 @@ absl::StatusOr<standalone::CrawlConfig> BuildConfig(const CrawlFlags& f) {
   if (f.queue_sitemaps) c.queue_sitemaps = true;
   if (f.follow_embeds) c.follow_embeds = true;
   if (f.quiet) c.progress_interval = absl::ZeroDuration();
-  if (absl::Status s = ParseDurationFlag("min-delay", f.min_delay, c.collection.politeness.min_delay);
+  if (absl::Status s =
+          ParseDurationFlag("min-delay", f.min_delay, c.collection.politeness.min_delay);
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = ParseDurationFlag("max-delay", f.max_delay, c.collection.politeness.max_delay);
+  if (absl::Status s =
+          ParseDurationFlag("max-delay", f.max_delay, c.collection.politeness.max_delay);
       !s.ok()) {
     return s;
   }
@@ -137,7 +140,8 @@ absl::StatusOr<standalone::CrawlConfig> BuildConfig(const CrawlFlags& f) {
   }
   // A minimum delay above the default maximum raises the maximum with it (otherwise
   // `--min-delay 2m` alone would be rejected as inconsistent).
-  if (f.max_delay.empty() && c.collection.politeness.max_delay < c.collection.politeness.min_delay) {
+  if (f.max_delay.empty() &&
+      c.collection.politeness.max_delay < c.collection.politeness.min_delay) {
     c.collection.politeness.max_delay = c.collection.politeness.min_delay;
   }
   return c;
@@ -182,7 +186,8 @@ int RunCrawl(const CrawlFlags& flags) {
     std::fprintf(stderr, "crawl: %s\n", std::string(totals.status().message()).c_str());
     return kExitFailure;
   }
-  std::fprintf(stderr, "crawl: done: %llu pages, %llu errors, %llu duplicates, %llu robots-denied\n",
+  std::fprintf(stderr,
+               "crawl: done: %llu pages, %llu errors, %llu duplicates, %llu robots-denied\n",
                static_cast<unsigned long long>(totals->pages),
                static_cast<unsigned long long>(totals->errors),
                static_cast<unsigned long long>(totals->duplicates),
@@ -198,8 +203,10 @@ void AddCrawlCommand(CLI::App& app, int* exit_code) {
       "crawl", "Crawl from seeds in this process (state in --data-dir; run again to resume)");
   cmd->add_option("--seeds", flags->seeds, "Seed URLs, or files with one URL per line")
       ->expected(1, -1);
-  cmd->add_option("--config", flags->config_file, "YAML file (docs/configuration.md); flags override it");
-  cmd->add_option("--data-dir", flags->data_dir, "State directory (RocksDB, logs); reuse to resume");
+  cmd->add_option("--config", flags->config_file,
+                  "YAML file (docs/configuration.md); flags override it");
+  cmd->add_option("--data-dir", flags->data_dir,
+                  "State directory (RocksDB, logs); reuse to resume");
   cmd->add_option("--warc-dir", flags->warc_dir, "WARC output directory (default DATA_DIR/warc)");
   cmd->add_option("--stats-json", flags->stats_json, "Write the final JSON summary here");
   cmd->add_option("--crawl-log", flags->crawl_log, "Crawl log (default DATA_DIR/crawl.log)");
@@ -211,7 +218,8 @@ void AddCrawlCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--same-site-only", flags->same_site_only, "Only the seeds' registrable domains");
   cmd->add_option("--include", flags->include, "URL regex (RE2) that must match (repeatable)");
   cmd->add_option("--exclude", flags->exclude, "URL regex (RE2) that must not match (repeatable)");
-  cmd->add_option("--user-agent", flags->user_agent, "User-Agent (its first token matches robots.txt)");
+  cmd->add_option("--user-agent", flags->user_agent,
+                  "User-Agent (its first token matches robots.txt)");
   cmd->add_option("--min-delay", flags->min_delay, "Minimum delay per host, e.g. 50ms, 2s");
   cmd->add_option("--max-delay", flags->max_delay, "Maximum delay per host");
   cmd->add_option("--delay-factor", flags->delay_factor, "Delay >= factor x last response time");
@@ -232,7 +240,8 @@ void AddCrawlCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--store-content-type", flags->store_content_types,
                   "Only store these media types in WARC files (repeatable), e.g. text/html");
   cmd->add_option("--max-body-bytes", flags->max_body_bytes, "Body bytes kept per response");
-  cmd->add_option("--warc-max-file-bytes", flags->warc_max_file_bytes, "Rotate WARC files at this size");
+  cmd->add_option("--warc-max-file-bytes", flags->warc_max_file_bytes,
+                  "Rotate WARC files at this size");
   cmd->add_option("--max-crawl-delay", flags->max_crawl_delay, "Cap on robots.txt Crawl-delay");
   cmd->add_option("--progress-interval", flags->progress_interval,
                   "Seconds between progress lines on stderr, e.g. 5s (0 = none)");

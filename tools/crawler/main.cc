@@ -8,8 +8,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   int exit_code = crawler::cli::kExitOk;
-  CLI::App* inspect =
-      app.add_subcommand("inspect", "Show what the crawler would do with a URL, robots.txt, page or sitemap");
+  CLI::App* inspect = app.add_subcommand(
+      "inspect", "Show what the crawler would do with a URL, robots.txt, page or sitemap");
   inspect->require_subcommand(1);
   crawler::cli::AddInspectUrlCommand(*inspect, &exit_code);
   crawler::cli::AddInspectRobotsCommand(*inspect, &exit_code);
