@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <string>
 #include <system_error>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -61,13 +63,88 @@ absl::StatusOr<std::unique_ptr<WarcWriter>> WarcWriter::Open(const WarcWriterOpt
     return absl::UnavailableError(
         absl::StrCat("cannot create WARC directory ", options.directory, ": ", ec.message()));
   }
+  absl::StatusOr<std::vector<std::string>> recovered = RecoverInterruptedFiles(options.directory);
+  if (!recovered.ok()) return recovered.status();
   std::unique_ptr<WarcWriter> writer(new WarcWriter(options, clock, seed));
   absl::MutexLock lock(&writer->mu_);
+  writer->files_ = *std::move(recovered);
   if (absl::Status s = writer->OpenNextFileLocked(); !s.ok()) return s;
   return writer;
 }
 
 WarcWriter::~WarcWriter() { Close().IgnoreError(); }
+
+namespace {
+
+// The length of the prefix of `path` made of complete gzip members.
+absl::StatusOr<uint64_t> CompleteMembersLength(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return ErrnoStatus("cannot open", path, errno);
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) {
+    std::fclose(file);
+    return absl::InternalError("inflateInit2 failed");
+  }
+  uint64_t consumed = 0;   // compressed bytes fed to zlib so far
+  uint64_t complete = 0;   // end offset of the last member that ended cleanly
+  char in[64 * 1024];
+  char out[64 * 1024];
+  bool corrupt = false;
+  while (!corrupt) {
+    const size_t n = std::fread(in, 1, sizeof in, file);
+    if (n == 0) break;
+    zs.next_in = reinterpret_cast<Bytef*>(in);
+    zs.avail_in = static_cast<uInt>(n);
+    while (zs.avail_in > 0) {
+      zs.next_out = reinterpret_cast<Bytef*>(out);
+      zs.avail_out = sizeof out;
+      const uInt before = zs.avail_in;
+      const int rc = inflate(&zs, Z_NO_FLUSH);
+      consumed += before - zs.avail_in;
+      if (rc == Z_STREAM_END) {
+        complete = consumed;
+        inflateReset(&zs);
+      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        corrupt = true;
+        break;
+      }
+    }
+  }
+  inflateEnd(&zs);
+  std::fclose(file);
+  return complete;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> WarcWriter::RecoverInterruptedFiles(
+    const std::string& directory) {
+  std::vector<std::string> recovered;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
+    const std::string path = entry.path().string();
+    if (!entry.is_regular_file() || !absl::EndsWith(path, ".warc.gz.open")) continue;
+    absl::StatusOr<uint64_t> length = CompleteMembersLength(path);
+    if (!length.ok()) return length.status();
+    if (*length == 0) {  // killed before its first record: nothing to keep
+      std::filesystem::remove(path, ec);
+      continue;
+    }
+    if (::truncate(path.c_str(), static_cast<off_t>(*length)) != 0) {
+      return ErrnoStatus("cannot truncate", path, errno);
+    }
+    const std::string final_path = path.substr(0, path.size() - std::string(".open").size());
+    if (std::rename(path.c_str(), final_path.c_str()) != 0) {
+      return ErrnoStatus("cannot rename", path, errno);
+    }
+    recovered.push_back(final_path);
+  }
+  if (ec) {
+    return absl::UnavailableError(absl::StrCat("cannot list ", directory, ": ", ec.message()));
+  }
+  std::sort(recovered.begin(), recovered.end());
+  return recovered;
+}
 
 std::string WarcWriter::NewRecordId() {
   absl::MutexLock lock(&mu_);

@@ -7,8 +7,9 @@
 //   <prefix>-<YYYYmmddHHMMSS>-<serial, 5 digits>-<pid>.warc.gz
 // While a file is being written it carries a ".open" suffix, removed by rotation and Close(), so
 // a file without the suffix is complete. Each record is handed to the kernel in one write(), so a
-// killed process loses at most the record it was writing; a ".open" file left by a crash is
-// readable up to its last complete member.
+// killed process loses at most the record it was writing. Open() finishes the ".open" files a
+// killed writer left in the directory: each is cut back to its last complete gzip member and
+// renamed to its final name (RecoverInterruptedFiles).
 //
 // Thread-safety: all methods are thread-safe (one mutex; a record is compressed outside it).
 #ifndef CRAWLER_LIB_WARC_WARC_WRITER_H_
@@ -69,7 +70,15 @@ class WarcWriter {
   // Closes the current file (renaming it to its final name). Further writes fail.
   absl::Status Close();
 
-  // Final names of every file completed so far, and the current one (with ".open").
+  // Finishes the ".open" files of `directory` left by a writer that was killed: truncates each
+  // to its last complete gzip member (a record) and renames it without the suffix. Returns the
+  // final names. Safe only while no other writer uses the directory (the crawl's data directory
+  // lock guarantees that for standalone crawls).
+  static absl::StatusOr<std::vector<std::string>> RecoverInterruptedFiles(
+      const std::string& directory);
+
+  // Final names of every file completed so far (recovered ones included), and the current one
+  // (with ".open").
   std::vector<std::string> Files() const;
   uint64_t RecordsWritten() const;
 

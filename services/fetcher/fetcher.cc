@@ -519,14 +519,25 @@ struct Fetcher::Impl {
     robots_cache.insert_or_assign(
         h.key, RobotsEntry{*std::move(rules), clock.Now() + decision.cache_lifetime, unavailable});
     if (warc != nullptr && head.has_value()) {
-      warc::WarcRecord record;
-      record.type = warc::RecordType::kResponse;
-      record.target_uri = pending.url;
-      record.ip_address = result.remote_ip;
-      record.content_type = std::string(warc::kHttpResponseContentType);
-      record.truncated = result.truncated;
-      record.block = head->raw() + result.body;
-      warc->Write(std::move(record)).IgnoreError();
+      // robots.txt is archived like a page (replay tools and audits want it): request and
+      // response records, the request naming the response.
+      warc::WarcRecord response;
+      response.type = warc::RecordType::kResponse;
+      response.record_id = warc->NewRecordId();
+      response.target_uri = pending.url;
+      response.ip_address = result.remote_ip;
+      response.content_type = std::string(warc::kHttpResponseContentType);
+      response.truncated = result.truncated;
+      response.block = head->raw() + result.body;
+      warc::WarcRecord request;
+      request.type = warc::RecordType::kRequest;
+      request.target_uri = pending.url;
+      request.content_type = std::string(warc::kHttpRequestContentType);
+      request.concurrent_to = response.record_id;
+      request.block = result.request_head;
+      if (warc->Write(std::move(response)).ok() && !request.block.empty()) {
+        warc->Write(std::move(request)).IgnoreError();
+      }
     }
     if (observer != nullptr) {
       observer->OnFetch(FetchEvent{

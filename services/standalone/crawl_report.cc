@@ -1,5 +1,8 @@
 #include "services/standalone/crawl_report.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -51,15 +54,23 @@ std::string JsonEscape(std::string_view s) {
 }
 
 absl::StatusOr<std::unique_ptr<CrawlLog>> CrawlLog::Open(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "a");
-  if (f == nullptr) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
     return absl::UnavailableError(
         absl::StrCat("cannot open crawl log ", path, ": ", std::strerror(errno)));
   }
-  return std::unique_ptr<CrawlLog>(new CrawlLog(f));
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  char last = '\n';
+  if (size > 0 && ::pread(fd, &last, 1, size - 1) == 1 && last != '\n') {
+    if (::write(fd, "\n", 1) != 1) {
+      ::close(fd);
+      return absl::UnavailableError(absl::StrCat("cannot write crawl log ", path));
+    }
+  }
+  return std::unique_ptr<CrawlLog>(new CrawlLog(fd));
 }
 
-CrawlLog::~CrawlLog() { std::fclose(file_); }
+CrawlLog::~CrawlLog() { ::close(fd_); }
 
 void CrawlLog::OnFetch(const fetcher::FetchEvent& e) {
   // Tabs and newlines inside fields would break the format; URLs are canonical (none), details
@@ -73,13 +84,15 @@ void CrawlLog::OnFetch(const fetcher::FetchEvent& e) {
       e.http_status, "\t", e.bytes, "\t", absl::ToInt64Milliseconds(e.duration), "\t",
       e.robots_txt ? std::string("robots") : std::string(frontier::OutcomeClassName(e.outcome)),
       "\t", detail, "\n");
-  absl::MutexLock lock(&mu_);
-  std::fwrite(line.data(), 1, line.size(), file_);
-}
-
-void CrawlLog::Flush() {
-  absl::MutexLock lock(&mu_);
-  std::fflush(file_);
+  // O_APPEND writes of one line are not interleaved with other threads' lines. A failed write
+  // loses a log line, never a page: the frontier and WARC files are the record of the crawl.
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
 }
 
 void CrawlStats::OnFetch(const fetcher::FetchEvent& e) {

@@ -12,7 +12,6 @@
 #define CRAWLER_SERVICES_STANDALONE_CRAWL_REPORT_H_
 
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -25,18 +24,19 @@
 
 namespace crawler::standalone {
 
+// Each line is handed to the kernel in one write() on an O_APPEND descriptor: a killed crawl
+// loses no line and leaves no half line, and a resumed crawl appends to the same log.
 class CrawlLog final : public fetcher::FetchObserver {
  public:
-  // Appends to `path` (a resumed crawl continues the same log).
+  // Opens `path` for appending. If a previous process left a last line without its newline
+  // (it died inside write()), the newline is added so the next line starts clean.
   static absl::StatusOr<std::unique_ptr<CrawlLog>> Open(const std::string& path);
   ~CrawlLog() override;
   void OnFetch(const fetcher::FetchEvent& event) override;
-  void Flush();
 
  private:
-  explicit CrawlLog(std::FILE* file) : file_(file) {}
-  absl::Mutex mu_;
-  std::FILE* const file_;
+  explicit CrawlLog(int fd) : fd_(fd) {}
+  const int fd_;
 };
 
 // Totals of a crawl.

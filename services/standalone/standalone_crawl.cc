@@ -200,7 +200,6 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
   absl::Status status = p.fetcher->Run();
   p.done.Notify();
   housekeeping.join();
-  p.log->Flush();
   if (p.warc != nullptr) {
     absl::Status closed = p.warc->Close();
     if (status.ok()) status = closed;

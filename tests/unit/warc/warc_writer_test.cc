@@ -218,6 +218,43 @@ TEST(WarcReader, TruncatedFileYieldsCompleteRecordsThenDataLoss) {
   EXPECT_EQ(final_status.code(), absl::StatusCode::kDataLoss) << final_status;
 }
 
+// A writer killed mid-record leaves "<name>.warc.gz.open"; the next Open() cuts it back to its
+// complete records and gives it its final name.
+TEST(WarcWriter, OpenFinishesFilesOfAKilledWriter) {
+  TempDir dir;
+  const std::string crashed = dir.str() + "/crashed";
+  fs::create_directories(crashed);
+  FakeClock clock;
+  {
+    absl::StatusOr<std::unique_ptr<WarcWriter>> writer =
+        WarcWriter::Open({.directory = dir.str() + "/live"}, clock, 1);
+    ASSERT_TRUE(writer.ok());
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE((*writer)->Write(Response(absl::StrCat("http://a.test/", i), "body")).ok());
+    }
+    const std::string open_file = (*writer)->Files().back();
+    // What a SIGKILL during the fourth write leaves: three records, then half a member.
+    const std::string target = crashed + "/t-20240101000000-00001-1.warc.gz.open";
+    fs::copy_file(open_file, target);
+    const std::string partial = GzipMember(std::string(500, 'x'), 1);
+    std::ofstream(target, std::ios::app) << partial.substr(0, partial.size() / 2);
+  }
+  std::ofstream(crashed + "/t-20240101000000-00002-1.warc.gz.open").close();  // empty: dropped
+  absl::StatusOr<std::unique_ptr<WarcWriter>> reopened =
+      WarcWriter::Open({.directory = crashed, .prefix = "t"}, clock, 2);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  const std::string finished = crashed + "/t-20240101000000-00001-1.warc.gz";
+  EXPECT_TRUE(fs::exists(finished));
+  EXPECT_FALSE(fs::exists(finished + ".open"));
+  EXPECT_FALSE(fs::exists(crashed + "/t-20240101000000-00002-1.warc.gz"));
+  EXPECT_FALSE(fs::exists(crashed + "/t-20240101000000-00002-1.warc.gz.open"));
+  absl::Status final_status;
+  EXPECT_EQ(ReadAll(finished, &final_status).size(), 4u);  // warcinfo + 3 responses, cleanly
+  EXPECT_TRUE(final_status.ok()) << final_status;
+  const std::vector<std::string> files = (*reopened)->Files();
+  EXPECT_EQ(files.front(), finished);
+}
+
 TEST(WarcWriter, RejectsBadOptions) {
   FakeClock clock;
   EXPECT_EQ(WarcWriter::Open({.directory = ""}, clock, 1).status().code(),
