@@ -35,6 +35,13 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# The WARC check of the e2e tests reads our files with the `warcio` package from the npm
+# registry, so it needs node and npm. A machine that already has them (e.g. from NodeSource)
+# keeps its own; otherwise Debian's.
+if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
   exit 0
