@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
 namespace crawler::websim {
@@ -192,6 +193,11 @@ ParseResult ParseHttpRequest(absl::string_view input, const HttpParserLimits& li
       }
       if (content_length && *content_length != length) return Error(400);
       content_length = length;
+    } else if (absl::EqualsIgnoreCase(name, "if-none-match")) {
+      if (!req.if_none_match.empty()) req.if_none_match.append(", ");
+      absl::StrAppend(&req.if_none_match, value);
+    } else if (absl::EqualsIgnoreCase(name, "if-modified-since")) {
+      req.if_modified_since = std::string(value);
     } else if (absl::EqualsIgnoreCase(name, "transfer-encoding")) {
       return Error(501);
     } else if (absl::EqualsIgnoreCase(name, "connection")) {

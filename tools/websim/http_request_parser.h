@@ -34,6 +34,10 @@ struct ParsedRequest {
   int version_minor = 1;  // HTTP/1.<minor>
   // Whether the connection stays open after the response (RFC 9112 §9.3).
   bool keep_alive = true;
+  // Conditional request fields (RFC 9110 §13.1), trimmed; empty when absent. Repeated
+  // If-None-Match lines are joined with ", " (a list field); for If-Modified-Since the last wins.
+  std::string if_none_match;
+  std::string if_modified_since;
 };
 
 struct ParseResult {

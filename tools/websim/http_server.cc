@@ -57,9 +57,11 @@ absl::string_view ReasonPhrase(int status) {
 // Status line, headers and (unless HEAD) body, appended to `out`.
 void AppendResponse(const HttpResponse& response, bool head, int version_minor, bool close,
                     std::string* out) {
+  // A 304 has no content, and a Content-Length on it would have to be that of the 200.
+  const bool no_content = response.status == 304;
   absl::StrAppend(out, "HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status),
-                  "\r\nServer: websim\r\nContent-Type: ", response.content_type,
-                  "\r\nContent-Length: ", response.body.size(), "\r\n");
+                  "\r\nServer: websim\r\nContent-Type: ", response.content_type, "\r\n");
+  if (!no_content) absl::StrAppend(out, "Content-Length: ", response.body.size(), "\r\n");
   for (const auto& [name, value] : response.headers) {
     absl::StrAppend(out, name, ": ", value, "\r\n");
   }
@@ -69,7 +71,7 @@ void AppendResponse(const HttpResponse& response, bool head, int version_minor, 
     out->append("Connection: keep-alive\r\n");
   }
   out->append("\r\n");
-  if (!head) out->append(response.body);
+  if (!head && !no_content) out->append(response.body);
 }
 
 HttpResponse ErrorResponse(int status) {
@@ -297,6 +299,8 @@ class HttpServer::Worker {
         request.target = parsed_request.target;
         request.host = parsed_request.host;
         request.received_monotonic_ns = now;
+        request.if_none_match = parsed_request.if_none_match;
+        request.if_modified_since = parsed_request.if_modified_since;
         response = handler_->Handle(request);
       } else {
         response = ErrorResponse(405);

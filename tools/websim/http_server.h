@@ -36,14 +36,18 @@ struct HttpRequest {
   std::string host;
   // CLOCK_MONOTONIC when the request was fully parsed.
   int64_t received_monotonic_ns = 0;
+  // If-None-Match and If-Modified-Since as sent (ParsedRequest); empty when absent.
+  std::string if_none_match;
+  std::string if_modified_since;
 };
 
 struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
-  // Extra header fields (e.g. Location, Retry-After); the server writes Server, Content-Type,
-  // Content-Length and Connection itself.
+  // Extra header fields (e.g. Location, Retry-After, ETag); the server writes Server,
+  // Content-Type, Content-Length and Connection itself. A 304 is sent without Content-Length
+  // and without a body (RFC 9110 §15.4.5).
   std::vector<std::pair<std::string, std::string>> headers;
   // Time between receiving the request and sending the response.
   absl::Duration delay = absl::ZeroDuration();

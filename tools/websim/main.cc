@@ -17,6 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "tools/websim/change_log.h"
 #include "tools/websim/ground_truth.h"
 #include "tools/websim/http_server.h"
 #include "tools/websim/request_log.h"
@@ -82,6 +83,9 @@ int main(int argc, char** argv) {
   std::string latency_ms = "0";
   std::string page_bytes = absl::StrCat(options.page_bytes_min, ",", options.page_bytes_max);
   std::string port_file, log_file, truth_file, seeds_file, export_dir;
+  std::string change_rates, change_log_file, rates_file;
+  double time_scale = 0;
+  int64_t epoch_unix_seconds = absl::ToUnixSeconds(options.change_epoch);
   bool print_seeds = false, print_truth = false, no_serve = false;
 
   app.add_option("--hosts", options.num_hosts, "number of hosts h0<suffix> ...")
@@ -125,6 +129,19 @@ int main(int argc, char** argv) {
   app.add_option("--latency-ms", latency_ms,
                  "response delay per host, MIN[,MAX] milliseconds (uniform per host)")
       ->capture_default_str();
+  app.add_option("--change-rates", change_rates,
+                 "changing pages: fixed:RATE or gamma:SHAPE,SCALE, changes per simulated day");
+  app.add_option("--time-scale", time_scale,
+                 "simulated days per real second (default 1 with --change-rates)");
+  app.add_flag("--noise,!--no-noise", options.noise,
+               "varying counter, time stamp and ad line on changing pages")
+      ->capture_default_str();
+  app.add_option("--epoch", epoch_unix_seconds,
+                 "wall-clock time (Unix seconds) of simulated time 0, for Last-Modified")
+      ->capture_default_str();
+  app.add_option("--change-log", change_log_file,
+                 "write every page's rate and change times to this file at exit");
+  app.add_option("--rates-file", rates_file, "write url<TAB>rate_per_day of every page");
   app.add_option("--port", port, "TCP port on 127.0.0.1 (0 = ephemeral)")->capture_default_str();
   app.add_option("--port-file", port_file, "write the port number to this file once listening");
   app.add_option("--threads", threads, "server threads")->capture_default_str();
@@ -153,6 +170,20 @@ int main(int argc, char** argv) {
   options.page_bytes_min = static_cast<int64_t>(min);
   options.page_bytes_max = static_cast<int64_t>(max);
   options.crawl_delay = absl::Seconds(crawl_delay_seconds);
+  if (!change_rates.empty()) {
+    absl::StatusOr<crawler::websim::ChangeRates> rates =
+        crawler::websim::ParseChangeRates(change_rates);
+    if (!rates.ok()) {
+      std::cerr << "websim: --change-rates: " << rates.status().message() << "\n";
+      return kExitUsage;
+    }
+    options.change_rates = *rates;
+    options.time_scale = time_scale == 0 ? 1.0 : time_scale;
+  } else if (time_scale != 0) {
+    std::cerr << "websim: --time-scale needs --change-rates\n";
+    return kExitUsage;
+  }
+  options.change_epoch = absl::FromUnixSeconds(epoch_unix_seconds);
   if (!(max_seconds > 0)) {
     std::cerr << "websim: --max-seconds must be > 0\n";
     return kExitUsage;
@@ -183,10 +214,21 @@ int main(int argc, char** argv) {
       return Fail(s);
     }
   }
+  if (!rates_file.empty()) {
+    if (absl::Status s = WriteFileAtomically(rates_file, crawler::websim::FormatRates(*model));
+        !s.ok()) {
+      return Fail(s);
+    }
+  }
   if (!export_dir.empty()) {
     if (absl::Status s = crawler::websim::ExportSite(*model, export_dir); !s.ok()) return Fail(s);
   }
-  if (no_serve) return kExitOk;
+  if (no_serve) {
+    if (change_log_file.empty()) return kExitOk;
+    absl::Status s = WriteFileAtomically(
+        change_log_file, crawler::websim::FormatChangeLog(*model, absl::ZeroDuration()));
+    return s.ok() ? kExitOk : Fail(s);
+  }
 
   std::unique_ptr<crawler::websim::RequestLog> log;
   if (!log_file.empty()) {
@@ -206,7 +248,8 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  crawler::websim::WebsimHandler handler(&*model, crawler::websim::MonotonicNowNs());
+  const int64_t start_ns = crawler::websim::MonotonicNowNs();
+  crawler::websim::WebsimHandler handler(&*model, start_ns);
   crawler::websim::HttpServerOptions server_options;
   server_options.port = port;
   server_options.threads = threads;
@@ -239,6 +282,15 @@ int main(int argc, char** argv) {
     if (errno != EINTR && errno != EAGAIN) break;
   }
   (*server)->Stop();
+  if (!change_log_file.empty()) {
+    // The truth up to the moment serving stopped: no response can have shown a later version.
+    const absl::Duration served = absl::Nanoseconds(crawler::websim::MonotonicNowNs() - start_ns);
+    if (absl::Status s = WriteFileAtomically(
+            change_log_file, crawler::websim::FormatChangeLog(*model, served));
+        !s.ok()) {
+      return Fail(s);
+    }
+  }
   if (signal_number != 0) {
     std::cerr << "websim: stopping on " << strsignal(signal_number) << std::endl;
   } else {

@@ -11,6 +11,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "tools/websim/seeded_random.h"
 
 namespace crawler::websim {
 namespace {
@@ -37,40 +40,14 @@ enum Salt : uint64_t {
   kSaltLatency = 6,
   kSaltSitemap = 7,
   kSaltVocabulary = 8,
+  // 9 and 10 are ChangeProcess's (rates, event times).
+  kSaltNoise = 11,
+  kSaltVersionText = 12,
 };
-
-// splitmix64's finaliser: a bijective mix with full avalanche.
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 uint64_t Hash(uint64_t seed, Salt salt, uint64_t a, uint64_t b = 0) {
-  return Mix(Mix(Mix(seed ^ (uint64_t{salt} << 56)) ^ a) ^ (b * 0xd6e8feb86659fd93ULL));
+  return SeededHash(seed, uint64_t{salt}, a, b);
 }
-
-double UnitInterval(uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
-
-// splitmix64 generator: the stream of one page's decisions.
-class Rng {
- public:
-  explicit Rng(uint64_t state) : state_(state) {}
-  uint64_t Next() {
-    state_ += 0x9e3779b97f4a7c15ULL;
-    uint64_t x = state_;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-  }
-  // Uniform in [0, n); the modulo bias is irrelevant for n << 2^64.
-  uint64_t Below(uint64_t n) { return n == 0 ? 0 : Next() % n; }
-  double Uniform() { return UnitInterval(Next()); }
-
- private:
-  uint64_t state_;
-};
 
 constexpr std::array<absl::string_view, 64> kWords = {
     "lorem",    "ipsum",   "dolor",     "sit",       "amet",      "consectetur", "adipiscing",
@@ -110,6 +87,48 @@ std::vector<std::string> MakeSentences(uint64_t seed) {
     sentences.push_back(std::move(s));
   }
   return sentences;
+}
+
+// The rotating ad line of the noise block: a fixed sentence ending in a brand that changes on
+// every request. SimHash is a vote over the page's distinct 3-word shingles, and on pages of a
+// few hundred words each changed shingle flips a bit now and then: whole rotating lines of 7-10
+// words (the case docs/fingerprint.md calibrates on) moved websim's pages beyond the 7-bit
+// threshold in ~4 % of requests, and one rotating word inside a sentence (3 shingles) still in
+// ~0.05 % (max 10 bits). As the last token of the visible text the brand is in one shingle only.
+// No digits or date words: the fingerprint drops those anyway, so they would test nothing.
+constexpr std::array<absl::string_view, 16> kAdBrands = {
+    "Acme",   "Globex", "Initech", "Umbrella", "Hooli",   "Vandelay", "Stark",  "Wonka",
+    "Tyrell", "Cyberdyne", "Soylent", "Gringotts", "Oscorp", "Wayne", "Monarch", "Aperture"};
+
+// Text after the link list of a page with noise, at least; see RenderVersion.
+constexpr size_t kMinTextBytesWithNoise = 3000;
+
+constexpr absl::string_view kHttpDateFormat = "%a, %d %b %Y %H:%M:%S GMT";
+
+// RFC 9110 §13.1.2: weak comparison, any listed tag or "*" matches.
+bool EtagMatches(absl::string_view if_none_match, absl::string_view etag) {
+  for (absl::string_view tag : absl::StrSplit(if_none_match, ',')) {
+    tag = absl::StripAsciiWhitespace(tag);
+    if (tag == "*") return true;
+    absl::ConsumePrefix(&tag, "W/");
+    if (tag == etag) return true;
+  }
+  return false;
+}
+
+// RFC 9110 §13.1.3: If-None-Match takes precedence; an invalid If-Modified-Since is ignored.
+// Only IMF-fixdate is understood (the obsolete RFC 850 and asctime forms count as invalid).
+bool NotModified(const RequestConditions& conditions, absl::string_view etag,
+                 absl::Time last_modified) {
+  if (!conditions.if_none_match.empty()) return EtagMatches(conditions.if_none_match, etag);
+  if (conditions.if_modified_since.empty()) return false;
+  absl::Time since;
+  std::string error;
+  if (!absl::ParseTime(kHttpDateFormat, conditions.if_modified_since, absl::UTCTimeZone(),
+                       &since, &error)) {
+    return false;
+  }
+  return last_modified <= since;
 }
 
 // Directory of a path (up to and including its last '/', query ignored): "/d1/" for both
@@ -242,6 +261,9 @@ absl::StatusOr<SiteModel> SiteModel::Create(WebsimOptions options) {
 
 SiteModel::SiteModel(WebsimOptions options)
     : options_(std::move(options)), sentences_(MakeSentences(options_.seed)) {
+  if (options_.change_rates.kind != ChangeRates::Kind::kNone) {
+    changes_ = std::make_shared<const ChangeProcess>(options_.seed, options_.change_rates);
+  }
   // The class fractions are of all pages but only leaves can take a class, so scale them up to
   // per-leaf probabilities (and back down if they would exceed 1 on tiny trees).
   const int64_t pages = options_.pages_per_host;
@@ -474,13 +496,62 @@ absl::Duration SiteModel::LatencyOf(int host) const {
   return options_.latency_min + absl::Microseconds(std::floor(u * absl::ToDoubleMicroseconds(span)));
 }
 
-std::string SiteModel::RenderPage(PageRef page, absl::Duration /*elapsed*/) const {
+double SiteModel::SimulatedDays(absl::Duration elapsed) const {
+  return absl::ToDoubleSeconds(elapsed) * options_.time_scale;
+}
+
+double SiteModel::ChangeRateOf(PageRef page) const {
+  return changes_ == nullptr ? 0.0 : changes_->RatePerDay(page.host, page.page);
+}
+
+ChangeProcess::Version SiteModel::VersionOf(PageRef page, absl::Duration elapsed) const {
+  if (changes_ == nullptr) return ChangeProcess::Version{};
+  return changes_->At(page.host, page.page, SimulatedDays(elapsed));
+}
+
+std::vector<double> SiteModel::ChangeTimesOf(PageRef page, absl::Duration elapsed) const {
+  if (changes_ == nullptr) return {};
+  return changes_->EventsUpTo(page.host, page.page, SimulatedDays(elapsed));
+}
+
+absl::Time SiteModel::WallTimeOf(double day) const {
+  return options_.change_epoch + absl::Seconds(static_cast<int64_t>(std::floor(day * 86'400.0)));
+}
+
+std::string SiteModel::RenderNoise(PageRef page, absl::Duration elapsed) const {
+  const int64_t elapsed_us = absl::ToInt64Microseconds(elapsed);
+  const absl::Time now =
+      options_.change_epoch + absl::Seconds(SimulatedDays(elapsed) * 86'400.0);
+  const uint64_t ad = SeededHash(options_.seed, kSaltNoise,
+                                 (uint64_t{static_cast<uint32_t>(page.host)} << 32) |
+                                     static_cast<uint32_t>(page.page),
+                                 static_cast<uint64_t>(absl::ToInt64Nanoseconds(elapsed)));
+  return absl::StrCat(
+      "<div class=\"websim-noise\">\n<p>You are visitor number ", 1 + elapsed_us,
+      " of this page.</p>\n<p>Generated at ",
+      absl::FormatTime("%Y-%m-%d %H:%M:%E3S", now, absl::UTCTimeZone()),
+      " UTC.</p>\n<p>Sponsored: quality goods chosen for readers like you by our partner ",
+      kAdBrands[ad % kAdBrands.size()], "</p>\n</div>\n");
+}
+
+std::string SiteModel::RenderPage(PageRef page, absl::Duration elapsed) const {
+  return RenderVersion(page, VersionOf(page, elapsed).version, elapsed);
+}
+
+std::string SiteModel::RenderVersion(PageRef page, int64_t version,
+                                     absl::Duration elapsed) const {
   const std::string host = HostName(page.host);
   const uint64_t size_hash = Hash(options_.seed, kSaltSize, page.host, page.page);
   const int64_t span = options_.page_bytes_max - options_.page_bytes_min + 1;
-  const size_t target_size =
+  size_t target_size =
       static_cast<size_t>(options_.page_bytes_min + static_cast<int64_t>(size_hash % span));
-  Rng text(Hash(options_.seed, kSaltText, page.host, page.page));
+  // Version 0 is the static page; each later version redraws every sentence (links and their
+  // spelling stay), which moves the text's SimHash far beyond any change threshold.
+  Rng text(version == 0 ? Hash(options_.seed, kSaltText, page.host, page.page)
+                        : Hash(options_.seed, kSaltVersionText,
+                               (uint64_t{static_cast<uint32_t>(page.host)} << 32) |
+                                   static_cast<uint32_t>(page.page),
+                               static_cast<uint64_t>(version)));
   auto sentence = [&]() -> const std::string& { return sentences_[text.Below(kNumSentences)]; };
 
   const std::vector<OutLink> links = LinksOf(page);
@@ -526,13 +597,28 @@ std::string SiteModel::RenderPage(PageRef page, absl::Duration /*elapsed*/) cons
                   "<li><a name=\"anchor\">no href</a></li>\n</ul>\n<p>");
 
   static constexpr absl::string_view kFooter = "</p>\n<p><a href=\"#top\">top</a></p>\n</body>\n</html>\n";
+  const bool noisy = changes_ != nullptr && options_.noise;
+  if (noisy) {
+    // On a short page even one rotating word of the noise can flip 8 of 64 SimHash bits; with
+    // this much text after the links (~450 words) the noise stays within the change threshold.
+    target_size = std::max(target_size, out.size() + kMinTextBytesWithNoise + kFooter.size());
+  }
   while (out.size() + kFooter.size() < target_size) out.append(sentence());
   if (out.size() + kFooter.size() > target_size) {
     // Trim the padding back to the exact size, but never into the markup before it.
     const size_t padding_start = out.rfind("<p>") + 3;
     out.resize(std::max(padding_start, target_size - std::min(target_size, kFooter.size())));
   }
-  absl::StrAppend(&out, kFooter);
+  if (noisy) {
+    // After the sized part, so the noise's varying length never shifts the page's own text, and
+    // last in the body: the rotating word is then the text's last token and changes only one
+    // 3-word shingle of the fingerprint (see kAdBrands).
+    constexpr absl::string_view kEndBody = "</body>\n</html>\n";
+    absl::StrAppend(&out, kFooter.substr(0, kFooter.size() - kEndBody.size()),
+                    RenderNoise(page, elapsed), kEndBody);
+  } else {
+    absl::StrAppend(&out, kFooter);
+  }
   return out;
 }
 
@@ -594,6 +680,12 @@ std::string SiteModel::RenderSitemap(int host) const {
 
 SiteResponse SiteModel::Respond(absl::string_view host_name, absl::string_view target,
                                 absl::Duration elapsed) const {
+  return Respond(host_name, target, elapsed, RequestConditions{});
+}
+
+SiteResponse SiteModel::Respond(absl::string_view host_name, absl::string_view target,
+                                absl::Duration elapsed,
+                                const RequestConditions& conditions) const {
   SiteResponse response;
   std::optional<int> host = FindHost(host_name);
   if (!host) {
@@ -611,7 +703,21 @@ SiteResponse SiteModel::Respond(absl::string_view host_name, absl::string_view t
     response.body = RenderSitemap(*host);
   } else if (std::optional<PageRef> page = FindPage(*host, target)) {
     response.content_type = "text/html; charset=utf-8";
-    response.body = RenderPage(*page, elapsed);
+    if (changes_ == nullptr) {
+      response.body = RenderPage(*page, elapsed);
+      return response;
+    }
+    const ChangeProcess::Version version = VersionOf(*page, elapsed);
+    const std::string etag = absl::StrCat("\"v", version.version, "\"");
+    const absl::Time last_modified = WallTimeOf(version.changed_at_day);
+    response.headers.emplace_back("ETag", etag);
+    response.headers.emplace_back(
+        "Last-Modified", absl::FormatTime(kHttpDateFormat, last_modified, absl::UTCTimeZone()));
+    if (NotModified(conditions, etag, last_modified)) {
+      response.status = 304;
+      return response;
+    }
+    response.body = RenderVersion(*page, version.version, elapsed);
   } else {
     response.status = 404;
     response.content_type = "text/html; charset=utf-8";

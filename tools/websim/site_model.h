@@ -7,21 +7,30 @@
 // thread can answer any request. docs/websim.md is the contract (URL layout, link forms, ground
 // truth rules); ground_truth.h computes the set of pages a correct crawler fetches.
 //
-// The `elapsed` argument (time since the web "started") is where pages that change over time
-// will slot in; today every response is independent of it.
+// The `elapsed` argument is the real time since the web "started". On a static web (the default)
+// every response is independent of it. With changing pages (WebsimOptions::change_rates) it maps
+// to simulated days (x time_scale): each page's version is the number of events of its Poisson
+// process so far (change_process.h), the text of a page is redrawn per version (links stay the
+// same), page responses carry ETag "v<version>" and Last-Modified, conditional GETs get 304, and
+// with `noise` every page also carries furniture that varies on every request (counter, time
+// stamp, ad line) inside <div class="websim-noise">.
 //
-// Thread-safety: immutable after Create(); every method is const and safe to call concurrently.
+// Thread-safety: every method is const and safe to call concurrently. The only mutable state is
+// the change-event memo of ChangeProcess (internally locked), which copies of a SiteModel share.
 #ifndef CRAWLER_TOOLS_WEBSIM_SITE_MODEL_H_
 #define CRAWLER_TOOLS_WEBSIM_SITE_MODEL_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "tools/websim/change_process.h"
 #include "tools/websim/websim_options.h"
 
 namespace crawler::websim {
@@ -75,6 +84,14 @@ struct SiteResponse {
   std::string body;
   // How long the server waits before sending the response.
   absl::Duration latency = absl::ZeroDuration();
+  // Extra header fields: ETag and Last-Modified of changing pages.
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+// The validators of a request (RFC 9110 §13.1), as sent; empty when absent.
+struct RequestConditions {
+  std::string if_none_match;
+  std::string if_modified_since;
 };
 
 class SiteModel {
@@ -109,6 +126,20 @@ class SiteModel {
   std::vector<PageRef> Seeds() const;
   absl::Duration LatencyOf(int host) const;
 
+  // Whether pages change over time (change_rates set).
+  bool changing() const { return changes_ != nullptr; }
+  // Simulated days since the start: ToDoubleSeconds(elapsed) x time_scale (0 on a static web).
+  double SimulatedDays(absl::Duration elapsed) const;
+  // Changes per simulated day of the page (0 on a static web).
+  double ChangeRateOf(PageRef page) const;
+  // Version of the page at `elapsed`: number of change events so far, and the day of the last.
+  ChangeProcess::Version VersionOf(PageRef page, absl::Duration elapsed) const;
+  // Simulated days of every change of the page up to `elapsed`, ascending (empty if static).
+  std::vector<double> ChangeTimesOf(PageRef page, absl::Duration elapsed) const;
+  // change_epoch + `day` simulated days, truncated to whole seconds (HTTP-date resolution).
+  absl::Time WallTimeOf(double day) const;
+
+  // The page's HTML at `elapsed`: text of its current version, plus noise if enabled.
   std::string RenderPage(PageRef page, absl::Duration elapsed) const;
   std::string RenderRobotsTxt(int host) const;
   std::string RenderSitemap(int host) const;
@@ -119,6 +150,10 @@ class SiteModel {
   // port). Unknown hosts and paths give 404.
   SiteResponse Respond(absl::string_view host_name, absl::string_view target,
                        absl::Duration elapsed) const;
+  // As above, evaluating If-None-Match / If-Modified-Since (RFC 9110 §13.1.2, §13.1.3) against a
+  // changing page's ETag and Last-Modified: 304 with an empty body when not modified.
+  SiteResponse Respond(absl::string_view host_name, absl::string_view target,
+                       absl::Duration elapsed, const RequestConditions& conditions) const;
 
  private:
   explicit SiteModel(WebsimOptions options);
@@ -127,6 +162,10 @@ class SiteModel {
   Layout LayoutOf(PageRef page) const;
   bool IsTreeLeaf(int page) const;
   std::string HrefFor(PageRef from, const std::string& from_path, PageRef to, LinkForm form) const;
+  // The page's HTML with the text of `version`, plus noise at `elapsed` if enabled.
+  std::string RenderVersion(PageRef page, int64_t version, absl::Duration elapsed) const;
+  // The always-varying block of a changing page at `elapsed`.
+  std::string RenderNoise(PageRef page, absl::Duration elapsed) const;
 
   // Constant after construction.
   WebsimOptions options_;
@@ -136,6 +175,8 @@ class SiteModel {
   double p_private_ = 0;
   double p_private_open_ = 0;
   double p_nofollow_only_ = 0;
+  // When pages change; null on a static web. Shared by copies (it memoises a pure function).
+  std::shared_ptr<const ChangeProcess> changes_;
 };
 
 }  // namespace crawler::websim

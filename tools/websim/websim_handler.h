@@ -4,6 +4,8 @@
 // Paths under /__websim/ are answered on every host, without latency, and never appear in links:
 //   /__websim/truth  the ground truth (ground_truth.h format), computed on first use
 //   /__websim/seeds  the seed URLs, one per line
+//   /__websim/changes  change log up to now (change_log.h; static web: every rate 0)
+//   /__websim/rates    url<TAB>rate_per_day of every page
 //
 // Thread-safety: Handle() is safe to call concurrently (the model is immutable; the truth is
 // computed once under absl::call_once). The model must outlive the handler.

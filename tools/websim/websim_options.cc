@@ -1,8 +1,12 @@
 #include "tools/websim/websim_options.h"
 
 #include <cstdint>
+#include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace crawler::websim {
 namespace {
@@ -22,7 +26,33 @@ absl::Status Fraction(const char* name, double value) {
   return absl::OkStatus();
 }
 
+constexpr double kMaxTimeScale = 1e6;
+constexpr double kMaxGammaParameter = 1e3;
+
 }  // namespace
+
+absl::StatusOr<ChangeRates> ParseChangeRates(absl::string_view text) {
+  ChangeRates rates;
+  const auto bad = [&] {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "change rates must be fixed:RATE or gamma:SHAPE,SCALE (per day), got \"",
+        text.substr(0, 100), "\""));
+  };
+  if (absl::ConsumePrefix(&text, "fixed:")) {
+    rates.kind = ChangeRates::Kind::kFixed;
+    if (!absl::SimpleAtod(text, &rates.rate_per_day)) return bad();
+  } else if (absl::ConsumePrefix(&text, "gamma:")) {
+    rates.kind = ChangeRates::Kind::kGamma;
+    std::vector<absl::string_view> parts = absl::StrSplit(text, ',');
+    if (parts.size() != 2 || !absl::SimpleAtod(parts[0], &rates.shape) ||
+        !absl::SimpleAtod(parts[1], &rates.scale)) {
+      return bad();
+    }
+  } else {
+    return bad();
+  }
+  return rates;
+}
 
 absl::Status WebsimOptions::Validate() const {
   if (num_hosts < 1 || num_hosts > 10'000'000) {
@@ -83,6 +113,35 @@ absl::Status WebsimOptions::Validate() const {
   if (latency_min < absl::ZeroDuration() || latency_min > latency_max ||
       latency_max > absl::Seconds(60)) {
     return absl::InvalidArgumentError("latency must satisfy 0 <= min <= max <= 60s");
+  }
+  switch (change_rates.kind) {
+    case ChangeRates::Kind::kNone:
+      break;
+    case ChangeRates::Kind::kFixed:
+      if (!(change_rates.rate_per_day >= 0 &&
+            change_rates.rate_per_day <= ChangeRates::kMaxRatePerDay)) {
+        return absl::InvalidArgumentError(absl::StrCat("change rate must be in [0, ",
+                                                       ChangeRates::kMaxRatePerDay,
+                                                       "] per day, got ",
+                                                       change_rates.rate_per_day));
+      }
+      break;
+    case ChangeRates::Kind::kGamma:
+      if (!(change_rates.shape > 0 && change_rates.shape <= kMaxGammaParameter &&
+            change_rates.scale > 0 && change_rates.scale <= kMaxGammaParameter)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "gamma change rates need 0 < shape, scale <= ", kMaxGammaParameter, ", got ",
+            change_rates.shape, ",", change_rates.scale));
+      }
+      break;
+  }
+  if (!(time_scale >= 0 && time_scale <= kMaxTimeScale)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("time_scale must be in [0, ", kMaxTimeScale, "], got ", time_scale));
+  }
+  if ((change_rates.kind == ChangeRates::Kind::kNone) != (time_scale == 0)) {
+    return absl::InvalidArgumentError(
+        "changing pages need both change rates and a time scale > 0 (or neither)");
   }
   return absl::OkStatus();
 }

@@ -13,9 +13,32 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace crawler::websim {
+
+// How fast each page changes (docs/websim.md, "Changing pages"): every page's changes are a
+// Poisson process whose rate, in changes per simulated day, is fixed or drawn per page.
+struct ChangeRates {
+  enum class Kind {
+    kNone,   // static web: pages never change
+    kFixed,  // every page changes at rate_per_day
+    kGamma,  // each page's rate is drawn from Gamma(shape, scale) (mean shape * scale per day)
+  };
+  Kind kind = Kind::kNone;
+  double rate_per_day = 0;  // kFixed
+  double shape = 0;         // kGamma
+  double scale = 0;         // kGamma, in changes per day
+
+  // A drawn rate is clamped to this, which bounds the events a page keeps in memory
+  // (rate x simulated days).
+  static constexpr double kMaxRatePerDay = 1000;
+};
+
+// "fixed:RATE" or "gamma:SHAPE,SCALE" (the --change-rates flag); InvalidArgument otherwise.
+absl::StatusOr<ChangeRates> ParseChangeRates(absl::string_view text);
 
 struct WebsimOptions {
   // Number of hosts, named h0<host_suffix> ... h<N-1><host_suffix>.
@@ -67,6 +90,21 @@ struct WebsimOptions {
   // [min, max] (microsecond resolution). Applies to every path of the host, robots.txt included.
   absl::Duration latency_min = absl::ZeroDuration();
   absl::Duration latency_max = absl::ZeroDuration();
+
+  // Changing pages (off by default: the web is static and responses ignore time). When
+  // change_rates.kind is not kNone, time_scale must be > 0: page versions follow Poisson
+  // processes in simulated time, days = elapsed real seconds x time_scale.
+  ChangeRates change_rates;
+  // Simulated days per real second (1 = a day per second: a few minutes of wall time cover
+  // months). 0 only with change_rates.kind == kNone. At most 1e6.
+  double time_scale = 0;
+  // Always-varying furniture on changing pages (visitor counter, "generated at" time stamp,
+  // rotating ad line) that differs on every request but is not a change of the page. Ignored on
+  // a static web.
+  bool noise = true;
+  // The wall-clock time of simulated time 0, for Last-Modified and the noise time stamp. A fixed
+  // default keeps responses reproducible; 2000-01-01T00:00:00Z.
+  absl::Time change_epoch = absl::FromUnixSeconds(946'684'800);
 
   // Checks ranges; InvalidArgument names the first offending field.
   absl::Status Validate() const;

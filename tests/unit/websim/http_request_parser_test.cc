@@ -128,5 +128,21 @@ TEST(WebsimRfc9112_2_2, EndlessEmptyLinesAreBounded) {
   EXPECT_EQ(r.error_status, 431);
 }
 
+// RFC 9110 §13.1: the validators a conditional GET carries reach the handler; If-None-Match is a
+// list field, so repeated lines are joined.
+TEST(WebsimRfc9110_13_1, ConditionalHeadersAreKept) {
+  ParseResult r = ParseHttpRequest(
+      "GET / HTTP/1.1\r\nHost: a.test\r\nIf-None-Match: \"v1\"\r\n"
+      "if-none-match:  W/\"v2\" \r\nIf-Modified-Since: Sat, 01 Jan 2000 00:00:00 GMT\r\n\r\n",
+      HttpParserLimits{});
+  ASSERT_EQ(r.state, State::kComplete);
+  EXPECT_EQ(r.request.if_none_match, "\"v1\", W/\"v2\"");
+  EXPECT_EQ(r.request.if_modified_since, "Sat, 01 Jan 2000 00:00:00 GMT");
+  ParseResult plain = ParseHttpRequest("GET / HTTP/1.1\r\nHost: a.test\r\n\r\n", HttpParserLimits{});
+  ASSERT_EQ(plain.state, State::kComplete);
+  EXPECT_TRUE(plain.request.if_none_match.empty());
+  EXPECT_TRUE(plain.request.if_modified_since.empty());
+}
+
 }  // namespace
 }  // namespace crawler::websim

@@ -82,6 +82,11 @@ class Client {
     if (status_line.size() < 2 || !absl::SimpleAtoi(status_line[1], &r.status)) return std::nullopt;
     size_t length = 0;
     std::optional<std::string> cl = r.Header("Content-Length");
+    // RFC 9110 §15.4.5: a 304 has no content; websim sends no Content-Length with it.
+    if (r.status == 304) {
+      if (cl) return std::nullopt;
+      return r;
+    }
     if (!cl || !absl::SimpleAtoi(*cl, &length)) return std::nullopt;
     if (head_request) length = 0;
     while (buffer_.size() < length) {
@@ -416,6 +421,55 @@ class EchoHandler : public HttpHandler {
     return response;
   }
 };
+
+TEST_F(WebsimHttpServerTest, Rfc9110_13_1_2_ConditionalGetOverTheWire) {
+  WebsimOptions options = Small();
+  // Rate 0: the page stays at version 0 whatever the wall clock does, so the test is exact.
+  options.change_rates.kind = ChangeRates::Kind::kFixed;
+  options.change_rates.rate_per_day = 0;
+  options.time_scale = 1;
+  StartServer(options);
+  Client client(server_->port());
+  ASSERT_TRUE(client.connected());
+  client.Send(Get("h1.websim.test", "/"));
+  std::optional<Response> full = client.Read();
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->status, 200);
+  EXPECT_EQ(full->Header("ETag"), "\"v0\"");
+  EXPECT_EQ(full->Header("Last-Modified"), "Sat, 01 Jan 2000 00:00:00 GMT");
+  EXPECT_TRUE(absl::StrContains(full->body, "websim-noise"));
+
+  // 304 without body or Content-Length, then the same connection serves on.
+  client.Send(Get("h1.websim.test", "/", "If-None-Match: \"v0\"\r\n"));
+  std::optional<Response> not_modified = client.Read();
+  ASSERT_TRUE(not_modified);
+  EXPECT_EQ(not_modified->status, 304);
+  EXPECT_EQ(not_modified->Header("ETag"), "\"v0\"");
+  client.Send(Get("h1.websim.test", "/",
+                  "If-Modified-Since: Sat, 01 Jan 2000 00:00:00 GMT\r\n"));
+  std::optional<Response> since = client.Read();
+  ASSERT_TRUE(since);
+  EXPECT_EQ(since->status, 304);
+  client.Send(Get("h1.websim.test", "/", "If-None-Match: \"v1\"\r\n"));
+  std::optional<Response> changed = client.Read();
+  ASSERT_TRUE(changed);
+  EXPECT_EQ(changed->status, 200);
+
+  client.Send(Get("h1.websim.test", "/__websim/changes"));
+  std::optional<Response> log = client.Read();
+  ASSERT_TRUE(log);
+  EXPECT_TRUE(absl::StartsWith(log->body, "# websim change log v1\n"));
+  EXPECT_TRUE(absl::StrContains(log->body, "\nhttp://h1.websim.test/\t0\t0\t\n"));
+  client.Send(Get("h1.websim.test", "/__websim/rates"));
+  std::optional<Response> rates = client.Read();
+  ASSERT_TRUE(rates);
+  EXPECT_TRUE(absl::StartsWith(rates->body, "http://h0.websim.test/\t0\n"));
+
+  std::vector<std::vector<std::string>> lines = StopAndReadLog();
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[1][3], "304");
+  EXPECT_EQ(lines[1][4], "0");
+}
 
 TEST(WebsimHttpServer, RejectsBadOptions) {
   EchoHandler handler;

@@ -66,6 +66,28 @@ IFS=$'\t' read -r ns host target status bytes conn method < "$tmp/log.tsv"
 [ "$host $target $status $method" = "h1.websim.test /robots.txt 200 GET" ] ||
   fail "log line: $(cat "$tmp/log.tsv")"
 
+# Changing pages: bad flag values are usage errors; the rates file and change log list every page.
+for bad in "--change-rates poisson:1" "--change-rates fixed:-1" "--time-scale 2"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$websim" --hosts 1 --pages 1 $bad --no-serve 2>/dev/null; rc=$?
+  set -e
+  [ "$rc" = 2 ] || fail "$bad exited $rc, want 2"
+done
+"$websim" --hosts 2 --pages 10 --change-rates gamma:2,0.5 --time-scale 5 \
+  --rates-file "$tmp/rates.tsv" --change-log "$tmp/changes.tsv" --no-serve
+[ "$(wc -l < "$tmp/rates.tsv")" = 20 ] || fail "rates file: $(wc -l < "$tmp/rates.tsv") lines"
+grep -qP '^http://h1\.websim\.test/\t[0-9.e+-]+$' "$tmp/rates.tsv" || fail "rates file format"
+[ "$(head -1 "$tmp/changes.tsv")" = "# websim change log v1" ] || fail "change log header"
+[ "$(grep -vc '^#' "$tmp/changes.tsv")" = 20 ] || fail "change log: want 20 pages"
+grep -qP '^http://h0\.websim\.test/\t[0-9.e+-]+\t0\t$' "$tmp/changes.tsv" ||
+  fail "change log at time 0 must list no changes"
+# Served: the change log is written at exit, with the same rates as the rates file.
+"$websim" --hosts 2 --pages 10 --change-rates gamma:2,0.5 --time-scale 5 \
+  --change-log "$tmp/served.tsv" --max-seconds 0.2 2>/dev/null || fail "changing serve exit"
+[ "$(grep -v '^#' "$tmp/served.tsv" | cut -f1,2)" = "$(cat "$tmp/rates.tsv")" ] ||
+  fail "served change log rates differ from the rates file"
+
 # --max-seconds ends a forgotten server by itself.
 "$websim" --hosts 1 --pages 1 --max-seconds 0.2 2>/dev/null || fail "--max-seconds exit status"
 echo "websim_cli_test: OK"
