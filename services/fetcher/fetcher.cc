@@ -309,10 +309,11 @@ struct Fetcher::Impl {
                                         .fetch_time = clock.Now(),
                                         .retry = absl::IsUnavailable(cached->status())});
         if (observer != nullptr) {
-          observer->OnFetch(FetchEvent{.time = clock.Now(),
-                                       .url = t.lease.canonical_url,
-                                       .outcome = OutcomeClass::kNetworkError,
-                                       .detail = std::string(cached->status().message())});
+          observer->OnFetch(FetchEvent{
+              .time = clock.Now(),
+              .url = t.lease.canonical_url,
+              .outcome = OutcomeClass::kNetworkError,
+              .detail = absl::StrCat("dns: ", cached->status().message())});
         }
       }
       buffered -= h.tasks.size();
@@ -373,6 +374,16 @@ struct Fetcher::Impl {
   void Launch(HostWork& h, std::optional<Task> task, const std::string& url) {
     const uint64_t id = next_transfer_id++;
     HttpRequest request{.id = id, .url = url, .host = h.host, .port = h.port, .ip = h.ip};
+    if (!task.has_value()) {
+      // A robots.txt redirect may lead to another origin: then libcurl resolves the name itself
+      // and the SSRF guard checks the address at connect time (HttpClient's socket callback).
+      absl::StatusOr<url::Url> parsed = url::Url::Parse(url);
+      if (parsed.ok() && (parsed->host() != h.host || parsed->effective_port() != h.port)) {
+        request.host = std::string(parsed->host());
+        request.port = parsed->effective_port();
+        request.ip.clear();
+      }
+    }
     if (task.has_value() && task->lease.previous.has_value()) {
       const frontier::PreviousFetch& prev = *task->lease.previous;
       if (!prev.etag.empty()) request.extra_headers.push_back("If-None-Match: " + prev.etag);
@@ -473,15 +484,15 @@ struct Fetcher::Impl {
         absl::StatusOr<url::Url> base = url::Url::Parse(pending.url);
         absl::StatusOr<url::Url> target =
             base.ok() ? url::Url::Parse(*location, *base) : base.status();
-        // Same-origin redirects are followed here; a robots.txt redirecting to another host is
-        // treated as unavailable (allow all, RFC 9309 §2.3.1.3 "unavailable").
-        if (target.ok() && target->host() == h.host && target->effective_port() == h.port) {
+        // RFC 9309 §2.3.1.2: follow redirects, even across authorities (http -> https is
+        // common); the rules found apply to this host. The hop is fetched like any request of
+        // this host, when its politeness claim allows (the next Advance).
+        if (target.ok()) {
           ++h.robots_redirects;
-          // Fetched like any request, when the host's politeness claim allows (next Advance).
           h.robots_next_url = target->href();
           return;
         }
-        rules = robots::RobotsRules::AllowAll();
+        rules = robots::RobotsRules::AllowAll();  // an unusable Location: "unavailable"
         break;
       }
       case robots::RobotsAction::kAllowAll:

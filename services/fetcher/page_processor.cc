@@ -121,8 +121,9 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
   }
 
   o.outcome = OutcomeClass::kFetched;
+  // An empty body is not "content": every empty page would be a duplicate of the first one.
+  if (!parsed.payload.empty()) parsed.content_key = fingerprint::ComputeContentKey(parsed.payload);
   // SHA-1 only feeds WARC-Payload-Digest; without WARC output it would be wasted work.
-  parsed.content_key = fingerprint::ComputeContentKey(parsed.payload);
   if (warc_ != nullptr) parsed.sha1 = fingerprint::Sha1(parsed.payload);
   absl::StatusOr<std::string> decoded = http::DecodeContent(
       parsed.payload, parsed.head->content_encodings(), options_.max_decoded_bytes);
@@ -224,14 +225,16 @@ void PageProcessor::CollectLinks(const FetchedPage& page, const Parsed& parsed,
   out.event.outlinks = static_cast<uint32_t>(out.outlinks.size());
 }
 
+bool PageProcessor::Stored(const Parsed& parsed) const {
+  if (warc_ == nullptr || !parsed.head.has_value()) return false;
+  return options_.store_content_types.empty() || parsed.essence.empty() ||
+         std::find(options_.store_content_types.begin(), options_.store_content_types.end(),
+                   parsed.essence) != options_.store_content_types.end();
+}
+
 void PageProcessor::WriteWarc(const FetchedPage& page, const Parsed& parsed,
                               ProcessedPage& out) const {
-  if (warc_ == nullptr || !parsed.head.has_value()) return;
-  if (!options_.store_content_types.empty() && !parsed.essence.empty() &&
-      std::find(options_.store_content_types.begin(), options_.store_content_types.end(),
-                parsed.essence) == options_.store_content_types.end()) {
-    return;
-  }
+  if (!Stored(parsed)) return;
   const std::string& uri = page.task.canonical_url;
   const std::string response_id =
       parsed.record_id.empty() ? warc_->NewRecordId() : parsed.record_id;
@@ -245,9 +248,12 @@ void PageProcessor::WriteWarc(const FetchedPage& page, const Parsed& parsed,
   response.truncated = page.http.truncated;
   if (parsed.sha1.has_value()) response.payload_digest = parsed.sha1->ToWarcString();
 
+  // A revisit needs an original in the archive; content first seen while not archived (WARC
+  // off, a filtered type) is archived in full now.
   const bool exact_duplicate = parsed.verdict.has_value() &&
                                parsed.verdict->verdict == dedup::Verdict::kExactDuplicate &&
-                               parsed.verdict->original.has_value();
+                               parsed.verdict->original.has_value() &&
+                               !parsed.verdict->original->warc_record_id.empty();
   if (out.outcome.outcome == OutcomeClass::kNotModified || exact_duplicate) {
     // Revisit: the header block only; the payload is elsewhere (WARC 1.1 §6.7).
     response.type = warc::RecordType::kRevisit;
@@ -306,7 +312,8 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
     std::vector<size_t> index;
     for (size_t i = 0; i < pages.size(); ++i) {
       if (!parsed[i].content_key.has_value()) continue;
-      if (warc_ != nullptr) parsed[i].record_id = warc_->NewRecordId();
+      // Only a capture that will be archived can be the original later revisits refer to.
+      if (Stored(parsed[i])) parsed[i].record_id = warc_->NewRecordId();
       queries.push_back(dedup::ContentQuery{.url = pages[i].task.canonical_url,
                                             .content_key = *parsed[i].content_key,
                                             .simhash = parsed[i].simhash,

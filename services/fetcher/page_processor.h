@@ -90,6 +90,8 @@ class PageProcessor {
   void Classify(const FetchedPage& page, Parsed& parsed, ProcessedPage& out) const;
   void CollectLinks(const FetchedPage& page, const Parsed& parsed, ProcessedPage& out);
   void AddOutlink(const FetchedPage& page, const url::Url& target, ProcessedPage& out) const;
+  // True if this response goes into the WARC files (WARC on, type allowed).
+  bool Stored(const Parsed& parsed) const;
   void WriteWarc(const FetchedPage& page, const Parsed& parsed, ProcessedPage& out) const;
 
   // Hops of the redirect chain that led to `url` (0 if it was not a redirect target); records

@@ -86,12 +86,26 @@ void AsyncResolver::Work() {
     {
       absl::MutexLock lock(&mu_);
       const absl::Duration ttl = addresses.ok() ? options_.positive_ttl : options_.negative_ttl;
-      if (cache_.insert_or_assign(host, Entry{addresses, clock_.Now() + ttl}).second) {
-        cache_order_.push_back(host);
-      }
+      const uint64_t generation = ++next_generation_;
+      cache_.insert_or_assign(host, Entry{addresses, clock_.Now() + ttl, generation});
+      cache_order_.emplace_back(host, generation);
+      // Least recently stored first; stale order elements (refreshed hosts) are skipped.
       while (cache_.size() > options_.max_entries && !cache_order_.empty()) {
-        cache_.erase(cache_order_.front());
+        auto [oldest, oldest_generation] = std::move(cache_order_.front());
         cache_order_.pop_front();
+        auto it = cache_.find(oldest);
+        if (it != cache_.end() && it->second.generation == oldest_generation) cache_.erase(it);
+      }
+      // Bound the order queue too: refreshes append without removing.
+      if (cache_order_.size() > 2 * options_.max_entries + 16) {
+        std::deque<std::pair<std::string, uint64_t>> live;
+        for (auto& element : cache_order_) {
+          auto it = cache_.find(element.first);
+          if (it != cache_.end() && it->second.generation == element.second) {
+            live.push_back(std::move(element));
+          }
+        }
+        cache_order_ = std::move(live);
       }
       in_progress_.erase(host);
       done_.push_back(Result{std::move(host), std::move(addresses)});

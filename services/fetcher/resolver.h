@@ -11,11 +11,13 @@
 #define CRAWLER_SERVICES_FETCHER_RESOLVER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -73,6 +75,7 @@ class AsyncResolver {
   struct Entry {
     absl::StatusOr<std::vector<net::IpAddress>> addresses;
     absl::Time expires;
+    uint64_t generation = 0;  // matches the newest cache_order_ element of this host
   };
   void Work();
 
@@ -87,7 +90,10 @@ class AsyncResolver {
   absl::flat_hash_map<std::string, bool> in_progress_ ABSL_GUARDED_BY(mu_);
   std::vector<Result> done_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, Entry> cache_ ABSL_GUARDED_BY(mu_);
-  std::deque<std::string> cache_order_ ABSL_GUARDED_BY(mu_);  // insertion order, for eviction
+  // (host, generation) in the order entries were stored or refreshed; elements whose generation
+  // is not the entry's current one are stale and skipped.
+  std::deque<std::pair<std::string, uint64_t>> cache_order_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_generation_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::thread> threads_;
 };
 

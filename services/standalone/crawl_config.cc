@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/net/ip_address.h"
 
 namespace crawler::standalone {
 namespace {
@@ -188,6 +189,10 @@ absl::Status LoadCrawlConfigYaml(const std::string& path, CrawlConfig& config) {
   }
   const auto& keys = Keys();
   for (const auto& entry : root) {
+    if (!entry.first.IsScalar()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("config file ", path, ": keys must be plain names"));
+    }
     const std::string key = entry.first.as<std::string>();
     auto it = keys.find(key);
     if (it == keys.end()) {
@@ -219,6 +224,14 @@ absl::Status CrawlConfig::Finalize() {
     return absl::InvalidArgumentError("workers must be in [1, 256]");
   if (timeout <= absl::ZeroDuration()) return absl::InvalidArgumentError("timeout must be > 0");
   if (max_body_bytes < 1024) return absl::InvalidArgumentError("max_body_bytes must be >= 1024");
+  if (warc_max_file_bytes < 4096) {
+    return absl::InvalidArgumentError("warc_max_file_bytes must be >= 4096");
+  }
+  for (const std::string& cidr : allow_networks) {
+    if (absl::Status s = net::CidrBlock::Parse(cidr).status(); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("allow_networks: ", s.message()));
+    }
+  }
   return collection.Validate();
 }
 

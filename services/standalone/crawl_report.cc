@@ -14,10 +14,18 @@
 namespace crawler::standalone {
 namespace {
 
+// Error classes are a bounded set: "http_<status>", or the fetcher's class word in front of the
+// detail ("timeout: ...", "dns: ..."). Anything else (free text, host names) is "network", so the
+// set never grows with the hosts crawled.
 std::string ErrorClass(const fetcher::FetchEvent& e) {
   if (e.http_status > 0) return absl::StrCat("http_", e.http_status);
   const size_t colon = e.detail.find(':');
-  return colon == std::string::npos ? std::string("network") : e.detail.substr(0, colon);
+  if (colon == std::string::npos || colon == 0 || colon > 32) return "network";
+  for (size_t i = 0; i < colon; ++i) {
+    const char c = e.detail[i];
+    if (!((c >= 'a' && c <= 'z') || c == '_')) return "network";
+  }
+  return e.detail.substr(0, colon);
 }
 
 }  // namespace

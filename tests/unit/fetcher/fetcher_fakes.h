@@ -1,0 +1,204 @@
+// In-memory fakes of the fetcher core's collaborators, for its unit tests: a FrontierClient that
+// hands out a fixed list of tasks (optionally queueing the URLs added to it) and records every
+// completion and add, a Resolver answering from a table, and a FetchObserver that records
+// events. Test-only. All are thread-safe.
+#ifndef CRAWLER_TESTS_UNIT_FETCHER_FETCHER_FAKES_H_
+#define CRAWLER_TESTS_UNIT_FETCHER_FETCHER_FAKES_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "lib/net/ip_address.h"
+#include "services/fetcher/fetch_event.h"
+#include "services/fetcher/resolver.h"
+#include "services/frontier/frontier.h"
+#include "services/frontier/frontier_client.h"
+
+namespace crawler::testing {
+
+class RecordingObserver final : public fetcher::FetchObserver {
+ public:
+  void OnFetch(const fetcher::FetchEvent& event) override {
+    absl::MutexLock lock(&mu_);
+    events_.push_back(event);
+  }
+  std::vector<fetcher::FetchEvent> events() const {
+    absl::MutexLock lock(&mu_);
+    return events_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::vector<fetcher::FetchEvent> events_ ABSL_GUARDED_BY(mu_);
+};
+
+// A frontier holding a FIFO of tasks. Lease honours max_urls and max_per_host; a lease is
+// outstanding until completed; IsExhausted when nothing is queued or outstanding. With
+// enqueue_added, URLs passed to AddUrls that were never seen become new tasks.
+class FakeFrontierClient final : public frontier::FrontierClient {
+ public:
+  // Queues a task; returns its lease id. `deadline` defaults to five minutes from now.
+  frontier::LeaseId Add(const std::string& canonical_url, const std::string& host_key,
+                        std::optional<frontier::PreviousFetch> previous = std::nullopt,
+                        std::optional<absl::Time> deadline = std::nullopt, uint32_t depth = 0) {
+    absl::MutexLock lock(&mu_);
+    return AddLocked(canonical_url, host_key, std::move(previous), deadline, depth);
+  }
+
+  void set_enqueue_added(bool on) {
+    absl::MutexLock lock(&mu_);
+    enqueue_added_ = on;
+  }
+
+  absl::StatusOr<std::vector<frontier::LeasedTask>> Lease(size_t max_urls,
+                                                         size_t max_per_host) override {
+    absl::MutexLock lock(&mu_);
+    std::vector<frontier::LeasedTask> out;
+    std::map<std::string, size_t> per_host;
+    std::deque<frontier::LeasedTask> keep;
+    while (!queue_.empty()) {
+      frontier::LeasedTask task = std::move(queue_.front());
+      queue_.pop_front();
+      if (out.size() < max_urls && per_host[task.host_key] < max_per_host) {
+        ++per_host[task.host_key];
+        outstanding_.insert(task.lease_id);
+        out.push_back(std::move(task));
+      } else {
+        keep.push_back(std::move(task));
+      }
+    }
+    queue_ = std::move(keep);
+    ++lease_calls_;
+    return out;
+  }
+
+  absl::Status Complete(const std::vector<frontier::FetchOutcome>& outcomes) override {
+    absl::MutexLock lock(&mu_);
+    for (const frontier::FetchOutcome& o : outcomes) {
+      if (outstanding_.erase(o.lease_id) == 0) ++unknown_completions_;
+      completions_.push_back(o);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<frontier::AddResult> AddUrls(const std::vector<frontier::UrlToAdd>& urls) override {
+    absl::MutexLock lock(&mu_);
+    frontier::AddResult result;
+    for (const frontier::UrlToAdd& u : urls) {
+      added_.push_back(u);
+      if (!seen_.insert(u.canonical_url).second) {
+        ++result.already_seen;
+        continue;
+      }
+      ++result.added;
+      if (enqueue_added_) AddLocked(u.canonical_url, u.host_key, std::nullopt, std::nullopt, u.depth);
+    }
+    return result;
+  }
+
+  bool IsExhausted() override {
+    absl::MutexLock lock(&mu_);
+    return queue_.empty() && outstanding_.empty();
+  }
+
+  std::vector<frontier::FetchOutcome> completions() const {
+    absl::MutexLock lock(&mu_);
+    return completions_;
+  }
+  // The completion of `lease`, if any.
+  std::optional<frontier::FetchOutcome> CompletionOf(frontier::LeaseId lease) const {
+    absl::MutexLock lock(&mu_);
+    for (const frontier::FetchOutcome& o : completions_) {
+      if (o.lease_id == lease) return o;
+    }
+    return std::nullopt;
+  }
+  std::vector<frontier::UrlToAdd> added() const {
+    absl::MutexLock lock(&mu_);
+    return added_;
+  }
+  std::string UrlOf(frontier::LeaseId lease) const {
+    absl::MutexLock lock(&mu_);
+    auto it = urls_.find(lease);
+    return it == urls_.end() ? std::string() : it->second;
+  }
+  int unknown_completions() const {
+    absl::MutexLock lock(&mu_);
+    return unknown_completions_;
+  }
+  size_t outstanding() const {
+    absl::MutexLock lock(&mu_);
+    return outstanding_.size();
+  }
+
+ private:
+  frontier::LeaseId AddLocked(const std::string& canonical_url, const std::string& host_key,
+                              std::optional<frontier::PreviousFetch> previous,
+                              std::optional<absl::Time> deadline, uint32_t depth)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    frontier::LeasedTask task;
+    task.lease_id = next_lease_++;
+    task.canonical_url = canonical_url;
+    task.host_key = host_key;
+    task.depth = depth;
+    task.deadline = deadline.value_or(absl::Now() + absl::Minutes(5));
+    task.previous = std::move(previous);
+    seen_.insert(canonical_url);
+    urls_[task.lease_id] = canonical_url;
+    queue_.push_back(task);
+    return task.lease_id;
+  }
+
+  mutable absl::Mutex mu_;
+  bool enqueue_added_ ABSL_GUARDED_BY(mu_) = false;
+  frontier::LeaseId next_lease_ ABSL_GUARDED_BY(mu_) = 1;
+  std::deque<frontier::LeasedTask> queue_ ABSL_GUARDED_BY(mu_);
+  std::set<frontier::LeaseId> outstanding_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> seen_ ABSL_GUARDED_BY(mu_);
+  std::map<frontier::LeaseId, std::string> urls_ ABSL_GUARDED_BY(mu_);
+  std::vector<frontier::FetchOutcome> completions_ ABSL_GUARDED_BY(mu_);
+  std::vector<frontier::UrlToAdd> added_ ABSL_GUARDED_BY(mu_);
+  int unknown_completions_ ABSL_GUARDED_BY(mu_) = 0;
+  int lease_calls_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// Answers from a table; unknown names are kNotFound.
+class TableResolver final : public fetcher::Resolver {
+ public:
+  void Set(const std::string& host, absl::StatusOr<std::vector<net::IpAddress>> answer) {
+    absl::MutexLock lock(&mu_);
+    answers_.insert_or_assign(host, std::move(answer));
+  }
+  int calls() const {
+    absl::MutexLock lock(&mu_);
+    return calls_;
+  }
+  absl::StatusOr<std::vector<net::IpAddress>> Resolve(const std::string& host) override {
+    absl::MutexLock lock(&mu_);
+    ++calls_;
+    auto it = answers_.find(host);
+    if (it == answers_.end()) return absl::NotFoundError("resolve " + host + ": unknown name");
+    return it->second;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::map<std::string, absl::StatusOr<std::vector<net::IpAddress>>> answers_ ABSL_GUARDED_BY(mu_);
+  int calls_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace crawler::testing
+
+#endif  // CRAWLER_TESTS_UNIT_FETCHER_FETCHER_FAKES_H_

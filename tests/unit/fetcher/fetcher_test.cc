@@ -1,0 +1,836 @@
+// Fetcher loop tests: the real HttpClient against a loopback server (test_http_server.h, port 0,
+// every host routed to it with connect_to or a table resolver), a fake frontier, and
+// InProcessPoliteness on the system clock (the loop times politeness with MonotonicNow, which a
+// FakeClock would freeze). What is pinned: robots.txt first and once per host and what its
+// status means (RFC 9309 §2.3.1), politeness gaps and connection limits measured at the server
+// (DESIGN.md §5), no automatic redirects (RFC 9110 §15.4), conditional GETs (RFC 9110 §13.1),
+// leases abandoned rather than started late, Stop(), and that outcomes and outlinks reach the
+// frontier.
+#include "services/fetcher/fetcher.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/clock/clock.h"
+#include "lib/net/address_policy.h"
+#include "lib/net/ip_address.h"
+#include "lib/politeness/in_process_politeness.h"
+#include "lib/politeness/politeness_options.h"
+#include "lib/scope/scope.h"
+#include "services/frontier/url_record.h"
+#include "tests/unit/fetcher/fetcher_fakes.h"
+#include "tests/unit/fetcher/test_http_server.h"
+
+namespace crawler::fetcher {
+namespace {
+
+using crawler::testing::FakeFrontierClient;
+using crawler::testing::RecordingObserver;
+using crawler::testing::TableResolver;
+using crawler::testing::TestHttpServer;
+using crawler::testing::TestResponse;
+using frontier::OutcomeClass;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::UnorderedElementsAre;
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+std::string Response(int status, const std::string& reason, const std::string& body,
+                     const std::vector<std::string>& fields = {}) {
+  std::string out = absl::StrCat("HTTP/1.1 ", status, " ", reason, "\r\n");
+  for (const std::string& f : fields) absl::StrAppend(&out, f, "\r\n");
+  absl::StrAppend(&out, "Content-Length: ", body.size(), "\r\n\r\n", body);
+  return out;
+}
+std::string Html(const std::string& body) {
+  return Response(200, "OK", body, {"Content-Type: text/html"});
+}
+std::string Text(const std::string& body) {
+  return Response(200, "OK", body, {"Content-Type: text/plain"});
+}
+
+// A web of virtual hosts on one loopback server: responses by (Host, path), 404 otherwise. It
+// records every request with its arrival time and how many requests of the same host were being
+// answered at once.
+class FakeWeb {
+ public:
+  struct Hit {
+    std::string host;  // Host header without port
+    std::string target;
+    std::string head;
+    SteadyTime time;
+  };
+
+  FakeWeb() : server_([this](const std::string& head) { return Handle(head); }) {}
+
+  uint16_t port() const { return server_.port(); }
+
+  void Set(const std::string& host, const std::string& target, std::string response,
+           bool close = false) {
+    absl::MutexLock lock(&mu_);
+    routes_[{host, target}] = TestResponse{std::move(response), close};
+  }
+  // Every answer is delayed this long (a slow server; it keeps requests in flight).
+  void set_latency(absl::Duration d) {
+    absl::MutexLock lock(&mu_);
+    latency_ = d;
+  }
+
+  std::vector<Hit> hits() const {
+    absl::MutexLock lock(&mu_);
+    return hits_;
+  }
+  std::vector<Hit> HitsOf(const std::string& host) const {
+    std::vector<Hit> out;
+    for (Hit& h : hits()) {
+      if (h.host == host) out.push_back(std::move(h));
+    }
+    return out;
+  }
+  std::vector<std::string> TargetsOf(const std::string& host) const {
+    std::vector<std::string> out;
+    for (const Hit& h : HitsOf(host)) out.push_back(h.target);
+    return out;
+  }
+  int Count(const std::string& host, const std::string& target) const {
+    int n = 0;
+    for (const Hit& h : HitsOf(host)) n += h.target == target ? 1 : 0;
+    return n;
+  }
+  int max_concurrent(const std::string& host) const {
+    absl::MutexLock lock(&mu_);
+    auto it = max_concurrent_.find(host);
+    return it == max_concurrent_.end() ? 0 : it->second;
+  }
+  int max_concurrent_total() const {
+    absl::MutexLock lock(&mu_);
+    return max_total_;
+  }
+
+ private:
+  static std::string HeaderValue(const std::string& head, const std::string& name) {
+    const std::string lower = absl::AsciiStrToLower(head);
+    const size_t pos = lower.find("\r\n" + absl::AsciiStrToLower(name) + ":");
+    if (pos == std::string::npos) return "";
+    size_t start = pos + 3 + name.size();
+    while (start < head.size() && head[start] == ' ') ++start;
+    return head.substr(start, head.find("\r\n", start) - start);
+  }
+
+  TestResponse Handle(const std::string& head) {
+    std::string host = HeaderValue(head, "Host");
+    host = host.substr(0, host.find(':'));
+    const size_t sp1 = head.find(' ');
+    const std::string target = head.substr(sp1 + 1, head.find(' ', sp1 + 1) - sp1 - 1);
+    TestResponse response{Response(404, "Not Found", "no such page"), false};
+    absl::Duration latency;
+    {
+      absl::MutexLock lock(&mu_);
+      hits_.push_back(Hit{host, target, head, std::chrono::steady_clock::now()});
+      auto it = routes_.find({host, target});
+      if (it != routes_.end()) response = it->second;
+      latency = latency_;
+      max_concurrent_[host] = std::max(max_concurrent_[host], ++concurrent_[host]);
+      max_total_ = std::max(max_total_, ++total_);
+    }
+    if (latency > absl::ZeroDuration()) absl::SleepFor(latency);  // the server being slow
+    {
+      absl::MutexLock lock(&mu_);
+      --concurrent_[host];
+      --total_;
+    }
+    return response;
+  }
+
+  mutable absl::Mutex mu_;
+  std::map<std::pair<std::string, std::string>, TestResponse> routes_ ABSL_GUARDED_BY(mu_);
+  std::vector<Hit> hits_ ABSL_GUARDED_BY(mu_);
+  absl::Duration latency_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
+  std::map<std::string, int> concurrent_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int> max_concurrent_ ABSL_GUARDED_BY(mu_);
+  int total_ ABSL_GUARDED_BY(mu_) = 0;
+  int max_total_ ABSL_GUARDED_BY(mu_) = 0;
+  TestHttpServer server_;  // last: its threads call Handle, which uses the members above
+};
+
+// Smallest gap between consecutive requests (excluding robots.txt when asked).
+absl::Duration MinGap(const std::vector<FakeWeb::Hit>& hits, bool skip_robots) {
+  std::vector<SteadyTime> times;
+  for (const FakeWeb::Hit& h : hits) {
+    if (skip_robots && h.target == "/robots.txt") continue;
+    times.push_back(h.time);
+  }
+  absl::Duration min_gap = absl::InfiniteDuration();
+  for (size_t i = 1; i < times.size(); ++i) {
+    min_gap = std::min(min_gap, absl::FromChrono(times[i] - times[i - 1]));
+  }
+  return min_gap;
+}
+
+class FetcherTest : public ::testing::Test {
+ protected:
+  FetcherTest() {
+    options_.http.connect_to = absl::StrCat("127.0.0.1:", web_.port());
+    options_.http.user_agent = "TestBot/1.0 (+http://example.org/bot)";
+    options_.http.connect_timeout = absl::Seconds(2);
+    options_.http.total_timeout = absl::Seconds(5);
+    options_.robots_agent = "testbot";
+    options_.resolver.threads = 1;
+    options_.worker_threads = 2;
+    options_.flush_interval = absl::Milliseconds(5);
+    politeness_.min_delay = absl::ZeroDuration();
+    politeness_.delay_factor = 0;
+    politeness_.error_backoff_base = absl::Milliseconds(5);
+    politeness_.error_backoff_max = absl::Milliseconds(20);
+    politeness_.jitter_fraction = 0;
+  }
+
+  absl::StatusOr<std::unique_ptr<Fetcher>> Create() {
+    EXPECT_TRUE(politeness_.Validate().ok());
+    politeness_impl_ =
+        std::make_unique<politeness::InProcessPoliteness>(politeness_, clock_, /*seed=*/1);
+    absl::StatusOr<net::AddressPolicy> guard = net::AddressPolicy::Create(allow_);
+    if (!guard.ok()) return guard.status();
+    guard_ = std::make_unique<net::AddressPolicy>(*guard);
+    absl::StatusOr<scope::Scope> scope = scope::Scope::Create(scope_options_, {}, nullptr);
+    if (!scope.ok()) return scope.status();
+    scope_ = std::make_unique<scope::Scope>(*std::move(scope));
+    return Fetcher::Create(options_, frontier_, /*dedup=*/nullptr, *politeness_impl_, resolver_,
+                           *guard_, *scope_, /*warc=*/nullptr, clock_, &observer_);
+  }
+
+  // Runs a fetcher on another thread until Run returns or `until` holds (then Stop()). Bounded
+  // (default 15 s): a hang is a failure, not a stuck test.
+  absl::Status Run(Fetcher& fetcher, std::function<bool()> until = nullptr,
+                   absl::Duration bound = absl::Seconds(15)) {
+    absl::Status status = absl::UnknownError("Run did not return");
+    absl::Notification done;
+    std::thread runner([&] {
+      status = fetcher.Run();
+      done.Notify();
+    });
+    const absl::Time deadline = absl::Now() + bound;
+    bool stopped = false;
+    while (!done.WaitForNotificationWithTimeout(absl::Milliseconds(2))) {
+      if (!stopped && until != nullptr && until()) {
+        fetcher.Stop();
+        stopped = true;
+      }
+      if (absl::Now() > deadline) {
+        ADD_FAILURE() << "fetcher still running after " << bound;
+        fetcher.Stop();
+        done.WaitForNotification();
+        break;
+      }
+    }
+    runner.join();
+    return status;
+  }
+
+  // Creates a fetcher and runs it to completion.
+  void RunToCompletion(absl::Duration bound = absl::Seconds(15)) {
+    absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Create();
+    ASSERT_TRUE(fetcher.ok()) << fetcher.status();
+    EXPECT_TRUE(Run(**fetcher, nullptr, bound).ok());
+    stats_ = (*fetcher)->Stats();
+  }
+
+  frontier::FetchOutcome OutcomeOf(frontier::LeaseId lease) {
+    std::optional<frontier::FetchOutcome> o = frontier_.CompletionOf(lease);
+    EXPECT_TRUE(o.has_value()) << "lease " << lease << " (" << frontier_.UrlOf(lease)
+                               << ") was not completed";
+    return o.value_or(frontier::FetchOutcome{});
+  }
+
+  FakeWeb web_;
+  SystemClock clock_;
+  FakeFrontierClient frontier_;
+  TableResolver resolver_;
+  RecordingObserver observer_;
+  FetcherOptions options_;
+  politeness::PolitenessOptions politeness_;
+  std::vector<std::string> allow_ = {"127.0.0.0/8"};
+  scope::ScopeOptions scope_options_;
+  std::unique_ptr<politeness::InProcessPoliteness> politeness_impl_;
+  std::unique_ptr<net::AddressPolicy> guard_;
+  std::unique_ptr<scope::Scope> scope_;
+  FetcherStats stats_;
+};
+
+// ----------------------------------------------------------------------------- robots.txt
+
+// RFC 9309 §2.4 (caching) and DESIGN.md §6: robots.txt is fetched once per host, before any
+// page of that host.
+TEST_F(FetcherTest, Rfc9309_2_4_RobotsTxtFetchedOncePerHostBeforeItsPages) {
+  for (const std::string host : {"a.test", "b.test"}) {
+    web_.Set(host, "/robots.txt", Text("User-agent: *\nAllow: /\n"));
+    for (const std::string page : {"/1", "/2", "/3"}) {
+      web_.Set(host, page, Text(host + page));
+      frontier_.Add("http://" + host + page, host);
+    }
+  }
+  RunToCompletion();
+
+  for (const std::string host : {"a.test", "b.test"}) {
+    SCOPED_TRACE(host);
+    std::vector<std::string> targets = web_.TargetsOf(host);
+    ASSERT_EQ(targets.size(), 4u);
+    EXPECT_EQ(targets[0], "/robots.txt");
+    EXPECT_EQ(web_.Count(host, "/robots.txt"), 1);
+    EXPECT_THAT(targets, Contains("/1"));
+    EXPECT_THAT(targets, Contains("/2"));
+    EXPECT_THAT(targets, Contains("/3"));
+    // The robots.txt request names the crawler.
+    EXPECT_THAT(web_.HitsOf(host)[0].head, HasSubstr("User-Agent: TestBot/1.0"));
+  }
+  std::vector<frontier::FetchOutcome> done = frontier_.completions();
+  ASSERT_EQ(done.size(), 6u);
+  for (const frontier::FetchOutcome& o : done) {
+    EXPECT_EQ(o.outcome, OutcomeClass::kFetched) << frontier_.UrlOf(o.lease_id);
+    EXPECT_EQ(o.http_status, 200);
+  }
+  EXPECT_EQ(frontier_.unknown_completions(), 0);
+  EXPECT_EQ(stats_.robots_requests, 2u);
+  EXPECT_EQ(stats_.requests_started, 6u);
+  EXPECT_EQ(stats_.completed, 6u);
+
+  int robots_events = 0;
+  for (const FetchEvent& e : observer_.events()) robots_events += e.robots_txt ? 1 : 0;
+  EXPECT_EQ(robots_events, 2);
+}
+
+// RFC 9309 §2.2.2 (longest match) and §2.2.1 (the crawler's own group wins over "*"):
+// disallowed URLs are completed as robots_denied, final, and never requested.
+TEST_F(FetcherTest, Rfc9309_2_2_DisallowedUrlsAreDeniedWithoutARequest) {
+  web_.Set("a.test", "/robots.txt",
+           Text("User-agent: testbot\nDisallow: /private\nAllow: /private/ok\n\n"
+                "User-agent: *\nDisallow: /\n"));
+  web_.Set("a.test", "/public", Text("public"));
+  web_.Set("a.test", "/private/ok", Text("ok"));
+  const frontier::LeaseId pub = frontier_.Add("http://a.test/public", "a.test");
+  const frontier::LeaseId denied = frontier_.Add("http://a.test/private/x", "a.test");
+  const frontier::LeaseId denied_query = frontier_.Add("http://a.test/private?q=1", "a.test");
+  const frontier::LeaseId allowed = frontier_.Add("http://a.test/private/ok", "a.test");
+  RunToCompletion();
+
+  EXPECT_EQ(OutcomeOf(pub).outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(OutcomeOf(allowed).outcome, OutcomeClass::kFetched);
+  for (frontier::LeaseId lease : {denied, denied_query}) {
+    SCOPED_TRACE(frontier_.UrlOf(lease));
+    frontier::FetchOutcome o = OutcomeOf(lease);
+    EXPECT_EQ(o.outcome, OutcomeClass::kRobotsDenied);
+    EXPECT_FALSE(o.retry);
+    EXPECT_EQ(o.http_status, 0);
+  }
+  EXPECT_THAT(web_.TargetsOf("a.test"),
+              UnorderedElementsAre("/robots.txt", "/public", "/private/ok"));
+  EXPECT_EQ(stats_.robots_denied, 2u);
+
+  bool saw_rule = false;
+  for (const FetchEvent& e : observer_.events()) {
+    if (e.url == "http://a.test/private/x") {
+      EXPECT_EQ(e.outcome, OutcomeClass::kRobotsDenied);
+      saw_rule = absl::StrContains(e.detail, "/private");
+    }
+  }
+  EXPECT_TRUE(saw_rule) << "the crawl log should name the rule that denied the URL";
+}
+
+// RFC 9309 §2.3.1.3: a 4xx robots.txt is "unavailable": the crawler may access any resource.
+TEST_F(FetcherTest, Rfc9309_2_3_1_3_Robots4xxAllowsAll) {
+  for (int status : {404, 403, 410}) {
+    SCOPED_TRACE(status);
+    const std::string host = absl::StrCat("h", status, ".test");
+    web_.Set(host, "/robots.txt", Response(status, "Nope", "x"));
+    web_.Set(host, "/page", Text("page"));
+    frontier_.Add("http://" + host + "/page", host);
+  }
+  RunToCompletion();
+  for (int status : {404, 403, 410}) {
+    SCOPED_TRACE(status);
+    const std::string host = absl::StrCat("h", status, ".test");
+    EXPECT_THAT(web_.TargetsOf(host), ElementsAre("/robots.txt", "/page"));
+  }
+  for (const frontier::FetchOutcome& o : frontier_.completions()) {
+    EXPECT_EQ(o.outcome, OutcomeClass::kFetched) << frontier_.UrlOf(o.lease_id);
+  }
+  EXPECT_EQ(frontier_.completions().size(), 3u);
+}
+
+// RFC 9309 §2.3.1.4: robots.txt unreachable (5xx, network error; 429 treated alike) means
+// "complete disallow". The URLs are not given up: they are completed as robots_denied with a
+// retry, so the frontier tries them again after the server recovers.
+TEST_F(FetcherTest, Rfc9309_2_3_1_4_RobotsUnreachableDisallowsAllAndRetries) {
+  struct Case {
+    std::string host;
+    std::string response;
+    bool close;
+  };
+  const std::vector<Case> cases = {
+      {"s500.test", Response(500, "Internal Server Error", "oops"), false},
+      {"s503.test", Response(503, "Service Unavailable", "later", {"Retry-After: 1"}), false},
+      {"s429.test", Response(429, "Too Many Requests", "slow down"), false},
+      {"reset.test", "", true},  // connection closed without any response
+  };
+  std::map<frontier::LeaseId, std::string> leases;
+  for (const Case& c : cases) {
+    web_.Set(c.host, "/robots.txt", c.response, c.close);
+    web_.Set(c.host, "/page", Text("page"));
+    leases[frontier_.Add("http://" + c.host + "/page", c.host)] = c.host;
+    leases[frontier_.Add("http://" + c.host + "/other", c.host)] = c.host;
+  }
+  RunToCompletion();
+  for (const auto& [lease, host] : leases) {
+    SCOPED_TRACE(frontier_.UrlOf(lease));
+    frontier::FetchOutcome o = OutcomeOf(lease);
+    EXPECT_EQ(o.outcome, OutcomeClass::kRobotsDenied);
+    EXPECT_TRUE(o.retry);
+    EXPECT_THAT(web_.TargetsOf(host), Not(Contains("/page")));
+    EXPECT_THAT(web_.TargetsOf(host), Not(Contains("/other")));
+  }
+  for (const Case& c : cases) EXPECT_GE(web_.Count(c.host, "/robots.txt"), 1) << c.host;
+}
+
+// RFC 9309 §2.3.1.2: redirects of /robots.txt are followed (at least five), and the rules found
+// apply to the original host.
+TEST_F(FetcherTest, Rfc9309_2_3_1_2_RobotsRedirectOnTheSameHostIsFollowed) {
+  web_.Set("a.test", "/robots.txt",
+           Response(301, "Moved Permanently", "", {"Location: /robots-1.txt"}));
+  web_.Set("a.test", "/robots-1.txt", Response(302, "Found", "", {"Location: /real-robots.txt"}));
+  web_.Set("a.test", "/real-robots.txt", Text("User-agent: *\nDisallow: /secret\n"));
+  web_.Set("a.test", "/open", Text("open"));
+  const frontier::LeaseId open = frontier_.Add("http://a.test/open", "a.test");
+  const frontier::LeaseId secret = frontier_.Add("http://a.test/secret", "a.test");
+  RunToCompletion();
+  EXPECT_EQ(OutcomeOf(open).outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(OutcomeOf(secret).outcome, OutcomeClass::kRobotsDenied);
+  EXPECT_THAT(web_.TargetsOf("a.test"),
+              ElementsAre("/robots.txt", "/robots-1.txt", "/real-robots.txt", "/open"));
+}
+
+// RFC 9309 §2.3.1.2: "It MUST follow at least five consecutive redirects, even across
+// authorities (for example, hosts in the case of HTTP)." The common case: example.com's
+// robots.txt redirects to www.example.com's; its rules are example.com's rules.
+TEST_F(FetcherTest, Rfc9309_2_3_1_2_RobotsRedirectAcrossHostsIsFollowed) {
+  web_.Set("a.test", "/robots.txt",
+           Response(301, "Moved Permanently", "", {"Location: http://www.a.test/robots.txt"}));
+  web_.Set("www.a.test", "/robots.txt", Text("User-agent: *\nDisallow: /secret\n"));
+  web_.Set("a.test", "/open", Text("open"));
+  web_.Set("a.test", "/secret", Text("must not be fetched"));
+  const frontier::LeaseId open = frontier_.Add("http://a.test/open", "a.test");
+  const frontier::LeaseId secret = frontier_.Add("http://a.test/secret", "a.test");
+  RunToCompletion(/*bound=*/absl::Seconds(3));
+  EXPECT_EQ(OutcomeOf(open).outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(OutcomeOf(secret).outcome, OutcomeClass::kRobotsDenied);
+  EXPECT_EQ(web_.Count("a.test", "/robots.txt"), 1) << "robots.txt requested in a loop";
+  EXPECT_EQ(web_.Count("www.a.test", "/robots.txt"), 1);
+  EXPECT_EQ(web_.Count("a.test", "/secret"), 0) << "a page the site's robots.txt disallows was "
+                                                   "fetched";
+}
+
+// The http -> https (or other port) move of a site is the most common robots.txt redirect: the
+// same host, another origin. The rules found there apply.
+TEST_F(FetcherTest, Rfc9309_2_3_1_2_RobotsRedirectToAnotherPortIsFollowed) {
+  web_.Set("a.test", "/robots.txt",
+           Response(301, "Moved Permanently", "", {"Location: http://a.test:8080/r.txt"}));
+  web_.Set("a.test", "/r.txt", Text("User-agent: *\nDisallow: /secret\n"));
+  web_.Set("a.test", "/secret", Text("must not be fetched"));
+  const frontier::LeaseId secret = frontier_.Add("http://a.test/secret", "a.test");
+  RunToCompletion(/*bound=*/absl::Seconds(2));
+  EXPECT_EQ(OutcomeOf(secret).outcome, OutcomeClass::kRobotsDenied);
+  EXPECT_EQ(web_.Count("a.test", "/robots.txt"), 1) << "robots.txt requested in a loop";
+  EXPECT_EQ(web_.Count("a.test", "/r.txt"), 1);
+  EXPECT_EQ(web_.Count("a.test", "/secret"), 0);
+}
+
+// RFC 9309 §2.3.1.2: beyond the redirects it follows (five), the crawler may treat robots.txt as
+// unavailable (allow all); a redirect loop ends there and is not requested again.
+TEST_F(FetcherTest, Rfc9309_2_3_1_2_RobotsRedirectLoopEndsAsUnavailable) {
+  web_.Set("a.test", "/robots.txt", Response(302, "Found", "", {"Location: /robots.txt"}));
+  web_.Set("a.test", "/page", Text("page"));
+  const frontier::LeaseId page = frontier_.Add("http://a.test/page", "a.test");
+  RunToCompletion(/*bound=*/absl::Seconds(3));
+  EXPECT_EQ(OutcomeOf(page).outcome, OutcomeClass::kFetched);
+  const int robots = web_.Count("a.test", "/robots.txt");
+  EXPECT_GE(robots, 6);  // the first request and at least five redirects
+  EXPECT_LE(robots, 21);
+  EXPECT_EQ(web_.Count("a.test", "/page"), 1);
+}
+
+TEST_F(FetcherTest, WithoutObeyRobotsNoRobotsTxtIsRequested) {
+  options_.obey_robots = false;
+  web_.Set("a.test", "/robots.txt", Text("User-agent: *\nDisallow: /\n"));
+  web_.Set("a.test", "/x", Text("x"));
+  const frontier::LeaseId x = frontier_.Add("http://a.test/x", "a.test");
+  RunToCompletion();
+  EXPECT_EQ(OutcomeOf(x).outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(web_.TargetsOf("a.test"), ElementsAre("/x"));
+}
+
+// Sitemap: lines of robots.txt (RFC 9309 §2.3.5 allows other records) are queued, through
+// scope, only with queue_robots_sitemaps.
+TEST_F(FetcherTest, RobotsSitemapsAreQueuedWhenAsked) {
+  web_.Set("a.test", "/robots.txt",
+           Text("User-agent: *\nAllow: /\nSitemap: http://a.test/sitemap.xml\n"
+                "Sitemap: http://elsewhere.test/s.xml\n"));
+  web_.Set("a.test", "/p", Text("p"));
+  scope_options_.allowed_host_suffixes = {"a.test"};
+  options_.queue_robots_sitemaps = true;
+  frontier_.Add("http://a.test/p", "a.test");
+  RunToCompletion();
+  std::vector<frontier::UrlToAdd> added = frontier_.added();
+  ASSERT_EQ(added.size(), 1u);  // elsewhere.test is out of scope
+  EXPECT_EQ(added[0].canonical_url, "http://a.test/sitemap.xml");
+  EXPECT_EQ(added[0].host_key, "a.test");
+  EXPECT_EQ(added[0].depth, 1u);
+}
+
+TEST_F(FetcherTest, RobotsSitemapsAreNotQueuedByDefault) {
+  web_.Set("a.test", "/robots.txt",
+           Text("User-agent: *\nAllow: /\nSitemap: http://a.test/sitemap.xml\n"));
+  web_.Set("a.test", "/p", Text("p"));
+  frontier_.Add("http://a.test/p", "a.test");
+  RunToCompletion();
+  EXPECT_THAT(frontier_.added(), IsEmpty());
+}
+
+// ----------------------------------------------------------------------------- politeness
+
+// DESIGN.md §5: consecutive requests to one host start at least min_delay apart (robots.txt
+// included: it is a request like any other), measured where it matters, at the server.
+TEST_F(FetcherTest, Design_5_RequestsToAHostAreSpacedByMinDelay) {
+  politeness_.min_delay = absl::Milliseconds(60);
+  for (const std::string host : {"a.test", "b.test"}) {
+    web_.Set(host, "/robots.txt", Response(404, "Not Found", ""));
+    for (int i = 0; i < 4; ++i) {
+      const std::string path = absl::StrCat("/p", i);
+      web_.Set(host, path, Text(path));
+      frontier_.Add("http://" + host + path, host);
+    }
+  }
+  RunToCompletion();
+  for (const std::string host : {"a.test", "b.test"}) {
+    SCOPED_TRACE(host);
+    std::vector<FakeWeb::Hit> hits = web_.HitsOf(host);
+    ASSERT_EQ(hits.size(), 5u);
+    // A few ms of slack for the path from the claim to the server's accept.
+    EXPECT_GE(MinGap(hits, /*skip_robots=*/false), absl::Milliseconds(50));
+  }
+  // The delay is per host: the two hosts' requests are not spaced against each other.
+  absl::Duration closest = absl::InfiniteDuration();
+  for (const FakeWeb::Hit& a : web_.HitsOf("a.test")) {
+    for (const FakeWeb::Hit& b : web_.HitsOf("b.test")) {
+      closest = std::min(closest, absl::AbsDuration(absl::FromChrono(a.time - b.time)));
+    }
+  }
+  EXPECT_LT(closest, absl::Milliseconds(30));
+  EXPECT_EQ(frontier_.completions().size(), 8u);
+}
+
+// DESIGN.md §5: at most max_connections (1) requests in flight per host; other hosts proceed
+// in parallel.
+TEST_F(FetcherTest, Design_5_OneConnectionPerHostAtATime) {
+  web_.set_latency(absl::Milliseconds(25));
+  for (const std::string host : {"a.test", "b.test"}) {
+    web_.Set(host, "/robots.txt", Text("User-agent: *\nAllow: /\n"));
+    for (int i = 0; i < 4; ++i) {
+      const std::string path = absl::StrCat("/p", i);
+      web_.Set(host, path, Text(path));
+      frontier_.Add("http://" + host + path, host);
+    }
+  }
+  options_.lease_max_per_host = 4;
+  RunToCompletion();
+  EXPECT_EQ(web_.max_concurrent("a.test"), 1);
+  EXPECT_EQ(web_.max_concurrent("b.test"), 1);
+  EXPECT_EQ(web_.max_concurrent_total(), 2);
+  EXPECT_EQ(frontier_.completions().size(), 8u);
+}
+
+// robots.txt Crawl-delay (not in RFC 9309; DESIGN.md §5 honours it, capped) spaces the pages.
+TEST_F(FetcherTest, Design_5_RobotsCrawlDelayIsHonoured) {
+  politeness_.min_delay = absl::Milliseconds(5);
+  web_.Set("a.test", "/robots.txt", Text("User-agent: testbot\nCrawl-delay: 0.15\nAllow: /\n"));
+  for (int i = 0; i < 3; ++i) {
+    const std::string path = absl::StrCat("/p", i);
+    web_.Set("a.test", path, Text(path));
+    frontier_.Add("http://a.test" + path, "a.test");
+  }
+  RunToCompletion();
+  std::vector<FakeWeb::Hit> hits = web_.HitsOf("a.test");
+  ASSERT_EQ(hits.size(), 4u);
+  EXPECT_GE(MinGap(hits, /*skip_robots=*/true), absl::Milliseconds(140));
+}
+
+// ---------------------------------------------------------------------------- HTTP semantics
+
+// RFC 9110 §15.4: the fetcher does not follow redirects; the target goes to the frontier as a
+// new URL (scope, seen-set and politeness apply to it there).
+TEST_F(FetcherTest, Rfc9110_15_4_RedirectsAreNotFollowed) {
+  web_.Set("a.test", "/robots.txt", Response(404, "Not Found", ""));
+  web_.Set("a.test", "/old", Response(301, "Moved Permanently", "", {"Location: /new"}));
+  web_.Set("a.test", "/new", Text("new"));
+  const frontier::LeaseId old = frontier_.Add("http://a.test/old", "a.test");
+  RunToCompletion();
+  frontier::FetchOutcome o = OutcomeOf(old);
+  EXPECT_EQ(o.outcome, OutcomeClass::kRedirect);
+  EXPECT_EQ(o.http_status, 301);
+  EXPECT_EQ(web_.Count("a.test", "/new"), 0);
+  std::vector<frontier::UrlToAdd> added = frontier_.added();
+  ASSERT_EQ(added.size(), 1u);
+  EXPECT_EQ(added[0].canonical_url, "http://a.test/new");
+  EXPECT_EQ(added[0].host_key, "a.test");
+  EXPECT_EQ(added[0].depth, 1u);
+  EXPECT_EQ(added[0].discovered_from, "http://a.test/old");
+}
+
+// Outcomes and outlinks reach the frontier, and links found are crawled in turn.
+TEST_F(FetcherTest, OutcomesAndOutlinksReachTheFrontier) {
+  frontier_.set_enqueue_added(true);
+  web_.Set("a.test", "/robots.txt", Text("User-agent: *\nDisallow: /blocked\n"));
+  web_.Set("a.test", "/",
+           Html(R"(<a href="/a">a</a> <a href="/b">b</a> <a href="/blocked">no</a>)"
+                R"( <a href="http://b.test/">b</a>)"));
+  web_.Set("a.test", "/a", Html(R"(<a href="/">home</a> <a href="/missing">gone</a>)"));
+  web_.Set("a.test", "/b", Text("leaf"));
+  web_.Set("b.test", "/", Text("other host"));
+  frontier_.Add("http://a.test/", "a.test");
+  RunToCompletion();
+
+  std::map<std::string, frontier::FetchOutcome> by_url;
+  for (const frontier::FetchOutcome& o : frontier_.completions()) {
+    by_url[frontier_.UrlOf(o.lease_id)] = o;
+  }
+  ASSERT_EQ(by_url.size(), 6u);
+  EXPECT_EQ(by_url["http://a.test/"].outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(by_url["http://a.test/a"].outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(by_url["http://a.test/b"].outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(by_url["http://b.test/"].outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(by_url["http://a.test/blocked"].outcome, OutcomeClass::kRobotsDenied);
+  EXPECT_EQ(by_url["http://a.test/missing"].outcome, OutcomeClass::kHttpError);
+  EXPECT_EQ(by_url["http://a.test/missing"].http_status, 404);
+  EXPECT_EQ(frontier_.unknown_completions(), 0);
+  EXPECT_EQ(web_.Count("a.test", "/robots.txt"), 1);  // cached across lease batches
+  EXPECT_EQ(web_.Count("b.test", "/robots.txt"), 1);
+
+  bool found = false;
+  for (const frontier::UrlToAdd& u : frontier_.added()) {
+    if (u.canonical_url == "http://a.test/a") {
+      found = true;
+      EXPECT_EQ(u.discovered_from, "http://a.test/");
+      EXPECT_EQ(u.depth, 1u);
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_GE(stats_.outlinks_sent, 5u);
+}
+
+// RFC 9110 §13.1.1 / §13.1.3: a URL fetched before is re-fetched conditionally with the
+// validators it had; a 304 is not_modified.
+TEST_F(FetcherTest, Rfc9110_13_1_ConditionalGetCarriesThePreviousValidators) {
+  web_.Set("a.test", "/robots.txt", Response(404, "Not Found", ""));
+  web_.Set("a.test", "/cached", Response(304, "Not Modified", "", {"ETag: \"v1\""}));
+  web_.Set("a.test", "/fresh", Text("fresh"));
+  frontier::PreviousFetch previous;
+  previous.etag = "\"v1\"";
+  previous.last_modified = "Wed, 01 May 2024 10:00:00 GMT";
+  previous.http_status = 200;
+  const frontier::LeaseId cached = frontier_.Add("http://a.test/cached", "a.test", previous);
+  const frontier::LeaseId fresh = frontier_.Add("http://a.test/fresh", "a.test");
+  RunToCompletion();
+
+  EXPECT_EQ(OutcomeOf(cached).outcome, OutcomeClass::kNotModified);
+  EXPECT_EQ(OutcomeOf(cached).http_status, 304);
+  EXPECT_EQ(OutcomeOf(fresh).outcome, OutcomeClass::kFetched);
+  for (const FakeWeb::Hit& h : web_.HitsOf("a.test")) {
+    SCOPED_TRACE(h.target);
+    if (h.target == "/cached") {
+      EXPECT_THAT(h.head, HasSubstr("\r\nIf-None-Match: \"v1\"\r\n"));
+      EXPECT_THAT(h.head, HasSubstr("\r\nIf-Modified-Since: Wed, 01 May 2024 10:00:00 GMT\r\n"));
+    } else {
+      EXPECT_THAT(h.head, Not(HasSubstr("If-None-Match")));
+      EXPECT_THAT(h.head, Not(HasSubstr("If-Modified-Since")));
+    }
+  }
+}
+
+TEST_F(FetcherTest, ServerAndNetworkErrorsAreRetriable) {
+  web_.Set("a.test", "/robots.txt", Response(404, "Not Found", ""));
+  web_.Set("a.test", "/busy", Response(503, "Service Unavailable", "busy"));
+  web_.Set("a.test", "/reset", "", /*close=*/true);
+  web_.Set("a.test", "/gone", Response(410, "Gone", ""));
+  const frontier::LeaseId busy = frontier_.Add("http://a.test/busy", "a.test");
+  const frontier::LeaseId reset = frontier_.Add("http://a.test/reset", "a.test");
+  const frontier::LeaseId gone = frontier_.Add("http://a.test/gone", "a.test");
+  RunToCompletion();
+  EXPECT_EQ(OutcomeOf(busy).outcome, OutcomeClass::kHttpError);
+  EXPECT_TRUE(OutcomeOf(busy).retry);
+  EXPECT_EQ(OutcomeOf(reset).outcome, OutcomeClass::kNetworkError);
+  EXPECT_TRUE(OutcomeOf(reset).retry);
+  EXPECT_EQ(OutcomeOf(gone).outcome, OutcomeClass::kHttpError);
+  EXPECT_FALSE(OutcomeOf(gone).retry);
+}
+
+// ------------------------------------------------------------------- leases, Stop, addresses
+
+// DESIGN.md §2.2 (no URL is lost, none fetched twice because of us): a lease that would expire
+// within lease_safety_margin is not started and not completed; the frontier re-queues it.
+TEST_F(FetcherTest, Design_2_LeaseNearItsDeadlineIsAbandoned) {
+  options_.lease_safety_margin = absl::Seconds(15);
+  web_.Set("a.test", "/robots.txt", Response(404, "Not Found", ""));
+  web_.Set("a.test", "/late", Text("late"));
+  web_.Set("a.test", "/ok", Text("ok"));
+  const frontier::LeaseId late = frontier_.Add("http://a.test/late", "a.test", std::nullopt,
+                                               absl::Now() + absl::Seconds(5));
+  const frontier::LeaseId ok = frontier_.Add("http://a.test/ok", "a.test");
+  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Create();
+  ASSERT_TRUE(fetcher.ok()) << fetcher.status();
+  Fetcher& f = **fetcher;
+  // The fake frontier keeps an abandoned lease outstanding (the real one re-queues it at its
+  // deadline), so the run is stopped once both tasks were dealt with.
+  EXPECT_TRUE(Run(f, [&] {
+                return f.Stats().abandoned >= 1 && frontier_.CompletionOf(ok).has_value();
+              }).ok());
+  EXPECT_EQ(f.Stats().abandoned, 1u);
+  EXPECT_FALSE(frontier_.CompletionOf(late).has_value());
+  EXPECT_EQ(OutcomeOf(ok).outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(web_.Count("a.test", "/late"), 0);
+}
+
+// Stop(): transfers in flight finish and are completed; tasks not started are left to their
+// leases; Run returns OK.
+TEST_F(FetcherTest, StopFinishesTransfersInFlightAndReturns) {
+  web_.set_latency(absl::Milliseconds(20));
+  politeness_.min_delay = absl::Milliseconds(10);
+  web_.Set("a.test", "/robots.txt", Response(404, "Not Found", ""));
+  std::vector<frontier::LeaseId> leases;
+  for (int i = 0; i < 30; ++i) {
+    const std::string path = absl::StrCat("/p", i);
+    web_.Set("a.test", path, Text(path));
+    leases.push_back(frontier_.Add("http://a.test" + path, "a.test"));
+  }
+  options_.lease_max_per_host = 30;
+  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Create();
+  ASSERT_TRUE(fetcher.ok()) << fetcher.status();
+  Fetcher& f = **fetcher;
+  EXPECT_TRUE(Run(f, [&] { return web_.HitsOf("a.test").size() >= 3; }).ok());
+
+  const FetcherStats stats = f.Stats();
+  std::vector<frontier::FetchOutcome> done = frontier_.completions();
+  EXPECT_LT(done.size(), 30u) << "Stop did not stop";
+  // Every page the server answered was completed (in-flight transfers finished)...
+  const std::vector<std::string> targets = web_.TargetsOf("a.test");
+  EXPECT_EQ(done.size(), targets.size() - 1);  // minus robots.txt
+  for (const frontier::FetchOutcome& o : done) {
+    EXPECT_EQ(o.outcome, OutcomeClass::kFetched) << frontier_.UrlOf(o.lease_id);
+  }
+  // ...and every other leased URL was abandoned, none lost track of.
+  EXPECT_EQ(stats.leased, 30u);
+  EXPECT_EQ(stats.completed + stats.abandoned, stats.leased);
+  EXPECT_EQ(stats.in_flight, 0u);
+}
+
+// DESIGN.md §6: resolve -> SSRF guard. Without connect_to, each host is resolved (a table here)
+// and the first address the guard accepts is used; a refused address puts the host's URLs out
+// of scope with no request; name errors are network errors, retried only when temporary.
+TEST_F(FetcherTest, Design_6_ResolutionAndTheSsrfGuard) {
+  options_.http.connect_to.clear();
+  const std::string port = absl::StrCat(":", web_.port());
+  resolver_.Set("a.test", std::vector<net::IpAddress>{net::IpAddress::Parse("127.0.0.1").value()});
+  resolver_.Set("private.test",
+                std::vector<net::IpAddress>{net::IpAddress::Parse("10.1.2.3").value()});
+  resolver_.Set("flaky.test", absl::UnavailableError("resolve flaky.test: try again"));
+  web_.Set("a.test", "/robots.txt", Response(404, "Not Found", ""));
+  web_.Set("a.test", "/page", Text("page"));
+  const frontier::LeaseId ok = frontier_.Add("http://a.test" + port + "/page", "a.test" + port);
+  const frontier::LeaseId refused =
+      frontier_.Add("http://private.test" + port + "/page", "private.test" + port);
+  const frontier::LeaseId missing =
+      frontier_.Add("http://missing.test" + port + "/page", "missing.test" + port);
+  const frontier::LeaseId flaky =
+      frontier_.Add("http://flaky.test" + port + "/page", "flaky.test" + port);
+  RunToCompletion();
+
+  EXPECT_EQ(OutcomeOf(ok).outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(OutcomeOf(refused).outcome, OutcomeClass::kOutOfScope);
+  EXPECT_FALSE(OutcomeOf(refused).retry);
+  EXPECT_EQ(OutcomeOf(missing).outcome, OutcomeClass::kNetworkError);
+  EXPECT_FALSE(OutcomeOf(missing).retry);
+  EXPECT_EQ(OutcomeOf(flaky).outcome, OutcomeClass::kNetworkError);
+  EXPECT_TRUE(OutcomeOf(flaky).retry);
+  EXPECT_THAT(web_.TargetsOf("private.test"), IsEmpty());
+  EXPECT_THAT(web_.TargetsOf("a.test"), ElementsAre("/robots.txt", "/page"));
+}
+
+TEST_F(FetcherTest, CreateRejectsBadOptionsAndAGuardedConnectTo) {
+  {
+    FetcherOptions saved = options_;
+    options_.max_in_flight = 0;
+    absl::StatusOr<std::unique_ptr<Fetcher>> f = Create();
+    EXPECT_TRUE(absl::IsInvalidArgument(f.status())) << f.status();
+    options_ = saved;
+  }
+  {
+    FetcherOptions saved = options_;
+    options_.robots_agent = "";
+    EXPECT_TRUE(absl::IsInvalidArgument(Create().status()));
+    options_ = saved;
+  }
+  {
+    FetcherOptions saved = options_;
+    options_.max_buffered_tasks = options_.lease_batch - 1;
+    EXPECT_TRUE(absl::IsInvalidArgument(Create().status()));
+    options_ = saved;
+  }
+  {
+    FetcherOptions saved = options_;
+    options_.http.connect_to = absl::StrCat("localhost:", web_.port());  // not an address
+    EXPECT_TRUE(absl::IsInvalidArgument(Create().status()));
+    options_ = saved;
+  }
+  allow_.clear();  // loopback refused by the SSRF guard
+  absl::StatusOr<std::unique_ptr<Fetcher>> f = Create();
+  EXPECT_TRUE(absl::IsInvalidArgument(f.status())) << f.status();
+  EXPECT_THAT(std::string(f.status().message()), HasSubstr("SSRF"));
+}
+
+// A leased URL that does not parse (a corrupt or foreign entry) is completed, not dropped.
+TEST_F(FetcherTest, UnparsableLeasedUrlIsCompletedOutOfScope) {
+  const frontier::LeaseId bad = frontier_.Add("not a url at all", "nohost");
+  RunToCompletion();
+  frontier::FetchOutcome o = OutcomeOf(bad);
+  EXPECT_EQ(o.outcome, OutcomeClass::kOutOfScope);
+  EXPECT_FALSE(o.retry);
+  EXPECT_THAT(web_.hits(), IsEmpty());
+}
+
+TEST_F(FetcherTest, EmptyFrontierReturnsAtOnce) {
+  RunToCompletion();
+  EXPECT_THAT(web_.hits(), IsEmpty());
+  EXPECT_THAT(frontier_.completions(), IsEmpty());
+}
+
+}  // namespace
+}  // namespace crawler::fetcher

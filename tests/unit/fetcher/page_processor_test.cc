@@ -1,0 +1,881 @@
+// PageProcessor tests: outcome classification (RFC 9110 status classes), link extraction into
+// canonical in-scope outlinks, transfer/content codings, dedup verdicts and the WARC records
+// written for each page (WARC 1.1 §6.3-§6.7), read back with an independent reader.
+// In-memory collaborators only: a real Dedup on InMemoryKvStore (or a fake DedupClient), a real
+// WarcWriter in a temporary directory, a FakeClock.
+#include "services/fetcher/page_processor.h"
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/clock/fake_clock.h"
+#include "lib/fingerprint/payload_digest.h"
+#include "lib/scope/scope.h"
+#include "lib/url/url.h"
+#include "lib/warc/warc_reader.h"
+#include "lib/warc/warc_record.h"
+#include "lib/warc/warc_writer.h"
+#include "services/common/kv/in_memory_kv_store.h"
+#include "services/dedup/dedup.h"
+#include "services/dedup/dedup_client.h"
+#include "services/fetcher/fetch_event.h"
+#include "services/frontier/frontier.h"
+#include "services/frontier/url_record.h"
+#include "tests/unit/fetcher/fetcher_fakes.h"
+
+namespace crawler::fetcher {
+namespace {
+
+namespace fs = std::filesystem;
+using crawler::testing::RecordingObserver;
+using frontier::OutcomeClass;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
+
+const absl::Time kFetchTime = absl::FromUnixSeconds(1714567890);  // 2024-05-01T12:51:30Z
+
+// ---------------------------------------------------------------------------------- helpers
+
+std::string Head(const std::string& status_line, const std::vector<std::string>& fields) {
+  std::string out = absl::StrCat(status_line, "\r\n");
+  for (const std::string& f : fields) absl::StrAppend(&out, f, "\r\n");
+  return out + "\r\n";
+}
+
+// A 200 response head with Content-Type and Content-Length for `body`.
+std::string OkHead(const std::string& content_type, const std::string& body,
+                   std::vector<std::string> extra = {}) {
+  extra.insert(extra.begin(), {absl::StrCat("Content-Type: ", content_type),
+                               absl::StrCat("Content-Length: ", body.size())});
+  return Head("HTTP/1.1 200 OK", extra);
+}
+
+FetchedPage Page(const std::string& url, std::string raw_headers, std::string body,
+                 uint32_t depth = 0, uint64_t lease_id = 7) {
+  const url::Url parsed = url::Url::Parse(url).value();
+  frontier::LeasedTask task;
+  task.lease_id = lease_id;
+  task.canonical_url = url;
+  task.host_key = std::string(parsed.host());
+  task.depth = depth;
+  HttpResult http;
+  http.raw_headers = std::move(raw_headers);
+  http.body = std::move(body);
+  http.request_head = absl::StrCat("GET ", std::string(parsed.path()),
+                                   " HTTP/1.1\r\nHost: ", std::string(parsed.host()),
+                                   "\r\nUser-Agent: test\r\n\r\n");
+  http.remote_ip = "192.0.2.10";
+  http.total_time = absl::Milliseconds(12);
+  return FetchedPage{
+      .task = std::move(task), .url = parsed, .http = std::move(http), .fetch_time = kFetchTime};
+}
+
+FetchedPage TransportFailure(const std::string& url, TransportError error) {
+  FetchedPage page = Page(url, "", "");
+  page.http.error = error;
+  page.http.error_message = "boom";
+  page.http.request_head.clear();
+  return page;
+}
+
+std::vector<std::string> CanonicalUrls(const std::vector<frontier::UrlToAdd>& links) {
+  std::vector<std::string> out;
+  for (const frontier::UrlToAdd& l : links) out.push_back(l.canonical_url);
+  return out;
+}
+
+// Answers every query with a fixed verdict, or fails.
+class FakeDedupClient final : public dedup::DedupClient {
+ public:
+  explicit FakeDedupClient(absl::StatusOr<dedup::ContentVerdict> answer)
+      : answer_(std::move(answer)) {}
+  absl::StatusOr<std::vector<dedup::ContentVerdict>> Check(
+      const std::vector<dedup::ContentQuery>& queries) override {
+    ++calls;
+    last_queries = queries;
+    if (!answer_.ok()) return answer_.status();
+    return std::vector<dedup::ContentVerdict>(queries.size(), *answer_);
+  }
+  int calls = 0;
+  std::vector<dedup::ContentQuery> last_queries;
+
+ private:
+  absl::StatusOr<dedup::ContentVerdict> answer_;
+};
+
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = fs::temp_directory_path() /
+            absl::StrCat("page_processor_test_", ::getpid(), "_", info->test_suite_name(), "_",
+                         info->name());
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string str() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+// ----------------------------------------------------------------------------------- fixture
+
+class PageProcessorTest : public ::testing::Test {
+ protected:
+  PageProcessorTest() : store_(dedup::Dedup::ColumnFamilies()) {
+    absl::StatusOr<std::unique_ptr<dedup::Dedup>> d = dedup::Dedup::Open({}, store_);
+    EXPECT_TRUE(d.ok()) << d.status();
+    dedup_ = std::move(*d);
+    local_dedup_ = std::make_unique<dedup::LocalDedupClient>(*dedup_);
+    warc::WarcWriterOptions w;
+    w.directory = dir_.str();
+    absl::StatusOr<std::unique_ptr<warc::WarcWriter>> writer =
+        warc::WarcWriter::Open(w, clock_, /*seed=*/42);
+    EXPECT_TRUE(writer.ok()) << writer.status();
+    warc_ = std::move(*writer);
+    scope_options_.allowed_host_suffixes = {"a.test"};
+  }
+
+  // Builds the processor (after a test adjusted options_ / scope_options_ / dedup client).
+  PageProcessor& Processor(dedup::DedupClient* dedup_client = nullptr, bool use_dedup = true) {
+    absl::StatusOr<scope::Scope> s = scope::Scope::Create(scope_options_, {}, nullptr);
+    EXPECT_TRUE(s.ok()) << s.status();
+    scope_ = std::make_unique<scope::Scope>(*std::move(s));
+    dedup::DedupClient* client =
+        use_dedup ? (dedup_client != nullptr ? dedup_client : local_dedup_.get()) : nullptr;
+    processor_ =
+        std::make_unique<PageProcessor>(options_, *scope_, client, warc_.get(), &observer_);
+    return *processor_;
+  }
+
+  ProcessedPage ProcessOne(FetchedPage page) {
+    std::vector<FetchedPage> batch;
+    batch.push_back(std::move(page));
+    std::vector<ProcessedPage> out = processor_->Process(std::move(batch));
+    EXPECT_EQ(out.size(), 1u);
+    if (out.empty()) return ProcessedPage{};
+    return std::move(out[0]);
+  }
+
+  // Every record written (the warcinfo record first), after closing the writer.
+  std::vector<warc::ParsedRecord> Records() {
+    EXPECT_TRUE(warc_->Close().ok());
+    std::vector<warc::ParsedRecord> records;
+    for (const std::string& path : warc_->Files()) {
+      absl::StatusOr<std::unique_ptr<warc::WarcReader>> reader = warc::WarcReader::Open(path);
+      EXPECT_TRUE(reader.ok()) << reader.status();
+      if (!reader.ok()) continue;
+      while (true) {
+        absl::StatusOr<std::optional<warc::ParsedRecord>> next = (*reader)->Next();
+        EXPECT_TRUE(next.ok()) << next.status();
+        if (!next.ok() || !next->has_value()) break;
+        records.push_back(**next);
+      }
+    }
+    return records;
+  }
+
+  // Records of one type for one target URI.
+  static std::vector<warc::ParsedRecord> Find(const std::vector<warc::ParsedRecord>& records,
+                                              const std::string& type, const std::string& uri) {
+    std::vector<warc::ParsedRecord> out;
+    for (const warc::ParsedRecord& r : records) {
+      if (r.Field("WARC-Type") == type && r.Field("WARC-Target-URI") == uri) out.push_back(r);
+    }
+    return out;
+  }
+
+  static std::vector<std::string> Types(const std::vector<warc::ParsedRecord>& records,
+                                        const std::string& uri) {
+    std::vector<std::string> out;
+    for (const warc::ParsedRecord& r : records) {
+      if (r.Field("WARC-Target-URI") == uri) out.push_back(r.Field("WARC-Type"));
+    }
+    return out;
+  }
+
+  FakeClock clock_;
+  TempDir dir_;
+  kv::InMemoryKvStore store_;
+  std::unique_ptr<dedup::Dedup> dedup_;
+  std::unique_ptr<dedup::LocalDedupClient> local_dedup_;
+  std::unique_ptr<warc::WarcWriter> warc_;
+  RecordingObserver observer_;
+  PageProcessorOptions options_;
+  scope::ScopeOptions scope_options_;
+  std::unique_ptr<scope::Scope> scope_;
+  std::unique_ptr<PageProcessor> processor_;
+};
+
+// ------------------------------------------------------------------- outcome classification
+
+struct ClassifyCase {
+  std::string name;
+  std::string raw_headers;  // empty with a transport error
+  TransportError error = TransportError::kNone;
+  OutcomeClass outcome;
+  bool retry;
+  int http_status;
+};
+
+// RFC 9110 §15 status classes and the transport failures, as the frontier needs them: what is
+// final, what is worth another attempt (429 and 5xx are the server's trouble, RFC 9110 §15.6,
+// RFC 6585 §4), and that an address refused by the SSRF guard is out of scope for good.
+TEST_F(PageProcessorTest, Rfc9110_15_OutcomeClassificationTable) {
+  const std::vector<ClassifyCase> cases = {
+      {"200", OkHead("text/plain", "body 200"), TransportError::kNone, OutcomeClass::kFetched, false,
+       200},
+      {"204", Head("HTTP/1.1 204 No Content", {}), TransportError::kNone, OutcomeClass::kFetched,
+       false, 204},
+      {"304", Head("HTTP/1.1 304 Not Modified", {"ETag: \"v1\""}), TransportError::kNone,
+       OutcomeClass::kNotModified, false, 304},
+      {"301", Head("HTTP/1.1 301 Moved Permanently", {"Location: /b"}), TransportError::kNone,
+       OutcomeClass::kRedirect, false, 301},
+      {"308", Head("HTTP/1.1 308 Permanent Redirect", {"Location: /b"}), TransportError::kNone,
+       OutcomeClass::kRedirect, false, 308},
+      {"404", Head("HTTP/1.1 404 Not Found", {"Content-Length: 0"}), TransportError::kNone,
+       OutcomeClass::kHttpError, false, 404},
+      {"410", Head("HTTP/1.1 410 Gone", {"Content-Length: 0"}), TransportError::kNone,
+       OutcomeClass::kHttpError, false, 410},
+      {"403", Head("HTTP/1.1 403 Forbidden", {"Content-Length: 0"}), TransportError::kNone,
+       OutcomeClass::kHttpError, false, 403},
+      {"429", Head("HTTP/1.1 429 Too Many Requests", {"Content-Length: 0"}),
+       TransportError::kNone, OutcomeClass::kHttpError, true, 429},
+      {"500", Head("HTTP/1.1 500 Internal Server Error", {"Content-Length: 0"}),
+       TransportError::kNone, OutcomeClass::kHttpError, true, 500},
+      {"503", Head("HTTP/1.1 503 Service Unavailable", {"Content-Length: 0"}),
+       TransportError::kNone, OutcomeClass::kHttpError, true, 503},
+      {"garbage head", "NOT HTTP AT ALL\r\n\r\n", TransportError::kNone,
+       OutcomeClass::kNetworkError, true, 0},
+      {"timeout", "", TransportError::kTimeout, OutcomeClass::kNetworkError, true, 0},
+      {"connect failed", "", TransportError::kConnectFailed, OutcomeClass::kNetworkError, true, 0},
+      {"other", "", TransportError::kOther, OutcomeClass::kNetworkError, true, 0},
+      // Deterministic server misbehaviour: another attempt would get the same answer.
+      {"header too large", "", TransportError::kHeaderTooLarge, OutcomeClass::kNetworkError,
+       false, 0},
+      {"protocol", "", TransportError::kProtocol, OutcomeClass::kNetworkError, false, 0},
+      {"address refused", "", TransportError::kAddressRefused, OutcomeClass::kOutOfScope, false,
+       0},
+  };
+  Processor();
+  for (const ClassifyCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    // Distinct bodies, so that no case is a duplicate of another.
+    FetchedPage page = c.error == TransportError::kNone
+                           ? Page("http://a.test/" + c.name.substr(0, 3), c.raw_headers,
+                                  c.name == "204" || c.name == "304" ? "" : "body " + c.name)
+                           : TransportFailure("http://a.test/t", c.error);
+    ProcessedPage p = ProcessOne(std::move(page));
+    EXPECT_EQ(p.outcome.outcome, c.outcome) << OutcomeClassName(p.outcome.outcome);
+    EXPECT_EQ(p.outcome.retry, c.retry);
+    EXPECT_EQ(p.outcome.http_status, c.http_status);
+    EXPECT_EQ(p.outcome.lease_id, 7u);
+    EXPECT_EQ(p.outcome.fetch_time, kFetchTime);
+    EXPECT_EQ(p.event.outcome, c.outcome);
+    EXPECT_EQ(p.event.http_status, c.http_status);
+    if (c.error != TransportError::kNone) {
+      EXPECT_THAT(p.event.detail, HasSubstr(std::string(TransportErrorName(c.error))));
+      EXPECT_THAT(p.event.detail, HasSubstr("boom"));
+    }
+  }
+}
+
+TEST_F(PageProcessorTest, ValidatorsOfTheResponseAreReportedForTheNextConditionalGet) {
+  Processor();
+  ProcessedPage p = ProcessOne(Page(
+      "http://a.test/v",
+      OkHead("text/plain", "x", {"ETag: \"abc\"", "Last-Modified: Wed, 01 May 2024 10:00:00 GMT"}),
+      "x"));
+  EXPECT_EQ(p.outcome.etag, "\"abc\"");
+  EXPECT_EQ(p.outcome.last_modified, "Wed, 01 May 2024 10:00:00 GMT");
+  EXPECT_EQ(p.outcome.content_length, 1u);
+}
+
+// ----------------------------------------------------------------------------------- links
+
+const char kLinkPage[] = R"(<!doctype html><html><head><title>t</title></head><body>
+<a href="/a">a</a>
+<a href="http://a.test/b#fragment">b</a>
+<a href="/a">a again</a>
+<a href="/c?utm_source=news&amp;id=1">tracked</a>
+<a href="HTTP://A.TEST/d">upper</a>
+<a href="http://www.a.test/e">subdomain</a>
+<a href="http://other.test/x">out of scope</a>
+<a href="/nf" rel="nofollow">nofollow</a>
+<a href="mailto:me@a.test">mail</a>
+<img src="/img.png">
+</body></html>)";
+
+TEST_F(PageProcessorTest, HtmlOutlinksAreCanonicalScopedAndUnique) {
+  Processor();
+  ProcessedPage p = ProcessOne(
+      Page("http://a.test/dir/page", OkHead("text/html; charset=utf-8", kLinkPage), kLinkPage,
+           /*depth=*/2));
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(CanonicalUrls(p.outlinks),
+              ElementsAre("http://a.test/a", "http://a.test/b", "http://a.test/c?id=1",
+                          "http://a.test/d", "http://www.a.test/e"));
+  for (const frontier::UrlToAdd& link : p.outlinks) {
+    SCOPED_TRACE(link.canonical_url);
+    EXPECT_EQ(link.depth, 3u);
+    EXPECT_EQ(link.discovered_from, "http://a.test/dir/page");
+    EXPECT_EQ(link.priority, 0);
+  }
+  EXPECT_EQ(p.outlinks[0].host_key, "a.test");
+  EXPECT_EQ(p.outlinks[4].host_key, "www.a.test");
+  EXPECT_EQ(p.event.outlinks, 5u);
+  EXPECT_EQ(p.event.content_type, "text/html");
+}
+
+TEST_F(PageProcessorTest, ImagesAreFollowedOnlyWithFollowEmbeds) {
+  options_.follow_embeds = true;
+  Processor();
+  ProcessedPage p =
+      ProcessOne(Page("http://a.test/", OkHead("text/html", kLinkPage), kLinkPage));
+  EXPECT_THAT(CanonicalUrls(p.outlinks),
+              ElementsAre("http://a.test/a", "http://a.test/b", "http://a.test/c?id=1",
+                          "http://a.test/d", "http://www.a.test/e", "http://a.test/img.png"));
+}
+
+TEST_F(PageProcessorTest, MetaRobotsNofollowDropsEveryLink) {
+  const std::string body =
+      R"(<html><head><meta name="robots" content="nofollow"></head><body>)"
+      R"(<a href="/a">a</a><a href="/b">b</a></body></html>)";
+  Processor();
+  ProcessedPage p = ProcessOne(Page("http://a.test/", OkHead("text/html", body), body));
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(p.outlinks, IsEmpty());
+}
+
+TEST_F(PageProcessorTest, OutlinksBeyondMaxDepthAreDropped) {
+  scope_options_.max_depth = 3;
+  Processor();
+  ProcessedPage shallow =
+      ProcessOne(Page("http://a.test/p", OkHead("text/html", kLinkPage), kLinkPage, 2));
+  EXPECT_EQ(shallow.outlinks.size(), 5u);
+  const std::string other = std::string(kLinkPage) + "<!-- not a copy -->";
+  ProcessedPage deep = ProcessOne(Page("http://a.test/q", OkHead("text/html", other), other, 3));
+  EXPECT_THAT(deep.outlinks, IsEmpty());
+  EXPECT_EQ(deep.outcome.outcome, OutcomeClass::kFetched);
+}
+
+TEST_F(PageProcessorTest, HostKeyKeepsANonDefaultPort) {
+  const std::string body = R"(<a href="http://a.test:8080/x">x</a>)";
+  Processor();
+  ProcessedPage p = ProcessOne(Page("http://a.test/", OkHead("text/html", body), body));
+  ASSERT_EQ(p.outlinks.size(), 1u);
+  EXPECT_EQ(p.outlinks[0].canonical_url, "http://a.test:8080/x");
+  EXPECT_EQ(p.outlinks[0].host_key, "a.test:8080");
+}
+
+// Sitemaps protocol: each <loc> is a URL to crawl (through scope like any link).
+TEST_F(PageProcessorTest, SitemapLocsBecomeOutlinks) {
+  const std::string body =
+      R"(<?xml version="1.0" encoding="UTF-8"?>)"
+      R"(<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">)"
+      R"(<url><loc>http://a.test/s1</loc></url>)"
+      R"(<url><loc>http://a.test/s2?utm_medium=x</loc><lastmod>2024-01-01</lastmod></url>)"
+      R"(<url><loc>http://other.test/s3</loc></url>)"
+      R"(</urlset>)";
+  Processor();
+  ProcessedPage p =
+      ProcessOne(Page("http://a.test/sitemap.xml", OkHead("application/xml", body), body, 1));
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(p.event.content_type, "application/sitemap+xml");
+  EXPECT_THAT(CanonicalUrls(p.outlinks), ElementsAre("http://a.test/s1", "http://a.test/s2"));
+  for (const frontier::UrlToAdd& link : p.outlinks) EXPECT_EQ(link.depth, 2u);
+}
+
+TEST_F(PageProcessorTest, NonHtmlBodiesYieldNoLinks) {
+  const std::string body = "see http://a.test/z and <a href=\"/y\">y</a>";
+  Processor();
+  ProcessedPage p = ProcessOne(Page("http://a.test/f.txt", OkHead("text/plain", body), body));
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(p.event.content_type, "text/plain");
+  EXPECT_THAT(p.outlinks, IsEmpty());
+}
+
+// ------------------------------------------------------------------------------- redirects
+
+// RFC 9110 §15.4: the Location of a 3xx, resolved against the request URL (§10.2.2), is a new
+// URL for the frontier; the crawler does not follow it itself.
+TEST_F(PageProcessorTest, Rfc9110_15_4_RedirectTargetBecomesAnOutlink) {
+  Processor();
+  ProcessedPage p = ProcessOne(Page(
+      "http://a.test/old/page",
+      Head("HTTP/1.1 301 Moved Permanently", {"Location: ../new?utm_campaign=x", "Content-Length: 0"}),
+      "", /*depth=*/1));
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kRedirect);
+  EXPECT_FALSE(p.outcome.retry);
+  ASSERT_EQ(p.outlinks.size(), 1u);
+  EXPECT_EQ(p.outlinks[0].canonical_url, "http://a.test/new");
+  EXPECT_EQ(p.outlinks[0].depth, 2u);
+  EXPECT_EQ(p.outlinks[0].discovered_from, "http://a.test/old/page");
+  EXPECT_EQ(p.event.detail, "http://a.test/new?utm_campaign=x");
+  EXPECT_EQ(p.event.outlinks, 1u);
+}
+
+TEST_F(PageProcessorTest, Rfc9110_15_4_RedirectOutOfScopeOrWithoutLocationAddsNothing) {
+  Processor();
+  ProcessedPage away = ProcessOne(Page(
+      "http://a.test/x", Head("HTTP/1.1 302 Found", {"Location: http://other.test/"}), ""));
+  EXPECT_EQ(away.outcome.outcome, OutcomeClass::kRedirect);
+  EXPECT_THAT(away.outlinks, IsEmpty());
+  ProcessedPage bare = ProcessOne(Page("http://a.test/y", Head("HTTP/1.1 302 Found", {}), ""));
+  EXPECT_EQ(bare.outcome.outcome, OutcomeClass::kRedirect);
+  EXPECT_THAT(bare.outlinks, IsEmpty());
+}
+
+// A chain of redirects, each to a new URL, is followed max_redirect_hops hops; the hop after
+// that is not queued (the seen-set stops loops, this stops endless chains of fresh URLs).
+TEST_F(PageProcessorTest, Rfc9110_15_4_RedirectChainsAreCutAfterMaxHops) {
+  options_.max_redirect_hops = 3;
+  Processor();
+  // r0 -> r1 -> r2 -> r3 are followed; r3 -> r4 would be the fourth hop (r4 is then never
+  // queued, so the chain ends there).
+  for (int i = 0; i < 4; ++i) {
+    SCOPED_TRACE(i);
+    const std::string target = absl::StrCat("http://a.test/r", i + 1);
+    ProcessedPage p = ProcessOne(Page(absl::StrCat("http://a.test/r", i),
+                                      Head("HTTP/1.1 302 Found", {"Location: " + target}), ""));
+    EXPECT_EQ(p.outcome.outcome, OutcomeClass::kRedirect);
+    if (i < 3) {
+      EXPECT_THAT(CanonicalUrls(p.outlinks), ElementsAre(target));
+    } else {
+      EXPECT_THAT(p.outlinks, IsEmpty());
+      EXPECT_THAT(p.event.detail, HasSubstr("not followed"));
+    }
+  }
+  // An unrelated redirect starts its own count.
+  ProcessedPage fresh = ProcessOne(
+      Page("http://a.test/other", Head("HTTP/1.1 301 Moved", {"Location: /elsewhere"}), ""));
+  EXPECT_THAT(CanonicalUrls(fresh.outlinks), ElementsAre("http://a.test/elsewhere"));
+}
+
+TEST_F(PageProcessorTest, RedirectBodyLinksAreNotFollowed) {
+  const std::string body = R"(<html><body><a href="/elsewhere">moved</a></body></html>)";
+  Processor();
+  ProcessedPage p = ProcessOne(Page(
+      "http://a.test/r",
+      Head("HTTP/1.1 301 Moved", {"Location: /target", "Content-Type: text/html",
+                                  absl::StrCat("Content-Length: ", body.size())}),
+      body));
+  EXPECT_THAT(CanonicalUrls(p.outlinks), ElementsAre("http://a.test/target"));
+}
+
+// --------------------------------------------------------------------------- codings, digest
+
+// WARC 1.1 §5.9: the payload digest covers the entity body with the transfer coding removed;
+// the response record's block keeps the message as transferred (§6.3.2).
+TEST_F(PageProcessorTest, Warc_5_9_ChunkedBodyIsDechunkedForTheDigestButStoredRaw) {
+  const std::string chunked = "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n";
+  const std::string head =
+      Head("HTTP/1.1 200 OK", {"Content-Type: text/plain", "Transfer-Encoding: chunked"});
+  Processor();
+  ProcessedPage p = ProcessOne(Page("http://a.test/chunked", head, chunked));
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(p.outcome.content_length, 11u);
+  EXPECT_EQ(p.event.bytes, chunked.size());
+
+  std::vector<warc::ParsedRecord> records = Records();
+  std::vector<warc::ParsedRecord> response = Find(records, "response", "http://a.test/chunked");
+  ASSERT_EQ(response.size(), 1u);
+  EXPECT_EQ(response[0].Field("WARC-Payload-Digest"),
+            fingerprint::ComputePayloadDigest("hello world").sha1.ToWarcString());
+  EXPECT_EQ(response[0].block, head + chunked);
+}
+
+// RFC 9110 §8.4: Content-Encoding is part of the representation; links are read from the
+// decoded HTML, but the payload digest is over the entity as sent (still gzipped).
+TEST_F(PageProcessorTest, GzipContentIsDecodedForParsingButDigestedEncoded) {
+  const std::string html = R"(<html><body><a href="/zipped-link">z</a></body></html>)";
+  const std::string gz = warc::GzipMember(html, 6);
+  const std::string head = OkHead("text/html", gz, {"Content-Encoding: gzip"});
+  Processor();
+  ProcessedPage p = ProcessOne(Page("http://a.test/gz", head, gz));
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(CanonicalUrls(p.outlinks), ElementsAre("http://a.test/zipped-link"));
+  EXPECT_EQ(p.outcome.content_length, gz.size());
+
+  std::vector<warc::ParsedRecord> records = Records();
+  std::vector<warc::ParsedRecord> response = Find(records, "response", "http://a.test/gz");
+  ASSERT_EQ(response.size(), 1u);
+  EXPECT_EQ(response[0].Field("WARC-Payload-Digest"),
+            fingerprint::ComputePayloadDigest(gz).sha1.ToWarcString());
+  EXPECT_NE(response[0].Field("WARC-Payload-Digest"),
+            fingerprint::ComputePayloadDigest(html).sha1.ToWarcString());
+  EXPECT_EQ(response[0].block, head + gz);
+}
+
+TEST_F(PageProcessorTest, UndecodableContentIsStoredButNotParsed) {
+  const std::string junk = "this is not gzip <a href=\"/x\">x</a>";
+  const std::string head = OkHead("text/html", junk, {"Content-Encoding: gzip"});
+  Processor();
+  ProcessedPage p = ProcessOne(Page("http://a.test/badgz", head, junk));
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(p.outlinks, IsEmpty());
+  EXPECT_THAT(p.event.detail, HasSubstr("not parsed"));
+  std::vector<warc::ParsedRecord> records = Records();
+  EXPECT_EQ(Find(records, "response", "http://a.test/badgz").size(), 1u);
+}
+
+// WARC 1.1 §5.13: a body cut short is recorded with WARC-Truncated and its reason.
+TEST_F(PageProcessorTest, Warc_5_13_TruncatedBodyIsMarked) {
+  const std::string body(1000, 'x');
+  FetchedPage page = Page("http://a.test/big", OkHead("text/plain", std::string(5000, 'x')), body);
+  page.http.truncated = "length";
+  Processor();
+  ProcessOne(std::move(page));
+  std::vector<warc::ParsedRecord> records = Records();
+  std::vector<warc::ParsedRecord> response = Find(records, "response", "http://a.test/big");
+  ASSERT_EQ(response.size(), 1u);
+  EXPECT_EQ(response[0].Field("WARC-Truncated"), "length");
+}
+
+// --------------------------------------------------------------------------------- records
+
+// WARC 1.1 §6.3 / §6.4 / §6.6: a response, the request that produced it, and a metadata record
+// with the outlinks; request and metadata name the response in WARC-Concurrent-To (§5.7).
+TEST_F(PageProcessorTest, Warc_6_RequestResponseMetadataAreLinkedByConcurrentTo) {
+  const std::string body = R"(<html><body><a href="/one">1</a><a href="/two">2</a></body></html>)";
+  const std::string head = OkHead("text/html", body);
+  Processor();
+  FetchedPage page = Page("http://a.test/page", head, body);
+  const std::string request_head = page.http.request_head;
+  ProcessOne(std::move(page));
+
+  std::vector<warc::ParsedRecord> records = Records();
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(records[0].Field("WARC-Type"), "warcinfo");
+  EXPECT_THAT(Types(records, "http://a.test/page"),
+              UnorderedElementsAre("request", "response", "metadata"));
+  const warc::ParsedRecord response = Find(records, "response", "http://a.test/page").at(0);
+  const warc::ParsedRecord request = Find(records, "request", "http://a.test/page").at(0);
+  const warc::ParsedRecord metadata = Find(records, "metadata", "http://a.test/page").at(0);
+
+  const std::string response_id = response.Field("WARC-Record-ID");
+  ASSERT_FALSE(response_id.empty());
+  EXPECT_EQ(request.Field("WARC-Concurrent-To"), response_id);
+  EXPECT_EQ(metadata.Field("WARC-Concurrent-To"), response_id);
+  EXPECT_NE(request.Field("WARC-Record-ID"), response_id);
+  EXPECT_NE(metadata.Field("WARC-Record-ID"), response_id);
+
+  EXPECT_EQ(response.Field("Content-Type"), "application/http;msgtype=response");
+  EXPECT_EQ(response.Field("WARC-Date"), "2024-05-01T12:51:30Z");
+  EXPECT_EQ(response.Field("WARC-IP-Address"), "192.0.2.10");
+  EXPECT_EQ(response.Field("WARC-Payload-Digest"),
+            fingerprint::ComputePayloadDigest(body).sha1.ToWarcString());
+  EXPECT_EQ(response.block, head + body);
+
+  EXPECT_EQ(request.Field("Content-Type"), "application/http;msgtype=request");
+  EXPECT_EQ(request.block, request_head);
+
+  EXPECT_EQ(metadata.Field("Content-Type"), "application/warc-fields");
+  EXPECT_THAT(metadata.block, HasSubstr("outlink: http://a.test/one\r\n"));
+  EXPECT_THAT(metadata.block, HasSubstr("outlink: http://a.test/two\r\n"));
+}
+
+TEST_F(PageProcessorTest, ErrorResponsesAreArchivedWithoutMetadata) {
+  const std::string body = "<html>not here</html>";
+  Processor();
+  ProcessOne(Page("http://a.test/missing",
+                  Head("HTTP/1.1 404 Not Found",
+                       {"Content-Type: text/html", absl::StrCat("Content-Length: ", body.size())}),
+                  body));
+  std::vector<warc::ParsedRecord> records = Records();
+  EXPECT_THAT(Types(records, "http://a.test/missing"), UnorderedElementsAre("request", "response"));
+}
+
+TEST_F(PageProcessorTest, TransportFailuresWriteNoRecords) {
+  Processor();
+  ProcessOne(TransportFailure("http://a.test/down", TransportError::kConnectFailed));
+  std::vector<warc::ParsedRecord> records = Records();
+  EXPECT_THAT(Types(records, "http://a.test/down"), IsEmpty());
+}
+
+// WARC 1.1 §6.7.3: a 304 to a conditional GET is a revisit record with the server-not-modified
+// profile, holding only the response header.
+TEST_F(PageProcessorTest, Warc_6_7_3_NotModifiedIsARevisitServerNotModified) {
+  const std::string head =
+      Head("HTTP/1.1 304 Not Modified", {"ETag: \"v2\"", "Date: Wed, 01 May 2024 12:51:30 GMT"});
+  Processor();
+  ProcessedPage p = ProcessOne(Page("http://a.test/same", head, ""));
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kNotModified);
+  EXPECT_EQ(p.outcome.etag, "\"v2\"");
+  EXPECT_THAT(p.outlinks, IsEmpty());
+
+  std::vector<warc::ParsedRecord> records = Records();
+  std::vector<warc::ParsedRecord> revisit = Find(records, "revisit", "http://a.test/same");
+  ASSERT_EQ(revisit.size(), 1u);
+  EXPECT_EQ(revisit[0].Field("WARC-Profile"), warc::kProfileServerNotModified);
+  EXPECT_EQ(revisit[0].block, head);
+  EXPECT_EQ(revisit[0].Field("WARC-Payload-Digest"), "");
+  EXPECT_THAT(Find(records, "response", "http://a.test/same"), IsEmpty());
+  std::vector<warc::ParsedRecord> request = Find(records, "request", "http://a.test/same");
+  ASSERT_EQ(request.size(), 1u);
+  EXPECT_EQ(request[0].Field("WARC-Concurrent-To"), revisit[0].Field("WARC-Record-ID"));
+}
+
+// ---------------------------------------------------------------------------------- dedup
+
+const char kArticle[] = R"(<html><body><p>
+The quick brown fox jumps over the lazy dog while the committee debates the budget of the
+municipal library, which has been underfunded for years; volunteers keep the reading room open
+on weekends and the children's section is full of donated books.</p>
+<a href="/next">next</a></body></html>)";
+
+// WARC 1.1 §6.7.2: an exact copy of content already archived under another URL is a revisit
+// record (identical-payload-digest) referring to the first capture; its links are not followed
+// again (DESIGN.md §3 dedup).
+TEST_F(PageProcessorTest, Warc_6_7_2_ExactDuplicateOfAnotherUrlIsARevisitOfTheOriginal) {
+  const std::string head = OkHead("text/html", kArticle);
+  Processor();
+  ProcessedPage first = ProcessOne(Page("http://a.test/original", head, kArticle));
+  EXPECT_EQ(first.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(CanonicalUrls(first.outlinks), ElementsAre("http://a.test/next"));
+  EXPECT_NE(first.outcome.content_fingerprint, 0u);  // long enough for a SimHash
+
+  clock_.Advance(absl::Minutes(1));
+  FetchedPage copy_page = Page("http://a.test/copy", head, kArticle);
+  copy_page.fetch_time = kFetchTime + absl::Minutes(1);
+  ProcessedPage copy = ProcessOne(std::move(copy_page));
+  EXPECT_EQ(copy.outcome.outcome, OutcomeClass::kDuplicate);
+  EXPECT_EQ(copy.event.outcome, OutcomeClass::kDuplicate);
+  EXPECT_THAT(copy.event.detail, HasSubstr("exact duplicate of http://a.test/original"));
+  EXPECT_THAT(copy.outlinks, IsEmpty());
+  EXPECT_EQ(copy.event.outlinks, 0u);
+
+  std::vector<warc::ParsedRecord> records = Records();
+  std::vector<warc::ParsedRecord> original = Find(records, "response", "http://a.test/original");
+  ASSERT_EQ(original.size(), 1u);
+  std::vector<warc::ParsedRecord> revisit = Find(records, "revisit", "http://a.test/copy");
+  ASSERT_EQ(revisit.size(), 1u);
+  EXPECT_THAT(Find(records, "response", "http://a.test/copy"), IsEmpty());
+  EXPECT_EQ(revisit[0].Field("WARC-Profile"), warc::kProfileIdenticalPayloadDigest);
+  EXPECT_EQ(revisit[0].Field("WARC-Refers-To"), original[0].Field("WARC-Record-ID"));
+  EXPECT_EQ(revisit[0].Field("WARC-Refers-To-Target-URI"), "http://a.test/original");
+  EXPECT_EQ(revisit[0].Field("WARC-Refers-To-Date"), original[0].Field("WARC-Date"));
+  EXPECT_EQ(revisit[0].Field("WARC-Payload-Digest"), original[0].Field("WARC-Payload-Digest"));
+  EXPECT_EQ(revisit[0].block, head);
+  EXPECT_THAT(Find(records, "metadata", "http://a.test/copy"), IsEmpty());
+}
+
+TEST_F(PageProcessorTest, Warc_6_7_2_ExactDuplicateWithinOneBatchRefersToTheFirst) {
+  const std::string head = OkHead("text/html", kArticle);
+  Processor();
+  std::vector<FetchedPage> batch;
+  batch.push_back(Page("http://a.test/one", head, kArticle, 0, 1));
+  batch.push_back(Page("http://a.test/two", head, kArticle, 0, 2));
+  std::vector<ProcessedPage> out = processor_->Process(std::move(batch));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(out[0].outcome.lease_id, 1u);
+  EXPECT_EQ(out[1].outcome.outcome, OutcomeClass::kDuplicate);
+  EXPECT_EQ(out[1].outcome.lease_id, 2u);
+
+  std::vector<warc::ParsedRecord> records = Records();
+  std::vector<warc::ParsedRecord> original = Find(records, "response", "http://a.test/one");
+  std::vector<warc::ParsedRecord> revisit = Find(records, "revisit", "http://a.test/two");
+  ASSERT_EQ(original.size(), 1u);
+  ASSERT_EQ(revisit.size(), 1u);
+  EXPECT_EQ(revisit[0].Field("WARC-Refers-To"), original[0].Field("WARC-Record-ID"));
+}
+
+// The same URL with unchanged content is a re-visit, not a duplicate: the page stays a page of
+// the collection and its links are still followed.
+TEST_F(PageProcessorTest, SameUrlUnchangedIsNotADuplicate) {
+  const std::string head = OkHead("text/html", kArticle);
+  Processor();
+  ProcessOne(Page("http://a.test/stable", head, kArticle));
+  ProcessedPage again = ProcessOne(Page("http://a.test/stable", head, kArticle));
+  EXPECT_EQ(again.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(CanonicalUrls(again.outlinks), ElementsAre("http://a.test/next"));
+  EXPECT_THAT(again.event.detail, ::testing::Not(HasSubstr("duplicate")));
+}
+
+// An empty payload carries no content to be a copy of: two unrelated URLs answering with an
+// empty body (204, an empty page) are not duplicates of each other, and an empty page is not
+// archived as a revisit pointing at an unrelated URL.
+TEST_F(PageProcessorTest, EmptyBodiesAreNotDuplicatesOfEachOther) {
+  Processor();
+  ProcessedPage first =
+      ProcessOne(Page("http://a.test/empty-1", Head("HTTP/1.1 204 No Content", {}), ""));
+  ProcessedPage second = ProcessOne(
+      Page("http://a.test/empty-2", OkHead("text/html", ""), ""));
+  EXPECT_EQ(first.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(second.outcome.outcome, OutcomeClass::kFetched) << second.event.detail;
+  std::vector<warc::ParsedRecord> records = Records();
+  EXPECT_EQ(Find(records, "response", "http://a.test/empty-2").size(), 1u);
+}
+
+TEST_F(PageProcessorTest, NearDuplicateIsADuplicateButArchivedInFull) {
+  dedup::ContentVerdict near;
+  near.verdict = dedup::Verdict::kNearDuplicate;
+  near.original = dedup::Original{.url = "http://a.test/first",
+                                  .fetch_time = kFetchTime - absl::Hours(1),
+                                  .warc_record_id = "<urn:uuid:00000000-0000-4000-8000-000000000001>",
+                                  .payload_digest = "sha1:AAAA"};
+  near.distance_bits = 2;
+  FakeDedupClient fake(near);
+  const std::string head = OkHead("text/html", kArticle);
+  Processor(&fake);
+  ProcessedPage p = ProcessOne(Page("http://a.test/similar", head, kArticle));
+  EXPECT_EQ(fake.calls, 1);
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kDuplicate);
+  EXPECT_THAT(p.event.detail, HasSubstr("near duplicate of http://a.test/first"));
+  EXPECT_THAT(p.outlinks, IsEmpty());
+
+  std::vector<warc::ParsedRecord> records = Records();
+  std::vector<warc::ParsedRecord> response = Find(records, "response", "http://a.test/similar");
+  ASSERT_EQ(response.size(), 1u);
+  EXPECT_EQ(response[0].block, head + kArticle);
+  EXPECT_EQ(response[0].Field("WARC-Refers-To"), "");
+  EXPECT_THAT(Find(records, "revisit", "http://a.test/similar"), IsEmpty());
+}
+
+TEST_F(PageProcessorTest, DedupIsAskedOncePerBatchWithTheRecordIdsThatGetWritten) {
+  FakeDedupClient fake(dedup::ContentVerdict{});
+  Processor(&fake);
+  std::vector<FetchedPage> batch;
+  for (int i = 0; i < 3; ++i) {
+    const std::string body = absl::StrCat("page ", i);
+    batch.push_back(Page(absl::StrCat("http://a.test/", i), OkHead("text/plain", body), body, 0,
+                         static_cast<uint64_t>(i + 1)));
+  }
+  batch.push_back(TransportFailure("http://a.test/failed", TransportError::kTimeout));
+  processor_->Process(std::move(batch));
+  EXPECT_EQ(fake.calls, 1);
+  ASSERT_EQ(fake.last_queries.size(), 3u);  // no content, no query
+
+  std::vector<warc::ParsedRecord> records = Records();
+  for (const dedup::ContentQuery& q : fake.last_queries) {
+    SCOPED_TRACE(q.url);
+    std::vector<warc::ParsedRecord> response = Find(records, "response", q.url);
+    ASSERT_EQ(response.size(), 1u);
+    EXPECT_EQ(response[0].Field("WARC-Record-ID"), q.warc_record_id);
+    EXPECT_EQ(response[0].Field("WARC-Payload-Digest"), q.payload_digest);
+    EXPECT_EQ(q.fetch_time, kFetchTime);
+  }
+}
+
+// A dedup outage must not lose pages: they are recorded as unique, archived in full, and their
+// links followed.
+TEST_F(PageProcessorTest, DedupFailureKeepsPagesAsUnique) {
+  FakeDedupClient failing(absl::UnavailableError("dedup down"));
+  const std::string head = OkHead("text/html", kArticle);
+  Processor(&failing);
+  ProcessedPage p = ProcessOne(Page("http://a.test/during-outage", head, kArticle));
+  EXPECT_EQ(failing.calls, 1);
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(CanonicalUrls(p.outlinks), ElementsAre("http://a.test/next"));
+  std::vector<warc::ParsedRecord> records = Records();
+  EXPECT_EQ(Find(records, "response", "http://a.test/during-outage").size(), 1u);
+}
+
+TEST_F(PageProcessorTest, WithoutDedupEveryPageIsArchived) {
+  const std::string head = OkHead("text/html", kArticle);
+  Processor(nullptr, /*use_dedup=*/false);
+  ProcessOne(Page("http://a.test/x1", head, kArticle));
+  ProcessedPage second = ProcessOne(Page("http://a.test/x2", head, kArticle));
+  EXPECT_EQ(second.outcome.outcome, OutcomeClass::kFetched);
+  std::vector<warc::ParsedRecord> records = Records();
+  EXPECT_EQ(Find(records, "response", "http://a.test/x1").size(), 1u);
+  EXPECT_EQ(Find(records, "response", "http://a.test/x2").size(), 1u);
+}
+
+// ------------------------------------------------------------------------ store filter, observer
+
+TEST_F(PageProcessorTest, StoreContentTypesFiltersArchivedPagesBySniffedType) {
+  options_.store_content_types = {"text/html"};
+  Processor();
+  const std::string html = "<html><body>hello</body></html>";
+  const std::string text = "plain words";
+  ProcessedPage p_html = ProcessOne(Page("http://a.test/h", OkHead("text/html", html), html));
+  ProcessedPage p_text = ProcessOne(Page("http://a.test/t", OkHead("text/plain", text), text));
+  // Declared text/plain, but sniffing is only for unknown types: still text/plain.
+  EXPECT_EQ(p_html.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(p_text.outcome.outcome, OutcomeClass::kFetched);
+  std::vector<warc::ParsedRecord> records = Records();
+  EXPECT_THAT(Types(records, "http://a.test/h"), UnorderedElementsAre("request", "response"));
+  EXPECT_THAT(Types(records, "http://a.test/t"), IsEmpty());
+}
+
+// WARC 1.1 §6.7.2: a revisit record stands for a payload stored elsewhere in the archive. When
+// the first copy was not archived (here: its declared type is filtered out by
+// store_content_types), a later copy of the same bytes must not become a revisit of a record
+// that does not exist: the payload would be in no record at all.
+TEST_F(PageProcessorTest, Warc_6_7_2_RevisitsOnlyReferToRecordsInTheArchive) {
+  options_.store_content_types = {"text/html"};
+  Processor();
+  const std::string body = "<html><body><p>same bytes, two declared types</p></body></html>";
+  ProcessOne(Page("http://a.test/as-text", OkHead("text/plain", body), body));
+  ProcessedPage html = ProcessOne(Page("http://a.test/as-html", OkHead("text/html", body), body));
+  EXPECT_EQ(html.event.content_type, "text/html");
+
+  std::vector<warc::ParsedRecord> records = Records();
+  std::set<std::string> ids;
+  for (const warc::ParsedRecord& r : records) ids.insert(r.Field("WARC-Record-ID"));
+  for (const warc::ParsedRecord& r : records) {
+    if (r.Field("WARC-Type") != "revisit") continue;
+    const std::string refers_to = r.Field("WARC-Refers-To");
+    if (refers_to.empty()) continue;
+    EXPECT_EQ(ids.count(refers_to), 1u)
+        << r.Field("WARC-Target-URI") << " is a revisit of " << refers_to
+        << ", which is not in the archive";
+  }
+  // The HTML copy's payload is in the archive one way or another.
+  EXPECT_EQ(Find(records, "response", "http://a.test/as-html").size() +
+                Find(records, "response", "http://a.test/as-text").size(),
+            1u);
+}
+
+TEST_F(PageProcessorTest, ObserverGetsOneEventPerPage) {
+  Processor();
+  std::vector<FetchedPage> batch;
+  batch.push_back(Page("http://a.test/ok", OkHead("text/html", kLinkPage), kLinkPage, 0, 1));
+  batch.push_back(Page("http://a.test/gone", Head("HTTP/1.1 410 Gone", {}), "", 0, 2));
+  batch.push_back(TransportFailure("http://a.test/slow", TransportError::kTimeout));
+  processor_->Process(std::move(batch));
+  std::vector<FetchEvent> events = observer_.events();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].url, "http://a.test/ok");
+  EXPECT_EQ(events[0].outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(events[0].http_status, 200);
+  EXPECT_EQ(events[0].bytes, sizeof(kLinkPage) - 1);
+  EXPECT_EQ(events[0].outlinks, 5u);
+  EXPECT_EQ(events[0].duration, absl::Milliseconds(12));
+  EXPECT_EQ(events[0].time, kFetchTime);
+  EXPECT_FALSE(events[0].robots_txt);
+  EXPECT_EQ(events[1].url, "http://a.test/gone");
+  EXPECT_EQ(events[1].outcome, OutcomeClass::kHttpError);
+  EXPECT_EQ(events[1].http_status, 410);
+  EXPECT_EQ(events[2].url, "http://a.test/slow");
+  EXPECT_EQ(events[2].outcome, OutcomeClass::kNetworkError);
+  EXPECT_EQ(events[2].http_status, 0);
+}
+
+TEST_F(PageProcessorTest, EmptyBatchIsFine) {
+  Processor();
+  EXPECT_THAT(processor_->Process({}), IsEmpty());
+  EXPECT_THAT(observer_.events(), IsEmpty());
+}
+
+}  // namespace
+}  // namespace crawler::fetcher
