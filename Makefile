@@ -6,7 +6,7 @@ JOBS        ?= $(shell nproc)
 FUZZ_DIR    ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps configure build test crawl demo fuzz clean
+.PHONY: deps configure build test crawl demo bench fuzz clean
 
 deps:
 	./scripts/install-deps.sh
@@ -32,6 +32,10 @@ crawl: build
 # Starts websim on loopback and crawls it: a crawl without any network.
 demo: build
 	./scripts/demo.sh $(BUILD_DIR)
+
+# bench/standalone: the crawler against wget2 (max mode) and the politeness bound (polite mode).
+bench: deps
+	./bench/standalone/run.sh
 
 # libFuzzer targets (clang), each run for FUZZ_SECONDS; corpora are kept in $(FUZZ_DIR)/corpus.
 fuzz: deps

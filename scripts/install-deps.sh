@@ -26,6 +26,7 @@ packages=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3
   gnuplot-nox            # docs: plots of the re-visit simulator (scripts/recrawl-report.sh)
+  wget2 nginx            # bench/standalone: the reference crawler and its static server
 )
 
 missing=()
