@@ -1,0 +1,43 @@
+// Link: one outgoing reference found in an HTML page, and the kinds of element it can come from.
+//
+// Thread-safety: plain values.
+#ifndef CRAWLER_LIB_HTML_LINK_H_
+#define CRAWLER_LIB_HTML_LINK_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace crawler::html {
+
+// Where a link came from (HTML Standard element names).
+enum class LinkKind : uint8_t {
+  kA,          // <a href>
+  kArea,       // <area href>
+  kFrame,      // <frame src>
+  kIframe,     // <iframe src>
+  kCanonical,  // <link rel=canonical href>
+  kAlternate,  // <link rel=alternate href> (translations, feeds; not alternate style sheets)
+  kRefresh,    // <meta http-equiv=refresh content="N; url=...">
+  kImg,        // <img src>
+};
+
+// "a", "area", "frame", "iframe", "canonical", "alternate", "refresh", "img".
+std::string_view LinkKindName(LinkKind kind);
+
+struct Link {
+  // Absolute http(s) URL, serialised by lib/url (WHATWG URL Standard), fragment removed.
+  std::string url;
+  LinkKind kind = LinkKind::kA;
+  // rel=nofollow on the element, or nofollow/none in the page's <meta name=robots>.
+  bool nofollow = false;
+  // Visible text of an <a> (whitespace collapsed), the alt text of an <area> or <img>, or of
+  // images inside the <a>; bounded by ExtractOptions::max_anchor_text_bytes. Empty otherwise.
+  std::string anchor_text;
+
+  friend bool operator==(const Link&, const Link&) = default;
+};
+
+}  // namespace crawler::html
+
+#endif  // CRAWLER_LIB_HTML_LINK_H_

@@ -1,0 +1,1284 @@
+#include "lib/html/nesting_limiter.h"
+
+#include <gumbo.h>
+
+#include <array>
+#include <cstdlib>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lib/html/internal/ascii.h"
+
+namespace crawler::html {
+namespace {
+
+constexpr size_t kNone = static_cast<size_t>(-1);
+// <html> and <body> are always open below the modelled stack.
+constexpr size_t kImpliedDepth = 2;
+// Longest tag name worth looking up in Gumbo's tag table ("annotation-xml", "foreignobject").
+constexpr size_t kMaxKnownTagName = 16;
+
+constexpr uint32_t kFnvBasis = 2166136261u;
+uint32_t Fnv1a(uint32_t h, unsigned char c) { return (h ^ c) * 16777619u; }
+
+uint32_t HashName(std::string_view lowercase_name) {
+  uint32_t h = kFnvBasis;
+  for (char c : lowercase_name) h = Fnv1a(h, static_cast<unsigned char>(c));
+  return h;
+}
+
+constexpr auto IsWhitespace = internal::IsAsciiWhitespace;
+constexpr auto IsAlpha = internal::IsAsciiAlpha;
+unsigned char Lower(char c) { return static_cast<unsigned char>(internal::ToAsciiLower(c)); }
+
+// ---- Element categories of the HTML Standard's tree construction (13.2.4 and 13.2.6). ----
+
+bool IsVoid(GumboTag t) {
+  switch (t) {
+    case GUMBO_TAG_AREA: case GUMBO_TAG_BASE: case GUMBO_TAG_BASEFONT: case GUMBO_TAG_BGSOUND:
+    case GUMBO_TAG_BR: case GUMBO_TAG_COL: case GUMBO_TAG_EMBED: case GUMBO_TAG_FRAME:
+    case GUMBO_TAG_HR: case GUMBO_TAG_IMAGE: case GUMBO_TAG_IMG: case GUMBO_TAG_INPUT:
+    case GUMBO_TAG_KEYGEN: case GUMBO_TAG_LINK: case GUMBO_TAG_META: case GUMBO_TAG_PARAM:
+    case GUMBO_TAG_SOURCE: case GUMBO_TAG_TRACK: case GUMBO_TAG_WBR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsFormatting(GumboTag t) {
+  switch (t) {
+    case GUMBO_TAG_A: case GUMBO_TAG_B: case GUMBO_TAG_BIG: case GUMBO_TAG_CODE:
+    case GUMBO_TAG_EM: case GUMBO_TAG_FONT: case GUMBO_TAG_I: case GUMBO_TAG_NOBR:
+    case GUMBO_TAG_S: case GUMBO_TAG_SMALL: case GUMBO_TAG_STRIKE: case GUMBO_TAG_STRONG:
+    case GUMBO_TAG_TT: case GUMBO_TAG_U:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsHeading(GumboTag t) {
+  return t == GUMBO_TAG_H1 || t == GUMBO_TAG_H2 || t == GUMBO_TAG_H3 || t == GUMBO_TAG_H4 ||
+         t == GUMBO_TAG_H5 || t == GUMBO_TAG_H6;
+}
+
+// The "special" category, HTML namespace.
+bool IsSpecialHtml(GumboTag t) {
+  if (IsVoid(t) || IsHeading(t)) return true;
+  switch (t) {
+    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_APPLET: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_ASIDE:
+    case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_BODY: case GUMBO_TAG_BUTTON:
+    case GUMBO_TAG_CAPTION: case GUMBO_TAG_CENTER: case GUMBO_TAG_COLGROUP: case GUMBO_TAG_DD:
+    case GUMBO_TAG_DETAILS: case GUMBO_TAG_DIR: case GUMBO_TAG_DIV: case GUMBO_TAG_DL:
+    case GUMBO_TAG_DT: case GUMBO_TAG_FIELDSET: case GUMBO_TAG_FIGCAPTION:
+    case GUMBO_TAG_FIGURE: case GUMBO_TAG_FOOTER: case GUMBO_TAG_FORM: case GUMBO_TAG_FRAMESET:
+    case GUMBO_TAG_HEAD: case GUMBO_TAG_HEADER: case GUMBO_TAG_HGROUP: case GUMBO_TAG_HTML:
+    case GUMBO_TAG_IFRAME: case GUMBO_TAG_LI: case GUMBO_TAG_LISTING: case GUMBO_TAG_MAIN:
+    case GUMBO_TAG_MARQUEE: case GUMBO_TAG_MENU: case GUMBO_TAG_NAV: case GUMBO_TAG_NOEMBED:
+    case GUMBO_TAG_NOFRAMES: case GUMBO_TAG_NOSCRIPT: case GUMBO_TAG_OBJECT: case GUMBO_TAG_OL:
+    case GUMBO_TAG_P: case GUMBO_TAG_PLAINTEXT: case GUMBO_TAG_PRE: case GUMBO_TAG_SCRIPT:
+    case GUMBO_TAG_SECTION: case GUMBO_TAG_SELECT: case GUMBO_TAG_STYLE:
+    case GUMBO_TAG_SUMMARY: case GUMBO_TAG_TABLE: case GUMBO_TAG_TBODY: case GUMBO_TAG_TD:
+    case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_TEXTAREA: case GUMBO_TAG_TFOOT: case GUMBO_TAG_TH:
+    case GUMBO_TAG_THEAD: case GUMBO_TAG_TITLE: case GUMBO_TAG_TR: case GUMBO_TAG_UL:
+    case GUMBO_TAG_XMP:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// MathML text integration points, annotation-xml and the SVG HTML integration points: the
+// foreign members of the special category and of every scope's boundary.
+bool IsIntegrationTag(GumboTag t) {
+  switch (t) {
+    case GUMBO_TAG_MI: case GUMBO_TAG_MO: case GUMBO_TAG_MN: case GUMBO_TAG_MS:
+    case GUMBO_TAG_MTEXT: case GUMBO_TAG_ANNOTATION_XML: case GUMBO_TAG_FOREIGNOBJECT:
+    case GUMBO_TAG_DESC: case GUMBO_TAG_TITLE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Elements that push a marker onto the list of active formatting elements.
+bool IsMarkerTag(GumboTag t) {
+  switch (t) {
+    case GUMBO_TAG_APPLET: case GUMBO_TAG_MARQUEE: case GUMBO_TAG_OBJECT: case GUMBO_TAG_TD:
+    case GUMBO_TAG_TH: case GUMBO_TAG_CAPTION: case GUMBO_TAG_TEMPLATE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Start tags that "close a p element" if one is in button scope.
+bool ClosesP(GumboTag t) {
+  if (IsHeading(t)) return true;
+  switch (t) {
+    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_ASIDE:
+    case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_CENTER: case GUMBO_TAG_DETAILS:
+    case GUMBO_TAG_DIR: case GUMBO_TAG_DIV: case GUMBO_TAG_DL: case GUMBO_TAG_FIELDSET:
+    case GUMBO_TAG_FIGCAPTION: case GUMBO_TAG_FIGURE: case GUMBO_TAG_FOOTER:
+    case GUMBO_TAG_HEADER: case GUMBO_TAG_HGROUP: case GUMBO_TAG_MAIN: case GUMBO_TAG_MENU:
+    case GUMBO_TAG_NAV: case GUMBO_TAG_OL: case GUMBO_TAG_P: case GUMBO_TAG_SECTION:
+    case GUMBO_TAG_SUMMARY: case GUMBO_TAG_UL: case GUMBO_TAG_PRE: case GUMBO_TAG_LISTING:
+    case GUMBO_TAG_FORM: case GUMBO_TAG_PLAINTEXT: case GUMBO_TAG_TABLE: case GUMBO_TAG_HR:
+    case GUMBO_TAG_XMP: case GUMBO_TAG_LI: case GUMBO_TAG_DD: case GUMBO_TAG_DT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// End tags handled by "if the stack does not have the element in scope ignore, else pop until
+// it is popped" in the "in body" insertion mode.
+bool IsScopedBlock(GumboTag t) {
+  switch (t) {
+    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_ASIDE:
+    case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_BUTTON: case GUMBO_TAG_CENTER:
+    case GUMBO_TAG_DETAILS: case GUMBO_TAG_DIR: case GUMBO_TAG_DIV: case GUMBO_TAG_DL:
+    case GUMBO_TAG_FIELDSET: case GUMBO_TAG_FIGCAPTION: case GUMBO_TAG_FIGURE:
+    case GUMBO_TAG_FOOTER: case GUMBO_TAG_HEADER: case GUMBO_TAG_HGROUP: case GUMBO_TAG_LISTING:
+    case GUMBO_TAG_MAIN: case GUMBO_TAG_MENU: case GUMBO_TAG_NAV: case GUMBO_TAG_OL:
+    case GUMBO_TAG_PRE: case GUMBO_TAG_SECTION: case GUMBO_TAG_SUMMARY: case GUMBO_TAG_UL:
+    case GUMBO_TAG_DD: case GUMBO_TAG_DT: case GUMBO_TAG_APPLET: case GUMBO_TAG_MARQUEE:
+    case GUMBO_TAG_OBJECT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsTableSection(GumboTag t) {
+  return t == GUMBO_TAG_TBODY || t == GUMBO_TAG_THEAD || t == GUMBO_TAG_TFOOT;
+}
+
+// Start tags that only mean something inside a table (ignored in body).
+bool IsTablePart(GumboTag t) {
+  return IsTableSection(t) || t == GUMBO_TAG_TR || t == GUMBO_TAG_TD || t == GUMBO_TAG_TH ||
+         t == GUMBO_TAG_CAPTION || t == GUMBO_TAG_COLGROUP;
+}
+
+// Void start tags that reconstruct the active formatting elements first.
+bool VoidReconstructs(GumboTag t) {
+  switch (t) {
+    case GUMBO_TAG_AREA: case GUMBO_TAG_BR: case GUMBO_TAG_EMBED: case GUMBO_TAG_IMG:
+    case GUMBO_TAG_IMAGE: case GUMBO_TAG_KEYGEN: case GUMBO_TAG_WBR: case GUMBO_TAG_INPUT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Non-void start tags of "in body" that do not reconstruct the active formatting elements.
+bool SkipsReconstruction(GumboTag t) {
+  if (ClosesP(t) && t != GUMBO_TAG_XMP) return true;
+  switch (t) {
+    case GUMBO_TAG_HTML: case GUMBO_TAG_HEAD: case GUMBO_TAG_BODY: case GUMBO_TAG_FRAMESET:
+    case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_TEXTAREA:
+    case GUMBO_TAG_IFRAME: case GUMBO_TAG_NOEMBED: case GUMBO_TAG_NOFRAMES:
+    case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_TITLE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Elements whose content the tokenizer reads as raw text / RCDATA (scripting disabled, as in
+// Gumbo: <noscript> content is markup).
+bool IsRawText(GumboTag t) {
+  switch (t) {
+    case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_XMP: case GUMBO_TAG_IFRAME:
+    case GUMBO_TAG_NOEMBED: case GUMBO_TAG_NOFRAMES: case GUMBO_TAG_TEXTAREA:
+    case GUMBO_TAG_TITLE: case GUMBO_TAG_PLAINTEXT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Start tags that end foreign content (13.2.6.5, "any other start tag" exceptions).
+bool BreaksOutOfForeign(GumboTag t) {
+  if (IsHeading(t)) return true;
+  switch (t) {
+    case GUMBO_TAG_B: case GUMBO_TAG_BIG: case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_BODY:
+    case GUMBO_TAG_BR: case GUMBO_TAG_CENTER: case GUMBO_TAG_CODE: case GUMBO_TAG_DD:
+    case GUMBO_TAG_DIV: case GUMBO_TAG_DL: case GUMBO_TAG_DT: case GUMBO_TAG_EM:
+    case GUMBO_TAG_EMBED: case GUMBO_TAG_HEAD: case GUMBO_TAG_HR: case GUMBO_TAG_I:
+    case GUMBO_TAG_IMG: case GUMBO_TAG_LI: case GUMBO_TAG_LISTING: case GUMBO_TAG_MENU:
+    case GUMBO_TAG_META: case GUMBO_TAG_NOBR: case GUMBO_TAG_OL: case GUMBO_TAG_P:
+    case GUMBO_TAG_PRE: case GUMBO_TAG_RUBY: case GUMBO_TAG_S: case GUMBO_TAG_SMALL:
+    case GUMBO_TAG_SPAN: case GUMBO_TAG_STRONG: case GUMBO_TAG_STRIKE: case GUMBO_TAG_SUB:
+    case GUMBO_TAG_SUP: case GUMBO_TAG_TABLE: case GUMBO_TAG_TT: case GUMBO_TAG_U:
+    case GUMBO_TAG_UL: case GUMBO_TAG_VAR:
+    // Only with a color, face or size attribute in the spec; always here (it errs deeper).
+    case GUMBO_TAG_FONT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Tags whose HTML elements steer the insertion mode.
+bool IsStructuralHtmlName(GumboTag t) {
+  switch (t) {
+    case GUMBO_TAG_HTML: case GUMBO_TAG_HEAD: case GUMBO_TAG_BODY: case GUMBO_TAG_FRAMESET:
+    case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_SELECT: case GUMBO_TAG_OPTION:
+    case GUMBO_TAG_OPTGROUP: case GUMBO_TAG_TABLE: case GUMBO_TAG_CAPTION:
+    case GUMBO_TAG_COLGROUP: case GUMBO_TAG_COL: case GUMBO_TAG_TBODY: case GUMBO_TAG_THEAD:
+    case GUMBO_TAG_TFOOT: case GUMBO_TAG_TR: case GUMBO_TAG_TD: case GUMBO_TAG_TH:
+      return true;
+    default:
+      return false;
+  }
+}
+
+struct TagToken {
+  GumboTag tag = GUMBO_TAG_UNKNOWN;
+  uint32_t name_hash = 0;
+  uint32_t attr_hash = 0;  // order-independent, for the Noah's Ark clause
+  bool self_closing = false;
+  // <annotation-xml encoding="text/html|application/xhtml+xml">: an HTML integration point.
+  bool html_encoding = false;
+};
+
+// One entry of the stack of open elements.
+struct Entry {
+  GumboTag tag;
+  uint32_t name_hash;
+  uint32_t attr_hash;
+  bool foreign;        // SVG or MathML
+  bool html_encoding;  // annotation-xml that is an HTML integration point
+  uint32_t list_id;    // its entry in the list of active formatting elements; 0 if none
+};
+
+// The stack of open elements, with a count of open HTML elements per tag so that the common
+// "is there a <p> in scope?" question for an element that is not open at all costs O(1)
+// instead of a walk over the stack (which Gumbo makes, but the model need not add to).
+class OpenElements {
+ public:
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  const Entry& operator[](size_t i) const { return entries_[i]; }
+  const Entry& back() const { return entries_.back(); }
+  // An HTML element with this tag (or, for GUMBO_TAG_UNKNOWN, of any tag Gumbo does not know)
+  // is open, anywhere in the stack.
+  bool Contains(GumboTag tag) const { return html_counts_[tag] > 0; }
+
+  void push_back(const Entry& e) {
+    entries_.push_back(e);
+    Count(e, +1);
+  }
+  void pop_back() {
+    Count(entries_.back(), -1);
+    entries_.pop_back();
+  }
+  void resize(size_t n) {
+    while (entries_.size() > n) pop_back();
+  }
+  void erase(size_t i) { EraseIf(i, i + 1, [](const Entry&) { return true; }); }
+  // Removes the entries in [first, last) for which `remove` is true.
+  template <typename Remove>
+  void EraseIf(size_t first, size_t last, Remove remove) {
+    size_t out = first;
+    for (size_t i = first; i < last; ++i) {
+      if (remove(entries_[i])) {
+        Count(entries_[i], -1);
+      } else {
+        entries_[out++] = entries_[i];
+      }
+    }
+    entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(out),
+                   entries_.begin() + static_cast<std::ptrdiff_t>(last));
+  }
+  void SetListId(size_t i, uint32_t id) { entries_[i].list_id = id; }
+
+ private:
+  void Count(const Entry& e, int delta) {
+    if (!e.foreign) html_counts_[e.tag] += delta;
+  }
+
+  std::vector<Entry> entries_;
+  std::array<int, GUMBO_TAG_LAST + 1> html_counts_{};
+};
+
+enum class StartResult { kDrop, kKeep, kRawText, kPlaintext };
+
+enum class Scope { kDefault, kListItem, kButton, kTable };
+
+// The model of the tree builder's state (see the header for what it is for).
+class TreeModel {
+ public:
+  explicit TreeModel(size_t max_depth) : max_depth_(max_depth) {}
+
+  size_t max_depth_seen() const { return max_seen_; }
+  size_t depth() const { return stack_.size() + kImpliedDepth + framesets_; }
+
+  // What Gumbo's tokenizer checks to recognise CDATA sections (integration points included).
+  bool CurrentNodeIsForeign() const { return !stack_.empty() && stack_.back().foreign; }
+
+  bool InForeignContent() const {
+    return !stack_.empty() && stack_.back().foreign && !IsIntegrationPoint(stack_.back());
+  }
+
+  StartResult StartTag(const TagToken& t) {
+    if (document_ == Document::kFrameset) return StartTagInFrameset(t);
+    if (t.tag == GUMBO_TAG_FRAMESET) {
+      // A frameset replaces the body only if nothing but head content came before (and some
+      // body content that does not clear the parser's frameset-ok flag): rather than model
+      // that flag, the limiter removes every <frameset> it cannot be sure of, so the parser
+      // never switches modes behind the model's back.
+      if (document_ == Document::kBody) return StartResult::kDrop;
+      document_ = Document::kFrameset;
+      PopFrom(0);
+      return StartTagInFrameset(t);
+    }
+    if (document_ == Document::kHead && !KeepsHead(t.tag)) document_ = Document::kBody;
+    if (InForeignContent()) {
+      // SVG or MathML elements named like HTML table, select or document structure mean
+      // nothing, and Gumbo 0.10 confuses them with the HTML ones when it resets its insertion
+      // mode (one such input fails its assertions): they go.
+      if (IsStructuralHtmlName(t.tag)) return StartResult::kDrop;
+      if (!BreaksOutOfForeign(t.tag)) {
+        // Gumbo 0.10 resets its insertion mode by tag without looking at the namespace: an SVG
+        // or MathML element named "select" sends it into "in select" and a later <table> then
+        // fails an assertion (abort) on an empty stack. Such an element means nothing to a
+        // crawler: drop its start tag (the content stays).
+        if (t.tag == GUMBO_TAG_SELECT) return StartResult::kDrop;
+        if (t.self_closing) return StartResult::kKeep;
+        if (depth() + 1 > max_depth_) return StartResult::kDrop;
+        Push(t, /*foreign=*/true);
+        return StartResult::kKeep;
+      }
+      // Checked before the pops: a dropped tag must leave the model as the tree builder will.
+      if (depth() + ReconstructCount() + 1 > max_depth_) return StartResult::kDrop;
+      size_t i = stack_.size();
+      while (i > 0 && stack_[i - 1].foreign && !IsIntegrationPoint(stack_[i - 1])) --i;
+      PopFrom(i);
+    }
+    const size_t select = SelectIndex();
+    if (select != kNone) return StartTagInSelect(t, select);
+    return StartTagInBody(t);
+  }
+
+  void EndTag(const TagToken& t) {
+    if (document_ == Document::kFrameset) {
+      if (t.tag == GUMBO_TAG_FRAMESET && framesets_ > 0 && --framesets_ == 0) {
+        after_frameset_ = true;
+      }
+      return;
+    }
+    if (document_ == Document::kHead && t.tag != GUMBO_TAG_HEAD) document_ = Document::kBody;
+    if (!stack_.empty() && stack_.back().foreign) {
+      for (size_t i = stack_.size(); i > 0 && stack_[i - 1].foreign; --i) {
+        if (stack_[i - 1].name_hash == t.name_hash) {
+          PopFrom(i - 1);
+          return;
+        }
+      }
+    }
+    const size_t select = SelectIndex();
+    if (select != kNone) {
+      EndTagInSelect(t, select);
+      return;
+    }
+    EndTagInBody(t);
+  }
+
+  void Text(bool whitespace_only) {
+    if (document_ == Document::kFrameset) return;
+    if (!whitespace_only) document_ = Document::kBody;
+    if (InForeignContent() || SelectIndex() != kNone) return;
+    if (whitespace_only && !stack_.empty() && !stack_.back().foreign) {
+      const GumboTag top = stack_.back().tag;
+      if (top == GUMBO_TAG_TABLE || IsTableSection(top) || top == GUMBO_TAG_TR) return;
+    }
+    Reconstruct();
+  }
+
+ private:
+  // What the parser has made of the document so far, as far as <frameset> is concerned.
+  enum class Document {
+    kHead,      // only head content: a <frameset> would replace the (implied) body
+    kBody,      // body content, or anything the model is unsure of: <frameset> is removed
+    kFrameset,  // a frameset document: nothing but framesets, frames and noframes count
+  };
+
+  // Start tags that leave the parser before the body (or in it without content, which the
+  // model does not try to tell apart).
+  static bool KeepsHead(GumboTag tag) {
+    switch (tag) {
+      case GUMBO_TAG_HTML: case GUMBO_TAG_HEAD: case GUMBO_TAG_BASE: case GUMBO_TAG_BASEFONT:
+      case GUMBO_TAG_BGSOUND: case GUMBO_TAG_LINK: case GUMBO_TAG_META: case GUMBO_TAG_TITLE:
+      case GUMBO_TAG_STYLE: case GUMBO_TAG_SCRIPT:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // "in frameset" and "after frameset": everything but these is ignored by the parser.
+  StartResult StartTagInFrameset(const TagToken& t) {
+    switch (t.tag) {
+      case GUMBO_TAG_FRAMESET:
+        if (after_frameset_) return StartResult::kKeep;  // ignored
+        if (depth() + 1 > max_depth_) return StartResult::kDrop;
+        ++framesets_;
+        NoteDepth();
+        return StartResult::kKeep;
+      case GUMBO_TAG_NOFRAMES:
+        return StartResult::kRawText;
+      default:
+        return StartResult::kKeep;
+    }
+  }
+
+  // An entry of the list of active formatting elements (13.2.4.3), in the list's order: a
+  // marker, or a formatting element that is open (on the stack, whose entry has the same id)
+  // or closed but still listed (the next reconstruction re-opens it).
+  struct ListItem {
+    uint32_t id;  // 0 for a marker
+    GumboTag tag;
+    uint32_t name_hash;
+    uint32_t attr_hash;
+    bool open;
+  };
+
+  // Where HTML rules apply again inside foreign content. annotation-xml is one only with an
+  // HTML encoding; erring either way here would let the model read markup as raw text (or the
+  // reverse), so it follows the spec.
+  static bool IsIntegrationPoint(const Entry& e) {
+    if (!e.foreign || !IsIntegrationTag(e.tag)) return false;
+    return e.tag != GUMBO_TAG_ANNOTATION_XML || e.html_encoding;
+  }
+  static bool IsSpecial(const Entry& e) {
+    return e.foreign ? IsIntegrationTag(e.tag) : IsSpecialHtml(e.tag);
+  }
+  static bool IsMarkerElement(const Entry& e) { return !e.foreign && IsMarkerTag(e.tag); }
+  static bool IsHtml(const Entry& e, GumboTag t) { return !e.foreign && e.tag == t; }
+
+  static bool IsScopeBoundary(const Entry& e, Scope scope) {
+    if (e.foreign) return scope != Scope::kTable && IsIntegrationTag(e.tag);
+    switch (e.tag) {
+      case GUMBO_TAG_HTML: case GUMBO_TAG_TABLE: case GUMBO_TAG_TEMPLATE:
+        return true;
+      case GUMBO_TAG_APPLET: case GUMBO_TAG_CAPTION: case GUMBO_TAG_TD: case GUMBO_TAG_TH:
+      case GUMBO_TAG_MARQUEE: case GUMBO_TAG_OBJECT:
+        return scope != Scope::kTable;
+      case GUMBO_TAG_OL: case GUMBO_TAG_UL:
+        return scope == Scope::kListItem;
+      case GUMBO_TAG_BUTTON:
+        return scope == Scope::kButton;
+      default:
+        return false;
+    }
+  }
+
+  template <typename Match>
+  size_t FindInScope(Match match, Scope scope) const {
+    for (size_t i = stack_.size(); i > 0; --i) {
+      const Entry& e = stack_[i - 1];
+      if (match(e)) return i - 1;
+      if (IsScopeBoundary(e, scope)) return kNone;
+    }
+    return kNone;
+  }
+
+  size_t FindHtmlInScope(GumboTag t, Scope scope) const {
+    if (!stack_.Contains(t)) return kNone;
+    return FindInScope([t](const Entry& e) { return IsHtml(e, t); }, scope);
+  }
+
+  size_t SelectIndex() const {
+    size_t i = stack_.size();
+    while (i > 0 && (IsHtml(stack_[i - 1], GUMBO_TAG_OPTION) ||
+                     IsHtml(stack_[i - 1], GUMBO_TAG_OPTGROUP))) {
+      --i;
+    }
+    return i > 0 && IsHtml(stack_[i - 1], GUMBO_TAG_SELECT) ? i - 1 : kNone;
+  }
+
+  // The nearest table-structure element, which decides the table insertion modes.
+  size_t TableContext() const {
+    // Table parts are only ever opened inside a table (or a template).
+    if (!stack_.Contains(GUMBO_TAG_TABLE) && !stack_.Contains(GUMBO_TAG_TEMPLATE)) return kNone;
+    for (size_t i = stack_.size(); i > 0; --i) {
+      const Entry& e = stack_[i - 1];
+      if (e.foreign) continue;
+      if (e.tag == GUMBO_TAG_TABLE || IsTablePart(e.tag) || e.tag == GUMBO_TAG_TEMPLATE) {
+        return i - 1;
+      }
+    }
+    return kNone;
+  }
+
+  size_t FirstAfterMarker() const { return list_markers_.empty() ? 0 : list_markers_.back() + 1; }
+
+  // The last formatting element with this name after the last marker, or kNone.
+  size_t FindListed(uint32_t name_hash) const {
+    for (size_t i = list_.size(); i > FirstAfterMarker(); --i) {
+      if (list_[i - 1].name_hash == name_hash) return i - 1;
+    }
+    return kNone;
+  }
+
+  size_t ListIndexOf(uint32_t id) const {
+    for (size_t i = list_.size(); i > 0; --i) {
+      if (list_[i - 1].id == id) return i - 1;
+    }
+    return kNone;
+  }
+
+  size_t StackIndexOf(uint32_t id) const {
+    for (size_t i = stack_.size(); i > 0; --i) {
+      if (stack_[i - 1].list_id == id) return i - 1;
+    }
+    return kNone;
+  }
+
+  // Removes list_[i] (not a marker); an open element stays open but leaves the list.
+  void Unlist(size_t i) {
+    if (list_[i].open) {
+      const size_t at = StackIndexOf(list_[i].id);
+      if (at != kNone) stack_.SetListId(at, 0);
+    }
+    list_.erase(list_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+
+  // "Clear the list of active formatting elements up to the last marker".
+  void ClearListToLastMarker() {
+    const size_t marker = list_markers_.empty() ? 0 : list_markers_.back();
+    for (size_t i = marker; i < list_.size(); ++i) {
+      if (list_[i].id != 0 && list_[i].open) {
+        const size_t at = StackIndexOf(list_[i].id);
+        if (at != kNone) stack_.SetListId(at, 0);
+      }
+    }
+    list_.resize(marker);
+    if (!list_markers_.empty()) list_markers_.pop_back();
+  }
+
+  void NoteDepth() { max_seen_ = std::max(max_seen_, depth()); }
+
+  void Push(const TagToken& t, bool foreign) {
+    uint32_t list_id = 0;
+    if (!foreign && IsFormatting(t.tag)) {
+      list_id = next_list_id_++;
+      list_.push_back(ListItem{list_id, t.tag, t.name_hash, t.attr_hash, true});
+    }
+    stack_.push_back(Entry{t.tag, t.name_hash, t.attr_hash, foreign, t.html_encoding, list_id});
+    if (!foreign && IsMarkerTag(t.tag)) {
+      list_markers_.push_back(list_.size());
+      list_.push_back(ListItem{0, t.tag, 0, 0, false});
+    }
+    NoteDepth();
+  }
+
+  void PushImplied(GumboTag tag) {
+    TagToken t;
+    t.tag = tag;
+    t.name_hash = HashName(gumbo_normalized_tagname(tag));
+    Push(t, /*foreign=*/false);
+  }
+
+  // Pops stack_[index..]. Formatting elements popped this way stay in the list of active
+  // formatting elements (and are reconstructed later) unless a marker element above them in the
+  // list is popped too.
+  void PopFrom(size_t index) {
+    if (index == kNone || index >= stack_.size()) return;
+    while (stack_.size() > index) {
+      const Entry& e = stack_.back();
+      if (IsMarkerElement(e)) {
+        ClearListToLastMarker();
+      } else if (e.list_id != 0) {
+        const size_t i = ListIndexOf(e.list_id);
+        if (i != kNone) list_[i].open = false;
+      }
+      stack_.pop_back();
+    }
+  }
+
+  // Where "reconstruct the active formatting elements" starts re-opening: after the last entry
+  // that is a marker or open. Returns list_.size() if there is nothing to re-open.
+  size_t ReconstructFrom() const {
+    size_t i = list_.size();
+    while (i > 0 && list_[i - 1].id != 0 && !list_[i - 1].open) --i;
+    return i;
+  }
+
+  size_t ReconstructCount() const { return list_.size() - ReconstructFrom(); }
+
+  void Reconstruct() {
+    for (size_t i = ReconstructFrom(); i < list_.size(); ++i) {
+      ListItem& item = list_[i];
+      item.open = true;
+      stack_.push_back(Entry{item.tag, item.name_hash, item.attr_hash, false, false, item.id});
+    }
+    NoteDepth();
+  }
+
+  // Noah's Ark: at most three identical formatting elements after the last marker; the
+  // earliest goes before a fourth is added.
+  void NoahsArk(const TagToken& t) {
+    size_t count = 0;
+    size_t earliest = kNone;
+    for (size_t i = FirstAfterMarker(); i < list_.size(); ++i) {
+      if (list_[i].name_hash == t.name_hash && list_[i].attr_hash == t.attr_hash) {
+        if (earliest == kNone) earliest = i;
+        ++count;
+      }
+    }
+    if (count >= 3) Unlist(earliest);
+  }
+
+  // Gumbo compares tags here by its enum, so the end tag of any element it does not know (a
+  // custom element, say) closes the nearest open element it does not know, whatever its name.
+  void AnyOtherEndTag(const TagToken& t) {
+    if (!stack_.Contains(t.tag)) return;  // nothing to close
+    for (size_t i = stack_.size(); i > 0; --i) {
+      const Entry& e = stack_[i - 1];
+      if (!e.foreign && e.tag == t.tag) {
+        PopFrom(i - 1);
+        return;
+      }
+      if (IsSpecial(e)) return;
+    }
+  }
+
+  // The adoption agency algorithm as Gumbo 0.10 runs it (checked against its behaviour; it
+  // differs from today's spec), as far as the stack depth is concerned.
+  void AdoptionAgency(const TagToken& t) {
+    // The current node, if it is the element but no longer listed, just closes.
+    if (!stack_.empty() && IsHtml(stack_.back(), t.tag) && stack_.back().list_id == 0) {
+      stack_.pop_back();
+      return;
+    }
+    // No such formatting element listed: Gumbo ignores the end tag (no "any other end tag").
+    const size_t listed = FindListed(t.name_hash);
+    if (listed == kNone) return;
+    if (!list_[listed].open) {
+      Unlist(listed);
+      return;
+    }
+    const size_t f = StackIndexOf(list_[listed].id);
+    if (f == kNone) {
+      Unlist(listed);
+      return;
+    }
+    if (FindHtmlInScope(t.tag, Scope::kDefault) == kNone) return;  // ignored
+    size_t furthest_block = kNone;
+    size_t special_above = 0;
+    for (size_t i = f + 1; i < stack_.size(); ++i) {
+      if (!IsSpecial(stack_[i])) continue;
+      if (furthest_block == kNone) furthest_block = i;
+      ++special_above;
+    }
+    if (furthest_block == kNone) {
+      PopFrom(f + 1);
+      Unlist(listed);
+      stack_.pop_back();
+      return;
+    }
+    // Each outer iteration moves a clone of the formatting element below the next furthest
+    // block; the iteration that finds none pops it (and what lies above it, which the model
+    // keeps: it errs deep). After 8 iterations the clone stays open.
+    if (special_above >= 8) return;
+    // The inner loop goes from the furthest block towards the formatting element: ordinary
+    // elements leave the stack, formatting ones are replaced by clones. Editions of the spec
+    // differ on how far it goes; the model takes the shortest (three elements), so as to err
+    // deep.
+    for (size_t i = furthest_block, looked = 0; i > f + 1 && looked < 3; ++looked) {
+      --i;
+      if (stack_[i].list_id == 0) stack_.erase(i);
+    }
+    Unlist(listed);
+    stack_.erase(f);
+  }
+
+  void ClosePInButtonScope() { PopFrom(FindHtmlInScope(GUMBO_TAG_P, Scope::kButton)); }
+
+  // The li / dd / dt start tag loop.
+  void CloseListItem(GumboTag a, GumboTag b) {
+    if (!stack_.Contains(a) && !stack_.Contains(b)) return;
+    for (size_t i = stack_.size(); i > 0; --i) {
+      const Entry& e = stack_[i - 1];
+      if (IsHtml(e, a) || IsHtml(e, b)) {
+        PopFrom(i - 1);
+        return;
+      }
+      if (IsSpecial(e) && !IsHtml(e, GUMBO_TAG_ADDRESS) && !IsHtml(e, GUMBO_TAG_DIV) &&
+          !IsHtml(e, GUMBO_TAG_P)) {
+        return;
+      }
+    }
+  }
+
+  StartResult StartTableStructure(const TagToken& t) {
+    // Up to two implied elements (tbody, tr) come with the tag; checked before any change, as
+    // a dropped tag must leave the model as the tree builder will be.
+    if (depth() + 3 > max_depth_) return StartResult::kDrop;
+    size_t ctx = TableContext();
+    if (ctx == kNone || stack_[ctx].tag == GUMBO_TAG_TEMPLATE) return StartResult::kKeep;
+    const GumboTag c = stack_[ctx].tag;
+    if (c == GUMBO_TAG_TD || c == GUMBO_TAG_TH || c == GUMBO_TAG_CAPTION ||
+        c == GUMBO_TAG_COLGROUP) {
+      PopFrom(ctx);
+      ctx = TableContext();
+      if (ctx == kNone || stack_[ctx].tag == GUMBO_TAG_TEMPLATE) return StartResult::kKeep;
+    }
+    const GumboTag tag = t.tag;
+    if (tag == GUMBO_TAG_TD || tag == GUMBO_TAG_TH) {
+      PopFrom(ctx + 1);
+      if (stack_[ctx].tag == GUMBO_TAG_TABLE) PushImplied(GUMBO_TAG_TBODY);
+      if (stack_[ctx].tag != GUMBO_TAG_TR) PushImplied(GUMBO_TAG_TR);
+    } else if (tag == GUMBO_TAG_TR) {
+      if (stack_[ctx].tag == GUMBO_TAG_TR) {
+        PopFrom(ctx);
+        ctx = TableContext();
+        if (ctx == kNone) return StartResult::kKeep;
+      }
+      PopFrom(ctx + 1);
+      if (stack_[ctx].tag == GUMBO_TAG_TABLE) PushImplied(GUMBO_TAG_TBODY);
+    } else {
+      // caption, colgroup, tbody, thead, tfoot: back to the table itself.
+      size_t table = kNone;
+      for (size_t i = ctx + 1; i > 0; --i) {
+        if (IsHtml(stack_[i - 1], GUMBO_TAG_TABLE)) {
+          table = i - 1;
+          break;
+        }
+      }
+      if (table == kNone) return StartResult::kKeep;
+      PopFrom(table + 1);
+    }
+    Push(t, /*foreign=*/false);
+    return StartResult::kKeep;
+  }
+
+  StartResult StartTagInBody(const TagToken& t) {
+    const GumboTag tag = t.tag;
+    switch (tag) {
+      case GUMBO_TAG_HTML: case GUMBO_TAG_HEAD: case GUMBO_TAG_BODY:
+        return StartResult::kKeep;
+      default:
+        break;
+    }
+    if (IsRawText(tag)) {
+      // Raw text elements are closed by their own end tag, which the scanner consumes with the
+      // content; they never stay on the stack.
+      if (tag == GUMBO_TAG_XMP || tag == GUMBO_TAG_PLAINTEXT) ClosePInButtonScope();
+      if (tag == GUMBO_TAG_XMP) Reconstruct();
+      return tag == GUMBO_TAG_PLAINTEXT ? StartResult::kPlaintext : StartResult::kRawText;
+    }
+    if (IsVoid(tag)) {
+      if (tag == GUMBO_TAG_HR) ClosePInButtonScope();
+      if (VoidReconstructs(tag)) Reconstruct();
+      return StartResult::kKeep;
+    }
+    if (IsTablePart(tag)) return StartTableStructure(t);
+    if (tag == GUMBO_TAG_FORM && form_open_) return StartResult::kKeep;  // ignored by the parser
+
+    const size_t reconstructed = SkipsReconstruction(tag) ? 0 : ReconstructCount();
+    if (depth() + reconstructed + 1 > max_depth_) return StartResult::kDrop;
+
+    switch (tag) {
+      case GUMBO_TAG_LI:
+        CloseListItem(GUMBO_TAG_LI, GUMBO_TAG_LI);
+        break;
+      case GUMBO_TAG_DD: case GUMBO_TAG_DT:
+        CloseListItem(GUMBO_TAG_DD, GUMBO_TAG_DT);
+        break;
+      case GUMBO_TAG_TABLE: {
+        const size_t ctx = TableContext();
+        if (ctx != kNone && !IsMarkerTag(stack_[ctx].tag)) {
+          // A table directly in a table (or its column group) closes it.
+          for (size_t i = ctx + 1; i > 0; --i) {
+            if (IsHtml(stack_[i - 1], GUMBO_TAG_TABLE)) {
+              PopFrom(i - 1);
+              break;
+            }
+          }
+        }
+        break;
+      }
+      case GUMBO_TAG_A: {
+        // An <a> in the list after the last marker: run the adoption agency, then make sure
+        // that element is gone from the list and the stack.
+        const size_t listed = FindListed(t.name_hash);
+        if (listed == kNone) break;
+        const uint32_t id = list_[listed].id;
+        AdoptionAgency(t);
+        const size_t still_listed = ListIndexOf(id);
+        if (still_listed != kNone) Unlist(still_listed);
+        const size_t still_open = StackIndexOf(id);
+        if (still_open != kNone) stack_.erase(still_open);
+        break;
+      }
+      case GUMBO_TAG_NOBR:
+        if (FindHtmlInScope(GUMBO_TAG_NOBR, Scope::kDefault) != kNone) {
+          Reconstruct();
+          AdoptionAgency(t);
+        }
+        break;
+      case GUMBO_TAG_BUTTON:
+        PopFrom(FindHtmlInScope(GUMBO_TAG_BUTTON, Scope::kDefault));
+        break;
+      case GUMBO_TAG_OPTION: case GUMBO_TAG_OPTGROUP:
+        if (!stack_.empty() && IsHtml(stack_.back(), GUMBO_TAG_OPTION)) stack_.pop_back();
+        break;
+      default:
+        break;
+    }
+    if (ClosesP(tag)) ClosePInButtonScope();
+    if (IsHeading(tag) && !stack_.empty() && !stack_.back().foreign &&
+        IsHeading(stack_.back().tag)) {
+      stack_.pop_back();
+    }
+    if (!SkipsReconstruction(tag)) Reconstruct();
+    if (IsFormatting(tag)) NoahsArk(t);
+    const bool foreign = tag == GUMBO_TAG_SVG || tag == GUMBO_TAG_MATH;
+    if (foreign && t.self_closing) return StartResult::kKeep;
+    Push(t, foreign);
+    if (tag == GUMBO_TAG_FORM) form_open_ = true;
+    return StartResult::kKeep;
+  }
+
+  StartResult StartTagInSelect(const TagToken& t, size_t select) {
+    switch (t.tag) {
+      case GUMBO_TAG_OPTION: case GUMBO_TAG_OPTGROUP:
+        if (IsHtml(stack_.back(), GUMBO_TAG_OPTION)) stack_.pop_back();
+        if (t.tag == GUMBO_TAG_OPTGROUP && IsHtml(stack_.back(), GUMBO_TAG_OPTGROUP)) {
+          stack_.pop_back();
+        }
+        if (depth() + 1 > max_depth_) return StartResult::kDrop;
+        Push(t, /*foreign=*/false);
+        return StartResult::kKeep;
+      case GUMBO_TAG_SELECT:
+        PopFrom(select);
+        return StartResult::kKeep;
+      case GUMBO_TAG_INPUT: case GUMBO_TAG_KEYGEN: case GUMBO_TAG_TEXTAREA:
+      case GUMBO_TAG_CAPTION: case GUMBO_TAG_TABLE: case GUMBO_TAG_TBODY: case GUMBO_TAG_TFOOT:
+      case GUMBO_TAG_THEAD: case GUMBO_TAG_TR: case GUMBO_TAG_TD: case GUMBO_TAG_TH:
+        if (depth() + ReconstructCount() + 3 > max_depth_) return StartResult::kDrop;
+        PopFrom(select);
+        return StartTagInBody(t);
+      case GUMBO_TAG_SCRIPT:
+        return StartResult::kRawText;
+      default:
+        // Ignored by the tree builder, so the tokenizer does not switch to raw text either.
+        return StartResult::kKeep;
+    }
+  }
+
+  void EndTagInSelect(const TagToken& t, size_t select) {
+    switch (t.tag) {
+      case GUMBO_TAG_OPTGROUP:
+        if (IsHtml(stack_.back(), GUMBO_TAG_OPTION) && stack_.size() >= 2 &&
+            IsHtml(stack_[stack_.size() - 2], GUMBO_TAG_OPTGROUP)) {
+          stack_.pop_back();
+        }
+        if (IsHtml(stack_.back(), GUMBO_TAG_OPTGROUP)) stack_.pop_back();
+        return;
+      case GUMBO_TAG_OPTION:
+        if (IsHtml(stack_.back(), GUMBO_TAG_OPTION)) stack_.pop_back();
+        return;
+      case GUMBO_TAG_SELECT:
+        PopFrom(select);
+        return;
+      case GUMBO_TAG_CAPTION: case GUMBO_TAG_TABLE: case GUMBO_TAG_TBODY: case GUMBO_TAG_TFOOT:
+      case GUMBO_TAG_THEAD: case GUMBO_TAG_TR: case GUMBO_TAG_TD: case GUMBO_TAG_TH:
+        if (FindHtmlInScope(t.tag, Scope::kTable) != kNone) {
+          PopFrom(select);
+          EndTagInBody(t);
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  void EndTagInBody(const TagToken& t) {
+    const GumboTag tag = t.tag;
+    if (tag == GUMBO_TAG_UNKNOWN) {
+      AnyOtherEndTag(t);
+      return;
+    }
+    switch (tag) {
+      case GUMBO_TAG_HTML: case GUMBO_TAG_HEAD: case GUMBO_TAG_BODY:
+        return;
+      case GUMBO_TAG_BR:
+        Reconstruct();
+        return;
+      case GUMBO_TAG_P:
+        // Without a p to close, the parser re-opens the formatting elements and inserts one.
+        if (FindHtmlInScope(GUMBO_TAG_P, Scope::kButton) == kNone) Reconstruct();
+        ClosePInButtonScope();
+        return;
+      case GUMBO_TAG_FORM: {
+        if (!std::exchange(form_open_, false)) return;
+        // Only the form element itself is removed; what was opened inside stays open.
+        const size_t i = FindHtmlInScope(GUMBO_TAG_FORM, Scope::kDefault);
+        if (i != kNone) stack_.erase(i);
+        return;
+      }
+      case GUMBO_TAG_LI:
+        PopFrom(FindHtmlInScope(GUMBO_TAG_LI, Scope::kListItem));
+        return;
+      case GUMBO_TAG_TEMPLATE:
+        PopFrom(FindHtmlInScope(GUMBO_TAG_TEMPLATE, Scope::kTable));
+        return;
+      default:
+        break;
+    }
+    if (IsHeading(tag)) {
+      const bool open = stack_.Contains(GUMBO_TAG_H1) || stack_.Contains(GUMBO_TAG_H2) ||
+                        stack_.Contains(GUMBO_TAG_H3) || stack_.Contains(GUMBO_TAG_H4) ||
+                        stack_.Contains(GUMBO_TAG_H5) || stack_.Contains(GUMBO_TAG_H6);
+      if (!open) return;
+      PopFrom(FindInScope([](const Entry& e) { return !e.foreign && IsHeading(e.tag); },
+                          Scope::kDefault));
+    } else if (tag == GUMBO_TAG_TABLE || IsTablePart(tag)) {
+      PopFrom(FindHtmlInScope(tag, Scope::kTable));
+    } else if (IsFormatting(tag)) {
+      AdoptionAgency(t);
+    } else if (IsScopedBlock(tag)) {
+      PopFrom(FindHtmlInScope(tag, Scope::kDefault));
+    } else {
+      AnyOtherEndTag(t);
+    }
+  }
+
+  const size_t max_depth_;
+  OpenElements stack_;
+  std::vector<ListItem> list_;
+  std::vector<size_t> list_markers_;  // indices of the markers in list_
+  uint32_t next_list_id_ = 1;
+  bool form_open_ = false;  // the tree builder's form element pointer is set
+  Document document_ = Document::kHead;
+  size_t framesets_ = 0;  // open <frameset> elements in a frameset document
+  bool after_frameset_ = false;  // the outermost frameset is closed
+  size_t max_seen_ = kImpliedDepth;
+};
+
+// The scanner: a tokenizer just precise enough to find tags, attributes, comments and raw text
+// the way the HTML tokenizer does.
+class Limiter {
+ public:
+  // html_[begin, end) becomes `replacement`. Edits are made in increasing, non-overlapping
+  // order as the scan goes, and applied in one copy at the end.
+  struct Edit {
+    size_t begin;
+    size_t end;
+    std::string_view replacement;
+  };
+
+  Limiter(std::string& html, const NestingLimits& limits)
+      : html_(html), in_(html), limits_(limits), model_(limits.max_depth) {}
+
+  NestingLimitReport Run() {
+    const size_t n = in_.size();
+    size_t pos = 0;
+    while (pos < n) {
+      const size_t lt = in_.find('<', pos);
+      if (lt == std::string_view::npos) {
+        Text(pos, n);
+        break;
+      }
+      if (lt > pos) Text(pos, lt);
+      pos = Markup(lt);
+    }
+    report_.max_modelled_depth = model_.max_depth_seen();
+    report_.final_modelled_depth = model_.depth();
+    if (!edits_.empty()) Apply();
+    return report_;
+  }
+
+ private:
+  struct Attributes {
+    size_t end = 0;         // just past the '>'; npos at end of input (the tag is discarded)
+    size_t count = 0;
+    uint32_t hash = 0;
+    bool self_closing = false;
+    // The first encoding="..." is text/html or application/xhtml+xml (annotation-xml), or
+    // holds a character reference the model does not decode.
+    bool html_encoding = false;
+    bool unsure_encoding = false;
+  };
+
+  // The first "encoding" attribute counts, as the tokenizer drops later duplicates.
+  void NoteEncoding(std::string_view name, std::string_view value, bool& seen, Attributes& a) {
+    if (seen || !internal::EqualsIgnoreCase(name, "encoding")) return;
+    seen = true;
+    a.unsure_encoding = value.find('&') != std::string_view::npos;
+    a.html_encoding = internal::EqualsIgnoreCase(value, "text/html") ||
+                      internal::EqualsIgnoreCase(value, "application/xhtml+xml");
+  }
+
+  void Text(size_t begin, size_t end) {
+    bool whitespace_only = true;
+    for (size_t i = begin; i < end && whitespace_only; ++i) whitespace_only = IsWhitespace(in_[i]);
+    model_.Text(whitespace_only);
+  }
+
+  // Handles the markup starting at in_[lt] == '<'; returns where scanning resumes.
+  size_t Markup(size_t lt) {
+    const size_t n = in_.size();
+    if (lt + 1 >= n) {
+      Text(lt, n);
+      return n;
+    }
+    const char c = in_[lt + 1];
+    if (c == '!') {
+      if (in_.compare(lt, 4, "<!--") == 0) {
+        const size_t end = SkipComment(lt + 4);
+        Defang(lt + 4, end);
+        return end;
+      }
+      if (model_.CurrentNodeIsForeign() && in_.compare(lt, 9, "<![CDATA[") == 0) {
+        const size_t close = in_.find("]]>", lt + 9);
+        Defang(lt + 9, close == std::string_view::npos ? n : close);
+        return close == std::string_view::npos ? n : close + 3;
+      }
+      return SkipPast('>', lt + 2);
+    }
+    if (c == '?') return SkipPast('>', lt + 2);
+    if (c == '/') {
+      if (lt + 2 >= n) return n;
+      if (IsAlpha(in_[lt + 2])) return Tag(lt, /*end_tag=*/true);
+      return SkipPast('>', lt + 2);  // "</>" and bogus comments
+    }
+    if (IsAlpha(c)) return Tag(lt, /*end_tag=*/false);
+    Text(lt, lt + 1);
+    return lt + 1;
+  }
+
+  size_t SkipPast(char c, size_t from) const {
+    const size_t at = in_.find(c, from);
+    return at == std::string_view::npos ? in_.size() : at + 1;
+  }
+
+  // `from` is just after "<!--".
+  size_t SkipComment(size_t from) const {
+    if (in_.compare(from, 1, ">") == 0) return from + 1;   // <!-->
+    if (in_.compare(from, 2, "->") == 0) return from + 2;  // <!--->
+    const size_t a = in_.find("-->", from);
+    const size_t b = in_.find("--!>", from);
+    if (a == std::string_view::npos && b == std::string_view::npos) return in_.size();
+    return a <= b ? a + 3 : b + 4;
+  }
+
+  // Reads attributes from `p` (just after the tag name) to the end of the tag, dropping those
+  // past the limit. A tag cut by the end of the input is discarded by the tokenizer, but only
+  // after it has read (and compared) all its attributes, so the excess goes all the same.
+  Attributes ReadAttributes(size_t p) {
+    const size_t n = in_.size();
+    Attributes a;
+    size_t drop_from = std::string_view::npos;
+    size_t tag_close = std::string_view::npos;
+    auto cut_by_end_of_input = [&] {
+      if (drop_from != std::string_view::npos) {
+        edits_.push_back(Edit{drop_from, n, ""});
+        report_.dropped_attributes += a.count - limits_.max_attributes;
+      }
+      a.end = std::string_view::npos;
+      return a;
+    };
+    bool seen_encoding = false;
+    while (tag_close == std::string_view::npos) {
+      while (p < n && IsWhitespace(in_[p])) ++p;
+      if (p >= n) return cut_by_end_of_input();
+      if (in_[p] == '>') {
+        tag_close = p;
+        break;
+      }
+      if (in_[p] == '/') {
+        if (p + 1 < n && in_[p + 1] == '>') {
+          a.self_closing = true;
+          tag_close = p++;
+          break;
+        }
+        ++p;
+        continue;
+      }
+      if (++a.count == limits_.max_attributes + 1) drop_from = p;
+      // Name: the first character may be '=', the rest ends at whitespace, '/', '>' or '='.
+      const size_t name_begin = p;
+      uint32_t h = Fnv1a(kFnvBasis, Lower(in_[p++]));
+      while (p < n && !IsWhitespace(in_[p]) && in_[p] != '/' && in_[p] != '>' && in_[p] != '=') {
+        h = Fnv1a(h, Lower(in_[p++]));
+      }
+      const std::string_view name = in_.substr(name_begin, p - name_begin);
+      std::string_view value;
+      size_t q = p;
+      while (q < n && IsWhitespace(in_[q])) ++q;
+      if (q < n && in_[q] == '=') {
+        p = q + 1;
+        while (p < n && IsWhitespace(in_[p])) ++p;
+        if (p >= n) return cut_by_end_of_input();
+        h = Fnv1a(h, '=');
+        if (in_[p] == '"' || in_[p] == '\'') {
+          const size_t close = in_.find(in_[p], p + 1);
+          if (close == std::string_view::npos) return cut_by_end_of_input();
+          for (size_t i = p + 1; i < close; ++i) h = Fnv1a(h, static_cast<unsigned char>(in_[i]));
+          value = in_.substr(p + 1, close - p - 1);
+          p = close + 1;
+        } else {
+          const size_t value_begin = p;
+          while (p < n && !IsWhitespace(in_[p]) && in_[p] != '>') {
+            h = Fnv1a(h, static_cast<unsigned char>(in_[p++]));
+          }
+          value = in_.substr(value_begin, p - value_begin);
+        }
+      } else {
+        p = q;
+      }
+      NoteEncoding(name, value, seen_encoding, a);
+      // A sum of mixed per-attribute hashes does not depend on attribute order.
+      a.hash += h * 0x9E3779B1u;
+    }
+    a.end = p + 1;
+    if (drop_from != std::string_view::npos) {
+      edits_.push_back(Edit{drop_from, tag_close, ""});
+      report_.dropped_attributes += a.count - limits_.max_attributes;
+    }
+    return a;
+  }
+
+  size_t Tag(size_t lt, bool end_tag) {
+    const size_t n = in_.size();
+    size_t p = lt + (end_tag ? 2 : 1);
+    char name[kMaxKnownTagName];
+    size_t len = 0;
+    uint32_t name_hash = kFnvBasis;
+    while (p < n && !IsWhitespace(in_[p]) && in_[p] != '/' && in_[p] != '>') {
+      const unsigned char c = Lower(in_[p++]);
+      name_hash = Fnv1a(name_hash, c);
+      if (len < kMaxKnownTagName) name[len] = static_cast<char>(c);
+      ++len;
+    }
+    const Attributes attributes = ReadAttributes(p);
+    if (attributes.end == std::string_view::npos) return n;  // EOF in a tag: discarded
+    TagToken token;
+    token.tag = len <= kMaxKnownTagName ? gumbo_tagn_enum(name, static_cast<unsigned>(len))
+                                        : GUMBO_TAG_UNKNOWN;
+    token.name_hash = name_hash;
+    token.attr_hash = attributes.hash;
+    token.self_closing = attributes.self_closing;
+    token.html_encoding = attributes.html_encoding;
+    if (end_tag) {
+      model_.EndTag(token);
+      return attributes.end;
+    }
+    const StartResult result = token.tag == GUMBO_TAG_ANNOTATION_XML && attributes.unsure_encoding
+                                   ? StartResult::kDrop
+                                   : model_.StartTag(token);
+    if (result == StartResult::kKeep && IsRawText(token.tag) && token.tag != GUMBO_TAG_PLAINTEXT) {
+      // A raw text element the model says the parser will not read as raw text (foreign
+      // content, ignored in a select or a frameset). Should the model be wrong, its content
+      // must not turn into markup the model never saw.
+      const size_t end = RawTextEnd(attributes.end, std::string_view(name, len));
+      Defang(attributes.end, end, token.tag == GUMBO_TAG_TITLE || token.tag == GUMBO_TAG_TEXTAREA);
+      // To the parser (if the model is right) this is text now; the end tag comes next.
+      if (end > attributes.end) Text(attributes.end, end);
+      return end;
+    }
+    switch (result) {
+      case StartResult::kDrop:
+        // The whole tag goes; attribute drops inside it are subsumed.
+        while (!edits_.empty() && edits_.back().begin > lt) edits_.pop_back();
+        edits_.push_back(Edit{lt, attributes.end, ""});
+        ++report_.dropped_start_tags;
+        return attributes.end;
+      case StartResult::kKeep:
+        return attributes.end;
+      case StartResult::kPlaintext:
+        Defang(attributes.end, n);
+        return n;
+      case StartResult::kRawText:
+        // <title> and <textarea> (RCDATA) decode character references: "&lt;" keeps their
+        // text as it was.
+        return SkipRawText(attributes.end, std::string_view(name, len),
+                           token.tag == GUMBO_TAG_TITLE || token.tag == GUMBO_TAG_TEXTAREA);
+    }
+    return attributes.end;
+  }
+
+  // Where raw text that starts at `from` ends: the "</name" of the first appropriate end tag,
+  // or the end of the input.
+  size_t RawTextEnd(size_t from, std::string_view name) const {
+    const size_t n = in_.size();
+    for (size_t p = from;;) {
+      const size_t lt = in_.find("</", p);
+      if (lt == std::string_view::npos) return n;
+      const size_t after_name = lt + 2 + name.size();
+      if (after_name < n && internal::EqualsIgnoreCase(in_.substr(lt + 2, name.size()), name) &&
+          (IsWhitespace(in_[after_name]) || in_[after_name] == '/' || in_[after_name] == '>')) {
+        return lt;
+      }
+      p = lt + 2;
+    }
+  }
+
+  // Skips raw text up to and including the matching end tag, defanging it on the way.
+  size_t SkipRawText(size_t from, std::string_view name, bool escapable) {
+    const size_t end = RawTextEnd(from, name);
+    Defang(from, end, escapable);
+    if (end == in_.size()) return end;
+    const Attributes attributes = ReadAttributes(end + 2 + name.size());
+    return attributes.end == std::string_view::npos ? in_.size() : attributes.end;
+  }
+
+  // Text the model skips (raw text, comments, CDATA) must never be markup to the parser, even
+  // where the model misjudges the parser's state: every '<' that could open a tag, a comment
+  // or an end tag there becomes "&lt;" where references are decoded (`escapable`), else a
+  // space. Where the model is right, that changes only script and style source, comments,
+  // and "<x"-like text in <xmp>.
+  void Defang(size_t begin, size_t end, bool escapable = false) {
+    for (size_t i = in_.find('<', begin); i < end && i != std::string_view::npos;
+         i = in_.find('<', i + 1)) {
+      if (i + 1 >= in_.size()) break;
+      const char next = in_[i + 1];
+      if (!IsAlpha(next) && next != '!' && next != '/' && next != '?') continue;
+      ++report_.defanged;
+      if (escapable) {
+        edits_.push_back(Edit{i, i + 1, "&lt;"});
+      } else {
+        html_[i] = ' ';
+      }
+    }
+  }
+
+  void Apply() {
+    std::string out;
+    out.reserve(html_.size());
+    size_t copied = 0;
+    for (const Edit& edit : edits_) {
+      // Edits come in scan order; anything else is a bug here, and would corrupt the page.
+      if (edit.begin < copied || edit.end < edit.begin) std::abort();
+      out.append(html_, copied, edit.begin - copied);
+      out.append(edit.replacement);
+      copied = edit.end;
+    }
+    out.append(html_, copied, std::string::npos);
+    html_ = std::move(out);
+  }
+
+  std::string& html_;
+  const std::string_view in_;  // html_, read; written only through Defang
+  const NestingLimits limits_;
+  TreeModel model_;
+  // Byte ranges [first, second) to remove, in increasing, non-overlapping order.
+  std::vector<Edit> edits_;
+  NestingLimitReport report_;
+};
+
+}  // namespace
+
+NestingLimitReport LimitNesting(std::string& html, const NestingLimits& limits) {
+  return Limiter(html, limits).Run();
+}
+
+}  // namespace crawler::html
