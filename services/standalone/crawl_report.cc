@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/json/json_string.h"
 #include "services/frontier/url_record.h"
 
 namespace crawler::standalone {
@@ -30,36 +31,6 @@ std::string ErrorClass(const fetcher::FetchEvent& e) {
 
 }  // namespace
 
-std::string JsonEscape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += absl::StrFormat("\\u%04x", static_cast<int>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
 
 absl::StatusOr<std::unique_ptr<CrawlLog>> CrawlLog::Open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -145,7 +116,7 @@ std::string SummaryJson(const CrawlTotals& t, absl::Duration elapsed,
   auto object = [](const std::map<std::string, uint64_t>& m) {
     std::string out = "{";
     for (const auto& [k, v] : m) {
-      absl::StrAppend(&out, out.size() > 1 ? ", " : "", "\"", JsonEscape(k), "\": ", v);
+      absl::StrAppend(&out, out.size() > 1 ? ", " : "", json::JsonString(k), ": ", v);
     }
     return out + "}";
   };

@@ -79,9 +79,6 @@ class ObserverList final : public fetcher::FetchObserver {
 std::string SummaryJson(const CrawlTotals& totals, absl::Duration elapsed,
                         const std::string& extra_members);
 
-// Escapes a string for a JSON string literal (UTF-8 passed through).
-std::string JsonEscape(std::string_view s);
-
 }  // namespace crawler::standalone
 
 #endif  // CRAWLER_SERVICES_STANDALONE_CRAWL_REPORT_H_

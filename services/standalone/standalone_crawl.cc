@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "lib/json/json_string.h"
 #include "lib/net/address_policy.h"
 #include "lib/politeness/in_process_politeness.h"
 #include "lib/warc/warc_writer.h"
@@ -209,7 +210,7 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
   if (!p.config.stats_json.empty()) {
     std::vector<std::string> files;
     if (p.warc != nullptr) {
-      for (const std::string& f : p.warc->Files()) files.push_back("\"" + JsonEscape(f) + "\"");
+      for (const std::string& f : p.warc->Files()) files.push_back(json::JsonString(f));
     }
     const frontier::FrontierStats fs = p.frontier->Stats();
     const std::string extra = absl::StrCat(

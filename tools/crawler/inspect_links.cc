@@ -29,6 +29,7 @@
 #include "lib/html/charset.h"
 #include "lib/html/extract_page.h"
 #include "lib/url/url.h"
+#include "lib/json/json_string.h"
 #include "tools/crawler/commands.h"
 
 namespace crawler::cli {
@@ -52,55 +53,23 @@ constexpr char kFormatHelp[] =
     "charset, charset_source, noindex, nofollow, base, link and skip counts.\n"
     "Exit: 0 ok; 1 page too costly to parse; 2 bad flags, invalid --base, unreadable file.\n";
 
-// Appends `s` as a JSON string (RFC 8259 section 7). `s` is UTF-8, which JSON carries as is.
-void AppendJsonString(std::string_view s, std::string& out) {
-  out.push_back('"');
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == '\x7F') {
-          char escaped[8];
-          std::snprintf(escaped, sizeof(escaped), "\\u%04x", static_cast<unsigned char>(c));
-          out += escaped;
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-}
 
 void AppendJsonField(std::string_view name, std::string_view value, std::string& out) {
   if (out.back() != '{') out.push_back(',');
-  AppendJsonString(name, out);
+  json::AppendJsonString(name, out);
   out.push_back(':');
-  AppendJsonString(value, out);
+  json::AppendJsonString(value, out);
 }
 
 void AppendJsonField(std::string_view name, bool value, std::string& out) {
   if (out.back() != '{') out.push_back(',');
-  AppendJsonString(name, out);
+  json::AppendJsonString(name, out);
   out += value ? ":true" : ":false";
 }
 
 void AppendJsonField(std::string_view name, uint64_t value, std::string& out) {
   if (out.back() != '{') out.push_back(',');
-  AppendJsonString(name, out);
+  json::AppendJsonString(name, out);
   out.push_back(':');
   out += std::to_string(value);
 }
