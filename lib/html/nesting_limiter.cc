@@ -9,13 +9,32 @@
 #include <vector>
 
 #include "lib/html/internal/ascii.h"
+#include "lib/html/internal/html_elements.h"
 
 namespace crawler::html {
 namespace {
 
+using internal::BreaksOutOfForeign;
+using internal::ClosesP;
+using internal::IsFormatting;
+using internal::IsHeading;
+using internal::IsMarkerTag;
+using internal::IsRawText;
+using internal::IsScopedBlock;
+using internal::IsSpecialHtml;
+using internal::IsStructuralHtmlName;
+using internal::IsTablePart;
+using internal::IsTableSection;
+using internal::IsVoid;
+using internal::SkipsReconstruction;
+using internal::VoidReconstructs;
+
 constexpr size_t kNone = static_cast<size_t>(-1);
 // <html> and <body> are always open below the modelled stack.
 constexpr size_t kImpliedDepth = 2;
+// Formatting elements (b, i, font, a, ...) allowed in the list of active formatting elements
+// after its last marker; real pages have a handful.
+constexpr size_t kMaxListedFormatting = 32;
 // Longest tag name worth looking up in Gumbo's tag table ("annotation-xml", "foreignobject").
 constexpr size_t kMaxKnownTagName = 16;
 
@@ -32,205 +51,18 @@ constexpr auto IsWhitespace = internal::IsAsciiWhitespace;
 constexpr auto IsAlpha = internal::IsAsciiAlpha;
 unsigned char Lower(char c) { return static_cast<unsigned char>(internal::ToAsciiLower(c)); }
 
-// ---- Element categories of the HTML Standard's tree construction (13.2.4 and 13.2.6). ----
+enum class Ns : uint8_t { kHtml, kSvg, kMathml };
 
-bool IsVoid(GumboTag t) {
-  switch (t) {
-    case GUMBO_TAG_AREA: case GUMBO_TAG_BASE: case GUMBO_TAG_BASEFONT: case GUMBO_TAG_BGSOUND:
-    case GUMBO_TAG_BR: case GUMBO_TAG_COL: case GUMBO_TAG_EMBED: case GUMBO_TAG_FRAME:
-    case GUMBO_TAG_HR: case GUMBO_TAG_IMAGE: case GUMBO_TAG_IMG: case GUMBO_TAG_INPUT:
-    case GUMBO_TAG_KEYGEN: case GUMBO_TAG_LINK: case GUMBO_TAG_META: case GUMBO_TAG_PARAM:
-    case GUMBO_TAG_SOURCE: case GUMBO_TAG_TRACK: case GUMBO_TAG_WBR:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool IsFormatting(GumboTag t) {
-  switch (t) {
-    case GUMBO_TAG_A: case GUMBO_TAG_B: case GUMBO_TAG_BIG: case GUMBO_TAG_CODE:
-    case GUMBO_TAG_EM: case GUMBO_TAG_FONT: case GUMBO_TAG_I: case GUMBO_TAG_NOBR:
-    case GUMBO_TAG_S: case GUMBO_TAG_SMALL: case GUMBO_TAG_STRIKE: case GUMBO_TAG_STRONG:
-    case GUMBO_TAG_TT: case GUMBO_TAG_U:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool IsHeading(GumboTag t) {
-  return t == GUMBO_TAG_H1 || t == GUMBO_TAG_H2 || t == GUMBO_TAG_H3 || t == GUMBO_TAG_H4 ||
-         t == GUMBO_TAG_H5 || t == GUMBO_TAG_H6;
-}
-
-// The "special" category, HTML namespace.
-bool IsSpecialHtml(GumboTag t) {
-  if (IsVoid(t) || IsHeading(t)) return true;
-  switch (t) {
-    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_APPLET: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_ASIDE:
-    case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_BODY: case GUMBO_TAG_BUTTON:
-    case GUMBO_TAG_CAPTION: case GUMBO_TAG_CENTER: case GUMBO_TAG_COLGROUP: case GUMBO_TAG_DD:
-    case GUMBO_TAG_DETAILS: case GUMBO_TAG_DIR: case GUMBO_TAG_DIV: case GUMBO_TAG_DL:
-    case GUMBO_TAG_DT: case GUMBO_TAG_FIELDSET: case GUMBO_TAG_FIGCAPTION:
-    case GUMBO_TAG_FIGURE: case GUMBO_TAG_FOOTER: case GUMBO_TAG_FORM: case GUMBO_TAG_FRAMESET:
-    case GUMBO_TAG_HEAD: case GUMBO_TAG_HEADER: case GUMBO_TAG_HGROUP: case GUMBO_TAG_HTML:
-    case GUMBO_TAG_IFRAME: case GUMBO_TAG_LI: case GUMBO_TAG_LISTING: case GUMBO_TAG_MAIN:
-    case GUMBO_TAG_MARQUEE: case GUMBO_TAG_MENU: case GUMBO_TAG_NAV: case GUMBO_TAG_NOEMBED:
-    case GUMBO_TAG_NOFRAMES: case GUMBO_TAG_NOSCRIPT: case GUMBO_TAG_OBJECT: case GUMBO_TAG_OL:
-    case GUMBO_TAG_P: case GUMBO_TAG_PLAINTEXT: case GUMBO_TAG_PRE: case GUMBO_TAG_SCRIPT:
-    case GUMBO_TAG_SECTION: case GUMBO_TAG_SELECT: case GUMBO_TAG_STYLE:
-    case GUMBO_TAG_SUMMARY: case GUMBO_TAG_TABLE: case GUMBO_TAG_TBODY: case GUMBO_TAG_TD:
-    case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_TEXTAREA: case GUMBO_TAG_TFOOT: case GUMBO_TAG_TH:
-    case GUMBO_TAG_THEAD: case GUMBO_TAG_TITLE: case GUMBO_TAG_TR: case GUMBO_TAG_UL:
-    case GUMBO_TAG_XMP:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// MathML text integration points, annotation-xml and the SVG HTML integration points: the
-// foreign members of the special category and of every scope's boundary.
-bool IsIntegrationTag(GumboTag t) {
+// MathML mi, mo, mn, ms, mtext, annotation-xml and SVG foreignObject, desc, title: the foreign
+// members of the special category and of every scope's boundary, and (annotation-xml with a
+// condition) the integration points. The namespace matters: an SVG <mtext> is none of these.
+bool IsIntegrationTag(Ns ns, GumboTag t) {
   switch (t) {
     case GUMBO_TAG_MI: case GUMBO_TAG_MO: case GUMBO_TAG_MN: case GUMBO_TAG_MS:
-    case GUMBO_TAG_MTEXT: case GUMBO_TAG_ANNOTATION_XML: case GUMBO_TAG_FOREIGNOBJECT:
-    case GUMBO_TAG_DESC: case GUMBO_TAG_TITLE:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Elements that push a marker onto the list of active formatting elements.
-bool IsMarkerTag(GumboTag t) {
-  switch (t) {
-    case GUMBO_TAG_APPLET: case GUMBO_TAG_MARQUEE: case GUMBO_TAG_OBJECT: case GUMBO_TAG_TD:
-    case GUMBO_TAG_TH: case GUMBO_TAG_CAPTION: case GUMBO_TAG_TEMPLATE:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Start tags that "close a p element" if one is in button scope.
-bool ClosesP(GumboTag t) {
-  if (IsHeading(t)) return true;
-  switch (t) {
-    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_ASIDE:
-    case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_CENTER: case GUMBO_TAG_DETAILS:
-    case GUMBO_TAG_DIR: case GUMBO_TAG_DIV: case GUMBO_TAG_DL: case GUMBO_TAG_FIELDSET:
-    case GUMBO_TAG_FIGCAPTION: case GUMBO_TAG_FIGURE: case GUMBO_TAG_FOOTER:
-    case GUMBO_TAG_HEADER: case GUMBO_TAG_HGROUP: case GUMBO_TAG_MAIN: case GUMBO_TAG_MENU:
-    case GUMBO_TAG_NAV: case GUMBO_TAG_OL: case GUMBO_TAG_P: case GUMBO_TAG_SECTION:
-    case GUMBO_TAG_SUMMARY: case GUMBO_TAG_UL: case GUMBO_TAG_PRE: case GUMBO_TAG_LISTING:
-    case GUMBO_TAG_FORM: case GUMBO_TAG_PLAINTEXT: case GUMBO_TAG_TABLE: case GUMBO_TAG_HR:
-    case GUMBO_TAG_XMP: case GUMBO_TAG_LI: case GUMBO_TAG_DD: case GUMBO_TAG_DT:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// End tags handled by "if the stack does not have the element in scope ignore, else pop until
-// it is popped" in the "in body" insertion mode.
-bool IsScopedBlock(GumboTag t) {
-  switch (t) {
-    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_ASIDE:
-    case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_BUTTON: case GUMBO_TAG_CENTER:
-    case GUMBO_TAG_DETAILS: case GUMBO_TAG_DIR: case GUMBO_TAG_DIV: case GUMBO_TAG_DL:
-    case GUMBO_TAG_FIELDSET: case GUMBO_TAG_FIGCAPTION: case GUMBO_TAG_FIGURE:
-    case GUMBO_TAG_FOOTER: case GUMBO_TAG_HEADER: case GUMBO_TAG_HGROUP: case GUMBO_TAG_LISTING:
-    case GUMBO_TAG_MAIN: case GUMBO_TAG_MENU: case GUMBO_TAG_NAV: case GUMBO_TAG_OL:
-    case GUMBO_TAG_PRE: case GUMBO_TAG_SECTION: case GUMBO_TAG_SUMMARY: case GUMBO_TAG_UL:
-    case GUMBO_TAG_DD: case GUMBO_TAG_DT: case GUMBO_TAG_APPLET: case GUMBO_TAG_MARQUEE:
-    case GUMBO_TAG_OBJECT:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool IsTableSection(GumboTag t) {
-  return t == GUMBO_TAG_TBODY || t == GUMBO_TAG_THEAD || t == GUMBO_TAG_TFOOT;
-}
-
-// Start tags that only mean something inside a table (ignored in body).
-bool IsTablePart(GumboTag t) {
-  return IsTableSection(t) || t == GUMBO_TAG_TR || t == GUMBO_TAG_TD || t == GUMBO_TAG_TH ||
-         t == GUMBO_TAG_CAPTION || t == GUMBO_TAG_COLGROUP;
-}
-
-// Void start tags that reconstruct the active formatting elements first.
-bool VoidReconstructs(GumboTag t) {
-  switch (t) {
-    case GUMBO_TAG_AREA: case GUMBO_TAG_BR: case GUMBO_TAG_EMBED: case GUMBO_TAG_IMG:
-    case GUMBO_TAG_IMAGE: case GUMBO_TAG_KEYGEN: case GUMBO_TAG_WBR: case GUMBO_TAG_INPUT:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Non-void start tags of "in body" that do not reconstruct the active formatting elements.
-bool SkipsReconstruction(GumboTag t) {
-  if (ClosesP(t) && t != GUMBO_TAG_XMP) return true;
-  switch (t) {
-    case GUMBO_TAG_HTML: case GUMBO_TAG_HEAD: case GUMBO_TAG_BODY: case GUMBO_TAG_FRAMESET:
-    case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_TEXTAREA:
-    case GUMBO_TAG_IFRAME: case GUMBO_TAG_NOEMBED: case GUMBO_TAG_NOFRAMES:
-    case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_TITLE:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Elements whose content the tokenizer reads as raw text / RCDATA (scripting disabled, as in
-// Gumbo: <noscript> content is markup).
-bool IsRawText(GumboTag t) {
-  switch (t) {
-    case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_XMP: case GUMBO_TAG_IFRAME:
-    case GUMBO_TAG_NOEMBED: case GUMBO_TAG_NOFRAMES: case GUMBO_TAG_TEXTAREA:
-    case GUMBO_TAG_TITLE: case GUMBO_TAG_PLAINTEXT:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Start tags that end foreign content (13.2.6.5, "any other start tag" exceptions).
-bool BreaksOutOfForeign(GumboTag t) {
-  if (IsHeading(t)) return true;
-  switch (t) {
-    case GUMBO_TAG_B: case GUMBO_TAG_BIG: case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_BODY:
-    case GUMBO_TAG_BR: case GUMBO_TAG_CENTER: case GUMBO_TAG_CODE: case GUMBO_TAG_DD:
-    case GUMBO_TAG_DIV: case GUMBO_TAG_DL: case GUMBO_TAG_DT: case GUMBO_TAG_EM:
-    case GUMBO_TAG_EMBED: case GUMBO_TAG_HEAD: case GUMBO_TAG_HR: case GUMBO_TAG_I:
-    case GUMBO_TAG_IMG: case GUMBO_TAG_LI: case GUMBO_TAG_LISTING: case GUMBO_TAG_MENU:
-    case GUMBO_TAG_META: case GUMBO_TAG_NOBR: case GUMBO_TAG_OL: case GUMBO_TAG_P:
-    case GUMBO_TAG_PRE: case GUMBO_TAG_RUBY: case GUMBO_TAG_S: case GUMBO_TAG_SMALL:
-    case GUMBO_TAG_SPAN: case GUMBO_TAG_STRONG: case GUMBO_TAG_STRIKE: case GUMBO_TAG_SUB:
-    case GUMBO_TAG_SUP: case GUMBO_TAG_TABLE: case GUMBO_TAG_TT: case GUMBO_TAG_U:
-    case GUMBO_TAG_UL: case GUMBO_TAG_VAR:
-    // Only with a color, face or size attribute in the spec; always here (it errs deeper).
-    case GUMBO_TAG_FONT:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Tags whose HTML elements steer the insertion mode.
-bool IsStructuralHtmlName(GumboTag t) {
-  switch (t) {
-    case GUMBO_TAG_HTML: case GUMBO_TAG_HEAD: case GUMBO_TAG_BODY: case GUMBO_TAG_FRAMESET:
-    case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_SELECT: case GUMBO_TAG_OPTION:
-    case GUMBO_TAG_OPTGROUP: case GUMBO_TAG_TABLE: case GUMBO_TAG_CAPTION:
-    case GUMBO_TAG_COLGROUP: case GUMBO_TAG_COL: case GUMBO_TAG_TBODY: case GUMBO_TAG_THEAD:
-    case GUMBO_TAG_TFOOT: case GUMBO_TAG_TR: case GUMBO_TAG_TD: case GUMBO_TAG_TH:
-      return true;
+    case GUMBO_TAG_MTEXT: case GUMBO_TAG_ANNOTATION_XML:
+      return ns == Ns::kMathml;
+    case GUMBO_TAG_FOREIGNOBJECT: case GUMBO_TAG_DESC: case GUMBO_TAG_TITLE:
+      return ns == Ns::kSvg;
     default:
       return false;
   }
@@ -243,6 +75,8 @@ struct TagToken {
   bool self_closing = false;
   // <annotation-xml encoding="text/html|application/xhtml+xml">: an HTML integration point.
   bool html_encoding = false;
+  // Has a color, face or size attribute: a <font> that ends foreign content.
+  bool font_attributes = false;
 };
 
 // One entry of the stack of open elements.
@@ -250,9 +84,12 @@ struct Entry {
   GumboTag tag;
   uint32_t name_hash;
   uint32_t attr_hash;
-  bool foreign;        // SVG or MathML
+  Ns ns;
   bool html_encoding;  // annotation-xml that is an HTML integration point
   uint32_t list_id;    // its entry in the list of active formatting elements; 0 if none
+  uint32_t form_id;    // a <form>: its id, for the parser's form element pointer; else 0
+
+  bool foreign() const { return ns != Ns::kHtml; }
 };
 
 // The stack of open elements, with a count of open HTML elements per tag so that the common
@@ -280,6 +117,10 @@ class OpenElements {
     while (entries_.size() > n) pop_back();
   }
   void erase(size_t i) { EraseIf(i, i + 1, [](const Entry&) { return true; }); }
+  void insert(size_t i, const Entry& e) {
+    entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(i), e);
+    Count(e, +1);
+  }
   // Removes the entries in [first, last) for which `remove` is true.
   template <typename Remove>
   void EraseIf(size_t first, size_t last, Remove remove) {
@@ -298,7 +139,7 @@ class OpenElements {
 
  private:
   void Count(const Entry& e, int delta) {
-    if (!e.foreign) html_counts_[e.tag] += delta;
+    if (!e.foreign()) html_counts_[e.tag] += delta;
   }
 
   std::vector<Entry> entries_;
@@ -318,10 +159,10 @@ class TreeModel {
   size_t depth() const { return stack_.size() + kImpliedDepth + framesets_; }
 
   // What Gumbo's tokenizer checks to recognise CDATA sections (integration points included).
-  bool CurrentNodeIsForeign() const { return !stack_.empty() && stack_.back().foreign; }
+  bool CurrentNodeIsForeign() const { return !stack_.empty() && stack_.back().foreign(); }
 
   bool InForeignContent() const {
-    return !stack_.empty() && stack_.back().foreign && !IsIntegrationPoint(stack_.back());
+    return !stack_.empty() && stack_.back().foreign() && !IsIntegrationPoint(stack_.back());
   }
 
   StartResult StartTag(const TagToken& t) {
@@ -336,13 +177,33 @@ class TreeModel {
       PopFrom(0);
       return StartTagInFrameset(t);
     }
+    if (head_noscript_) {
+      // "in head noscript" (scripting disabled): a few head elements, else it closes.
+      switch (t.tag) {
+        case GUMBO_TAG_BASEFONT: case GUMBO_TAG_BGSOUND: case GUMBO_TAG_LINK: case GUMBO_TAG_META:
+          return StartResult::kKeep;
+        case GUMBO_TAG_NOFRAMES: case GUMBO_TAG_STYLE:
+          return StartResult::kRawText;
+        default:
+          CloseHeadNoscript();
+          break;
+      }
+    }
+    if (document_ == Document::kHead && !head_closed_ && t.tag == GUMBO_TAG_NOSCRIPT) {
+      if (depth() + 1 > max_depth_) return StartResult::kDrop;
+      Push(t, Ns::kHtml);
+      head_noscript_ = true;
+      return StartResult::kKeep;
+    }
     if (document_ == Document::kHead && !KeepsHead(t.tag)) document_ = Document::kBody;
     if (InForeignContent()) {
       // SVG or MathML elements named like HTML table, select or document structure mean
       // nothing, and Gumbo 0.10 confuses them with the HTML ones when it resets its insertion
       // mode (one such input fails its assertions): they go.
       if (IsStructuralHtmlName(t.tag)) return StartResult::kDrop;
-      if (!BreaksOutOfForeign(t.tag)) {
+      const bool breaks_out =
+          BreaksOutOfForeign(t.tag) || (t.tag == GUMBO_TAG_FONT && t.font_attributes);
+      if (!breaks_out) {
         // Gumbo 0.10 resets its insertion mode by tag without looking at the namespace: an SVG
         // or MathML element named "select" sends it into "in select" and a later <table> then
         // fails an assertion (abort) on an empty stack. Such an element means nothing to a
@@ -350,13 +211,18 @@ class TreeModel {
         if (t.tag == GUMBO_TAG_SELECT) return StartResult::kDrop;
         if (t.self_closing) return StartResult::kKeep;
         if (depth() + 1 > max_depth_) return StartResult::kDrop;
-        Push(t, /*foreign=*/true);
+        // A foreign element takes the current node's namespace, except that <svg> in
+        // annotation-xml starts SVG.
+        const Entry& current = stack_.back();
+        const bool svg_in_annotation = t.tag == GUMBO_TAG_SVG && current.ns == Ns::kMathml &&
+                                       current.tag == GUMBO_TAG_ANNOTATION_XML;
+        Push(t, svg_in_annotation ? Ns::kSvg : current.ns);
         return StartResult::kKeep;
       }
       // Checked before the pops: a dropped tag must leave the model as the tree builder will.
       if (depth() + ReconstructCount() + 1 > max_depth_) return StartResult::kDrop;
       size_t i = stack_.size();
-      while (i > 0 && stack_[i - 1].foreign && !IsIntegrationPoint(stack_[i - 1])) --i;
+      while (i > 0 && stack_[i - 1].foreign() && !IsIntegrationPoint(stack_[i - 1])) --i;
       PopFrom(i);
     }
     const size_t select = SelectIndex();
@@ -371,9 +237,26 @@ class TreeModel {
       }
       return;
     }
-    if (document_ == Document::kHead && t.tag != GUMBO_TAG_HEAD) document_ = Document::kBody;
-    if (!stack_.empty() && stack_.back().foreign) {
-      for (size_t i = stack_.size(); i > 0 && stack_[i - 1].foreign; --i) {
+    if (head_noscript_) {
+      if (t.tag == GUMBO_TAG_NOSCRIPT) {
+        CloseHeadNoscript();
+        return;
+      }
+      if (t.tag != GUMBO_TAG_BR) return;  // ignored there
+      CloseHeadNoscript();
+    }
+    if (document_ == Document::kHead) {
+      // Before the body, </head> ends the head; </body>, </html> and </br> start the body; the
+      // parser ignores any other end tag.
+      if (t.tag == GUMBO_TAG_HEAD) {
+        head_closed_ = true;
+        return;
+      }
+      if (t.tag != GUMBO_TAG_BODY && t.tag != GUMBO_TAG_HTML && t.tag != GUMBO_TAG_BR) return;
+      document_ = Document::kBody;
+    }
+    if (!stack_.empty() && stack_.back().foreign()) {
+      for (size_t i = stack_.size(); i > 0 && stack_[i - 1].foreign(); --i) {
         if (stack_[i - 1].name_hash == t.name_hash) {
           PopFrom(i - 1);
           return;
@@ -390,11 +273,25 @@ class TreeModel {
 
   void Text(bool whitespace_only) {
     if (document_ == Document::kFrameset) return;
+    if (head_noscript_) {
+      if (whitespace_only) return;
+      CloseHeadNoscript();
+    }
     if (!whitespace_only) document_ = Document::kBody;
     if (InForeignContent() || SelectIndex() != kNone) return;
-    if (whitespace_only && !stack_.empty() && !stack_.back().foreign) {
-      const GumboTag top = stack_.back().tag;
-      if (top == GUMBO_TAG_TABLE || IsTableSection(top) || top == GUMBO_TAG_TR) return;
+    if (!whitespace_only && !stack_.empty() && IsHtml(stack_.back(), GUMBO_TAG_COLGROUP)) {
+      stack_.pop_back();
+    }
+    if (whitespace_only) {
+      // "in table" (and its sections, rows, column groups) whitespace goes in as is.
+      const size_t ctx = TableContext();
+      if (ctx != kNone) {
+        const GumboTag mode = stack_[ctx].tag;
+        if (mode == GUMBO_TAG_TABLE || IsTableSection(mode) || mode == GUMBO_TAG_TR ||
+            mode == GUMBO_TAG_COLGROUP) {
+          return;
+        }
+      }
     }
     Reconstruct();
   }
@@ -402,7 +299,7 @@ class TreeModel {
  private:
   // What the parser has made of the document so far, as far as <frameset> is concerned.
   enum class Document {
-    kHead,      // only head content: a <frameset> would replace the (implied) body
+    kHead,      // before the body: a <frameset> would replace the (implied) body
     kBody,      // body content, or anything the model is unsure of: <frameset> is removed
     kFrameset,  // a frameset document: nothing but framesets, frames and noframes count
   };
@@ -413,11 +310,16 @@ class TreeModel {
     switch (tag) {
       case GUMBO_TAG_HTML: case GUMBO_TAG_HEAD: case GUMBO_TAG_BASE: case GUMBO_TAG_BASEFONT:
       case GUMBO_TAG_BGSOUND: case GUMBO_TAG_LINK: case GUMBO_TAG_META: case GUMBO_TAG_TITLE:
-      case GUMBO_TAG_STYLE: case GUMBO_TAG_SCRIPT:
+      case GUMBO_TAG_STYLE: case GUMBO_TAG_SCRIPT: case GUMBO_TAG_TEMPLATE:
         return true;
       default:
         return false;
     }
+  }
+
+  void CloseHeadNoscript() {
+    head_noscript_ = false;
+    if (!stack_.empty() && IsHtml(stack_.back(), GUMBO_TAG_NOSCRIPT)) stack_.pop_back();
   }
 
   // "in frameset" and "after frameset": everything but these is ignored by the parser.
@@ -451,17 +353,17 @@ class TreeModel {
   // HTML encoding; erring either way here would let the model read markup as raw text (or the
   // reverse), so it follows the spec.
   static bool IsIntegrationPoint(const Entry& e) {
-    if (!e.foreign || !IsIntegrationTag(e.tag)) return false;
+    if (!IsIntegrationTag(e.ns, e.tag)) return false;
     return e.tag != GUMBO_TAG_ANNOTATION_XML || e.html_encoding;
   }
   static bool IsSpecial(const Entry& e) {
-    return e.foreign ? IsIntegrationTag(e.tag) : IsSpecialHtml(e.tag);
+    return e.foreign() ? IsIntegrationTag(e.ns, e.tag) : IsSpecialHtml(e.tag);
   }
-  static bool IsMarkerElement(const Entry& e) { return !e.foreign && IsMarkerTag(e.tag); }
-  static bool IsHtml(const Entry& e, GumboTag t) { return !e.foreign && e.tag == t; }
+  static bool IsMarkerElement(const Entry& e) { return !e.foreign() && IsMarkerTag(e.tag); }
+  static bool IsHtml(const Entry& e, GumboTag t) { return !e.foreign() && e.tag == t; }
 
   static bool IsScopeBoundary(const Entry& e, Scope scope) {
-    if (e.foreign) return scope != Scope::kTable && IsIntegrationTag(e.tag);
+    if (e.foreign()) return scope != Scope::kTable && IsIntegrationTag(e.ns, e.tag);
     switch (e.tag) {
       case GUMBO_TAG_HTML: case GUMBO_TAG_TABLE: case GUMBO_TAG_TEMPLATE:
         return true;
@@ -507,7 +409,7 @@ class TreeModel {
     if (!stack_.Contains(GUMBO_TAG_TABLE) && !stack_.Contains(GUMBO_TAG_TEMPLATE)) return kNone;
     for (size_t i = stack_.size(); i > 0; --i) {
       const Entry& e = stack_[i - 1];
-      if (e.foreign) continue;
+      if (e.foreign()) continue;
       if (e.tag == GUMBO_TAG_TABLE || IsTablePart(e.tag) || e.tag == GUMBO_TAG_TEMPLATE) {
         return i - 1;
       }
@@ -563,14 +465,16 @@ class TreeModel {
 
   void NoteDepth() { max_seen_ = std::max(max_seen_, depth()); }
 
-  void Push(const TagToken& t, bool foreign) {
+  void Push(const TagToken& t, Ns ns) {
     uint32_t list_id = 0;
-    if (!foreign && IsFormatting(t.tag)) {
+    if (ns == Ns::kHtml && IsFormatting(t.tag)) {
       list_id = next_list_id_++;
       list_.push_back(ListItem{list_id, t.tag, t.name_hash, t.attr_hash, true});
     }
-    stack_.push_back(Entry{t.tag, t.name_hash, t.attr_hash, foreign, t.html_encoding, list_id});
-    if (!foreign && IsMarkerTag(t.tag)) {
+    const uint32_t form_id = ns == Ns::kHtml && t.tag == GUMBO_TAG_FORM ? ++next_form_id_ : 0;
+    stack_.push_back(
+        Entry{t.tag, t.name_hash, t.attr_hash, ns, t.html_encoding, list_id, form_id});
+    if (ns == Ns::kHtml && IsMarkerTag(t.tag)) {
       list_markers_.push_back(list_.size());
       list_.push_back(ListItem{0, t.tag, 0, 0, false});
     }
@@ -581,21 +485,32 @@ class TreeModel {
     TagToken t;
     t.tag = tag;
     t.name_hash = HashName(gumbo_normalized_tagname(tag));
-    Push(t, /*foreign=*/false);
+    Push(t, Ns::kHtml);
   }
 
   // Pops stack_[index..]. Formatting elements popped this way stay in the list of active
-  // formatting elements (and are reconstructed later) unless a marker element above them in the
-  // list is popped too.
+  // formatting elements (and are reconstructed later). Popping a marker element does not clear
+  // its marker: only closing a cell or caption, or an applet, marquee, object or template end
+  // tag does (ClearListToLastMarker), and Gumbo leaves stale markers behind otherwise, which
+  // stop later reconstructions and adoption agency runs.
   void PopFrom(size_t index) {
     if (index == kNone || index >= stack_.size()) return;
+    // Open formatting elements sit on the stack in list order, so each is looked for just
+    // below the previous one: popping n of them costs O(n + list), not O(n * list).
+    size_t hint = list_.size();
     while (stack_.size() > index) {
       const Entry& e = stack_.back();
-      if (IsMarkerElement(e)) {
-        ClearListToLastMarker();
-      } else if (e.list_id != 0) {
-        const size_t i = ListIndexOf(e.list_id);
-        if (i != kNone) list_[i].open = false;
+      if (e.list_id != 0) {
+        size_t i = hint;
+        while (i > 0 && list_[i - 1].id != e.list_id) --i;
+        if (i == 0) {
+          i = ListIndexOf(e.list_id);
+          if (i != kNone) ++i;
+        }
+        if (i != kNone && i > 0) {
+          list_[i - 1].open = false;
+          hint = i - 1;
+        }
       }
       stack_.pop_back();
     }
@@ -615,7 +530,8 @@ class TreeModel {
     for (size_t i = ReconstructFrom(); i < list_.size(); ++i) {
       ListItem& item = list_[i];
       item.open = true;
-      stack_.push_back(Entry{item.tag, item.name_hash, item.attr_hash, false, false, item.id});
+      stack_.push_back(
+          Entry{item.tag, item.name_hash, item.attr_hash, Ns::kHtml, false, item.id, 0});
     }
     NoteDepth();
   }
@@ -636,11 +552,19 @@ class TreeModel {
 
   // Gumbo compares tags here by its enum, so the end tag of any element it does not know (a
   // custom element, say) closes the nearest open element it does not know, whatever its name.
+  // Pops to `index` and, if found, clears the list of active formatting elements to the last
+  // marker: the end of a cell, caption, applet, marquee, object or template.
+  void PopAndClearMarker(size_t index) {
+    if (index == kNone) return;
+    PopFrom(index);
+    ClearListToLastMarker();
+  }
+
   void AnyOtherEndTag(const TagToken& t) {
     if (!stack_.Contains(t.tag)) return;  // nothing to close
     for (size_t i = stack_.size(); i > 0; --i) {
       const Entry& e = stack_[i - 1];
-      if (!e.foreign && e.tag == t.tag) {
+      if (!e.foreign() && e.tag == t.tag) {
         PopFrom(i - 1);
         return;
       }
@@ -669,33 +593,46 @@ class TreeModel {
       return;
     }
     if (FindHtmlInScope(t.tag, Scope::kDefault) == kNone) return;  // ignored
-    size_t furthest_block = kNone;
-    size_t special_above = 0;
-    for (size_t i = f + 1; i < stack_.size(); ++i) {
-      if (!IsSpecial(stack_[i])) continue;
-      if (furthest_block == kNone) furthest_block = i;
-      ++special_above;
+    const uint32_t id = list_[listed].id;
+    // Each outer iteration (at most 8) finds the first special element above the formatting
+    // element (or its clone), closes the ordinary elements in between (formatting ones are
+    // re-created in place), and moves the clone just above that furthest block. The iteration
+    // that finds none pops the clone and everything above it. (Checked against Gumbo.)
+    size_t cur = f;
+    for (int iteration = 0; iteration < 8; ++iteration) {
+      size_t furthest_block = kNone;
+      for (size_t i = cur + 1; i < stack_.size(); ++i) {
+        if (IsSpecial(stack_[i])) {
+          furthest_block = i;
+          break;
+        }
+      }
+      if (furthest_block == kNone) {
+        PopFrom(cur + 1);
+        stack_.pop_back();
+        if (const size_t item = ListIndexOf(id); item != kNone) Unlist(item);
+        return;
+      }
+      const size_t before = stack_.size();
+      stack_.EraseIf(cur + 1, furthest_block, [](const Entry& e) { return e.list_id == 0; });
+      furthest_block -= before - stack_.size();
+      const Entry clone = stack_[cur];
+      stack_.erase(cur);
+      stack_.insert(furthest_block, clone);  // just above the (shifted) furthest block
+      cur = furthest_block;
     }
-    if (furthest_block == kNone) {
-      PopFrom(f + 1);
-      Unlist(listed);
-      stack_.pop_back();
-      return;
+  }
+
+  // "Generate implied end tags": elements whose end tag may be omitted.
+  static bool HasImpliedEndTag(const Entry& e) {
+    if (e.foreign()) return false;
+    switch (e.tag) {
+      case GUMBO_TAG_DD: case GUMBO_TAG_DT: case GUMBO_TAG_LI: case GUMBO_TAG_OPTION:
+      case GUMBO_TAG_OPTGROUP: case GUMBO_TAG_P: case GUMBO_TAG_RP: case GUMBO_TAG_RT:
+        return true;
+      default:
+        return false;
     }
-    // Each outer iteration moves a clone of the formatting element below the next furthest
-    // block; the iteration that finds none pops it (and what lies above it, which the model
-    // keeps: it errs deep). After 8 iterations the clone stays open.
-    if (special_above >= 8) return;
-    // The inner loop goes from the furthest block towards the formatting element: ordinary
-    // elements leave the stack, formatting ones are replaced by clones. Editions of the spec
-    // differ on how far it goes; the model takes the shortest (three elements), so as to err
-    // deep.
-    for (size_t i = furthest_block, looked = 0; i > f + 1 && looked < 3; ++looked) {
-      --i;
-      if (stack_[i].list_id == 0) stack_.erase(i);
-    }
-    Unlist(listed);
-    stack_.erase(f);
   }
 
   void ClosePInButtonScope() { PopFrom(FindHtmlInScope(GUMBO_TAG_P, Scope::kButton)); }
@@ -721,11 +658,21 @@ class TreeModel {
     // a dropped tag must leave the model as the tree builder will be.
     if (depth() + 3 > max_depth_) return StartResult::kDrop;
     size_t ctx = TableContext();
-    if (ctx == kNone || stack_[ctx].tag == GUMBO_TAG_TEMPLATE) return StartResult::kKeep;
+    if (ctx == kNone) return StartResult::kKeep;  // ignored outside tables
+    if (stack_[ctx].tag == GUMBO_TAG_TEMPLATE) {
+      // Directly in a template, a table part sets the template's insertion mode and opens.
+      if (ctx + 1 == stack_.size() && t.tag != GUMBO_TAG_COL) Push(t, Ns::kHtml);
+      return StartResult::kKeep;
+    }
     const GumboTag c = stack_[ctx].tag;
+    if (t.tag == GUMBO_TAG_COL && c == GUMBO_TAG_COLGROUP) return StartResult::kKeep;  // void
     if (c == GUMBO_TAG_TD || c == GUMBO_TAG_TH || c == GUMBO_TAG_CAPTION ||
         c == GUMBO_TAG_COLGROUP) {
-      PopFrom(ctx);
+      if (c == GUMBO_TAG_COLGROUP) {
+        PopFrom(ctx);
+      } else {
+        PopAndClearMarker(ctx);
+      }
       ctx = TableContext();
       if (ctx == kNone || stack_[ctx].tag == GUMBO_TAG_TEMPLATE) return StartResult::kKeep;
     }
@@ -743,7 +690,7 @@ class TreeModel {
       PopFrom(ctx + 1);
       if (stack_[ctx].tag == GUMBO_TAG_TABLE) PushImplied(GUMBO_TAG_TBODY);
     } else {
-      // caption, colgroup, tbody, thead, tfoot: back to the table itself.
+      // caption, colgroup, col, tbody, thead, tfoot: back to the table itself.
       size_t table = kNone;
       for (size_t i = ctx + 1; i > 0; --i) {
         if (IsHtml(stack_[i - 1], GUMBO_TAG_TABLE)) {
@@ -753,8 +700,13 @@ class TreeModel {
       }
       if (table == kNone) return StartResult::kKeep;
       PopFrom(table + 1);
+      if (tag == GUMBO_TAG_COL) {
+        // <col> is void, but the column group it implies stays open.
+        PushImplied(GUMBO_TAG_COLGROUP);
+        return StartResult::kKeep;
+      }
     }
-    Push(t, /*foreign=*/false);
+    Push(t, Ns::kHtml);
     return StartResult::kKeep;
   }
 
@@ -765,6 +717,12 @@ class TreeModel {
         return StartResult::kKeep;
       default:
         break;
+    }
+    if (IsTablePart(tag) || tag == GUMBO_TAG_COL) return StartTableStructure(t);
+    if (!stack_.empty() && IsHtml(stack_.back(), GUMBO_TAG_COLGROUP) &&
+        tag != GUMBO_TAG_TEMPLATE) {
+      // "in column group", anything else closes the column group first.
+      stack_.pop_back();
     }
     if (IsRawText(tag)) {
       // Raw text elements are closed by their own end tag, which the scanner consumes with the
@@ -778,11 +736,18 @@ class TreeModel {
       if (VoidReconstructs(tag)) Reconstruct();
       return StartResult::kKeep;
     }
-    if (IsTablePart(tag)) return StartTableStructure(t);
-    if (tag == GUMBO_TAG_FORM && form_open_) return StartResult::kKeep;  // ignored by the parser
+    // With a form open (and no template), the parser ignores another.
+    const bool in_template = stack_.Contains(GUMBO_TAG_TEMPLATE);
+    if (tag == GUMBO_TAG_FORM && form_pointer_ != 0 && !in_template) return StartResult::kKeep;
 
     const size_t reconstructed = SkipsReconstruction(tag) ? 0 : ReconstructCount();
     if (depth() + reconstructed + 1 > max_depth_) return StartResult::kDrop;
+    // Every text run re-opens the closed formatting elements listed after the last marker, so
+    // their number is the parser's work (and tree growth) per token. Noah's Ark keeps three of
+    // each tag-and-attributes; distinct attributes would let the list grow without end.
+    if (IsFormatting(tag) && list_.size() - FirstAfterMarker() >= kMaxListedFormatting) {
+      return StartResult::kDrop;
+    }
 
     switch (tag) {
       case GUMBO_TAG_LI:
@@ -818,9 +783,12 @@ class TreeModel {
         break;
       }
       case GUMBO_TAG_NOBR:
-        if (FindHtmlInScope(GUMBO_TAG_NOBR, Scope::kDefault) != kNone) {
-          Reconstruct();
-          AdoptionAgency(t);
+        Reconstruct();
+        if (FindHtmlInScope(GUMBO_TAG_NOBR, Scope::kDefault) != kNone) AdoptionAgency(t);
+        break;
+      case GUMBO_TAG_RP: case GUMBO_TAG_RT:
+        if (FindHtmlInScope(GUMBO_TAG_RUBY, Scope::kDefault) != kNone) {
+          while (!stack_.empty() && HasImpliedEndTag(stack_.back())) stack_.pop_back();
         }
         break;
       case GUMBO_TAG_BUTTON:
@@ -832,17 +800,18 @@ class TreeModel {
       default:
         break;
     }
-    if (ClosesP(tag)) ClosePInButtonScope();
-    if (IsHeading(tag) && !stack_.empty() && !stack_.back().foreign &&
+    // <table> closes a p only outside quirks mode, and the model does not track the doctype.
+    if (ClosesP(tag) && tag != GUMBO_TAG_TABLE) ClosePInButtonScope();
+    if (IsHeading(tag) && !stack_.empty() && !stack_.back().foreign() &&
         IsHeading(stack_.back().tag)) {
       stack_.pop_back();
     }
     if (!SkipsReconstruction(tag)) Reconstruct();
     if (IsFormatting(tag)) NoahsArk(t);
-    const bool foreign = tag == GUMBO_TAG_SVG || tag == GUMBO_TAG_MATH;
-    if (foreign && t.self_closing) return StartResult::kKeep;
-    Push(t, foreign);
-    if (tag == GUMBO_TAG_FORM) form_open_ = true;
+    const Ns ns = tag == GUMBO_TAG_SVG ? Ns::kSvg : tag == GUMBO_TAG_MATH ? Ns::kMathml : Ns::kHtml;
+    if (ns != Ns::kHtml && t.self_closing) return StartResult::kKeep;
+    Push(t, ns);
+    if (tag == GUMBO_TAG_FORM && !in_template) form_pointer_ = stack_.back().form_id;
     return StartResult::kKeep;
   }
 
@@ -854,18 +823,21 @@ class TreeModel {
           stack_.pop_back();
         }
         if (depth() + 1 > max_depth_) return StartResult::kDrop;
-        Push(t, /*foreign=*/false);
+        Push(t, Ns::kHtml);
         return StartResult::kKeep;
       case GUMBO_TAG_SELECT:
         PopFrom(select);
         return StartResult::kKeep;
-      case GUMBO_TAG_INPUT: case GUMBO_TAG_KEYGEN: case GUMBO_TAG_TEXTAREA:
       case GUMBO_TAG_CAPTION: case GUMBO_TAG_TABLE: case GUMBO_TAG_TBODY: case GUMBO_TAG_TFOOT:
       case GUMBO_TAG_THEAD: case GUMBO_TAG_TR: case GUMBO_TAG_TD: case GUMBO_TAG_TH:
+        // Only "in select in table" (a select opened inside a table) do these close it.
+        if (TableContext() == kNone) return StartResult::kKeep;
+        [[fallthrough]];
+      case GUMBO_TAG_INPUT: case GUMBO_TAG_KEYGEN: case GUMBO_TAG_TEXTAREA:
         if (depth() + ReconstructCount() + 3 > max_depth_) return StartResult::kDrop;
         PopFrom(select);
         return StartTagInBody(t);
-      case GUMBO_TAG_SCRIPT:
+      case GUMBO_TAG_SCRIPT: case GUMBO_TAG_TEMPLATE:
         return StartResult::kRawText;
       default:
         // Ignored by the tree builder, so the tokenizer does not switch to raw text either.
@@ -890,7 +862,7 @@ class TreeModel {
         return;
       case GUMBO_TAG_CAPTION: case GUMBO_TAG_TABLE: case GUMBO_TAG_TBODY: case GUMBO_TAG_TFOOT:
       case GUMBO_TAG_THEAD: case GUMBO_TAG_TR: case GUMBO_TAG_TD: case GUMBO_TAG_TH:
-        if (FindHtmlInScope(t.tag, Scope::kTable) != kNone) {
+        if (TableContext() != kNone && FindHtmlInScope(t.tag, Scope::kTable) != kNone) {
           PopFrom(select);
           EndTagInBody(t);
         }
@@ -902,6 +874,15 @@ class TreeModel {
 
   void EndTagInBody(const TagToken& t) {
     const GumboTag tag = t.tag;
+    if (!stack_.empty() && IsHtml(stack_.back(), GUMBO_TAG_COLGROUP)) {
+      // "in column group": its own end tag closes it, </col> is ignored, anything else closes
+      // it and goes on in the table.
+      if (tag == GUMBO_TAG_COL) return;
+      stack_.pop_back();
+      if (tag == GUMBO_TAG_COLGROUP) return;
+    } else if (tag == GUMBO_TAG_COLGROUP || tag == GUMBO_TAG_COL) {
+      return;  // ignored anywhere else
+    }
     if (tag == GUMBO_TAG_UNKNOWN) {
       AnyOtherEndTag(t);
       return;
@@ -918,30 +899,51 @@ class TreeModel {
         ClosePInButtonScope();
         return;
       case GUMBO_TAG_FORM: {
-        if (!std::exchange(form_open_, false)) return;
-        // Only the form element itself is removed; what was opened inside stays open.
-        const size_t i = FindHtmlInScope(GUMBO_TAG_FORM, Scope::kDefault);
-        if (i != kNone) stack_.erase(i);
+        // The form the pointer names, if in scope (it may have been closed meanwhile).
+        const uint32_t form = std::exchange(form_pointer_, 0);
+        if (form == 0) return;
+        const size_t i =
+            FindInScope([form](const Entry& e) { return e.form_id == form; }, Scope::kDefault);
+        if (i == kNone) return;
+        // Implied end tags are generated, then only the form element itself is removed; what
+        // was opened inside it stays open.
+        while (stack_.size() > i + 1 && HasImpliedEndTag(stack_.back())) stack_.pop_back();
+        stack_.erase(i);
         return;
       }
       case GUMBO_TAG_LI:
         PopFrom(FindHtmlInScope(GUMBO_TAG_LI, Scope::kListItem));
         return;
       case GUMBO_TAG_TEMPLATE:
-        PopFrom(FindHtmlInScope(GUMBO_TAG_TEMPLATE, Scope::kTable));
+        PopAndClearMarker(FindHtmlInScope(GUMBO_TAG_TEMPLATE, Scope::kTable));
         return;
       default:
         break;
+    }
+    if (tag == GUMBO_TAG_APPLET || tag == GUMBO_TAG_MARQUEE || tag == GUMBO_TAG_OBJECT) {
+      // Gumbo 0.10 looks for these in table scope (the spec: in scope).
+      PopAndClearMarker(FindHtmlInScope(tag, Scope::kTable));
+      return;
     }
     if (IsHeading(tag)) {
       const bool open = stack_.Contains(GUMBO_TAG_H1) || stack_.Contains(GUMBO_TAG_H2) ||
                         stack_.Contains(GUMBO_TAG_H3) || stack_.Contains(GUMBO_TAG_H4) ||
                         stack_.Contains(GUMBO_TAG_H5) || stack_.Contains(GUMBO_TAG_H6);
       if (!open) return;
-      PopFrom(FindInScope([](const Entry& e) { return !e.foreign && IsHeading(e.tag); },
+      PopFrom(FindInScope([](const Entry& e) { return !e.foreign() && IsHeading(e.tag); },
                           Scope::kDefault));
     } else if (tag == GUMBO_TAG_TABLE || IsTablePart(tag)) {
-      PopFrom(FindHtmlInScope(tag, Scope::kTable));
+      const size_t target = FindHtmlInScope(tag, Scope::kTable);
+      if (target == kNone) return;
+      // Ending a cell or caption (also implicitly, on the way to an enclosing table part)
+      // clears the formatting list to its marker, once.
+      const size_t ctx = TableContext();
+      const bool closes_cell =
+          ctx != kNone && ctx >= target &&
+          (IsHtml(stack_[ctx], GUMBO_TAG_TD) || IsHtml(stack_[ctx], GUMBO_TAG_TH) ||
+           IsHtml(stack_[ctx], GUMBO_TAG_CAPTION));
+      PopFrom(target);
+      if (closes_cell) ClearListToLastMarker();
     } else if (IsFormatting(tag)) {
       AdoptionAgency(t);
     } else if (IsScopedBlock(tag)) {
@@ -956,10 +958,13 @@ class TreeModel {
   std::vector<ListItem> list_;
   std::vector<size_t> list_markers_;  // indices of the markers in list_
   uint32_t next_list_id_ = 1;
-  bool form_open_ = false;  // the tree builder's form element pointer is set
+  uint32_t form_pointer_ = 0;  // the tree builder's form element pointer (a form_id), or 0
+  uint32_t next_form_id_ = 0;
   Document document_ = Document::kHead;
   size_t framesets_ = 0;  // open <frameset> elements in a frameset document
   bool after_frameset_ = false;  // the outermost frameset is closed
+  bool head_noscript_ = false;   // a <noscript> in <head> is open ("in head noscript")
+  bool head_closed_ = false;     // </head> seen while in kHead ("after head")
   size_t max_seen_ = kImpliedDepth;
 };
 
@@ -1006,6 +1011,7 @@ class Limiter {
     // holds a character reference the model does not decode.
     bool html_encoding = false;
     bool unsure_encoding = false;
+    bool font_attributes = false;  // color, face or size (see TagToken)
   };
 
   // The first "encoding" attribute counts, as the tokenizer drops later duplicates.
@@ -1136,6 +1142,9 @@ class Limiter {
         p = q;
       }
       NoteEncoding(name, value, seen_encoding, a);
+      a.font_attributes = a.font_attributes || internal::EqualsIgnoreCase(name, "color") ||
+                          internal::EqualsIgnoreCase(name, "face") ||
+                          internal::EqualsIgnoreCase(name, "size");
       // A sum of mixed per-attribute hashes does not depend on attribute order.
       a.hash += h * 0x9E3779B1u;
     }
@@ -1168,6 +1177,7 @@ class Limiter {
     token.attr_hash = attributes.hash;
     token.self_closing = attributes.self_closing;
     token.html_encoding = attributes.html_encoding;
+    token.font_attributes = attributes.font_attributes;
     if (end_tag) {
       model_.EndTag(token);
       return attributes.end;
