@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "lib/http/http_date.h"
 
 namespace crawler::politeness {
 
@@ -45,21 +45,10 @@ std::optional<absl::Duration> ParseRetryAfter(std::string_view value, absl::Time
     if (!absl::SimpleAtoi(trimmed, &seconds)) return absl::InfiniteDuration();
     return absl::Seconds(seconds);
   }
-  // HTTP-date: IMF-fixdate, then the two obsolete forms recipients must accept (RFC 9110 §5.6.7).
-  static constexpr const char* kFormats[] = {
-      "%a, %d %b %Y %H:%M:%S GMT",  // Sun, 06 Nov 1994 08:49:37 GMT
-      "%A, %d-%b-%y %H:%M:%S GMT",  // Sunday, 06-Nov-94 08:49:37 GMT
-      "%a %b %e %H:%M:%S %Y",       // Sun Nov  6 08:49:37 1994
-  };
-  const std::string text(trimmed);
-  for (const char* format : kFormats) {
-    absl::Time when;
-    std::string error;
-    if (absl::ParseTime(format, text, absl::UTCTimeZone(), &when, &error)) {
-      return std::max(when - now, absl::ZeroDuration());
-    }
-  }
-  return std::nullopt;
+  // HTTP-date (RFC 9110 §5.6.7).
+  const std::optional<absl::Time> when = http::ParseHttpDate(value);
+  if (!when.has_value()) return std::nullopt;
+  return std::max(*when - now, absl::ZeroDuration());
 }
 
 }  // namespace crawler::politeness
