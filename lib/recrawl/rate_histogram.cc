@@ -1,10 +1,62 @@
 #include "lib/recrawl/rate_histogram.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 
 namespace crawler::recrawl {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "RateHistogram encodes doubles little-endian by copying their bytes");
+constexpr uint8_t kHistogramFormatVersion = 1;
+
+void PutDouble(double value, std::string& out) {
+  char bytes[sizeof(double)];
+  std::memcpy(bytes, &value, sizeof(double));
+  out.append(bytes, sizeof(double));
+}
+
+void PutVarint(uint64_t value, std::string& out) {
+  for (; value >= 0x80; value >>= 7) out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+  out.push_back(static_cast<char>(value));
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : rest_(bytes) {}
+  bool Double(double& value) {
+    if (rest_.size() < sizeof(double)) return false;
+    std::memcpy(&value, rest_.data(), sizeof(double));
+    rest_.remove_prefix(sizeof(double));
+    return std::isfinite(value) && value >= 0;
+  }
+  bool Varint(uint64_t& value) {
+    value = 0;
+    for (int shift = 0; shift < 64 && !rest_.empty(); shift += 7) {
+      const auto byte = static_cast<uint8_t>(rest_.front());
+      rest_.remove_prefix(1);
+      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return true;
+    }
+    return false;
+  }
+  bool done() const { return rest_.empty(); }
+
+ private:
+  std::string_view rest_;
+};
+
+absl::Status Corrupt(std::string_view what) {
+  return absl::DataLossError(absl::StrCat("rate histogram: ", std::string(what)));
+}
+
+}  // namespace
 
 void RateHistogram::Add(double rate_per_day, double weight) { Update(rate_per_day, weight, 1.0); }
 
@@ -30,6 +82,67 @@ void RateHistogram::Update(double rate_per_day, double weight, double sign) {
   // Sums that went back to no pages must be exactly empty, not rounding residue.
   if (bin.pages <= 0.5) bin = Bin{};
   if (page_count_ <= 0.5) total_rate_ = 0;
+}
+
+void RateHistogram::Merge(const RateHistogram& other) {
+  for (int i = 0; i < kBins; ++i) {
+    bins_[i].pages += other.bins_[i].pages;
+    bins_[i].rate_sum += other.bins_[i].rate_sum;
+    bins_[i].key_sum += other.bins_[i].key_sum;
+  }
+  static_pages_ += other.static_pages_;
+  page_count_ += other.page_count_;
+  total_rate_ += other.total_rate_;
+}
+
+std::string RateHistogram::Encode() const {
+  std::string out;
+  out.push_back(static_cast<char>(kHistogramFormatVersion));
+  PutDouble(page_count_, out);
+  PutDouble(static_pages_, out);
+  PutDouble(total_rate_, out);
+  uint64_t non_empty = 0;
+  for (const Bin& bin : bins_) non_empty += bin.pages > 0 ? 1 : 0;
+  PutVarint(non_empty, out);
+  for (int i = 0; i < kBins; ++i) {
+    if (!(bins_[i].pages > 0)) continue;
+    PutVarint(static_cast<uint64_t>(i), out);
+    PutDouble(bins_[i].pages, out);
+    PutDouble(bins_[i].rate_sum, out);
+    PutDouble(bins_[i].key_sum, out);
+  }
+  return out;
+}
+
+absl::StatusOr<RateHistogram> RateHistogram::Decode(std::string_view bytes) {
+  if (bytes.empty()) return Corrupt("empty");
+  if (static_cast<uint8_t>(bytes.front()) != kHistogramFormatVersion) {
+    return absl::UnimplementedError(absl::StrCat("rate histogram: unknown format version ",
+                                                 static_cast<int>(bytes.front())));
+  }
+  Reader reader(bytes.substr(1));
+  RateHistogram histogram;
+  uint64_t non_empty = 0;
+  if (!reader.Double(histogram.page_count_) || !reader.Double(histogram.static_pages_) ||
+      !reader.Double(histogram.total_rate_) || !reader.Varint(non_empty) ||
+      non_empty > static_cast<uint64_t>(kBins)) {
+    return Corrupt("bad header");
+  }
+  int previous = -1;
+  for (uint64_t n = 0; n < non_empty; ++n) {
+    uint64_t index = 0;
+    if (!reader.Varint(index) || index >= static_cast<uint64_t>(kBins) ||
+        static_cast<int>(index) <= previous) {
+      return Corrupt("bad bin index");
+    }
+    previous = static_cast<int>(index);
+    Bin& bin = histogram.bins_[index];
+    if (!reader.Double(bin.pages) || !reader.Double(bin.rate_sum) || !reader.Double(bin.key_sum)) {
+      return Corrupt("bad bin");
+    }
+  }
+  if (!reader.done()) return Corrupt("trailing bytes");
+  return histogram;
 }
 
 }  // namespace crawler::recrawl

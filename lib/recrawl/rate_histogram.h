@@ -17,7 +17,10 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 
 namespace crawler::recrawl {
@@ -39,6 +42,17 @@ class RateHistogram {
   void Add(double rate_per_day, double weight = 1.0);
   // Undoes an earlier Add with the same arguments.
   void Remove(double rate_per_day, double weight = 1.0);
+
+  // Adds every page of `other` (the scheduler merges the histograms of frontier partitions).
+  void Merge(const RateHistogram& other);
+
+  // A compact, versioned form for storage and RPCs: only non-empty bins are written. Layout
+  // (version 1): byte 0 = 1; page_count, static_pages, total_rate as IEEE-754 binary64
+  // little-endian; a varint count of non-empty bins; per bin a varint index (< kBins) and pages,
+  // rate_sum, key_sum as binary64. Decode() rejects an unknown version (kUnimplemented) and
+  // truncated, trailing, duplicate-bin, negative or non-finite values (kDataLoss).
+  std::string Encode() const;
+  static absl::StatusOr<RateHistogram> Decode(std::string_view bytes);
 
   absl::Span<const Bin> bins() const { return bins_; }
   // Pages with rate 0 or weight 0.
