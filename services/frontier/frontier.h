@@ -50,6 +50,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/recrawl/rate_histogram.h"
+#include "lib/recrawl/revisit_policy.h"
 #include "services/common/kv/kv_store.h"
 #include "services/common/kv/write_batch.h"
 #include "services/frontier/frontier_options.h"
@@ -130,6 +132,24 @@ struct CompleteResult {
   std::vector<LeaseId> unknown_leases;
 };
 
+// This partition's side of the re-visit policy (FrontierOptions::revisit).
+struct RevisitStatus {
+  bool enabled = false;
+  std::string policy;
+  // The current change-rate estimates (recrawl::PolicyState::rate_per_day) of every URL
+  // scheduled for re-visits. Policies that do not estimate rates put every page in the static
+  // bin, which still counts it.
+  recrawl::RateHistogram rates;
+  // Evidence of the fleet's mean change rate, from every re-visit so far: the visits that found
+  // a change, and the days between visits summed (changes_seen / days_observed is the fleet's
+  // observed rate, which centres the estimators' prior).
+  double changes_seen = 0;
+  double days_observed = 0;
+  // URLs queued or leased, not yet in the histogram if they were never visited: with
+  // rates.page_count() the size of the fleet while the crawl still discovers pages.
+  uint64_t pending_urls = 0;
+};
+
 struct HostTime {
   std::string host_key;
   absl::Time next_allowed;
@@ -159,6 +179,8 @@ struct FrontierStats {
   uint64_t completions_accepted = 0;
   uint64_t completions_unknown = 0;
   uint64_t retries_scheduled = 0;
+  uint64_t revisits_scheduled = 0;  // visits after which a URL went back to the due index
+  uint64_t changes_detected = 0;    // of those, visits that found the content changed
   uint64_t due_promoted = 0;  // due-index entries moved back into host queues
   uint64_t repairs = 0;       // inconsistent entries found and fixed (should stay 0)
 };
@@ -203,6 +225,15 @@ class Frontier {
   // Sets hosts' next-allowed hints (e.g. from the fetcher's politeness state after a
   // Retry-After). Unknown hosts are ignored. Returns how many hosts were updated.
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<HostTime>& times);
+
+  // The re-visit state of this partition: the histogram of rate estimates the scheduler merges
+  // across partitions to tune the policy.
+  RevisitStatus GetRevisitStatus() const;
+
+  // Re-tunes the re-visit policy with the fleet-wide summary (for "optimal": solves mu for the
+  // collection's budget over fleet.rates); later completions use it. The scheduler calls it
+  // whenever the budget or the estimates have moved. kFailedPrecondition if re-visiting is off.
+  absl::Status RetuneRevisits(const recrawl::FleetSummary& fleet);
 
   // The stored state of one URL; kNotFound if it was never accepted.
   absl::StatusOr<UrlRecord> LookupUrl(std::string_view canonical_url) const;
@@ -265,6 +296,32 @@ class Frontier {
   // Replaces host `index`'s header, keeping totals_ and ready_ in step.
   void SetHostState(uint32_t index, const HostState& state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // What the URL record said about the content before this visit.
+  struct PreviousContent {
+    uint64_t fingerprint = 0;
+    std::string etag;
+    uint64_t length = 0;
+  };
+  struct RevisitPlan {
+    absl::Time due;
+    bool changed = false;  // this visit found the content changed (never on a first visit)
+  };
+  // After a final content outcome with re-visiting on: records the visit in the URL's history
+  // (record.visit_history), asks the policy when to come back and moves the URL's rate estimate
+  // and the fleet's observations in `fleet` (a staged copy of revisit_fleet_). Returns the due
+  // time, clamped to the options' interval bounds; a page's first re-visit is spread over
+  // (0, 1] of its interval by a hash of `url`, so a site discovered at once is not re-visited
+  // all at once.
+  // The re-visit state of the whole partition, persisted in the meta family.
+  struct RevisitFleet {
+    recrawl::RateHistogram rates;
+    double changes_seen = 0;
+    double days_observed = 0;
+  };
+  RevisitPlan ScheduleRevisit(const FetchOutcome& outcome, const PreviousContent& previous,
+                              const std::string& url, UrlRecord& record, RevisitFleet& fleet)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   bool Eligible(const HostState& state) const;
   bool PageCapped(const HostState& state) const;
   uint64_t PagesLeft(const HostState& state) const;
@@ -288,6 +345,10 @@ class Frontier {
   // Due entries before this time have all been promoted; scans of the due index start here.
   absl::Time due_scanned_until_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   Totals totals_ ABSL_GUARDED_BY(mu_);
+  // Re-visiting (null when off) and the fleet state of the URLs it schedules (persisted in the
+  // meta family with every batch that changes it).
+  std::unique_ptr<recrawl::RevisitPolicy> revisit_policy_ ABSL_GUARDED_BY(mu_);
+  RevisitFleet revisit_fleet_ ABSL_GUARDED_BY(mu_);
   FrontierStats counters_ ABSL_GUARDED_BY(mu_);  // only the "since opened" counters are used
 };
 

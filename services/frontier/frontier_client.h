@@ -21,6 +21,9 @@ class FrontierClient {
   virtual absl::StatusOr<AddResult> AddUrls(const std::vector<UrlToAdd>& urls) = 0;
   // True when nothing is queued or leased anywhere: the crawl is over.
   virtual bool IsExhausted() = 0;
+  // The re-visit side (Frontier::GetRevisitStatus / RetuneRevisits), for the scheduler.
+  virtual absl::StatusOr<RevisitStatus> GetRevisitStatus() = 0;
+  virtual absl::Status RetuneRevisits(const recrawl::FleetSummary& fleet) = 0;
 };
 
 class LocalFrontierClient final : public FrontierClient {
@@ -37,6 +40,12 @@ class LocalFrontierClient final : public FrontierClient {
     return frontier_.AddUrls(urls);
   }
   bool IsExhausted() override { return frontier_.IsExhausted(); }
+  absl::StatusOr<RevisitStatus> GetRevisitStatus() override {
+    return frontier_.GetRevisitStatus();
+  }
+  absl::Status RetuneRevisits(const recrawl::FleetSummary& fleet) override {
+    return frontier_.RetuneRevisits(fleet);
+  }
 
  private:
   Frontier& frontier_;

@@ -1,6 +1,7 @@
 #include "services/frontier/frontier_options.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 
 namespace crawler::frontier {
@@ -31,6 +32,32 @@ absl::Status ValidateFrontierOptions(const FrontierOptions& options) {
   }
   if (options.max_due_promotions_per_lease < 1) {
     return absl::InvalidArgumentError("max_due_promotions_per_lease must be at least 1");
+  }
+  const RevisitOptions& revisit = options.revisit;
+  if (!revisit.enabled) return absl::OkStatus();
+  if (revisit.min_interval <= absl::ZeroDuration() ||
+      revisit.max_interval < revisit.min_interval) {
+    return absl::InvalidArgumentError(
+        "revisit intervals must satisfy 0 < min_interval <= max_interval");
+  }
+  if (revisit.history_capacity < 1 ||
+      revisit.history_capacity > recrawl::VisitHistory::kMaxCapacity) {
+    return absl::InvalidArgumentError("revisit history_capacity must be in [1, 64]");
+  }
+  if (revisit.change_threshold_bits < 0 || revisit.change_threshold_bits > 64) {
+    return absl::InvalidArgumentError("revisit change_threshold_bits must be in [0, 64]");
+  }
+  if (options.max_pages_total != FrontierOptions::kUnlimited ||
+      options.max_pages_per_host != FrontierOptions::kUnlimited) {
+    return absl::InvalidArgumentError(
+        "re-visiting cannot be combined with a page budget (max_pages_total, "
+        "max_pages_per_host): a host at its cap would never be re-visited");
+  }
+  if (absl::Status status = recrawl::MakeRevisitPolicy(revisit.policy, revisit.policy_options)
+                                .status();
+      !status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("revisit policy: ", std::string(status.message())));
   }
   return absl::OkStatus();
 }

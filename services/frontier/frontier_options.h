@@ -8,11 +8,39 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "lib/recrawl/policy_factory.h"
 
 namespace crawler::frontier {
+
+// Re-visiting (DESIGN.md §7). Off, a URL is done after its final outcome: a one-off crawl. On,
+// every URL whose content the crawler holds (outcome fetched, duplicate or not_modified) goes
+// back into the due index after each visit, due when the collection's re-visit policy says:
+// the frontier records the visit in the URL's history (changed = the SimHash moved by more than
+// change_threshold_bits; a 304 is unchanged), asks the policy for the next interval and clamps
+// it to [min_interval, max_interval]. The policy's fleet-wide parameters (for "optimal": the
+// multiplier mu that spends the re-visit budget) come from the scheduler (Frontier::
+// RetuneRevisits). Redirects, errors and robots-denied URLs are not re-visited.
+struct RevisitOptions {
+  bool enabled = false;
+  // A lib/recrawl policy name (policy_factory.h): optimal, uniform, proportional, fixed, nutch,
+  // stormcrawler, step, bayes-published, bayes-corrected.
+  std::string policy = "optimal";
+  recrawl::PolicyOptions policy_options;
+  // Whatever the policy says, a page is re-visited no sooner than min_interval (protects sites
+  // and the budget from a runaway estimate) and no later than max_interval (a page the policy
+  // gave up on, as too fast to keep fresh or as static, is still looked at now and then, so a
+  // wrong estimate heals). 0 < min_interval <= max_interval.
+  absl::Duration min_interval = absl::Minutes(1);
+  absl::Duration max_interval = absl::Hours(24 * 30);
+  // Visits kept per URL for the estimators, [1, 64] (visit_history.h).
+  int history_capacity = 32;
+  // SimHash bits that make a visit "changed" (lib/fingerprint/change_detection.h), [0, 64].
+  int change_threshold_bits = 7;
+};
 
 struct FrontierOptions {
   static constexpr uint64_t kUnlimited = std::numeric_limits<uint64_t>::max();
@@ -67,6 +95,10 @@ struct FrontierOptions {
   // Most due-index entries (retries, later re-visits) moved into host queues per Lease call;
   // bounds that call's extra work when a large backlog falls due at once.
   size_t max_due_promotions_per_lease = 4096;
+
+  // Off by default. Cannot be combined with the page budgets (max_pages_total,
+  // max_pages_per_host): a host at its cap is not leased at all, which would stop its re-visits.
+  RevisitOptions revisit;
 };
 
 // kInvalidArgument naming the first field out of range.

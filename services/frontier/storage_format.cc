@@ -1,6 +1,9 @@
 #include "services/frontier/storage_format.h"
 
+#include <bit>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -381,6 +384,28 @@ absl::StatusOr<UrlRecord> DecodeUrlRecord(std::string_view value) {
   if (outcome != 0) record.last_outcome = static_cast<OutcomeClass>(outcome);
   record.http_status = static_cast<int>(http_status);
   return record;
+}
+
+// ---- meta: re-visit observations -----------------------------------------------------------
+
+std::string EncodeRevisitObservations(double changes_seen, double days_observed) {
+  static_assert(std::endian::native == std::endian::little);
+  std::string value(16, '\0');
+  std::memcpy(value.data(), &changes_seen, 8);
+  std::memcpy(value.data() + 8, &days_observed, 8);
+  return value;
+}
+
+absl::StatusOr<std::pair<double, double>> DecodeRevisitObservations(std::string_view value) {
+  std::pair<double, double> out;
+  if (value.size() != 16) return Corrupt("revisit observations");
+  std::memcpy(&out.first, value.data(), 8);
+  std::memcpy(&out.second, value.data() + 8, 8);
+  if (!std::isfinite(out.first) || !std::isfinite(out.second) || out.first < 0 ||
+      out.second < 0) {
+    return Corrupt("revisit observations");
+  }
+  return out;
 }
 
 }  // namespace crawler::frontier::storage

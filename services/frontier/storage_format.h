@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -42,10 +43,16 @@ inline constexpr std::string_view kDueFamily = "frontier.due";
 // The families above with their scan prefixes (the queue is scanned one host at a time).
 std::vector<kv::ColumnFamilySpec> ColumnFamilies();
 
-// Keys of frontier.meta; values are 8-byte big-endian unsigned integers.
+// Keys of frontier.meta; values are 8-byte big-endian unsigned integers unless noted.
 inline constexpr std::string_view kMetaFormatVersionKey = "format_version";
 inline constexpr std::string_view kMetaNextHostIdKey = "next_host_id";
 inline constexpr std::string_view kMetaNextLeaseIdKey = "next_lease_id";
+// recrawl::RateHistogram::Encode() of the re-visit rate estimates (rate_histogram.h).
+inline constexpr std::string_view kMetaRevisitRatesKey = "revisit_rates";
+// Changes seen and days observed by all re-visits: two IEEE-754 binary64, little-endian.
+inline constexpr std::string_view kMetaRevisitObservationsKey = "revisit_observations";
+std::string EncodeRevisitObservations(double changes_seen, double days_observed);
+absl::StatusOr<std::pair<double, double>> DecodeRevisitObservations(std::string_view value);
 
 inline constexpr size_t kMaxHostKeyBytes = 255;
 

@@ -1,5 +1,7 @@
 #include "services/scheduler/collection.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 
 namespace crawler::scheduler {
@@ -13,6 +15,21 @@ absl::Status Collection::Validate() const {
   }
   if (absl::Status s = politeness.Validate(); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("politeness: ", s.message()));
+  }
+  if (revisit.options.enabled) {
+    if (!(revisit.budget_visits_per_day > 0) || !std::isfinite(revisit.budget_visits_per_day)) {
+      return absl::InvalidArgumentError(
+          "revisit budget must be a positive number of visits per day");
+    }
+    if (limits.max_pages != CollectionLimits::kUnlimited ||
+        limits.max_pages_per_host != CollectionLimits::kUnlimited) {
+      return absl::InvalidArgumentError(
+          "re-visiting cannot be combined with max_pages or max_pages_per_host yet (a host at "
+          "its cap would never be re-visited); bound the crawl with scope and depth instead");
+    }
+    frontier::FrontierOptions frontier_options;
+    frontier_options.revisit = revisit.options;
+    if (absl::Status s = frontier::ValidateFrontierOptions(frontier_options); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

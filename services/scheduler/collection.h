@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "lib/politeness/politeness_options.h"
 #include "lib/scope/scope.h"
+#include "services/frontier/frontier_options.h"
 
 namespace crawler::scheduler {
 
@@ -19,6 +20,18 @@ struct CollectionLimits {
   static constexpr uint64_t kUnlimited = std::numeric_limits<uint64_t>::max();
   uint64_t max_pages = kUnlimited;           // pages fetched in total
   uint64_t max_pages_per_host = kUnlimited;  // pages fetched per host key
+};
+
+// Keeping the collection fresh (DESIGN.md §7): how the frontier re-visits pages and the budget the
+// scheduler spreads over them.
+struct CollectionRevisit {
+  // Policy, interval bounds and change threshold, applied by the frontier (frontier_options.h).
+  frontier::RevisitOptions options;
+  // Re-visits per day the collection may spend (> 0 when re-visiting is on). "optimal" solves
+  // mu so that the pages' frequencies add up to it; "uniform" and "fixed" (without an interval)
+  // divide it evenly. Real crawls think per day (10 pages x 24 visits = 240); a test web whose
+  // pages change in seconds may use any rate, e.g. 5 per second = 432,000 per day.
+  double budget_visits_per_day = 0;
 };
 
 struct Collection {
@@ -31,6 +44,7 @@ struct Collection {
   std::vector<std::string> store_content_types;
   // Write WARC files at all ("whether to store bodies"). Off: the crawl only maps the site.
   bool store_bodies = true;
+  CollectionRevisit revisit;
 
   // Checks every field; kInvalidArgument names the first bad one.
   absl::Status Validate() const;

@@ -1,8 +1,12 @@
 #include "services/scheduler/scheduler.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/recrawl/allocation_solver.h"
+#include "lib/recrawl/freshness.h"
+#include "lib/recrawl/rate_histogram.h"
 #include "lib/url/host_key.h"
 
 namespace crawler::scheduler {
@@ -60,6 +64,68 @@ absl::StatusOr<SeedReport> Scheduler::FeedSeeds(frontier::FrontierClient& fronti
     report.already_seen = added->already_seen;
   }
   return report;
+}
+
+absl::StatusOr<RevisitTuning> Scheduler::TuneRevisits(
+    const std::vector<frontier::FrontierClient*>& partitions) const {
+  const CollectionRevisit& revisit = collection_.revisit;
+  if (!revisit.options.enabled) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("collection ", collection_.name, " does not re-visit pages"));
+  }
+  recrawl::RateHistogram rates;
+  uint64_t pending_urls = 0;
+  double changes_seen = 0;
+  double days_observed = 0;
+  for (frontier::FrontierClient* partition : partitions) {
+    absl::StatusOr<frontier::RevisitStatus> status = partition->GetRevisitStatus();
+    if (!status.ok()) return status.status();
+    rates.Merge(status->rates);
+    pending_urls += status->pending_urls;
+    changes_seen += status->changes_seen;
+    days_observed += status->days_observed;
+  }
+  RevisitTuning tuning;
+  tuning.pages = rates.page_count();
+  tuning.pages_with_rate = rates.page_count() - rates.static_pages();
+  tuning.budget_visits_per_day = revisit.budget_visits_per_day;
+  if (tuning.pages > 0) tuning.mean_rate_per_day = rates.total_rate() / tuning.pages;
+  // The prior of every page's estimate is centred on what all re-visits saw (changes per day
+  // of observation), not on the estimates themselves, which lean on that same prior.
+  if (days_observed > 0) tuning.observed_rate_per_day = changes_seen / days_observed;
+  const recrawl::FleetSummary fleet{
+      .budget_visits_per_day = revisit.budget_visits_per_day,
+      // While the crawl still discovers pages, those queued for a first visit count too (a
+      // page re-queued for its re-visit is counted twice for that moment: a small bias).
+      .page_count = static_cast<int64_t>(tuning.pages) + static_cast<int64_t>(pending_urls),
+      .rates = &rates,
+      .mean_rate_per_day = tuning.observed_rate_per_day};
+  if (fleet.page_count == 0) return tuning;
+
+  if (revisit.options.policy == "optimal" && tuning.pages_with_rate > 0) {
+    // The same solve every partition's policy repeats in Retune: here for the report.
+    const recrawl::AllocationSolver solver(recrawl::AllocationOptions{
+        .min_visits_per_day = revisit.options.policy_options.optimal.min_visits_per_day});
+    absl::StatusOr<recrawl::Allocation> allocation =
+        solver.Solve(rates, revisit.budget_visits_per_day);
+    if (allocation.ok()) {
+      tuning.mu = allocation->mu;
+      double fresh = rates.static_pages();
+      for (const recrawl::RateHistogram::Bin& bin : rates.bins()) {
+        if (!(bin.pages > 0)) continue;
+        const double rate = bin.rate_sum / bin.pages;
+        fresh += bin.pages * recrawl::ExpectedFreshness(
+                                 recrawl::VisitOrder::kFixed, rate,
+                                 solver.VisitsPerDay(rate, rate / (bin.key_sum / bin.pages),
+                                                     *allocation));
+      }
+      tuning.expected_freshness = fresh / tuning.pages;
+    }
+  }
+  for (frontier::FrontierClient* partition : partitions) {
+    if (absl::Status status = partition->RetuneRevisits(fleet); !status.ok()) return status;
+  }
+  return tuning;
 }
 
 }  // namespace crawler::scheduler

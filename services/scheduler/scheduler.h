@@ -1,12 +1,18 @@
 // Scheduler: the control-plane core (DESIGN.md §3). It holds a collection's definition, builds
-// the scope every component applies, and feeds the seeds to the frontier. (Re-visit policy and
-// bandit allocation arrive with their own issues.)
+// the scope every component applies, feeds the seeds to the frontier, and tunes the re-visit
+// policy (DESIGN.md §7): TuneRevisits merges the frontier partitions' histograms of estimated
+// change rates, solves the policy's fleet-wide parameters for the collection's budget (for
+// "optimal": the multiplier mu) and sends the fleet summary to every partition, whose policy
+// then turns each page's own estimate into its next visit in O(1). (Bandit allocation arrives
+// with its own issue.)
 //
-// Thread-safety: immutable after Create; FeedSeeds may be called from any thread.
+// Thread-safety: the collection and scope are immutable after Create; FeedSeeds and
+// TuneRevisits may be called from any thread.
 #ifndef CRAWLER_SERVICES_SCHEDULER_SCHEDULER_H_
 #define CRAWLER_SERVICES_SCHEDULER_SCHEDULER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +33,25 @@ struct SeedReport {
   std::vector<std::string> rejected;  // "url: reason"
 };
 
+// What one TuneRevisits call found and decided.
+struct RevisitTuning {
+  // Pages scheduled for re-visits across the partitions, and how many of them have a rate
+  // estimate > 0 (the others are believed static, or their policy does not estimate rates).
+  double pages = 0;
+  double pages_with_rate = 0;
+  double budget_visits_per_day = 0;
+  // Mean estimated change rate over all pages, changes per day.
+  double mean_rate_per_day = 0;
+  // Changes seen per day of observation over all re-visits so far (0 before any): centres the
+  // estimators' prior.
+  double observed_rate_per_day = 0;
+  // "optimal" only: the multiplier solved, and the freshness the allocation expects if the
+  // estimates are right (fixed-order visits, histogram resolution). Absent for other policies
+  // or before any page is scheduled.
+  std::optional<double> mu;
+  std::optional<double> expected_freshness;
+};
+
 class Scheduler {
  public:
   // Parses and canonicalises the seeds and builds the scope. Errors: kInvalidArgument naming a
@@ -39,6 +64,15 @@ class Scheduler {
 
   // Queues the seeds (depth 0) in one batch. Seeds outside the scope are reported, not queued.
   absl::StatusOr<SeedReport> FeedSeeds(frontier::FrontierClient& frontier) const;
+
+  // Re-tunes the re-visit policy of every partition for the collection's budget (see the header
+  // comment). Call it once before the crawl starts and then periodically (every few seconds to
+  // minutes: the histogram moves slowly), and whenever the crawl has discovered many pages
+  // since. The fleet is the pages with estimates plus the URLs still queued, so first visits get
+  // the uniform interval pages / budget. kFailedPrecondition if the collection does not re-visit; a partition's
+  // error is returned (partitions before it have been tuned).
+  absl::StatusOr<RevisitTuning> TuneRevisits(
+      const std::vector<frontier::FrontierClient*>& partitions) const;
 
  private:
   Scheduler(Collection collection, std::unique_ptr<url::PublicSuffixList> psl)

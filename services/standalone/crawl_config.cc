@@ -2,12 +2,15 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <string>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/string_view.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/net/ip_address.h"
@@ -60,6 +63,21 @@ Setter DurationSetter(std::string key, std::function<absl::Duration&(CrawlConfig
       return Bad(key, absl::StrCat("not a duration: \"", text, "\" (e.g. 50ms, 2s, 1m)"));
     }
     field(c) = d;
+    return absl::OkStatus();
+  };
+}
+
+Setter VisitRateSetter(std::string key, std::function<double&(CrawlConfig&)> field) {
+  return [key, field](const YAML::Node& n, CrawlConfig& c) -> absl::Status {
+    std::string text;
+    try {
+      text = n.as<std::string>();
+    } catch (const YAML::Exception& e) {
+      return Bad(key, e.what());
+    }
+    absl::StatusOr<double> rate = ParseVisitRate(text);
+    if (!rate.ok()) return Bad(key, std::string(rate.status().message()));
+    field(c) = *rate;
     return absl::OkStatus();
   };
 }
@@ -157,11 +175,68 @@ const std::map<std::string, Setter>& Keys() {
                    [](CrawlConfig& c) -> int& {
                      return c.collection.politeness.max_connections_per_host;
                    })},
+      {"run_for",
+       DurationSetter("run_for", [](CrawlConfig& c) -> absl::Duration& { return c.run_for; })},
+      // re-visiting
+      {"revisit", Nested<bool>("revisit",
+                               [](CrawlConfig& c) -> bool& {
+                                 return c.collection.revisit.options.enabled;
+                               })},
+      {"revisit_policy", Nested<std::string>("revisit_policy",
+                                             [](CrawlConfig& c) -> std::string& {
+                                               return c.collection.revisit.options.policy;
+                                             })},
+      {"revisit_budget", VisitRateSetter("revisit_budget",
+                                         [](CrawlConfig& c) -> double& {
+                                           return c.collection.revisit.budget_visits_per_day;
+                                         })},
+      {"revisit_min_interval", DurationSetter("revisit_min_interval",
+                                              [](CrawlConfig& c) -> absl::Duration& {
+                                                return c.collection.revisit.options.min_interval;
+                                              })},
+      {"revisit_max_interval", DurationSetter("revisit_max_interval",
+                                              [](CrawlConfig& c) -> absl::Duration& {
+                                                return c.collection.revisit.options.max_interval;
+                                              })},
+      {"revisit_min_visits", VisitRateSetter("revisit_min_visits",
+                                             [](CrawlConfig& c) -> double& {
+                                               return c.collection.revisit.options.policy_options
+                                                   .optimal.min_visits_per_day;
+                                             })},
+      {"revisit_tune_interval",
+       DurationSetter("revisit_tune_interval",
+                      [](CrawlConfig& c) -> absl::Duration& { return c.revisit_tune_interval; })},
+      {"change_threshold_bits",
+       Nested<int>("change_threshold_bits",
+                   [](CrawlConfig& c) -> int& {
+                     return c.collection.revisit.options.change_threshold_bits;
+                   })},
   };
   return *keys;
 }
 
 }  // namespace
+
+absl::StatusOr<double> ParseVisitRate(std::string_view text) {
+  const absl::string_view trimmed =
+      absl::StripAsciiWhitespace(absl::string_view(text.data(), text.size()));
+  const size_t slash = trimmed.find('/');
+  const absl::string_view number = absl::StripAsciiWhitespace(trimmed.substr(0, slash));
+  const absl::string_view unit = slash == absl::string_view::npos
+                                     ? absl::string_view("d")
+                                     : absl::StripAsciiWhitespace(trimmed.substr(slash + 1));
+  double value = 0;
+  double per_day = 0;
+  if (unit == "s") per_day = 86400;
+  if (unit == "min") per_day = 1440;
+  if (unit == "h") per_day = 24;
+  if (unit == "d") per_day = 1;
+  if (!absl::SimpleAtod(number, &value) || !(value > 0) || !std::isfinite(value) || per_day == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not a visit rate: \"", std::string(text), "\" (e.g. 5/s, 300/min, 20/h, 1000/d)"));
+  }
+  return value * per_day;
+}
 
 std::string RobotsProductToken(std::string_view user_agent) {
   size_t end = 0;
@@ -226,6 +301,10 @@ absl::Status CrawlConfig::Finalize() {
   if (max_body_bytes < 1024) return absl::InvalidArgumentError("max_body_bytes must be >= 1024");
   if (warc_max_file_bytes < 4096) {
     return absl::InvalidArgumentError("warc_max_file_bytes must be >= 4096");
+  }
+  if (run_for <= absl::ZeroDuration()) return absl::InvalidArgumentError("run_for must be > 0");
+  if (revisit_tune_interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("revisit_tune_interval must be > 0");
   }
   for (const std::string& cidr : allow_networks) {
     if (absl::Status s = net::CidrBlock::Parse(cidr).status(); !s.ok()) {

@@ -5,9 +5,11 @@
 #define CRAWLER_SERVICES_STANDALONE_CRAWL_CONFIG_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/scheduler/collection.h"
 
@@ -39,6 +41,12 @@ struct CrawlConfig {
   std::string connect_to;                   // HOST:PORT every request goes to (tests, websim)
   uint64_t warc_max_file_bytes = 1'000'000'000;
   absl::Duration progress_interval = absl::Seconds(5);  // zero: no progress lines
+  // Stop after this long, cleanly (as on SIGTERM; the same data dir resumes). Infinite: run until
+  // the frontier is exhausted or a limit is reached. A re-visiting crawl is never exhausted:
+  // give it a run_for or stop it with a signal.
+  absl::Duration run_for = absl::InfiniteDuration();
+  // How often the scheduler re-tunes the re-visit policy over the current rate estimates.
+  absl::Duration revisit_tune_interval = absl::Seconds(10);
 
   // Fills derived defaults (paths under data_dir) and checks everything; kInvalidArgument names
   // the offending setting.
@@ -49,6 +57,10 @@ struct CrawlConfig {
 // flags parsed afterwards override the file). kInvalidArgument for unknown keys, wrong types and
 // bad values, naming the key; kNotFound if the file cannot be read.
 absl::Status LoadCrawlConfigYaml(const std::string& path, CrawlConfig& config);
+
+// A visit rate for the re-visit budget: "N/s", "N/min", "N/h" or "N/d" (per day), or a plain
+// number (per day). Returns visits per day; kInvalidArgument unless N is a positive number.
+absl::StatusOr<double> ParseVisitRate(std::string_view text);
 
 // The robots.txt product token of a User-Agent: its first token up to '/', lower-cased.
 std::string RobotsProductToken(std::string_view user_agent);

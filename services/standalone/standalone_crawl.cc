@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -56,6 +58,7 @@ struct StandaloneCrawl::Parts {
   ObserverList observers;
   std::unique_ptr<fetcher::Fetcher> fetcher;
   absl::Notification done;
+  std::atomic<bool> stopped_by_run_for{false};
 };
 
 StandaloneCrawl::StandaloneCrawl(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
@@ -86,6 +89,7 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   frontier::FrontierOptions frontier_options;
   frontier_options.max_pages_total = c.collection.limits.max_pages;
   frontier_options.max_pages_per_host = c.collection.limits.max_pages_per_host;
+  frontier_options.revisit = c.collection.revisit.options;
   // The fetcher's politeness decides real spacing. A few URLs per host leased ahead keep a
   // polite host busy (its next URL is here when its delay ends) without holding many leases.
   frontier_options.max_in_flight_per_host = static_cast<uint32_t>(
@@ -168,13 +172,50 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
   std::fprintf(stderr, "crawl: %zu seeds (%zu new), data in %s\n", seeds->seeds, seeds->queued,
                p.config.data_dir.c_str());
 
-  // Housekeeping: lease expiry and progress lines, until the fetcher returns.
-  std::thread housekeeping([&p, start] {
+  const bool revisiting = p.config.collection.revisit.options.enabled;
+  const std::vector<frontier::FrontierClient*> partitions = {p.frontier_client.get()};
+  // The latest re-tuning of the re-visit policy, for progress lines (housekeeping thread only).
+  std::optional<scheduler::RevisitTuning> tuning;
+  if (revisiting) {
+    // Before any re-visit is decided, so first visits get the budget's uniform interval.
+    absl::StatusOr<scheduler::RevisitTuning> tuned = p.scheduler->TuneRevisits(partitions);
+    if (!tuned.ok()) return tuned.status();
+    tuning = *tuned;
+  }
+
+  // Housekeeping until the fetcher returns: lease expiry, re-tuning the re-visit policy, the
+  // run_for limit, progress lines.
+  std::thread housekeeping([&p, &tuning, &partitions, start, revisiting] {
     absl::Time last_progress = start;
+    absl::Time last_tuning = start;
     uint64_t last_pages = 0;
-    while (!p.done.WaitForNotificationWithTimeout(absl::Seconds(1))) {
+    uint64_t known_at_tuning = p.frontier->Stats().seen_urls;
+    bool stopping = false;
+    // A short tick: while the crawl discovers pages the fleet grows fast, and re-visits decided
+    // with a stale fleet size would be spaced for the wrong number of pages.
+    while (!p.done.WaitForNotificationWithTimeout(absl::Milliseconds(250))) {
       p.frontier->ExpireLeases().IgnoreError();
       const absl::Time now = p.clock->Now();
+      if (!stopping && now - start >= p.config.run_for) {
+        std::fprintf(stderr, "crawl: run time %s reached, finishing transfers in flight\n",
+                     absl::FormatDuration(p.config.run_for).c_str());
+        p.stopped_by_run_for = true;
+        p.fetcher->Stop();
+        stopping = true;
+      }
+      const uint64_t known = revisiting ? p.frontier->Stats().seen_urls : 0;
+      if (revisiting && (now - last_tuning >= p.config.revisit_tune_interval ||
+                         known > known_at_tuning + known_at_tuning / 10)) {
+        known_at_tuning = known;
+        absl::StatusOr<scheduler::RevisitTuning> tuned = p.scheduler->TuneRevisits(partitions);
+        if (tuned.ok()) {
+          tuning = *tuned;
+        } else {
+          std::fprintf(stderr, "crawl: re-tuning the re-visit policy failed: %s\n",
+                       std::string(tuned.status().message()).c_str());
+        }
+        last_tuning = now;
+      }
       if (p.config.progress_interval <= absl::ZeroDuration() ||
           now - last_progress < p.config.progress_interval) {
         continue;
@@ -194,6 +235,18 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
                    static_cast<unsigned long long>(t.errors),
                    static_cast<unsigned long long>(t.duplicates),
                    static_cast<unsigned long long>(t.robots_denied));
+      if (revisiting && tuning.has_value()) {
+        std::fprintf(stderr,
+                     "  revisits: pages %.0f  re-visits %llu  changes seen %llu  observed rate "
+                     "%.3g/d  budget %.3g/d  mu %s  expected freshness %s\n",
+                     tuning->pages, static_cast<unsigned long long>(fs.revisits_scheduled),
+                     static_cast<unsigned long long>(fs.changes_detected),
+                     tuning->observed_rate_per_day, tuning->budget_visits_per_day,
+                     tuning->mu.has_value() ? absl::StrFormat("%.3g", *tuning->mu).c_str() : "-",
+                     tuning->expected_freshness.has_value()
+                         ? absl::StrFormat("%.3f", *tuning->expected_freshness).c_str()
+                         : "-");
+      }
       last_progress = now;
       last_pages = t.pages;
     }
@@ -217,7 +270,10 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
         "\"complete\": ", p.frontier->IsExhausted() ? "true" : "false",
         ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
         ",\n  \"warc_records\": ", p.warc != nullptr ? p.warc->RecordsWritten() : 0,
-        ",\n  \"warc_files\": [", absl::StrJoin(files, ", "), "]");
+        ",\n  \"warc_files\": [", absl::StrJoin(files, ", "), "]",
+        ",\n  \"stopped_by_run_for\": ", p.stopped_by_run_for ? "true" : "false",
+        ",\n  \"revisits_scheduled\": ", fs.revisits_scheduled,
+        ",\n  \"changes_detected\": ", fs.changes_detected);
     std::ofstream out(p.config.stats_json);
     out << SummaryJson(totals, elapsed, extra);
     if (!out) {

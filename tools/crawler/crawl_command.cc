@@ -28,7 +28,11 @@ struct CrawlFlags {
   std::vector<std::string> seeds;
   std::string config_file;
   std::string data_dir, warc_dir, stats_json, crawl_log, user_agent, connect_to;
-  std::string name, min_delay, max_delay, max_crawl_delay, timeout, progress_interval;
+  std::string name, min_delay, max_delay, max_crawl_delay, timeout, progress_interval, run_for;
+  std::string revisit_policy, revisit_budget, revisit_min_interval, revisit_max_interval;
+  std::string revisit_min_visits, revisit_tune_interval;
+  std::optional<int> change_threshold_bits;
+  bool revisit = false;
   std::vector<std::string> store_content_types;
   std::optional<size_t> max_body_bytes;
   std::optional<uint64_t> warc_max_file_bytes;
@@ -138,6 +142,42 @@ absl::StatusOr<standalone::CrawlConfig> BuildConfig(const CrawlFlags& f) {
       !s.ok()) {
     return s;
   }
+  if (absl::Status s = ParseDurationFlag("run-for", f.run_for, c.run_for); !s.ok()) return s;
+  if (f.revisit) c.collection.revisit.options.enabled = true;
+  set(f.revisit_policy, c.collection.revisit.options.policy);
+  if (!f.revisit_budget.empty()) {
+    absl::StatusOr<double> rate = standalone::ParseVisitRate(f.revisit_budget);
+    if (!rate.ok()) {
+      return absl::InvalidArgumentError("--revisit-budget: " + std::string(rate.status().message()));
+    }
+    c.collection.revisit.budget_visits_per_day = *rate;
+  }
+  if (absl::Status s = ParseDurationFlag("revisit-min-interval", f.revisit_min_interval,
+                                         c.collection.revisit.options.min_interval);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ParseDurationFlag("revisit-max-interval", f.revisit_max_interval,
+                                         c.collection.revisit.options.max_interval);
+      !s.ok()) {
+    return s;
+  }
+  if (!f.revisit_min_visits.empty()) {
+    absl::StatusOr<double> rate = standalone::ParseVisitRate(f.revisit_min_visits);
+    if (!rate.ok()) {
+      return absl::InvalidArgumentError("--revisit-min-visits: " +
+                                        std::string(rate.status().message()));
+    }
+    c.collection.revisit.options.policy_options.optimal.min_visits_per_day = *rate;
+  }
+  if (absl::Status s = ParseDurationFlag("revisit-tune-interval", f.revisit_tune_interval,
+                                         c.revisit_tune_interval);
+      !s.ok()) {
+    return s;
+  }
+  if (f.change_threshold_bits) {
+    c.collection.revisit.options.change_threshold_bits = *f.change_threshold_bits;
+  }
   // A minimum delay above the default maximum raises the maximum with it (otherwise
   // `--min-delay 2m` alone would be rejected as inconsistent).
   if (f.max_delay.empty() &&
@@ -245,6 +285,25 @@ void AddCrawlCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--max-crawl-delay", flags->max_crawl_delay, "Cap on robots.txt Crawl-delay");
   cmd->add_option("--progress-interval", flags->progress_interval,
                   "Seconds between progress lines on stderr, e.g. 5s (0 = none)");
+  cmd->add_option("--run-for", flags->run_for,
+                  "Stop cleanly after this long, e.g. 10m (a re-visiting crawl runs until then)");
+  cmd->add_flag("--revisit", flags->revisit,
+                "Keep the pages fresh: re-visit each one when the re-visit policy says");
+  cmd->add_option("--revisit-policy", flags->revisit_policy,
+                  "optimal (default), uniform, proportional, fixed, nutch, stormcrawler, step, "
+                  "bayes-published, bayes-corrected");
+  cmd->add_option("--revisit-budget", flags->revisit_budget,
+                  "Re-visits the collection may spend, e.g. 5/s, 20/h, 1000/d");
+  cmd->add_option("--revisit-min-interval", flags->revisit_min_interval,
+                  "No page re-visited sooner than this (default 1m)");
+  cmd->add_option("--revisit-max-interval", flags->revisit_max_interval,
+                  "Every page re-visited at least this often (default 720h)");
+  cmd->add_option("--revisit-min-visits", flags->revisit_min_visits,
+                  "optimal: every page at least this often, e.g. 1/d (exploration; default 0)");
+  cmd->add_option("--revisit-tune-interval", flags->revisit_tune_interval,
+                  "How often the re-visit policy is re-tuned (default 10s)");
+  cmd->add_option("--change-threshold-bits", flags->change_threshold_bits,
+                  "SimHash bits that make a re-visit count as a change (default 7)");
   cmd->callback([flags, exit_code] { *exit_code = RunCrawl(*flags); });
 }
 

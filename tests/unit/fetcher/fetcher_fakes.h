@@ -93,6 +93,13 @@ class FakeFrontierClient final : public frontier::FrontierClient {
     return absl::OkStatus();
   }
 
+  absl::StatusOr<frontier::RevisitStatus> GetRevisitStatus() override {
+    return frontier::RevisitStatus{};
+  }
+  absl::Status RetuneRevisits(const recrawl::FleetSummary&) override {
+    return absl::FailedPreconditionError("the fake frontier does not re-visit");
+  }
+
   absl::StatusOr<frontier::AddResult> AddUrls(const std::vector<frontier::UrlToAdd>& urls) override {
     absl::MutexLock lock(&mu_);
     frontier::AddResult result;

@@ -254,6 +254,12 @@ class UnavailableFrontier final : public frontier::FrontierClient {
     return absl::UnavailableError("down");
   }
   bool IsExhausted() override { return false; }
+  absl::StatusOr<frontier::RevisitStatus> GetRevisitStatus() override {
+    return absl::UnavailableError("down");
+  }
+  absl::Status RetuneRevisits(const recrawl::FleetSummary&) override {
+    return absl::UnavailableError("down");
+  }
 };
 
 TEST_F(SchedulerTest, FrontierErrorsArePassedOn) {

@@ -290,6 +290,15 @@ max_delay: 2m
 delay_factor: 1.5
 max_crawl_delay: 10s
 max_connections_per_host: 2
+run_for: 2h
+revisit: true
+revisit_policy: uniform
+revisit_budget: 20/h
+revisit_min_interval: 30s
+revisit_max_interval: 48h
+revisit_min_visits: 1/d
+revisit_tune_interval: 20s
+change_threshold_bits: 9
 )yaml";
 
 TEST(LoadCrawlConfigYaml, EveryKeyIsApplied) {
@@ -328,6 +337,29 @@ TEST(LoadCrawlConfigYaml, EveryKeyIsApplied) {
   EXPECT_DOUBLE_EQ(c.collection.politeness.delay_factor, 1.5);
   EXPECT_EQ(c.collection.politeness.max_crawl_delay, absl::Seconds(10));
   EXPECT_EQ(c.collection.politeness.max_connections_per_host, 2);
+  EXPECT_EQ(c.run_for, absl::Hours(2));
+  EXPECT_TRUE(c.collection.revisit.options.enabled);
+  EXPECT_EQ(c.collection.revisit.options.policy, "uniform");
+  EXPECT_DOUBLE_EQ(c.collection.revisit.budget_visits_per_day, 480);
+  EXPECT_EQ(c.collection.revisit.options.min_interval, absl::Seconds(30));
+  EXPECT_EQ(c.collection.revisit.options.max_interval, absl::Hours(48));
+  EXPECT_DOUBLE_EQ(c.collection.revisit.options.policy_options.optimal.min_visits_per_day, 1);
+  EXPECT_EQ(c.revisit_tune_interval, absl::Seconds(20));
+  EXPECT_EQ(c.collection.revisit.options.change_threshold_bits, 9);
+}
+
+TEST(ParseVisitRate, UnitsAreConvertedToVisitsPerDay) {
+  EXPECT_DOUBLE_EQ(ParseVisitRate("5/s").value(), 432000);
+  EXPECT_DOUBLE_EQ(ParseVisitRate("300/min").value(), 432000);
+  EXPECT_DOUBLE_EQ(ParseVisitRate("20/h").value(), 480);
+  EXPECT_DOUBLE_EQ(ParseVisitRate("1000/d").value(), 1000);
+  EXPECT_DOUBLE_EQ(ParseVisitRate(" 0.5 / d ").value(), 0.5);
+  EXPECT_DOUBLE_EQ(ParseVisitRate("240").value(), 240);
+  for (const char* bad : {"", "0/s", "-1/s", "5/week", "five/s", "5/", "inf/s", "nan"}) {
+    SCOPED_TRACE(bad);
+    absl::StatusOr<double> rate = ParseVisitRate(bad);
+    EXPECT_TRUE(absl::IsInvalidArgument(rate.status())) << rate.status();
+  }
 }
 
 TEST(LoadCrawlConfigYaml, AbsentKeysKeepTheirValues) {
@@ -496,6 +528,31 @@ TEST(CrawlConfigFinalize, InvalidSettingsAreNamed) {
       {"bad politeness",
        [](CrawlConfig& c) { c.collection.politeness.max_connections_per_host = 0; },
        "max_connections_per_host"},
+      {"run_for 0", [](CrawlConfig& c) { c.run_for = absl::ZeroDuration(); }, "run_for"},
+      {"revisit without budget",
+       [](CrawlConfig& c) { c.collection.revisit.options.enabled = true; }, "budget"},
+      {"revisit with a page cap",
+       [](CrawlConfig& c) {
+         c.collection.revisit.options.enabled = true;
+         c.collection.revisit.budget_visits_per_day = 100;
+         c.collection.limits.max_pages = 10;
+       },
+       "max_pages"},
+      {"unknown revisit policy",
+       [](CrawlConfig& c) {
+         c.collection.revisit.options.enabled = true;
+         c.collection.revisit.budget_visits_per_day = 100;
+         c.collection.revisit.options.policy = "often";
+       },
+       "often"},
+      {"revisit intervals reversed",
+       [](CrawlConfig& c) {
+         c.collection.revisit.options.enabled = true;
+         c.collection.revisit.budget_visits_per_day = 100;
+         c.collection.revisit.options.min_interval = absl::Hours(2);
+         c.collection.revisit.options.max_interval = absl::Hours(1);
+       },
+       "min_interval"},
   };
   for (const Case& tc : cases) {
     SCOPED_TRACE(tc.name);

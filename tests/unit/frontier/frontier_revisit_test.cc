@@ -1,0 +1,311 @@
+// Re-visiting in the frontier core (FrontierOptions::revisit, DESIGN.md §7): after each content
+// outcome a URL goes back to the due index when its policy says, with its visit history and rate
+// estimate in the URL record; change detection by SimHash distance, 304 as unchanged; the rate
+// histogram the scheduler tunes the policy with, persisted across restarts.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "lib/clock/fake_clock.h"
+#include "lib/recrawl/page_state.h"
+#include "services/common/kv/in_memory_kv_store.h"
+#include "services/frontier/frontier.h"
+#include "services/frontier/frontier_options.h"
+
+namespace crawler::frontier {
+namespace {
+
+UrlToAdd U(const std::string& host, const std::string& path) {
+  return UrlToAdd{.canonical_url = "http://" + host + path, .host_key = host};
+}
+
+FrontierOptions Revisiting(const std::string& policy = "fixed") {
+  FrontierOptions options;
+  options.max_in_flight_per_host = 100;
+  options.revisit.enabled = true;
+  options.revisit.policy = policy;
+  options.revisit.policy_options.fixed.interval_days = 1.0 / 24;  // hourly
+  options.revisit.min_interval = absl::Minutes(10);
+  options.revisit.max_interval = absl::Hours(48);
+  return options;
+}
+
+class FrontierRevisitTest : public ::testing::Test {
+ protected:
+  FrontierRevisitTest() : store_(Frontier::ColumnFamilies()) {
+    clock_.Advance(absl::FromUnixSeconds(1'800'000'000) - clock_.Now());
+  }
+
+  void Open(const FrontierOptions& options) {
+    options_ = options;
+    frontier_.reset();
+    absl::StatusOr<std::unique_ptr<Frontier>> frontier = Frontier::Open(options, store_, clock_);
+    ASSERT_TRUE(frontier.ok()) << frontier.status();
+    frontier_ = std::move(*frontier);
+  }
+
+  std::vector<LeasedTask> LeaseAll() {
+    absl::StatusOr<std::vector<LeasedTask>> tasks = frontier_->Lease(1000, 1000);
+    EXPECT_TRUE(tasks.ok()) << tasks.status();
+    return tasks.value_or(std::vector<LeasedTask>{});
+  }
+
+  // Leases the one queued URL and completes it with `outcome` and `fingerprint`.
+  void Visit(OutcomeClass outcome, uint64_t fingerprint, const std::string& etag = "") {
+    std::vector<LeasedTask> tasks = LeaseAll();
+    ASSERT_EQ(tasks.size(), 1u);
+    FetchOutcome out{.lease_id = tasks[0].lease_id,
+                     .outcome = outcome,
+                     .http_status = outcome == OutcomeClass::kNotModified ? 304 : 200,
+                     .etag = etag,
+                     .content_fingerprint = fingerprint,
+                     .content_length = 5000};
+    absl::StatusOr<CompleteResult> result = frontier_->Complete({out});
+    ASSERT_TRUE(result.ok()) << result.status();
+    ASSERT_EQ(result->accepted, 1u);
+  }
+
+  recrawl::PageRevisitState State(const std::string& url) {
+    absl::StatusOr<UrlRecord> record = frontier_->LookupUrl(url);
+    EXPECT_TRUE(record.ok()) << record.status();
+    absl::StatusOr<recrawl::PageRevisitState> state =
+        recrawl::PageRevisitState::Decode(record.ok() ? record->visit_history : "");
+    EXPECT_TRUE(state.ok()) << state.status();
+    return state.ok() ? *std::move(state) : recrawl::PageRevisitState();
+  }
+
+  kv::InMemoryKvStore store_;
+  FakeClock clock_;
+  FrontierOptions options_;
+  std::unique_ptr<Frontier> frontier_;
+};
+
+TEST_F(FrontierRevisitTest, FetchedPageIsDueAgainWhenThePolicySays) {
+  Open(Revisiting());
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/")}).ok());
+  Visit(OutcomeClass::kFetched, 0x1234, "\"v1\"");
+
+  absl::StatusOr<UrlRecord> record = frontier_->LookupUrl("http://a.test/");
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(record->status, UrlStatus::kWaiting);
+  // The first re-visit comes at a phase of the interval (spreading a site's pages out), never
+  // sooner than min_interval.
+  EXPECT_GE(record->next_visit, clock_.Now() + absl::Minutes(10));
+  EXPECT_LE(record->next_visit, clock_.Now() + absl::Hours(1));
+  EXPECT_FALSE(frontier_->IsExhausted());
+  EXPECT_EQ(frontier_->Stats().waiting_urls, 1u);
+
+  clock_.Advance(record->next_visit - clock_.Now() - absl::Seconds(1));
+  EXPECT_TRUE(LeaseAll().empty());
+  clock_.Advance(absl::Seconds(1));
+  std::vector<LeasedTask> again = LeaseAll();
+  ASSERT_EQ(again.size(), 1u);
+  // The re-visit is conditional: the lease carries the last validators.
+  ASSERT_TRUE(again[0].previous.has_value());
+  EXPECT_EQ(again[0].previous->etag, "\"v1\"");
+
+  // From then on, the policy's interval exactly.
+  ASSERT_TRUE(frontier_
+                  ->Complete({FetchOutcome{.lease_id = again[0].lease_id,
+                                           .outcome = OutcomeClass::kNotModified,
+                                           .http_status = 304}})
+                  .ok());
+  EXPECT_EQ(frontier_->LookupUrl("http://a.test/")->next_visit, clock_.Now() + absl::Hours(1));
+}
+
+TEST_F(FrontierRevisitTest, FirstRevisitsOfASiteAreSpreadOverTheInterval) {
+  Open(Revisiting());
+  std::vector<UrlToAdd> urls;
+  for (int i = 0; i < 100; ++i) urls.push_back(U("a.test", "/p" + std::to_string(i)));
+  ASSERT_TRUE(frontier_->AddUrls(urls).ok());
+  std::vector<LeasedTask> tasks = LeaseAll();
+  ASSERT_EQ(tasks.size(), 100u);
+  std::vector<FetchOutcome> outcomes;
+  for (const LeasedTask& task : tasks) {
+    outcomes.push_back({.lease_id = task.lease_id, .outcome = OutcomeClass::kFetched,
+                        .http_status = 200, .content_fingerprint = 1});
+  }
+  ASSERT_TRUE(frontier_->Complete(outcomes).ok());
+  int per_quarter[4] = {0, 0, 0, 0};
+  for (const UrlToAdd& url : urls) {
+    const absl::Duration in = frontier_->LookupUrl(url.canonical_url)->next_visit - clock_.Now();
+    ASSERT_GE(in, absl::Minutes(10));
+    ASSERT_LE(in, absl::Hours(1));
+    ++per_quarter[std::min(3, static_cast<int>(in / absl::Minutes(15)))];
+  }
+  // 100 pages over four quarters of the hour: each quarter gets some (binomial, p = 1/4).
+  for (int q = 0; q < 4; ++q) EXPECT_GE(per_quarter[q], 10) << q;
+}
+
+TEST_F(FrontierRevisitTest, ChangeIsSimHashDistanceAboveThresholdAnd304IsUnchanged) {
+  Open(Revisiting());
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/")}).ok());
+  const uint64_t base = 0xF0F0F0F0F0F0F0F0ull;
+  Visit(OutcomeClass::kFetched, base);
+  EXPECT_EQ(State("http://a.test/").history.size(), 0);  // the first visit only anchors
+
+  clock_.Advance(absl::Hours(1));
+  Visit(OutcomeClass::kFetched, base ^ 0x7Full);  // 7 bits: noise, not a change
+  clock_.Advance(absl::Hours(1));
+  Visit(OutcomeClass::kFetched, base ^ 0xFFull);  // 1 bit from the previous visit
+  clock_.Advance(absl::Hours(1));
+  Visit(OutcomeClass::kFetched, ~base);  // 64 bits: a rewrite
+  clock_.Advance(absl::Hours(1));
+  Visit(OutcomeClass::kNotModified, 0);
+
+  const recrawl::VisitHistory history = State("http://a.test/").history;
+  ASSERT_EQ(history.size(), 4);
+  EXPECT_FALSE(history[0].changed);
+  EXPECT_FALSE(history[1].changed);
+  EXPECT_TRUE(history[2].changed);
+  EXPECT_FALSE(history[3].changed);
+  EXPECT_EQ(history[3].interval_seconds, 3600u);
+  EXPECT_EQ(frontier_->Stats().changes_detected, 1u);
+  EXPECT_EQ(frontier_->Stats().revisits_scheduled, 5u);
+  // Re-visits are not new pages.
+  EXPECT_EQ(frontier_->Stats().pages_completed, 1u);
+}
+
+TEST_F(FrontierRevisitTest, PagesWithoutFingerprintFallBackToTheEtag) {
+  Open(Revisiting());
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/data.json")}).ok());
+  Visit(OutcomeClass::kFetched, 0, "\"a\"");
+  clock_.Advance(absl::Hours(1));
+  Visit(OutcomeClass::kFetched, 0, "\"a\"");
+  clock_.Advance(absl::Hours(1));
+  Visit(OutcomeClass::kFetched, 0, "\"b\"");
+  const recrawl::VisitHistory history = State("http://a.test/data.json").history;
+  ASSERT_EQ(history.size(), 2);
+  EXPECT_FALSE(history[0].changed);
+  EXPECT_TRUE(history[1].changed);
+}
+
+TEST_F(FrontierRevisitTest, IntervalsAreClampedToTheBounds) {
+  FrontierOptions options = Revisiting();
+  options.revisit.policy_options.fixed.interval_days = 1.0 / 86400;  // one second
+  Open(options);
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/")}).ok());
+  Visit(OutcomeClass::kFetched, 1);
+  // One second, at a phase of it, is below the minimum.
+  EXPECT_EQ(frontier_->LookupUrl("http://a.test/")->next_visit,
+            clock_.Now() + absl::Minutes(10));
+
+  options.revisit.policy_options.fixed.interval_days = 365;
+  Open(options);
+  clock_.Advance(absl::Minutes(10));
+  Visit(OutcomeClass::kFetched, 1);
+  EXPECT_EQ(frontier_->LookupUrl("http://a.test/")->next_visit, clock_.Now() + absl::Hours(48));
+}
+
+TEST_F(FrontierRevisitTest, ErrorsAndRedirectsAreNotRevisited) {
+  Open(Revisiting());
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/gone"), U("a.test", "/moved")}).ok());
+  std::vector<LeasedTask> tasks = LeaseAll();
+  ASSERT_EQ(tasks.size(), 2u);
+  ASSERT_TRUE(frontier_
+                  ->Complete({FetchOutcome{.lease_id = tasks[0].lease_id,
+                                           .outcome = OutcomeClass::kHttpError,
+                                           .http_status = 404},
+                              FetchOutcome{.lease_id = tasks[1].lease_id,
+                                           .outcome = OutcomeClass::kRedirect,
+                                           .http_status = 301}})
+                  .ok());
+  EXPECT_EQ(frontier_->LookupUrl("http://a.test/gone")->status, UrlStatus::kDone);
+  EXPECT_EQ(frontier_->LookupUrl("http://a.test/moved")->status, UrlStatus::kDone);
+  EXPECT_TRUE(frontier_->IsExhausted());
+  EXPECT_EQ(frontier_->GetRevisitStatus().rates.page_count(), 0);
+}
+
+TEST_F(FrontierRevisitTest, RateHistogramCountsEachPageOnceAndSurvivesRestart) {
+  Open(Revisiting("optimal"));
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/1"), U("b.test", "/2"), U("c.test", "/3")}).ok());
+  for (int round = 0; round < 6; ++round) {
+    std::vector<LeasedTask> tasks = LeaseAll();
+    ASSERT_EQ(tasks.size(), 3u) << round;
+    std::vector<FetchOutcome> outcomes;
+    for (const LeasedTask& task : tasks) {
+      outcomes.push_back(FetchOutcome{.lease_id = task.lease_id,
+                                      .outcome = OutcomeClass::kFetched,
+                                      .http_status = 200,
+                                      .content_fingerprint = round % 2 == 0 ? 1u : ~0ull});
+    }
+    ASSERT_TRUE(frontier_->Complete(outcomes).ok());
+    clock_.Advance(absl::Hours(48));
+  }
+  RevisitStatus status = frontier_->GetRevisitStatus();
+  EXPECT_TRUE(status.enabled);
+  EXPECT_EQ(status.policy, "optimal");
+  EXPECT_EQ(status.rates.page_count(), 3);
+  EXPECT_GT(status.rates.total_rate(), 0);
+  const std::string before = status.rates.Encode();
+
+  Open(options_);  // a restart
+  EXPECT_EQ(frontier_->GetRevisitStatus().rates.Encode(), before);
+}
+
+TEST_F(FrontierRevisitTest, OptimalPolicyVisitsAChangingPageMoreOftenThanAStaticOne) {
+  Open(Revisiting("optimal"));
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/news"), U("b.test", "/about")}).ok());
+  std::vector<absl::Duration> last_interval(2);
+  for (int round = 0; round < 10; ++round) {
+    std::vector<LeasedTask> tasks = LeaseAll();
+    ASSERT_EQ(tasks.size(), 2u) << round;
+    std::vector<FetchOutcome> outcomes;
+    for (const LeasedTask& task : tasks) {
+      const bool news = task.host_key == "a.test";
+      // The news page changes between any two visits, the about page never.
+      outcomes.push_back(FetchOutcome{
+          .lease_id = task.lease_id,
+          .outcome = OutcomeClass::kFetched,
+          .http_status = 200,
+          .content_fingerprint = news ? (round % 2 == 0 ? 1u : ~0ull) : 0x5555u});
+    }
+    ASSERT_TRUE(frontier_->Complete(outcomes).ok());
+    // The scheduler's job, done by hand: 50 visits a day for the two pages.
+    RevisitStatus status = frontier_->GetRevisitStatus();
+    ASSERT_TRUE(frontier_
+                    ->RetuneRevisits(recrawl::FleetSummary{.budget_visits_per_day = 50,
+                                                           .page_count = 2,
+                                                           .rates = &status.rates})
+                    .ok());
+    last_interval[0] = frontier_->LookupUrl("http://a.test/news")->next_visit - clock_.Now();
+    last_interval[1] = frontier_->LookupUrl("http://b.test/about")->next_visit - clock_.Now();
+    clock_.Advance(absl::Hours(48));
+  }
+  EXPECT_GT(State("http://a.test/news").policy.rate_per_day,
+            10 * State("http://b.test/about").policy.rate_per_day);
+  EXPECT_LT(last_interval[0], last_interval[1]);
+}
+
+TEST_F(FrontierRevisitTest, RetuneNeedsRevisitingOnAndAPositiveBudget) {
+  FrontierOptions off;
+  Open(off);
+  recrawl::RateHistogram rates;
+  EXPECT_EQ(frontier_->RetuneRevisits({.budget_visits_per_day = 1, .rates = &rates}).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(frontier_->GetRevisitStatus().enabled);
+  Open(Revisiting("optimal"));
+  EXPECT_EQ(frontier_->RetuneRevisits({.budget_visits_per_day = 0, .rates = &rates}).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(FrontierRevisitTest, OptionsAreValidated) {
+  FrontierOptions options = Revisiting();
+  options.max_pages_total = 100;
+  EXPECT_EQ(Frontier::Open(options, store_, clock_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  options = Revisiting("sometimes");
+  EXPECT_EQ(Frontier::Open(options, store_, clock_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  options = Revisiting();
+  options.revisit.min_interval = absl::Hours(2);
+  options.revisit.max_interval = absl::Hours(1);
+  EXPECT_EQ(Frontier::Open(options, store_, clock_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace crawler::frontier

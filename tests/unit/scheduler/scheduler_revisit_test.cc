@@ -1,0 +1,141 @@
+// The scheduler's half of re-visiting (DESIGN.md §7): TuneRevisits merges the partitions' rate
+// histograms, solves mu for the collection's budget and retunes every partition, whose policy
+// then spaces its pages' re-visits so that they add up to the budget.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "lib/clock/fake_clock.h"
+#include "services/common/kv/in_memory_kv_store.h"
+#include "services/frontier/frontier.h"
+#include "services/frontier/frontier_client.h"
+#include "services/scheduler/collection.h"
+#include "services/scheduler/scheduler.h"
+
+namespace crawler::scheduler {
+namespace {
+
+Collection Revisiting(double budget_per_day) {
+  Collection c;
+  c.name = "fresh";
+  c.seeds = {"http://a.test/"};
+  c.revisit.options.enabled = true;
+  c.revisit.options.policy = "optimal";
+  c.revisit.options.min_interval = absl::Seconds(1);
+  c.revisit.options.max_interval = absl::Hours(24 * 30);
+  c.revisit.budget_visits_per_day = budget_per_day;
+  return c;
+}
+
+// One frontier partition on an in-memory store.
+struct Partition {
+  explicit Partition(const Collection& c, const Clock& clock) : store(frontier::Frontier::ColumnFamilies()) {
+    frontier::FrontierOptions options;
+    options.max_in_flight_per_host = 1000;
+    options.revisit = c.revisit.options;
+    frontier = frontier::Frontier::Open(options, store, clock).value();
+    client = std::make_unique<frontier::LocalFrontierClient>(*frontier);
+  }
+  kv::InMemoryKvStore store;
+  std::unique_ptr<frontier::Frontier> frontier;
+  std::unique_ptr<frontier::LocalFrontierClient> client;
+};
+
+TEST(SchedulerRevisitTest, ValidationNeedsABudgetAndNoPageCap) {
+  Collection c = Revisiting(0);
+  EXPECT_EQ(c.Validate().code(), absl::StatusCode::kInvalidArgument);
+  c = Revisiting(10);
+  EXPECT_TRUE(c.Validate().ok());
+  c.limits.max_pages = 100;
+  EXPECT_EQ(c.Validate().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(SchedulerRevisitTest, TuneNeedsRevisiting) {
+  Collection c = Revisiting(10);
+  c.revisit.options.enabled = false;
+  std::unique_ptr<Scheduler> s = Scheduler::Create(c, {}).value();
+  FakeClock clock;
+  Partition p(c, clock);
+  EXPECT_EQ(s->TuneRevisits({p.client.get()}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+// Two partitions, 20 pages each: pages k = 0..19 of each change between every visit with
+// probability (k + 1) / 21 (deterministic pattern). After a few rounds of visits and tunings the
+// allocation must spend the budget: the re-visit frequencies the frontiers chose add up to it.
+TEST(SchedulerRevisitTest, PartitionsSpendTheBudgetTogether) {
+  const double budget = 240;  // visits per day for 40 pages: one every 4 hours each
+  Collection c = Revisiting(budget);
+  std::unique_ptr<Scheduler> s = Scheduler::Create(c, {}).value();
+  FakeClock clock;
+  clock.Advance(absl::FromUnixSeconds(1'800'000'000) - clock.Now());
+  Partition p0(c, clock);
+  Partition p1(c, clock);
+  std::vector<frontier::FrontierClient*> partitions = {p0.client.get(), p1.client.get()};
+  for (Partition* p : {&p0, &p1}) {
+    std::vector<frontier::UrlToAdd> urls;
+    for (int k = 0; k < 20; ++k) {
+      const std::string host = "h" + std::to_string(k) + (p == &p0 ? ".a.test" : ".b.test");
+      urls.push_back({.canonical_url = "http://" + host + "/", .host_key = host});
+    }
+    ASSERT_TRUE(p->frontier->AddUrls(urls).ok());
+  }
+  absl::StatusOr<RevisitTuning> first = s->TuneRevisits(partitions);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->pages, 0);  // nothing visited yet: the fleet is the 40 known URLs
+  EXPECT_FALSE(first->mu.has_value());
+
+  uint64_t visit = 0;
+  // Bounded: 2 simulated days in 30-minute steps (each tuning solves mu three times, ~10 ms).
+  for (int step = 0; step < 2 * 48; ++step) {
+    for (Partition* p : {&p0, &p1}) {
+      std::vector<frontier::LeasedTask> tasks = p->frontier->Lease(1000, 1000).value();
+      std::vector<frontier::FetchOutcome> outcomes;
+      for (const frontier::LeasedTask& task : tasks) {
+        const int k = std::stoi(task.host_key.substr(1));
+        ++visit;
+        const bool changes = (visit * 7919 % 21) < static_cast<uint64_t>(k + 1);
+        outcomes.push_back({.lease_id = task.lease_id,
+                            .outcome = frontier::OutcomeClass::kFetched,
+                            .http_status = 200,
+                            .content_fingerprint = changes ? visit * 0x9E3779B97F4A7C15ull
+                                                           : 0,
+                            .content_length = 100});
+        // An unchanged page keeps its fingerprint: report the previous one.
+        if (!changes && task.previous.has_value()) {
+          outcomes.back().content_fingerprint = task.previous->content_fingerprint;
+        }
+      }
+      ASSERT_TRUE(p->frontier->Complete(outcomes).ok());
+    }
+    ASSERT_TRUE(s->TuneRevisits(partitions).ok());
+    clock.Advance(absl::Minutes(30));
+  }
+  absl::StatusOr<RevisitTuning> tuning = s->TuneRevisits(partitions);
+  ASSERT_TRUE(tuning.ok());
+  EXPECT_EQ(tuning->pages, 40);
+  ASSERT_TRUE(tuning->mu.has_value());
+  EXPECT_GT(*tuning->mu, 0);
+  ASSERT_TRUE(tuning->expected_freshness.has_value());
+  EXPECT_GT(*tuning->expected_freshness, 0);
+  EXPECT_LE(*tuning->expected_freshness, 1);
+
+  // The frequencies the frontiers chose at each page's latest visit add up to the budget
+  // (within the histogram's resolution, the drift of the estimates since and the bounds).
+  double visits_per_day = 0;
+  for (Partition* p : {&p0, &p1}) {
+    for (int k = 0; k < 20; ++k) {
+      const std::string host = "h" + std::to_string(k) + (p == &p0 ? ".a.test" : ".b.test");
+      const frontier::UrlRecord record = p->frontier->LookupUrl("http://" + host + "/").value();
+      const double days = absl::ToDoubleHours(record.next_visit - record.fetch_time) / 24;
+      if (days < 30) visits_per_day += 1 / days;
+    }
+  }
+  EXPECT_NEAR(visits_per_day, budget, 0.15 * budget);
+}
+
+}  // namespace
+}  // namespace crawler::scheduler
