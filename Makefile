@@ -6,7 +6,7 @@ JOBS        ?= $(shell nproc)
 FUZZ_DIR    ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps configure build test crawl demo bench fuzz clean
+.PHONY: deps configure build test crawl demo bench bench-recrawl fuzz clean
 
 deps:
 	./scripts/install-deps.sh
@@ -36,6 +36,10 @@ demo: build
 # bench/standalone: the crawler against wget2 (max mode) and the politeness bound (polite mode).
 bench: deps
 	./bench/standalone/run.sh
+
+# bench/recrawl: re-visiting end to end, measured freshness against the simulator (~3 min).
+bench-recrawl: deps
+	./bench/recrawl/run.sh
 
 # libFuzzer targets (clang), each run for FUZZ_SECONDS; corpora are kept in $(FUZZ_DIR)/corpus.
 fuzz: deps

@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""End-to-end freshness check of re-visiting (issue 4, DESIGN.md §7; docs/recrawl.md).
+
+Runs the standalone crawler with --revisit against websim pages that change as Poisson processes
+(--change-rates), once per re-visit policy (default: optimal and uniform, in parallel, each with
+its own websim of the same seed, so both see the same pages and the same change times). Then:
+
+  measured   the time-averaged freshness of the crawler's copies, from websim's truth: for each
+             page, the copy taken by the crawler's latest GET (200 or 304, from websim's request
+             log) is fresh until the page's next change event (from /__websim/changes); averaged
+             over the pages of the ground truth and over [warm-up, end] of the run.
+  predicted  tools/crawlsim on the same rates (those of the ground truth's pages), budget,
+             duration, warm-up, re-tuning interval and maximum interval.
+
+It passes when the measured freshness of the optimal policy is within --tolerance (10%) of
+crawlsim's prediction for it, and above the measured freshness of the uniform policy.
+
+Time: websim runs with --time-scale 1 (one simulated day per real second), so a rate of 0.05 per
+simulated day is a change every 20 s on average; crawlsim works in those simulated days and the
+crawler, which measures real time, is given the same budget per second.
+
+Usage: freshness_check.py --crawler BIN --websim BIN --crawlsim BIN [--seconds 150] [--keep]
+Exit status: 0 if every check passed, 1 if one failed, 2 on a setup error.
+"""
+
+import argparse
+import bisect
+import collections
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "e2e"))
+
+from e2e_support import Checks, Crawl, Fatal, Websim, WorkDir, crawl_command  # noqa: E402
+
+CHANGES_PATH = "/__websim/changes"
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--crawler", required=True)
+    p.add_argument("--websim", required=True)
+    p.add_argument("--crawlsim", required=True)
+    p.add_argument("--hosts", type=int, default=20)
+    p.add_argument("--pages", type=int, default=25, help="websim --pages (ids per host)")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--rates", default="gamma:0.3,0.1667",
+                   help="websim --change-rates, per simulated day (= per real second here)")
+    p.add_argument("--visits-per-change", type=float, default=1.0,
+                   help="budget = pages x mean rate x this (1: one visit per page per mean "
+                        "change interval, the issue's setting)")
+    p.add_argument("--seconds", type=float, default=150, help="length of each crawl")
+    p.add_argument("--warmup", type=float, default=50, help="seconds excluded from averages")
+    p.add_argument("--tune-seconds", type=float, default=5, help="re-tuning interval")
+    p.add_argument("--min-interval", type=float, default=0.5, help="crawler's minimum, seconds")
+    p.add_argument("--max-interval", type=float, default=600, help="maximum interval, seconds")
+    p.add_argument("--policies", default="optimal,uniform")
+    p.add_argument("--tolerance", type=float, default=0.10)
+    p.add_argument("--out", help="directory for the report (default: the work directory)")
+    p.add_argument("--keep", action="store_true", help="keep the work directory")
+    return p.parse_args()
+
+
+def read_rates(path):
+    rates = {}
+    with open(path) as f:
+        for line in f:
+            url, rate = line.rstrip("\n").split("\t")
+            rates[url] = float(rate)
+    return rates
+
+
+def read_truth_pages(path):
+    """The ground truth's "page" URLs (docs/websim.md "Ground truth")."""
+    pages = set()
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            kind, url = line.rstrip("\n").split("\t")
+            if kind == "page":
+                pages.add(url)
+    return sorted(pages)
+
+
+def parse_changes(text):
+    """(now_days, {url: [change days]}) from websim's change log format."""
+    now_days = None
+    changes = {}
+    for line in text.splitlines():
+        if line.startswith("#"):
+            for field in line[1:].split():
+                if field.startswith("now_days="):
+                    now_days = float(field.split("=", 1)[1])
+            continue
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        times = [float(t) for t in fields[3].split(",")] if len(fields) > 3 and fields[3] else []
+        changes[fields[0]] = times
+    if now_days is None:
+        raise Fatal("websim change log has no now_days header")
+    return now_days, changes
+
+
+def fetch_changes(sim):
+    """GETs /__websim/changes; returns (now_days, changes, monotonic ns of the request as
+    websim logged it), which anchors simulated time on the request log's clock."""
+    host = "h0" + ".websim.test"
+    req = urllib.request.Request(f"http://127.0.0.1:{sim.port}{CHANGES_PATH}",
+                                 headers={"Host": host})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        text = resp.read().decode()
+    now_days, changes = parse_changes(text)
+    sim.stop()
+    logged = None
+    with open(sim.log_file) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) > 2 and fields[2] == CHANGES_PATH:
+                logged = int(fields[0])
+    if logged is None:
+        raise Fatal("websim's request log lacks the /__websim/changes request")
+    return now_days, changes, logged
+
+
+def measured_freshness(pages, fetches, changes, start, end):
+    """Time-averaged share of `pages` whose latest fetched copy is current, over [start, end]
+    (simulated days). `fetches`: url -> sorted fetch times; `changes`: url -> sorted change
+    times. A page not fetched yet counts as stale."""
+    total = 0.0
+    for url in pages:
+        times = fetches.get(url, [])
+        events = changes.get(url, [])
+        fresh = 0.0
+        # Copies in force during [start, end]: the last fetch before start, then each later one.
+        i = bisect.bisect_right(times, start) - 1
+        while i < len(times):
+            copy_time = times[i] if i >= 0 else None
+            seg_start = start if i < 0 or times[i] < start else times[i]
+            seg_end = min(end, times[i + 1]) if i + 1 < len(times) else end
+            if seg_end <= seg_start:
+                i += 1
+                continue
+            if copy_time is not None:
+                # Fresh from seg_start until the first change after the copy was taken.
+                j = bisect.bisect_right(events, copy_time)
+                stale_from = events[j] if j < len(events) else float("inf")
+                fresh += max(0.0, min(seg_end, stale_from) - seg_start)
+            i += 1
+            if seg_end >= end:
+                break
+        total += fresh / (end - start)
+    return total / len(pages)
+
+
+def run_policy(args, policy, work, budget_per_s):
+    """Starts websim and a re-visiting crawl; returns (sim, crawl)."""
+    sim = Websim(args.websim, lambda *p: work(policy, *p), args.hosts, args.pages, args.seed,
+                 extra_args=["--change-rates", args.rates, "--time-scale", "1",
+                             "--rates-file", work(policy, "rates.tsv")],
+                 max_seconds=args.seconds + 300)
+    os.makedirs(work(policy), exist_ok=True)
+    sim.start()
+    cmd = crawl_command(
+        args.crawler, sim.seeds_file, work(policy, "data"), sim.port,
+        work(policy, "stats.json"), 50,
+        extra=["--no-warc", "--revisit", "--revisit-policy", policy,
+               "--revisit-budget", f"{budget_per_s:.6g}/s",
+               "--revisit-min-interval", f"{args.min_interval}s",
+               "--revisit-max-interval", f"{args.max_interval}s",
+               "--revisit-tune-interval", f"{args.tune_seconds}s",
+               "--run-for", f"{args.seconds}s"])
+    return sim, Crawl(cmd, work(policy, "crawl.stderr"))
+
+
+def predicted(args, work, rates, budget_per_s, policies):
+    rates_file = work("truth-rates.txt")
+    with open(rates_file, "w") as f:
+        for r in rates:
+            f.write(f"{r!r}\n")
+    out_csv = work("crawlsim.csv")
+    cmd = [args.crawlsim, "--pages", str(len(rates)), "--rates", rates_file,
+           "--budget", f"{budget_per_s!r}", "--days", f"{args.seconds!r}",
+           "--warmup", f"{args.warmup!r}", "--retune-days", f"{args.tune_seconds!r}",
+           "--max-interval-days", f"{args.max_interval!r}", "--seed", str(args.seed),
+           "--csv", out_csv, "--threads", "2"]
+    for p in policies + ["oracle"]:
+        cmd += ["--policy", p]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, timeout=600)
+    with open(out_csv) as f:
+        return {row["policy"]: float(row["freshness"]) for row in csv.DictReader(f)}, cmd
+
+
+def main():
+    args = parse_args()
+    checks = Checks("recrawl e2e")
+    work = WorkDir("recrawl-e2e-", keep=args.keep)
+    policies = args.policies.split(",")
+    runs = {}
+    try:
+        # The ground truth and rates do not depend on the policy: websim writes them without
+        # serving.
+        os.makedirs(work("probe"), exist_ok=True)
+        subprocess.run([args.websim, "--hosts", str(args.hosts), "--pages", str(args.pages),
+                        "--seed", str(args.seed), "--change-rates", args.rates,
+                        "--time-scale", "1", "--rates-file", work("probe", "rates.tsv"),
+                        "--truth", work("probe", "truth.tsv"), "--no-serve"],
+                       check=True, timeout=120)
+        truth_pages = read_truth_pages(work("probe", "truth.tsv"))
+        truth_set = set(truth_pages)
+        all_rates = read_rates(work("probe", "rates.tsv"))
+        rates = [all_rates[u] for u in truth_pages]
+        mean_rate = sum(rates) / len(rates)
+        budget = len(rates) * mean_rate * args.visits_per_change
+        print(f"recrawl e2e: {len(rates)} pages, mean rate {mean_rate:.4g}/s (a change every "
+              f"{1 / mean_rate:.1f} s), budget {budget:.4g} visits/s, {args.seconds:.0f} s per "
+              f"crawl, warm-up {args.warmup:.0f} s, policies {', '.join(policies)}", flush=True)
+
+        for policy in policies:
+            runs[policy] = run_policy(args, policy, work, budget)
+        crawlsim_start = time.monotonic()
+        prediction, crawlsim_cmd = predicted(args, work, rates, budget, policies)
+        crawlsim_s = time.monotonic() - crawlsim_start
+
+        results = {}
+        for policy, (sim, crawl) in runs.items():
+            code = crawl.wait(args.seconds + 120)
+            checks.check(code == 0, f"{policy}: crawl exits 0 (got {code}): {crawl.stderr()[-500:]}")
+            now_days, changes, anchor_ns = fetch_changes(sim)
+            start_ns = anchor_ns - now_days * 1e9  # time scale 1: a simulated day per second
+            fetches = collections.defaultdict(list)
+            first = None
+            visits = 0
+            for r in sim.requests():
+                if r.method != "GET" or r.status not in (200, 304):
+                    continue
+                url = f"http://{r.host}{r.target}"
+                t = (r.ns - start_ns) / 1e9
+                fetches[url].append(t)
+                if url in truth_set:
+                    first = t if first is None else min(first, t)
+                    visits += 1
+            window_start = first + args.warmup
+            window_end = first + args.seconds
+            fresh = measured_freshness(truth_pages, fetches, changes, window_start, window_end)
+            in_window = sum(1 for u in truth_pages for t in fetches.get(u, [])
+                            if window_start <= t < window_end)
+            rate = in_window / (window_end - window_start)
+            stats = json.load(open(work(policy, "stats.json")))
+            results[policy] = {"measured": fresh, "predicted": prediction.get(policy),
+                               "visits": visits, "visits_per_s_in_window": rate,
+                               "revisits_scheduled": stats.get("revisits_scheduled"),
+                               "changes_detected": stats.get("changes_detected")}
+            checks.check(all(u in fetches for u in truth_pages),
+                         f"{policy}: every page of the ground truth was fetched")
+            checks.check(rate <= budget * 1.15,
+                         f"{policy}: visits in the window {rate:.2f}/s within the budget "
+                         f"{budget:.2f}/s (+15%)")
+
+        opt = results.get("optimal")
+        if opt is not None:
+            gap = abs(opt["measured"] - opt["predicted"]) / opt["predicted"]
+            checks.check(gap <= args.tolerance,
+                         f"optimal: measured freshness {opt['measured']:.4f} within "
+                         f"{args.tolerance:.0%} of crawlsim's {opt['predicted']:.4f} "
+                         f"(off by {gap:.1%})")
+            if "uniform" in results:
+                uni = results["uniform"]
+                checks.check(opt["measured"] > uni["measured"],
+                             f"optimal's measured freshness {opt['measured']:.4f} is above "
+                             f"uniform's {uni['measured']:.4f}")
+
+        lines = ["| policy | measured freshness | crawlsim prediction | measured / predicted | "
+                 "visits/s in window | re-visits scheduled | changes detected |",
+                 "|---|---|---|---|---|---|---|"]
+        for policy, r in results.items():
+            ratio = r["measured"] / r["predicted"] if r["predicted"] else float("nan")
+            lines.append(f"| {policy} | {r['measured']:.4f} | {r['predicted']:.4f} | "
+                         f"{ratio:.3f} | {r['visits_per_s_in_window']:.2f} | "
+                         f"{r['revisits_scheduled']} | {r['changes_detected']} |")
+        lines.append(f"| oracle (crawlsim, true rates) | - | {prediction['oracle']:.4f} | - | - | "
+                     "- | - |")
+        table = "\n".join(lines)
+        print(table)
+        print(f"crawlsim: {' '.join(crawlsim_cmd)} ({crawlsim_s:.1f} s)")
+        out = args.out or work.path
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "freshness.md"), "w") as f:
+            f.write(table + "\n")
+        with open(os.path.join(out, "freshness.json"), "w") as f:
+            json.dump({"pages": len(rates), "mean_rate_per_s": mean_rate,
+                       "budget_per_s": budget, "seconds": args.seconds, "warmup": args.warmup,
+                       "results": results, "oracle": prediction.get("oracle"),
+                       "crawlsim": crawlsim_cmd}, f, indent=2)
+        code = checks.exit_code()
+    except (Fatal, subprocess.SubprocessError, OSError) as e:
+        print(f"FATAL: {e}", flush=True)
+        code = 2
+    finally:
+        for sim, crawl in runs.values():
+            crawl.kill()
+            sim.stop()
+    work.finish(code != 0)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
