@@ -16,10 +16,12 @@ packages=(
   libgumbo-dev           # lib/html: HTML5 parser
   libexpat1-dev          # lib/sitemap: streaming XML
   zlib1g-dev             # lib/sitemap, lib/http, lib/warc: gzip
+  libdeflate-dev         # lib/warc: gzip members of WARC records (faster than zlib)
   libbrotli-dev          # lib/http: Content-Encoding: br
   libxxhash-dev          # lib/partition, lib/fingerprint
   librocksdb-dev         # services: frontier, dedup and scheduler state
   libcurl4-openssl-dev   # services/fetcher: HTTP (multi interface)
+  libssl-dev             # lib/fingerprint: SHA-1 of WARC digests (libcrypto)
   libre2-dev             # lib/scope: linear-time include/exclude patterns
   libcli11-dev           # tools/: command lines
   libyaml-cpp-dev        # services/standalone: crawl configuration files

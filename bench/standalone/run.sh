@@ -7,7 +7,9 @@
 #           --max-threads=64 --delete-after over the same pages. Both crawl the static export of
 #           the web served by nginx (one worker); crawler rows with WARC off and WARC on.
 #   polite  1 connection per host, fixed per-host delay. Reference: the bound hosts / delay.
-#           Crawls websim itself, whose request log (ns clock) gives the per-host gaps.
+#           Crawls websim itself, whose request log (ns clock) gives the per-host gaps, on a web
+#           of equal host sizes (websim --equal-host-sizes), where a perfect crawler reaches
+#           the bound.
 #
 # Every page count, coverage figure and politeness check comes from the server's request log and
 # websim's ground truth, so both tools are measured the same way.
@@ -40,6 +42,7 @@ wget2_threads=64
 polite_delay_ms=50
 polite_in_flight=512
 polite_warc=0
+polite_equal_hosts=1
 rss_limit_mb=300
 do_perf=0
 keep=0
@@ -63,6 +66,8 @@ usage: bench/standalone/run.sh [options]
   --wget2-threads N         wget2 --max-threads (default $wget2_threads)
   --polite-delay-ms MS      per-host delay of the polite mode (default $polite_delay_ms)
   --polite-warc             polite mode with WARC on (default off)
+  --polite-unequal-hosts    polite mode on the max mode's web, whose hosts differ in size (default:
+                            websim --equal-host-sizes, so that the bound is reachable)
   --websim-threads N        websim server threads (default $websim_threads)
   --perf                    also profile one crawler max-mode run (WARC off) with perf
   --keep                    keep crawl data dirs and WARC files
@@ -90,6 +95,7 @@ while [ $# -gt 0 ]; do
     --wget2-threads) wget2_threads=$2; shift 2 ;;
     --polite-delay-ms) polite_delay_ms=$2; shift 2 ;;
     --polite-warc) polite_warc=1; shift ;;
+    --polite-unequal-hosts) polite_equal_hosts=0; shift ;;
     --websim-threads) websim_threads=$2; shift 2 ;;
     --perf) do_perf=1; shift ;;
     --keep) keep=1; shift ;;
@@ -363,6 +369,27 @@ note "web: $hosts hosts x $pages_per_host pages, seed $seed, page bytes $page_by
 if [ "$truth_pages" -lt 10000 ] || [ "$hosts" -lt 200 ]; then
   note "warning: below the issue's size (>= 10,000 pages on >= 200 hosts)"
 fi
+# The polite mode's web: by default every host has the same number of pages, so that the bound
+# hosts / delay is what a perfect crawler reaches (with hosts of different sizes the largest one
+# sets the end of the crawl, below the bound).
+polite_web_args=()
+polite_truth="$web/truth.tsv"
+polite_truth_pages=$truth_pages
+polite_web_note=""
+if [ $want_polite = 1 ] && [ $polite_equal_hosts = 1 ]; then
+  polite_web_args=(--equal-host-sizes)
+  polite_truth="$web/truth-polite.tsv"
+  "$websim" --hosts "$hosts" --pages "$pages_per_host" --seed "$seed" --page-bytes "$page_bytes" \
+    "${polite_web_args[@]}" --truth "$polite_truth" --no-serve \
+    || die "websim could not write the polite web"
+  polite_truth_pages=$(grep -cE $'^page\t' "$polite_truth" || true)
+  polite_web_note=" (polite mode: --equal-host-sizes, $polite_truth_pages pages)"
+  note "polite web: the same with --equal-host-sizes: $polite_truth_pages pages," \
+       "$((polite_truth_pages / hosts)) per host"
+  if [ "$polite_truth_pages" -lt 10000 ]; then
+    note "warning: polite web below the issue's size (>= 10,000 pages)"
+  fi
+fi
 
 crawler_common=(crawl --seeds "$web/seeds.txt" --allow-network 127.0.0.0/8 --quiet
                 --workers "$workers")
@@ -378,12 +405,13 @@ run_crawler() {  # dir mode tool target rep  extra crawler args...
   echo "${args[*]}" > "$dir/settings"
 }
 
-finish_run() {  # dir mode tool role rep target time_unit delay_ms ok_codes
+finish_run() {  # dir mode tool role rep target time_unit delay_ms ok_codes [truth]
   local dir=$1 mode=$2 tool=$3 role=$4 rep=$5 target=$6 unit=$7 delay=$8 ok=$9
+  local truth=${10:-$web/truth.tsv}
   stop_server
   local extra=()
   [ -n "$delay" ] && extra=(--delay-ms "$delay")
-  python3 "$report" analyze --log "$dir/server.log" --truth "$web/truth.tsv" --time-unit "$unit" \
+  python3 "$report" analyze --log "$dir/server.log" --truth "$truth" --time-unit "$unit" \
     "${extra[@]}" > "$dir/analysis.json"
   record_run "$dir" "$mode" "$tool" "$role" "$rep" "$target" "$(cat "$dir/settings")" "$ok" \
     "$dir/analysis.json"
@@ -453,9 +481,10 @@ if [ $want_polite = 1 ]; then
   if [ $polite_warc = 1 ]; then polite_tool="crawler (WARC+fp on)"; else polite_args+=(--no-warc); fi
   for rep in $(seq 1 "$repeat"); do
     dir="$work/polite-crawler-$rep"
-    start_websim "$dir"
+    start_websim "$dir" "${polite_web_args[@]}"
     run_crawler "$dir" polite "$polite_tool" 0.9 "$rep" "${polite_args[@]}"
-    finish_run "$dir" polite "$polite_tool" crawler "$rep" 0.9 ns "$polite_delay_ms" 0
+    finish_run "$dir" polite "$polite_tool" crawler "$rep" 0.9 ns "$polite_delay_ms" 0 \
+      "$polite_truth"
   done
   notes+=("polite bound = hosts / delay = $hosts / ${polite_delay_ms} ms; violations = per-host gaps between request arrivals at websim (CLOCK_MONOTONIC) shorter than the delay, robots.txt included")
 fi
@@ -499,7 +528,7 @@ B_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ) \
 B_GIT=$git_rev \
 B_MACHINE="$(nproc) cores, $(uname -r), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)" \
 B_BUILD="$build_dir ($build_type)" \
-B_WEB="websim --hosts $hosts --pages $pages_per_host --seed $seed --page-bytes $page_bytes: $truth_pages pages in the ground truth" \
+B_WEB="websim --hosts $hosts --pages $pages_per_host --seed $seed --page-bytes $page_bytes: $truth_pages pages in the ground truth$polite_web_note" \
 B_SERVER_MAX=${server_kind:-} \
 B_SERVER_POLITE="websim, $websim_threads thread(s)" \
 B_LOAD_START=$load_start B_LOAD_END=$(loadavg) \
@@ -521,7 +550,7 @@ json.dump({
 EOF
 
 echo
-echo "bench/standalone: $truth_pages pages on $hosts hosts; load average $load_start (start)," \
+echo "bench/standalone: $truth_pages pages on $hosts hosts$polite_web_note; load average $load_start (start)," \
      "$(loadavg) (end); $(nproc) cores"
 rc=0
 python3 "$report" report --runs "$runs" --meta "$out/meta.json" --csv "$out/results.csv" \

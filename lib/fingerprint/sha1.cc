@@ -1,8 +1,12 @@
 #include "lib/fingerprint/sha1.h"
 
+#include <openssl/evp.h>
+
 #include <algorithm>
-#include <bit>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
@@ -11,9 +15,6 @@
 
 namespace crawler::fingerprint {
 namespace {
-
-constexpr std::array<uint32_t, 5> kInitialState = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476,
-                                                   0xC3D2E1F0};  // FIPS 180-4 §5.3.1
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -30,94 +31,59 @@ bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-void Sha1Hasher::Reset() {
-  state_ = kInitialState;
-  buffered_ = 0;
-  total_bytes_ = 0;
+namespace {
+
+[[noreturn]] void Sha1Failure(const char* what) {
+  std::fprintf(stderr, "fatal: OpenSSL SHA-1: %s failed\n", what);
+  std::abort();
 }
 
-// FIPS 180-4 §6.1.2, steps 1-4, for one 512-bit block.
-void Sha1Hasher::ProcessBlock(const uint8_t* block) {
-  std::array<uint32_t, 80> w;
-  for (int t = 0; t < 16; ++t) {
-    w[t] = (uint32_t{block[4 * t]} << 24) | (uint32_t{block[4 * t + 1]} << 16) |
-           (uint32_t{block[4 * t + 2]} << 8) | uint32_t{block[4 * t + 3]};
+// SHA-1 fetched from the default provider once: EVP_sha1() would look it up again on every
+// EVP_DigestInit_ex, which costs as much as hashing a small page. Never freed (it is shared by
+// every hasher until exit).
+const EVP_MD* Sha1Md() {
+  static const EVP_MD* const md = [] {
+    const EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA1", nullptr);
+    if (fetched == nullptr) Sha1Failure("EVP_MD_fetch");
+    return fetched;
+  }();
+  return md;
+}
+
+void Init(EVP_MD_CTX* ctx) {
+  if (EVP_DigestInit_ex(ctx, Sha1Md(), nullptr) != 1) Sha1Failure("EVP_DigestInit_ex");
+}
+
+}  // namespace
+
+Sha1Hasher::Sha1Hasher() : ctx_(EVP_MD_CTX_new()) {
+  if (ctx_ == nullptr) Sha1Failure("EVP_MD_CTX_new");
+  Init(ctx_);
+}
+
+Sha1Hasher::~Sha1Hasher() { EVP_MD_CTX_free(ctx_); }
+
+Sha1Hasher::Sha1Hasher(Sha1Hasher&& other) noexcept : ctx_(std::exchange(other.ctx_, nullptr)) {}
+
+Sha1Hasher& Sha1Hasher::operator=(Sha1Hasher&& other) noexcept {
+  if (this != &other) {
+    EVP_MD_CTX_free(ctx_);
+    ctx_ = std::exchange(other.ctx_, nullptr);
   }
-  for (int t = 16; t < 80; ++t) {
-    w[t] = std::rotl(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1);
-  }
-  uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3], e = state_[4];
-  for (int t = 0; t < 80; ++t) {
-    uint32_t f;
-    uint32_t k;
-    if (t < 20) {
-      f = (b & c) ^ (~b & d);  // Ch
-      k = 0x5A827999;
-    } else if (t < 40) {
-      f = b ^ c ^ d;  // Parity
-      k = 0x6ED9EBA1;
-    } else if (t < 60) {
-      f = (b & c) ^ (b & d) ^ (c & d);  // Maj
-      k = 0x8F1BBCDC;
-    } else {
-      f = b ^ c ^ d;  // Parity
-      k = 0xCA62C1D6;
-    }
-    const uint32_t temp = std::rotl(a, 5) + f + e + k + w[t];
-    e = d;
-    d = c;
-    c = std::rotl(b, 30);
-    b = a;
-    a = temp;
-  }
-  state_[0] += a;
-  state_[1] += b;
-  state_[2] += c;
-  state_[3] += d;
-  state_[4] += e;
+  return *this;
 }
 
 void Sha1Hasher::Update(std::string_view data) {
-  const auto* p = reinterpret_cast<const uint8_t*>(data.data());
-  size_t n = data.size();
-  total_bytes_ += n;
-  if (buffered_ > 0) {
-    const size_t take = std::min(n, buffer_.size() - buffered_);
-    std::memcpy(buffer_.data() + buffered_, p, take);
-    buffered_ += take;
-    p += take;
-    n -= take;
-    if (buffered_ < buffer_.size()) return;
-    ProcessBlock(buffer_.data());
-    buffered_ = 0;
-  }
-  while (n >= 64) {
-    ProcessBlock(p);
-    p += 64;
-    n -= 64;
-  }
-  if (n > 0) std::memcpy(buffer_.data(), p, n);
-  buffered_ = n;
+  if (EVP_DigestUpdate(ctx_, data.data(), data.size()) != 1) Sha1Failure("EVP_DigestUpdate");
 }
 
 Sha1Digest Sha1Hasher::Finish() {
-  // Padding, FIPS 180-4 §5.1.1: a 1 bit, zeros up to 448 mod 512 bits, the 64-bit bit length.
-  const uint64_t bit_length = total_bytes_ * 8;
-  buffer_[buffered_++] = 0x80;
-  if (buffered_ > 56) {
-    std::memset(buffer_.data() + buffered_, 0, 64 - buffered_);
-    ProcessBlock(buffer_.data());
-    buffered_ = 0;
-  }
-  std::memset(buffer_.data() + buffered_, 0, 56 - buffered_);
-  for (int i = 0; i < 8; ++i) buffer_[56 + i] = static_cast<uint8_t>(bit_length >> (56 - 8 * i));
-  ProcessBlock(buffer_.data());
-
   Sha1Digest::Bytes out;
-  for (int i = 0; i < 5; ++i) {
-    for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<uint8_t>(state_[i] >> (24 - 8 * j));
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(ctx_, out.data(), &length) != 1 || length != out.size()) {
+    Sha1Failure("EVP_DigestFinal_ex");
   }
-  Reset();
+  Init(ctx_);
   return Sha1Digest(out);
 }
 

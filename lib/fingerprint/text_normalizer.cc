@@ -70,6 +70,55 @@ constexpr std::array<std::string_view, kDateWordTableSize> BuildDateWordTable() 
 
 constexpr std::array<std::string_view, kDateWordTableSize> kDateWordTable = BuildDateWordTable();
 
+// The FNV-1a hash of each slot's word, 0 for an empty slot (no word hashes to 0), compared
+// before the words: a probe for a token that is not in the list (nearly every token) touches
+// only this 2 KiB array.
+constexpr std::array<uint32_t, kDateWordTableSize> BuildDateWordHashes() {
+  std::array<uint32_t, kDateWordTableSize> hashes{};
+  for (size_t slot = 0; slot < kDateWordTableSize; ++slot) {
+    if (!kDateWordTable[slot].empty()) hashes[slot] = Fnv1a(kDateWordTable[slot]);
+  }
+  return hashes;
+}
+
+constexpr std::array<uint32_t, kDateWordTableSize> kDateWordHashes = BuildDateWordHashes();
+static_assert(std::none_of(kDateAndTimeWords.begin(), kDateAndTimeWords.end(),
+                           [](std::string_view word) { return Fnv1a(word) == 0; }),
+              "hash 0 marks an empty slot of kDateWordHashes");
+
+// The longest word of the list, in bytes: longer tokens are rejected without hashing.
+constexpr size_t kMaxDateWordBytes = [] {
+  size_t longest = 0;
+  for (std::string_view word : kDateAndTimeWords) longest = std::max(longest, word.size());
+  return longest;
+}();
+static_assert(kMaxDateWordBytes < 32);
+
+// A filter in front of the table: one bit per (length, low 5 bits of the first byte, low 5 bits
+// of the last byte), set for the words of the list. Few ordinary words share all three with a
+// date word, so most tokens are rejected with one load, without hashing.
+constexpr size_t DateWordFilterBit(std::string_view token) {
+  return token.size() << 10 | (static_cast<uint8_t>(token.front()) & 31u) << 5 |
+         (static_cast<uint8_t>(token.back()) & 31u);
+}
+
+constexpr std::array<uint64_t, 32 * 1024 / 64> kDateWordFilter = [] {
+  std::array<uint64_t, 32 * 1024 / 64> filter{};
+  for (std::string_view word : kDateAndTimeWords) {
+    const size_t bit = DateWordFilterBit(word);
+    filter[bit / 64] |= uint64_t{1} << (bit % 64);
+  }
+  return filter;
+}();
+
+// False if `token` is certainly not a date word; inlined into the tokeniser, so that most tokens
+// are decided without a call.
+inline bool MayBeDateWord(std::string_view token) {
+  if (token.empty() || token.size() > kMaxDateWordBytes) return false;
+  const size_t bit = DateWordFilterBit(token);
+  return (kDateWordFilter[bit / 64] >> (bit % 64) & 1) != 0;
+}
+
 enum class CharClass {
   kSeparator,   // ends the current token
   kIgnorable,   // invisible, skipped without ending the token
@@ -78,9 +127,9 @@ enum class CharClass {
   kStandalone,  // CJK character: a token of its own (rule 4)
 };
 
-bool InRange(char32_t cp, char32_t lo, char32_t hi) { return cp >= lo && cp <= hi; }
+constexpr bool InRange(char32_t cp, char32_t lo, char32_t hi) { return cp >= lo && cp <= hi; }
 
-CharClass Classify(char32_t cp) {
+constexpr CharClass Classify(char32_t cp) {
   if (cp < 0x80) {
     if (cp >= '0' && cp <= '9') return CharClass::kDigit;
     if ((cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z')) return CharClass::kWord;
@@ -109,6 +158,32 @@ CharClass Classify(char32_t cp) {
   }
   return CharClass::kWord;
 }
+
+// Classify for the ASCII range, which is most bytes of most pages: one load per byte.
+constexpr std::array<CharClass, 128> kAsciiClass = [] {
+  std::array<CharClass, 128> table{};
+  for (char32_t cp = 0; cp < 128; ++cp) table[cp] = Classify(cp);
+  return table;
+}();
+
+// Character flags of ASCII for the word loop (AppendAsciiWordRun), derived from Classify.
+constexpr uint8_t kAsciiLetter = 1;
+constexpr uint8_t kAsciiDigit = 2;
+constexpr uint8_t kAsciiUpper = 4;
+constexpr uint8_t kAsciiLower = 8;
+static_assert(kAsciiLower >> 1 == kAsciiUpper && kAsciiUpper << 3 == 'a' - 'A');
+constexpr std::array<uint8_t, 128> kAsciiFlags = [] {
+  std::array<uint8_t, 128> table{};
+  for (char32_t cp = 0; cp < 128; ++cp) {
+    uint8_t flags = 0;
+    if (Classify(cp) == CharClass::kWord) flags |= kAsciiLetter;
+    if (Classify(cp) == CharClass::kDigit) flags |= kAsciiDigit;
+    if (cp >= 'A' && cp <= 'Z') flags |= kAsciiUpper;
+    if (cp >= 'a' && cp <= 'z') flags |= kAsciiLower;
+    table[cp] = flags;
+  }
+  return table;
+}();
 
 // Rule 2: simple lowercase mapping (UnicodeData.txt field 13) for the scripts most of the web is
 // written in. Unmapped code points are returned unchanged.
@@ -208,11 +283,43 @@ class TokenBuilder {
     }
   }
 
+  // Appends the run of ASCII letters and digits at [p, end), the same as Append byte by byte;
+  // returns the end of the run. Most text is such runs, so this loop keeps its state in
+  // registers, needs no decoding and tracks rules 5 and 6 with one table of character flags.
+  const char* AppendAsciiWordRun(const char* p, const char* end) {
+    size_t size = size_;
+    uint8_t seen = 0;         // OR of the flags of the run's characters
+    uint8_t inner_upper = 0;  // kAsciiUpper set once an upper-case letter follows a lower-case one
+    uint8_t previous = previous_was_ascii_lower_ ? kAsciiLower : 0;
+    const char* const start = p;
+    for (; p < end; ++p) {
+      const auto c = static_cast<uint8_t>(*p);
+      if (c >= 0x80) break;
+      const uint8_t flags = kAsciiFlags[c];
+      if ((flags & (kAsciiLetter | kAsciiDigit)) == 0) break;
+      seen |= flags;
+      inner_upper |= (previous >> 1) & flags;  // kAsciiLower >> 1 == kAsciiUpper
+      previous = flags;
+      // Upper-case letters become lower case: + 32, which is kAsciiUpper << 3.
+      if (size <= kMaxTokenBytes) {
+        buffer_[size++] = static_cast<char>(c + ((flags & kAsciiUpper) << 3));
+      }
+    }
+    size_ = size;
+    chars_ += static_cast<size_t>(p - start);
+    has_digit_ |= (seen & kAsciiDigit) != 0;
+    has_inner_upper_ |= (inner_upper & kAsciiUpper) != 0;
+    if (p != start) previous_was_ascii_lower_ = (previous & kAsciiLower) != 0;
+    return p;
+  }
+
   // Emits the token unless a rule drops it, and starts a new one.
   void Flush(absl::FunctionRef<void(std::string_view)> emit) {
+    if (size_ == 0) return;  // nothing appended since the last flush: all state is reset
     const std::string_view token(buffer_.data(), size_);
     if (!token.empty() && !has_digit_ && token.size() <= kMaxTokenBytes &&
-        !(chars_ >= kMinIdentifierChars && has_inner_upper_) && !IsDateOrTimeWord(token)) {
+        !(chars_ >= kMinIdentifierChars && has_inner_upper_) &&
+        !(MayBeDateWord(token) && IsDateOrTimeWord(token))) {
       emit(token);
     }
     size_ = 0;
@@ -235,10 +342,11 @@ class TokenBuilder {
 }  // namespace
 
 bool IsDateOrTimeWord(std::string_view token) {
-  if (token.empty()) return false;
-  for (size_t slot = Fnv1a(token) % kDateWordTableSize; !kDateWordTable[slot].empty();
+  if (!MayBeDateWord(token)) return false;
+  const uint32_t hash = Fnv1a(token);
+  for (size_t slot = hash % kDateWordTableSize; kDateWordHashes[slot] != 0;
        slot = (slot + 1) % kDateWordTableSize) {
-    if (kDateWordTable[slot] == token) return true;
+    if (kDateWordHashes[slot] == hash && kDateWordTable[slot] == token) return true;
   }
   return false;
 }
@@ -249,6 +357,16 @@ void ForEachFingerprintToken(std::string_view text,
   std::array<char, 4> standalone;
   size_t pos = 0;
   while (pos < text.size()) {
+    const auto byte = static_cast<uint8_t>(text[pos]);
+    if (byte < 0x80) {  // ASCII: no decoding; never ignorable or standalone
+      if (kAsciiClass[byte] == CharClass::kSeparator) {
+        token.Flush(emit);
+        ++pos;
+      } else {
+        pos = token.AppendAsciiWordRun(text.data() + pos, text.data() + text.size()) - text.data();
+      }
+      continue;
+    }
     size_t length;
     const char32_t cp = DecodeUtf8(text, pos, length);
     pos += length;

@@ -26,25 +26,6 @@ absl::Status ErrnoStatus(const char* what, const std::string& path, int err) {
 
 }  // namespace
 
-std::string GzipMember(std::string_view data, int level) {
-  z_stream zs{};
-  // windowBits 15 + 16: a gzip wrapper (header and CRC-32 trailer) instead of zlib's.
-  if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    return {};
-  }
-  std::string out;
-  out.resize(deflateBound(&zs, data.size()) + 32);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  // deflateBound guarantees room for one Z_FINISH call.
-  return rc == Z_STREAM_END ? out : std::string();
-}
-
 WarcWriter::WarcWriter(const WarcWriterOptions& options, const Clock& clock, uint64_t seed)
     : options_(options), clock_(clock), rng_(seed) {}
 
@@ -238,9 +219,17 @@ absl::StatusOr<std::string> WarcWriter::Write(WarcRecord record) {
     record.warcinfo_id = warcinfo_id_;
   }
   if (record.date == absl::InfinitePast()) record.date = clock_.Now();
+  std::unique_ptr<GzipCompressor> compressor = TakeCompressor();
+  absl::Status status = WriteCompressed(record, *compressor);
+  ReturnCompressor(std::move(compressor));
+  if (!status.ok()) return status;
+  return record.record_id;
+}
+
+absl::Status WarcWriter::WriteCompressed(WarcRecord& record, GzipCompressor& compressor) {
   // Compression is the expensive part; do it without holding the lock. The warcinfo id may go
   // stale if another thread rotates meanwhile; fix it up below in that (rare) case.
-  std::string gz = GzipMember(SerializeRecord(record), options_.compression_level);
+  std::string gz = compressor.Compress(SerializeRecord(record));
 
   absl::MutexLock lock(&mu_);
   if (closed_) return absl::FailedPreconditionError("WARC writer is closed");
@@ -250,7 +239,7 @@ absl::StatusOr<std::string> WarcWriter::Write(WarcRecord record) {
   }
   if (record.warcinfo_id != warcinfo_id_) {
     record.warcinfo_id = warcinfo_id_;
-    gz = GzipMember(SerializeRecord(record), options_.compression_level);
+    gz = compressor.Compress(SerializeRecord(record));
   }
   if (absl::Status s = WriteBytesLocked(gz); !s.ok()) {
     // Start a new file next time rather than appending after a partial member.
@@ -258,7 +247,24 @@ absl::StatusOr<std::string> WarcWriter::Write(WarcRecord record) {
     return s;
   }
   ++records_;
-  return record.record_id;
+  return absl::OkStatus();
+}
+
+std::unique_ptr<GzipCompressor> WarcWriter::TakeCompressor() {
+  {
+    absl::MutexLock lock(&compressors_mu_);
+    if (!idle_compressors_.empty()) {
+      std::unique_ptr<GzipCompressor> compressor = std::move(idle_compressors_.back());
+      idle_compressors_.pop_back();
+      return compressor;
+    }
+  }
+  return std::make_unique<GzipCompressor>(options_.compression_level);
+}
+
+void WarcWriter::ReturnCompressor(std::unique_ptr<GzipCompressor> compressor) {
+  absl::MutexLock lock(&compressors_mu_);
+  idle_compressors_.push_back(std::move(compressor));
 }
 
 absl::Status WarcWriter::Close() {

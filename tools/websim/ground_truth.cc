@@ -68,11 +68,11 @@ std::string FormatGroundTruth(const SiteModel& model, const GroundTruth& truth) 
   const WebsimOptions& o = model.options();
   std::string out = absl::StrFormat(
       "# websim ground truth v1\n"
-      "# seed=%d hosts=%d pages_per_host=%d sitemap_only_pages=%d links_per_page=%d\n"
+      "# seed=%d hosts=%d pages_per_host=%d sitemap_only_pages=%d links_per_page=%d%s\n"
       "# counts: seed=%d page=%d disallowed=%d nofollow_only=%d sitemap_only=%d\n",
       o.seed, o.num_hosts, o.pages_per_host, o.sitemap_only_pages, o.links_per_page,
-      truth.seeds.size(), truth.pages.size(), truth.disallowed.size(),
-      truth.nofollow_only.size(), truth.sitemap_only.size());
+      o.equal_host_sizes ? " equal_host_sizes=1" : "", truth.seeds.size(), truth.pages.size(),
+      truth.disallowed.size(), truth.nofollow_only.size(), truth.sitemap_only.size());
   auto emit = [&](absl::string_view kind, const std::vector<PageRef>& refs) {
     for (PageRef ref : refs) absl::StrAppend(&out, kind, "\t", model.UrlOf(ref), "\n");
   };

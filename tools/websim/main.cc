@@ -115,6 +115,8 @@ int main(int argc, char** argv) {
   app.add_option("--nofollow-only-fraction", options.nofollow_only_fraction,
                  "share of pages linked only with rel=nofollow")
       ->capture_default_str();
+  app.add_flag("--equal-host-sizes", options.equal_host_sizes,
+               "draw page classes per page id, not per host: every host has as many pages");
   app.add_option("--sitemap-fraction", options.sitemap_fraction,
                  "share of reachable pages listed in sitemap.xml")
       ->capture_default_str();

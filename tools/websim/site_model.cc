@@ -43,6 +43,7 @@ enum Salt : uint64_t {
   // 9 and 10 are ChangeProcess's (rates, event times).
   kSaltNoise = 11,
   kSaltVersionText = 12,
+  kSaltEqualClass = 13,
 };
 
 uint64_t Hash(uint64_t seed, Salt salt, uint64_t a, uint64_t b = 0) {
@@ -281,6 +282,32 @@ SiteModel::SiteModel(WebsimOptions options)
       p_nofollow_only_ /= sum;
     }
   }
+  if (options_.equal_host_sizes && leaves > 0) {
+    // Every host gets the expected number of leaves of each class, exactly; which leaves differs
+    // per host (ClassOf rotates one seeded order of the leaves by a per-host offset).
+    std::vector<int32_t> leaf_ids;
+    for (int32_t page = 0; page < options_.pages_per_host; ++page) {
+      if (IsTreeLeaf(page)) leaf_ids.push_back(page);
+    }
+    std::sort(leaf_ids.begin(), leaf_ids.end(), [&](int32_t a, int32_t b) {
+      const uint64_t ha = Hash(options_.seed, kSaltEqualClass, 0, a);
+      const uint64_t hb = Hash(options_.seed, kSaltEqualClass, 0, b);
+      return ha != hb ? ha < hb : a < b;
+    });
+    auto rank = std::make_shared<std::vector<int32_t>>(options_.pages_per_host, -1);
+    for (size_t i = 0; i < leaf_ids.size(); ++i) (*rank)[leaf_ids[i]] = static_cast<int32_t>(i);
+    leaf_rank_ = std::move(rank);
+    num_leaves_ = leaves;
+    int64_t left = leaves;
+    const auto quota = [&](double p) {
+      const int64_t q = std::min<int64_t>(left, std::llround(p * static_cast<double>(leaves)));
+      left -= q;
+      return q;
+    };
+    quota_private_ = quota(p_private_);
+    quota_private_open_ = quota(p_private_open_);
+    quota_nofollow_only_ = quota(p_nofollow_only_);
+  }
 }
 
 std::string SiteModel::HostName(int host) const {
@@ -308,6 +335,17 @@ bool SiteModel::IsTreeLeaf(int page) const {
 PageClass SiteModel::ClassOf(PageRef page) const {
   if (page.page >= options_.pages_per_host) return PageClass::kSitemapOnly;
   if (!IsTreeLeaf(page.page)) return PageClass::kPublic;
+  if (leaf_rank_ != nullptr) {  // equal_host_sizes: fixed quotas, rotated per host
+    const int64_t offset = static_cast<int64_t>(Hash(options_.seed, kSaltEqualClass, 1, page.host) %
+                                                static_cast<uint64_t>(num_leaves_));
+    int64_t position = ((*leaf_rank_)[page.page] + offset) % num_leaves_;
+    if (position < quota_private_) return PageClass::kPrivate;
+    position -= quota_private_;
+    if (position < quota_private_open_) return PageClass::kPrivateOpen;
+    position -= quota_private_open_;
+    if (position < quota_nofollow_only_) return PageClass::kNofollowOnly;
+    return PageClass::kPublic;
+  }
   double u = UnitInterval(Hash(options_.seed, kSaltClass, page.host, page.page));
   if (u < p_private_) return PageClass::kPrivate;
   u -= p_private_;

@@ -175,6 +175,13 @@ class SiteModel {
   double p_private_ = 0;
   double p_private_open_ = 0;
   double p_nofollow_only_ = 0;
+  // equal_host_sizes only (else null / 0): each page id's position in one seeded order of the
+  // tree's leaves (-1 for inner pages), shared by copies; and the leaves of each class per host.
+  std::shared_ptr<const std::vector<int32_t>> leaf_rank_;
+  int64_t num_leaves_ = 0;
+  int64_t quota_private_ = 0;
+  int64_t quota_private_open_ = 0;
+  int64_t quota_nofollow_only_ = 0;
   // When pages change; null on a static web. Shared by copies (it memoises a pure function).
   std::shared_ptr<const ChangeProcess> changes_;
 };

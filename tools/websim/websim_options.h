@@ -71,6 +71,12 @@ struct WebsimOptions {
   double private_fraction = 0.1;
   double private_open_fraction = 0.03;
   double nofollow_only_fraction = 0.03;
+  // Off (the default): each leaf's class is drawn independently per (host, page), so hosts
+  // differ in how many pages a crawler can fetch. On: every host has exactly the expected number
+  // of leaves of each class (fraction x pages, rounded), at different page ids per host, so
+  // every host has the same number of pages in the ground truth; a polite crawler with one delay
+  // per host can then keep every host busy to the end (hosts / delay).
+  bool equal_host_sizes = false;
 
   // Share of link-reachable allowed pages listed in each host's /sitemap.xml.
   double sitemap_fraction = 0.5;

@@ -3,13 +3,16 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/unit/fingerprint/reference_text_normalizer.h"
 
 namespace crawler::fingerprint {
 namespace {
@@ -24,6 +27,75 @@ uint64_t ShingleHash(const std::vector<std::string_view>& tokens) {
     for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>(h >> (8 * i)));
   }
   return XXH3_64bits(bytes.data(), bytes.size());
+}
+
+// The definition of simhash.h written as plainly as possible (the library's code before it was
+// optimised, over the frozen version 1 tokeniser): a sorted, de-duplicated vector of shingle
+// hashes and a +1/-1 vote per bit.
+SimHash64 ReferenceSimHash(std::string_view text, int shingle_words) {
+  std::vector<uint64_t> token_hashes;
+  for (const std::string& token : reference::FingerprintTokens(text)) {
+    token_hashes.push_back(TokenHash(token));
+  }
+  if (token_hashes.empty()) return SimHash64(0);
+  const size_t k = std::min<size_t>(std::clamp(shingle_words, 1, SimHashOptions::kMaxShingleWords),
+                                    token_hashes.size());
+  std::vector<uint64_t> shingles;
+  for (size_t i = 0; i + k <= token_hashes.size(); ++i) {
+    std::string bytes;
+    for (size_t j = 0; j < k; ++j) {
+      for (int b = 0; b < 8; ++b) {
+        bytes.push_back(static_cast<char>(token_hashes[i + j] >> (8 * b)));
+      }
+    }
+    shingles.push_back(XXH3_64bits(bytes.data(), bytes.size()));
+  }
+  std::sort(shingles.begin(), shingles.end());
+  shingles.erase(std::unique(shingles.begin(), shingles.end()), shingles.end());
+  uint64_t bits = 0;
+  for (int bit = 0; bit < 64; ++bit) {
+    int64_t votes = 0;
+    for (uint64_t h : shingles) votes += ((h >> bit) & 1) ? 1 : -1;
+    if (votes > 0) bits |= uint64_t{1} << bit;
+  }
+  return SimHash64(bits);
+}
+
+// Random texts over a small vocabulary (so shingles repeat), with case, digits, punctuation,
+// non-ASCII words and date words mixed in, from empty to several thousand words (the vote
+// counter's narrow lanes are flushed every 255 shingles).
+std::string RandomText(std::mt19937_64& rng) {
+  static constexpr std::array<std::string_view, 24> kWords = {
+      "alpha",  "Beta",   "GAMMA", "delta", "epsilon",          "zeta", "eta",
+      "theta",  "Straße", "élan",  "Ωmega", "Москва",           "東京", "march",
+      "Monday", "x",      "y",     "z",     "hQeRtYuIoPaSdFgH", "v2",   "12,345",
+      "don't",  "e-mail", "naïve"};
+  static constexpr std::array<std::string_view, 6> kSeparators = {" ",   "  ", ", ",
+                                                                  ".\n", "\t", " — "};
+  const size_t lengths[] = {0, 1, 2, 3, 5, 20, 254, 255, 256, 600, 3000};
+  const size_t words = std::uniform_int_distribution<size_t>(0, 1)(rng)
+                           ? lengths[std::uniform_int_distribution<size_t>(0, 10)(rng)]
+                           : std::uniform_int_distribution<size_t>(0, 1500)(rng);
+  // A vocabulary subset per text: small ones make most shingles repeat.
+  const size_t vocabulary = std::uniform_int_distribution<size_t>(1, kWords.size())(rng);
+  std::string text;
+  for (size_t i = 0; i < words; ++i) {
+    text.append(kWords[std::uniform_int_distribution<size_t>(0, vocabulary - 1)(rng)]);
+    text.append(kSeparators[std::uniform_int_distribution<size_t>(0, kSeparators.size() - 1)(rng)]);
+  }
+  return text;
+}
+
+TEST(SimHashReference, EqualsPlainImplementationOnRandomTexts) {
+  std::mt19937_64 rng(20250601);
+  for (int i = 0; i < 600; ++i) {
+    const std::string text = RandomText(rng);
+    const int shingle_words = std::uniform_int_distribution<int>(0, 9)(rng);  // clamped too
+    SimHashOptions options;
+    options.shingle_words = shingle_words;
+    ASSERT_EQ(ComputeSimHash(text, options), ReferenceSimHash(text, shingle_words))
+        << "text #" << i << " (" << text.size() << " bytes), shingle_words " << shingle_words;
+  }
 }
 
 TEST(SimHash64, HammingDistanceCountsDifferingBits) {

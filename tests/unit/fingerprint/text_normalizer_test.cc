@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/unit/fingerprint/reference_text_normalizer.h"
 
 namespace crawler::fingerprint {
 namespace {
@@ -170,6 +171,32 @@ TEST(TextNormalizer, ArbitraryBytesYieldWellFormedTokens) {
       // Re-normalising a token yields the token itself: it is valid UTF-8, lowercase, one word.
       ASSERT_EQ(NormalizeForFingerprint(token), token) << "round " << round;
     });
+  }
+}
+
+// The optimised tokeniser (ASCII fast path, hashed date-word probe) yields exactly the tokens of
+// the plain version 1 implementation, on text mixing ASCII words of every shape, date words,
+// other scripts, invisible characters and invalid bytes.
+TEST(TextNormalizer, SameTokensAsTheVersion1Reference) {
+  std::mt19937_64 random(20250601);
+  // clang-format off
+  std::vector<std::string> pieces = {
+      "word", "Word", "WORD", "wOrD", "x", " ", "  ", ".", ", ", "\n", "\t", "-", "'", "_", "@",
+      "12", "v2", "3rd", "march", "March", "MAY", "tuesdays", "ago", "utc", "hQeRtYuIoPaSdFgH",
+      "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnop", "m\xC3\xA4rz",
+      "gro\xC3\x9F", "\xC3\x89LAN", "\xD0\x9C\xD0\xB0\xD1\x8F", "\xE6\x9D\xB1\xE4\xBA\xAC",
+      "\xC2\xAD", "\xE2\x80\x8D", "\xE2\x80\x94", "\xEF\xBC\x91", "\xF0\x9F\x91\x8D", "\xC3",
+      "\x80", "\xFF", "\xED\xA0\x80"};
+  // clang-format on
+  pieces.push_back(std::string("\0", 1));
+  for (int round = 0; round < 3000; ++round) {
+    std::string input;
+    const size_t count = random() % 120;
+    for (size_t i = 0; i < count; ++i) input += pieces[random() % pieces.size()];
+    ASSERT_EQ(FingerprintTokens(input), reference::FingerprintTokens(input)) << "round " << round;
+  }
+  for (const std::string& piece : pieces) {
+    ASSERT_EQ(IsDateOrTimeWord(piece), reference::IsDateOrTimeWord(piece)) << piece;
   }
 }
 

@@ -3,6 +3,7 @@
 // matcher (reference_crawler.h) and must reach the same sets as ComputeGroundTruth.
 #include "tools/websim/ground_truth.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <ostream>
@@ -92,6 +93,7 @@ struct Config {
   uint64_t seed;
   int seed_hosts;
   int sitemap_only;
+  bool equal_host_sizes = false;
   friend void PrintTo(const Config& c, std::ostream* os) { *os << c.name; }
 };
 
@@ -105,6 +107,7 @@ TEST_P(GroundTruthMatchesOracle, SameSets) {
   options.seed = c.seed;
   options.num_seed_hosts = c.seed_hosts;
   options.sitemap_only_pages = c.sitemap_only;
+  options.equal_host_sizes = c.equal_host_sizes;
   options.page_bytes_min = 0;
   options.page_bytes_max = 600;
   absl::StatusOr<SiteModel> model = SiteModel::Create(options);
@@ -140,7 +143,8 @@ INSTANTIATE_TEST_SUITE_P(
                     Config{"single_host", 1, 200, 3, 0, 0},
                     Config{"single_page_hosts", 5, 1, 4, 1, 0},
                     Config{"sitemap_only", 4, 30, 5, 2, 3},
-                    Config{"big_host", 2, 1500, 11, 1, 0}),
+                    Config{"big_host", 2, 1500, 11, 1, 0},
+                    Config{"equal_host_sizes", 6, 60, 1, 2, 1, true}),
     [](const testing::TestParamInfo<Config>& param_info) { return std::string(param_info.param.name); });
 
 TEST(WebsimGroundTruth, NonTrivialSetsWithDefaultOptions) {
@@ -156,6 +160,65 @@ TEST(WebsimGroundTruth, NonTrivialSetsWithDefaultOptions) {
   int open = 0;
   for (PageRef p : truth.pages) open += model->ClassOf(p) == PageClass::kPrivateOpen;
   EXPECT_GT(open, 0);
+}
+
+// Pages of the ground truth per host.
+std::map<int, int> PagesPerHost(const GroundTruth& truth) {
+  std::map<int, int> per_host;
+  for (PageRef p : truth.pages) ++per_host[p.host];
+  return per_host;
+}
+
+// docs/websim.md, "Ground truth": with --equal-host-sizes every host has the same number of
+// pages, so a crawl limited by a per-host delay can keep all hosts busy to its end. The web of
+// bench/standalone (200 x 60, seed 1) without it has hosts of different sizes.
+TEST(WebsimGroundTruth, EqualHostSizesGiveEveryHostTheSamePageCount) {
+  WebsimOptions options;
+  options.num_hosts = 200;
+  options.pages_per_host = 60;
+  options.page_bytes_min = 0;
+  options.page_bytes_max = 0;
+  absl::StatusOr<SiteModel> unequal = SiteModel::Create(options);
+  ASSERT_TRUE(unequal.ok());
+  const std::map<int, int> unequal_sizes = PagesPerHost(ComputeGroundTruth(*unequal));
+  ASSERT_EQ(unequal_sizes.size(), 200u);
+  int smallest = 60;
+  int largest = 0;
+  for (const auto& [host, pages] : unequal_sizes) {
+    smallest = std::min(smallest, pages);
+    largest = std::max(largest, pages);
+  }
+  EXPECT_LT(smallest, largest);
+
+  options.equal_host_sizes = true;
+  absl::StatusOr<SiteModel> equal = SiteModel::Create(options);
+  ASSERT_TRUE(equal.ok());
+  const GroundTruth truth = ComputeGroundTruth(*equal);
+  const std::map<int, int> sizes = PagesPerHost(truth);
+  ASSERT_EQ(sizes.size(), 200u);
+  const int per_host = sizes.begin()->second;
+  for (const auto& [host, pages] : sizes) EXPECT_EQ(pages, per_host) << "host " << host;
+  EXPECT_EQ(truth.pages.size(), 200u * per_host);
+  // 60 pages: 15 inner pages, 45 leaves, of which round(0.1 x 60) = 6 are private and
+  // round(0.03 x 60) = 2 nofollow-only (and 2 private-open, which count as pages).
+  EXPECT_EQ(per_host, 52);
+  // Still every class, at different ids per host: the option makes hosts alike in size only.
+  int open = 0;
+  std::set<int> private_ids;
+  for (int h = 0; h < 200; ++h) {
+    for (int p = 0; p < 60; ++p) {
+      const PageClass cls = equal->ClassOf(PageRef{h, p});
+      open += cls == PageClass::kPrivateOpen;
+      if (cls == PageClass::kPrivate) private_ids.insert(p);
+    }
+  }
+  EXPECT_EQ(open, 200 * 2);
+  EXPECT_GT(private_ids.size(), 6u);
+  EXPECT_FALSE(truth.disallowed.empty());
+  EXPECT_FALSE(truth.nofollow_only.empty());
+  EXPECT_NE(FormatGroundTruth(*equal, truth).find(" equal_host_sizes=1\n"), std::string::npos);
+  EXPECT_EQ(FormatGroundTruth(*unequal, ComputeGroundTruth(*unequal)).find("equal_host_sizes"),
+            std::string::npos);
 }
 
 TEST(WebsimGroundTruth, FormatIsTabSeparatedKindAndUrl) {

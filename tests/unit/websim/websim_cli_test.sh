@@ -36,6 +36,12 @@ grep -q $'^seed\thttp://h0.websim.test/$' "$tmp/truth.tsv" || fail "truth lacks 
 [ "$(cat "$tmp/seeds.txt")" = $'http://h0.websim.test/\nhttp://h1.websim.test/' ] ||
   fail "seeds file: $(cat "$tmp/seeds.txt")"
 
+# --equal-host-sizes: every host has as many pages in the ground truth.
+per_host=$("$websim" --hosts 12 --pages 60 --equal-host-sizes --print-truth |
+  awk -F'\t' '$1 == "page" { split($2, u, "/"); n[u[3]]++ } END { for (h in n) print n[h] }' |
+  sort -u)
+[ "$per_host" = 52 ] || fail "--equal-host-sizes: pages per host $(echo $per_host)"
+
 # Serve: wait for the "listening" line through a FIFO.
 mkfifo "$tmp/stderr"
 "$websim" --hosts 2 --pages 10 --port-file "$tmp/port" --log "$tmp/log.tsv" \
