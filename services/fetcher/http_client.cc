@@ -1,14 +1,22 @@
 #include "services/fetcher/http_client.h"
 
 #include <curl/curl.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "lib/net/ip_address.h"
 
@@ -47,19 +55,23 @@ std::string_view TransportErrorName(TransportError error) {
   return "other";
 }
 
-// One transfer in progress. Owned by Impl::transfers_ while running.
+// One easy handle with its per-transfer state. Pooled: the handle keeps its constant options
+// (set once, pointing at this object) across transfers; only URL, headers and the pinned address
+// change per request. Owned by Impl::pool.
 struct Transfer {
   CURL* easy = nullptr;
   const HttpClientOptions* options = nullptr;
   const net::AddressPolicy* guard = nullptr;
   HttpResult result;
-  curl_slist* headers = nullptr;
+  curl_slist* extra_headers = nullptr;  // constant headers + the request's; null if none
   curl_slist* resolve = nullptr;
   bool header_too_large = false;
   bool address_refused = false;
+  bool in_multi = false;
 
   ~Transfer() {
-    curl_slist_free_all(headers);
+    curl_easy_cleanup(easy);  // first: the handle points at the lists
+    curl_slist_free_all(extra_headers);
     curl_slist_free_all(resolve);
   }
 };
@@ -134,39 +146,106 @@ TransportError Classify(CURLcode code) {
   }
 }
 
+// "+HOST:PORT:IP" for CURLOPT_RESOLVE. The "+" makes the DNS-cache entry expire like a looked-up
+// one: without it every host ever crawled would stay in the multi handle's cache for good. It is
+// loaded again at the start of each transfer, so expiry never unpins a request.
+std::string ResolveEntry(const std::string& host, uint16_t port, const std::string& ip) {
+  const bool v6 = ip.find(':') != std::string::npos;
+  return absl::StrCat("+", host, ":", port, ":", v6 ? "[" : "", ip, v6 ? "]" : "");
+}
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
 }  // namespace
 
 struct HttpClient::Impl {
+  // ---- constant after Create
   HttpClientOptions options;
   net::AddressPolicy guard;
   CURLM* multi = nullptr;
+  int epoll_fd = -1;
+  int wake_fd = -1;  // eventfd: Wakeup() writes, Poll drains
+  curl_slist* constant_headers = nullptr;
   curl_slist* connect_to = nullptr;
-  std::vector<CURL*> idle_handles;  // reset and reused: keeps libcurl's per-handle caches warm
-  std::vector<std::unique_ptr<Transfer>> queued;
-  absl::flat_hash_set<Transfer*> running;
+  // With connect_to to an IP literal: the address and port every request is pinned to.
+  std::string connect_to_ip;
+  uint16_t connect_to_port = 0;
+
+  // ---- the Start/Poll thread's
+  std::vector<std::unique_ptr<Transfer>> pool;  // every handle ever made (bounded by peak)
+  std::vector<Transfer*> idle;
+  std::vector<Transfer*> queued;
+  size_t running = 0;
+  std::optional<SteadyTime> timer;  // libcurl's single timeout (CURLMOPT_TIMERFUNCTION)
+  std::vector<epoll_event> events = std::vector<epoll_event>(256);
 
   ~Impl() {
-    for (Transfer* t : running) {
-      curl_multi_remove_handle(multi, t->easy);
-      curl_easy_cleanup(t->easy);
-      delete t;
+    for (std::unique_ptr<Transfer>& t : pool) {
+      if (t->in_multi) curl_multi_remove_handle(multi, t->easy);
     }
-    for (CURL* easy : idle_handles) curl_easy_cleanup(easy);
+    pool.clear();
+    // May still call OnSocket (closing cached connections): the fds are closed after it.
     if (multi != nullptr) curl_multi_cleanup(multi);
+    curl_slist_free_all(constant_headers);
     curl_slist_free_all(connect_to);
+    if (wake_fd >= 0) ::close(wake_fd);
+    if (epoll_fd >= 0) ::close(epoll_fd);
   }
 
-  CURL* TakeHandle() {
-    if (idle_handles.empty()) return curl_easy_init();
-    CURL* easy = idle_handles.back();
-    idle_handles.pop_back();
-    curl_easy_reset(easy);
-    return easy;
+  // CURLMOPT_SOCKETFUNCTION: mirrors libcurl's interest in a socket into the epoll set. socketp
+  // (curl_multi_assign) marks sockets already added, so a change is one epoll_ctl.
+  static int OnSocket(CURL*, curl_socket_t s, int what, void* user, void* socketp) {
+    auto* m = static_cast<Impl*>(user);
+    if (what == CURL_POLL_REMOVE) {
+      ::epoll_ctl(m->epoll_fd, EPOLL_CTL_DEL, s, nullptr);  // fails harmlessly if closed
+      return 0;
+    }
+    epoll_event ev{};
+    ev.events =
+        ((what & CURL_POLL_IN) != 0 ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) != 0 ? EPOLLOUT : 0u);
+    ev.data.fd = s;
+    const bool added = socketp != nullptr;
+    if (::epoll_ctl(m->epoll_fd, added ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, s, &ev) != 0) {
+      // The fd's registration went away behind libcurl's back (closed and reused) or outlived
+      // it: do the other operation.
+      ::epoll_ctl(m->epoll_fd, added ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, s, &ev);
+    }
+    if (!added) curl_multi_assign(m->multi, s, m);
+    return 0;
   }
 
-  void Configure(Transfer& t, const HttpRequest& request) {
+  // CURLMOPT_TIMERFUNCTION: -1 deletes the timer, 0 means "as soon as possible". libcurl must
+  // not be called back from here; Poll acts on the deadline.
+  static int OnTimer(CURLM*, long timeout_ms, void* user) {
+    auto* m = static_cast<Impl*>(user);
+    if (timeout_ms < 0) {
+      m->timer.reset();
+    } else {
+      m->timer = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    }
+    return 0;
+  }
+
+  Transfer* TakeTransfer() {
+    if (!idle.empty()) {
+      Transfer* t = idle.back();
+      idle.pop_back();
+      return t;
+    }
+    auto owned = std::make_unique<Transfer>();
+    Transfer* t = owned.get();
+    t->easy = curl_easy_init();
+    if (t->easy == nullptr) std::abort();  // out of memory
+    t->options = &options;
+    t->guard = &guard;
+    ConfigureOnce(*t);
+    pool.push_back(std::move(owned));
+    return t;
+  }
+
+  // The options every transfer shares; they survive between transfers on the same handle.
+  void ConfigureOnce(Transfer& t) {
     CURL* e = t.easy;
-    curl_easy_setopt(e, CURLOPT_URL, request.url.c_str());
     curl_easy_setopt(e, CURLOPT_PRIVATE, &t);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
@@ -196,29 +275,46 @@ struct HttpClient::Impl {
       curl_easy_setopt(e, CURLOPT_DEBUGDATA, &t);
       curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
     }
-    // Content codings are requested by hand so libcurl does not decode: the WARC keeps the bytes
-    // as sent, lib/http decodes with a cap.
-    t.headers = curl_slist_append(t.headers, kAccept);
-    if (!options.accept_encoding.empty()) {
-      t.headers = curl_slist_append(
-          t.headers, absl::StrCat("Accept-Encoding: ", options.accept_encoding).c_str());
-    }
-    for (const std::string& h : request.extra_headers) {
-      t.headers = curl_slist_append(t.headers, h.c_str());
-    }
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
     // Keep chunked framing in the body too (lib/http/chunked_decoder.h removes it): the WARC
     // record must match its own Transfer-Encoding header.
     curl_easy_setopt(e, CURLOPT_HTTP_TRANSFER_DECODING, 0L);
-    if (connect_to != nullptr) {
-      curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to);
-    } else if (!request.ip.empty()) {
-      const bool v6 = request.ip.find(':') != std::string::npos;
-      const std::string entry = absl::StrCat(request.host, ":", request.port, ":", v6 ? "[" : "",
-                                             request.ip, v6 ? "]" : "");
-      t.resolve = curl_slist_append(t.resolve, entry.c_str());
-      curl_easy_setopt(e, CURLOPT_RESOLVE, t.resolve);
+    if (connect_to != nullptr) curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to);
+  }
+
+  // The per-request options. Everything a previous request set is overwritten or cleared here.
+  void Configure(Transfer& t, const HttpRequest& request) {
+    CURL* e = t.easy;
+    t.result = HttpResult{};
+    t.result.id = request.id;
+    t.header_too_large = false;
+    t.address_refused = false;
+    curl_easy_setopt(e, CURLOPT_URL, request.url.c_str());
+    // Content codings are requested by hand (constant_headers) so libcurl does not decode: the
+    // WARC keeps the bytes as sent, lib/http decodes with a cap.
+    curl_slist* old_headers = t.extra_headers;
+    t.extra_headers = nullptr;
+    if (!request.extra_headers.empty()) {
+      for (const curl_slist* h = constant_headers; h != nullptr; h = h->next) {
+        t.extra_headers = curl_slist_append(t.extra_headers, h->data);
+      }
+      for (const std::string& h : request.extra_headers) {
+        t.extra_headers = curl_slist_append(t.extra_headers, h.c_str());
+      }
     }
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER,
+                     t.extra_headers != nullptr ? t.extra_headers : constant_headers);
+    curl_slist_free_all(old_headers);  // after the handle stopped pointing at it
+    // Pinning: set on every request (libcurl loads RESOLVE entries when a transfer starts).
+    std::string entry;
+    if (!connect_to_ip.empty()) {
+      entry = ResolveEntry(request.host, connect_to_port, connect_to_ip);
+    } else if (connect_to == nullptr && !request.ip.empty()) {
+      entry = ResolveEntry(request.host, request.port, request.ip);
+    }
+    curl_slist* old_resolve = t.resolve;
+    t.resolve = entry.empty() ? nullptr : curl_slist_append(nullptr, entry.c_str());
+    curl_easy_setopt(e, CURLOPT_RESOLVE, t.resolve);
+    curl_slist_free_all(old_resolve);
   }
 
   HttpResult Finish(Transfer* t, CURLcode code) {
@@ -250,6 +346,37 @@ struct HttpClient::Impl {
     }
     return result;
   }
+
+  void FireTimerIfDue() {
+    if (!timer.has_value() || *timer > std::chrono::steady_clock::now()) return;
+    timer.reset();  // OnTimer sets it again if libcurl still wants one
+    int still_running = 0;
+    curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &still_running);
+  }
+
+  // Milliseconds until libcurl's timer, rounded up (waking early would only spin), capped.
+  int TimerWaitMs(int cap_ms) const {
+    if (!timer.has_value()) return cap_ms;
+    const auto left = *timer - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) return 0;
+    const int64_t ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+    return static_cast<int>(std::min<int64_t>(ms, cap_ms));
+  }
+
+  void Collect(std::vector<HttpResult>& done) {
+    int pending = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi, &pending)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      Transfer* t = nullptr;
+      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
+      const CURLcode code = msg->data.result;  // msg is invalid after remove_handle
+      curl_multi_remove_handle(multi, t->easy);
+      t->in_multi = false;
+      --running;
+      done.push_back(Finish(t, code));
+      idle.push_back(t);
+    }
+  }
 };
 
 HttpClient::HttpClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -263,68 +390,108 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const HttpClientO
   impl->guard = std::move(guard);
   if (!options.connect_to.empty()) {
     const size_t colon = options.connect_to.rfind(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == options.connect_to.size()) {
+    uint32_t port = 0;
+    const std::string port_text = options.connect_to.substr(colon + 1);
+    if (colon == std::string::npos || colon == 0 || port_text.empty() ||
+        port_text.find_first_not_of("0123456789") != std::string::npos || port_text.size() > 5 ||
+        (port = static_cast<uint32_t>(std::stoul(port_text))) == 0 || port > 65535) {
       return absl::InvalidArgumentError(
           absl::StrCat("connect_to must be HOST:PORT, got \"", options.connect_to, "\""));
     }
-    // "::HOST:PORT": any host name, any port, connects to HOST:PORT.
-    impl->connect_to = curl_slist_append(nullptr, absl::StrCat("::", options.connect_to).c_str());
+    std::string host = options.connect_to.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+      host = host.substr(1, host.size() - 2);
+    }
+    if (absl::StatusOr<net::IpAddress> ip = net::IpAddress::Parse(host); ip.ok()) {
+      // ":::PORT": any host name, any port, connects to the same host name at PORT, which RESOLVE
+      // then pins to the IP. Unlike naming the IP in CONNECT_TO, libcurl's connection cache stays
+      // keyed by the URL's host, so finding a connection to reuse does not compare host names
+      // with every cached connection.
+      impl->connect_to = curl_slist_append(nullptr, absl::StrCat(":::", port).c_str());
+      impl->connect_to_ip = ip->ToString();
+      impl->connect_to_port = static_cast<uint16_t>(port);
+    } else {
+      // "::HOST:PORT": any host name, any port, connects to HOST:PORT (looked up by libcurl).
+      impl->connect_to = curl_slist_append(nullptr, absl::StrCat("::", options.connect_to).c_str());
+    }
+  }
+  impl->constant_headers = curl_slist_append(nullptr, kAccept);
+  if (!options.accept_encoding.empty()) {
+    impl->constant_headers = curl_slist_append(
+        impl->constant_headers, absl::StrCat("Accept-Encoding: ", options.accept_encoding).c_str());
+  }
+  impl->epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
+  impl->wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (impl->epoll_fd < 0 || impl->wake_fd < 0) {
+    return absl::InternalError(absl::StrCat("epoll/eventfd: ", std::strerror(errno)));
+  }
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = impl->wake_fd;
+  if (::epoll_ctl(impl->epoll_fd, EPOLL_CTL_ADD, impl->wake_fd, &ev) != 0) {
+    return absl::InternalError(absl::StrCat("epoll_ctl: ", std::strerror(errno)));
   }
   impl->multi = curl_multi_init();
   if (impl->multi == nullptr) return absl::InternalError("curl_multi_init failed");
-  curl_multi_setopt(impl->multi, CURLMOPT_MAXCONNECTS,
-                    static_cast<long>(options.max_cached_connections));
+  CURLM* m = impl->multi;
+  curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, static_cast<long>(options.max_cached_connections));
+  curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, &Impl::OnSocket);
+  curl_multi_setopt(m, CURLMOPT_SOCKETDATA, impl.get());
+  curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, &Impl::OnTimer);
+  curl_multi_setopt(m, CURLMOPT_TIMERDATA, impl.get());
   return std::unique_ptr<HttpClient>(new HttpClient(std::move(impl)));
 }
 
 void HttpClient::Start(HttpRequest request) {
-  auto t = std::make_unique<Transfer>();
-  t->options = &impl_->options;
-  t->guard = &impl_->guard;
-  t->result.id = request.id;
-  t->easy = impl_->TakeHandle();
+  Transfer* t = impl_->TakeTransfer();
   impl_->Configure(*t, request);
-  impl_->queued.push_back(std::move(t));
+  impl_->queued.push_back(t);
 }
 
 std::vector<HttpResult> HttpClient::Poll(absl::Duration timeout) {
   Impl& m = *impl_;
-  for (std::unique_ptr<Transfer>& t : m.queued) {
-    curl_multi_add_handle(m.multi, t->easy);
-    m.running.insert(t.release());
+  for (Transfer* t : m.queued) {
+    curl_multi_add_handle(m.multi, t->easy);  // sets a 0 ms timer: starts below
+    t->in_multi = true;
+    ++m.running;
   }
   m.queued.clear();
 
-  int still_running = 0;
-  curl_multi_perform(m.multi, &still_running);
   std::vector<HttpResult> done;
-  auto collect = [&] {
-    int pending = 0;
-    while (CURLMsg* msg = curl_multi_info_read(m.multi, &pending)) {
-      if (msg->msg != CURLMSG_DONE) continue;
-      Transfer* t = nullptr;
-      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
-      const CURLcode code = msg->data.result;
-      curl_multi_remove_handle(m.multi, t->easy);
-      done.push_back(m.Finish(t, code));
-      m.idle_handles.push_back(t->easy);
-      m.running.erase(t);
-      delete t;
+  m.FireTimerIfDue();
+  m.Collect(done);
+  const int cap_ms =
+      done.empty()
+          ? static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(timeout), 0, 60'000))
+          : 0;
+  const int n = ::epoll_wait(m.epoll_fd, m.events.data(), static_cast<int>(m.events.size()),
+                             m.TimerWaitMs(cap_ms));
+  for (int i = 0; i < n; ++i) {
+    const epoll_event& ev = m.events[static_cast<size_t>(i)];
+    if (ev.data.fd == m.wake_fd) {
+      uint64_t count = 0;
+      while (::read(m.wake_fd, &count, sizeof count) > 0) {
+      }
+      continue;
     }
-  };
-  collect();
-  if (done.empty()) {
-    const int timeout_ms =
-        static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(timeout), 0, 60'000));
-    curl_multi_poll(m.multi, nullptr, 0, timeout_ms, nullptr);
-    curl_multi_perform(m.multi, &still_running);
-    collect();
+    // An error or hang-up wakes both directions: libcurl's read or write then sees the cause.
+    const bool error = (ev.events & (EPOLLERR | EPOLLHUP)) != 0;
+    const int action = ((ev.events & EPOLLIN) != 0 || error ? CURL_CSELECT_IN : 0) |
+                       ((ev.events & EPOLLOUT) != 0 || error ? CURL_CSELECT_OUT : 0);
+    int still_running = 0;
+    curl_multi_socket_action(m.multi, ev.data.fd, action, &still_running);
   }
+  m.FireTimerIfDue();
+  m.Collect(done);
   return done;
 }
 
-size_t HttpClient::in_flight() const { return impl_->running.size() + impl_->queued.size(); }
+size_t HttpClient::in_flight() const { return impl_->running + impl_->queued.size(); }
 
-void HttpClient::Wakeup() { curl_multi_wakeup(impl_->multi); }
+void HttpClient::Wakeup() {
+  const uint64_t one = 1;
+  // Fails only if the counter would overflow, when a wakeup is pending anyway.
+  [[maybe_unused]] const ssize_t n = ::write(impl_->wake_fd, &one, sizeof one);
+}
 
 }  // namespace crawler::fetcher

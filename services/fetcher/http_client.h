@@ -9,12 +9,17 @@
 //   - caps: header bytes (abort), body bytes (keep the prefix, mark truncated), total time,
 //     connect time, and a minimum transfer speed (a slow-drip server is cut off);
 //   - the address: each request is pinned to the address the caller resolved and checked
-//     (CURLOPT_RESOLVE, or CONNECT_TO for tests), and the SSRF guard checks again at connect time
-//     (CURLOPT_OPENSOCKETFUNCTION), so DNS cannot hand curl a different, forbidden address.
-// Connections are reused across transfers (keep-alive), per the multi handle's connection cache.
+//     (CURLOPT_RESOLVE; with connect_to, CONNECT_TO changes the port and RESOLVE the address),
+//     and the SSRF guard checks again at connect time (CURLOPT_OPENSOCKETFUNCTION), so DNS cannot
+//     hand curl a different, forbidden address.
+// Connections are reused across transfers (keep-alive), per the multi handle's connection cache,
+// which keys connections by host name and port (also with connect_to).
+//
+// Cost: event-driven (curl_multi_socket_action over epoll), so a Poll turn costs O(sockets that
+// are ready), not O(transfers); easy handles are reused with their constant options set once.
 //
 // Thread-safety: one thread drives Start/Poll; Wakeup() may be called from any thread to cut a
-// Poll short.
+// Poll short (or make the next one return at once).
 #ifndef CRAWLER_SERVICES_FETCHER_HTTP_CLIENT_H_
 #define CRAWLER_SERVICES_FETCHER_HTTP_CLIENT_H_
 
@@ -47,8 +52,10 @@ struct HttpClientOptions {
   // certificate is common on long-tail sites, the crawler sends no secrets, and refusing would
   // only lose the page.
   bool verify_tls = false;
-  // "HOST:PORT": every request connects there whatever its URL says (CURLOPT_CONNECT_TO), for
-  // crawling a local synthetic web. The SSRF guard still applies to HOST.
+  // "HOST:PORT": every request connects there whatever its URL says, for crawling a local
+  // synthetic web. The SSRF guard still applies to HOST. With an IP literal as HOST (what the
+  // fetcher requires) connections are still cached per URL host, as in a real crawl; a host name
+  // makes every host share one cache bucket, each lookup walking all cached connections.
   std::string connect_to;
   // Keep the request head as sent (for WARC request records).
   bool capture_request = true;

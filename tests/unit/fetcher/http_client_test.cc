@@ -1,7 +1,9 @@
 #include "services/fetcher/http_client.h"
 
 #include <chrono>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -198,7 +200,23 @@ TEST(HttpClient, ConnectToSendsEveryHostToOneAddress) {
   for (const HttpResult& result : r) {
     EXPECT_EQ(result.body, result.id == 1 ? "h1.websim.test" : "h2.websim.test");
   }
-  EXPECT_FALSE(HttpClient::Create({.connect_to = "nonsense"}, *net::AddressPolicy::Create({})).ok());
+  EXPECT_FALSE(
+      HttpClient::Create({.connect_to = "nonsense"}, *net::AddressPolicy::Create({})).ok());
+}
+
+// connect_to bypasses neither the SSRF guard nor its connect-time check.
+TEST(HttpClient, ConnectToAddressIsStillCheckedByTheGuard) {
+  TestHttpServer server([](const std::string&) { return TestResponse{Ok("secret")}; });
+  auto client = Client({.connect_to = absl::StrCat("127.0.0.1:", server.port())}, /*allow=*/{});
+  client->Start({.id = 1, .url = "http://h1.websim.test/", .host = "h1.websim.test", .port = 80});
+  std::vector<HttpResult> r = PollUntil(*client, 1);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].error, TransportError::kAddressRefused);
+  EXPECT_EQ(server.requests(), 0);
+  for (const char* bad : {"127.0.0.1:", "127.0.0.1:http", "127.0.0.1:70000", ":80", "127.0.0.1"}) {
+    EXPECT_FALSE(HttpClient::Create({.connect_to = bad}, *net::AddressPolicy::Create({})).ok())
+        << bad;
+  }
 }
 
 TEST(HttpClient, RefusedConnectionIsAConnectFailure) {
@@ -216,6 +234,151 @@ TEST(HttpClient, RefusedConnectionIsAConnectFailure) {
   std::vector<HttpResult> r = PollUntil(*client, 1);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].error, TransportError::kConnectFailed);
+}
+
+TEST(HttpClient, ManyConcurrentTransfersOverManyConnectionsAndHosts) {
+  TestHttpServer server([](const std::string& head) {
+    const size_t h = head.find("Host: ");
+    const std::string host = head.substr(h + 6, head.find("\r\n", h) - h - 6);
+    return TestResponse{Ok(host + head.substr(4, head.find(' ', 4) - 4))};
+  });
+  auto client = Client({.connect_to = absl::StrCat("127.0.0.1:", server.port())});
+  constexpr int kCount = 300;
+  for (int i = 0; i < kCount; ++i) {
+    const std::string host = absl::StrCat("h", i % 30, ".websim.test");
+    client->Start({.id = static_cast<uint64_t>(i),
+                   .url = absl::StrCat("http://", host, "/p", i),
+                   .host = host,
+                   .port = 80});
+  }
+  EXPECT_EQ(client->in_flight(), static_cast<size_t>(kCount));
+  std::vector<HttpResult> r = PollUntil(*client, kCount);
+  ASSERT_EQ(r.size(), static_cast<size_t>(kCount));
+  std::set<uint64_t> ids;
+  for (const HttpResult& result : r) {
+    EXPECT_EQ(result.error, TransportError::kNone) << result.error_message;
+    EXPECT_EQ(result.body, absl::StrCat("h", result.id % 30, ".websim.test/p", result.id));
+    ids.insert(result.id);
+  }
+  EXPECT_EQ(ids.size(), static_cast<size_t>(kCount));
+  EXPECT_EQ(client->in_flight(), 0u);
+}
+
+// With connect_to, connections are still kept and reused per URL host: a request for h2 never
+// rides h1's connection (the Host header would differ from what the connection was opened for).
+TEST(HttpClient, ConnectToReusesConnectionsPerHost) {
+  TestHttpServer server([](const std::string& head) {
+    const size_t h = head.find("Host: ");
+    return TestResponse{Ok(head.substr(h + 6, head.find("\r\n", h) - h - 6))};
+  });
+  auto client = Client({.connect_to = absl::StrCat("127.0.0.1:", server.port())});
+  for (int i = 0; i < 6; ++i) {
+    const std::string host = i % 2 == 0 ? "h1.websim.test" : "h2.websim.test";
+    client->Start({.id = static_cast<uint64_t>(i),
+                   .url = absl::StrCat("http://", host, "/"),
+                   .host = host,
+                   .port = 80});
+    std::vector<HttpResult> r = PollUntil(*client, 1);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].error, TransportError::kNone) << r[0].error_message;
+    EXPECT_EQ(r[0].body, host);
+    EXPECT_EQ(r[0].remote_ip, "127.0.0.1");
+  }
+  EXPECT_EQ(server.requests(), 6);
+  EXPECT_EQ(server.connections(), 2);
+}
+
+// Easy handles are reused: nothing of one request (headers, pinned address, caps hit, results)
+// may carry over to the next.
+TEST(HttpClient, NothingCarriesOverBetweenTransfersOnAReusedHandle) {
+  std::string padding;
+  for (int i = 0; i < 2000; ++i) padding += "X-Padding: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n";
+  TestHttpServer server([&](const std::string& head) {
+    if (absl::StartsWith(head, "GET /big-head ")) return TestResponse{Ok("x", padding)};
+    if (absl::StartsWith(head, "GET /big-body ")) return TestResponse{Ok(std::string(50000, 'b'))};
+    return TestResponse{Ok("small")};
+  });
+  auto client = Client({.max_body_bytes = 10000, .max_header_bytes = 8192});
+  auto fetch = [&](HttpRequest request) {
+    client->Start(std::move(request));
+    std::vector<HttpResult> r = PollUntil(*client, 1);
+    EXPECT_EQ(r.size(), 1u);
+    return r.empty() ? HttpResult{} : std::move(r[0]);
+  };
+  HttpRequest conditional = Get(server, "/a", 1);
+  conditional.extra_headers = {"If-None-Match: \"v1\""};
+  HttpResult r = fetch(conditional);
+  EXPECT_EQ(r.error, TransportError::kNone);
+  EXPECT_TRUE(absl::StrContains(r.request_head, "If-None-Match: \"v1\""));
+
+  r = fetch(Get(server, "/b", 2));
+  EXPECT_EQ(r.id, 2u);
+  EXPECT_FALSE(absl::StrContains(r.request_head, "If-None-Match")) << r.request_head;
+  EXPECT_TRUE(absl::StrContains(r.request_head, "Accept-Encoding: gzip, deflate, br"));
+  EXPECT_TRUE(absl::StartsWith(r.request_head, "GET /b HTTP/1.1\r\n")) << r.request_head;
+
+  EXPECT_EQ(fetch(Get(server, "/big-head", 3)).error, TransportError::kHeaderTooLarge);
+  r = fetch(Get(server, "/c", 4));
+  EXPECT_EQ(r.error, TransportError::kNone);
+  EXPECT_EQ(r.body, "small");
+
+  r = fetch(Get(server, "/big-body", 5));
+  EXPECT_EQ(r.truncated, "length");
+  EXPECT_EQ(r.body.size(), 10000u);
+  r = fetch(Get(server, "/d", 6));
+  EXPECT_EQ(r.truncated, "");
+  EXPECT_EQ(r.body, "small");
+  EXPECT_TRUE(absl::StartsWith(r.raw_headers, "HTTP/1.1 200 OK\r\n"));
+  EXPECT_EQ(r.raw_headers.find("HTTP/1.1", 1), std::string::npos);  // one response's headers
+
+  // Pinning is per request: a forbidden address is refused even on a handle that just connected
+  // to an allowed one, and the refusal does not stick to the handle.
+  HttpRequest forbidden = Get(server, "/e", 7);
+  forbidden.host = "b.test";
+  forbidden.url = absl::StrCat("http://b.test:", server.port(), "/e");
+  forbidden.ip = "10.1.2.3";
+  EXPECT_EQ(fetch(forbidden).error, TransportError::kAddressRefused);
+  r = fetch(Get(server, "/f", 8));
+  EXPECT_EQ(r.error, TransportError::kNone);
+  EXPECT_EQ(r.remote_ip, "127.0.0.1");
+  EXPECT_EQ(server.requests(), 7);
+}
+
+// libcurl's timer, not socket activity, must end a wait: a server that answers nothing is cut off
+// at total_timeout even though each Poll would wait far longer.
+TEST(HttpClient, TimerEndsAWaitWithoutSocketActivity) {
+  TestHttpServer server([](const std::string&) { return TestResponse{""}; });  // silent
+  auto client = Client({.total_timeout = absl::Milliseconds(300)});
+  client->Start(Get(server, "/"));
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<HttpResult> r;
+  for (int i = 0; i < 20 && r.empty(); ++i) r = client->Poll(absl::Seconds(30));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].error, TransportError::kTimeout) << r[0].error_message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(HttpClient, WakeupCutsAPollShortFromAnotherThread) {
+  TestHttpServer server([](const std::string&) { return TestResponse{""}; });  // silent
+  // No slow-transfer check: its 1 s timer would end the waits below without a wakeup.
+  auto client = Client({.low_speed_bytes_per_second = 0});
+  client->Start(Get(server, "/"));  // a socket in the epoll set too, that stays quiet
+  for (int i = 0; i < 5; ++i) client->Poll(absl::Milliseconds(10));  // connected, request sent
+  const auto start = std::chrono::steady_clock::now();
+  std::thread waker([&] { client->Wakeup(); });
+  // Returns whether the wakeup lands before or during the wait: a pending wakeup is kept.
+  EXPECT_TRUE(client->Poll(absl::Seconds(30)).empty());
+  waker.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(client->in_flight(), 1u);
+
+  // Several wakeups before a Poll cost one early return, not one each.
+  client->Wakeup();
+  client->Wakeup();
+  EXPECT_TRUE(client->Poll(absl::Seconds(30)).empty());
+  const auto second = std::chrono::steady_clock::now();
+  EXPECT_TRUE(client->Poll(absl::Milliseconds(200)).empty());
+  EXPECT_GE(std::chrono::steady_clock::now() - second, std::chrono::milliseconds(150));
 }
 
 }  // namespace
