@@ -9,55 +9,22 @@
 #include "absl/status/status.h"
 #include "lib/html/gumbo_tree.h"
 #include "lib/html/internal/ascii.h"
+#include "lib/html/internal/page_builder.h"
+#include "lib/html/internal/token_extractor.h"
 #include "lib/html/meta_refresh.h"
 #include "lib/html/nesting_limiter.h"
-#include "lib/html/robots_meta.h"
 #include "lib/html/text_builder.h"
 
 namespace crawler::html {
 namespace {
 
+using internal::DocumentFacts;
 using internal::EqualsIgnoreCase;
-using internal::IsAsciiWhitespace;
+using internal::HasToken;
+using internal::LinkResolver;
 using internal::TrimAsciiWhitespace;
 
-constexpr size_t kNone = static_cast<size_t>(-1);
-
-// What the URL parser strips from both ends: C0 controls and space.
-std::string_view TrimC0AndSpace(std::string_view s) {
-  while (!s.empty() && static_cast<unsigned char>(s.front()) <= 0x20) s.remove_prefix(1);
-  while (!s.empty() && static_cast<unsigned char>(s.back()) <= 0x20) s.remove_suffix(1);
-  return s;
-}
-
-// The scheme of a URL string, lowercased, as the URL parser would read it (tabs and newlines
-// are removed anywhere); empty if there is none. Used only to say why lib/url rejected it.
-std::string SchemeOf(std::string_view value) {
-  constexpr size_t kMaxScheme = 32;
-  std::string scheme;
-  for (char c : TrimC0AndSpace(value)) {
-    if (c == '\t' || c == '\n' || c == '\r') continue;
-    if (c == ':') return scheme;
-    const bool ok = scheme.empty() ? internal::IsAsciiAlpha(c)
-                                   : internal::IsAsciiAlnum(c) || c == '+' || c == '-' || c == '.';
-    if (!ok || scheme.size() == kMaxScheme) return "";
-    scheme.push_back(internal::ToAsciiLower(c));
-  }
-  return "";
-}
-
-// True if the space-separated token list `tokens` contains `token` (ASCII case-insensitive).
-bool HasToken(std::string_view tokens, std::string_view token) {
-  size_t pos = 0;
-  while (pos < tokens.size()) {
-    while (pos < tokens.size() && IsAsciiWhitespace(tokens[pos])) ++pos;
-    size_t end = pos;
-    while (end < tokens.size() && !IsAsciiWhitespace(tokens[end])) ++end;
-    if (end > pos && EqualsIgnoreCase(tokens.substr(pos, end - pos), token)) return true;
-    pos = end;
-  }
-  return false;
-}
+constexpr size_t kNone = internal::kNoLink;
 
 const GumboVector* Children(const GumboNode* node) {
   switch (node->type) {
@@ -153,48 +120,34 @@ bool HidesTextOf(const GumboNode* node) {
 
 // The document-wide facts links depend on, gathered before the links are: the base URL and
 // <meta name=robots> apply to links that come before them in the document.
-struct DocumentFacts {
-  const GumboNode* base = nullptr;   // first <base href>
+struct GumboFacts {
+  DocumentFacts document;
   const GumboNode* title = nullptr;  // first HTML <title>
-  std::optional<std::string_view> html_lang;
-  std::optional<std::string_view> content_language;
-  RobotsMeta robots;
 };
 
-DocumentFacts GatherFacts(const GumboNode* document, const ExtractOptions& options) {
-  DocumentFacts facts;
+GumboFacts GatherFacts(const GumboNode* document, const ExtractOptions& options) {
+  GumboFacts facts;
   auto enter = [&](const GumboNode* node) {
     if (node->type != GUMBO_NODE_ELEMENT) return false;  // text, comments, <template> contents
     if (!IsHtmlElement(node)) return true;
     switch (node->v.element.tag) {
       case GUMBO_TAG_HTML:
-        if (node->parent == document) facts.html_lang = Attribute(node, "lang");
+        if (node->parent == document) {
+          if (const auto lang = Attribute(node, "lang")) facts.document.html_lang = *lang;
+        }
         break;
       case GUMBO_TAG_BASE:
-        if (facts.base == nullptr && Attribute(node, "href")) facts.base = node;
+        if (!facts.document.base_href) {
+          if (const auto href = Attribute(node, "href")) facts.document.base_href = *href;
+        }
         break;
       case GUMBO_TAG_TITLE:
         if (facts.title == nullptr) facts.title = node;
         break;
-      case GUMBO_TAG_META: {
-        const std::optional<std::string_view> content = Attribute(node, "content");
-        if (!content) break;
-        if (const auto name = Attribute(node, "name")) {
-          const std::string_view trimmed = TrimAsciiWhitespace(*name);
-          for (const std::string& robots_name : options.robots_meta_names) {
-            if (EqualsIgnoreCase(trimmed, robots_name)) {
-              facts.robots |= ParseRobotsMeta(*content);
-              break;
-            }
-          }
-        }
-        const auto http_equiv = Attribute(node, "http-equiv");
-        if (http_equiv && !facts.content_language &&
-            EqualsIgnoreCase(TrimAsciiWhitespace(*http_equiv), "content-language")) {
-          facts.content_language = content;
-        }
+      case GUMBO_TAG_META:
+        internal::NoteMeta(Attribute(node, "name"), Attribute(node, "http-equiv"),
+                           Attribute(node, "content"), options, facts.document);
         break;
-      }
       default:
         break;
     }
@@ -204,23 +157,13 @@ DocumentFacts GatherFacts(const GumboNode* document, const ExtractOptions& optio
   return facts;
 }
 
-// HTML 4.2.5.3, Content-Language state: the pragma-set default language.
-std::string PragmaLanguage(std::string_view content) {
-  if (content.find(',') != std::string_view::npos) return "";
-  content = TrimAsciiWhitespace(content);
-  size_t end = 0;
-  while (end < content.size() && !IsAsciiWhitespace(content[end])) ++end;
-  return std::string(content.substr(0, end));
-}
-
 class LinkAndTextWalker {
  public:
   LinkAndTextWalker(const url::Url& page_url, const url::Url& base, const ExtractOptions& options,
                     ExtractedPage& page)
-      : page_url_(page_url),
-        base_(base),
-        options_(options),
+      : options_(options),
         page_(page),
+        links_(page_url, base, options, page),
         text_(options.max_text_bytes) {}
 
   void Run(const GumboNode* document) {
@@ -356,56 +299,48 @@ class LinkAndTextWalker {
     return std::move(builder).Take();
   }
 
-  // Resolves `value` and appends the link; returns its index, or kNone if it was skipped (and
-  // counted).
   size_t AddLink(LinkKind kind, std::string_view value, bool rel_nofollow) {
-    SkippedLinks& skipped = page_.skipped;
-    if (page_.links.size() >= options_.max_links) {
-      ++skipped.over_limit;
-      return kNone;
-    }
-    if (value.size() > options_.max_url_bytes) {
-      ++skipped.too_long;
-      return kNone;
-    }
-    const std::string_view trimmed = TrimC0AndSpace(value);
-    if (trimmed.empty()) {
-      ++skipped.empty;
-      return kNone;
-    }
-    absl::StatusOr<url::Url> resolved = url::Url::Parse(trimmed, base_);
-    if (!resolved.ok()) {
-      if (resolved.status().code() != absl::StatusCode::kUnimplemented) {
-        ++skipped.invalid;
-      } else if (const std::string scheme = SchemeOf(trimmed); scheme == "javascript") {
-        ++skipped.javascript;
-      } else if (scheme == "mailto") {
-        ++skipped.mailto;
-      } else if (scheme == "data") {
-        ++skipped.data;
-      } else {
-        ++skipped.other_scheme;
-      }
-      return kNone;
-    }
-    const std::string_view url = resolved->href_without_fragment();
-    if ((kind == LinkKind::kA || kind == LinkKind::kArea) && trimmed.front() == '#' &&
-        url == page_url_.href_without_fragment()) {
-      ++skipped.same_document;
-      return kNone;
-    }
-    page_.links.push_back(Link{std::string(url), kind, rel_nofollow || page_.meta.nofollow, ""});
-    return page_.links.size() - 1;
+    return links_.Add(kind, value, rel_nofollow);
   }
 
-  const url::Url& page_url_;
-  const url::Url& base_;
   const ExtractOptions& options_;
   ExtractedPage& page_;
+  LinkResolver links_;
   TextBuilder text_;
   int hidden_ = 0;  // open elements that hide their text
   std::vector<OpenAnchor> anchors_;
 };
+
+// The reference parser: Gumbo's tree, walked twice (facts, then links and text).
+absl::Status ExtractWithGumbo(std::string html, const url::Url& page_url,
+                              const ExtractOptions& options, ExtractedPage& page) {
+  const NestingLimitReport nesting = LimitNesting(
+      html, NestingLimits{options.max_nesting_depth, options.max_attributes_per_element});
+  page.stats.start_tags_dropped = nesting.dropped_start_tags;
+  page.stats.attributes_dropped = nesting.dropped_attributes;
+
+  absl::StatusOr<GumboTree> tree = GumboTree::Parse(
+      html, options.parse_memory_base_bytes + options.parse_memory_per_input_byte * html.size());
+  if (!tree.ok()) return tree.status();
+  page.stats.parse_memory_bytes = tree->peak_memory_bytes();
+  const GumboNode* document = tree->document();
+
+  const GumboFacts facts = GatherFacts(document, options);
+  if (facts.title != nullptr) {
+    TextBuilder title(options.max_title_bytes);
+    const GumboVector& children = facts.title->v.element.children;
+    for (unsigned i = 0; i < children.length; ++i) {
+      const auto* child = static_cast<const GumboNode*>(children.data[i]);
+      if (child->type == GUMBO_NODE_TEXT || child->type == GUMBO_NODE_WHITESPACE) {
+        title.Append(child->v.text.text);
+      }
+    }
+    page.meta.title = std::move(title).Take();
+  }
+  const url::Url base = internal::ApplyFacts(facts.document, page_url, options, page);
+  LinkAndTextWalker(page_url, base, options, page).Run(document);
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -431,51 +366,14 @@ absl::StatusOr<ExtractedPage> ExtractPage(std::string_view body, const url::Url&
   page.meta.encoding = sniffed.encoding;
   page.meta.encoding_source = sniffed.source;
 
-  const NestingLimitReport nesting = LimitNesting(
-      html, NestingLimits{options.max_nesting_depth, options.max_attributes_per_element});
-  page.stats.start_tags_dropped = nesting.dropped_start_tags;
-  page.stats.attributes_dropped = nesting.dropped_attributes;
-
-  absl::StatusOr<GumboTree> tree = GumboTree::Parse(
-      html, options.parse_memory_base_bytes + options.parse_memory_per_input_byte * html.size());
-  if (!tree.ok()) return tree.status();
-  page.stats.parse_memory_bytes = tree->peak_memory_bytes();
-  const GumboNode* document = tree->document();
-
-  const DocumentFacts facts = GatherFacts(document, options);
-  page.meta.noindex = facts.robots.noindex;
-  page.meta.nofollow = facts.robots.nofollow;
-  if (facts.html_lang) {
-    page.meta.language = std::string(TrimAsciiWhitespace(*facts.html_lang));
-  } else if (facts.content_language) {
-    page.meta.language = PragmaLanguage(*facts.content_language);
+  if (options.parser == ExtractOptions::Parser::kTokenizer) {
+    ExtractedPage tokenized = page;
+    if (internal::ExtractWithTokenizer(html, page_url, options, tokenized)) return tokenized;
   }
-  if (facts.title != nullptr) {
-    TextBuilder title(options.max_title_bytes);
-    const GumboVector& children = facts.title->v.element.children;
-    for (unsigned i = 0; i < children.length; ++i) {
-      const auto* child = static_cast<const GumboNode*>(children.data[i]);
-      if (child->type == GUMBO_NODE_TEXT || child->type == GUMBO_NODE_WHITESPACE) {
-        title.Append(child->v.text.text);
-      }
-    }
-    page.meta.title = std::move(title).Take();
+  if (absl::Status status = ExtractWithGumbo(std::move(html), page_url, options, page);
+      !status.ok()) {
+    return status;
   }
-
-  std::optional<url::Url> base_element_url;
-  if (facts.base != nullptr) {
-    // Held to the same length limit as links: every relative link inherits it.
-    const std::string_view href = *Attribute(facts.base, "href");
-    absl::StatusOr<url::Url> resolved =
-        href.size() <= options.max_url_bytes
-            ? url::Url::Parse(TrimC0AndSpace(href), page_url)
-            : absl::StatusOr<url::Url>(absl::InvalidArgumentError("base href too long"));
-    if (resolved.ok()) base_element_url = *std::move(resolved);
-  }
-  const url::Url& base = base_element_url ? *base_element_url : page_url;
-  page.meta.base_url = base.href();
-
-  LinkAndTextWalker(page_url, base, options, page).Run(document);
   return page;
 }
 

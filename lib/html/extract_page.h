@@ -1,9 +1,12 @@
 // ExtractPage: the links, visible text and metadata of one HTML page, as a crawler needs them.
 //
 // The body is decoded to UTF-8 (charset.h: BOM, Content-Type charset, <meta> prescan, default),
-// bounded (nesting_limiter.h, gumbo_tree.h) and parsed with Gumbo, an HTML5 parser that follows
-// the HTML Standard's parsing algorithm with scripting disabled — which is what a crawler sees:
-// <noscript> content is markup, and its links count.
+// bounded (nesting_limiter.h, gumbo_tree.h) and parsed as Gumbo parses it, an HTML5 parser that
+// follows the HTML Standard's parsing algorithm with scripting disabled — which is what a
+// crawler sees: <noscript> content is markup, and its links count. By default no tree is built:
+// lib/html's tokenizer with its model of Gumbo's tree builder reads the same links, text and
+// metadata in one pass (internal/token_extractor.h, ~10x faster), and hands the pages whose
+// tree would not follow the markup's order to Gumbo (ExtractOptions::parser).
 //
 // Links (link.h), resolved against the document base URL and with the fragment removed:
 //   <a href>, <area href>         rel=nofollow marks the link nofollow (HTML 4.6.7.11)
@@ -29,7 +32,8 @@
 // (before parsing), parser memory (relative to the input size), links, URL length, text, anchor
 // text and title lengths. Work is at worst proportional to input size x nesting depth: the
 // worst 8 MiB inputs found cost ~2.5 s of CPU with the defaults (development machine; most
-// hostile patterns under 1 s), ordinary pages ~0.1 s per MiB.
+// hostile patterns under 1 s), ordinary pages ~0.1 s per MiB with Gumbo and ~0.01 s with the
+// tokenizer (bench/html).
 //
 // Thread-safety: ExtractPage is thread-safe; it keeps no state between calls.
 #ifndef CRAWLER_LIB_HTML_EXTRACT_PAGE_H_
@@ -75,6 +79,14 @@ struct ExtractOptions {
   // ASCII-case-insensitively. Add the crawler's own product token to honour
   // <meta name="examplebot" content="nofollow">.
   std::vector<std::string> robots_meta_names = {"robots"};
+  // How the markup is read. kTokenizer: one pass of lib/html's tokenizer, with its model of the
+  // tree builder telling which elements are open (token_extractor.h); no tree is built. Where
+  // Gumbo's tree would order content differently from the markup (foster parenting in tables,
+  // the adoption agency moving a link or hidden element), or would outgrow its memory budget,
+  // the page is parsed again with Gumbo. kGumbo: always Gumbo's tree, the reference the
+  // tokenizer is tested against (tests/fuzz/html_diff_fuzzer.cc).
+  enum class Parser { kGumbo, kTokenizer };
+  Parser parser = Parser::kTokenizer;
 };
 
 // Extracts links, text and metadata from `body` (the raw bytes of an HTML response), fetched

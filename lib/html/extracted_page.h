@@ -57,8 +57,10 @@ struct ExtractStats {
   bool text_truncated = false;    // visible text reached max_text_bytes
   uint64_t start_tags_dropped = 0;  // removed for nesting depth (nesting_limiter.h)
   uint64_t attributes_dropped = 0;  // removed for count per element
-  size_t tree_depth = 0;          // deepest element of the parsed tree (html = 1)
-  size_t parse_memory_bytes = 0;  // the parser's peak live memory
+  // Deepest element of the parsed tree (html = 1); with ExtractOptions::Parser::kTokenizer,
+  // of the modelled stack of open elements (nesting_limiter.h), as no tree is built.
+  size_t tree_depth = 0;
+  size_t parse_memory_bytes = 0;  // Gumbo's peak live memory; 0 if no tree was built
 };
 
 struct ExtractedPage {

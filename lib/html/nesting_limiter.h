@@ -7,7 +7,8 @@
 // quadratic: 40,000 nested <div> take 12 s, a tag with 40,000 attributes 4 s (measured on the
 // development machine). Gumbo has no depth or attribute limit of its own.
 //
-// How: a single pass tokenises the markup as the HTML tokenizer does (tags, attributes,
+// How: a single pass (internal/html_scanner.h, shared with the tokenizer extractor) tokenises
+// the markup as the HTML tokenizer does (tags, attributes,
 // comments, raw text) and keeps a model of Gumbo's tree builder: the stack of open elements
 // with namespaces, implied end tags, scopes and the special category, table and select modes,
 // foreign content and its integration points, the form element pointer, and the list of active
@@ -15,7 +16,8 @@
 // following Gumbo 0.10 where it differs from today's spec (checked against its behaviour).
 // The edits:
 //   - a start tag that would push the modelled depth past `max_depth` is removed (Blink stops
-//     nesting at 512 the same way): the element's content stays, in the enclosing element;
+//     nesting at 512 the same way): the element's content stays, in the enclosing element (a
+//     text '<' just before a removed tag becomes "&lt;", so that it opens no new markup);
 //   - a formatting start tag (b, i, font, a, ...) is removed when 32 formatting elements are
 //     already listed after the last marker: every text run re-opens the closed ones, so their
 //     number is per-token work (Noah's Ark limits identical ones, not distinct ones);

@@ -18,6 +18,17 @@ size_t SpaceLength(std::string_view s, size_t i) {
   }
 }
 
+// Bytes that may start a collapsible space (SpaceLength): a table lookup in the word loop.
+struct SpaceStarts {
+  bool flags[256] = {};
+  constexpr SpaceStarts() {
+    for (const char c : {'\t', '\n', '\f', '\r', ' ', '\xC2'}) {
+      flags[static_cast<unsigned char>(c)] = true;
+    }
+  }
+};
+constexpr SpaceStarts kSpaceStarts;
+
 bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
 }  // namespace
@@ -30,8 +41,15 @@ void TextBuilder::Append(std::string_view utf8) {
       i += space;
       continue;
     }
+    // A run of words separated by single ' ' is already collapsed: it goes in at once.
     size_t end = i + 1;
-    while (end < utf8.size() && SpaceLength(utf8, end) == 0) ++end;
+    while (end < utf8.size()) {
+      if (kSpaceStarts.flags[static_cast<unsigned char>(utf8[end])] &&
+          SpaceLength(utf8, end) > 0) {
+        if (utf8[end] != ' ' || end + 1 >= utf8.size() || SpaceLength(utf8, end + 1) > 0) break;
+      }
+      ++end;
+    }
     if (!AppendWord(utf8.substr(i, end - i))) return;
     i = end;
   }
@@ -53,9 +71,10 @@ bool TextBuilder::AppendWord(std::string_view word) {
   }
   truncated_ = true;
   if (separator.size() >= room) return false;
-  // Keep what fits, without splitting a code point.
+  // Keep what fits, without splitting a code point (nor ending on the space between words).
   size_t keep = room - separator.size();
   while (keep > 0 && IsContinuationByte(word[keep])) --keep;
+  while (keep > 0 && word[keep - 1] == ' ') --keep;
   if (keep > 0) {
     text_.append(separator);
     text_.append(word.substr(0, keep));

@@ -33,7 +33,7 @@ class TextBuilder {
  private:
   enum class Pending { kNone, kSpace, kBreak };
 
-  // Appends a run of non-space bytes preceded by the pending separator; false once full.
+  // Appends words (separated by single spaces) after the pending separator; false once full.
   bool AppendWord(std::string_view word);
 
   const size_t max_bytes_;

@@ -146,7 +146,7 @@ bool SkipsReconstruction(GumboTag t) {
 
 // Elements whose content the tokenizer reads as raw text / RCDATA (scripting disabled, as in
 // Gumbo: <noscript> content is markup). And <template>: its content is inert, ExtractPage skips
-// it, so the limiter treats it as raw text (defanged, see Limiter::Defang), which keeps the
+// it, so the scanner treats it as raw text (defanged, see html_scanner.h), which keeps the
 // template insertion modes out of the model.
 bool IsRawText(GumboTag t) {
   switch (t) {

@@ -1,7 +1,7 @@
 // Categories of HTML elements, by Gumbo tag, as the HTML Standard's tree construction (13.2.4
 // and 13.2.6) and Gumbo 0.10 use them: void and formatting elements, the special category,
-// elements that close a p, end foreign content, and so on. Used by the nesting limiter's model
-// of Gumbo's tree builder (nesting_limiter.cc). HTML namespace only.
+// elements that close a p, end foreign content, and so on. Used by the scanner's model
+// of Gumbo's tree builder (html_scanner.cc). HTML namespace only.
 //
 // Thread-safety: pure functions.
 #ifndef CRAWLER_LIB_HTML_INTERNAL_HTML_ELEMENTS_H_
@@ -49,7 +49,7 @@ bool SkipsReconstruction(GumboTag t);
 
 // Elements whose content the tokenizer reads as raw text / RCDATA (scripting disabled, as in
 // Gumbo: <noscript> content is markup). And <template>: its content is inert, ExtractPage skips
-// it, so the limiter treats it as raw text (defanged, see Limiter::Defang), which keeps the
+// it, so the scanner treats it as raw text (defanged, see html_scanner.h), which keeps the
 // template insertion modes out of the model.
 bool IsRawText(GumboTag t);
 

@@ -1,0 +1,191 @@
+// The tokenizer extractor (lib/html/internal/token_extractor.h) against the Gumbo path: on
+// each input, either both give the same page, or the tokenizer hands the page to Gumbo (and
+// ExtractPage then returns Gumbo's result). And character reference decoding (char_refs.h).
+#include "lib/html/internal/token_extractor.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/html/charset.h"
+#include "lib/html/extract_page.h"
+#include "lib/html/internal/char_refs.h"
+
+namespace crawler::html {
+namespace {
+
+constexpr std::string_view kPage = "https://example.com/dir/page.html";
+
+url::Url PageUrl() { return *url::Url::Parse(kPage); }
+
+std::string Describe(const ExtractedPage& page) {
+  std::string out;
+  for (const Link& link : page.links) {
+    out += std::string(LinkKindName(link.kind)) + " " + link.url +
+           (link.nofollow ? " nofollow" : "") + " [" + link.anchor_text + "]\n";
+  }
+  out += "text [" + page.text + "]\ntitle [" + page.meta.title + "]\nlang [" +
+         page.meta.language + "]\nbase [" + page.meta.base_url + "]\nrobots " +
+         (page.meta.noindex ? "noindex " : "") + (page.meta.nofollow ? "nofollow " : "") +
+         "\nskipped " + std::to_string(page.skipped.total());
+  return out;
+}
+
+ExtractedPage WithGumbo(std::string_view html) {
+  ExtractOptions options;
+  options.parser = ExtractOptions::Parser::kGumbo;
+  absl::StatusOr<ExtractedPage> page = ExtractPage(html, PageUrl(), "text/html", options);
+  EXPECT_TRUE(page.ok()) << page.status();
+  return page.ok() ? *std::move(page) : ExtractedPage();
+}
+
+// The tokenizer's page, or nullopt if it hands the page to Gumbo. `html` is UTF-8.
+std::optional<ExtractedPage> WithTokenizer(std::string_view html) {
+  ExtractedPage page;
+  if (!internal::ExtractWithTokenizer(html, PageUrl(), ExtractOptions(), page)) {
+    return std::nullopt;
+  }
+  return page;
+}
+
+// Inputs the tokenizer must handle, and handle as Gumbo does.
+class SameAsGumbo : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SameAsGumbo, LinksTextAndMetadata) {
+  const std::optional<ExtractedPage> tokenized = WithTokenizer(GetParam());
+  ASSERT_TRUE(tokenized.has_value()) << "handed to Gumbo: " << GetParam();
+  EXPECT_EQ(Describe(*tokenized), Describe(WithGumbo(GetParam()))) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Html, SameAsGumbo,
+    ::testing::Values(
+        // The base URL and robots metadata apply to the links before them.
+        "<a href=x>x</a><base href=https://b.example/><meta name=robots content=nofollow>",
+        "<title> T  &amp; t </title><html lang=de><p>x<html lang=fr>",
+        "<meta http-equiv=content-language content='pt, en'><p>x",
+        // Formatting elements re-opened after a block: each clone of an <a> is a link.
+        "<p><a href=/x>one</p>two<p>three",
+        "<a href=/1>one<a href=/2>two</a>",
+        "<a href=/1><b>bold<i>it</a>after",
+        "<p>a<b>b</p>c</b>d",
+        // Implied end tags, lists, tables (whitespace in tables is not foster-parented).
+        "<ul><li>one<li>two<li><a href=/3>three</a></ul><dl><dt>t<dd>d</dl>",
+        "<table> <tr> <td>a<td><a href=/t>b</a> </tr>\n<tr><th>c</table>tail",
+        "<table><caption>cap</caption><colgroup><col></colgroup><tbody><tr><td>x</table>",
+        "<form><input name=q><button>go</button></form><select><option>a<option>b</select>",
+        // Head content, noscript (scripting disabled), hidden content.
+        "<head><noscript><link rel=canonical href=/c></noscript><style>a{}</style></head>x",
+        "<head><noscript><a href=/n>n</a></noscript></head>",
+        "<div hidden><a href=/h>hidden</a><img src=/i alt=alt></div><datalist>d</datalist>v",
+        "<script>document.write('<a href=/s>')</script><textarea><a href=/t></textarea>x",
+        "<template><a href=/t>t</a></template><iframe src=/f>fallback</iframe>",
+        // Raw text that is visible, references, special characters.
+        "<xmp><a href=/x>&amp;</xmp><p>&copy; &notin; &#x41;&#128;&#0;&#xD800; a&b",
+        "<a href='/q?a=1&amp;b=2&copy=3&lt'>q</a><img src='/i&#x20;j' alt='&quot;'>",
+        std::string("<p>a\0b\r\nc\x01" "d\xC2\x85" "e\xEF\xBF\xBE", 18),
+        "<plaintext><a href=/p>p</a>",
+        // Foreign content with no HTML inside.
+        "<svg><title>icon</title><a href=/svg><text>t</text></a><script>s</script></svg>x",
+        "<svg><![CDATA[cdata <b>]]></svg><math><mi>x</mi></math>",
+        // Frames.
+        "<frameset><frame src=/a><frameset><frame src=/b></frameset></frameset><frame src=/c>",
+        // Stray end tags.
+        "x</p>y</br>z</div></a></table>",
+        // Comments and bogus markup.
+        "<!-- <a href=/c> --><!--><a href=/d>d</a><? x ><!x><a href=/e>e</a></>< a",
+        // Found by fuzz_html_diff: "</" at the end is text; U+0000 alone re-opens nothing;
+        // <table> closes a p in no-quirks mode; Gumbo drops a U+0000 starting an attribute
+        // name; U+0000 is U+FFFD in foreign content and dropped in an ignored <title>.
+        "a</",
+        std::string("<p><a href=/x>x<p>\0<p>y", 23),
+        "<!DOCTYPE html><p><a href=/x>x<table><td>c</table>after",
+        "<p><a href=/x>x<table><td>c</table>after",
+        std::string("<meta http-equiv=refresh\0content='0;url=/a' content='0;url=/b'>", 63),
+        std::string("<math>\0<mi>\0</mi></math><select><title>a\0b</title></select>", 59)));
+
+// Inputs whose tree does not follow token order: the tokenizer gives up and ExtractPage
+// returns Gumbo's result.
+class HandedToGumbo : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HandedToGumbo, ExtractPageReturnsGumbosPage) {
+  EXPECT_FALSE(WithTokenizer(GetParam()).has_value()) << GetParam();
+  absl::StatusOr<ExtractedPage> page = ExtractPage(GetParam(), PageUrl(), "text/html");
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(Describe(*page), Describe(WithGumbo(GetParam())));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Html, HandedToGumbo,
+    ::testing::Values(
+        // Foster parenting: content misplaced in a table goes before it.
+        "<table><tr><td>cell</td></tr>stray<a href=/f>f</a></table>",
+        // The adoption agency moves the block out of the link and clones the link into it.
+        "<a href=/x>one<div>two</a>three</div>",
+        // </form> with an element open inside the form.
+        "<form><div>a</form>b</div>",
+        // <body hidden> after text hides that text too.
+        "text<body hidden>more",
+        // HTML inside SVG.
+        "<svg><foreignObject><a href=/fo>f</a></foreignObject></svg>"));
+
+// The memory estimate sends pathological pages to Gumbo, which fails them.
+TEST(TokenExtractor, PathologicalTreeIsGumbosToRefuse) {
+  std::string html = "<div>";
+  for (int i = 0; i < 250; ++i) html += "<b id=" + std::to_string(i) + ">";
+  html += "</div>";
+  for (int i = 0; i < 20000; ++i) html += "<div>x</div>";
+  EXPECT_FALSE(WithTokenizer(html).has_value());
+}
+
+// ---- 13.2.5.72 Character reference state, and the input stream's replacements. ----
+
+struct DecodeCase {
+  std::string raw;
+  internal::RefContext context;
+  std::string expected;
+};
+
+void PrintTo(const DecodeCase& c, std::ostream* os) { *os << c.raw; }
+
+class CharRefs : public ::testing::TestWithParam<DecodeCase> {};
+
+TEST_P(CharRefs, Decoded) {
+  std::string out;
+  internal::AppendDecoded(GetParam().raw, GetParam().context, out);
+  EXPECT_EQ(out, GetParam().expected) << GetParam().raw;
+  if (!internal::NeedsDecoding(GetParam().raw)) {
+    EXPECT_EQ(out, GetParam().raw);
+  }
+}
+
+using internal::RefContext;
+INSTANTIATE_TEST_SUITE_P(
+    Html, CharRefs,
+    ::testing::Values(
+        DecodeCase{"plain text", RefContext::kText, "plain text"},
+        DecodeCase{"&amp;&lt;&gt;&quot;&nbsp;", RefContext::kText, "&<>\"\xC2\xA0"},
+        DecodeCase{"&amp &copy x", RefContext::kText, "& \xC2\xA9 x"},  // legacy, no ';'
+        DecodeCase{"&notit; &notin;", RefContext::kText, "\xC2\xACit; \xE2\x88\x89"},
+        DecodeCase{"&unknown; &", RefContext::kText, "&unknown; &"},
+        DecodeCase{"&#65;&#x42;&#X43&#x1F600;", RefContext::kText, "ABC\xF0\x9F\x98\x80"},
+        DecodeCase{"&#0;&#xD800;&#x110000;&#128;&#x81;", RefContext::kText,
+                   "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xE2\x82\xAC\xC2\x81"},
+        DecodeCase{"&#;&#x;", RefContext::kText, "&#;&#x;"},
+        // 13.2.5.73: in attributes, a legacy name followed by '=' or alphanumeric stays.
+        DecodeCase{"?a=1&copy=2&copyx&copy;", RefContext::kAttribute, "?a=1&copy=2&copyx\xC2\xA9"},
+        DecodeCase{"&copyx", RefContext::kText, "\xC2\xA9x"},
+        DecodeCase{"&amp;", RefContext::kRaw, "&amp;"},
+        // U+0000: dropped in text, U+FFFD elsewhere; CR and CR LF are LF; controls and
+        // noncharacters are U+FFFD.
+        DecodeCase{std::string("a\0b", 3), RefContext::kText, "ab"},
+        DecodeCase{std::string("a\0b", 3), RefContext::kAttribute, "a\xEF\xBF\xBD" "b"},
+        DecodeCase{"a\r\nb\rc", RefContext::kText, "a\nb\nc"},
+        DecodeCase{"\x01\x7F\xC2\x80\xC2\xA0\xEF\xB7\x90\xEF\xBF\xBF\xF4\x8F\xBF\xBE",
+                   RefContext::kRaw,
+                   "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xC2\xA0\xEF\xBF\xBD\xEF\xBF\xBD"
+                   "\xEF\xBF\xBD"}));
+
+}  // namespace
+}  // namespace crawler::html
