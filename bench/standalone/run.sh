@@ -5,7 +5,8 @@
 #
 #   max     no delay, robots on. Reference: Debian's wget2 --recursive --robots=on
 #           --max-threads=64 --delete-after over the same pages. Both crawl the static export of
-#           the web served by nginx (one worker); crawler rows with WARC off and WARC on.
+#           the web served by nginx (one worker); crawler rows with WARC and fingerprints off
+#           (target 1.0 x wget2) and both on (target 0.5 x wget2).
 #   polite  1 connection per host, fixed per-host delay. Reference: the bound hosts / delay.
 #           Crawls websim itself, whose request log (ns clock) gives the per-host gaps, on a web
 #           of equal host sizes (websim --equal-host-sizes), where a perfect crawler reaches
@@ -69,7 +70,7 @@ usage: bench/standalone/run.sh [options]
   --polite-unequal-hosts    polite mode on the max mode's web, whose hosts differ in size (default:
                             websim --equal-host-sizes, so that the bound is reachable)
   --websim-threads N        websim server threads (default $websim_threads)
-  --perf                    also profile one crawler max-mode run (WARC off) with perf
+  --perf                    also profile one crawler max-mode run (WARC+fp off) with perf
   --keep                    keep crawl data dirs and WARC files
 EOF
 }
@@ -461,15 +462,16 @@ if [ $want_max = 1 ]; then
     fi
     dir="$work/max-crawler-nowarc-$rep"
     start_max_server "$dir"
-    run_crawler "$dir" max "crawler (WARC off)" 1.0 "$rep" "${max_settings[@]}" --no-warc
-    finish_run "$dir" max "crawler (WARC off)" crawler "$rep" 1.0 "$max_unit" "" 0
+    run_crawler "$dir" max "crawler (WARC+fp off)" 1.0 "$rep" "${max_settings[@]}" --no-warc \
+      --no-fingerprints
+    finish_run "$dir" max "crawler (WARC+fp off)" crawler "$rep" 1.0 "$max_unit" "" 0
 
     dir="$work/max-crawler-warc-$rep"
     start_max_server "$dir"
     run_crawler "$dir" max "crawler (WARC+fp on)" 0.5 "$rep" "${max_settings[@]}"
     finish_run "$dir" max "crawler (WARC+fp on)" crawler "$rep" 0.5 "$max_unit" "" 0
   done
-  notes+=("fingerprints (SHA-1 digest, SimHash) and dedup are always on in the crawler today; WARC off only skips the WARC writer")
+  notes+=("WARC+fp off: --no-warc --no-fingerprints (no WARC writer, no content key, SimHash or dedup: the link-mapping crawl wget2 does); WARC+fp on: WARC files with SHA-1 digests, content keys, SimHash and dedup")
 fi
 
 # --- polite mode --------------------------------------------------------------------------------
@@ -495,11 +497,11 @@ if [ $do_perf = 1 ] && [ $want_max = 1 ]; then
     dir="$work/perf"
     mkdir -p "$dir"
     start_max_server "$dir"
-    note "profiling one crawler max-mode run (WARC off) with perf"
+    note "profiling one crawler max-mode run (WARC+fp off) with perf"
     # DWARF call graphs: Release builds and Debian's libraries have no frame pointers.
     timeout -k 10 "$run_timeout" perf record -F 250 --call-graph dwarf,16384 -o "$dir/perf.data" \
       -- "$crawler" "${crawler_common[@]}" --data-dir "$dir/data" \
-      --connect-to "127.0.0.1:$server_port" "${max_settings[@]}" --no-warc \
+      --connect-to "127.0.0.1:$server_port" "${max_settings[@]}" --no-warc --no-fingerprints \
       > "$dir/perf-record.txt" 2>&1 &
     run_pid=$!
     wait "$run_pid" || true

@@ -122,7 +122,9 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
 
   o.outcome = OutcomeClass::kFetched;
   // An empty body is not "content": every empty page would be a duplicate of the first one.
-  if (!parsed.payload.empty()) parsed.content_key = fingerprint::ComputeContentKey(parsed.payload);
+  if (options_.fingerprints && !parsed.payload.empty()) {
+    parsed.content_key = fingerprint::ComputeContentKey(parsed.payload);
+  }
   // SHA-1 only feeds WARC-Payload-Digest; without WARC output it would be wasted work.
   if (warc_ != nullptr) parsed.sha1 = fingerprint::Sha1(parsed.payload);
   absl::StatusOr<std::string> decoded = http::DecodeContent(
@@ -143,7 +145,8 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
     if (extracted.ok()) {
       parsed.html = *std::move(extracted);
       parsed.parsed_html = true;
-      if (parsed.html.text.size() >= options_.min_text_bytes_for_simhash) {
+      if (options_.fingerprints &&
+          parsed.html.text.size() >= options_.min_text_bytes_for_simhash) {
         parsed.simhash = fingerprint::ComputeSimHash(parsed.html.text, options_.simhash);
         o.content_fingerprint = parsed.simhash->bits();
       }

@@ -49,6 +49,10 @@ struct PageProcessorOptions {
   // SimHash only pages with at least this many bytes of visible text: near-duplicate detection
   // on a few words would call every short page a copy of every other.
   size_t min_text_bytes_for_simhash = 200;
+  // Content fingerprints: the exact content key (dedup) and the SimHash of the text (near-
+  // duplicates, re-visit change detection). Off for a crawl that only maps a site: no duplicate
+  // is detected (every page's links are followed) and re-visits fall back to the validators.
+  bool fingerprints = true;
   fingerprint::SimHashOptions simhash;
   html::ExtractOptions extract;
   url::CanonicalizeOptions canonical;

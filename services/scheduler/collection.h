@@ -44,6 +44,10 @@ struct Collection {
   std::vector<std::string> store_content_types;
   // Write WARC files at all ("whether to store bodies"). Off: the crawl only maps the site.
   bool store_bodies = true;
+  // Compute content fingerprints and detect duplicates (exact and near, DESIGN.md §9). Off: a
+  // mapping crawl that only needs the link graph; duplicates are not detected and re-visits
+  // judge change by the validators instead of the SimHash.
+  bool fingerprints = true;
   CollectionRevisit revisit;
 
   // Checks every field; kInvalidArgument names the first bad one.

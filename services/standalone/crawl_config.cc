@@ -112,6 +112,9 @@ const std::map<std::string, Setter>& Keys() {
       {"store_bodies",
        Nested<bool>("store_bodies",
                     [](CrawlConfig& c) -> bool& { return c.collection.store_bodies; })},
+      {"fingerprints",
+       Nested<bool>("fingerprints",
+                    [](CrawlConfig& c) -> bool& { return c.collection.fingerprints; })},
       {"store_content_types",
        Nested<std::vector<std::string>>("store_content_types",
                                         [](CrawlConfig& c) -> std::vector<std::string>& {

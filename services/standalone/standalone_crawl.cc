@@ -100,10 +100,12 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   p->frontier = *std::move(frontier);
   p->frontier_client = std::make_unique<frontier::LocalFrontierClient>(*p->frontier);
 
-  absl::StatusOr<std::unique_ptr<dedup::Dedup>> dedup = dedup::Dedup::Open({}, *p->store);
-  if (!dedup.ok()) return dedup.status();
-  p->dedup = *std::move(dedup);
-  p->dedup_client = std::make_unique<dedup::LocalDedupClient>(*p->dedup);
+  if (c.collection.fingerprints) {
+    absl::StatusOr<std::unique_ptr<dedup::Dedup>> dedup = dedup::Dedup::Open({}, *p->store);
+    if (!dedup.ok()) return dedup.status();
+    p->dedup = *std::move(dedup);
+    p->dedup_client = std::make_unique<dedup::LocalDedupClient>(*p->dedup);
+  }
 
   const url::CanonicalizeOptions canonical;
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> scheduler =
@@ -143,6 +145,8 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   fo.http.total_timeout = c.timeout;
   fo.http.max_body_bytes = c.max_body_bytes;
   fo.http.connect_to = c.connect_to;
+  // The request head as sent is only kept for WARC request records.
+  fo.http.capture_request = c.collection.store_bodies;
   fo.robots_agent = RobotsProductToken(c.user_agent);
   fo.obey_robots = c.obey_robots;
   fo.queue_robots_sitemaps = c.queue_sitemaps;
@@ -151,6 +155,7 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   fo.worker_threads = c.workers;
   fo.processing.follow_embeds = c.follow_embeds;
   fo.processing.store_content_types = c.collection.store_content_types;
+  fo.processing.fingerprints = c.collection.fingerprints;
   absl::StatusOr<std::unique_ptr<fetcher::Fetcher>> f = fetcher::Fetcher::Create(
       fo, *p->frontier_client, p->dedup_client.get(), *p->politeness, *p->resolver, *p->guard,
       p->scheduler->scope(), p->warc.get(), clock, &p->observers);

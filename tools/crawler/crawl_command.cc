@@ -43,7 +43,7 @@ struct CrawlFlags {
   std::optional<int> max_connections_per_host, workers;
   std::optional<size_t> max_in_flight;
   bool same_site_only = false, no_robots = false, no_warc = false, queue_sitemaps = false;
-  bool follow_embeds = false, quiet = false;
+  bool follow_embeds = false, quiet = false, no_fingerprints = false;
 };
 
 // --seeds takes URLs or files of URLs (one per line, '#' comments).
@@ -118,6 +118,7 @@ absl::StatusOr<standalone::CrawlConfig> BuildConfig(const CrawlFlags& f) {
   if (f.max_in_flight) c.max_in_flight = *f.max_in_flight;
   if (f.no_robots) c.obey_robots = false;
   if (f.no_warc) c.collection.store_bodies = false;
+  if (f.no_fingerprints) c.collection.fingerprints = false;
   if (f.queue_sitemaps) c.queue_sitemaps = true;
   if (f.follow_embeds) c.follow_embeds = true;
   if (f.quiet) c.progress_interval = absl::ZeroDuration();
@@ -273,6 +274,8 @@ void AddCrawlCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--connect-to", flags->connect_to, "Send every request to HOST:PORT (websim)");
   cmd->add_flag("--no-robots", flags->no_robots, "Ignore robots.txt (only for your own sites)");
   cmd->add_flag("--no-warc", flags->no_warc, "Do not write WARC files");
+  cmd->add_flag("--no-fingerprints", flags->no_fingerprints,
+                "No content fingerprints: no duplicate detection (a link-mapping crawl)");
   cmd->add_flag("--queue-sitemaps", flags->queue_sitemaps, "Queue sitemaps listed in robots.txt");
   cmd->add_flag("--follow-embeds", flags->follow_embeds, "Also follow <img> links");
   cmd->add_flag("--quiet", flags->quiet, "No progress lines");

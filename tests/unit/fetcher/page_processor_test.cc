@@ -677,6 +677,22 @@ TEST_F(PageProcessorTest, Warc_6_7_2_ExactDuplicateOfAnotherUrlIsARevisitOfTheOr
   EXPECT_THAT(Find(records, "metadata", "http://a.test/copy"), IsEmpty());
 }
 
+// A mapping crawl (fingerprints off): no SimHash, no duplicate detection; a copy's links are
+// followed and it is archived in full.
+TEST_F(PageProcessorTest, WithoutFingerprintsCopiesAreOrdinaryPages) {
+  const std::string head = OkHead("text/html", kArticle);
+  options_.fingerprints = false;
+  Processor();
+  ProcessedPage first = ProcessOne(Page("http://a.test/original", head, kArticle));
+  EXPECT_EQ(first.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(first.outcome.content_fingerprint, 0u);
+  FetchedPage copy_page = Page("http://a.test/copy", head, kArticle);
+  ProcessedPage copy = ProcessOne(std::move(copy_page));
+  EXPECT_EQ(copy.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(CanonicalUrls(copy.outlinks), ElementsAre("http://a.test/next"));
+  EXPECT_EQ(Find(Records(), "response", "http://a.test/copy").size(), 1u);
+}
+
 TEST_F(PageProcessorTest, Warc_6_7_2_ExactDuplicateWithinOneBatchRefersToTheFirst) {
   const std::string head = OkHead("text/html", kArticle);
   Processor();

@@ -277,6 +277,7 @@ connect_to: "127.0.0.1:8080"
 warc_max_file_bytes: 5000000
 progress_interval: 500ms
 store_bodies: false
+fingerprints: false
 store_content_types: [text/html, application/pdf]
 allow_host_suffixes: [a.test, b.test]
 same_site_only: true
@@ -324,6 +325,7 @@ TEST(LoadCrawlConfigYaml, EveryKeyIsApplied) {
   EXPECT_EQ(c.warc_max_file_bytes, 5000000u);
   EXPECT_EQ(c.progress_interval, absl::Milliseconds(500));
   EXPECT_FALSE(c.collection.store_bodies);
+  EXPECT_FALSE(c.collection.fingerprints);
   EXPECT_THAT(c.collection.store_content_types, ElementsAre("text/html", "application/pdf"));
   EXPECT_THAT(c.collection.scope.allowed_host_suffixes, ElementsAre("a.test", "b.test"));
   EXPECT_TRUE(c.collection.scope.same_site_only);
