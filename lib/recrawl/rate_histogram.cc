@@ -1,56 +1,17 @@
 #include "lib/recrawl/rate_histogram.h"
 
 #include <algorithm>
-#include <bit>
 #include <cassert>
 #include <cmath>
-#include <cstring>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "lib/recrawl/internal/wire.h"
 
 namespace crawler::recrawl {
 namespace {
 
-static_assert(std::endian::native == std::endian::little,
-              "RateHistogram encodes doubles little-endian by copying their bytes");
 constexpr uint8_t kHistogramFormatVersion = 1;
-
-void PutDouble(double value, std::string& out) {
-  char bytes[sizeof(double)];
-  std::memcpy(bytes, &value, sizeof(double));
-  out.append(bytes, sizeof(double));
-}
-
-void PutVarint(uint64_t value, std::string& out) {
-  for (; value >= 0x80; value >>= 7) out.push_back(static_cast<char>((value & 0x7f) | 0x80));
-  out.push_back(static_cast<char>(value));
-}
-
-class Reader {
- public:
-  explicit Reader(std::string_view bytes) : rest_(bytes) {}
-  bool Double(double& value) {
-    if (rest_.size() < sizeof(double)) return false;
-    std::memcpy(&value, rest_.data(), sizeof(double));
-    rest_.remove_prefix(sizeof(double));
-    return std::isfinite(value) && value >= 0;
-  }
-  bool Varint(uint64_t& value) {
-    value = 0;
-    for (int shift = 0; shift < 64 && !rest_.empty(); shift += 7) {
-      const auto byte = static_cast<uint8_t>(rest_.front());
-      rest_.remove_prefix(1);
-      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) return true;
-    }
-    return false;
-  }
-  bool done() const { return rest_.empty(); }
-
- private:
-  std::string_view rest_;
-};
 
 absl::Status Corrupt(std::string_view what) {
   return absl::DataLossError(absl::StrCat("rate histogram: ", std::string(what)));
@@ -98,18 +59,18 @@ void RateHistogram::Merge(const RateHistogram& other) {
 std::string RateHistogram::Encode() const {
   std::string out;
   out.push_back(static_cast<char>(kHistogramFormatVersion));
-  PutDouble(page_count_, out);
-  PutDouble(static_pages_, out);
-  PutDouble(total_rate_, out);
+  internal::PutNumber(page_count_, out);
+  internal::PutNumber(static_pages_, out);
+  internal::PutNumber(total_rate_, out);
   uint64_t non_empty = 0;
   for (const Bin& bin : bins_) non_empty += bin.pages > 0 ? 1 : 0;
-  PutVarint(non_empty, out);
+  internal::PutVarint(non_empty, out);
   for (int i = 0; i < kBins; ++i) {
     if (!(bins_[i].pages > 0)) continue;
-    PutVarint(static_cast<uint64_t>(i), out);
-    PutDouble(bins_[i].pages, out);
-    PutDouble(bins_[i].rate_sum, out);
-    PutDouble(bins_[i].key_sum, out);
+    internal::PutVarint(static_cast<uint64_t>(i), out);
+    internal::PutNumber(bins_[i].pages, out);
+    internal::PutNumber(bins_[i].rate_sum, out);
+    internal::PutNumber(bins_[i].key_sum, out);
   }
   return out;
 }
@@ -120,11 +81,11 @@ absl::StatusOr<RateHistogram> RateHistogram::Decode(std::string_view bytes) {
     return absl::UnimplementedError(absl::StrCat("rate histogram: unknown format version ",
                                                  static_cast<int>(bytes.front())));
   }
-  Reader reader(bytes.substr(1));
+  internal::WireReader reader(bytes.substr(1));
   RateHistogram histogram;
   uint64_t non_empty = 0;
-  if (!reader.Double(histogram.page_count_) || !reader.Double(histogram.static_pages_) ||
-      !reader.Double(histogram.total_rate_) || !reader.Varint(non_empty) ||
+  if (!reader.Number(histogram.page_count_) || !reader.Number(histogram.static_pages_) ||
+      !reader.Number(histogram.total_rate_) || !reader.Varint(non_empty) ||
       non_empty > static_cast<uint64_t>(kBins)) {
     return Corrupt("bad header");
   }
@@ -137,7 +98,7 @@ absl::StatusOr<RateHistogram> RateHistogram::Decode(std::string_view bytes) {
     }
     previous = static_cast<int>(index);
     Bin& bin = histogram.bins_[index];
-    if (!reader.Double(bin.pages) || !reader.Double(bin.rate_sum) || !reader.Double(bin.key_sum)) {
+    if (!reader.Number(bin.pages) || !reader.Number(bin.rate_sum) || !reader.Number(bin.key_sum)) {
       return Corrupt("bad bin");
     }
   }

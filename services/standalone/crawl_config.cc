@@ -50,36 +50,40 @@ Setter Nested(std::string key, std::function<T&(CrawlConfig&)> field) {
   };
 }
 
-Setter DurationSetter(std::string key, std::function<absl::Duration&(CrawlConfig&)> field) {
-  return [key, field](const YAML::Node& n, CrawlConfig& c) -> absl::Status {
+// A key whose YAML scalar is text parsed by `parse` (units: durations, visit rates).
+template <typename T>
+Setter ParsedSetter(std::string key, absl::StatusOr<T> (*parse)(std::string_view),
+                    std::function<T&(CrawlConfig&)> field) {
+  return [key, parse, field](const YAML::Node& n, CrawlConfig& c) -> absl::Status {
     std::string text;
     try {
       text = n.as<std::string>();
     } catch (const YAML::Exception& e) {
       return Bad(key, e.what());
     }
-    absl::Duration d;
-    if (!absl::ParseDuration(text, &d) || d < absl::ZeroDuration()) {
-      return Bad(key, absl::StrCat("not a duration: \"", text, "\" (e.g. 50ms, 2s, 1m)"));
-    }
-    field(c) = d;
+    absl::StatusOr<T> value = parse(text);
+    if (!value.ok()) return Bad(key, std::string(value.status().message()));
+    field(c) = *std::move(value);
     return absl::OkStatus();
   };
 }
 
+absl::StatusOr<absl::Duration> ParseNonNegativeDuration(std::string_view text) {
+  absl::Duration d;
+  if (!absl::ParseDuration(absl::string_view(text.data(), text.size()), &d) ||
+      d < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a duration: \"", std::string(text), "\" (e.g. 50ms, 2s, 1m)"));
+  }
+  return d;
+}
+
+Setter DurationSetter(std::string key, std::function<absl::Duration&(CrawlConfig&)> field) {
+  return ParsedSetter<absl::Duration>(std::move(key), ParseNonNegativeDuration, std::move(field));
+}
+
 Setter VisitRateSetter(std::string key, std::function<double&(CrawlConfig&)> field) {
-  return [key, field](const YAML::Node& n, CrawlConfig& c) -> absl::Status {
-    std::string text;
-    try {
-      text = n.as<std::string>();
-    } catch (const YAML::Exception& e) {
-      return Bad(key, e.what());
-    }
-    absl::StatusOr<double> rate = ParseVisitRate(text);
-    if (!rate.ok()) return Bad(key, std::string(rate.status().message()));
-    field(c) = *rate;
-    return absl::OkStatus();
-  };
+  return ParsedSetter<double>(std::move(key), ParseVisitRate, std::move(field));
 }
 
 const std::map<std::string, Setter>& Keys() {

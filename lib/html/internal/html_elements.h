@@ -59,6 +59,13 @@ bool BreaksOutOfForeign(GumboTag t);
 // Tags whose HTML elements steer the insertion mode.
 bool IsStructuralHtmlName(GumboTag t);
 
+// Elements whose text is not rendered (the visible-text extraction of both parser paths skips
+// them; <script> and <style> in any namespace).
+bool HidesText(GumboTag t);
+
+// Elements rendered as blocks (HTML 15.3 "Non-replaced elements"), whose text is set apart.
+bool IsBlock(GumboTag t);
+
 }  // namespace crawler::html::internal
 
 #endif  // CRAWLER_LIB_HTML_INTERNAL_HTML_ELEMENTS_H_

@@ -10,6 +10,7 @@
 
 #include "lib/html/internal/ascii.h"
 #include "lib/html/internal/char_refs.h"
+#include "lib/html/internal/html_elements.h"
 #include "lib/html/internal/html_scanner.h"
 #include "lib/html/internal/page_builder.h"
 #include "lib/html/meta_refresh.h"
@@ -18,41 +19,6 @@
 
 namespace crawler::html::internal {
 namespace {
-
-// Elements whose text is not rendered (HTML namespace; <script> and <style> in any).
-bool HidesText(GumboTag tag) {
-  switch (tag) {
-    case GUMBO_TAG_HEAD: case GUMBO_TAG_TITLE: case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE:
-    case GUMBO_TAG_TEXTAREA: case GUMBO_TAG_NOEMBED: case GUMBO_TAG_NOFRAMES:
-    case GUMBO_TAG_IFRAME: case GUMBO_TAG_DATALIST: case GUMBO_TAG_TEMPLATE:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Elements rendered as blocks (HTML 15.3 "Non-replaced elements"), whose text is set apart.
-// The same list as the Gumbo path's (extract_page.cc).
-bool IsBlock(GumboTag tag) {
-  switch (tag) {
-    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_ASIDE:
-    case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_BODY: case GUMBO_TAG_BR: case GUMBO_TAG_CAPTION:
-    case GUMBO_TAG_CENTER: case GUMBO_TAG_DD: case GUMBO_TAG_DETAILS: case GUMBO_TAG_DIR:
-    case GUMBO_TAG_DIV: case GUMBO_TAG_DL: case GUMBO_TAG_DT: case GUMBO_TAG_FIELDSET:
-    case GUMBO_TAG_FIGCAPTION: case GUMBO_TAG_FIGURE: case GUMBO_TAG_FOOTER: case GUMBO_TAG_FORM:
-    case GUMBO_TAG_H1: case GUMBO_TAG_H2: case GUMBO_TAG_H3: case GUMBO_TAG_H4: case GUMBO_TAG_H5:
-    case GUMBO_TAG_H6: case GUMBO_TAG_HEADER: case GUMBO_TAG_HGROUP: case GUMBO_TAG_HR:
-    case GUMBO_TAG_LEGEND: case GUMBO_TAG_LI: case GUMBO_TAG_LISTING: case GUMBO_TAG_MAIN:
-    case GUMBO_TAG_MENU: case GUMBO_TAG_NAV: case GUMBO_TAG_NOSCRIPT: case GUMBO_TAG_OL:
-    case GUMBO_TAG_OPTION: case GUMBO_TAG_P: case GUMBO_TAG_PLAINTEXT: case GUMBO_TAG_PRE:
-    case GUMBO_TAG_SECTION: case GUMBO_TAG_SELECT: case GUMBO_TAG_SUMMARY: case GUMBO_TAG_TABLE:
-    case GUMBO_TAG_TBODY: case GUMBO_TAG_TFOOT: case GUMBO_TAG_THEAD: case GUMBO_TAG_TR:
-    case GUMBO_TAG_UL: case GUMBO_TAG_XMP:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // The raw value of the first attribute named `name` (lowercase), as the tokenizer keeps the
 // first of duplicates. Gumbo 0.10 drops a U+0000 that starts an attribute name.
