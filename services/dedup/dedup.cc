@@ -1,8 +1,13 @@
 #include "services/dedup/dedup.h"
 
 #include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -119,31 +124,46 @@ absl::StatusOr<std::optional<Original>> Dedup::LookupExact(
 
 absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(const std::vector<ContentQuery>& queries) {
   absl::MutexLock lock(&mu_);
+  const int k = options_.near_duplicate_bits;
   std::vector<ContentVerdict> verdicts;
   verdicts.reserve(queries.size());
   kv::WriteBatch batch;
-  // Content recorded earlier in this batch, not yet in the store.
+
+  // The stored records of every query's exact key, in one MultiGet. Nothing is written before
+  // the end of the batch, so this view stays current; content recorded earlier in this batch is
+  // in pending_exact, which takes precedence.
+  std::vector<std::string> exact_keys;
+  exact_keys.reserve(queries.size());
+  for (const ContentQuery& q : queries) exact_keys.push_back(ExactKey(q.content_key));
+  absl::StatusOr<std::vector<std::optional<std::string>>> stored =
+      store_.MultiGet(kExactFamily, exact_keys);
+  if (!stored.ok()) return stored.status();
+
   absl::flat_hash_map<fingerprint::ContentKey, Original> pending_exact;
+  pending_exact.reserve(queries.size());
   std::vector<std::pair<fingerprint::SimHash64, fingerprint::ContentKey>> pending_simhash;
+  // One cursor for every block scan of the batch (created on first use): a RocksDB iterator per
+  // scan costs a snapshot and a cursor per file, far more than a Seek.
+  std::unique_ptr<kv::KvIterator> simhash_scan;
 
-  auto original_of =
-      [&](const fingerprint::ContentKey& key) -> absl::StatusOr<std::optional<Original>> {
-    if (auto it = pending_exact.find(key); it != pending_exact.end()) return it->second;
-    return LookupExact(key);
-  };
-
-  for (const ContentQuery& q : queries) {
+  for (size_t qi = 0; qi < queries.size(); ++qi) {
+    const ContentQuery& q = queries[qi];
     ContentVerdict verdict;
-    absl::StatusOr<std::optional<Original>> exact = original_of(q.content_key);
-    if (!exact.ok()) return exact.status();
-    if (exact->has_value()) {
+    std::optional<Original> exact;
+    if (auto it = pending_exact.find(q.content_key); it != pending_exact.end()) {
+      exact = it->second;
+    } else if ((*stored)[qi].has_value()) {
+      absl::StatusOr<Original> original = DecodeOriginal(*(*stored)[qi]);
+      if (!original.ok()) return original.status();
+      exact = *std::move(original);
+    }
+    if (exact.has_value()) {
       verdict.verdict = Verdict::kExactDuplicate;
-      verdict.original = **exact;
+      verdict.original = *std::move(exact);
       verdicts.push_back(std::move(verdict));
       continue;
     }
 
-    const int k = options_.near_duplicate_bits;
     if (q.simhash.has_value() && k > 0) {
       std::optional<fingerprint::ContentKey> best;
       int best_distance = k + 1;
@@ -155,23 +175,34 @@ absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(const std::vector<Conte
         }
       };
       for (const auto& [h, key] : pending_simhash) consider(h, key);
-      for (int i = 0; i < kBlocks; ++i) {
-        const std::string prefix = SimHashPrefix(i, Block(*q.simhash, i));
+      if (simhash_scan == nullptr) {
         absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
-            store_.NewIterator(kSimHashFamily, prefix, kv::PrefixSuccessor(prefix));
+            store_.NewPrefixIterator(kSimHashFamily);
         if (!it.ok()) return it.status();
-        for (; (*it)->Valid(); (*it)->Next()) {
-          const std::string_view key = (*it)->key();
+        simhash_scan = *std::move(it);
+      }
+      for (int i = 0; i < kBlocks; ++i) {
+        const uint16_t block = Block(*q.simhash, i);
+        const char prefix[kSimHashPrefixBytes] = {
+            static_cast<char>(i), static_cast<char>(block >> 8), static_cast<char>(block & 0xFF)};
+        for (simhash_scan->Seek(std::string_view(prefix, sizeof(prefix))); simhash_scan->Valid();
+             simhash_scan->Next()) {
+          const std::string_view key = simhash_scan->key();
           if (key.size() != kSimHashPrefixBytes + 8 + 16) continue;
           std::array<uint8_t, 16> content{};
           for (int b = 0; b < 16; ++b) content[b] = static_cast<uint8_t>(key[11 + b]);
           consider(fingerprint::SimHash64(GetFixed(key, 3, 8)),
                    fingerprint::ContentKey::FromBytes(content));
         }
-        if (!(*it)->status().ok()) return (*it)->status();
+        if (absl::Status s = simhash_scan->status(); !s.ok()) return s;
       }
       if (best.has_value()) {
-        absl::StatusOr<std::optional<Original>> near = original_of(*best);
+        absl::StatusOr<std::optional<Original>> near;
+        if (auto it = pending_exact.find(*best); it != pending_exact.end()) {
+          near = it->second;
+        } else {
+          near = LookupExact(*best);
+        }
         if (!near.ok()) return near.status();
         // A page whose own earlier capture changed a little is not a copy of another page.
         if (near->has_value() && (*near)->url != q.url) {
@@ -189,7 +220,7 @@ absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(const std::vector<Conte
                             .fetch_time = q.fetch_time,
                             .warc_record_id = q.warc_record_id,
                             .payload_digest = q.payload_digest};
-    batch.Put(kExactFamily, ExactKey(q.content_key), EncodeOriginal(original));
+    batch.Put(kExactFamily, exact_keys[qi], EncodeOriginal(original));
     pending_exact.emplace(q.content_key, original);
     if (q.simhash.has_value() && k > 0) {
       for (int i = 0; i < kBlocks; ++i) {

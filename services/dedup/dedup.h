@@ -12,7 +12,9 @@
 //
 // Storage: a KvStore (column families "dedup.exact" and "dedup.simhash"; key layout in
 // docs/storage-format.md), so the index survives restarts and a resumed crawl still recognises
-// content fetched before the restart.
+// content fetched before the restart. A batch costs one MultiGet of its exact keys, one prefix
+// cursor Seek-ed to each block of each fingerprint (not a cursor per block: on RocksDB creating
+// one costs a snapshot and a cursor per file) and one atomic write.
 //
 // Thread-safety: Check is thread-safe; a batch is checked and recorded atomically with respect
 // to other batches (so two copies in flight at once cannot both be "first").

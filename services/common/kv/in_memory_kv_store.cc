@@ -1,5 +1,6 @@
 #include "services/common/kv/in_memory_kv_store.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,16 +28,34 @@ absl::Status UnknownFamily(std::string_view cf) {
 }  // namespace
 
 // Holds a copy of the current entry and re-seeks under the store's mutex on Next(), so writes
-// between steps never invalidate it.
+// between steps never invalidate it. A prefix cursor sets its range [target, successor) on Seek.
 class InMemoryKvStore::Iterator final : public KvIterator {
  public:
+  // A cursor over [begin, end), positioned on its first key.
   Iterator(const InMemoryKvStore* store, const Table* table, std::string_view begin,
            std::string_view end)
-      : store_(store), table_(table), end_(end) {
+      : store_(store), table_(table), begin_(begin), end_(end) {
     absl::MutexLock lock(&store_->mu_);
-    Load(table_->lower_bound(begin));
+    Load(table_->lower_bound(begin_));
   }
+  // A prefix cursor (NewPrefixIterator): unpositioned until the first Seek.
+  Iterator(const InMemoryKvStore* store, const Table* table, size_t scan_prefix_bytes)
+      : store_(store), table_(table), prefix_mode_(true), scan_prefix_bytes_(scan_prefix_bytes) {}
 
+  void Seek(std::string_view target) override {
+    status_ = absl::OkStatus();
+    if (prefix_mode_) {
+      if (target.size() < scan_prefix_bytes_) {
+        valid_ = false;
+        status_ = absl::InvalidArgumentError("prefix seek target shorter than the scan prefix");
+        return;
+      }
+      begin_ = target;
+      end_ = PrefixSuccessor(target);
+    }
+    absl::MutexLock lock(&store_->mu_);
+    Load(table_->lower_bound(std::max(target, std::string_view(begin_))));
+  }
   bool Valid() const override { return valid_; }
   void Next() override {
     absl::MutexLock lock(&store_->mu_);
@@ -44,7 +63,7 @@ class InMemoryKvStore::Iterator final : public KvIterator {
   }
   std::string_view key() const override { return key_; }
   std::string_view value() const override { return value_; }
-  absl::Status status() const override { return absl::OkStatus(); }
+  absl::Status status() const override { return status_; }
 
  private:
   void Load(Table::const_iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(store_->mu_) {
@@ -57,8 +76,12 @@ class InMemoryKvStore::Iterator final : public KvIterator {
 
   const InMemoryKvStore* store_;
   const Table* table_;
-  const std::string end_;
+  const bool prefix_mode_ = false;
+  const size_t scan_prefix_bytes_ = 0;
+  std::string begin_;
+  std::string end_;  // empty: to the end of the family
   bool valid_ = false;
+  absl::Status status_;
   std::string key_;
   std::string value_;
 };
@@ -68,6 +91,7 @@ InMemoryKvStore::InMemoryKvStore(const std::vector<ColumnFamilySpec>& column_fam
   for (const ColumnFamilySpec& spec : column_families) {
     auto& table = tables_[spec.name];
     if (table == nullptr) table = std::make_unique<Table>();
+    scan_prefix_bytes_[spec.name] = spec.scan_prefix_bytes;
   }
 }
 
@@ -135,6 +159,18 @@ absl::StatusOr<std::unique_ptr<KvIterator>> InMemoryKvStore::NewIterator(
     table = it->second.get();
   }
   return std::make_unique<Iterator>(this, table, begin, end);
+}
+
+absl::StatusOr<std::unique_ptr<KvIterator>> InMemoryKvStore::NewPrefixIterator(
+    std::string_view cf) const {
+  const Table* table = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = tables_.find(AbslView(cf));
+    if (it == tables_.end()) return UnknownFamily(cf);
+    table = it->second.get();
+  }
+  return std::make_unique<Iterator>(this, table, scan_prefix_bytes_.at(AbslView(cf)));
 }
 
 size_t InMemoryKvStore::CountKeys(std::string_view cf) const {

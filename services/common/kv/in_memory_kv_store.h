@@ -39,6 +39,7 @@ class InMemoryKvStore final : public KvStore {
   absl::StatusOr<std::unique_ptr<KvIterator>> NewIterator(std::string_view cf,
                                                           std::string_view begin,
                                                           std::string_view end) const override;
+  absl::StatusOr<std::unique_ptr<KvIterator>> NewPrefixIterator(std::string_view cf) const override;
 
   // Number of keys in `cf` (0 for an unknown family). For tests and diagnostics.
   size_t CountKeys(std::string_view cf) const;
@@ -47,6 +48,8 @@ class InMemoryKvStore final : public KvStore {
   class Iterator;
   using Table = std::map<std::string, std::string, std::less<>>;
 
+  // Declared scan_prefix_bytes per family; constant after construction.
+  absl::flat_hash_map<std::string, size_t> scan_prefix_bytes_;
   mutable absl::Mutex mu_;
   // Node-based map: Table addresses stay stable, so iterators may keep a pointer.
   absl::flat_hash_map<std::string, std::unique_ptr<Table>> tables_ ABSL_GUARDED_BY(mu_);

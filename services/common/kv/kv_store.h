@@ -45,11 +45,17 @@ struct ColumnFamilySpec {
   size_t scan_prefix_bytes = 0;
 };
 
-// Forward cursor over a key range of one column family. Obtain from KvStore::NewIterator.
+// Forward cursor over a key range of one column family. Obtain from KvStore::NewIterator (one
+// fixed range) or KvStore::NewPrefixIterator (a prefix chosen per Seek).
 // Usage: for (; it->Valid(); it->Next()) {...}  then check it->status().
 class KvIterator {
  public:
   virtual ~KvIterator() = default;
+  // Repositions the cursor on the first key >= `target` of its range (a target before the range
+  // start seeks to the start). For a prefix cursor the range becomes the keys starting with
+  // `target`. Clears an earlier end-of-range; cheaper than a new cursor (RocksDB: no new
+  // snapshot or per-file cursors).
+  virtual void Seek(std::string_view target) = 0;
   // True while positioned on an entry inside the range.
   virtual bool Valid() const = 0;
   // REQUIRES: Valid().
@@ -86,6 +92,16 @@ class KvStore {
   virtual absl::StatusOr<std::unique_ptr<KvIterator>> NewIterator(std::string_view cf,
                                                                   std::string_view begin,
                                                                   std::string_view end) const = 0;
+
+  // A cursor for scanning many prefixes of `cf` in a row, each with Seek(prefix): after it, the
+  // cursor visits the keys starting with `prefix` in key order, then becomes !Valid(). It is
+  // !Valid() until the first Seek. On RocksDB one such cursor costs one snapshot and one set of
+  // file cursors however many Seeks follow, and each Seek consults the family's prefix Bloom
+  // filters (ColumnFamilySpec::scan_prefix_bytes). Observing later writes: as NewIterator.
+  // REQUIRES: every Seek target is at least `cf`'s scan_prefix_bytes long (else the cursor
+  // reports kInvalidArgument in status()).
+  virtual absl::StatusOr<std::unique_ptr<KvIterator>> NewPrefixIterator(
+      std::string_view cf) const = 0;
 };
 
 // The smallest key greater than every key starting with `prefix` (the exclusive end of a prefix

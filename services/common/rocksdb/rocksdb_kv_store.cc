@@ -126,6 +126,9 @@ class RocksDbIterator final : public KvIterator {
     it_->Seek(begin_slice_);
   }
 
+  void Seek(std::string_view target) override {
+    it_->Seek(target < begin_ ? begin_slice_ : ToSlice(target));
+  }
   bool Valid() const override { return it_->Valid(); }
   void Next() override { it_->Next(); }
   std::string_view key() const override {
@@ -145,6 +148,60 @@ class RocksDbIterator final : public KvIterator {
   const rocksdb::Slice begin_slice_;
   const rocksdb::Slice end_slice_;
   std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+// NewPrefixIterator's cursor: one RocksDB iterator in prefix-seek mode (prefix_same_as_start), so
+// every Seek consults the memtable and file prefix Bloom filters and the scan stops at the end
+// of the scan prefix; Valid() also stops at the end of a longer Seek target.
+class RocksDbPrefixIterator final : public KvIterator {
+ public:
+  RocksDbPrefixIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* handle,
+                        size_t scan_prefix_bytes)
+      : scan_prefix_bytes_(scan_prefix_bytes) {
+    rocksdb::ReadOptions read;
+    if (scan_prefix_bytes_ > 0) {
+      read.prefix_same_as_start = true;
+    } else {
+      read.total_order_seek = true;  // no prefix extractor: a plain ordered scan
+    }
+    it_.reset(db->NewIterator(read, handle));
+  }
+
+  void Seek(std::string_view target) override {
+    status_ = absl::OkStatus();
+    if (target.size() < scan_prefix_bytes_) {
+      // Outside the extractor's domain a prefix-mode seek may skip keys.
+      positioned_ = false;
+      status_ = absl::InvalidArgumentError("prefix seek target shorter than the scan prefix");
+      return;
+    }
+    prefix_.assign(target);
+    positioned_ = true;
+    it_->Seek(ToSlice(prefix_));
+  }
+  bool Valid() const override {
+    return positioned_ && it_->Valid() && it_->key().starts_with(ToSlice(prefix_));
+  }
+  void Next() override { it_->Next(); }
+  std::string_view key() const override {
+    const rocksdb::Slice k = it_->key();
+    return std::string_view(k.data(), k.size());
+  }
+  std::string_view value() const override {
+    const rocksdb::Slice v = it_->value();
+    return std::string_view(v.data(), v.size());
+  }
+  absl::Status status() const override {
+    if (!status_.ok() || !positioned_) return status_;
+    return ToAbslStatus(it_->status(), "rocksdb iterator");
+  }
+
+ private:
+  const size_t scan_prefix_bytes_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+  std::string prefix_;  // of the last Seek
+  bool positioned_ = false;
+  absl::Status status_;  // of the last Seek's arguments
 };
 
 }  // namespace
@@ -213,18 +270,21 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
   }
   std::unique_ptr<rocksdb::DB> db(raw_db);
 
-  absl::flat_hash_map<std::string, rocksdb::ColumnFamilyHandle*> declared;
+  absl::flat_hash_map<std::string, Family> declared;
   for (rocksdb::ColumnFamilyHandle* handle : handles) {
-    if (prefix_by_name.contains(handle->GetName())) declared[handle->GetName()] = handle;
+    auto prefix = prefix_by_name.find(handle->GetName());
+    if (prefix != prefix_by_name.end()) {
+      declared[handle->GetName()] = Family{.handle = handle, .scan_prefix_bytes = prefix->second};
+    }
   }
   return std::unique_ptr<RocksDbKvStore>(
       new RocksDbKvStore(options, std::move(db), std::move(handles), std::move(declared)));
 }
 
-RocksDbKvStore::RocksDbKvStore(
-    const RocksDbKvStoreOptions& options, std::unique_ptr<rocksdb::DB> db,
-    std::vector<rocksdb::ColumnFamilyHandle*> handles,
-    absl::flat_hash_map<std::string, rocksdb::ColumnFamilyHandle*> declared)
+RocksDbKvStore::RocksDbKvStore(const RocksDbKvStoreOptions& options,
+                               std::unique_ptr<rocksdb::DB> db,
+                               std::vector<rocksdb::ColumnFamilyHandle*> handles,
+                               absl::flat_hash_map<std::string, Family> declared)
     : options_(options),
       db_(std::move(db)),
       handles_(std::move(handles)),
@@ -237,12 +297,19 @@ RocksDbKvStore::~RocksDbKvStore() {
   db_->Close().PermitUncheckedError();
 }
 
-absl::StatusOr<rocksdb::ColumnFamilyHandle*> RocksDbKvStore::Handle(std::string_view cf) const {
+absl::StatusOr<const RocksDbKvStore::Family*> RocksDbKvStore::FindFamily(
+    std::string_view cf) const {
   auto it = declared_.find(AbslView(cf));
   if (it == declared_.end()) {
     return absl::InvalidArgumentError(absl::StrCat("unknown column family '", AbslView(cf), "'"));
   }
-  return it->second;
+  return &it->second;
+}
+
+absl::StatusOr<rocksdb::ColumnFamilyHandle*> RocksDbKvStore::Handle(std::string_view cf) const {
+  absl::StatusOr<const Family*> family = FindFamily(cf);
+  if (!family.ok()) return family.status();
+  return (*family)->handle;
 }
 
 bool RocksDbKvStore::HasColumnFamily(std::string_view cf) const {
@@ -312,9 +379,17 @@ absl::StatusOr<std::unique_ptr<KvIterator>> RocksDbKvStore::NewIterator(
   return std::make_unique<RocksDbIterator>(db_.get(), *handle, begin, end);
 }
 
+absl::StatusOr<std::unique_ptr<KvIterator>> RocksDbKvStore::NewPrefixIterator(
+    std::string_view cf) const {
+  absl::StatusOr<const Family*> family = FindFamily(cf);
+  if (!family.ok()) return family.status();
+  return std::make_unique<RocksDbPrefixIterator>(db_.get(), (*family)->handle,
+                                                 (*family)->scan_prefix_bytes);
+}
+
 absl::Status RocksDbKvStore::Flush() {
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  for (const auto& [name, handle] : declared_) handles.push_back(handle);
+  for (const auto& [name, family] : declared_) handles.push_back(family.handle);
   return ToAbslStatus(db_->Flush(rocksdb::FlushOptions(), handles), "rocksdb flush");
 }
 

@@ -84,16 +84,23 @@ class RocksDbKvStore final : public KvStore {
   absl::StatusOr<std::unique_ptr<KvIterator>> NewIterator(std::string_view cf,
                                                           std::string_view begin,
                                                           std::string_view end) const override;
+  absl::StatusOr<std::unique_ptr<KvIterator>> NewPrefixIterator(std::string_view cf) const override;
 
   // Flushes memtables to files (the log stays the durability guarantee; this only shortens the
   // replay after a restart). Used by tests to exercise the on-file read path.
   absl::Status Flush();
 
  private:
+  struct Family {
+    rocksdb::ColumnFamilyHandle* handle = nullptr;
+    size_t scan_prefix_bytes = 0;  // as declared (the family's prefix extractor length)
+  };
+
   RocksDbKvStore(const RocksDbKvStoreOptions& options, std::unique_ptr<rocksdb::DB> db,
                  std::vector<rocksdb::ColumnFamilyHandle*> handles,
-                 absl::flat_hash_map<std::string, rocksdb::ColumnFamilyHandle*> declared);
+                 absl::flat_hash_map<std::string, Family> declared);
 
+  absl::StatusOr<const Family*> FindFamily(std::string_view cf) const;
   absl::StatusOr<rocksdb::ColumnFamilyHandle*> Handle(std::string_view cf) const;
 
   // Constant after construction.
@@ -101,7 +108,7 @@ class RocksDbKvStore final : public KvStore {
   std::unique_ptr<rocksdb::DB> db_;
   // Every open family, declared or found on disk; destroyed before db_ closes.
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
-  absl::flat_hash_map<std::string, rocksdb::ColumnFamilyHandle*> declared_;
+  absl::flat_hash_map<std::string, Family> declared_;
 };
 
 }  // namespace crawler::kv

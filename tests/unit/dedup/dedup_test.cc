@@ -1,7 +1,11 @@
 #include "services/dedup/dedup.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <bit>
+#include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -10,6 +14,7 @@
 #include "lib/fingerprint/content_key.h"
 #include "lib/fingerprint/simhash.h"
 #include "services/common/kv/in_memory_kv_store.h"
+#include "services/common/rocksdb/rocksdb_kv_store.h"
 
 namespace crawler::dedup {
 namespace {
@@ -128,6 +133,131 @@ TEST_F(DedupTest, NearDuplicateIndexAgreesWithBruteForce) {
       seen.emplace_back(url, h);
     }
   }
+}
+
+// Batches of 16 (as the fetcher sends them) mixing new pages, exact copies, near-copies and
+// revisits, on both stores, against a brute-force model of the documented rules: exact first;
+// else the closest recorded fingerprint within k bits, unless it is the page's own URL; else
+// recorded, visible to the rest of its batch. The RocksDB store is flushed midway so lookups
+// span memtables and files.
+TEST(DedupBatches, AgreeWithBruteForceOnBothStores) {
+  std::string pattern = ::testing::TempDir() + "dedup_test_XXXXXX";
+  const std::string dir = mkdtemp(pattern.data());
+  kv::InMemoryKvStore memory(Dedup::ColumnFamilies());
+  absl::StatusOr<std::unique_ptr<kv::RocksDbKvStore>> rocks = kv::RocksDbKvStore::Open(
+      {.path = dir + "/db", .block_cache_bytes = 1 << 20, .write_buffer_bytes = 1 << 20},
+      Dedup::ColumnFamilies());
+  ASSERT_TRUE(rocks.ok()) << rocks.status();
+  absl::StatusOr<std::unique_ptr<Dedup>> on_memory = Dedup::Open({}, memory);
+  absl::StatusOr<std::unique_ptr<Dedup>> on_rocks = Dedup::Open({}, **rocks);
+  ASSERT_TRUE(on_memory.ok() && on_rocks.ok());
+
+  struct Recorded {
+    std::string url;
+    std::string payload;
+    fingerprint::ContentKey key;
+    std::optional<uint64_t> simhash;
+  };
+  std::vector<Recorded> recorded;  // the model: unique content in recording order
+  std::mt19937_64 rng(7);
+  int page = 0;
+  int kinds[3] = {0, 0, 0};
+  for (int b = 0; b < 60; ++b) {
+    if (b == 30) {
+      ASSERT_TRUE((*rocks)->Flush().ok());
+    }
+    std::vector<ContentQuery> batch;
+    std::vector<std::string> payloads;
+    auto add = [&](const std::string& url, const std::string& payload,
+                   std::optional<uint64_t> simhash) {
+      batch.push_back(Q(url, payload, simhash));
+      payloads.push_back(payload);
+    };
+    for (int i = 0; i < 16; ++i) {
+      const uint64_t r = rng() % 8;
+      if (!recorded.empty() && r == 0) {  // exact copy elsewhere, or a revisit of the URL
+        const Recorded& o = recorded[rng() % recorded.size()];
+        add(rng() % 2 ? o.url : "http://copy/" + std::to_string(page++), o.payload, o.simhash);
+      } else if (!recorded.empty() && r <= 2) {  // 0..5 bits changed, maybe at the same URL
+        const Recorded& o = recorded[rng() % recorded.size()];
+        uint64_t h = o.simhash.value_or(rng());
+        for (int flips = static_cast<int>(rng() % 6); flips > 0; --flips) {
+          h ^= uint64_t{1} << (rng() % 64);
+        }
+        const std::string url = r == 1 ? o.url : "http://near/" + std::to_string(page);
+        add(url, "near" + std::to_string(page++), h);
+      } else if (r == 3) {  // no text: exact digests only
+        add("http://bin/" + std::to_string(page), "bin" + std::to_string(page), std::nullopt);
+        ++page;
+      } else {
+        add("http://new/" + std::to_string(page), "new" + std::to_string(page), rng());
+        ++page;
+      }
+    }
+    absl::StatusOr<std::vector<ContentVerdict>> m = (*on_memory)->Check(batch);
+    absl::StatusOr<std::vector<ContentVerdict>> r = (*on_rocks)->Check(batch);
+    ASSERT_TRUE(m.ok() && r.ok());
+    ASSERT_EQ(m->size(), batch.size());
+    ASSERT_EQ(r->size(), batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const ContentQuery& q = batch[i];
+      SCOPED_TRACE(testing::Message() << "batch " << b << " page " << i << " " << q.url);
+      // The model.
+      Verdict want = Verdict::kUnique;
+      int want_distance = 0;
+      std::string want_url;
+      auto exact = std::find_if(recorded.begin(), recorded.end(),
+                                [&](const Recorded& o) { return o.key == q.content_key; });
+      if (exact != recorded.end()) {
+        want = Verdict::kExactDuplicate;
+        want_url = exact->url;
+      } else if (q.simhash.has_value()) {
+        int best = 4;
+        const Recorded* nearest = nullptr;
+        for (const Recorded& o : recorded) {
+          if (!o.simhash.has_value()) continue;
+          const int d = std::popcount(*o.simhash ^ q.simhash->bits());
+          if (d < best) {
+            best = d;
+            nearest = &o;
+          }
+        }
+        if (nearest != nullptr && nearest->url != q.url) {
+          want = Verdict::kNearDuplicate;
+          want_distance = best;
+          want_url = nearest->url;
+        }
+      }
+      if (want == Verdict::kUnique) {
+        recorded.push_back({.url = q.url,
+                            .payload = payloads[i],
+                            .key = q.content_key,
+                            .simhash = q.simhash.has_value()
+                                           ? std::optional<uint64_t>(q.simhash->bits())
+                                           : std::nullopt});
+      }
+      ++kinds[static_cast<int>(want)];
+      for (const ContentVerdict* v : {&(*m)[i], &(*r)[i]}) {
+        ASSERT_EQ(v->verdict, want);
+        if (want == Verdict::kUnique) continue;
+        ASSERT_TRUE(v->original.has_value());
+        if (want == Verdict::kNearDuplicate) {
+          EXPECT_EQ(v->distance_bits, want_distance);
+          // Equally near originals are possible; the stores must still agree (below).
+        } else {
+          EXPECT_EQ(v->original->url, want_url);
+        }
+      }
+      EXPECT_EQ((*m)[i].original.has_value() ? (*m)[i].original->url : "",
+                (*r)[i].original.has_value() ? (*r)[i].original->url : "");
+    }
+  }
+  // The workload reached every verdict.
+  EXPECT_GT(kinds[0], 100);
+  EXPECT_GT(kinds[1], 50);
+  EXPECT_GT(kinds[2], 50);
+  rocks->reset();
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(DedupTest, SlightlyChangedPageIsNotADuplicateOfItself) {

@@ -42,6 +42,10 @@ class CountingKvStore final : public KvStore {
                                                           std::string_view end) const override {
     return inner_.NewIterator(cf, begin, end);
   }
+  absl::StatusOr<std::unique_ptr<KvIterator>> NewPrefixIterator(
+      std::string_view cf) const override {
+    return inner_.NewPrefixIterator(cf);
+  }
 
  private:
   KvStore& inner_;

@@ -188,6 +188,74 @@ TYPED_TEST(KvStoreContract, PrefixFamilyScansMatchTotalOrder) {
   EXPECT_EQ(Keys(*this->store_, "p", "cccc", "").size(), 2u);
 }
 
+TYPED_TEST(KvStoreContract, SeekRepositionsWithinTheRange) {
+  for (const char* key : {"a", "b", "c", "d", "e"}) this->Put("a", key, "v");
+  absl::StatusOr<std::unique_ptr<KvIterator>> it = this->store_->NewIterator("a", "b", "e");
+  ASSERT_TRUE(it.ok());
+  auto rest = [&] {
+    std::vector<std::string> keys;
+    for (; (*it)->Valid(); (*it)->Next()) keys.emplace_back((*it)->key());
+    EXPECT_TRUE((*it)->status().ok());
+    return keys;
+  };
+  (*it)->Seek("c");
+  EXPECT_EQ(rest(), (std::vector<std::string>{"c", "d"}));
+  (*it)->Seek("bb");  // after exhausting the range: usable again
+  EXPECT_EQ(rest(), (std::vector<std::string>{"c", "d"}));
+  (*it)->Seek("a");  // before the range: its start
+  EXPECT_EQ(rest(), (std::vector<std::string>{"b", "c", "d"}));
+  (*it)->Seek("e");  // at the exclusive end
+  EXPECT_TRUE(rest().empty());
+}
+
+TYPED_TEST(KvStoreContract, PrefixIteratorScansOnePrefixPerSeek) {
+  // Family "p" has a 4-byte scan prefix; spread keys over memtable and files so the prefix
+  // filters are consulted.
+  for (const char* key : {"aaaa1", "aaaa2", "bbbb1", "cccc1", "cccd1"}) this->Put("p", key, "v");
+  this->factory_.Flush(*this->store_);
+  for (const char* key : {"aaaa3", "bbbb2", "dddd1"}) this->Put("p", key, "v");
+  this->Put("p",
+            "\xff\xff\xff\xff"
+            "1",
+            "v");
+  absl::StatusOr<std::unique_ptr<KvIterator>> it = this->store_->NewPrefixIterator("p");
+  ASSERT_TRUE(it.ok()) << it.status();
+  EXPECT_FALSE((*it)->Valid());  // unpositioned until the first Seek
+  EXPECT_TRUE((*it)->status().ok());
+  auto scan = [&](std::string_view prefix) {
+    std::vector<std::string> keys;
+    for ((*it)->Seek(prefix); (*it)->Valid(); (*it)->Next()) keys.emplace_back((*it)->key());
+    EXPECT_TRUE((*it)->status().ok()) << (*it)->status();
+    return keys;
+  };
+  // In any order, absent prefixes included, on one cursor.
+  EXPECT_EQ(scan("bbbb"), (std::vector<std::string>{"bbbb1", "bbbb2"}));
+  EXPECT_EQ(scan("aaaa"), (std::vector<std::string>{"aaaa1", "aaaa2", "aaaa3"}));
+  EXPECT_TRUE(scan("abcd").empty());
+  EXPECT_EQ(scan("cccc"), (std::vector<std::string>{"cccc1"}));
+  EXPECT_EQ(scan("dddd"), (std::vector<std::string>{"dddd1"}));
+  EXPECT_TRUE(scan("eeee").empty());
+  EXPECT_EQ(scan("\xff\xff\xff\xff"), (std::vector<std::string>{"\xff\xff\xff\xff"
+                                                                "1"}));
+  // A target longer than the scan prefix bounds the scan too.
+  EXPECT_EQ(scan("aaaa2"), (std::vector<std::string>{"aaaa2"}));
+  // Shorter than the scan prefix: refused, and the next good Seek works again.
+  (*it)->Seek("aaa");
+  EXPECT_FALSE((*it)->Valid());
+  EXPECT_EQ((*it)->status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(scan("aaaa"), (std::vector<std::string>{"aaaa1", "aaaa2", "aaaa3"}));
+
+  // A family without a scan prefix: any target, plain prefix semantics.
+  for (const char* key : {"x", "xa", "xb", "y"}) this->Put("a", key, "v");
+  it = this->store_->NewPrefixIterator("a");
+  ASSERT_TRUE(it.ok());
+  EXPECT_EQ(scan("x"), (std::vector<std::string>{"x", "xa", "xb"}));
+  EXPECT_EQ(scan(""), (std::vector<std::string>{"x", "xa", "xb", "y"}));
+
+  EXPECT_EQ(this->store_->NewPrefixIterator("zz").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TYPED_TEST(KvStoreContract, IteratorSurvivesWritesDuringIteration) {
   for (const char* key : {"a", "b", "c", "d"}) this->Put("a", key, "v");
   absl::StatusOr<std::unique_ptr<KvIterator>> it = this->store_->NewIterator("a", "", "");
