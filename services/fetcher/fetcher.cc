@@ -143,10 +143,23 @@ struct Fetcher::Impl {
   absl::flat_hash_map<std::string, RobotsEntry> robots_cache;
   std::vector<frontier::FetchOutcome> pending_outcomes;
   std::vector<frontier::UrlToAdd> pending_adds;
-  absl::Duration last_flush = absl::ZeroDuration();
-  absl::Duration lease_not_before = absl::ZeroDuration();
   size_t buffered = 0;
   std::atomic<bool> stop{false};
+
+  // ---- frontier I/O thread: every frontier call (AddUrls, Complete, Lease) happens there, so
+  // the loop never waits on the frontier's storage (or, distributed, an RPC) while requests are
+  // due. The loop hands over completions and outlinks and takes leased tasks, both under io_mu.
+  absl::Mutex io_mu;
+  std::vector<frontier::FetchOutcome> io_outcomes ABSL_GUARDED_BY(io_mu);  // not yet sent
+  std::vector<frontier::UrlToAdd> io_adds ABSL_GUARDED_BY(io_mu);          // not yet sent
+  std::vector<frontier::LeasedTask> io_leased ABSL_GUARDED_BY(io_mu);     // not yet taken
+  size_t io_lease_wanted ABSL_GUARDED_BY(io_mu) = 0;  // tasks the loop has room for
+  absl::Duration io_lease_not_before ABSL_GUARDED_BY(io_mu) = absl::ZeroDuration();
+  bool io_busy ABSL_GUARDED_BY(io_mu) = false;       // a frontier call is in progress
+  bool io_flush_now ABSL_GUARDED_BY(io_mu) = false;  // send what is pending without waiting
+  bool io_stop ABSL_GUARDED_BY(io_mu) = false;       // send what is pending, then exit
+  absl::Status io_status ABSL_GUARDED_BY(io_mu);     // the first failed frontier call
+  std::thread io_thread;
 
   // ---- worker pool
   absl::Mutex work_mu;
@@ -218,45 +231,50 @@ struct Fetcher::Impl {
     }
   }
 
+  // Hands the completions and outlinks gathered so far to the I/O thread, which sends them when
+  // flush_batch are pending or flush_interval has passed (at once with `force`). Returns the
+  // first frontier error so far.
   absl::Status Flush(bool force) {
-    const absl::Duration now = clock.MonotonicNow();
-    const size_t pending = pending_outcomes.size() + pending_adds.size();
-    if (pending == 0) return absl::OkStatus();
-    if (!force && pending < options.flush_batch && now - last_flush < options.flush_interval) {
-      return absl::OkStatus();
-    }
-    last_flush = now;
-    // Outlinks first: a completion must never be durable while the links it produced are not
-    // (a crash in between would lose them).
+    absl::MutexLock lock(&io_mu);
     if (!pending_adds.empty()) {
-      if (absl::Status s = frontier.AddUrls(pending_adds).status(); !s.ok()) return s;
-      Count(&FetcherStats::outlinks_sent, pending_adds.size());
-      pending_adds.clear();
+      if (io_adds.empty()) {
+        io_adds.swap(pending_adds);
+      } else {
+        for (frontier::UrlToAdd& u : pending_adds) io_adds.push_back(std::move(u));
+        pending_adds.clear();
+      }
     }
     if (!pending_outcomes.empty()) {
-      if (absl::Status s = frontier.Complete(pending_outcomes); !s.ok()) return s;
-      Count(&FetcherStats::completed, pending_outcomes.size());
-      pending_outcomes.clear();
+      if (io_outcomes.empty()) {
+        io_outcomes.swap(pending_outcomes);
+      } else {
+        for (frontier::FetchOutcome& o : pending_outcomes) io_outcomes.push_back(std::move(o));
+        pending_outcomes.clear();
+      }
     }
-    return absl::OkStatus();
+    if (force) io_flush_now = true;
+    return io_status;
   }
 
+  // Takes the tasks the I/O thread has leased and tells it how many more fit.
   absl::Status Refill() {
     const absl::Duration now = clock.MonotonicNow();
-    if (stop || buffered > options.max_buffered_tasks / 2 || now < lease_not_before) {
-      return absl::OkStatus();
+    std::vector<frontier::LeasedTask> leased;
+    {
+      absl::MutexLock lock(&io_mu);
+      leased.swap(io_leased);
+      const size_t held = buffered + leased.size();
+      io_lease_wanted = stop || held > options.max_buffered_tasks / 2
+                            ? 0
+                            : options.max_buffered_tasks - held;
     }
-    absl::StatusOr<std::vector<frontier::LeasedTask>> leased =
-        frontier.Lease(std::min(options.lease_batch, options.max_buffered_tasks - buffered),
-                       options.lease_max_per_host);
-    if (!leased.ok()) return leased.status();
-    if (leased->empty()) {
-      // Nothing ready: ask again soon, not in a tight loop.
-      lease_not_before = now + absl::Milliseconds(20);
-      return absl::OkStatus();
-    }
-    Count(&FetcherStats::leased, leased->size());
-    for (frontier::LeasedTask& lease : *leased) {
+    for (frontier::LeasedTask& lease : leased) {
+      if (stop) {
+        // Abandoned like every task not started at a stop: re-queued at lease expiry or by the
+        // next process.
+        Count(&FetcherStats::abandoned);
+        continue;
+      }
       absl::StatusOr<url::Url> parsed = url::Url::Parse(lease.canonical_url);
       if (!parsed.ok()) {
         CompleteWithoutRequest(lease, OutcomeClass::kOutOfScope,
@@ -278,6 +296,103 @@ struct Fetcher::Impl {
       ++buffered;
     }
     return absl::OkStatus();
+  }
+
+  // True when nothing is on its way to or from the frontier.
+  bool IoIdle() {
+    absl::MutexLock lock(&io_mu);
+    return !io_busy && io_outcomes.empty() && io_adds.empty() && io_leased.empty();
+  }
+
+  // The I/O thread. Outlinks are sent before the completions of the same hand-over: a
+  // completion must never be durable while the links it produced are not (a crash in between
+  // would lose them).
+  void IoLoop() {
+    absl::Duration last_send = clock.MonotonicNow();
+    while (true) {
+      std::vector<frontier::UrlToAdd> adds;
+      std::vector<frontier::FetchOutcome> outcomes;
+      size_t want = 0;
+      absl::Duration now;
+      {
+        absl::MutexLock lock(&io_mu);
+        auto wake = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(io_mu) {
+          const size_t pending = io_outcomes.size() + io_adds.size();
+          return io_stop || io_flush_now || pending >= options.flush_batch ||
+                 (io_lease_wanted > 0 && clock.MonotonicNow() >= io_lease_not_before);
+        };
+        // The timeout makes flush_interval and the lease back-off take effect.
+        io_mu.AwaitWithTimeout(absl::Condition(&wake), absl::Milliseconds(5));
+        now = clock.MonotonicNow();
+        const size_t pending = io_outcomes.size() + io_adds.size();
+        if (pending > 0 && (io_stop || io_flush_now || pending >= options.flush_batch ||
+                            now - last_send >= options.flush_interval)) {
+          adds.swap(io_adds);
+          outcomes.swap(io_outcomes);
+          io_flush_now = false;
+        }
+        if (!io_stop && !stop && io_status.ok() && now >= io_lease_not_before) {
+          want = io_lease_wanted;
+        }
+        if (adds.empty() && outcomes.empty() && want == 0) {
+          if (io_stop) return;
+          continue;
+        }
+        io_busy = true;
+      }
+      absl::Status status = absl::OkStatus();
+      if (!adds.empty() || !outcomes.empty()) {
+        last_send = now;
+        if (!adds.empty()) {
+          status = frontier.AddUrls(adds).status();
+          if (status.ok()) Count(&FetcherStats::outlinks_sent, adds.size());
+        }
+        if (status.ok() && !outcomes.empty()) {
+          status = frontier.Complete(outcomes);
+          if (status.ok()) Count(&FetcherStats::completed, outcomes.size());
+        }
+      }
+      std::vector<frontier::LeasedTask> leased;
+      if (status.ok() && want > 0) {
+        absl::StatusOr<std::vector<frontier::LeasedTask>> got =
+            frontier.Lease(std::min(options.lease_batch, want), options.lease_max_per_host);
+        if (!got.ok()) {
+          status = got.status();
+        } else {
+          leased = *std::move(got);
+          Count(&FetcherStats::leased, leased.size());
+        }
+      }
+      bool exit = false;
+      {
+        absl::MutexLock lock(&io_mu);
+        io_busy = false;
+        if (!status.ok()) {
+          // Keep what was not sent (the final flush at the end of Run tries again), in order.
+          if (!adds.empty()) {
+            for (frontier::UrlToAdd& u : io_adds) adds.push_back(std::move(u));
+            io_adds.swap(adds);
+          }
+          if (!outcomes.empty()) {
+            for (frontier::FetchOutcome& o : io_outcomes) outcomes.push_back(std::move(o));
+            io_outcomes.swap(outcomes);
+          }
+          if (io_status.ok()) io_status = status;
+          // Stopping: one more attempt was made; give up rather than retry forever.
+          exit = io_stop;
+        } else if (want > 0) {
+          if (leased.empty()) {
+            // Nothing ready: ask again soon, not in a tight loop.
+            io_lease_not_before = now + absl::Milliseconds(20);
+          } else {
+            io_lease_wanted -= std::min(io_lease_wanted, leased.size());
+            for (frontier::LeasedTask& t : leased) io_leased.push_back(std::move(t));
+          }
+        }
+      }
+      if (!leased.empty() || !status.ok()) Wake();
+      if (exit) return;
+    }
   }
 
   // ------------------------------------------------------------------ per-host state machine
@@ -636,6 +751,7 @@ struct Fetcher::Impl {
   // ------------------------------------------------------------------ the loop
   absl::Status Run() {
     for (int i = 0; i < options.worker_threads; ++i) workers.emplace_back([this] { WorkerLoop(); });
+    io_thread = std::thread([this] { IoLoop(); });
     absl::Status status = Loop();
     {
       absl::MutexLock lock(&work_mu);
@@ -644,7 +760,20 @@ struct Fetcher::Impl {
     for (std::thread& t : workers) t.join();
     workers.clear();
     CollectProcessed();
-    absl::Status flushed = Flush(/*force=*/true);
+    Flush(/*force=*/true).IgnoreError();
+    {
+      absl::MutexLock lock(&io_mu);
+      io_stop = true;
+    }
+    io_thread.join();
+    absl::Status flushed;
+    {
+      absl::MutexLock lock(&io_mu);
+      flushed = io_status;
+      // Leased but never taken: re-queued at lease expiry or by the next process.
+      Count(&FetcherStats::abandoned, io_leased.size());
+      io_leased.clear();
+    }
     return status.ok() ? flushed : status;
   }
 
@@ -688,7 +817,9 @@ struct Fetcher::Impl {
       PublishStats();
 
       const bool idle = http->in_flight() == 0 && buffered == 0 && WorkIdle() &&
-                        pending_outcomes.empty() && pending_adds.empty();
+                        pending_outcomes.empty() && pending_adds.empty() && IoIdle();
+      // With nothing on its way to the frontier, every completion is durable there: its
+      // verdict on exhaustion is final.
       if (idle && (stop || frontier.IsExhausted())) return absl::OkStatus();
 
       absl::Duration timeout = absl::Milliseconds(20);
