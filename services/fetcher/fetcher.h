@@ -12,7 +12,9 @@
 // not fetched twice because of a slow queue here).
 //
 // Threading: Run() drives the network loop on the calling thread; `worker_threads` more threads
-// process pages. Stop() may be called from any thread (e.g. a signal handler's helper).
+// process pages, and one more talks to the frontier (AddUrls, Complete, Lease), so the loop never
+// waits on the frontier while requests are due. Stop() may be called from any thread (e.g. a
+// signal handler's helper).
 #ifndef CRAWLER_SERVICES_FETCHER_FETCHER_H_
 #define CRAWLER_SERVICES_FETCHER_FETCHER_H_
 
