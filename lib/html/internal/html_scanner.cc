@@ -1327,6 +1327,12 @@ class Scanner {
           (token.tag == GUMBO_TAG_P || token.tag == GUMBO_TAG_BR)) {
         listener_.Reordered();  // they insert an element, which is foster-parented
       }
+      // In foreign content </p> and </br> break out to the HTML rules (HTML 13.2.6.5), where
+      // they may insert an element; Gumbo 0.10 does not always agree with the model there.
+      if (model_.CurrentNodeIsForeign() &&
+          (token.tag == GUMBO_TAG_P || token.tag == GUMBO_TAG_BR)) {
+        listener_.Unmodelled();
+      }
       model_.EndTag(token);
       listener_.EndTag(scanned, model_.insertion());
       return attributes.end;
