@@ -1,5 +1,7 @@
 #include "services/fetcher/fetcher.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <deque>
@@ -390,7 +392,9 @@ struct Fetcher::Impl {
           }
         }
       }
-      if (!leased.empty() || !status.ok()) Wake();
+      // The loop takes the leased tasks, sees the error, or (everything sent) may find the
+      // crawl finished.
+      Wake();
       if (exit) return;
     }
   }
@@ -479,9 +483,15 @@ struct Fetcher::Impl {
     }
     if (claim->granted) return true;
     Count(&FetcherStats::politeness_waits);
-    // A zero wait means a connection limit (of the host, or of its address shared with other
-    // hosts): look again shortly; a transfer of this host ending also wakes it.
-    Schedule(h, now + std::max(claim->wait, absl::Milliseconds(10)));
+    if (claim->wait > absl::ZeroDuration()) {
+      // The wait counts from the claim, not from `now` (the start of this loop turn): woken
+      // before the claim can succeed, the host would be refused again for a sliver of time.
+      Schedule(h, std::max(now, clock.MonotonicNow()) + claim->wait);
+    } else {
+      // A connection limit (of the host, or of its address shared with other hosts): look again
+      // shortly; a transfer of this host ending also wakes it.
+      Schedule(h, now + absl::Milliseconds(10));
+    }
     return false;
   }
 
@@ -750,8 +760,16 @@ struct Fetcher::Impl {
 
   // ------------------------------------------------------------------ the loop
   absl::Status Run() {
-    for (int i = 0; i < options.worker_threads; ++i) workers.emplace_back([this] { WorkerLoop(); });
-    io_thread = std::thread([this] { IoLoop(); });
+    for (int i = 0; i < options.worker_threads; ++i) {
+      workers.emplace_back([this] {
+        pthread_setname_np(pthread_self(), "fetch-worker");
+        WorkerLoop();
+      });
+    }
+    io_thread = std::thread([this] {
+      pthread_setname_np(pthread_self(), "fetch-frontier");
+      IoLoop();
+    });
     absl::Status status = Loop();
     {
       absl::MutexLock lock(&work_mu);
@@ -790,7 +808,10 @@ struct Fetcher::Impl {
         }
       }
       CollectProcessed();
-      if (absl::Status s = Flush(/*force=*/false); !s.ok()) return s;
+      // With nothing in flight here, a fuller batch is not coming: waiting for one would only
+      // delay the frontier (at the end of a crawl, its verdict on exhaustion).
+      const bool drained = http->in_flight() == 0 && buffered == 0 && WorkIdle();
+      if (absl::Status s = Flush(/*force=*/drained); !s.ok()) return s;
       if (absl::Status s = Refill(); !s.ok()) return s;
 
       if (stop) {

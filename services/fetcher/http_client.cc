@@ -178,6 +178,7 @@ struct HttpClient::Impl {
   size_t running = 0;
   std::optional<SteadyTime> timer;  // libcurl's single timeout (CURLMOPT_TIMERFUNCTION)
   std::vector<epoll_event> events = std::vector<epoll_event>(256);
+  bool pwait2_available = true;
 
   ~Impl() {
     for (std::unique_ptr<Transfer>& t : pool) {
@@ -354,13 +355,30 @@ struct HttpClient::Impl {
     curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &still_running);
   }
 
-  // Milliseconds until libcurl's timer, rounded up (waking early would only spin), capped.
-  int TimerWaitMs(int cap_ms) const {
-    if (!timer.has_value()) return cap_ms;
+  // How long Poll may block: the caller's timeout, cut short by libcurl's timer.
+  std::chrono::nanoseconds WaitTime(std::chrono::nanoseconds cap) const {
+    if (!timer.has_value()) return cap;
     const auto left = *timer - std::chrono::steady_clock::now();
-    if (left <= std::chrono::steady_clock::duration::zero()) return 0;
-    const int64_t ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
-    return static_cast<int>(std::min<int64_t>(ms, cap_ms));
+    return std::clamp<std::chrono::nanoseconds>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(left), std::chrono::nanoseconds(0),
+        cap);
+  }
+
+  // epoll_wait with a nanosecond timeout (epoll_pwait2, Linux 5.11). Millisecond timeouts would
+  // either wake early and spin until a politeness deadline (truncated) or add up to a
+  // millisecond to every per-host gap (rounded up); the latter is the fallback on older kernels.
+  int Wait(std::chrono::nanoseconds wait) {
+    const int max_events = static_cast<int>(events.size());
+    if (pwait2_available) {
+      const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(wait);
+      const timespec ts{.tv_sec = static_cast<time_t>(seconds.count()),
+                        .tv_nsec = static_cast<long>((wait - seconds).count())};
+      const int n = ::epoll_pwait2(epoll_fd, events.data(), max_events, &ts, nullptr);
+      if (n >= 0 || errno != ENOSYS) return n;
+      pwait2_available = false;
+    }
+    const int64_t ms = std::chrono::ceil<std::chrono::milliseconds>(wait).count();
+    return ::epoll_wait(epoll_fd, events.data(), max_events, static_cast<int>(ms));
   }
 
   void Collect(std::vector<HttpResult>& done) {
@@ -460,12 +478,12 @@ std::vector<HttpResult> HttpClient::Poll(absl::Duration timeout) {
   std::vector<HttpResult> done;
   m.FireTimerIfDue();
   m.Collect(done);
-  const int cap_ms =
-      done.empty()
-          ? static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(timeout), 0, 60'000))
-          : 0;
-  const int n = ::epoll_wait(m.epoll_fd, m.events.data(), static_cast<int>(m.events.size()),
-                             m.TimerWaitMs(cap_ms));
+  std::chrono::nanoseconds cap(0);  // results to return: do not block
+  if (done.empty()) {
+    cap = std::chrono::nanoseconds(
+        absl::ToInt64Nanoseconds(std::clamp(timeout, absl::ZeroDuration(), absl::Minutes(1))));
+  }
+  const int n = m.Wait(m.WaitTime(cap));
   for (int i = 0; i < n; ++i) {
     const epoll_event& ev = m.events[static_cast<size_t>(i)];
     if (ev.data.fd == m.wake_fd) {

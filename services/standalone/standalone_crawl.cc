@@ -1,5 +1,6 @@
 #include "services/standalone/standalone_crawl.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -191,6 +192,7 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
   // Housekeeping until the fetcher returns: lease expiry, re-tuning the re-visit policy, the
   // run_for limit, progress lines.
   std::thread housekeeping([&p, &tuning, &partitions, start, revisiting] {
+    pthread_setname_np(pthread_self(), "crawl-house");
     absl::Time last_progress = start;
     absl::Time last_tuning = start;
     uint64_t last_pages = 0;
