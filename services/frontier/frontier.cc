@@ -102,7 +102,7 @@ class Frontier::Staging {
 std::vector<kv::ColumnFamilySpec> Frontier::ColumnFamilies() { return storage::ColumnFamilies(); }
 
 Frontier::Frontier(const FrontierOptions& options, kv::KvStore& store, const Clock& clock)
-    : options_(options), store_(store), clock_(clock) {}
+    : options_(options), store_(store), clock_(clock), seen_cache_(options.seen_cache_entries) {}
 
 Frontier::~Frontier() = default;
 
@@ -143,7 +143,9 @@ storage::HostRecord Frontier::ToRecord(uint32_t index, const HostState& state) c
   storage::HostRecord record;
   record.host_id = index;
   record.next_seq = state.next_seq;
-  record.queued = state.queued;
+  // Leased URLs keep their queue entries until their completion.
+  record.queued = state.queued + state.in_flight;
+  record.leased = state.in_flight;
   record.waiting = state.waiting;
   record.seen = state.seen;
   record.pages = state.pages;
@@ -274,6 +276,11 @@ absl::Status Frontier::Recover() {
     return absl::DataLossError(absl::StrCat("frontier has ", records.size(),
                                             " host records but assigned ", *next_host_id));
   }
+  // The leases of the previous process are void: their URLs are queued again (their entries
+  // never left the queue), at the head, since the cursors start at the first key. Host records
+  // that still count them are rewritten, so a second restart does not count them again.
+  Staging staging(hosts_);
+  std::vector<uint32_t> with_leases;
   for (auto& [record, key] : records) {
     hosts_.push_back(Host{std::move(key), HostState{}});
     const auto index = static_cast<uint32_t>(hosts_.size() - 1);
@@ -286,11 +293,21 @@ absl::Status Frontier::Recover() {
     state.pages = record.pages;
     state.next_allowed = record.next_allowed;
     SetHostState(index, state);
+    if (record.leased > 0) {
+      counters_.leases_recovered += std::min(record.leased, record.queued);
+      with_leases.push_back(index);
+    }
+  }
+  for (const uint32_t index : with_leases) staging.State(index);
+  kv::WriteBatch batch;
+  if (!staging.empty()) {
+    if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
   }
   return RequeueRecoveredLeases();
 }
 
 absl::Status Frontier::RequeueRecoveredLeases() {
+  // Only stores written by versions that moved leased URLs into the leases family have any.
   absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
       store_.NewIterator(storage::kLeasesFamily, "", "");
   if (!it.ok()) return it.status();
@@ -334,6 +351,9 @@ absl::StatusOr<AddResult> Frontier::AddUrls(const std::vector<UrlToAdd>& urls) {
 
   std::vector<const UrlToAdd*> candidates;
   std::vector<std::string> keys;
+  // Seen-cache keys of the candidates (empty with the cache off).
+  std::vector<uint64_t> hashes;
+  uint64_t cache_hits = 0;
   absl::flat_hash_set<std::string_view> in_batch;
   for (const UrlToAdd& url : urls) {
     if (url.canonical_url.empty() || url.canonical_url.size() > options_.max_url_bytes ||
@@ -356,13 +376,40 @@ absl::StatusOr<AddResult> Frontier::AddUrls(const std::vector<UrlToAdd>& urls) {
         continue;
       }
     }
+    if (seen_cache_.enabled()) {
+      const uint64_t hash = SeenCache::Hash(url.canonical_url);
+      seen_cache_.Prefetch(hash);  // probed below, once every bucket is on its way
+      hashes.push_back(hash);
+    }
     candidates.push_back(&url);
-    keys.push_back(url.canonical_url);
   }
+  // Known for sure: the answer the store would give, without asking it. Later checks depend
+  // only on URLs that are added, so deciding these here instead of after the lookup changes no
+  // result. Only the misses go to the store.
+  if (seen_cache_.enabled()) {
+    size_t kept = 0;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (seen_cache_.Contains(hashes[i])) {
+        ++result.already_seen;
+        ++cache_hits;
+        continue;
+      }
+      candidates[kept] = candidates[i];
+      hashes[kept] = hashes[i];
+      ++kept;
+    }
+    candidates.resize(kept);
+    hashes.resize(kept);
+  }
+  keys.reserve(candidates.size());
+  for (const UrlToAdd* url : candidates) keys.push_back(url->canonical_url);
 
   absl::StatusOr<std::vector<std::optional<std::string>>> existing =
-      store_.MultiGet(storage::kUrlsFamily, keys);
+      keys.empty() ? std::vector<std::optional<std::string>>()
+                   : store_.MultiGet(storage::kUrlsFamily, keys);
   if (!existing.ok()) return existing.status();
+  // Candidates in the store once the batch is written: those found and those added.
+  std::vector<uint64_t> now_stored;
 
   Staging staging(hosts_);
   absl::flat_hash_map<std::string_view, uint32_t> new_hosts;
@@ -371,6 +418,7 @@ absl::StatusOr<AddResult> Frontier::AddUrls(const std::vector<UrlToAdd>& urls) {
     const UrlToAdd& url = *candidates[i];
     if ((*existing)[i].has_value()) {
       ++result.already_seen;
+      if (!hashes.empty()) now_stored.push_back(hashes[i]);
       continue;
     }
     uint32_t index = 0;
@@ -407,11 +455,14 @@ absl::StatusOr<AddResult> Frontier::AddUrls(const std::vector<UrlToAdd>& urls) {
     batch.Put(storage::kUrlsFamily, url.canonical_url, storage::EncodeUrlRecord(record));
     batch.Put(storage::kQueueFamily, storage::QueueKey(index, pos),
               storage::EncodeQueueValue(0, url.canonical_url));
+    if (!hashes.empty()) now_stored.push_back(hashes[i]);
     ++result.added;
   }
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
+  for (const uint64_t hash : now_stored) seen_cache_.Insert(hash);
   counters_.urls_added += result.added;
   counters_.urls_already_seen += result.already_seen;
+  counters_.seen_cache_hits += cache_hits;
   counters_.urls_rejected_by_limit += result.rejected_by_limit;
   counters_.urls_invalid += result.invalid;
   return result;
@@ -472,9 +523,12 @@ absl::StatusOr<std::vector<LeasedTask>> Frontier::Lease(size_t max_urls, size_t 
       if (!it.ok()) return it.status();
       for (; (*it)->Valid() && taken < take.count; (*it)->Next()) {
         absl::StatusOr<storage::QueueKeyParts> key = storage::DecodeQueueKey((*it)->key());
+        // Out on lease: its entry stays until the completion. Only met after the cursor went
+        // back (an expired lease, a promoted retry, a URL that sorts earlier).
+        if (key.ok() && leased_slots_.contains(SlotOf(take.host, key->pos))) continue;
         absl::StatusOr<storage::QueueEntry> entry = storage::DecodeQueueValue((*it)->value());
-        batch.Delete(storage::kQueueFamily, (*it)->key());
         if (!key.ok() || !entry.ok()) {
+          batch.Delete(storage::kQueueFamily, (*it)->key());
           ++counters_.repairs;
           state.queued = SaturatingSub(state.queued, 1);
           continue;
@@ -538,14 +592,6 @@ absl::StatusOr<std::vector<LeasedTask>> Frontier::Lease(size_t max_urls, size_t 
   for (size_t i = 0; i < popped.size(); ++i) {
     const Popped& p = popped[i];
     const LeaseId id = next_lease_id_ + i;
-    storage::LeaseRecord lease;
-    lease.host_id = p.host;
-    lease.pos = p.pos;
-    lease.flags = p.entry.flags;
-    lease.deadline = deadline;
-    lease.url = p.entry.url;
-    batch.Put(storage::kLeasesFamily, storage::LeaseKey(id), storage::EncodeLeaseRecord(lease));
-
     LeasedTask task;
     task.lease_id = id;
     task.canonical_url = p.entry.url;
@@ -567,17 +613,21 @@ absl::StatusOr<std::vector<LeasedTask>> Frontier::Lease(size_t max_urls, size_t 
     }
     tasks.push_back(std::move(task));
   }
-  if (batch.empty()) return tasks;
-  batch.Put(storage::kMetaFamily, storage::kMetaNextLeaseIdKey,
-            storage::EncodeFixed64(next_lease_id_ + popped.size()));
+  // Per URL nothing is written: the queue entry stays where it is, and the host records count
+  // it as leased, so a restart finds every URL of a lost lease still queued.
+  if (popped.empty() && batch.empty()) return tasks;
+  if (!popped.empty()) {
+    batch.Put(storage::kMetaFamily, storage::kMetaNextLeaseIdKey,
+              storage::EncodeFixed64(next_lease_id_ + popped.size()));
+  }
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
 
   const absl::Duration monotonic_deadline = monotonic_now + options_.lease_duration;
   for (size_t i = 0; i < popped.size(); ++i) {
     Popped& p = popped[i];
     const LeaseId id = next_lease_id_ + i;
-    leases_.emplace(
-        id, InFlight{p.host, p.pos, p.entry.flags, std::move(p.entry.url), monotonic_deadline});
+    leased_slots_.insert(SlotOf(p.host, p.pos));
+    leases_.emplace(id, InFlight{p.host, p.pos, std::move(p.entry.url), monotonic_deadline});
     lease_deadlines_.insert({monotonic_deadline, id});
   }
   next_lease_id_ += popped.size();
@@ -716,7 +766,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
       }
     }
     batch.Put(storage::kUrlsFamily, lease.url, storage::EncodeUrlRecord(record));
-    batch.Delete(storage::kLeasesFamily, storage::LeaseKey(outcome.lease_id));
+    batch.Delete(storage::kQueueFamily, storage::QueueKey(lease.host, lease.pos));
     ++result.accepted;
   }
   if (staged_fleet.has_value()) {
@@ -733,6 +783,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
   for (const auto& [outcome, lease] : accepted) {
     auto it = leases_.find(outcome->lease_id);
     lease_deadlines_.erase({it->second.monotonic_deadline, outcome->lease_id});
+    leased_slots_.erase(SlotOf(it->second.host, it->second.pos));
     leases_.erase(it);
   }
   due_scanned_until_ = std::min(due_scanned_until_, earliest_due);
@@ -852,10 +903,8 @@ absl::StatusOr<size_t> Frontier::ExpireLocked() {
          it != lease_deadlines_.end() && it->first <= monotonic_now &&
          expired.size() < kMaxUrlsPerInternalBatch;
          ++it) {
+      // The queue entry never left: only the host record's lease count changes.
       const InFlight& lease = leases_.at(it->second);
-      batch.Delete(storage::kLeasesFamily, storage::LeaseKey(it->second));
-      batch.Put(storage::kQueueFamily, storage::QueueKey(lease.host, lease.pos),
-                storage::EncodeQueueValue(lease.flags, lease.url));
       HostState& state = staging.State(lease.host);
       --state.in_flight;
       ++state.queued;
@@ -865,7 +914,9 @@ absl::StatusOr<size_t> Frontier::ExpireLocked() {
     if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
     for (const auto& entry : expired) {
       lease_deadlines_.erase(entry);
-      leases_.erase(entry.second);
+      auto lease = leases_.find(entry.second);
+      leased_slots_.erase(SlotOf(lease->second.host, lease->second.pos));
+      leases_.erase(lease);
     }
     total += expired.size();
     counters_.leases_expired += expired.size();

@@ -5,14 +5,17 @@
 //
 // The contract (DESIGN.md §2):
 // - No URL is lost. Every state change is one atomic write batch. A URL is always in exactly one
-//   place: its host's queue, a lease, the due index, or done. Leases not completed by their
-//   deadline go back to the head of their host's queue (ExpireLeases); a new Frontier on the
-//   same store (after a crash, kill -9 or clean exit) puts every lease of the previous process
-//   back. So each URL is fetched once, except URLs whose lease was in flight at a crash or
-//   expired before its completion arrived: those are fetched again.
+//   place: its host's queue, the due index, or done. A leased URL keeps its queue entry until
+//   its completion (the host records count it as leased), so Lease writes nothing per URL.
+//   Leases not completed by their deadline go back to the head of their host's queue
+//   (ExpireLeases); a new Frontier on the same store (after a crash, kill -9 or clean exit)
+//   finds every URL of the previous process's leases still queued. So each URL is fetched once,
+//   except URLs whose lease was in flight at a crash or expired before its completion arrived:
+//   those are fetched again.
 // - Memory grows with hosts, not URLs. RAM holds one small header per host, plus one entry per
-//   URL currently leased (at most hosts x max_in_flight_per_host). Queues, the seen-set and
-//   URL state stay in the store.
+//   URL currently leased (at most hosts x max_in_flight_per_host), plus a seen cache of fixed
+//   size (FrontierOptions::seen_cache_entries x 8 bytes). Queues, the seen-set and URL state
+//   stay in the store.
 // - Batch every hop. AddUrls, Lease and Complete each take or return a batch and write one
 //   store batch (two when due entries are promoted or leases expire first).
 //
@@ -39,12 +42,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -55,6 +60,7 @@
 #include "services/common/kv/kv_store.h"
 #include "services/common/kv/write_batch.h"
 #include "services/frontier/frontier_options.h"
+#include "services/frontier/seen_cache.h"
 #include "services/frontier/storage_format.h"
 #include "services/frontier/url_record.h"
 
@@ -171,6 +177,7 @@ struct FrontierStats {
   // Counters since this Frontier was opened.
   uint64_t urls_added = 0;
   uint64_t urls_already_seen = 0;
+  uint64_t seen_cache_hits = 0;  // of urls_already_seen, answered by the seen cache (no read)
   uint64_t urls_rejected_by_limit = 0;
   uint64_t urls_invalid = 0;
   uint64_t leases_granted = 0;
@@ -203,7 +210,9 @@ class Frontier {
   ~Frontier();
 
   // Inserts each URL that is new (not in the seen-set) into its host's queue, in one atomic
-  // batch. Per-URL problems are counted in the result, not errors.
+  // batch. Per-URL problems are counted in the result, not errors. Checks run in this order:
+  // invalid, repeated within the batch, limits (depth, budget, caps of known hosts), then
+  // existence (the seen cache, then the store), then the caps of hosts this batch grows.
   absl::StatusOr<AddResult> AddUrls(const std::vector<UrlToAdd>& urls);
 
   // Leases up to `max_urls` URLs, at most `max_per_host` from any one host (further capped by
@@ -264,8 +273,7 @@ class Frontier {
   };
   struct InFlight {
     uint32_t host = 0;
-    storage::QueuePos pos;
-    uint8_t flags = 0;
+    storage::QueuePos pos;  // of its queue entry, which stays until the completion
     std::string url;
     absl::Duration monotonic_deadline;
   };
@@ -282,6 +290,11 @@ class Frontier {
     uint64_t pending_uncapped = 0;
   };
   class Staging;
+  // A queue entry's identity: host id, then the QueuePos fields.
+  using QueueSlot = std::tuple<uint32_t, uint8_t, uint32_t, uint64_t>;
+  static QueueSlot SlotOf(uint32_t host, const storage::QueuePos& pos) {
+    return {host, pos.band, pos.depth, pos.seq};
+  }
 
   Frontier(const FrontierOptions& options, kv::KvStore& store, const Clock& clock);
 
@@ -341,6 +354,9 @@ class Frontier {
   absl::btree_set<std::pair<absl::Time, uint32_t>> ready_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<LeaseId, InFlight> leases_ ABSL_GUARDED_BY(mu_);
   absl::btree_set<std::pair<absl::Duration, LeaseId>> lease_deadlines_ ABSL_GUARDED_BY(mu_);
+  // The queue positions of leases_: their entries stay in the queue until completed, and a scan
+  // of a host's queue passes over them.
+  absl::flat_hash_set<QueueSlot> leased_slots_ ABSL_GUARDED_BY(mu_);
   LeaseId next_lease_id_ ABSL_GUARDED_BY(mu_) = 1;
   // Due entries before this time have all been promoted; scans of the due index start here.
   absl::Time due_scanned_until_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
@@ -350,6 +366,10 @@ class Frontier {
   std::unique_ptr<recrawl::RevisitPolicy> revisit_policy_ ABSL_GUARDED_BY(mu_);
   RevisitFleet revisit_fleet_ ABSL_GUARDED_BY(mu_);
   FrontierStats counters_ ABSL_GUARDED_BY(mu_);  // only the "since opened" counters are used
+  // URLs known to have a record in the URLs family (so never one that lacks it): filled by
+  // AddUrls after its batch is written and with what its store lookup found. URL records are
+  // never deleted, so nothing has to be invalidated.
+  SeenCache seen_cache_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace crawler::frontier

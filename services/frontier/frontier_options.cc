@@ -33,6 +33,10 @@ absl::Status ValidateFrontierOptions(const FrontierOptions& options) {
   if (options.max_due_promotions_per_lease < 1) {
     return absl::InvalidArgumentError("max_due_promotions_per_lease must be at least 1");
   }
+  if (options.seen_cache_entries != 0 &&
+      (options.seen_cache_entries < 8 || options.seen_cache_entries > (size_t{1} << 28))) {
+    return absl::InvalidArgumentError("seen_cache_entries must be 0 (off) or in [8, 2^28]");
+  }
   const RevisitOptions& revisit = options.revisit;
   if (!revisit.enabled) return absl::OkStatus();
   if (revisit.min_interval <= absl::ZeroDuration() ||

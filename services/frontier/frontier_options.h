@@ -92,6 +92,15 @@ struct FrontierOptions {
   absl::Duration retry_backoff_initial = absl::Minutes(1);
   absl::Duration retry_backoff_max = absl::Hours(1);
 
+  // Entries of the in-memory seen cache (seen_cache.h) that AddUrls asks before it looks URLs
+  // up in the store: most outlinks of a page are URLs already known (navigation), and a hit
+  // costs a hash probe instead of a RocksDB read. 8 bytes per entry whatever the crawl's size
+  // (the default 2^20 entries is 8 MiB); rounded down to a power of two. A false hit, which
+  // drops a new URL as already seen, takes a 64-bit hash collision: at most
+  // seen_cache_entries / 2^64 per new URL (5.7e-14 at the default). 0 disables the cache;
+  // otherwise [8, 2^28].
+  size_t seen_cache_entries = size_t{1} << 20;
+
   // Most due-index entries (retries, later re-visits) moved into host queues per Lease call;
   // bounds that call's extra work when a large backlog falls due at once.
   size_t max_due_promotions_per_lease = 4096;

@@ -312,6 +312,7 @@ std::string EncodeHostRecord(const HostRecord& record) {
   PutVarint(value, record.seen);
   PutVarint(value, record.pages);
   PutTime(value, record.next_allowed);
+  PutVarint(value, record.leased);
   return value;
 }
 
@@ -325,6 +326,8 @@ absl::StatusOr<HostRecord> DecodeHostRecord(std::string_view value) {
       !reader.Time(record.next_allowed)) {
     return Corrupt("host record");
   }
+  // Records written before `leased` existed end here.
+  if (!reader.AtEnd() && !reader.Varint(record.leased)) return Corrupt("host record");
   return record;
 }
 

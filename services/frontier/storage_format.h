@@ -96,8 +96,10 @@ std::string EncodeQueueValue(uint8_t flags, std::string_view url);
 absl::StatusOr<QueueEntry> DecodeQueueValue(std::string_view value);
 
 // ---- frontier.leases ---------------------------------------------------------------------
-// Key: lease id, 8 bytes big-endian. Value: LeaseRecord. Present exactly while the URL is out
-// with a fetcher; a restart puts every one back into its queue.
+// Key: lease id, 8 bytes big-endian. Value: LeaseRecord. Written by older versions only, which
+// moved a leased URL out of its queue into this family; a restart puts every one back into its
+// queue. This version keeps a leased URL's queue entry until its completion (HostRecord::leased)
+// and writes nothing here.
 
 struct LeaseRecord {
   uint64_t host_id = 0;
@@ -134,11 +136,14 @@ absl::StatusOr<uint64_t> DecodeDueValue(std::string_view value);
 struct HostRecord {
   uint64_t host_id = 0;
   uint64_t next_seq = 0;                           // sequence number for the host's next new URL
-  uint64_t queued = 0;                             // entries in frontier.queue
+  uint64_t queued = 0;                             // entries in frontier.queue (leased included)
   uint64_t waiting = 0;                            // entries in frontier.due
   uint64_t seen = 0;                               // URL records created
   uint64_t pages = 0;                              // final outcomes that count as pages
   absl::Time next_allowed = absl::InfinitePast();  // politeness hint
+  // Of `queued`, entries out on lease when the record was written. Appended to the record
+  // later: records of older versions lack it and read as 0.
+  uint64_t leased = 0;
 };
 std::string EncodeHostRecord(const HostRecord& record);
 absl::StatusOr<HostRecord> DecodeHostRecord(std::string_view value);

@@ -1,8 +1,11 @@
-// CountingKvStore: a KvStore decorator for frontier tests that counts writes and can make them
-// fail, to check "one batch per call" and "a failed write changes nothing".
+// CountingKvStore: a KvStore decorator for frontier tests that counts writes and MultiGet keys
+// and can make writes fail, to check "one batch per call", "a failed write changes nothing" and
+// "a seen-cache hit costs no store read".
 #ifndef CRAWLER_TESTS_UNIT_FRONTIER_COUNTING_KV_STORE_H_
 #define CRAWLER_TESTS_UNIT_FRONTIER_COUNTING_KV_STORE_H_
 
+#include <cstddef>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +26,11 @@ class CountingKvStore final : public KvStore {
   // Every later Write fails with `status` (OK: writes succeed again).
   void FailWritesWith(absl::Status status) { write_error_ = std::move(status); }
   int writes() const { return writes_; }
+  // Keys asked for by MultiGet in `cf` since the store was made.
+  size_t multiget_keys(std::string_view cf) const {
+    auto it = multiget_keys_.find(std::string(cf));
+    return it == multiget_keys_.end() ? 0 : it->second;
+  }
 
   bool HasColumnFamily(std::string_view cf) const override { return inner_.HasColumnFamily(cf); }
   absl::StatusOr<std::string> Get(std::string_view cf, std::string_view key) const override {
@@ -30,6 +38,7 @@ class CountingKvStore final : public KvStore {
   }
   absl::StatusOr<std::vector<std::optional<std::string>>> MultiGet(
       std::string_view cf, const std::vector<std::string>& keys) const override {
+    multiget_keys_[std::string(cf)] += keys.size();
     return inner_.MultiGet(cf, keys);
   }
   absl::Status Write(const WriteBatch& batch) override {
@@ -51,6 +60,7 @@ class CountingKvStore final : public KvStore {
   KvStore& inner_;
   absl::Status write_error_;
   int writes_ = 0;
+  mutable std::map<std::string, size_t> multiget_keys_;
 };
 
 }  // namespace crawler::kv

@@ -345,7 +345,71 @@ TEST_F(FrontierTest, LeaseCarriesDeadlineAndUniqueIds) {
   }
   EXPECT_EQ(ids.size(), 3u);
   EXPECT_EQ(frontier_->Stats().in_flight_urls, 3u);
-  EXPECT_EQ(Inspect(memory_).leased.size(), 3u);
+  // Leased URLs keep their queue entries (nothing per URL is written); the host records count
+  // them as leased.
+  StoreInspection disk = Inspect(memory_);
+  EXPECT_EQ(disk.queued.size(), 3u);
+  EXPECT_TRUE(disk.leased.empty());
+  EXPECT_EQ(disk.hosts_queued, 3u);
+  EXPECT_EQ(disk.hosts_leased, 3u);
+  EXPECT_EQ(frontier_->Stats().queued_urls, 0u);
+  // Complete removes them.
+  std::vector<FetchOutcome> outcomes;
+  for (const LeasedTask& t : tasks) outcomes.push_back(Outcome(t));
+  Complete(outcomes);
+  disk = Inspect(memory_);
+  EXPECT_TRUE(disk.queued.empty());
+  EXPECT_EQ(disk.hosts_queued, 0u);
+  EXPECT_EQ(disk.hosts_leased, 0u);
+}
+
+TEST_F(FrontierTest, LeaseRecordsOfAnEarlierVersionAreRequeued) {
+  // Earlier versions moved a leased URL out of its queue into frontier.leases. Build that state
+  // by hand: /1 leased (lease id 7), /2 queued.
+  Open();
+  Add({U("a.test", "/1"), U("a.test", "/2")});
+  frontier_.reset();
+  StoreInspection before = Inspect(memory_);
+  ASSERT_EQ(before.queued.size(), 2u);
+  const UrlRecord first = before.records.at(Href("a.test", "/1"));
+  const storage::QueuePos pos{storage::BandOfPriority(first.priority), first.depth, first.seq};
+  storage::HostRecord host = before.hosts.at("a.test");
+  host.queued = 1;
+  storage::LeaseRecord lease;
+  lease.host_id = first.host_id;
+  lease.pos = pos;
+  lease.url = Href("a.test", "/1");
+  kv::WriteBatch batch;
+  batch.Delete(storage::kQueueFamily, storage::QueueKey(first.host_id, pos));
+  batch.Put(storage::kLeasesFamily, storage::LeaseKey(7), storage::EncodeLeaseRecord(lease));
+  batch.Put(storage::kHostsFamily, "a.test", storage::EncodeHostRecord(host));
+  batch.Put(storage::kMetaFamily, storage::kMetaNextLeaseIdKey, storage::EncodeFixed64(8));
+  ASSERT_TRUE(memory_.Write(batch).ok());
+
+  Reopen();
+  FrontierStats stats = frontier_->Stats();
+  EXPECT_EQ(stats.leases_recovered, 1u);
+  EXPECT_EQ(stats.queued_urls, 2u);
+  StoreInspection after = Inspect(memory_);
+  EXPECT_TRUE(after.leased.empty());
+  EXPECT_EQ(after.queued.size(), 2u);
+  EXPECT_EQ(after.hosts_queued, 2u);
+  std::vector<LeasedTask> tasks = Lease(1, 1);
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_EQ(tasks[0].canonical_url, Href("a.test", "/1"));  // back at its place in the queue
+  EXPECT_GT(tasks[0].lease_id, 7u);                         // lease ids are never reused
+}
+
+TEST_F(FrontierTest, LeasesOfAPreviousProcessAreCountedOnce) {
+  Open(Wide());
+  Add({U("a.test", "/1"), U("a.test", "/2"), U("b.test", "/1")});
+  ASSERT_EQ(Lease(10, 10).size(), 3u);
+  Reopen();
+  EXPECT_EQ(frontier_->Stats().leases_recovered, 3u);
+  EXPECT_EQ(Inspect(memory_).hosts_leased, 0u);
+  Reopen();  // nothing was leased in between
+  EXPECT_EQ(frontier_->Stats().leases_recovered, 0u);
+  EXPECT_EQ(frontier_->Stats().queued_urls, 3u);
 }
 
 TEST_F(FrontierTest, ExpiredLeaseReturnsToTheHeadOfItsQueue) {
@@ -791,10 +855,17 @@ TEST_P(FrontierPropertyTest, EveryUrlIsInExactlyOnePlace) {
       const UrlRecord& record = disk.records.at(url);
       ASSERT_EQ(record.status == UrlStatus::kDone, where == Where::kDone) << url;
     }
-    ASSERT_EQ(disk.leased.size(), open_leases.size());
+    // Leased URLs keep their queue entries; the host records count them.
+    std::set<std::string> queued_on_disk(disk.queued.begin(), disk.queued.end());
+    for (const auto& [id, task] : open_leases) {
+      ASSERT_TRUE(queued_on_disk.contains(task.canonical_url)) << task.canonical_url;
+    }
+    ASSERT_TRUE(disk.leased.empty());
     FrontierStats stats = frontier_->Stats();
-    ASSERT_EQ(stats.queued_urls, disk.queued.size());
-    ASSERT_EQ(stats.in_flight_urls, disk.leased.size());
+    ASSERT_EQ(stats.in_flight_urls, open_leases.size());
+    ASSERT_EQ(stats.queued_urls + stats.in_flight_urls, disk.queued.size());
+    ASSERT_EQ(disk.hosts_queued, disk.queued.size());
+    ASSERT_EQ(disk.hosts_leased, open_leases.size());
     ASSERT_EQ(stats.waiting_urls, disk.waiting.size());
     ASSERT_EQ(stats.seen_urls, model.size());
     for (const auto& [url, n] : final_completions) ASSERT_LE(n, 1) << url;

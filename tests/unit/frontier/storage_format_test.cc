@@ -83,7 +83,18 @@ TEST(StorageFormatGolden, HostRecord) {
   record.seen = 3;
   record.pages = 1;
   record.next_allowed = absl::FromUnixMicros(1);
-  EXPECT_EQ(EncodeHostRecord(record), Bytes({1, 1, 0xac, 0x02, 2, 0, 3, 1, 3}));
+  record.leased = 1;
+  EXPECT_EQ(EncodeHostRecord(record), Bytes({1, 1, 0xac, 0x02, 2, 0, 3, 1, 3, 1}));
+}
+
+TEST(StorageFormatGolden, HostRecordOfAnEarlierVersionHasNothingLeased) {
+  // Written before the trailing `leased` field existed.
+  absl::StatusOr<HostRecord> record = DecodeHostRecord(Bytes({1, 1, 0xac, 0x02, 2, 0, 3, 1, 3}));
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->next_seq, 300u);
+  EXPECT_EQ(record->queued, 2u);
+  EXPECT_EQ(record->next_allowed, absl::FromUnixMicros(1));
+  EXPECT_EQ(record->leased, 0u);
 }
 
 TEST(StorageFormatGolden, LeaseRecord) {
@@ -202,7 +213,7 @@ TEST(StorageFormatRecords, UrlRecordRoundTrips) {
 }
 
 TEST(StorageFormatRecords, HostAndLeaseRecordsRoundTrip) {
-  HostRecord host{42, 7, 3, 2, 12, 5, absl::FromUnixSeconds(1704067200)};
+  HostRecord host{42, 7, 3, 2, 12, 5, absl::FromUnixSeconds(1704067200), 2};
   absl::StatusOr<HostRecord> h = DecodeHostRecord(EncodeHostRecord(host));
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(h->host_id, 42u);
@@ -212,6 +223,7 @@ TEST(StorageFormatRecords, HostAndLeaseRecordsRoundTrip) {
   EXPECT_EQ(h->seen, 12u);
   EXPECT_EQ(h->pages, 5u);
   EXPECT_EQ(h->next_allowed, host.next_allowed);
+  EXPECT_EQ(h->leased, 2u);
 
   LeaseRecord lease{9, QueuePos{3, 4, 5}, kQueueFlagHasHistory, absl::FromUnixSeconds(5),
                     "http://example.com/x"};
@@ -230,10 +242,12 @@ TEST(StorageFormatRecords, EveryTruncationIsDataLoss) {
     EXPECT_EQ(DecodeUrlRecord(url.substr(0, n)).status().code(), absl::StatusCode::kDataLoss)
         << "prefix " << n;
   }
-  const std::string host = EncodeHostRecord(HostRecord{1, 300, 2, 0, 3, 1, absl::Now()});
-  for (size_t n = 0; n < host.size(); ++n) {
+  const std::string host = EncodeHostRecord(HostRecord{1, 300, 2, 0, 3, 1, absl::Now(), 1});
+  // Without its last byte (the trailing `leased` field) it is a record of an earlier version.
+  for (size_t n = 0; n + 1 < host.size(); ++n) {
     EXPECT_EQ(DecodeHostRecord(host.substr(0, n)).status().code(), absl::StatusCode::kDataLoss);
   }
+  EXPECT_EQ(DecodeHostRecord(host.substr(0, host.size() - 1))->leased, 0u);
   const std::string lease =
       EncodeLeaseRecord(LeaseRecord{1, QueuePos{1, 2, 3}, 0, absl::Now(), "http://a/"});
   for (size_t n = 0; n < lease.size(); ++n) {

@@ -3,6 +3,7 @@
 #ifndef CRAWLER_TESTS_UNIT_FRONTIER_STORE_INSPECTION_H_
 #define CRAWLER_TESTS_UNIT_FRONTIER_STORE_INSPECTION_H_
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,10 +18,14 @@
 namespace crawler::frontier {
 
 struct StoreInspection {
-  std::vector<std::string> queued;   // URLs in frontier.queue, in key order
-  std::vector<std::string> leased;   // URLs in frontier.leases
+  std::vector<std::string> queued;   // URLs in frontier.queue, in key order (leased included)
+  std::vector<std::string> leased;   // URLs in frontier.leases (written by older versions only)
   std::vector<std::string> waiting;  // URLs in frontier.due
   std::map<std::string, UrlRecord> records;
+  std::map<std::string, storage::HostRecord> hosts;
+  // Sums over `hosts`: what the host records say the queue holds, and how much of it is leased.
+  uint64_t hosts_queued = 0;
+  uint64_t hosts_leased = 0;
 };
 
 inline StoreInspection Inspect(const kv::KvStore& store) {
@@ -50,6 +55,13 @@ inline StoreInspection Inspect(const kv::KvStore& store) {
     absl::StatusOr<UrlRecord> record = storage::DecodeUrlRecord(value);
     ASSERT_TRUE(record.ok()) << record.status();
     out.records.emplace(std::string(key), *record);
+  });
+  scan(storage::kHostsFamily, [&](std::string_view key, std::string_view value) {
+    absl::StatusOr<storage::HostRecord> host = storage::DecodeHostRecord(value);
+    ASSERT_TRUE(host.ok()) << host.status();
+    out.hosts_queued += host->queued;
+    out.hosts_leased += host->leased;
+    out.hosts.emplace(std::string(key), *host);
   });
   return out;
 }

@@ -1,0 +1,86 @@
+// SeenCache: a bounded in-memory set of URLs known to have a record in the frontier's
+// "frontier.urls" family, consulted by Frontier::AddUrls before it reads the store. Most links
+// of a page (navigation, headers, footers) point at URLs the frontier already holds; a hit here
+// answers "already seen" without a RocksDB lookup.
+//
+// What is kept: the 64-bit XXH3 hash of each URL (0 is mapped to 1: 0 marks a free slot), in a
+// set-associative table of 8-way buckets, one 64-byte cache line each, so a lookup touches one
+// line. The bucket is chosen by the hash's low bits; within a bucket the slots are in
+// most-recently-used order: a hit moves its hash to the front, an insertion into a full bucket
+// drops the last one. Memory is fixed at construction (8 bytes per entry) and does not grow with
+// the number of URLs (DESIGN.md §2: frontier RAM is bounded by hosts, not URLs).
+//
+// False positives: a URL that is NOT in the store hits only if its 64-bit hash equals one of
+// the hashes held, i.e. with probability at most capacity() / 2^64 per lookup (2^-44, about
+// 5.7e-14, at the default 2^20 entries): one wrongly dropped URL expected per ~1.8e13 new URLs.
+// Such a URL is counted as already seen and never crawled. Misses are exact: a URL that is not
+// held is looked up in the store. The hash is not keyed, so a page crafted to collide with a
+// URL the crawler has not seen yet could hide that one URL; nothing else is affected.
+//
+// Correctness needs the caller to insert only URLs that are durably in the store, and to remove
+// none from the store while the cache lives (the frontier never deletes URL records).
+//
+// Thread-safety: not thread-safe; Contains() reorders its bucket, so even lookups need the
+// owner's lock (the Frontier's mutex).
+#ifndef CRAWLER_SERVICES_FRONTIER_SEEN_CACHE_H_
+#define CRAWLER_SERVICES_FRONTIER_SEEN_CACHE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace crawler::frontier {
+
+class SeenCache {
+ public:
+  // Slots per bucket: 8 x 8 bytes fill one cache line.
+  static constexpr size_t kWays = 8;
+
+  // Holds at most `max_entries` hashes: the largest power-of-two number of buckets whose slots
+  // fit in max_entries. Fewer than kWays entries (0 included) disables the cache: Contains()
+  // is always false and Insert() does nothing.
+  explicit SeenCache(size_t max_entries);
+
+  SeenCache(const SeenCache&) = delete;
+  SeenCache& operator=(const SeenCache&) = delete;
+
+  // The key of `url` (XXH3 64-bit, never 0). Compute it once per URL and pass it to both calls.
+  static uint64_t Hash(std::string_view url);
+
+  bool enabled() const { return !buckets_.empty(); }
+  // Hashes the table can hold; its memory is capacity() * 8 bytes.
+  size_t capacity() const { return buckets_.size() * kWays; }
+  // Hashes held now (counts the slots: O(capacity), for tests and diagnostics).
+  size_t size() const;
+
+  // Starts loading `hash`'s bucket into the CPU cache. A table larger than the CPU caches
+  // costs a memory round trip per probe; prefetching a batch's buckets first overlaps them.
+  void Prefetch(uint64_t hash) const {
+    if (!buckets_.empty()) __builtin_prefetch(&buckets_[hash & mask_], /*rw=*/1);
+  }
+
+  // True if `hash` is held; a hit becomes its bucket's most recently used entry.
+  bool Contains(uint64_t hash);
+  // Holds `hash` as its bucket's most recently used entry, dropping the least recently used one
+  // if the bucket is full. REQUIRES: the URL behind `hash` has a record in the store.
+  void Insert(uint64_t hash);
+
+  // Forgets everything (e.g. if URL records were ever removed from the store).
+  void Clear();
+
+ private:
+  struct alignas(64) Bucket {
+    // Most recently used first; free slots (0) only after the used ones.
+    uint64_t slots[kWays] = {};
+  };
+
+  Bucket& BucketOf(uint64_t hash) { return buckets_[hash & mask_]; }
+
+  std::vector<Bucket> buckets_;
+  uint64_t mask_ = 0;
+};
+
+}  // namespace crawler::frontier
+
+#endif  // CRAWLER_SERVICES_FRONTIER_SEEN_CACHE_H_
