@@ -88,7 +88,9 @@ Sha1Digest Sha1Hasher::Finish() {
 }
 
 Sha1Digest Sha1(std::string_view data) {
-  Sha1Hasher hasher;
+  // One hasher per thread, reset by Finish: a fresh OpenSSL context per call costs allocations
+  // and provider bookkeeping on every payload and WARC block.
+  thread_local Sha1Hasher hasher;
   hasher.Update(data);
   return hasher.Finish();
 }

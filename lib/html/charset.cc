@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -421,6 +422,18 @@ size_t Utf8SequenceLength(std::string_view s, size_t* maximal_subpart) {
   return needed + 1;
 }
 
+// The end of the run of ASCII bytes at bytes[i...], eight bytes at a time (most of a page).
+size_t SkipAscii(std::string_view bytes, size_t i) {
+  while (bytes.size() - i >= 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes.data() + i, 8);
+    if ((word & 0x8080808080808080ull) != 0) break;
+    i += 8;
+  }
+  while (i < bytes.size() && static_cast<unsigned char>(bytes[i]) < 0x80) ++i;
+  return i;
+}
+
 std::string DecodeUtf8(std::string_view bytes) {
   std::string out;
   out.reserve(bytes.size());
@@ -430,6 +443,8 @@ std::string DecodeUtf8(std::string_view bytes) {
     size_t run_end = i;
     size_t subpart = 1;
     while (run_end < bytes.size()) {
+      run_end = SkipAscii(bytes, run_end);
+      if (run_end == bytes.size()) break;
       const size_t n = Utf8SequenceLength(bytes.substr(run_end), &subpart);
       if (n == 0) break;
       run_end += n;
@@ -759,7 +774,7 @@ bool IsValidUtf8(std::string_view bytes, bool allow_truncated_tail) {
   while (i < bytes.size()) {
     // ASCII fast path.
     if (static_cast<unsigned char>(bytes[i]) < 0x80) {
-      ++i;
+      i = SkipAscii(bytes, i);
       continue;
     }
     const size_t n = Utf8SequenceLength(bytes.substr(i), &subpart);

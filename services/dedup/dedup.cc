@@ -1,5 +1,6 @@
 #include "services/dedup/dedup.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -145,6 +146,10 @@ absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(const std::vector<Conte
   // One cursor for every block scan of the batch (created on first use): a RocksDB iterator per
   // scan costs a snapshot and a cursor per file, far more than a Seek.
   std::unique_ptr<kv::KvIterator> simhash_scan;
+  // What the batch records, put into the write batch in key order at the end: the memtable's
+  // skip list then finds each insert position near the previous one instead of from the top.
+  std::vector<std::pair<std::string, std::string>> exact_puts;
+  std::vector<std::string> simhash_puts;
 
   for (size_t qi = 0; qi < queries.size(); ++qi) {
     const ContentQuery& q = queries[qi];
@@ -220,16 +225,22 @@ absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(const std::vector<Conte
                             .fetch_time = q.fetch_time,
                             .warc_record_id = q.warc_record_id,
                             .payload_digest = q.payload_digest};
-    batch.Put(kExactFamily, exact_keys[qi], EncodeOriginal(original));
+    exact_puts.emplace_back(exact_keys[qi], EncodeOriginal(original));
     pending_exact.emplace(q.content_key, original);
     if (q.simhash.has_value() && k > 0) {
       for (int i = 0; i < kBlocks; ++i) {
-        batch.Put(kSimHashFamily, SimHashKey(i, *q.simhash, q.content_key), "");
+        simhash_puts.push_back(SimHashKey(i, *q.simhash, q.content_key));
       }
       pending_simhash.emplace_back(*q.simhash, q.content_key);
     }
     verdicts.push_back(std::move(verdict));
   }
+  // Keys are distinct (an exact key is recorded once per batch: pending_exact), so the order of
+  // the puts does not change what the batch writes.
+  std::sort(exact_puts.begin(), exact_puts.end());
+  std::sort(simhash_puts.begin(), simhash_puts.end());
+  for (const auto& [key, value] : exact_puts) batch.Put(kExactFamily, key, value);
+  for (const std::string& key : simhash_puts) batch.Put(kSimHashFamily, key, "");
   if (absl::Status s = store_.Write(batch); !s.ok()) return s;
   return verdicts;
 }

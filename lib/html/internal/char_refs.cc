@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 
 #include "lib/html/internal/ascii.h"
@@ -150,8 +151,27 @@ size_t Named(std::string_view raw, size_t i, RefContext context, std::string& ou
 }  // namespace
 
 bool NeedsDecoding(std::string_view raw) {
-  for (char c : raw) {
-    if (kSpecialBytes.flags[static_cast<unsigned char>(c)]) return true;
+  // Eight bytes at a time: a word without a byte below 0x20, '&', 0x7F or a byte from 0x80 up
+  // holds no special byte; any other word is looked at byte by byte. (The tests below have no
+  // false negatives; a false positive only costs the byte loop.)
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  size_t i = 0;
+  for (; raw.size() - i >= 8; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, raw.data() + i, 8);
+    const uint64_t below_space = (w - kOnes * 0x20) & ~w;
+    const uint64_t amp = w ^ (kOnes * '&');
+    const uint64_t del = w ^ (kOnes * 0x7F);
+    if (((below_space | ((amp - kOnes) & ~amp) | ((del - kOnes) & ~del) | w) & kHigh) == 0) {
+      continue;
+    }
+    for (size_t j = i; j < i + 8; ++j) {
+      if (kSpecialBytes.flags[static_cast<unsigned char>(raw[j])]) return true;
+    }
+  }
+  for (; i < raw.size(); ++i) {
+    if (kSpecialBytes.flags[static_cast<unsigned char>(raw[i])]) return true;
   }
   return false;
 }

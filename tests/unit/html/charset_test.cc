@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -192,6 +193,37 @@ TEST(Html_13_2_3_2_Sniffing, DefaultIsUtf8WhenValidElseWindows1252) {
   EXPECT_EQ(SniffEncoding("<p>caf\xE9", "").encoding, Encoding::kWindows1252);
   // ...but a body cut at a size limit in the middle of a character is still UTF-8.
   EXPECT_EQ(SniffEncoding("<p>\xE2\x82", "", /*body_truncated=*/true).encoding, Encoding::kUtf8);
+}
+
+// The UTF-8 decoder skips ASCII eight bytes at a time: an ill-formed or well-formed sequence
+// at any position of a longer text is handled as on its own (WHATWG Encoding §8.1.1: each
+// maximal subpart of an ill-formed sequence becomes one U+FFFD).
+TEST(Utf8Decoding, SequencesAtEveryPositionOfAsciiText) {
+  struct Case {
+    std::string bytes;
+    std::string decoded;
+  };
+  const std::vector<Case> cases = {
+      {"\xC3\xA9", "\xC3\xA9"},
+      {"\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80"},
+      {"\xFF", "\xEF\xBF\xBD"},
+      {"\x80", "\xEF\xBF\xBD"},
+      {"\xC0\xAF", "\xEF\xBF\xBD\xEF\xBF\xBD"},
+      {"\xE2\x82", "\xEF\xBF\xBD"},
+      {"\xED\xA0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},
+  };
+  for (const Case& c : cases) {
+    for (size_t before = 0; before < 18; ++before) {
+      for (size_t after : {0, 1, 7, 8, 9}) {
+        const std::string a(before, 'a');
+        const std::string b(after, 'b');
+        absl::StatusOr<std::string> out = DecodeToUtf8(a + c.bytes + b, Encoding::kUtf8);
+        ASSERT_TRUE(out.ok());
+        EXPECT_EQ(*out, a + c.decoded + b) << before << " " << after;
+        EXPECT_EQ(IsValidUtf8(a + c.bytes + b, false), c.bytes == c.decoded);
+      }
+    }
+  }
 }
 
 TEST(Utf8Validation, AcceptsOnlyWellFormedSequences) {

@@ -1,6 +1,7 @@
 #include "lib/html/text_builder.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -12,6 +13,48 @@ TEST(TextBuilder, CollapsesWhitespace) {
   b.Append("  Hello \t\n  world ");
   b.Append("again");
   EXPECT_EQ(b.text(), "Hello world again");
+}
+
+// Append looks for the end of a run of words eight bytes at a time: every kind of space, at
+// every position of a longer text and next to every other kind, collapses as byte by byte.
+TEST(TextBuilder, EverySpaceAtEveryPositionCollapses) {
+  const std::vector<std::string> pieces = {
+      " ", "  ", "\t", "\n", "\f", "\r", "\xC2\xA0", "\xC2\xA9", " \xC2\xA0", "\xC2\xA0 ", "x"};
+  for (const std::string& a : pieces) {
+    for (const std::string& b : pieces) {
+      for (size_t before = 0; before < 12; ++before) {
+        for (size_t after : {0, 1, 5, 9}) {
+          const std::string input =
+              std::string(before, 'w') + a + std::string(3, 'v') + b + std::string(after, 'z');
+          // The reference: split at every collapsible space, join with single spaces.
+          std::string expected;
+          std::string word;
+          bool pending = false;
+          for (size_t k = 0; k <= input.size(); ++k) {
+            const bool nbsp = k + 1 < input.size() && input[k] == '\xC2' && input[k + 1] == '\xA0';
+            const bool space =
+                k < input.size() &&
+                (nbsp || std::string(" \t\n\f\r").find(input[k]) != std::string::npos);
+            if (k == input.size() || space) {
+              if (!word.empty()) {
+                if (pending && !expected.empty()) expected += ' ';
+                expected += word;
+                word.clear();
+                pending = false;
+              }
+              if (space) pending = true;
+              if (nbsp) ++k;
+            } else {
+              word += input[k];
+            }
+          }
+          TextBuilder builder(1000);
+          builder.Append(input);
+          EXPECT_EQ(builder.text(), expected) << input;
+        }
+      }
+    }
+  }
 }
 
 TEST(TextBuilder, NoBreakSpaceCollapsesToo) {

@@ -164,6 +164,29 @@ TEST_P(CharRefs, Decoded) {
   }
 }
 
+// NeedsDecoding looks at eight bytes at a time: each byte value, at every position of inputs
+// longer than a word, is found exactly as when it is alone (where the byte loop decides).
+TEST(CharRefs, NeedsDecodingFindsEachSpecialByteAtEveryPosition) {
+  EXPECT_TRUE(internal::NeedsDecoding("&"));
+  EXPECT_TRUE(internal::NeedsDecoding("\r"));
+  EXPECT_TRUE(internal::NeedsDecoding(std::string(1, '\0')));
+  EXPECT_TRUE(internal::NeedsDecoding("\xC2"));
+  EXPECT_FALSE(internal::NeedsDecoding("\n"));
+  EXPECT_FALSE(internal::NeedsDecoding("\xC3"));
+  EXPECT_FALSE(internal::NeedsDecoding("plain text, no special byte at all"));
+  for (int b = 0; b < 256; ++b) {
+    const std::string alone(1, static_cast<char>(b));
+    for (size_t length : {8, 9, 16, 23}) {
+      for (size_t pos = 0; pos < length; ++pos) {
+        std::string padded(length, 'a');
+        padded[pos] = static_cast<char>(b);
+        EXPECT_EQ(internal::NeedsDecoding(padded), internal::NeedsDecoding(alone))
+            << "byte " << b << " at " << pos << " of " << length;
+      }
+    }
+  }
+}
+
 using internal::RefContext;
 INSTANTIATE_TEST_SUITE_P(
     Html, CharRefs,
