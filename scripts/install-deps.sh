@@ -16,7 +16,8 @@ packages=(
   libgumbo-dev           # lib/html: HTML5 parser
   libexpat1-dev          # lib/sitemap: streaming XML
   zlib1g-dev             # lib/sitemap, lib/http, lib/warc: gzip
-  libdeflate-dev         # lib/warc: gzip members of WARC records (faster than zlib)
+  libdeflate-dev         # lib/warc: gzip members of WARC records above level 1
+  libisal-dev            # lib/warc: gzip members of WARC records at level 1 (ISA-L igzip)
   libbrotli-dev          # lib/http: Content-Encoding: br
   libxxhash-dev          # lib/partition, lib/fingerprint
   librocksdb-dev         # services: frontier, dedup and scheduler state

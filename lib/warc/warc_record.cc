@@ -1,5 +1,6 @@
 #include "lib/warc/warc_record.h"
 
+#include <cstdint>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -13,8 +14,22 @@ void AppendField(std::string& out, std::string_view name, std::string_view value
   if (value.empty()) return;
   out.append(name);
   out.append(": ");
-  for (char c : value) out.push_back(c == '\r' || c == '\n' ? ' ' : c);
+  const size_t start = out.size();
+  out.append(value);
+  // CR and LF would end the field (and could forge the next one): they become spaces.
+  for (size_t i = start; i < out.size(); ++i) {
+    if (out[i] == '\r' || out[i] == '\n') out[i] = ' ';
+  }
   out.append("\r\n");
+}
+
+// Writes `value` as `width` decimal digits (zero-padded) at `out`. REQUIRES: 0 <= value <
+// 10^width.
+void PutDigits(int64_t value, int width, char* out) {
+  for (int i = width - 1; i >= 0; --i) {
+    out[i] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  }
 }
 
 }  // namespace
@@ -38,12 +53,32 @@ std::string_view RecordTypeName(RecordType type) {
 }
 
 std::string FormatWarcDate(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
+  // Every record has a date: formatting the civil time directly costs a fraction of
+  // absl::FormatTime's general format interpreter. Same output for years 1000-9999; other times
+  // (infinite, or years that %Y prints with other than four digits) go the general way.
+  const absl::CivilSecond c = absl::ToCivilSecond(t, absl::UTCTimeZone());
+  if (t == absl::InfinitePast() || t == absl::InfiniteFuture() || c.year() < 1000 ||
+      c.year() > 9999) {
+    return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
+  }
+  std::string out = "0000-00-00T00:00:00Z";
+  PutDigits(c.year(), 4, &out[0]);
+  PutDigits(c.month(), 2, &out[5]);
+  PutDigits(c.day(), 2, &out[8]);
+  PutDigits(c.hour(), 2, &out[11]);
+  PutDigits(c.minute(), 2, &out[14]);
+  PutDigits(c.second(), 2, &out[17]);
+  return out;
 }
 
 std::string SerializeRecord(const WarcRecord& record) {
   std::string out;
-  out.reserve(record.block.size() + 512);
+  AppendSerializedRecord(record, out);
+  return out;
+}
+
+void AppendSerializedRecord(const WarcRecord& record, std::string& out) {
+  out.reserve(out.size() + record.block.size() + 512);
   out.append("WARC/1.1\r\n");
   AppendField(out, "WARC-Type", RecordTypeName(record.type));
   AppendField(out, "WARC-Record-ID", record.record_id);
@@ -66,7 +101,6 @@ std::string SerializeRecord(const WarcRecord& record) {
   out.append("\r\n");
   out.append(record.block);
   out.append("\r\n\r\n");
-  return out;
 }
 
 }  // namespace crawler::warc

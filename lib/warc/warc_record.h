@@ -61,6 +61,8 @@ std::string FormatWarcDate(absl::Time t);
 // values containing CR or LF are a programming error and are replaced by spaces rather than
 // allowed to forge fields (values often come from servers: target URIs, truncation reasons).
 std::string SerializeRecord(const WarcRecord& record);
+// The same, appended to `out` (whose capacity a caller serialising many records can reuse).
+void AppendSerializedRecord(const WarcRecord& record, std::string& out);
 
 }  // namespace crawler::warc
 

@@ -11,7 +11,9 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -138,8 +140,21 @@ std::string WarcWriter::NewRecordIdLocked() {
   uint64_t lo = rng_();
   hi = (hi & 0xFFFFFFFFFFFF0FFFull) | 0x0000000000004000ull;
   lo = (lo & 0x3FFFFFFFFFFFFFFFull) | 0x8000000000000000ull;
-  return absl::StrFormat("<urn:uuid:%08x-%04x-%04x-%04x-%012x>", hi >> 32, (hi >> 16) & 0xFFFF,
-                         hi & 0xFFFF, lo >> 48, lo & 0xFFFFFFFFFFFFull);
+  // "<urn:uuid:" 8-4-4-4-12 lowercase hex digits ">", written directly (one per record: a
+  // format string interpreter costs more than the random numbers).
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id = "<urn:uuid:00000000-0000-0000-0000-000000000000>";
+  char* digit = &id[10];
+  for (int i = 15; i >= 0; --i) {
+    *digit++ = kHex[(hi >> (4 * i)) & 15];
+    if (i == 8 || i == 4) ++digit;  // the dashes after the 8th and 12th digits
+  }
+  ++digit;
+  for (int i = 15; i >= 0; --i) {
+    *digit++ = kHex[(lo >> (4 * i)) & 15];
+    if (i == 12) ++digit;  // the dash after the 20th digit
+  }
+  return id;
 }
 
 absl::Status WarcWriter::OpenNextFileLocked() {
@@ -196,7 +211,7 @@ absl::Status WarcWriter::CloseFileLocked() {
   return status;
 }
 
-absl::Status WarcWriter::WriteBytesLocked(const std::string& gz) {
+absl::Status WarcWriter::WriteBytesLocked(std::string_view gz) {
   if (gz.empty()) return absl::InternalError("gzip compression of a WARC record failed");
   size_t done = 0;
   while (done < gz.size()) {
@@ -212,41 +227,104 @@ absl::Status WarcWriter::WriteBytesLocked(const std::string& gz) {
 }
 
 absl::StatusOr<std::string> WarcWriter::Write(WarcRecord record) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (closed_) return absl::FailedPreconditionError("WARC writer is closed");
-    if (record.record_id.empty()) record.record_id = NewRecordIdLocked();
-    record.warcinfo_id = warcinfo_id_;
-  }
-  if (record.date == absl::InfinitePast()) record.date = clock_.Now();
-  std::unique_ptr<GzipCompressor> compressor = TakeCompressor();
-  absl::Status status = WriteCompressed(record, *compressor);
-  ReturnCompressor(std::move(compressor));
-  if (!status.ok()) return status;
+  if (absl::Status s = WriteRecords(std::span<WarcRecord>(&record, 1)); !s.ok()) return s;
   return record.record_id;
 }
 
-absl::Status WarcWriter::WriteCompressed(WarcRecord& record, GzipCompressor& compressor) {
+absl::Status WarcWriter::WriteAll(std::vector<WarcRecord> records) {
+  if (records.empty()) {
+    absl::MutexLock lock(&mu_);
+    return closed_ ? absl::FailedPreconditionError("WARC writer is closed") : absl::OkStatus();
+  }
+  return WriteRecords(records);
+}
+
+absl::Status WarcWriter::WriteRecords(std::span<WarcRecord> records) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::FailedPreconditionError("WARC writer is closed");
+    for (WarcRecord& record : records) {
+      if (record.record_id.empty()) record.record_id = NewRecordIdLocked();
+      record.warcinfo_id = warcinfo_id_;
+    }
+  }
+  for (WarcRecord& record : records) {
+    if (record.date == absl::InfinitePast()) record.date = clock_.Now();
+  }
+  std::unique_ptr<GzipCompressor> compressor = TakeCompressor();
+  absl::Status status = WriteCompressed(records, *compressor);
+  ReturnCompressor(std::move(compressor));
+  return status;
+}
+
+namespace {
+
+// The gzip members of some records, one per record, concatenated.
+struct Members {
+  std::string bytes;
+  std::vector<size_t> ends;  // ends[i]: where record i's member ends in `bytes`
+
+  size_t begin(size_t i) const { return i == 0 ? 0 : ends[i - 1]; }
+};
+
+// Compresses `records` into `out`; false if compression failed.
+bool CompressRecords(std::span<const WarcRecord> records, GzipCompressor& compressor,
+                     Members& out) {
+  out.bytes.clear();
+  out.ends.clear();
+  std::string serialized;
+  for (const WarcRecord& record : records) {
+    serialized.clear();
+    AppendSerializedRecord(record, serialized);
+    if (!compressor.AppendMember(serialized, out.bytes)) return false;
+    out.ends.push_back(out.bytes.size());
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::Status WarcWriter::WriteCompressed(std::span<WarcRecord> records,
+                                         GzipCompressor& compressor) {
   // Compression is the expensive part; do it without holding the lock. The warcinfo id may go
-  // stale if another thread rotates meanwhile; fix it up below in that (rare) case.
-  std::string gz = compressor.Compress(SerializeRecord(record));
+  // stale if the file rotates meanwhile (another thread) or within the batch; the records after
+  // a rotation are compressed again, under the lock, in that (rare) case.
+  Members members;  // of records[base...]
+  size_t base = 0;
+  bool compressed = CompressRecords(records, compressor, members);
 
   absl::MutexLock lock(&mu_);
   if (closed_) return absl::FailedPreconditionError("WARC writer is closed");
-  if (fd_ < 0 || file_bytes_ >= options_.max_file_bytes) {
-    if (absl::Status s = CloseFileLocked(); !s.ok()) return s;
-    if (absl::Status s = OpenNextFileLocked(); !s.ok()) return s;
+  size_t first = 0;  // records[first...] are still to be written
+  while (first < records.size()) {
+    // As for single records, a record starts a new file once the current one has reached
+    // max_file_bytes: a batch can span files, with one write per file.
+    if (fd_ < 0 || file_bytes_ >= options_.max_file_bytes) {
+      if (absl::Status s = CloseFileLocked(); !s.ok()) return s;
+      if (absl::Status s = OpenNextFileLocked(); !s.ok()) return s;
+    }
+    if (records[first].warcinfo_id != warcinfo_id_) {
+      for (WarcRecord& record : records.subspan(first)) record.warcinfo_id = warcinfo_id_;
+      compressed = CompressRecords(records.subspan(first), compressor, members);
+      base = first;
+    }
+    if (!compressed) return absl::InternalError("gzip compression of a WARC record failed");
+    // The records that start before the file reaches max_file_bytes (at least the first).
+    const size_t from = members.begin(first - base);
+    size_t last = first + 1;
+    while (last < records.size() &&
+           file_bytes_ + (members.begin(last - base) - from) < options_.max_file_bytes) {
+      ++last;
+    }
+    const std::string_view bytes(members.bytes.data() + from, members.begin(last - base) - from);
+    if (absl::Status s = WriteBytesLocked(bytes); !s.ok()) {
+      // Start a new file next time rather than appending after a partial member.
+      CloseFileLocked().IgnoreError();
+      return s;
+    }
+    records_ += last - first;
+    first = last;
   }
-  if (record.warcinfo_id != warcinfo_id_) {
-    record.warcinfo_id = warcinfo_id_;
-    gz = compressor.Compress(SerializeRecord(record));
-  }
-  if (absl::Status s = WriteBytesLocked(gz); !s.ok()) {
-    // Start a new file next time rather than appending after a partial member.
-    CloseFileLocked().IgnoreError();
-    return s;
-  }
-  ++records_;
   return absl::OkStatus();
 }
 

@@ -7,13 +7,14 @@
 //   <prefix>-<YYYYmmddHHMMSS>-<serial, 5 digits>-<pid>.warc.gz
 // While a file is being written it carries a ".open" suffix, removed by rotation and Close(), so
 // a file without the suffix is complete. Each record is handed to the kernel in one write(), so a
-// killed process loses at most the record it was writing. Open() finishes the ".open" files a
+// killed process loses at most the record (or the batch, WriteAll) it was writing. Open()
+// finishes the ".open" files a
 // killed writer left in the directory: each is cut back to its last complete gzip member and
 // renamed to its final name (RecoverInterruptedFiles).
 //
-// Compression (gzip_member.h has the measurements behind the settings): libdeflate at
-// `compression_level` (default 1), one compressor per concurrent Write, kept in a pool between
-// records.
+// Compression (gzip_member.h has the measurements behind the settings): ISA-L's igzip at
+// `compression_level` 1 (the default), libdeflate at 2-9; one compressor per concurrent Write,
+// kept in a pool between records.
 //
 // Thread-safety: all methods are thread-safe (one mutex; a record is compressed outside it).
 #ifndef CRAWLER_LIB_WARC_WARC_WRITER_H_
@@ -22,7 +23,9 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -41,9 +44,11 @@ struct WarcWriterOptions {
   // Rotate after this many bytes (compressed). 1 GB is the customary WARC size (WARC 1.1 Annex C
   // recommends 1 GB): large enough to keep file counts low, small enough to move around.
   uint64_t max_file_bytes = 1'000'000'000;
-  // Gzip level 1..9 (libdeflate). 1 is ~2x faster than 6 for ~3% more bytes (HTML shrinks
-  // ~2.9x); at crawl rates of thousands of pages per second compression would otherwise dominate
-  // CPU. Measurements: gzip_member.h.
+  // Gzip level 1..9. 1 (ISA-L igzip) costs less than half the CPU of libdeflate's level 1 for
+  // ~7% larger files (a crawl's records shrink ~2.2x); 2-9 are libdeflate's levels (at 2 a page
+  // costs ~3x the CPU of level 1 for ~7% smaller files; more at higher levels). At crawl rates of
+  // thousands of pages per second compression would otherwise dominate CPU. Measurements:
+  // gzip_member.h.
   int compression_level = 1;
   // warcinfo fields (WARC 1.1 §6.2 recommends these names).
   std::string software = "crawler/0.1";
@@ -73,6 +78,14 @@ class WarcWriter {
   // usable (the next Write tries again, on a new file).
   absl::StatusOr<std::string> Write(WarcRecord record);
 
+  // Appends `records` in order, filled in as Write does: the same records, in the same files,
+  // as a Write of each, but one lock acquisition and one write() for all of them (a page worker
+  // writes the 2-3 records of each page of its batch at once), or one per file when the batch
+  // crosses a rotation. The ids the records lack are drawn before any is written; records that
+  // will be referred to need their record_id set beforehand (NewRecordId). Errors as Write; the
+  // records before the one whose write failed may be in a file, the others are not.
+  absl::Status WriteAll(std::vector<WarcRecord> records);
+
   // Closes the current file (renaming it to its final name). Further writes fail.
   absl::Status Close();
 
@@ -92,10 +105,12 @@ class WarcWriter {
   WarcWriter(const WarcWriterOptions& options, const Clock& clock, uint64_t seed);
   absl::Status OpenNextFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CloseFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status WriteBytesLocked(const std::string& gz) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status WriteBytesLocked(std::string_view gz) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string NewRecordIdLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Compresses `record` and appends it; fills in the current warcinfo id.
-  absl::Status WriteCompressed(WarcRecord& record, GzipCompressor& compressor)
+  // Write and WriteAll: fills in ids, dates and the warcinfo id, compresses and appends.
+  absl::Status WriteRecords(std::span<WarcRecord> records) ABSL_LOCKS_EXCLUDED(mu_);
+  // Compresses `records` and appends them; fills in the current warcinfo id.
+  absl::Status WriteCompressed(std::span<WarcRecord> records, GzipCompressor& compressor)
       ABSL_LOCKS_EXCLUDED(mu_);
   // An idle compressor from the pool, or a new one; give it back with ReturnCompressor.
   std::unique_ptr<GzipCompressor> TakeCompressor() ABSL_LOCKS_EXCLUDED(compressors_mu_);

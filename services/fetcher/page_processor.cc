@@ -235,8 +235,9 @@ bool PageProcessor::Stored(const Parsed& parsed) const {
                    parsed.essence) != options_.store_content_types.end();
 }
 
-void PageProcessor::WriteWarc(const FetchedPage& page, const Parsed& parsed,
-                              ProcessedPage& out) const {
+void PageProcessor::AddWarcRecords(const FetchedPage& page, const Parsed& parsed,
+                                   const ProcessedPage& out,
+                                   std::vector<warc::WarcRecord>& records) const {
   if (!Stored(parsed)) return;
   const std::string& uri = page.task.canonical_url;
   const std::string response_id =
@@ -274,34 +275,43 @@ void PageProcessor::WriteWarc(const FetchedPage& page, const Parsed& parsed,
   } else {
     response.type = warc::RecordType::kResponse;
     // The message as transferred: header block verbatim, body with its transfer coding.
-    response.block = parsed.head->raw() + page.http.body;
+    const std::string& head = parsed.head->raw();
+    response.block.reserve(head.size() + page.http.body.size());
+    response.block.append(head);
+    response.block.append(page.http.body);
+  }
+  records.push_back(std::move(response));
+
+  if (!page.http.request_head.empty()) {
+    warc::WarcRecord request;
+    request.type = warc::RecordType::kRequest;
+    request.date = page.fetch_time;
+    request.target_uri = uri;
+    request.content_type = std::string(warc::kHttpRequestContentType);
+    request.concurrent_to = response_id;
+    request.block = page.http.request_head;
+    records.push_back(std::move(request));
   }
 
-  warc::WarcRecord request;
-  request.type = warc::RecordType::kRequest;
-  request.date = page.fetch_time;
-  request.target_uri = uri;
-  request.content_type = std::string(warc::kHttpRequestContentType);
-  request.concurrent_to = response_id;
-  request.block = page.http.request_head;
-
-  absl::Status status = warc_->Write(std::move(response)).status();
-  if (status.ok() && !request.block.empty()) status = warc_->Write(std::move(request)).status();
-  if (status.ok() && !out.outlinks.empty()) {
+  if (!out.outlinks.empty()) {
     warc::WarcRecord metadata;
     metadata.type = warc::RecordType::kMetadata;
     metadata.date = page.fetch_time;
     metadata.target_uri = uri;
     metadata.concurrent_to = response_id;
     metadata.content_type = "application/warc-fields";
+    constexpr std::string_view kField = "outlink: ";
+    constexpr std::string_view kEnd = "\r\n";
+    size_t size = 0;
     for (const frontier::UrlToAdd& link : out.outlinks) {
-      absl::StrAppend(&metadata.block, "outlink: ", link.canonical_url, "\r\n");
+      size += kField.size() + link.canonical_url.size() + kEnd.size();
     }
-    status = warc_->Write(std::move(metadata)).status();
+    metadata.block.reserve(size);
+    for (const frontier::UrlToAdd& link : out.outlinks) {
+      metadata.block.append(kField).append(link.canonical_url).append(kEnd);
+    }
+    records.push_back(std::move(metadata));
   }
-  if (!status.ok())
-    absl::StrAppend(&out.event.detail, out.event.detail.empty() ? "" : "; ",
-                    "warc: ", status.message());
 }
 
 std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages) {
@@ -349,11 +359,27 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
     }
   }
 
+  // The WARC records of the whole batch go out in one write (WarcWriter::WriteAll).
+  std::vector<warc::WarcRecord> records;
+  records.reserve(3 * pages.size());
+  std::vector<size_t> archived;  // pages with records in `records`
   for (size_t i = 0; i < pages.size(); ++i) {
     out[i].event.outcome = out[i].outcome.outcome;
     CollectLinks(pages[i], parsed[i], out[i]);
-    WriteWarc(pages[i], parsed[i], out[i]);
-    if (observer_ != nullptr) observer_->OnFetch(out[i].event);
+    const size_t before = records.size();
+    AddWarcRecords(pages[i], parsed[i], out[i], records);
+    if (records.size() > before) archived.push_back(i);
+  }
+  if (!records.empty()) {
+    if (absl::Status status = warc_->WriteAll(std::move(records)); !status.ok()) {
+      for (size_t i : archived) {
+        absl::StrAppend(&out[i].event.detail, out[i].event.detail.empty() ? "" : "; ",
+                        "warc: ", status.message());
+      }
+    }
+  }
+  if (observer_ != nullptr) {
+    for (const ProcessedPage& page : out) observer_->OnFetch(page.event);
   }
   return out;
 }

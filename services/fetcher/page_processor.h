@@ -4,9 +4,10 @@
 // entries from sitemaps, fingerprint (exact digest + SimHash), ask dedup, write WARC records, and
 // turn links into in-scope canonical URLs for the frontier.
 //
-// WARC records per page: request; then response (new content, errors, redirects) or revisit
-// (exact duplicate: identical-payload-digest; 304: server-not-modified); then metadata with the
-// outlinks, as Heritrix writes them, so an archive shows why each URL was crawled.
+// WARC records per page: response (new content, errors, redirects) or revisit (exact
+// duplicate: identical-payload-digest; 304: server-not-modified); then request; then metadata
+// with the outlinks, as Heritrix writes them, so an archive shows why each URL was crawled. The
+// records of a whole batch go to the WARC writer in one WriteAll (one lock, one write()).
 //
 // Thread-safety: Process may be called from several threads at once; the collaborators it is
 // given must be thread-safe (the WARC writer, dedup client and observer are).
@@ -96,7 +97,9 @@ class PageProcessor {
   void AddOutlink(const FetchedPage& page, const url::Url& target, ProcessedPage& out) const;
   // True if this response goes into the WARC files (WARC on, type allowed).
   bool Stored(const Parsed& parsed) const;
-  void WriteWarc(const FetchedPage& page, const Parsed& parsed, ProcessedPage& out) const;
+  // Appends the page's WARC records (response or revisit, request, metadata) to `records`.
+  void AddWarcRecords(const FetchedPage& page, const Parsed& parsed, const ProcessedPage& out,
+                      std::vector<warc::WarcRecord>& records) const;
 
   // Hops of the redirect chain that led to `url` (0 if it was not a redirect target); records
   // the next hop for `target`. Returns false when the chain is too long to follow.

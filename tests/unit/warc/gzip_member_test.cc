@@ -75,6 +75,56 @@ TEST(GzipCompressor, ReusedCompressorEqualsFreshCompressor) {
   }
 }
 
+// AppendMember adds one complete member after what the buffer holds: the members of a batch,
+// concatenated, read back one by one (RFC 1952 §2.2: a file is a series of members).
+TEST(Rfc1952, AppendMemberConcatenatesMembers) {
+  GzipCompressor compressor(1);
+  const std::vector<std::string> inputs = Inputs();
+  std::string all = "prefix";
+  std::vector<size_t> ends;
+  for (const std::string& input : inputs) {
+    ASSERT_TRUE(compressor.AppendMember(input, all));
+    ends.push_back(all.size());
+  }
+  ASSERT_EQ(all.substr(0, 6), "prefix");
+  size_t start = 6;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string member = all.substr(start, ends[i] - start);
+    EXPECT_EQ(member, GzipMember(inputs[i], 1));
+    std::string round_trip;
+    ASSERT_TRUE(InflateOneMember(member, round_trip));
+    EXPECT_EQ(round_trip, inputs[i]);
+    start = ends[i];
+  }
+}
+
+// Level 1 compresses small members with fixed codes and larger ones with dynamic codes; both
+// sides of the size boundary, and incompressible input of several 64 KiB stored blocks, are
+// complete members that inflate to the input.
+TEST(Rfc1952, Level1MembersOnBothSidesOfTheSmallMemberSize) {
+  std::mt19937_64 random(9);
+  std::vector<std::string> inputs;
+  for (size_t n :
+       {size_t{0}, size_t{1}, GzipCompressor::kSmallMemberBytes - 1,
+        GzipCompressor::kSmallMemberBytes, GzipCompressor::kSmallMemberBytes + 1, size_t{300000}}) {
+    std::string text;
+    for (size_t j = 0; j < n; ++j) text.push_back("GET /a HTTP/1.1\r\n"[random() % 17]);
+    inputs.push_back(text);
+  }
+  for (size_t n : {size_t{100}, size_t{3000}, size_t{200000}}) {
+    std::string binary;
+    for (size_t j = 0; j < n; ++j) binary.push_back(static_cast<char>(random()));
+    inputs.push_back(binary);
+  }
+  GzipCompressor compressor(1);
+  for (const std::string& input : inputs) {
+    const std::string gz = compressor.Compress(input);
+    std::string round_trip;
+    ASSERT_TRUE(InflateOneMember(gz, round_trip)) << input.size();
+    EXPECT_EQ(round_trip, input);
+  }
+}
+
 TEST(GzipCompressor, LevelIsClamped) {
   EXPECT_EQ(GzipCompressor(0).level(), 1);
   EXPECT_EQ(GzipCompressor(42).level(), 9);

@@ -1,14 +1,19 @@
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/civil_time.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
 #include "lib/fingerprint/sha1.h"
@@ -122,6 +127,152 @@ TEST(Warc11_5_2_RecordId, UuidV4AndUnique) {
     ids.insert(id);
   }
   EXPECT_EQ(ids.size(), 1000u);
+}
+
+// The ids are the RFC 9562 layout of the writer's random numbers: the same digits, in the same
+// places, as "%08x-%04x-%04x-%04x-%012x" of them (a reference formatting, checked against the
+// generator the writer is seeded with).
+TEST(Warc11_5_2_RecordId, DigitsAreTheRandomBitsInUuidLayout) {
+  TempDir dir;
+  FakeClock clock;
+  absl::StatusOr<std::unique_ptr<WarcWriter>> writer =
+      WarcWriter::Open({.directory = dir.str()}, clock, 7);
+  ASSERT_TRUE(writer.ok());
+  std::mt19937_64 rng(7);
+  rng();  // the warcinfo record's id
+  rng();
+  for (int i = 0; i < 100; ++i) {
+    uint64_t hi = rng();
+    uint64_t lo = rng();
+    hi = (hi & 0xFFFFFFFFFFFF0FFFull) | 0x0000000000004000ull;
+    lo = (lo & 0x3FFFFFFFFFFFFFFFull) | 0x8000000000000000ull;
+    EXPECT_EQ((*writer)->NewRecordId(),
+              absl::StrFormat("<urn:uuid:%08x-%04x-%04x-%04x-%012x>", hi >> 32, (hi >> 16) & 0xFFFF,
+                              hi & 0xFFFF, lo >> 48, lo & 0xFFFFFFFFFFFFull));
+  }
+}
+
+// WARC 1.1 §5.4: WARC-Date is "YYYY-MM-DDThh:mm:ssZ" (W3C-ISO8601, UTC); FormatWarcDate's own
+// digit formatting agrees with absl's strftime-like formatting, edges of its range included.
+TEST(Warc11_5_4_Date, FormatsLikeStrftimeInUtc) {
+  const std::string format = "%Y-%m-%dT%H:%M:%SZ";
+  std::vector<absl::Time> times = {
+      absl::UnixEpoch(),
+      absl::FromUnixSeconds(-1),
+      absl::FromUnixSeconds(1714567890),
+      absl::FromUnixMillis(1714567890999),
+      absl::FromCivil(absl::CivilSecond(999, 12, 31, 23, 59, 59), absl::UTCTimeZone()),
+      absl::FromCivil(absl::CivilSecond(1000, 1, 1, 0, 0, 0), absl::UTCTimeZone()),
+      absl::FromCivil(absl::CivilSecond(9999, 12, 31, 23, 59, 59), absl::UTCTimeZone()),
+      absl::FromCivil(absl::CivilSecond(10000, 1, 1, 0, 0, 0), absl::UTCTimeZone()),
+      absl::FromCivil(absl::CivilSecond(-5, 6, 7, 8, 9, 10), absl::UTCTimeZone()),
+      absl::InfinitePast(),
+      absl::InfiniteFuture(),
+  };
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 1000; ++i) {
+    times.push_back(
+        absl::FromUnixSeconds(static_cast<int64_t>(rng() % 8'000'000'000) - 2'000'000'000));
+  }
+  for (const absl::Time t : times) {
+    EXPECT_EQ(FormatWarcDate(t), absl::FormatTime(format, t, absl::UTCTimeZone())) << t;
+  }
+}
+
+// WriteAll writes the same bytes as a Write of each record, in one go.
+TEST(WarcWriter, WriteAllEqualsWriteOfEachRecord) {
+  TempDir dir;
+  FakeClock clock;
+  auto records = [] {
+    std::vector<WarcRecord> out;
+    for (int i = 0; i < 5; ++i) {
+      out.push_back(Response(absl::StrCat("http://a.test/", i), std::string(100 * i, 'x')));
+    }
+    out[2].record_id = "<urn:uuid:0b5e4f1c-0000-4000-8000-000000000002>";
+    out[3].date = absl::FromUnixSeconds(1714567890);
+    return out;
+  };
+  absl::StatusOr<std::unique_ptr<WarcWriter>> one_by_one =
+      WarcWriter::Open({.directory = dir.str() + "/a"}, clock, 5);
+  absl::StatusOr<std::unique_ptr<WarcWriter>> batched =
+      WarcWriter::Open({.directory = dir.str() + "/b"}, clock, 5);
+  ASSERT_TRUE(one_by_one.ok() && batched.ok());
+  for (WarcRecord& r : records()) ASSERT_TRUE((*one_by_one)->Write(std::move(r)).ok());
+  ASSERT_TRUE((*batched)->WriteAll(records()).ok());
+  ASSERT_TRUE((*batched)->WriteAll({}).ok());
+  EXPECT_EQ((*batched)->RecordsWritten(), 6u);  // warcinfo + 5
+  ASSERT_TRUE((*one_by_one)->Close().ok());
+  ASSERT_TRUE((*batched)->Close().ok());
+  auto contents = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string a = contents((*one_by_one)->Files().at(0));
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a, contents((*batched)->Files().at(0)));
+  const std::vector<ParsedRecord> read = ReadAll((*batched)->Files().at(0));
+  ASSERT_EQ(read.size(), 6u);
+  EXPECT_EQ(read[3].Field("WARC-Record-ID"), "<urn:uuid:0b5e4f1c-0000-4000-8000-000000000002>");
+  EXPECT_EQ(read[4].Field("WARC-Date"), "2024-05-01T12:51:30Z");
+  EXPECT_EQ((*batched)->WriteAll(records()).code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// A batch rotates where single writes would: before the first record that would start at or
+// after max_file_bytes, so batches span files, and the files are byte for byte those of one
+// Write per record (each opening with its warcinfo, which its records name). The records have
+// their ids beforehand: a writer draws the ids a batch lacks before it writes any of them, so
+// with a rotation inside the batch the random ids would come in another order.
+TEST(Warc11_AnnexC_Rotation, BatchesRotateWhereSingleWritesDo) {
+  TempDir dir;
+  FakeClock clock;
+  auto records = [] {
+    std::mt19937_64 rng(3);
+    std::vector<WarcRecord> out;
+    for (int i = 0; i < 40; ++i) {
+      std::string body;
+      for (int j = 0; j < 400; ++j) body += static_cast<char>('a' + rng() % 26);
+      out.push_back(Response(absl::StrCat("http://a.test/", i), body));
+      out.back().record_id = absl::StrFormat("<urn:uuid:0b5e4f1c-0000-4000-8000-%012d>", i);
+    }
+    return out;
+  };
+  const WarcWriterOptions options{.directory = dir.str() + "/single", .max_file_bytes = 8192};
+  absl::StatusOr<std::unique_ptr<WarcWriter>> single = WarcWriter::Open(options, clock, 1);
+  WarcWriterOptions batched_options = options;
+  batched_options.directory = dir.str() + "/batched";
+  absl::StatusOr<std::unique_ptr<WarcWriter>> batched = WarcWriter::Open(batched_options, clock, 1);
+  ASSERT_TRUE(single.ok() && batched.ok());
+  for (WarcRecord& r : records()) ASSERT_TRUE((*single)->Write(std::move(r)).ok());
+  std::vector<WarcRecord> all = records();
+  for (size_t i = 0; i < all.size(); i += 8) {
+    ASSERT_TRUE(
+        (*batched)
+            ->WriteAll(std::vector<WarcRecord>(std::make_move_iterator(all.begin() + i),
+                                               std::make_move_iterator(all.begin() + i + 8)))
+            .ok());
+  }
+  ASSERT_TRUE((*single)->Close().ok());
+  ASSERT_TRUE((*batched)->Close().ok());
+  const std::vector<std::string> files = (*batched)->Files();
+  ASSERT_GT(files.size(), 2u);
+  ASSERT_EQ(files.size(), (*single)->Files().size());
+  auto contents = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  size_t responses = 0;
+  for (size_t f = 0; f < files.size(); ++f) {
+    EXPECT_EQ(contents(files[f]), contents((*single)->Files()[f])) << files[f];
+    const std::vector<ParsedRecord> read = ReadAll(files[f]);
+    ASSERT_FALSE(read.empty()) << files[f];
+    EXPECT_EQ(read[0].Field("WARC-Type"), "warcinfo") << files[f];
+    for (size_t i = 1; i < read.size(); ++i) {
+      EXPECT_EQ(read[i].Field("WARC-Warcinfo-ID"), read[0].Field("WARC-Record-ID"));
+      ++responses;
+    }
+  }
+  EXPECT_EQ(responses, 40u);
+  EXPECT_EQ((*batched)->RecordsWritten(), 40u + files.size());
 }
 
 // WARC 1.1 Annex C: files are rotated by size; each new file opens with its own warcinfo.
