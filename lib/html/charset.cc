@@ -12,10 +12,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "lib/html/internal/ascii.h"
+#include "lib/html/internal/char_refs.h"
 
 namespace crawler::html {
 namespace {
 
+using internal::AppendUtf8;
 using internal::EqualsIgnoreCase;
 using internal::IsAsciiAlpha;
 using internal::IsAsciiWhitespace;
@@ -337,19 +339,6 @@ static_assert(LabelsAreSorted(), "kLabels must be sorted and unique: EncodingFor
 constexpr size_t kMaxLabelBytes = 32;
 
 constexpr char kReplacementUtf8[] = "\xEF\xBF\xBD";
-
-void AppendUtf8(uint32_t code_point, std::string& out) {
-  if (code_point < 0x80) {
-    out.push_back(static_cast<char>(code_point));
-  } else if (code_point < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (code_point >> 6)));
-    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xE0 | (code_point >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  }
-}
 
 // windows-1252 bytes 0x80..0x9F (Encoding Standard index-windows-1252); the rest is Latin-1.
 constexpr std::array<uint16_t, 32> kWindows1252High = {

@@ -262,10 +262,7 @@ class LinkAndTextWalker {
   }
 
   std::string BoundedText(std::optional<std::string_view> text) const {
-    if (!text) return "";
-    TextBuilder builder(options_.max_anchor_text_bytes);
-    builder.Append(*text);
-    return std::move(builder).Take();
+    return html::BoundedText(text, options_.max_anchor_text_bytes);
   }
 
   size_t AddLink(LinkKind kind, std::string_view value, bool rel_nofollow) {

@@ -8,6 +8,7 @@
 #define CRAWLER_LIB_HTML_TEXT_BUILDER_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +42,15 @@ class TextBuilder {
   Pending pending_ = Pending::kNone;
   bool truncated_ = false;
 };
+
+// `utf8` normalised as TextBuilder does, at most `max_bytes` (e.g. an image's alt text as anchor
+// text); empty for no text.
+inline std::string BoundedText(std::optional<std::string_view> utf8, size_t max_bytes) {
+  if (!utf8.has_value()) return std::string();
+  TextBuilder builder(max_bytes);
+  builder.Append(*utf8);
+  return std::move(builder).Take();
+}
 
 }  // namespace crawler::html
 

@@ -15,10 +15,14 @@
 #ifndef CRAWLER_LIB_HTML_INTERNAL_CHAR_REFS_H_
 #define CRAWLER_LIB_HTML_INTERNAL_CHAR_REFS_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace crawler::html::internal {
+
+// Appends `code_point` (a Unicode scalar value, at most U+10FFFF) encoded as UTF-8.
+void AppendUtf8(uint32_t code_point, std::string& out);
 
 enum class RefContext {
   kText,       // text: references decoded, U+0000 dropped

@@ -313,10 +313,7 @@ class Extractor : public ScanListener {
   }
 
   std::string BoundedText(std::optional<std::string_view> text) const {
-    if (!text) return "";
-    TextBuilder builder(options_.max_anchor_text_bytes);
-    builder.Append(*text);
-    return std::move(builder).Take();
+    return html::BoundedText(text, options_.max_anchor_text_bytes);
   }
 
   void AddReference(LinkKind kind, std::string value, bool rel_nofollow, std::string alt) {

@@ -106,7 +106,24 @@ absl::StatusOr<rocksdb::ColumnFamilyOptions> MakeColumnFamilyOptions(
   return cf;
 }
 
-class RocksDbIterator final : public KvIterator {
+// What both cursors share: a RocksDB iterator, and reading the entry it is on.
+class RocksDbCursor : public KvIterator {
+ public:
+  void Next() override { it_->Next(); }
+  std::string_view key() const override {
+    const rocksdb::Slice k = it_->key();
+    return std::string_view(k.data(), k.size());
+  }
+  std::string_view value() const override {
+    const rocksdb::Slice v = it_->value();
+    return std::string_view(v.data(), v.size());
+  }
+
+ protected:
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+class RocksDbIterator final : public RocksDbCursor {
  public:
   RocksDbIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* handle, std::string_view begin,
                   std::string_view end)
@@ -125,20 +142,14 @@ class RocksDbIterator final : public KvIterator {
     it_.reset(db->NewIterator(read, handle));
     it_->Seek(begin_slice_);
   }
+  // The RocksDB iterator goes first: it points at the bounds below (the base would destroy it
+  // after them).
+  ~RocksDbIterator() override { it_.reset(); }
 
   void Seek(std::string_view target) override {
     it_->Seek(target < begin_ ? begin_slice_ : ToSlice(target));
   }
   bool Valid() const override { return it_->Valid(); }
-  void Next() override { it_->Next(); }
-  std::string_view key() const override {
-    const rocksdb::Slice k = it_->key();
-    return std::string_view(k.data(), k.size());
-  }
-  std::string_view value() const override {
-    const rocksdb::Slice v = it_->value();
-    return std::string_view(v.data(), v.size());
-  }
   absl::Status status() const override { return ToAbslStatus(it_->status(), "rocksdb iterator"); }
 
  private:
@@ -147,13 +158,12 @@ class RocksDbIterator final : public KvIterator {
   const std::string end_;
   const rocksdb::Slice begin_slice_;
   const rocksdb::Slice end_slice_;
-  std::unique_ptr<rocksdb::Iterator> it_;
 };
 
 // NewPrefixIterator's cursor: one RocksDB iterator in prefix-seek mode (prefix_same_as_start), so
 // every Seek consults the memtable and file prefix Bloom filters and the scan stops at the end
 // of the scan prefix; Valid() also stops at the end of a longer Seek target.
-class RocksDbPrefixIterator final : public KvIterator {
+class RocksDbPrefixIterator final : public RocksDbCursor {
  public:
   RocksDbPrefixIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* handle,
                         size_t scan_prefix_bytes)
@@ -182,15 +192,6 @@ class RocksDbPrefixIterator final : public KvIterator {
   bool Valid() const override {
     return positioned_ && it_->Valid() && it_->key().starts_with(ToSlice(prefix_));
   }
-  void Next() override { it_->Next(); }
-  std::string_view key() const override {
-    const rocksdb::Slice k = it_->key();
-    return std::string_view(k.data(), k.size());
-  }
-  std::string_view value() const override {
-    const rocksdb::Slice v = it_->value();
-    return std::string_view(v.data(), v.size());
-  }
   absl::Status status() const override {
     if (!status_.ok() || !positioned_) return status_;
     return ToAbslStatus(it_->status(), "rocksdb iterator");
@@ -198,7 +199,6 @@ class RocksDbPrefixIterator final : public KvIterator {
 
  private:
   const size_t scan_prefix_bytes_;
-  std::unique_ptr<rocksdb::Iterator> it_;
   std::string prefix_;  // of the last Seek
   bool positioned_ = false;
   absl::Status status_;  // of the last Seek's arguments

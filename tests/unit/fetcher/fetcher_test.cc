@@ -288,6 +288,18 @@ class FetcherTest : public ::testing::Test {
     stats_ = (*fetcher)->Stats();
   }
 
+  // Serves `count` text pages /p0, /p1, ... on `host` and queues them in that order; returns
+  // their leases.
+  std::vector<frontier::LeaseId> AddPages(const std::string& host, int count) {
+    std::vector<frontier::LeaseId> leases;
+    for (int i = 0; i < count; ++i) {
+      const std::string path = absl::StrCat("/p", i);
+      web_.Set(host, path, Text(path));
+      leases.push_back(frontier_.Add("http://" + host + path, host));
+    }
+    return leases;
+  }
+
   frontier::FetchOutcome OutcomeOf(frontier::LeaseId lease) {
     std::optional<frontier::FetchOutcome> o = frontier_.CompletionOf(lease);
     EXPECT_TRUE(o.has_value()) << "lease " << lease << " (" << frontier_.UrlOf(lease)
@@ -557,11 +569,7 @@ TEST_F(FetcherTest, Design_5_RequestsToAHostAreSpacedByMinDelay) {
   politeness_.min_delay = absl::Milliseconds(60);
   for (const std::string host : {"a.test", "b.test"}) {
     web_.Set(host, "/robots.txt", Response(404, "Not Found", ""));
-    for (int i = 0; i < 4; ++i) {
-      const std::string path = absl::StrCat("/p", i);
-      web_.Set(host, path, Text(path));
-      frontier_.Add("http://" + host + path, host);
-    }
+    AddPages(host, 4);
   }
   RunToCompletion();
   for (const std::string host : {"a.test", "b.test"}) {
@@ -592,11 +600,7 @@ TEST_F(FetcherTest, Design_5_AHostRefusedByPolitenessIsNotWokenBeforeItsWaitIsOv
   const std::vector<std::string> hosts = {"a.test", "b.test", "c.test", "d.test"};
   for (const std::string& host : hosts) {
     web_.Set(host, "/robots.txt", Response(404, "Not Found", ""));
-    for (int i = 0; i < 4; ++i) {
-      const std::string path = absl::StrCat("/p", i);
-      web_.Set(host, path, Text(path));
-      frontier_.Add("http://" + host + path, host);
-    }
+    AddPages(host, 4);
   }
   RunToCompletion();
   for (const std::string& host : hosts) EXPECT_EQ(web_.HitsOf(host).size(), 5u) << host;
@@ -615,11 +619,7 @@ TEST_F(FetcherTest, Design_5_OneConnectionPerHostAtATime) {
   web_.set_latency(absl::Milliseconds(25));
   for (const std::string host : {"a.test", "b.test"}) {
     web_.Set(host, "/robots.txt", Text("User-agent: *\nAllow: /\n"));
-    for (int i = 0; i < 4; ++i) {
-      const std::string path = absl::StrCat("/p", i);
-      web_.Set(host, path, Text(path));
-      frontier_.Add("http://" + host + path, host);
-    }
+    AddPages(host, 4);
   }
   options_.lease_max_per_host = 4;
   RunToCompletion();
@@ -633,11 +633,7 @@ TEST_F(FetcherTest, Design_5_OneConnectionPerHostAtATime) {
 TEST_F(FetcherTest, Design_5_RobotsCrawlDelayIsHonoured) {
   politeness_.min_delay = absl::Milliseconds(5);
   web_.Set("a.test", "/robots.txt", Text("User-agent: testbot\nCrawl-delay: 0.15\nAllow: /\n"));
-  for (int i = 0; i < 3; ++i) {
-    const std::string path = absl::StrCat("/p", i);
-    web_.Set("a.test", path, Text(path));
-    frontier_.Add("http://a.test" + path, "a.test");
-  }
+  AddPages("a.test", 3);
   RunToCompletion();
   std::vector<FakeWeb::Hit> hits = web_.HitsOf("a.test");
   ASSERT_EQ(hits.size(), 4u);
@@ -785,12 +781,7 @@ TEST_F(FetcherTest, StopFinishesTransfersInFlightAndReturns) {
   web_.set_latency(absl::Milliseconds(20));
   politeness_.min_delay = absl::Milliseconds(10);
   web_.Set("a.test", "/robots.txt", Response(404, "Not Found", ""));
-  std::vector<frontier::LeaseId> leases;
-  for (int i = 0; i < 30; ++i) {
-    const std::string path = absl::StrCat("/p", i);
-    web_.Set("a.test", path, Text(path));
-    leases.push_back(frontier_.Add("http://a.test" + path, "a.test"));
-  }
+  AddPages("a.test", 30);
   options_.lease_max_per_host = 30;
   absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Create();
   ASSERT_TRUE(fetcher.ok()) << fetcher.status();
