@@ -254,7 +254,9 @@ struct Fetcher::Impl {
         pending_outcomes.clear();
       }
     }
-    if (force) io_flush_now = true;
+    // Only what is pending can be sent at once: a flag left standing with nothing to send would
+    // keep the I/O thread from ever sleeping.
+    if (force && (!io_adds.empty() || !io_outcomes.empty())) io_flush_now = true;
     return io_status;
   }
 

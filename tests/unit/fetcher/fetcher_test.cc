@@ -8,6 +8,8 @@
 // frontier.
 #include "services/fetcher/fetcher.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -773,6 +775,52 @@ TEST_F(FetcherTest, Design_2_LeaseNearItsDeadlineIsAbandoned) {
   EXPECT_FALSE(frontier_.CompletionOf(late).has_value());
   EXPECT_EQ(OutcomeOf(ok).outcome, OutcomeClass::kFetched);
   EXPECT_EQ(web_.Count("a.test", "/late"), 0);
+}
+
+// The process CPU time used so far (every thread: user + system).
+absl::Duration ProcessCpuTime() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return absl::DurationFromTimeval(usage.ru_utime) + absl::DurationFromTimeval(usage.ru_stime);
+}
+
+// A fetcher with nothing to do while the frontier is not exhausted (a lease is outstanding: a
+// URL waiting for a retry, or another fetcher's) sleeps: its threads wait for work or a timer
+// instead of turning in a loop. Regression: a "send at once" flag raised with nothing to send
+// was never lowered, and the frontier I/O thread and the network loop woke each other
+// endlessly, two cores busy for as long as the crawl waited.
+TEST_F(FetcherTest, AnIdleFetcherDoesNotSpin) {
+  options_.lease_safety_margin = absl::Seconds(15);
+  web_.Set("a.test", "/robots.txt", Response(404, "Not Found", ""));
+  web_.Set("a.test", "/ok", Text("ok"));
+  // Abandoned near its deadline, so outstanding in the fake frontier: never exhausted.
+  frontier_.Add("http://a.test/late", "a.test", std::nullopt, absl::Now() + absl::Seconds(5));
+  const frontier::LeaseId ok = frontier_.Add("http://a.test/ok", "a.test");
+  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Create();
+  ASSERT_TRUE(fetcher.ok()) << fetcher.status();
+  Fetcher& f = **fetcher;
+  const absl::Duration kIdleWindow = absl::Milliseconds(500);
+  std::optional<absl::Time> idle_since;
+  absl::Duration cpu_at_start;
+  absl::Duration cpu_used;
+  EXPECT_TRUE(Run(f, [&] {
+                if (!idle_since.has_value()) {
+                  if (f.Stats().abandoned < 1 || !frontier_.CompletionOf(ok).has_value()) {
+                    return false;
+                  }
+                  idle_since = absl::Now();
+                  cpu_at_start = ProcessCpuTime();
+                  return false;
+                }
+                if (absl::Now() - *idle_since < kIdleWindow) return false;
+                cpu_used = ProcessCpuTime() - cpu_at_start;
+                return true;
+              }).ok());
+  ASSERT_TRUE(idle_since.has_value()) << "the fetcher never became idle";
+  EXPECT_EQ(OutcomeOf(ok).outcome, OutcomeClass::kFetched);
+  // Idle, the threads wake a few hundred times a second at most (timers of 5-20 ms): a few ms
+  // of CPU. A thread spinning takes most of a core, however loaded the machine.
+  EXPECT_LT(cpu_used, kIdleWindow / 5) << "CPU used while idle for " << kIdleWindow;
 }
 
 // Stop(): transfers in flight finish and are completed; tasks not started are left to their
