@@ -263,12 +263,34 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
 
   rocksdb::DB* raw_db = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  // A new database is opened with "default" alone and its families created in one call: opened
+  // with missing families, RocksDB creates them one by one and rewrites (and re-reads) its
+  // OPTIONS file after each, which made up most of a new crawl's start-up time.
+  const bool create = !list.ok();
+  std::vector<rocksdb::ColumnFamilyDescriptor> to_open;
+  std::vector<rocksdb::ColumnFamilyDescriptor> to_create;
+  for (rocksdb::ColumnFamilyDescriptor& d : descriptors) {
+    (!create || d.name == rocksdb::kDefaultColumnFamilyName ? to_open : to_create)
+        .push_back(std::move(d));
+  }
   const rocksdb::Status open =
-      rocksdb::DB::Open(db_options, options.path, descriptors, &handles, &raw_db);
+      rocksdb::DB::Open(db_options, options.path, to_open, &handles, &raw_db);
   if (!open.ok()) {
     return ToAbslStatus(open, absl::StrCat("opening RocksDB at ", options.path));
   }
   std::unique_ptr<rocksdb::DB> db(raw_db);
+  if (!to_create.empty()) {
+    std::vector<rocksdb::ColumnFamilyHandle*> created;
+    const rocksdb::Status status = db->CreateColumnFamilies(to_create, &created);
+    handles.insert(handles.end(), created.begin(), created.end());
+    if (!status.ok()) {
+      // Families not created now are created one by one at the next open.
+      for (rocksdb::ColumnFamilyHandle* handle : handles) {
+        db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+      }
+      return ToAbslStatus(status, absl::StrCat("creating column families in ", options.path));
+    }
+  }
 
   absl::flat_hash_map<std::string, Family> declared;
   for (rocksdb::ColumnFamilyHandle* handle : handles) {

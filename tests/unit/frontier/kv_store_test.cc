@@ -317,6 +317,35 @@ TEST(RocksDbKvStore, UndeclaredFamiliesOnDiskAreKept) {
   EXPECT_EQ((*store)->Get("theirs", "k").value(), "v");
 }
 
+// A new database is created with all its families in one step; one opened again with more
+// declared families (a newer version) gains them and keeps its data.
+TEST(RocksDbKvStore, FamiliesDeclaredLaterAreAddedToAnExistingDatabase) {
+  TempDir dir;
+  const std::string path = dir.path() + "/db";
+  {
+    auto store = RocksDbKvStore::Open(SmallOptions(path), {{"old", 0}, {"older", 0}});
+    ASSERT_TRUE(store.ok()) << store.status();
+    EXPECT_TRUE((*store)->HasColumnFamily("old"));
+    EXPECT_TRUE((*store)->HasColumnFamily("older"));
+    WriteBatch batch;
+    batch.Put("old", "k", "v");
+    ASSERT_TRUE((*store)->Write(batch).ok());
+  }
+  {
+    auto store = RocksDbKvStore::Open(SmallOptions(path), {{"old", 0}, {"new", 4}});
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->HasColumnFamily("new"));
+    EXPECT_EQ((*store)->Get("old", "k").value(), "v");
+    WriteBatch batch;
+    batch.Put("new", "abcd1", "w");
+    ASSERT_TRUE((*store)->Write(batch).ok());
+  }
+  auto store = RocksDbKvStore::Open(SmallOptions(path), {{"old", 0}, {"new", 4}, {"older", 0}});
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ((*store)->Get("new", "abcd1").value(), "w");
+  EXPECT_EQ((*store)->Get("old", "k").value(), "v");
+}
+
 TEST(RocksDbKvStore, SecondOpenOfADirectoryIsUnavailable) {
   TempDir dir;
   const std::string path = dir.path() + "/db";
