@@ -1,10 +1,13 @@
 #include "services/frontier/seen_cache.h"
 
+#include <sys/mman.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <string_view>
 
 namespace crawler::frontier {
@@ -12,9 +15,17 @@ namespace crawler::frontier {
 SeenCache::SeenCache(size_t max_entries) {
   if (max_entries < kWays) return;
   const size_t buckets = std::bit_floor(max_entries / kWays);
-  buckets_.resize(buckets);
+  const size_t bytes = buckets * sizeof(Bucket);
+  // Anonymous pages are zero (every slot free) and page-aligned (a bucket per cache line); they
+  // become resident when first written, not all at once here.
+  void* table = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (table == MAP_FAILED) throw std::bad_alloc();
+  buckets_ = std::unique_ptr<Bucket[], Unmap>(static_cast<Bucket*>(table), Unmap{bytes});
+  bucket_count_ = buckets;
   mask_ = buckets - 1;
 }
+
+void SeenCache::Unmap::operator()(Bucket* buckets) const { munmap(buckets, bytes); }
 
 uint64_t SeenCache::Hash(std::string_view url) {
   const uint64_t hash = XXH3_64bits(url.data(), url.size());
@@ -23,14 +34,14 @@ uint64_t SeenCache::Hash(std::string_view url) {
 
 size_t SeenCache::size() const {
   size_t held = 0;
-  for (const Bucket& bucket : buckets_) {
-    for (const uint64_t slot : bucket.slots) held += slot != 0 ? 1 : 0;
+  for (size_t b = 0; b < bucket_count_; ++b) {
+    for (const uint64_t slot : buckets_[b].slots) held += slot != 0 ? 1 : 0;
   }
   return held;
 }
 
 bool SeenCache::Contains(uint64_t hash) {
-  if (buckets_.empty()) return false;
+  if (!enabled()) return false;
   uint64_t* slots = BucketOf(hash).slots;
   for (size_t i = 0; i < kWays && slots[i] != 0; ++i) {
     if (slots[i] != hash) continue;
@@ -42,7 +53,7 @@ bool SeenCache::Contains(uint64_t hash) {
 }
 
 void SeenCache::Insert(uint64_t hash) {
-  if (buckets_.empty()) return;
+  if (!enabled()) return;
   uint64_t* slots = BucketOf(hash).slots;
   // Shift the entries before `hash` (or all but the last, which falls out) one place back.
   size_t i = 0;
@@ -51,8 +62,6 @@ void SeenCache::Insert(uint64_t hash) {
   slots[0] = hash;
 }
 
-void SeenCache::Clear() {
-  for (Bucket& bucket : buckets_) bucket = Bucket{};
-}
+void SeenCache::Clear() { std::fill_n(buckets_.get(), bucket_count_, Bucket{}); }
 
 }  // namespace crawler::frontier

@@ -8,7 +8,9 @@
 // line. The bucket is chosen by the hash's low bits; within a bucket the slots are in
 // most-recently-used order: a hit moves its hash to the front, an insertion into a full bucket
 // drops the last one. Memory is fixed at construction (8 bytes per entry) and does not grow with
-// the number of URLs (DESIGN.md §2: frontier RAM is bounded by hosts, not URLs).
+// the number of URLs (DESIGN.md §2: frontier RAM is bounded by hosts, not URLs). It is mapped
+// zero-filled and becomes resident as buckets are first used, so a frontier starts without
+// clearing the whole table.
 //
 // False positives: a URL that is NOT in the store hits only if its 64-bit hash equals one of
 // the hashes held, i.e. with probability at most capacity() / 2^64 per lookup (2^-44, about
@@ -27,8 +29,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
-#include <vector>
 
 namespace crawler::frontier {
 
@@ -48,16 +50,16 @@ class SeenCache {
   // The key of `url` (XXH3 64-bit, never 0). Compute it once per URL and pass it to both calls.
   static uint64_t Hash(std::string_view url);
 
-  bool enabled() const { return !buckets_.empty(); }
+  bool enabled() const { return bucket_count_ > 0; }
   // Hashes the table can hold; its memory is capacity() * 8 bytes.
-  size_t capacity() const { return buckets_.size() * kWays; }
+  size_t capacity() const { return bucket_count_ * kWays; }
   // Hashes held now (counts the slots: O(capacity), for tests and diagnostics).
   size_t size() const;
 
   // Starts loading `hash`'s bucket into the CPU cache. A table larger than the CPU caches
   // costs a memory round trip per probe; prefetching a batch's buckets first overlaps them.
   void Prefetch(uint64_t hash) const {
-    if (!buckets_.empty()) __builtin_prefetch(&buckets_[hash & mask_], /*rw=*/1);
+    if (enabled()) __builtin_prefetch(&buckets_[hash & mask_], /*rw=*/1);
   }
 
   // True if `hash` is held; a hit becomes its bucket's most recently used entry.
@@ -75,9 +77,16 @@ class SeenCache {
     uint64_t slots[kWays] = {};
   };
 
+  // Unmaps the table (munmap needs its length).
+  struct Unmap {
+    size_t bytes;  // no default member initialiser: unique_ptr needs Unmap default-constructible
+    void operator()(Bucket* buckets) const;
+  };
+
   Bucket& BucketOf(uint64_t hash) { return buckets_[hash & mask_]; }
 
-  std::vector<Bucket> buckets_;
+  std::unique_ptr<Bucket[], Unmap> buckets_;
+  size_t bucket_count_ = 0;
   uint64_t mask_ = 0;
 };
 
