@@ -847,7 +847,10 @@ struct Fetcher::Impl {
 
       absl::Duration timeout = absl::Milliseconds(20);
       if (!ready.empty() && http->in_flight() < options.max_in_flight) {
-        timeout = std::clamp(ready.top().first - now, absl::ZeroDuration(), timeout);
+        // From the clock as it is now, not at the start of this turn: the turn's work would
+        // otherwise make every politeness wake-up late by its duration.
+        timeout =
+            std::clamp(ready.top().first - clock.MonotonicNow(), absl::ZeroDuration(), timeout);
       }
       for (HttpResult& r : http->Poll(timeout)) OnResult(std::move(r));
     }
