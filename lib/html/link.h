@@ -5,8 +5,11 @@
 #define CRAWLER_LIB_HTML_LINK_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "lib/url/url.h"
 
 namespace crawler::html {
 
@@ -34,8 +37,14 @@ struct Link {
   // Visible text of an <a> (whitespace collapsed), the alt text of an <area> or <img>, or of
   // images inside the <a>; bounded by ExtractOptions::max_anchor_text_bytes. Empty otherwise.
   std::string anchor_text;
+  // `url` parsed, so that users need not parse it again (absent in Links made by hand).
+  std::optional<url::Url> target;
 
-  friend bool operator==(const Link&, const Link&) = default;
+  // `target` is derived from `url`: two links with the same url are equal.
+  friend bool operator==(const Link& a, const Link& b) {
+    return a.url == b.url && a.kind == b.kind && a.nofollow == b.nofollow &&
+           a.anchor_text == b.anchor_text;
+  }
 };
 
 }  // namespace crawler::html

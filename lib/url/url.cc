@@ -534,4 +534,10 @@ std::string_view Url::href_without_fragment() const {
   return std::string_view(href_).substr(0, fragment_begin_ - 1);
 }
 
+void Url::ClearFragment() {
+  if (!has_fragment()) return;
+  href_.resize(fragment_begin_ - 1);  // the fragment is the last component, after its '#'
+  fragment_begin_ = kNone;
+}
+
 }  // namespace crawler::url

@@ -67,6 +67,8 @@ class Url {
   uint16_t effective_port() const;
   // href() without the fragment.
   std::string_view href_without_fragment() const;
+  // Drops the fragment, if any: href() becomes href_without_fragment().
+  void ClearFragment();
 
   friend bool operator==(const Url& a, const Url& b) { return a.href_ == b.href_; }
 

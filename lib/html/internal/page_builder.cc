@@ -129,7 +129,10 @@ size_t LinkResolver::Add(LinkKind kind, std::string_view value, bool rel_nofollo
     ++skipped.same_document;
     return kNoLink;
   }
-  page_.links.push_back(Link{std::string(url), kind, rel_nofollow || page_.meta.nofollow, ""});
+  resolved->ClearFragment();
+  Link link{resolved->href(), kind, rel_nofollow || page_.meta.nofollow, "", std::nullopt};
+  link.target = *std::move(resolved);
+  page_.links.push_back(std::move(link));
   return page_.links.size() - 1;
 }
 

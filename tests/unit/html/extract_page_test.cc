@@ -71,7 +71,14 @@ void PrintTo(const LinkCase& c, std::ostream* os) { *os << c.name; }
 class LinkSources : public ::testing::TestWithParam<LinkCase> {};
 
 TEST_P(LinkSources, Extracts) {
-  EXPECT_EQ(Describe(Extract(GetParam().html)), GetParam().expected) << GetParam().html;
+  const ExtractedPage page = Extract(GetParam().html);
+  EXPECT_EQ(Describe(page), GetParam().expected) << GetParam().html;
+  // Each link carries its URL parsed, as serialised (no fragment), for users not to parse again.
+  for (const Link& link : page.links) {
+    ASSERT_TRUE(link.target.has_value()) << link.url;
+    EXPECT_EQ(link.target->href(), link.url);
+    EXPECT_FALSE(link.target->has_fragment()) << link.url;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

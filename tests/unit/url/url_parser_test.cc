@@ -250,6 +250,24 @@ TEST(WhatwgUrl_4_1_UrlRepresentation, ComponentAccessors) {
   EXPECT_EQ(url->href_without_fragment(), "https://u:p%40@host.example:8443/p/q?x=1&y");
 }
 
+TEST(WhatwgUrl_4_1_UrlRepresentation, ClearFragmentKeepsEverythingElse) {
+  for (const char* input : {"https://h.example/p?q=1#frag", "http://h/?#", "http://h/#x"}) {
+    absl::StatusOr<Url> url = Url::Parse(input);
+    ASSERT_TRUE(url.ok()) << input;
+    const std::string without(url->href_without_fragment());
+    const std::string query(url->query());
+    const bool has_query = url->has_query();
+    url->ClearFragment();
+    EXPECT_FALSE(url->has_fragment()) << input;
+    EXPECT_EQ(url->href(), without);
+    EXPECT_EQ(url->has_query(), has_query);
+    EXPECT_EQ(url->query(), query);
+    EXPECT_EQ(*url, *Url::Parse(without)) << input;
+    url->ClearFragment();  // nothing left to clear
+    EXPECT_EQ(url->href(), without);
+  }
+}
+
 TEST(WhatwgUrl_4_1_UrlRepresentation, EmptyAndAbsentQueryAndFragment) {
   absl::StatusOr<Url> empty = Url::Parse("http://h/?#");
   ASSERT_TRUE(empty.ok());
