@@ -36,16 +36,21 @@ warc::WarcRecord ResponseRecord(const CorpusPage& page) {
   return r;
 }
 
+// The corpus pages' response records, serialised (uncompressed).
+std::vector<std::string> SerializedResponseRecords() {
+  std::vector<std::string> records;
+  for (const CorpusPage& page : WebsimCorpus().pages) {
+    records.push_back(warc::SerializeRecord(ResponseRecord(page)));
+  }
+  return records;
+}
+
 // zlib directly, one gzip member per record, with args level, windowBits, memLevel, strategy
 // (0 default, 1 Z_FILTERED, 2 Z_HUFFMAN_ONLY, 3 Z_RLE) and reuse (1: one stream, deflateReset per
 // record; 0: deflateInit2 ... deflateEnd per record, as the writer did before it kept its
 // compressors).
 void BM_DeflatePerRecord(benchmark::State& state) {
-  const Corpus& corpus = WebsimCorpus();
-  std::vector<std::string> records;
-  for (const CorpusPage& page : corpus.pages) {
-    records.push_back(warc::SerializeRecord(ResponseRecord(page)));
-  }
+  const std::vector<std::string> records = SerializedResponseRecords();
   const int level = static_cast<int>(state.range(0));
   const int window_bits = static_cast<int>(state.range(1));
   const int mem_level = static_cast<int>(state.range(2));
@@ -118,11 +123,7 @@ size_t CompressInTurn(benchmark::State& state, const std::vector<std::string>& r
 // The library's compressor (level 1: ISA-L igzip; 2-9: libdeflate), reused across records as
 // WarcWriter does; arg: level.
 void BM_GzipCompressor(benchmark::State& state) {
-  const Corpus& corpus = WebsimCorpus();
-  std::vector<std::string> records;
-  for (const CorpusPage& page : corpus.pages) {
-    records.push_back(warc::SerializeRecord(ResponseRecord(page)));
-  }
+  const std::vector<std::string> records = SerializedResponseRecords();
   CompressInTurn(state, records);
 }
 BENCHMARK(BM_GzipCompressor)->Arg(1)->Arg(2)->Arg(3)->Arg(6);
