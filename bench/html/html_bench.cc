@@ -34,7 +34,7 @@ std::vector<BenchPage> Prepare(std::vector<BenchPage> pages) {
     absl::StatusOr<html::ExtractedPage> extracted =
         html::ExtractPage(page.body, page.url, page.content_type);
     if (!extracted.ok()) continue;
-    for (const html::Link& link : extracted->links) page.hrefs.push_back(link.url);
+    for (const html::Link& link : extracted->links) page.hrefs.push_back(link.url.href());
   }
   return pages;
 }

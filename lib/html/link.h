@@ -5,7 +5,6 @@
 #define CRAWLER_LIB_HTML_LINK_H_
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,22 +28,17 @@ enum class LinkKind : uint8_t {
 std::string_view LinkKindName(LinkKind kind);
 
 struct Link {
-  // Absolute http(s) URL, serialised by lib/url (WHATWG URL Standard), fragment removed.
-  std::string url;
+  // Absolute http(s) URL, parsed by lib/url (WHATWG URL Standard), fragment removed; its
+  // serialisation is url.href().
+  url::Url url;
   LinkKind kind = LinkKind::kA;
   // rel=nofollow on the element, or nofollow/none in the page's <meta name=robots>.
   bool nofollow = false;
   // Visible text of an <a> (whitespace collapsed), the alt text of an <area> or <img>, or of
   // images inside the <a>; bounded by ExtractOptions::max_anchor_text_bytes. Empty otherwise.
   std::string anchor_text;
-  // `url` parsed, so that users need not parse it again (absent in Links made by hand).
-  std::optional<url::Url> target;
 
-  // `target` is derived from `url`: two links with the same url are equal.
-  friend bool operator==(const Link& a, const Link& b) {
-    return a.url == b.url && a.kind == b.kind && a.nofollow == b.nofollow &&
-           a.anchor_text == b.anchor_text;
-  }
+  friend bool operator==(const Link&, const Link&) = default;
 };
 
 }  // namespace crawler::html

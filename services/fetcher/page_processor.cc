@@ -208,12 +208,7 @@ void PageProcessor::CollectLinks(const FetchedPage& page, const Parsed& parsed,
     for (const html::Link& link : parsed.html.links) {
       if (link.nofollow) continue;
       if (link.kind == html::LinkKind::kImg && !options_.follow_embeds) continue;
-      if (link.target.has_value()) {
-        AddOutlink(page, *link.target, out);
-        continue;
-      }
-      absl::StatusOr<url::Url> target = url::Url::Parse(link.url);
-      if (target.ok()) AddOutlink(page, *target, out);
+      AddOutlink(page, link.url, out);
     }
   }
   for (const sitemap::SitemapEntry& entry : parsed.sitemap_entries) {

@@ -85,7 +85,7 @@ struct Counts {
 Counts counts;
 
 std::string Describe(const Link& link) {
-  return std::string(crawler::html::LinkKindName(link.kind)) + " " + link.url +
+  return std::string(crawler::html::LinkKindName(link.kind)) + " " + link.url.href() +
          (link.nofollow ? " nofollow" : "") + " [" + link.anchor_text + "]";
 }
 

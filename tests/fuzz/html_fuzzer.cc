@@ -63,16 +63,17 @@ const Url& PageUrl() {
 }
 
 void CheckLink(const Link& link, const ExtractOptions& options) {
-  absl::StatusOr<Url> reparsed = Url::Parse(link.url);
-  Check(reparsed.ok(), "link URL does not parse", link.url);
-  Check(reparsed->href() == link.url, "link URL is not in serialised form", link.url);
-  Check(!reparsed->has_fragment(), "link URL has a fragment", link.url);
+  const std::string& href = link.url.href();
+  absl::StatusOr<Url> reparsed = Url::Parse(href);
+  Check(reparsed.ok(), "link URL does not parse", href);
+  Check(reparsed->href() == href, "link URL is not in serialised form", href);
+  Check(!reparsed->has_fragment(), "link URL has a fragment", href);
   Check(reparsed->scheme() == "http" || reparsed->scheme() == "https", "link URL not http(s)",
-        link.url);
+        href);
   // Percent-encoding at most triples a reference, and the base (page or <base href>, which obeys
   // the same limit) comes in front of a relative one.
-  Check(link.url.size() <= 6 * options.max_url_bytes + PageUrl().href().size(),
-        "link URL too long", link.url);
+  Check(href.size() <= 6 * options.max_url_bytes + PageUrl().href().size(), "link URL too long",
+        href);
   Check(link.anchor_text.size() <= options.max_anchor_text_bytes, "anchor text too long",
         link.anchor_text);
   Check(IsValidUtf8(link.anchor_text, false), "anchor text is not UTF-8", link.anchor_text);

@@ -155,7 +155,7 @@ int RunInspectLinks(const InspectLinksArgs& args) {
   std::string out;
   for (const html::Link& link : page->links) {
     out = "{";
-    AppendJsonField("url", link.url, out);
+    AppendJsonField("url", link.url.href(), out);
     AppendJsonField("kind", html::LinkKindName(link.kind), out);
     AppendJsonField("nofollow", link.nofollow, out);
     AppendJsonField("text", link.anchor_text, out);

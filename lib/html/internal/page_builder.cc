@@ -123,16 +123,13 @@ size_t LinkResolver::Add(LinkKind kind, std::string_view value, bool rel_nofollo
     }
     return kNoLink;
   }
-  const std::string_view url = resolved->href_without_fragment();
   if ((kind == LinkKind::kA || kind == LinkKind::kArea) && trimmed.front() == '#' &&
-      url == page_url_.href_without_fragment()) {
+      resolved->href_without_fragment() == page_url_.href_without_fragment()) {
     ++skipped.same_document;
     return kNoLink;
   }
   resolved->ClearFragment();
-  Link link{resolved->href(), kind, rel_nofollow || page_.meta.nofollow, "", std::nullopt};
-  link.target = *std::move(resolved);
-  page_.links.push_back(std::move(link));
+  page_.links.push_back(Link{*std::move(resolved), kind, rel_nofollow || page_.meta.nofollow, ""});
   return page_.links.size() - 1;
 }
 

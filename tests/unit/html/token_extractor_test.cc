@@ -22,7 +22,7 @@ url::Url PageUrl() { return *url::Url::Parse(kPage); }
 std::string Describe(const ExtractedPage& page) {
   std::string out;
   for (const Link& link : page.links) {
-    out += std::string(LinkKindName(link.kind)) + " " + link.url +
+    out += std::string(LinkKindName(link.kind)) + " " + link.url.href() +
            (link.nofollow ? " nofollow" : "") + " [" + link.anchor_text + "]\n";
   }
   out += "text [" + page.text + "]\ntitle [" + page.meta.title + "]\nlang [" +
