@@ -29,6 +29,17 @@ function(crawler_add_library name)
   target_link_libraries(crawler_${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()
 
+# crawler_use_mimalloc(<executable>)
+# Links mimalloc into a program that runs crawls (CRAWLER_MIMALLOC). Its
+# malloc, free and operator new then take the place of glibc's for the whole process, including
+# libcurl and RocksDB. Tests and benchmarks of single components keep the system allocator.
+function(crawler_use_mimalloc target)
+  if(CRAWLER_MIMALLOC AND NOT CRAWLER_FUZZ)
+    target_link_libraries(${target} PRIVATE mimalloc)
+    target_compile_definitions(${target} PRIVATE CRAWLER_MIMALLOC=1)
+  endif()
+endfunction()
+
 # crawler_add_test(<name> SOURCES ... DEPS ...)
 # A GoogleTest binary registered with CTest; tests run from the build tree with
 # CRAWLER_TEST_DATA pointing at tests/data.

@@ -26,6 +26,7 @@ packages=(
   libre2-dev             # lib/scope: linear-time include/exclude patterns
   libcli11-dev           # tools/: command lines
   libyaml-cpp-dev        # services/standalone: crawl configuration files
+  libmimalloc-dev        # tools/crawler: the allocator of the crawl processes
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3
   gnuplot-nox            # docs: plots of the re-visit simulator (scripts/recrawl-report.sh)
