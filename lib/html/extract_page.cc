@@ -155,7 +155,7 @@ class LinkAndTextWalker {
       case GUMBO_NODE_WHITESPACE:
       case GUMBO_NODE_CDATA:
         if (hidden_ == 0) {
-          text_.Append(node->v.text.text);
+          if (options_.collect_text) text_.Append(node->v.text.text);
           if (!anchors_.empty()) anchors_.back().text.Append(node->v.text.text);
         }
         return false;

@@ -59,6 +59,10 @@ struct ExtractOptions {
   // Longer href/src values are skipped (SkippedLinks::too_long): no server takes them, and
   // they are a cheap way to bloat a frontier. 8 KiB is above every common server limit.
   size_t max_url_bytes = 8 << 10;
+  // Whether the page's visible text is collected (ExtractedPage::text; empty when not). A crawl
+  // that computes no fingerprints has no use for it. Anchor texts and the title are kept either
+  // way.
+  bool collect_text = true;
   // Visible text kept, in bytes; 1 MiB is far more than a fingerprint needs.
   size_t max_text_bytes = 1 << 20;
   size_t max_anchor_text_bytes = 256;

@@ -66,7 +66,7 @@ struct ExtractStats {
 struct ExtractedPage {
   // In document order; duplicates are kept (each occurrence has its own anchor text).
   std::vector<Link> links;
-  // Visible text: see ExtractPage for what counts.
+  // Visible text: see ExtractPage for what counts. Empty unless ExtractOptions::collect_text.
   std::string text;
   PageMeta meta;
   SkippedLinks skipped;

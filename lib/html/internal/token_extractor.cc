@@ -201,6 +201,7 @@ class Extractor : public ScanListener {
   void Text(size_t begin, size_t end, TextMode mode, bool in_head, bool foreign) override {
     ++tree_nodes_;
     if (in_head || Hidden()) return;
+    if (!options_.collect_text && open_anchors_.empty()) return;  // nothing would keep it
     // The tokenizer is in its data state (kRcdata: a title or textarea the tree builder
     // ignores, whose "&lt;" LimitNesting wrote); the tree builder drops U+0000 but in foreign
     // content, where it is U+FFFD.
@@ -333,7 +334,7 @@ class Extractor : public ScanListener {
   }
 
   void AppendText(std::string_view text) {
-    text_.Append(text);
+    if (options_.collect_text) text_.Append(text);
     if (!open_anchors_.empty()) {
       if (TextBuilder* anchor = InnermostAnchor()) anchor->Append(text);
     }

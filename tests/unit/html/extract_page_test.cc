@@ -348,6 +348,37 @@ TEST(VisibleText, Bounded) {
   EXPECT_TRUE(p.stats.text_truncated);
 }
 
+TEST(VisibleText, NotCollectedUnlessAsked) {
+  constexpr std::string_view kHtml =
+      "<title>The  title</title><h1>Hello</h1><p>Some text <a href=/1>  Click <b>here</b></a>"
+      "<a href=/2><img src=/logo.png alt='Company logo'></a> and <a href=/3>line<br>break</a>"
+      " more&nbsp;text</p><table><tr><td><a href=/4>cell</a><td>b</table>";
+  for (const ExtractOptions::Parser parser :
+       {ExtractOptions::Parser::kTokenizer, ExtractOptions::Parser::kGumbo}) {
+    SCOPED_TRACE(parser == ExtractOptions::Parser::kGumbo ? "gumbo" : "tokenizer");
+    ExtractOptions options;
+    options.parser = parser;
+    options.max_text_bytes = 8;  // would be truncated if collected
+    const ExtractedPage with_text = Extract(kHtml, options);
+    options.collect_text = false;
+    const ExtractedPage without = Extract(kHtml, options);
+    EXPECT_EQ(with_text.text, "Hello\nSo");
+    EXPECT_TRUE(with_text.stats.text_truncated);
+    EXPECT_THAT(without.text, IsEmpty());
+    EXPECT_FALSE(without.stats.text_truncated);
+    EXPECT_EQ(without.meta.title, "The title");
+    EXPECT_EQ(Describe(without), Describe(with_text));
+    ASSERT_EQ(without.links.size(), 5u);
+    for (size_t i = 0; i < without.links.size(); ++i) {
+      EXPECT_EQ(without.links[i].anchor_text, with_text.links[i].anchor_text) << i;
+    }
+    EXPECT_EQ(without.links[0].anchor_text, "Click here");
+    EXPECT_EQ(without.links[1].anchor_text, "Company logo");
+    EXPECT_EQ(without.links[3].anchor_text, "line break");
+    EXPECT_EQ(without.links[4].anchor_text, "cell");
+  }
+}
+
 TEST(AnchorText, CollapsedAndIncludesImageAlt) {
   const ExtractedPage p = Extract(
       "<a href=/1>  Click <b>here</b>\n now </a>"
