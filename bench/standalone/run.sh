@@ -34,8 +34,11 @@ out=""
 repeat=1
 run_timeout=300
 websim_threads=1
-# max mode, crawler: several connections per host, as wget2's 64 threads may open several too.
-max_conns_per_host=8
+# max mode, crawler: two connections per host (400 on the default web; wget2 opens ~850 over its
+# run). More only cost: 8 per host opened ~1,150 connections, whose set-up, libcurl's liveness
+# check of each idle one before a reuse and teardown at exit took ~10% more CPU and wall time
+# (docs/benchmarks.md).
+max_conns_per_host=2
 max_in_flight=512
 workers=2
 wget2_threads=64
