@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
@@ -78,8 +79,8 @@ TEST(SchedulerRevisitTest, PartitionsSpendTheBudgetTogether) {
   for (Partition* p : {&p0, &p1}) {
     std::vector<frontier::UrlToAdd> urls;
     for (int k = 0; k < 20; ++k) {
-      const std::string host = "h" + std::to_string(k) + (p == &p0 ? ".a.test" : ".b.test");
-      urls.push_back({.canonical_url = "http://" + host + "/", .host_key = host});
+      const std::string host = absl::StrCat("h", k, p == &p0 ? ".a.test" : ".b.test");
+      urls.push_back({.canonical_url = absl::StrCat("http://", host, "/"), .host_key = host});
     }
     ASSERT_TRUE(p->frontier->AddUrls(urls).ok());
   }

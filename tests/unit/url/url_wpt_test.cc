@@ -150,8 +150,8 @@ std::string Check(const Case& c) {
   expect("hostname", c.hostname, u.host());
   expect("port", c.port, u.port());
   expect("pathname", c.pathname, u.path());
-  expect("search", c.search, u.query().empty() ? "" : "?" + std::string(u.query()));
-  expect("hash", c.hash, u.fragment().empty() ? "" : "#" + std::string(u.fragment()));
+  expect("search", c.search, u.query().empty() ? "" : std::string("?").append(u.query()));
+  expect("hash", c.hash, u.fragment().empty() ? "" : std::string("#").append(u.fragment()));
   return diff;
 }
 
