@@ -9,6 +9,12 @@ add_compile_options(-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wimpli
 # C++20 designated initializers that leave members at their defaults ({.host = h}) are how option
 # and request structs are meant to be written; GCC 12 would flag every one of them.
 add_compile_options(-Wno-missing-field-initializers)
+# GCC 12 reports -Wrestrict false positives inside libstdc++'s std::string when optimising
+# ("/" + std::string(x), assigning a one-character literal: GCC bugs 105329 and 105651, fixed in
+# GCC 13), so Release builds would warn about correct code.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  add_compile_options(-Wno-restrict)
+endif()
 if(CRAWLER_WERROR)
   add_compile_options(-Werror)
 endif()

@@ -347,8 +347,10 @@ absl::StatusOr<std::string> RobotsRules::PathAndQuery(std::string_view url) {
     rest = path_begin == std::string_view::npos ? std::string_view() : url.substr(path_begin);
   }
   rest = rest.substr(0, rest.find('#'));
-  if (rest.starts_with("/")) return std::string(rest);
-  return "/" + std::string(rest);
+  std::string path;
+  if (!rest.starts_with("/")) path = "/";
+  path.append(rest);
+  return path;
 }
 
 std::optional<absl::Duration> RobotsRules::CrawlDelay(std::string_view product_token) const {
