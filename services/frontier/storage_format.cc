@@ -153,7 +153,10 @@ absl::Status ReadVersion(Reader& reader, std::string_view what) {
 std::vector<kv::ColumnFamilySpec> ColumnFamilies() {
   return {
       {std::string(kMetaFamily), 0},   {std::string(kHostsFamily), 0},
-      {std::string(kUrlsFamily), 0},   {std::string(kQueueFamily), kQueueHostPrefixBytes},
+      {std::string(kUrlsFamily), 0},
+      // A host's queue is appended to in (band, depth, sequence) order and consumed from the
+      // front: its keys arrive in order within the host's prefix.
+      {std::string(kQueueFamily), kQueueHostPrefixBytes, /*ordered_within_prefix=*/true},
       {std::string(kLeasesFamily), 0}, {std::string(kDueFamily), 0},
   };
 }

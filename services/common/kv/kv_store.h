@@ -43,6 +43,11 @@ struct ColumnFamilySpec {
   // such scans). Changing it for an existing store is safe: filters follow as files are
   // rewritten.
   size_t scan_prefix_bytes = 0;
+  // Keys sharing a scan prefix are mostly written in increasing order (a host's queue, appended
+  // to and consumed from its front). The RocksDB adapter then remembers, per prefix, where the
+  // last write went and starts the next one's memtable search there. A performance hint only.
+  // REQUIRES: scan_prefix_bytes > 0 (RocksDbKvStore::Open refuses it otherwise).
+  bool ordered_within_prefix = false;
 };
 
 // Forward cursor over a key range of one column family. Obtain from KvStore::NewIterator (one

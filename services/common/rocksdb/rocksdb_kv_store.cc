@@ -78,7 +78,8 @@ absl::Status ApplyCompression(Compression choice, rocksdb::ColumnFamilyOptions& 
 
 absl::StatusOr<rocksdb::ColumnFamilyOptions> MakeColumnFamilyOptions(
     const RocksDbKvStoreOptions& options, const std::shared_ptr<rocksdb::Cache>& cache,
-    size_t scan_prefix_bytes) {
+    const ColumnFamilySpec& spec) {
+  const size_t scan_prefix_bytes = spec.scan_prefix_bytes;
   rocksdb::ColumnFamilyOptions cf;
   cf.write_buffer_size = options.write_buffer_bytes;
   cf.level_compaction_dynamic_level_bytes = true;
@@ -102,6 +103,12 @@ absl::StatusOr<rocksdb::ColumnFamilyOptions> MakeColumnFamilyOptions(
     cf.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(scan_prefix_bytes));
     // Prefix Bloom in the memtable too, so a scan of an absent prefix skips it.
     cf.memtable_prefix_bloom_size_ratio = 0.02;
+    // Insert hints: each prefix's last skip-list splice is kept (in the memtable's arena, so
+    // within write_buffer_bytes) and the next insert of that prefix starts from it.
+    if (spec.ordered_within_prefix) {
+      cf.memtable_insert_with_hint_prefix_extractor.reset(
+          rocksdb::NewFixedPrefixTransform(scan_prefix_bytes));
+    }
   }
   return cf;
 }
@@ -231,10 +238,14 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
 
   // Declared families, plus "default" (always present) and any others found on disk, which
   // RocksDB requires to be opened too.
-  absl::flat_hash_map<std::string, size_t> prefix_by_name;
+  absl::flat_hash_map<std::string, ColumnFamilySpec> spec_by_name;
   for (const ColumnFamilySpec& spec : column_families) {
     if (spec.name.empty()) return absl::InvalidArgumentError("column family name is empty");
-    prefix_by_name[spec.name] = spec.scan_prefix_bytes;
+    if (spec.ordered_within_prefix && spec.scan_prefix_bytes == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "column family ", spec.name, ": ordered_within_prefix needs scan_prefix_bytes"));
+    }
+    spec_by_name[spec.name] = spec;
   }
   std::vector<std::string> names;
   absl::flat_hash_set<std::string> seen;
@@ -254,9 +265,9 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
 
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (const std::string& name : names) {
-    auto prefix = prefix_by_name.find(name);
+    auto spec = spec_by_name.find(name);
     absl::StatusOr<rocksdb::ColumnFamilyOptions> cf_options = MakeColumnFamilyOptions(
-        options, cache, prefix == prefix_by_name.end() ? 0 : prefix->second);
+        options, cache, spec == spec_by_name.end() ? ColumnFamilySpec{.name = name} : spec->second);
     if (!cf_options.ok()) return cf_options.status();
     descriptors.emplace_back(name, *cf_options);
   }
@@ -294,9 +305,10 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
 
   absl::flat_hash_map<std::string, Family> declared;
   for (rocksdb::ColumnFamilyHandle* handle : handles) {
-    auto prefix = prefix_by_name.find(handle->GetName());
-    if (prefix != prefix_by_name.end()) {
-      declared[handle->GetName()] = Family{.handle = handle, .scan_prefix_bytes = prefix->second};
+    auto spec = spec_by_name.find(handle->GetName());
+    if (spec != spec_by_name.end()) {
+      declared[handle->GetName()] =
+          Family{.handle = handle, .scan_prefix_bytes = spec->second.scan_prefix_bytes};
     }
   }
   return std::unique_ptr<RocksDbKvStore>(

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "rocksdb/status.h"
 #include "services/common/kv/in_memory_kv_store.h"
@@ -38,7 +40,9 @@ class TempDir {
   std::string path_;
 };
 
-std::vector<ColumnFamilySpec> Families() { return {{"a", 0}, {"b", 0}, {"p", 4}}; }
+std::vector<ColumnFamilySpec> Families() {
+  return {{"a", 0}, {"b", 0}, {"p", 4}, {"q", 4, /*ordered_within_prefix=*/true}};
+}
 
 std::vector<std::string> Keys(KvStore& store, std::string_view cf, std::string_view begin,
                               std::string_view end) {
@@ -208,6 +212,40 @@ TYPED_TEST(KvStoreContract, SeekRepositionsWithinTheRange) {
   EXPECT_TRUE(rest().empty());
 }
 
+// "ordered_within_prefix" is a hint: writes out of order, across prefixes, deletes and
+// overwrites behave as in any family.
+TYPED_TEST(KvStoreContract, OrderedPrefixFamilyTakesWritesInAnyOrder) {
+  std::vector<std::string> expected;
+  WriteBatch batch;
+  for (int round = 0; round < 3; ++round) {
+    for (const char* prefix : {"hhh2", "hhh1", "hhh3"}) {
+      for (int i : {5, 1, 9, 3}) {  // in order within a round, out of order across rounds
+        const std::string key = absl::StrCat(prefix, round * 10 + i);
+        batch.Put("q", key, key);
+      }
+    }
+    ASSERT_TRUE(this->store_->Write(batch).ok());
+    batch = WriteBatch();
+    if (round == 1) this->factory_.Flush(*this->store_);
+  }
+  batch.Delete("q", "hhh11");  // the front of a queue is consumed
+  batch.Delete("q", "hhh15");
+  batch.Put("q", "hhh21", "again");
+  ASSERT_TRUE(this->store_->Write(batch).ok());
+  for (const char* prefix : {"hhh1", "hhh2", "hhh3"}) {
+    for (int round = 0; round < 3; ++round) {
+      for (int i : {1, 3, 5, 9}) expected.push_back(absl::StrCat(prefix, round * 10 + i));
+    }
+  }
+  std::sort(expected.begin(), expected.end());
+  std::erase(expected, "hhh11");
+  std::erase(expected, "hhh15");
+  EXPECT_EQ(Keys(*this->store_, "q", "", "\xff"), expected);
+  EXPECT_EQ(this->store_->Get("q", "hhh21").value(), "again");
+  EXPECT_EQ(this->store_->Get("q", "hhh313").value(), "hhh313");
+  EXPECT_EQ(this->store_->Get("q", "hhh11").status().code(), absl::StatusCode::kNotFound);
+}
+
 TYPED_TEST(KvStoreContract, PrefixIteratorScansOnePrefixPerSeek) {
   // Family "p" has a 4-byte scan prefix; spread keys over memtable and files so the prefix
   // filters are consulted.
@@ -373,6 +411,10 @@ TEST(RocksDbKvStore, RejectsBadOptions) {
             absl::StatusCode::kInvalidArgument);
   options = SmallOptions(dir.path() + "/db");
   EXPECT_EQ(RocksDbKvStore::Open(options, {{"", 0}}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RocksDbKvStore::Open(options, {{"o", 0, /*ordered_within_prefix=*/true}})
+                .status()
+                .code(),
             absl::StatusCode::kInvalidArgument);
 }
 
