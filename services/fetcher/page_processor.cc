@@ -49,10 +49,24 @@ struct PageProcessor::Parsed {
   std::optional<url::Url> redirect_target;
 };
 
+namespace {
+
+// A page's visible text only feeds its SimHash: without fingerprints it is not built.
+PageProcessorOptions WithoutUnusedText(PageProcessorOptions options) {
+  if (!options.fingerprints) options.extract.collect_text = false;
+  return options;
+}
+
+}  // namespace
+
 PageProcessor::PageProcessor(const PageProcessorOptions& options, const scope::Scope& scope,
                              dedup::DedupClient* dedup, warc::WarcWriter* warc,
                              FetchObserver* observer)
-    : options_(options), scope_(scope), dedup_(dedup), warc_(warc), observer_(observer) {}
+    : options_(WithoutUnusedText(options)),
+      scope_(scope),
+      dedup_(dedup),
+      warc_(warc),
+      observer_(observer) {}
 
 void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedPage& out) const {
   frontier::FetchOutcome& o = out.outcome;

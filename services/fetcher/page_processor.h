@@ -53,6 +53,7 @@ struct PageProcessorOptions {
   // Content fingerprints: the exact content key (dedup) and the SimHash of the text (near-
   // duplicates, re-visit change detection). Off for a crawl that only maps a site: no duplicate
   // is detected (every page's links are followed) and re-visits fall back to the validators.
+  // Off also turns off extract.collect_text: the visible text only feeds the SimHash.
   bool fingerprints = true;
   fingerprint::SimHashOptions simhash;
   html::ExtractOptions extract;

@@ -157,7 +157,6 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   fo.processing.follow_embeds = c.follow_embeds;
   fo.processing.store_content_types = c.collection.store_content_types;
   fo.processing.fingerprints = c.collection.fingerprints;
-  fo.processing.extract.collect_text = c.collection.fingerprints;  // only the SimHash reads it
   absl::StatusOr<std::unique_ptr<fetcher::Fetcher>> f = fetcher::Fetcher::Create(
       fo, *p->frontier_client, p->dedup_client.get(), *p->politeness, *p->resolver, *p->guard,
       p->scheduler->scope(), p->warc.get(), clock, &p->observers);
