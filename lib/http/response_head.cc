@@ -1,5 +1,6 @@
 #include "lib/http/response_head.h"
 
+#include <optional>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -16,23 +17,62 @@ namespace {
 absl::string_view A(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 std::string_view S(absl::string_view s) { return std::string_view(s.data(), s.size()); }
 
-// Splits `raw` into lines, accepting CRLF and bare LF.
-std::vector<std::string_view> Lines(std::string_view raw) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start < raw.size()) {
-    size_t end = raw.find('\n', start);
-    if (end == std::string_view::npos) end = raw.size();
-    std::string_view line = raw.substr(start, end - start);
+// Reads `raw` line by line, accepting CRLF and bare LF, without copying.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view raw) : raw_(raw) {}
+  // The next line without its line end; false at the end of `raw`.
+  bool Next(std::string_view& line) {
+    if (start_ >= raw_.size()) return false;
+    size_t end = raw_.find('\n', start_);
+    if (end == std::string_view::npos) end = raw_.size();
+    line = raw_.substr(start_, end - start_);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    start = end + 1;
+    start_ = end + 1;
+    return true;
   }
-  return lines;
-}
+
+ private:
+  std::string_view raw_;
+  size_t start_ = 0;
+};
 
 bool IsStatusLine(std::string_view line) {
   return absl::StartsWith(A(line), "HTTP/") && line.find(' ') != line.npos;
+}
+
+// The final response's block: from the last line that is a status line to the end (interim 1xx
+// responses, or a proxy's CONNECT answer, come first). Empty if there is no status line.
+std::string_view FinalBlock(std::string_view raw) {
+  LineReader reader(raw);
+  std::string_view line;
+  std::string_view block;
+  while (reader.Next(line)) {
+    if (IsStatusLine(line)) block = raw.substr(static_cast<size_t>(line.data() - raw.data()));
+  }
+  return block;
+}
+
+struct StatusLine {
+  std::string_view version;  // "HTTP/1.1"
+  int code = 0;
+  std::string_view reason;
+};
+
+// RFC 9112 §4; a missing reason phrase (and its space) is accepted. nullopt if the code is not
+// three digits of at least 100.
+std::optional<StatusLine> ParseStatusLine(std::string_view line) {
+  StatusLine out;
+  const size_t sp1 = line.find(' ');
+  out.version = line.substr(0, sp1);
+  const std::string_view rest = line.substr(sp1 + 1);
+  const size_t sp2 = rest.find(' ');
+  const std::string_view code = rest.substr(0, sp2);
+  if (code.size() != 3 || !absl::SimpleAtoi(A(code), &out.code) || out.code < 100) {
+    return std::nullopt;
+  }
+  if (sp2 != std::string_view::npos) out.reason = rest.substr(sp2 + 1);
+  return out;
 }
 
 }  // namespace
@@ -65,30 +105,20 @@ MediaType ParseMediaType(std::string_view content_type) {
 }
 
 absl::StatusOr<ResponseHead> ResponseHead::Parse(std::string_view raw) {
-  const std::vector<std::string_view> lines = Lines(raw);
-  // The final response is the last block that starts with a status line.
-  size_t first = lines.size();
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (IsStatusLine(lines[i])) first = i;
-  }
-  if (first == lines.size()) return absl::InvalidArgumentError("no HTTP status line");
+  const std::string_view block = FinalBlock(raw);
+  if (block.empty()) return absl::InvalidArgumentError("no HTTP status line");
+  LineReader reader(block);
+  std::string_view line;
+  reader.Next(line);
+  const std::optional<StatusLine> status = ParseStatusLine(line);
+  if (!status.has_value()) return absl::InvalidArgumentError("malformed HTTP status code");
 
   ResponseHead head;
-  // raw_ = the bytes from that status line on.
-  head.raw_ = std::string(raw.substr(static_cast<size_t>(lines[first].data() - raw.data())));
-  const std::string_view status_line = lines[first];
-  const size_t sp1 = status_line.find(' ');
-  head.version_ = std::string(status_line.substr(0, sp1));
-  std::string_view rest = status_line.substr(sp1 + 1);
-  const size_t sp2 = rest.find(' ');
-  const std::string_view code = rest.substr(0, sp2);
-  if (code.size() != 3 || !absl::SimpleAtoi(A(code), &head.status_) || head.status_ < 100) {
-    return absl::InvalidArgumentError("malformed HTTP status code");
-  }
-  if (sp2 != std::string_view::npos) head.reason_ = std::string(rest.substr(sp2 + 1));
-
-  for (size_t i = first + 1; i < lines.size(); ++i) {
-    const std::string_view line = lines[i];
+  head.raw_ = std::string(block);
+  head.version_ = std::string(status->version);
+  head.status_ = status->code;
+  head.reason_ = std::string(status->reason);
+  while (reader.Next(line)) {
     if (line.empty()) break;
     if ((line[0] == ' ' || line[0] == '\t') && !head.fields_.empty()) {
       // RFC 9112 §5.2: obsolete line folding; replace with a space.
@@ -103,6 +133,15 @@ absl::StatusOr<ResponseHead> ResponseHead::Parse(std::string_view raw) {
                               std::string(absl::StripAsciiWhitespace(A(line.substr(colon + 1)))));
   }
   return head;
+}
+
+std::optional<int> ResponseHead::PeekStatus(std::string_view raw) {
+  LineReader reader(FinalBlock(raw));
+  std::string_view line;
+  if (!reader.Next(line)) return std::nullopt;
+  const std::optional<StatusLine> status = ParseStatusLine(line);
+  if (!status.has_value()) return std::nullopt;
+  return status->code;
 }
 
 std::optional<std::string_view> ResponseHead::Get(std::string_view name) const {

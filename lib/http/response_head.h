@@ -37,6 +37,9 @@ class ResponseHead {
   // holds several blocks (1xx interim responses, or a proxy's CONNECT answer first), the last
   // one is the response. Errors: kInvalidArgument when there is no valid status line.
   static absl::StatusOr<ResponseHead> Parse(std::string_view raw);
+  // The status code Parse(raw) would give, nullopt where Parse fails; it builds nothing and
+  // allocates nothing, for a caller that needs only the code (the fetcher's network thread).
+  static std::optional<int> PeekStatus(std::string_view raw);
 
   int status() const { return status_; }
   const std::string& reason() const { return reason_; }

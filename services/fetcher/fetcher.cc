@@ -698,16 +698,15 @@ struct Fetcher::Impl {
     auto host_it = hosts.find(pending.host_key);
     HostWork* h = host_it == hosts.end() ? nullptr : host_it->second.get();
 
-    // Release the politeness claim with what the host told us.
-    std::optional<http::ResponseHead> head;
-    if (result.error == TransportError::kNone) {
-      absl::StatusOr<http::ResponseHead> parsed = http::ResponseHead::Parse(result.raw_headers);
-      if (parsed.ok()) head = *std::move(parsed);
-    }
-    const int status = head.has_value() ? head->status() : 0;
+    // Release the politeness claim with what the host told us. This thread needs only the
+    // status code (and Retry-After, rarely): the workers parse the whole head.
+    const int status = result.error == TransportError::kNone
+                           ? http::ResponseHead::PeekStatus(result.raw_headers).value_or(0)
+                           : 0;  // 0: no valid response head
     std::optional<absl::Duration> retry_after;
-    if (head.has_value() && (status == 429 || status == 503)) {
-      if (auto v = head->Get("Retry-After"); v.has_value()) {
+    if (status == 429 || status == 503) {
+      absl::StatusOr<http::ResponseHead> head = http::ResponseHead::Parse(result.raw_headers);
+      if (auto v = head.ok() ? head->Get("Retry-After") : std::nullopt; v.has_value()) {
         retry_after = politeness::ParseRetryAfter(*v, clock.Now());
       }
     }
@@ -715,7 +714,7 @@ struct Fetcher::Impl {
         .Release({.host_key = pending.host_key,
                   .ip = h != nullptr ? h->ip : std::string(),
                   .response_time = result.total_time,
-                  .failed = !head.has_value() || status >= 500,
+                  .failed = status == 0 || status >= 500,
                   .retry_after = retry_after})
         .IgnoreError();
 

@@ -24,11 +24,39 @@ TEST(Rfc9112_4_StatusLine, ParsesVersionCodeAndReason) {
     ASSERT_TRUE(head.ok()) << c.raw;
     EXPECT_EQ(head->status(), c.status) << c.raw;
     EXPECT_EQ(head->reason(), c.reason) << c.raw;
+    EXPECT_EQ(ResponseHead::PeekStatus(c.raw), c.status) << c.raw;
   }
   for (const char* bad : {"", "garbage\r\n\r\n", "HTTP/1.1 2000 OK\r\n", "HTTP/1.1 abc OK\r\n",
                           "HTTP/1.1 099 Low\r\n"}) {
     EXPECT_FALSE(ResponseHead::Parse(bad).ok()) << bad;
+    EXPECT_EQ(ResponseHead::PeekStatus(bad), std::nullopt) << bad;
   }
+}
+
+// PeekStatus (the fetcher's network thread) must agree with Parse on every block: the status
+// it releases a politeness claim with is the one the page is then recorded with.
+TEST(ResponseHead, PeekStatusAgreesWithParse) {
+  for (const char* raw : {
+           "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 503 Busy\r\nRetry-After: 5\r\n\r\n",
+           "HTTP/1.1 200 Connection established\r\n\r\nHTTP/1.1 404 Not Found\n\n",
+           "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 2x0 Bad\r\n\r\n",  // final block malformed
+           "HTTP/1.1 200 OK\r\nX: HTTP/1.1 500 not a status line\r\n\r\n",
+           "HTTP/1.1 200 OK",  // no line end at all
+           "\r\n\r\nHTTP/1.0 302 Found\r\nLocation: /x\r\n\r\n",
+           "HTTP/1.1  200 OK\r\n\r\n",  // two spaces: empty code
+           "HTTP/1.1 +20 OK\r\n\r\n",
+       }) {
+    absl::StatusOr<ResponseHead> head = ResponseHead::Parse(raw);
+    const std::optional<int> peeked = ResponseHead::PeekStatus(raw);
+    if (head.ok()) {
+      EXPECT_EQ(peeked, head->status()) << raw;
+    } else {
+      EXPECT_EQ(peeked, std::nullopt) << raw;
+    }
+  }
+  EXPECT_EQ(ResponseHead::PeekStatus(
+                "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 503 Busy\r\nRetry-After: 5\r\n\r\n"),
+            503);
 }
 
 // RFC 9110 §15.2: interim 1xx responses precede the final one; the final one counts.
