@@ -75,6 +75,13 @@ struct Fetcher::Impl {
     url::Url url;
   };
 
+  // A lease as the I/O thread hands it over: its URL already parsed there, off the network
+  // thread.
+  struct LeasedUrl {
+    frontier::LeasedTask lease;
+    absl::StatusOr<url::Url> url;
+  };
+
   struct RobotsEntry {
     robots::RobotsRules rules;
     absl::Time expires;
@@ -154,7 +161,7 @@ struct Fetcher::Impl {
   absl::Mutex io_mu;
   std::vector<frontier::FetchOutcome> io_outcomes ABSL_GUARDED_BY(io_mu);  // not yet sent
   std::vector<frontier::UrlToAdd> io_adds ABSL_GUARDED_BY(io_mu);          // not yet sent
-  std::vector<frontier::LeasedTask> io_leased ABSL_GUARDED_BY(io_mu);     // not yet taken
+  std::vector<LeasedUrl> io_leased ABSL_GUARDED_BY(io_mu);                // not yet taken
   size_t io_lease_wanted ABSL_GUARDED_BY(io_mu) = 0;  // tasks the loop has room for
   absl::Duration io_lease_not_before ABSL_GUARDED_BY(io_mu) = absl::ZeroDuration();
   bool io_busy ABSL_GUARDED_BY(io_mu) = false;       // a frontier call is in progress
@@ -263,7 +270,7 @@ struct Fetcher::Impl {
   // Takes the tasks the I/O thread has leased and tells it how many more fit.
   absl::Status Refill() {
     const absl::Duration now = clock.MonotonicNow();
-    std::vector<frontier::LeasedTask> leased;
+    std::vector<LeasedUrl> leased;
     {
       absl::MutexLock lock(&io_mu);
       leased.swap(io_leased);
@@ -272,14 +279,13 @@ struct Fetcher::Impl {
                             ? 0
                             : options.max_buffered_tasks - held;
     }
-    for (frontier::LeasedTask& lease : leased) {
+    for (auto& [lease, parsed] : leased) {
       if (stop) {
         // Abandoned like every task not started at a stop: re-queued at lease expiry or by the
         // next process.
         Count(&FetcherStats::abandoned);
         continue;
       }
-      absl::StatusOr<url::Url> parsed = url::Url::Parse(lease.canonical_url);
       if (!parsed.ok()) {
         CompleteWithoutRequest(lease, OutcomeClass::kOutOfScope,
                                absl::StrCat("invalid URL: ", parsed.status().message()));
@@ -356,15 +362,19 @@ struct Fetcher::Impl {
           if (status.ok()) Count(&FetcherStats::completed, outcomes.size());
         }
       }
-      std::vector<frontier::LeasedTask> leased;
+      std::vector<LeasedUrl> leased;
       if (status.ok() && want > 0) {
         absl::StatusOr<std::vector<frontier::LeasedTask>> got =
             frontier.Lease(std::min(options.lease_batch, want), options.lease_max_per_host);
         if (!got.ok()) {
           status = got.status();
         } else {
-          leased = *std::move(got);
-          Count(&FetcherStats::leased, leased.size());
+          Count(&FetcherStats::leased, got->size());
+          leased.reserve(got->size());
+          for (frontier::LeasedTask& t : *got) {
+            absl::StatusOr<url::Url> parsed = url::Url::Parse(t.canonical_url);
+            leased.push_back(LeasedUrl{std::move(t), std::move(parsed)});
+          }
         }
       }
       bool exit = false;
@@ -390,7 +400,7 @@ struct Fetcher::Impl {
             io_lease_not_before = now + absl::Milliseconds(20);
           } else {
             io_lease_wanted -= std::min(io_lease_wanted, leased.size());
-            for (frontier::LeasedTask& t : leased) io_leased.push_back(std::move(t));
+            for (LeasedUrl& t : leased) io_leased.push_back(std::move(t));
           }
         }
       }
