@@ -118,6 +118,13 @@ absl::StatusOr<std::unique_ptr<Frontier>> Frontier::Open(const FrontierOptions& 
     frontier->revisit_policy_ = *std::move(policy);
   }
   if (absl::Status status = frontier->Recover(); !status.ok()) return status;
+  if (frontier->seen_cache_.enabled()) {
+    absl::StatusOr<std::unique_ptr<kv::KvIterator>> urls =
+        store.NewIterator(storage::kUrlsFamily, "", "");
+    if (!urls.ok()) return urls.status();
+    if (absl::Status status = (*urls)->status(); !status.ok()) return status;
+    frontier->seen_cache_exact_ = !(*urls)->Valid();
+  }
   return frontier;
 }
 
@@ -404,9 +411,10 @@ absl::StatusOr<AddResult> Frontier::AddUrls(const std::vector<UrlToAdd>& urls) {
   keys.reserve(candidates.size());
   for (const UrlToAdd* url : candidates) keys.push_back(url->canonical_url);
 
+  // With an exact cache every candidate left is new: the store would find none of them.
   absl::StatusOr<std::vector<std::optional<std::string>>> existing =
-      keys.empty() ? std::vector<std::optional<std::string>>()
-                   : store_.MultiGet(storage::kUrlsFamily, keys);
+      keys.empty() || seen_cache_exact_ ? std::vector<std::optional<std::string>>(keys.size())
+                                        : store_.MultiGet(storage::kUrlsFamily, keys);
   if (!existing.ok()) return existing.status();
   // Candidates in the store once the batch is written: those found and those added.
   std::vector<uint64_t> now_stored;
@@ -460,6 +468,7 @@ absl::StatusOr<AddResult> Frontier::AddUrls(const std::vector<UrlToAdd>& urls) {
   }
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
   for (const uint64_t hash : now_stored) seen_cache_.Insert(hash);
+  if (seen_cache_.forgot()) seen_cache_exact_ = false;
   counters_.urls_added += result.added;
   counters_.urls_already_seen += result.already_seen;
   counters_.seen_cache_hits += cache_hits;
@@ -687,8 +696,10 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
       if (decoded.ok()) stored = *std::move(decoded);
     }
     if (!stored.has_value()) {
-      // The lease proves the URL was accepted; rebuild what the lease knows.
+      // The lease proves the URL was accepted; rebuild what the lease knows. The store lost a
+      // record it should hold: stop trusting the seen cache to mirror it.
       ++counters_.repairs;
+      seen_cache_exact_ = false;
       stored.emplace();
       stored->host_id = lease.host;
       stored->priority = storage::PriorityOfBand(lease.pos.band);

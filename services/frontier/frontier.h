@@ -370,6 +370,11 @@ class Frontier {
   // AddUrls after its batch is written and with what its store lookup found. URL records are
   // never deleted, so nothing has to be invalidated.
   SeenCache seen_cache_ ABSL_GUARDED_BY(mu_);
+  // True while the seen cache holds every key of the URLs family: the family was empty at Open
+  // (a new crawl), only AddUrls creates keys and puts each into the cache, and the cache has
+  // forgotten none since. A miss is then a definite "not in the store", and AddUrls skips the
+  // store lookup. It ends for good at the cache's first dropped entry.
+  bool seen_cache_exact_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace crawler::frontier

@@ -58,10 +58,14 @@ void SeenCache::Insert(uint64_t hash) {
   // Shift the entries before `hash` (or all but the last, which falls out) one place back.
   size_t i = 0;
   while (i < kWays - 1 && slots[i] != 0 && slots[i] != hash) ++i;
+  if (i == kWays - 1 && slots[i] != 0 && slots[i] != hash) forgot_ = true;  // the last falls out
   for (; i > 0; --i) slots[i] = slots[i - 1];
   slots[0] = hash;
 }
 
-void SeenCache::Clear() { std::fill_n(buckets_.get(), bucket_count_, Bucket{}); }
+void SeenCache::Clear() {
+  std::fill_n(buckets_.get(), bucket_count_, Bucket{});
+  forgot_ = true;
+}
 
 }  // namespace crawler::frontier

@@ -71,6 +71,10 @@ class SeenCache {
   // Forgets everything (e.g. if URL records were ever removed from the store).
   void Clear();
 
+  // True once an entry was dropped (by Insert into a full bucket) or Clear() was called: from
+  // then on the cache may lack a URL it was given. Until then it holds every hash inserted.
+  bool forgot() const { return forgot_; }
+
  private:
   struct alignas(64) Bucket {
     // Most recently used first; free slots (0) only after the used ones.
@@ -88,6 +92,7 @@ class SeenCache {
   std::unique_ptr<Bucket[], Unmap> buckets_;
   size_t bucket_count_ = 0;
   uint64_t mask_ = 0;
+  bool forgot_ = false;
 };
 
 }  // namespace crawler::frontier

@@ -45,16 +45,21 @@ TEST(SeenCacheTest, HoldsWhatWasInsertedAndNothingElse) {
   EXPECT_FALSE(cache.Contains(b));
   cache.Insert(a);  // again: still one entry
   EXPECT_EQ(cache.size(), 1u);
+  EXPECT_FALSE(cache.forgot());
   cache.Clear();
   EXPECT_FALSE(cache.Contains(a));
   EXPECT_EQ(cache.size(), 0u);
+  EXPECT_TRUE(cache.forgot());  // it no longer holds everything it was given
 }
 
 TEST(SeenCacheTest, FullBucketDropsItsLeastRecentlyUsedEntry) {
   SeenCache cache(64);  // 8 buckets
   for (uint64_t n = 1; n <= SeenCache::kWays; ++n) cache.Insert(InBucket(3, n));
+  cache.Insert(InBucket(3, 4));  // already held: moves to the front, drops nothing
+  EXPECT_FALSE(cache.forgot());
   EXPECT_TRUE(cache.Contains(InBucket(3, 1)));  // now the most recently used
   cache.Insert(InBucket(3, 100));               // evicts n = 2, the least recently used
+  EXPECT_TRUE(cache.forgot());
   EXPECT_FALSE(cache.Contains(InBucket(3, 2)));
   EXPECT_TRUE(cache.Contains(InBucket(3, 1)));
   EXPECT_TRUE(cache.Contains(InBucket(3, 100)));
