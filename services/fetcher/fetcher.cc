@@ -161,7 +161,7 @@ struct Fetcher::Impl {
   absl::Mutex io_mu;
   std::vector<frontier::FetchOutcome> io_outcomes ABSL_GUARDED_BY(io_mu);  // not yet sent
   std::vector<frontier::UrlToAdd> io_adds ABSL_GUARDED_BY(io_mu);          // not yet sent
-  std::vector<LeasedUrl> io_leased ABSL_GUARDED_BY(io_mu);                // not yet taken
+  std::vector<LeasedUrl> io_leased ABSL_GUARDED_BY(io_mu);                 // not yet taken
   size_t io_lease_wanted ABSL_GUARDED_BY(io_mu) = 0;  // tasks the loop has room for
   absl::Duration io_lease_not_before ABSL_GUARDED_BY(io_mu) = absl::ZeroDuration();
   bool io_busy ABSL_GUARDED_BY(io_mu) = false;       // a frontier call is in progress
