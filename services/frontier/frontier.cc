@@ -466,7 +466,12 @@ absl::StatusOr<AddResult> Frontier::AddUrls(const std::vector<UrlToAdd>& urls) {
     if (!hashes.empty()) now_stored.push_back(hashes[i]);
     ++result.added;
   }
-  if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
+  if (absl::Status status = CommitLocked(batch, staging); !status.ok()) {
+    // Whether a failed write left anything behind is not known for sure: stop assuming the
+    // cache has every key.
+    seen_cache_exact_ = false;
+    return status;
+  }
   for (const uint64_t hash : now_stored) seen_cache_.Insert(hash);
   if (seen_cache_.forgot()) seen_cache_exact_ = false;
   counters_.urls_added += result.added;

@@ -373,7 +373,8 @@ class Frontier {
   // True while the seen cache holds every key of the URLs family: the family was empty at Open
   // (a new crawl), only AddUrls creates keys and puts each into the cache, and the cache has
   // forgotten none since. A miss is then a definite "not in the store", and AddUrls skips the
-  // store lookup. It ends for good at the cache's first dropped entry.
+  // store lookup. It ends for good at the cache's first dropped entry, a repaired URL record or
+  // a failed AddUrls write.
   bool seen_cache_exact_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -190,6 +190,8 @@ TEST_F(FrontierSeenCacheTest, FailedWriteCachesNothing) {
   EXPECT_EQ(retry.added, 1u);
   EXPECT_EQ(retry.already_seen, 0u);
   EXPECT_EQ(frontier_->Stats().seen_cache_hits, 0u);
+  // A failed write also ends the lookup-free mode of a new store: the retry was looked up.
+  EXPECT_EQ(UrlReads(), 1u);
 }
 
 TEST_F(FrontierSeenCacheTest, LimitsAreCheckedBeforeTheCache) {
