@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -34,12 +35,15 @@
 #include "services/scheduler/scheduler.h"
 
 namespace crawler::standalone {
-namespace {
 
-// URLs of one host leased to the fetcher at once (see FetcherOptions::lease_max_per_host).
-constexpr size_t kLeaseAheadPerHost = 4;
-
-}  // namespace
+size_t LeaseAheadPerHost(const politeness::PolitenessOptions& politeness, absl::Duration refill) {
+  const size_t connections = static_cast<size_t>(std::max(1, politeness.max_connections_per_host));
+  const absl::Duration per_url = std::max(politeness.min_delay, absl::Milliseconds(5));
+  // The URLs in flight, plus those the host takes while the refill is on its way.
+  const auto rounds = static_cast<size_t>(1 + std::ceil(absl::FDivDuration(refill, per_url)));
+  return std::clamp(connections * rounds, std::max<size_t>(4, connections),
+                    std::max<size_t>(64, connections));
+}
 
 struct StandaloneCrawl::Parts {
   CrawlConfig config;
@@ -91,10 +95,11 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   frontier_options.max_pages_total = c.collection.limits.max_pages;
   frontier_options.max_pages_per_host = c.collection.limits.max_pages_per_host;
   frontier_options.revisit = c.collection.revisit.options;
-  // The fetcher's politeness decides real spacing. A few URLs per host leased ahead keep a
-  // polite host busy (its next URL is here when its delay ends) without holding many leases.
-  frontier_options.max_in_flight_per_host = static_cast<uint32_t>(
-      std::max<size_t>(kLeaseAheadPerHost, c.collection.politeness.max_connections_per_host));
+  // The fetcher's politeness decides real spacing; the frontier only bounds how many URLs of a
+  // host are out at once.
+  fetcher::FetcherOptions fo;
+  const size_t lease_ahead = LeaseAheadPerHost(c.collection.politeness, 2 * fo.flush_interval);
+  frontier_options.max_in_flight_per_host = static_cast<uint32_t>(lease_ahead);
   absl::StatusOr<std::unique_ptr<frontier::Frontier>> frontier =
       frontier::Frontier::Open(frontier_options, *p->store, clock);
   if (!frontier.ok()) return frontier.status();
@@ -141,7 +146,6 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   p->observers.Add(p->log.get());
   p->observers.Add(&p->stats);
 
-  fetcher::FetcherOptions fo;
   fo.http.user_agent = c.user_agent;
   fo.http.total_timeout = c.timeout;
   fo.http.max_body_bytes = c.max_body_bytes;
@@ -152,7 +156,7 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   fo.obey_robots = c.obey_robots;
   fo.queue_robots_sitemaps = c.queue_sitemaps;
   fo.max_in_flight = c.max_in_flight;
-  fo.lease_max_per_host = kLeaseAheadPerHost;
+  fo.lease_max_per_host = lease_ahead;
   fo.worker_threads = c.workers;
   fo.processing.follow_embeds = c.follow_embeds;
   fo.processing.store_content_types = c.collection.store_content_types;

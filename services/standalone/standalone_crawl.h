@@ -17,11 +17,22 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/politeness/politeness_options.h"
 #include "services/standalone/crawl_config.h"
 #include "services/standalone/crawl_report.h"
 
 namespace crawler::standalone {
+
+// URLs of one host the fetcher holds on lease at once (its lease_max_per_host, and the
+// frontier's max_in_flight_per_host). A host whose URLs are used up idles until its next lease
+// arrives, `refill` after its last completion (the completion's trip to the frontier and the next
+// lease's trip back), so the lease must cover what the host fetches meanwhile: one URL per
+// connection every min_delay, or every ~5 ms (a fast server nearby) with no delay. At least 4
+// (what a polite host needs: its next URLs are here when the delay ends), at most 64 unless
+// max_connections_per_host is higher; a kill -9 can refetch at most these URLs per host.
+size_t LeaseAheadPerHost(const politeness::PolitenessOptions& politeness, absl::Duration refill);
 
 class StandaloneCrawl {
  public:

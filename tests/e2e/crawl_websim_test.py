@@ -42,9 +42,9 @@ from e2e_support import (  # noqa: E402
 # the spacing it grants is the delay plus a round trip.
 DELAY_MS = 50
 
-# URLs of one host that the standalone crawl leases at once (kLeaseAheadPerHost in
-# services/standalone/standalone_crawl.cc, the frontier's max_in_flight_per_host with one
-# connection per host). A SIGKILL can only cause refetches of leased, not yet durably completed
+# URLs of one host that the standalone crawl leases at once (LeaseAheadPerHost in
+# services/standalone/standalone_crawl.cc for one connection per host and a 50 ms delay; the
+# frontier's max_in_flight_per_host). A SIGKILL can only cause refetches of leased, not yet durably completed
 # URLs, so at most this many per host.
 LEASES_PER_HOST = 4
 

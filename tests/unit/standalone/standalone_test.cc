@@ -29,6 +29,7 @@
 #include "services/frontier/url_record.h"
 #include "services/standalone/crawl_config.h"
 #include "services/standalone/crawl_report.h"
+#include "services/standalone/standalone_crawl.h"
 
 namespace crawler::standalone {
 namespace {
@@ -592,6 +593,30 @@ TEST(CrawlConfigFinalize, BoundaryValuesAreAccepted) {
   c.max_body_bytes = 1024;
   c.timeout = absl::Milliseconds(1);
   EXPECT_TRUE(c.Finalize().ok());
+}
+
+// A host's lease lasts until its next one can arrive: one URL per connection per delay (or per
+// ~5 ms without a delay) over the refill time, plus the URLs in flight; at least 4, at most 64
+// unless the connections alone need more.
+TEST(LeaseAheadPerHost, CoversTheRefillAtTheHostsRate) {
+  auto lease_ahead = [](absl::Duration min_delay, int connections,
+                        absl::Duration refill = absl::Milliseconds(100)) {
+    politeness::PolitenessOptions p;
+    p.min_delay = min_delay;
+    p.max_connections_per_host = connections;
+    return LeaseAheadPerHost(p, refill);
+  };
+  // The defaults: 1 s, 1 connection.
+  EXPECT_EQ(LeaseAheadPerHost(politeness::PolitenessOptions{}, absl::Milliseconds(100)), 4u);
+  EXPECT_EQ(lease_ahead(absl::Milliseconds(50), 1), 4u);   // 1 + 2 rounds, raised to 4
+  EXPECT_EQ(lease_ahead(absl::Milliseconds(10), 1), 11u);  // 1 + 10 rounds
+  EXPECT_EQ(lease_ahead(absl::Milliseconds(10), 2), 22u);
+  EXPECT_EQ(lease_ahead(absl::Milliseconds(30), 1), 5u);    // 1 + ceil(3.33)
+  EXPECT_EQ(lease_ahead(absl::ZeroDuration(), 2), 42u);     // one URL per ~5 ms: 1 + 20 rounds
+  EXPECT_EQ(lease_ahead(absl::ZeroDuration(), 8), 64u);     // 168, capped
+  EXPECT_EQ(lease_ahead(absl::ZeroDuration(), 100), 100u);  // never below the connections
+  EXPECT_EQ(lease_ahead(absl::ZeroDuration(), 8, absl::ZeroDuration()), 8u);
+  EXPECT_EQ(lease_ahead(absl::ZeroDuration(), 1, absl::ZeroDuration()), 4u);
 }
 
 // RFC 9309 §2.2.1: the product token is what User-agent lines are matched against, case-
