@@ -252,6 +252,11 @@ struct HttpClient::Impl {
     curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    // No proxy, whatever the environment says (http_proxy, all_proxy, ...): the SSRF guard, the
+    // pinned address and per-IP politeness all concern the host's own address, which a proxy
+    // would hide. An empty no-proxy list also spares libcurl its getenv calls per transfer.
+    curl_easy_setopt(e, CURLOPT_PROXY, "");
+    curl_easy_setopt(e, CURLOPT_NOPROXY, "");
     // HTTP/1.1 keeps WARC response records byte-faithful (HTTP/2 has no textual message form).
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
     curl_easy_setopt(e, CURLOPT_USERAGENT, options.user_agent.c_str());

@@ -1,6 +1,7 @@
 #include "services/fetcher/http_client.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <thread>
@@ -217,6 +218,28 @@ TEST(HttpClient, ConnectToAddressIsStillCheckedByTheGuard) {
     EXPECT_FALSE(HttpClient::Create({.connect_to = bad}, *net::AddressPolicy::Create({})).ok())
         << bad;
   }
+}
+
+// A proxy named by the environment would see the requests instead of the hosts (and the SSRF
+// guard would check the proxy's address, not the host's): the client connects directly.
+TEST(HttpClient, ProxyEnvironmentVariablesAreIgnored) {
+  TestHttpServer proxy([](const std::string&) { return TestResponse{Ok("via proxy")}; });
+  TestHttpServer server([](const std::string&) { return TestResponse{Ok("direct")}; });
+  const std::string proxy_url = absl::StrCat("http://127.0.0.1:", proxy.port());
+  const std::vector<std::string> names = {"http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY",
+                                          "all_proxy"};
+  for (const std::string& name : names) ::setenv(name.c_str(), proxy_url.c_str(), 1);
+  ::unsetenv("no_proxy");
+  ::unsetenv("NO_PROXY");
+  auto client = Client();
+  client->Start(Get(server, "/"));
+  std::vector<HttpResult> r = PollUntil(*client, 1);
+  for (const std::string& name : names) ::unsetenv(name.c_str());
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].error, TransportError::kNone) << r[0].error_message;
+  EXPECT_EQ(r[0].body, "direct");
+  EXPECT_EQ(server.requests(), 1);
+  EXPECT_EQ(proxy.requests(), 0);
 }
 
 TEST(HttpClient, RefusedConnectionIsAConnectFailure) {
