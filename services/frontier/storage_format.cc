@@ -150,14 +150,23 @@ absl::Status ReadVersion(Reader& reader, std::string_view what) {
 
 }  // namespace
 
+size_t UrlKeyOriginLength(std::string_view url_key) {
+  const size_t scheme_end = url_key.find("://");
+  if (scheme_end == std::string_view::npos) return url_key.size();
+  const size_t path = url_key.find('/', scheme_end + 3);
+  return path == std::string_view::npos ? url_key.size() : path + 1;
+}
+
 std::vector<kv::ColumnFamilySpec> ColumnFamilies() {
   return {
-      {std::string(kMetaFamily), 0},   {std::string(kHostsFamily), 0},
-      {std::string(kUrlsFamily), 0},
+      {std::string(kMetaFamily), 0},
+      {std::string(kHostsFamily), 0},
+      {std::string(kUrlsFamily), 0, /*ordered_within_prefix=*/false, &UrlKeyOriginLength},
       // A host's queue is appended to in (band, depth, sequence) order and consumed from the
       // front: its keys arrive in order within the host's prefix.
       {std::string(kQueueFamily), kQueueHostPrefixBytes, /*ordered_within_prefix=*/true},
-      {std::string(kLeasesFamily), 0}, {std::string(kDueFamily), 0},
+      {std::string(kLeasesFamily), 0},
+      {std::string(kDueFamily), 0},
   };
 }
 
@@ -407,8 +416,7 @@ absl::StatusOr<std::pair<double, double>> DecodeRevisitObservations(std::string_
   if (value.size() != 16) return Corrupt("revisit observations");
   std::memcpy(&out.first, value.data(), 8);
   std::memcpy(&out.second, value.data() + 8, 8);
-  if (!std::isfinite(out.first) || !std::isfinite(out.second) || out.first < 0 ||
-      out.second < 0) {
+  if (!std::isfinite(out.first) || !std::isfinite(out.second) || out.first < 0 || out.second < 0) {
     return Corrupt("revisit observations");
   }
   return out;

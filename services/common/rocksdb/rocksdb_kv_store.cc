@@ -76,6 +76,20 @@ absl::Status ApplyCompression(Compression choice, rocksdb::ColumnFamilyOptions& 
   return absl::OkStatus();
 }
 
+// ColumnFamilySpec::insert_hint_prefix as RocksDB's prefix extractor for memtable insert hints.
+class InsertHintPrefix final : public rocksdb::SliceTransform {
+ public:
+  explicit InsertHintPrefix(size_t (*length)(std::string_view)) : length_(length) {}
+  const char* Name() const override { return "crawler.InsertHintPrefix"; }
+  rocksdb::Slice Transform(const rocksdb::Slice& key) const override {
+    return {key.data(), std::min(length_(std::string_view(key.data(), key.size())), key.size())};
+  }
+  bool InDomain(const rocksdb::Slice&) const override { return true; }
+
+ private:
+  size_t (*const length_)(std::string_view);
+};
+
 absl::StatusOr<rocksdb::ColumnFamilyOptions> MakeColumnFamilyOptions(
     const RocksDbKvStoreOptions& options, const std::shared_ptr<rocksdb::Cache>& cache,
     const ColumnFamilySpec& spec) {
@@ -109,6 +123,10 @@ absl::StatusOr<rocksdb::ColumnFamilyOptions> MakeColumnFamilyOptions(
       cf.memtable_insert_with_hint_prefix_extractor.reset(
           rocksdb::NewFixedPrefixTransform(scan_prefix_bytes));
     }
+  }
+  if (spec.insert_hint_prefix != nullptr) {
+    cf.memtable_insert_with_hint_prefix_extractor =
+        std::make_shared<InsertHintPrefix>(spec.insert_hint_prefix);
   }
   return cf;
 }
@@ -244,6 +262,11 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
     if (spec.ordered_within_prefix && spec.scan_prefix_bytes == 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "column family ", spec.name, ": ordered_within_prefix needs scan_prefix_bytes"));
+    }
+    if (spec.ordered_within_prefix && spec.insert_hint_prefix != nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("column family ", spec.name,
+                       ": ordered_within_prefix and insert_hint_prefix are exclusive"));
     }
     spec_by_name[spec.name] = spec;
   }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,8 +41,15 @@ class TempDir {
   std::string path_;
 };
 
+// Groups keys by what precedes their first '.', for family "g".
+size_t UpToFirstDot(std::string_view key) { return std::min(key.find('.') + 1, key.size()); }
+
 std::vector<ColumnFamilySpec> Families() {
-  return {{"a", 0}, {"b", 0}, {"p", 4}, {"q", 4, /*ordered_within_prefix=*/true}};
+  return {{"a", 0},
+          {"b", 0},
+          {"p", 4},
+          {"q", 4, /*ordered_within_prefix=*/true},
+          {"g", 0, /*ordered_within_prefix=*/false, &UpToFirstDot}};
 }
 
 std::vector<std::string> Keys(KvStore& store, std::string_view cf, std::string_view begin,
@@ -246,6 +254,41 @@ TYPED_TEST(KvStoreContract, OrderedPrefixFamilyTakesWritesInAnyOrder) {
   EXPECT_EQ(this->store_->Get("q", "hhh11").status().code(), absl::StatusCode::kNotFound);
 }
 
+// "insert_hint_prefix" is a hint too: groups of any length (and keys that are all group),
+// written interleaved and out of order, overwritten and deleted, read back as in any family.
+TYPED_TEST(KvStoreContract, InsertHintFamilyTakesWritesInAnyOrder) {
+  std::set<std::string> expected;
+  for (int round = 0; round < 3; ++round) {
+    WriteBatch batch;
+    for (int i : {7, 2, 9, 0, 4}) {
+      for (const char* group : {"host-b.", "a.", "", "host-c.example."}) {
+        const std::string key = absl::StrCat(group, (i * 37 + round * 11) % 50);
+        batch.Put("g", key, key);
+        expected.insert(key);
+      }
+    }
+    batch.Put("g", "nodot", "x");  // the whole key is its group
+    expected.insert("nodot");
+    ASSERT_TRUE(this->store_->Write(batch).ok());
+    if (round == 1) this->factory_.Flush(*this->store_);
+  }
+  WriteBatch batch;
+  batch.Delete("g", "a.33");
+  batch.Put("g", "host-b.9", "again");
+  ASSERT_TRUE(this->store_->Write(batch).ok());
+  expected.erase("a.33");
+  EXPECT_EQ(Keys(*this->store_, "g", "", "\xff"),
+            std::vector<std::string>(expected.begin(), expected.end()));
+  EXPECT_EQ(this->store_->Get("g", "host-b.9").value(), "again");
+  EXPECT_EQ(this->store_->Get("g", "a.33").status().code(), absl::StatusCode::kNotFound);
+  absl::StatusOr<std::vector<std::optional<std::string>>> got =
+      this->store_->MultiGet("g", {"host-c.example.24", "a.24", "missing."});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)[0], "host-c.example.24");
+  EXPECT_EQ((*got)[1], "a.24");
+  EXPECT_EQ((*got)[2], std::nullopt);
+}
+
 TYPED_TEST(KvStoreContract, PrefixIteratorScansOnePrefixPerSeek) {
   // Family "p" has a 4-byte scan prefix; spread keys over memtable and files so the prefix
   // filters are consulted.
@@ -412,7 +455,10 @@ TEST(RocksDbKvStore, RejectsBadOptions) {
   options = SmallOptions(dir.path() + "/db");
   EXPECT_EQ(RocksDbKvStore::Open(options, {{"", 0}}).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(RocksDbKvStore::Open(options, {{"o", 0, /*ordered_within_prefix=*/true}})
+  EXPECT_EQ(
+      RocksDbKvStore::Open(options, {{"o", 0, /*ordered_within_prefix=*/true}}).status().code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RocksDbKvStore::Open(options, {{"o", 4, /*ordered_within_prefix=*/true, &UpToFirstDot}})
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
