@@ -45,6 +45,13 @@ size_t LeaseAheadPerHost(const politeness::PolitenessOptions& politeness, absl::
                     std::max<size_t>(64, connections));
 }
 
+size_t BufferedTasksFor(size_t lease_ahead, size_t max_in_flight, int max_connections_per_host) {
+  const size_t connections = static_cast<size_t>(std::max(1, max_connections_per_host));
+  const size_t busy_hosts = (max_in_flight + connections - 1) / connections;
+  return std::clamp(busy_hosts * lease_ahead, fetcher::FetcherOptions{}.max_buffered_tasks,
+                    size_t{1} << 16);
+}
+
 struct StandaloneCrawl::Parts {
   CrawlConfig config;
   const Clock* clock = nullptr;
@@ -157,6 +164,8 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   fo.queue_robots_sitemaps = c.queue_sitemaps;
   fo.max_in_flight = c.max_in_flight;
   fo.lease_max_per_host = lease_ahead;
+  fo.max_buffered_tasks = BufferedTasksFor(lease_ahead, c.max_in_flight,
+                                           c.collection.politeness.max_connections_per_host);
   fo.worker_threads = c.workers;
   fo.processing.follow_embeds = c.follow_embeds;
   fo.processing.store_content_types = c.collection.store_content_types;

@@ -34,6 +34,12 @@ namespace crawler::standalone {
 // max_connections_per_host is higher; a kill -9 can refetch at most these URLs per host.
 size_t LeaseAheadPerHost(const politeness::PolitenessOptions& politeness, absl::Duration refill);
 
+// Leased URLs the fetcher may hold (FetcherOptions::max_buffered_tasks): enough for each host
+// that max_in_flight transfers keep busy (max_in_flight / max_connections_per_host of them) to
+// hold its lease_ahead, or the crawl runs fewer transfers than allowed. At least the fetcher's
+// default (4,096), at most 65,536 (a few tens of MB).
+size_t BufferedTasksFor(size_t lease_ahead, size_t max_in_flight, int max_connections_per_host);
+
 class StandaloneCrawl {
  public:
   // Opens the state and output; kInvalidArgument for bad configuration, kUnavailable when the

@@ -619,6 +619,15 @@ TEST(LeaseAheadPerHost, CoversTheRefillAtTheHostsRate) {
   EXPECT_EQ(lease_ahead(absl::ZeroDuration(), 1, absl::ZeroDuration()), 4u);
 }
 
+// The fetcher holds enough leased URLs for every host its transfers can keep busy.
+TEST(BufferedTasksFor, CoversTheLeasesOfEveryBusyHost) {
+  EXPECT_EQ(BufferedTasksFor(4, 256, 1), 4096u);        // 1,024: the default is the floor
+  EXPECT_EQ(BufferedTasksFor(42, 512, 2), 256u * 42);   // the max-mode benchmark
+  EXPECT_EQ(BufferedTasksFor(42, 513, 2), 257u * 42);   // a host for the odd transfer
+  EXPECT_EQ(BufferedTasksFor(21, 10'000, 1), 65'536u);  // capped
+  EXPECT_EQ(BufferedTasksFor(4, 512, 0), 4096u);        // connections below 1 count as 1
+}
+
 // RFC 9309 §2.2.1: the product token is what User-agent lines are matched against, case-
 // insensitively.
 TEST(Rfc9309_2_2_1, RobotsProductTokenIsTheFirstTokenLowerCased) {
