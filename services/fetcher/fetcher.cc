@@ -88,6 +88,7 @@ struct Fetcher::Impl {
     // DisallowAll because robots.txt could not be fetched (5xx, network): the URLs it blocks are
     // retried later rather than given up (RFC 9309 §2.3.1.4: the site is "unreachable").
     bool unavailable = false;
+    std::string why;  // for the log lines of the URLs it blocks: "HTTP 503", "connect_failed"
   };
 
   // Per-host state for hosts with leased URLs here. Dropped when the host has nothing left.
@@ -275,9 +276,8 @@ struct Fetcher::Impl {
       absl::MutexLock lock(&io_mu);
       leased.swap(io_leased);
       const size_t held = buffered + leased.size();
-      io_lease_wanted = stop || held > options.max_buffered_tasks / 2
-                            ? 0
-                            : options.max_buffered_tasks - held;
+      io_lease_wanted =
+          stop || held > options.max_buffered_tasks / 2 ? 0 : options.max_buffered_tasks - held;
     }
     for (auto& [lease, parsed] : leased) {
       if (stop) {
@@ -440,11 +440,11 @@ struct Fetcher::Impl {
                                         .fetch_time = clock.Now(),
                                         .retry = absl::IsUnavailable(cached->status())});
         if (observer != nullptr) {
-          observer->OnFetch(FetchEvent{
-              .time = clock.Now(),
-              .url = t.lease.canonical_url,
-              .outcome = OutcomeClass::kNetworkError,
-              .detail = absl::StrCat("dns: ", cached->status().message())});
+          observer->OnFetch(
+              FetchEvent{.time = clock.Now(),
+                         .url = t.lease.canonical_url,
+                         .outcome = OutcomeClass::kNetworkError,
+                         .detail = absl::StrCat("dns: ", cached->status().message())});
         }
       }
       buffered -= h.tasks.size();
@@ -563,7 +563,8 @@ struct Fetcher::Impl {
         if (!match.allowed) {
           Count(&FetcherStats::robots_denied);
           CompleteWithoutRequest(task.lease, OutcomeClass::kRobotsDenied,
-                                 robots->unavailable      ? "robots.txt unavailable"
+                                 robots->unavailable
+                                     ? absl::StrCat("robots.txt unavailable (", robots->why, ")")
                                  : match.rule.has_value() ? "Disallow: " + match.rule->pattern
                                                           : "",
                                  /*retry=*/robots->unavailable);
@@ -664,8 +665,14 @@ struct Fetcher::Impl {
       }
     }
     const bool unavailable = decision.action == robots::RobotsAction::kDisallowAll;
+    // Without a response, the transport error says why (a refused connection, a timeout...).
+    const std::string why = head.has_value() ? absl::StrCat("HTTP ", head->status())
+                            : result.error == TransportError::kNone
+                                ? std::string("malformed response head")
+                                : std::string(TransportErrorName(result.error));
     robots_cache.insert_or_assign(
-        h.key, RobotsEntry{*std::move(rules), clock.Now() + decision.cache_lifetime, unavailable});
+        h.key, RobotsEntry{*std::move(rules), clock.Now() + decision.cache_lifetime, unavailable,
+                           unavailable ? why : ""});
     if (warc != nullptr && head.has_value()) {
       // robots.txt is archived like a page (replay tools and audits want it): request and
       // response records, the request naming the response.
@@ -695,7 +702,11 @@ struct Fetcher::Impl {
           .bytes = result.body.size(),
           .duration = result.total_time,
           .outcome = head.has_value() ? OutcomeClass::kFetched : OutcomeClass::kNetworkError,
-          .detail = std::string(robots::RobotsActionName(decision.action)),
+          .detail = head.has_value()
+                        ? std::string(robots::RobotsActionName(decision.action))
+                        : absl::StrCat(std::string(robots::RobotsActionName(decision.action)), " (",
+                                       why, result.error_message.empty() ? "" : ": ",
+                                       result.error_message, ")"),
           .robots_txt = true});
     }
   }

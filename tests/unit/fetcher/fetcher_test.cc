@@ -55,6 +55,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
+using ::testing::StartsWith;
 using ::testing::UnorderedElementsAre;
 
 using SteadyTime = std::chrono::steady_clock::time_point;
@@ -458,6 +459,19 @@ TEST_F(FetcherTest, Rfc9309_2_3_1_4_RobotsUnreachableDisallowsAllAndRetries) {
     EXPECT_THAT(web_.TargetsOf(host), Not(Contains("/other")));
   }
   for (const Case& c : cases) EXPECT_GE(web_.Count(c.host, "/robots.txt"), 1) << c.host;
+  // The log says why: the status, or the transport error when nothing was answered.
+  std::map<std::string, std::string> robots_detail;
+  std::map<std::string, std::string> denied_detail;
+  for (const FetchEvent& e : observer_.events()) {
+    const std::string host = e.url.substr(7, e.url.find('/', 7) - 7);
+    (e.robots_txt ? robots_detail : denied_detail)[host] = e.detail;
+  }
+  EXPECT_EQ(robots_detail["s503.test"], "disallow-all");
+  EXPECT_EQ(denied_detail["s503.test"], "robots.txt unavailable (HTTP 503)");
+  EXPECT_EQ(denied_detail["s500.test"], "robots.txt unavailable (HTTP 500)");
+  EXPECT_THAT(robots_detail["reset.test"], StartsWith("disallow-all ("));
+  EXPECT_THAT(denied_detail["reset.test"], StartsWith("robots.txt unavailable ("));
+  EXPECT_THAT(denied_detail["reset.test"], Not(HasSubstr("HTTP")));
 }
 
 // RFC 9309 §2.3.1.2: redirects of /robots.txt are followed (at least five), and the rules found
