@@ -228,11 +228,16 @@ struct Fetcher::Impl {
   // ------------------------------------------------------------------ frontier traffic
   void Complete(frontier::FetchOutcome outcome) { pending_outcomes.push_back(std::move(outcome)); }
 
+  // `host_not_before`: the frontier leases nothing more of the host before then.
   void CompleteWithoutRequest(const frontier::LeasedTask& lease, OutcomeClass outcome,
-                              std::string detail, bool retry = false) {
+                              std::string detail, bool retry = false,
+                              absl::Time host_not_before = absl::InfinitePast()) {
     const absl::Time now = clock.Now();
-    Complete(frontier::FetchOutcome{
-        .lease_id = lease.lease_id, .outcome = outcome, .fetch_time = now, .retry = retry});
+    Complete(frontier::FetchOutcome{.lease_id = lease.lease_id,
+                                    .outcome = outcome,
+                                    .fetch_time = now,
+                                    .host_next_allowed = host_not_before,
+                                    .retry = retry});
     if (observer != nullptr) {
       observer->OnFetch(FetchEvent{.time = now,
                                    .url = lease.canonical_url,
@@ -567,7 +572,11 @@ struct Fetcher::Impl {
                                      ? absl::StrCat("robots.txt unavailable (", robots->why, ")")
                                  : match.rule.has_value() ? "Disallow: " + match.rule->pattern
                                                           : "",
-                                 /*retry=*/robots->unavailable);
+                                 /*retry=*/robots->unavailable,
+                                 // A retry before robots.txt is fetched again would meet the
+                                 // same cached verdict and use up the URL's attempts while the
+                                 // host may have recovered.
+                                 robots->unavailable ? robots->expires : absl::InfinitePast());
           h.tasks.pop_front();
           --buffered;
           continue;

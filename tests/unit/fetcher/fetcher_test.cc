@@ -442,6 +442,7 @@ TEST_F(FetcherTest, Rfc9309_2_3_1_4_RobotsUnreachableDisallowsAllAndRetries) {
       {"s429.test", Response(429, "Too Many Requests", "slow down"), false},
       {"reset.test", "", true},  // connection closed without any response
   };
+  const absl::Time start = absl::Now();
   std::map<frontier::LeaseId, std::string> leases;
   for (const Case& c : cases) {
     web_.Set(c.host, "/robots.txt", c.response, c.close);
@@ -455,6 +456,9 @@ TEST_F(FetcherTest, Rfc9309_2_3_1_4_RobotsUnreachableDisallowsAllAndRetries) {
     frontier::FetchOutcome o = OutcomeOf(lease);
     EXPECT_EQ(o.outcome, OutcomeClass::kRobotsDenied);
     EXPECT_TRUE(o.retry);
+    // Not before robots.txt is due to be fetched again (RobotsPolicyOptions'
+    // unreachable_retry_after, 30 min): an earlier retry would meet the same cached verdict.
+    EXPECT_GE(o.host_next_allowed, start + robots::RobotsPolicyOptions{}.unreachable_retry_after);
     EXPECT_THAT(web_.TargetsOf(host), Not(Contains("/page")));
     EXPECT_THAT(web_.TargetsOf(host), Not(Contains("/other")));
   }

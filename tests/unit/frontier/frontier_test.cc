@@ -328,6 +328,27 @@ TEST_F(FrontierTest, CompletionHintOrdersHosts) {
   EXPECT_EQ(Lease(1, 1)[0].host_key, "b.test");
 }
 
+// A retry is leased when both its backoff and its host's hint have passed: the fetcher hints a
+// host whose robots.txt is unreachable until robots.txt is due again.
+TEST_F(FrontierTest, RetryWaitsForTheHostHint) {
+  Open();
+  Add({U("a.test", "/1")});
+  std::vector<LeasedTask> tasks = Lease(1, 1);
+  ASSERT_EQ(tasks.size(), 1u);
+  FetchOutcome o = Outcome(tasks[0]);
+  o.outcome = OutcomeClass::kRobotsDenied;
+  o.retry = true;
+  o.host_next_allowed = clock_.Now() + absl::Minutes(30);
+  Complete({o});
+  clock_.Advance(absl::Minutes(2));  // past the first retry's backoff (1 min)
+  EXPECT_TRUE(Lease(1, 1).empty());
+  clock_.Advance(absl::Minutes(29));
+  tasks = Lease(1, 1);
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_EQ(tasks[0].canonical_url, "http://a.test/1");
+  EXPECT_EQ(tasks[0].attempt, 2u);
+}
+
 // ---- leases ----
 
 TEST_F(FrontierTest, LeaseCarriesDeadlineAndUniqueIds) {
