@@ -193,33 +193,52 @@ absl::Duration MinGap(const std::vector<FakeWeb::Hit>& hits, bool skip_robots) {
 }
 
 // The in-process politeness behind a delay before each claim is decided, as a shared store
-// (Redis) adds a round trip; it records the waits of refused claims.
+// (Redis) adds a round trip; it records every claim and release in order.
 class SlowPoliteness : public politeness::Politeness {
  public:
+  struct Event {
+    std::string host;
+    absl::Time time;  // just before the claim was decided / the release
+    enum class Kind { kGranted, kRefused, kReleased } kind;
+    absl::Duration wait = absl::ZeroDuration();  // of a refusal
+  };
+
   SlowPoliteness(politeness::Politeness& inner, absl::Duration latency)
       : inner_(inner), latency_(latency) {}
 
   absl::StatusOr<politeness::ClaimResult> Claim(const politeness::ClaimRequest& r) override {
     if (latency_ > absl::ZeroDuration()) absl::SleepFor(latency_);
+    const absl::Time time = absl::Now();
     absl::StatusOr<politeness::ClaimResult> result = inner_.Claim(r);
-    if (result.ok() && !result->granted) {
+    if (result.ok()) {
       absl::MutexLock lock(&mu_);
-      refused_waits_.push_back(result->wait);
+      events_.push_back(
+          Event{.host = r.host_key,
+                .time = time,
+                .kind = result->granted ? Event::Kind::kGranted : Event::Kind::kRefused,
+                .wait = result->wait});
     }
     return result;
   }
-  absl::Status Release(const politeness::ReleaseRequest& r) override { return inner_.Release(r); }
+  absl::Status Release(const politeness::ReleaseRequest& r) override {
+    {
+      absl::MutexLock lock(&mu_);
+      events_.push_back(
+          Event{.host = r.host_key, .time = absl::Now(), .kind = Event::Kind::kReleased});
+    }
+    return inner_.Release(r);
+  }
 
-  std::vector<absl::Duration> refused_waits() const {
+  std::vector<Event> events() const {
     absl::MutexLock lock(&mu_);
-    return refused_waits_;
+    return events_;
   }
 
  private:
   politeness::Politeness& inner_;
   const absl::Duration latency_;
   mutable absl::Mutex mu_;
-  std::vector<absl::Duration> refused_waits_ ABSL_GUARDED_BY(mu_);
+  std::vector<Event> events_ ABSL_GUARDED_BY(mu_);
 };
 
 class FetcherTest : public ::testing::Test {
@@ -624,12 +643,30 @@ TEST_F(FetcherTest, Design_5_AHostRefusedByPolitenessIsNotWokenBeforeItsWaitIsOv
   }
   RunToCompletion();
   for (const std::string& host : hosts) EXPECT_EQ(web_.HitsOf(host).size(), 5u) << host;
-  // Refusals right after a launch or a response wait about the whole delay; one that comes with
-  // a short wait means the host was woken early.
+  // After a refusal with a wait, the host's next claim comes when the wait is over, or earlier
+  // only because one of its transfers ended (a completion wakes its host). The wait counts from
+  // the moment the claim was decided, which each event's time precedes.
+  using Kind = SlowPoliteness::Event::Kind;
+  std::map<std::string, absl::Time> not_before;  // host -> end of its last refusal's wait
+  int refusals = 0;
   int early = 0;
-  for (absl::Duration wait : slow_politeness_->refused_waits()) {
-    if (wait > absl::ZeroDuration() && wait < absl::Milliseconds(20)) ++early;
+  for (const SlowPoliteness::Event& e : slow_politeness_->events()) {
+    if (e.kind == Kind::kReleased) {
+      not_before.erase(e.host);
+      continue;
+    }
+    if (auto it = not_before.find(e.host); it != not_before.end() && e.time < it->second) {
+      ADD_FAILURE() << e.host << " claimed " << absl::FormatDuration(it->second - e.time)
+                    << " before its wait was over";
+      ++early;
+    }
+    not_before.erase(e.host);
+    if (e.kind == Kind::kRefused && e.wait > absl::ZeroDuration()) {
+      ++refusals;
+      not_before[e.host] = e.time + e.wait;
+    }
   }
+  EXPECT_GT(refusals, 0);  // the check above had something to check
   EXPECT_EQ(early, 0);
 }
 
