@@ -782,6 +782,13 @@ struct Fetcher::Impl {
     return work_outstanding == 0 && processed.empty();
   }
 
+  // True when max_in_flight fetched pages wait for (or are in) a worker: starting more
+  // transfers would only grow that backlog. A worker wakes the loop after each batch.
+  bool WorkBacklogged() {
+    absl::MutexLock lock(&work_mu);
+    return work_outstanding >= options.max_in_flight;
+  }
+
   void PublishStats() {
     absl::MutexLock lock(&stats_mu);
     stats.in_flight = http->in_flight();
@@ -845,6 +852,7 @@ struct Fetcher::Impl {
       if (absl::Status s = Flush(/*force=*/drained); !s.ok()) return s;
       if (absl::Status s = Refill(); !s.ok()) return s;
 
+      const bool backlogged = !stop && WorkBacklogged();
       if (stop) {
         // Leased URLs not started are abandoned: the frontier re-queues them at lease expiry (or
         // at the next start: a new process re-queues every lease it finds).
@@ -853,7 +861,7 @@ struct Fetcher::Impl {
           buffered -= h->tasks.size();
           h->tasks.clear();
         }
-      } else {
+      } else if (!backlogged) {
         while (!ready.empty() && ready.top().first <= now &&
                http->in_flight() < options.max_in_flight) {
           const std::string key = ready.top().second;
@@ -875,7 +883,7 @@ struct Fetcher::Impl {
       if (idle && (stop || frontier.IsExhausted())) return absl::OkStatus();
 
       absl::Duration timeout = absl::Milliseconds(20);
-      if (!ready.empty() && http->in_flight() < options.max_in_flight) {
+      if (!ready.empty() && http->in_flight() < options.max_in_flight && !backlogged) {
         // From the clock as it is now, not at the start of this turn: the turn's work would
         // otherwise make every politeness wake-up late by its duration.
         timeout =

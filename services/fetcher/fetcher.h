@@ -53,7 +53,9 @@ struct FetcherOptions {
   bool obey_robots = true;
   // Queue the Sitemap: URLs a robots.txt lists (they then go through scope like any link).
   bool queue_robots_sitemaps = false;
-  // Concurrent HTTP transfers, over all hosts.
+  // Concurrent HTTP transfers, over all hosts. Fetched pages waiting for a worker are held to
+  // the same number: no transfer starts while that many wait, so when the workers fall behind
+  // the network, fetching slows down instead of the backlog (and memory) growing without bound.
   size_t max_in_flight = 256;
   // URLs per lease call, and per host per lease call. Leasing many URLs of one host only makes
   // them wait here; keep max_per_host x per-host delay well below the frontier's lease duration.

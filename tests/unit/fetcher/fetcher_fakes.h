@@ -32,7 +32,18 @@ class RecordingObserver final : public fetcher::FetchObserver {
  public:
   void OnFetch(const fetcher::FetchEvent& event) override {
     absl::MutexLock lock(&mu_);
+    if (event.outcome == frontier::OutcomeClass::kFetched && !event.robots_txt) {
+      // A held page keeps its worker here (bounded: a forgotten hold is not a hung test).
+      mu_.AwaitWithTimeout(absl::Condition(
+                               +[](bool* held) { return !*held; }, &hold_pages_),
+                           absl::Seconds(10));
+    }
     events_.push_back(event);
+  }
+  // While held, the worker threads that report a fetched page wait here, as slow workers would.
+  void HoldPages(bool hold) {
+    absl::MutexLock lock(&mu_);
+    hold_pages_ = hold;
   }
   std::vector<fetcher::FetchEvent> events() const {
     absl::MutexLock lock(&mu_);
@@ -42,6 +53,7 @@ class RecordingObserver final : public fetcher::FetchObserver {
  private:
   mutable absl::Mutex mu_;
   std::vector<fetcher::FetchEvent> events_ ABSL_GUARDED_BY(mu_);
+  bool hold_pages_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // A frontier holding a FIFO of tasks. Lease honours max_urls and max_per_host; a lease is

@@ -878,6 +878,52 @@ TEST_F(FetcherTest, AnIdleFetcherDoesNotSpin) {
   EXPECT_LT(cpu_used, kIdleWindow / 5) << "CPU used while idle for " << kIdleWindow;
 }
 
+// Workers slower than the network: fetched pages waiting for a worker are held to
+// max_in_flight; beyond that no transfer starts, so the backlog (and memory) stays bounded
+// however far the workers fall behind. Once they catch up, everything is fetched.
+TEST_F(FetcherTest, FetchingPausesWhileTheWorkersAreBehind) {
+  options_.max_in_flight = 4;
+  options_.worker_threads = 1;
+  options_.worker_batch = 1;
+  options_.lease_max_per_host = 20;
+  constexpr int kHosts = 4;
+  constexpr int kPages = 20;
+  std::vector<frontier::LeaseId> leases;
+  for (int i = 0; i < kHosts; ++i) {
+    const std::string host = absl::StrCat("h", i, ".test");
+    web_.Set(host, "/robots.txt", Response(404, "Not Found", ""));
+    for (frontier::LeaseId l : AddPages(host, kPages)) leases.push_back(l);
+  }
+  auto pages_fetched = [&] {
+    size_t n = 0;
+    for (const FakeWeb::Hit& h : web_.hits()) n += h.target != "/robots.txt" ? 1 : 0;
+    return n;
+  };
+  observer_.HoldPages(true);
+  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Create();
+  ASSERT_TRUE(fetcher.ok()) << fetcher.status();
+  // The held worker keeps one page; max_in_flight more wait for it, and the transfers in
+  // flight when the backlog filled up add at most max_in_flight.
+  const size_t kBound = 1 + 2 * options_.max_in_flight;
+  const absl::Time start = absl::Now();
+  size_t fetched_while_held = 0;
+  bool released = false;
+  EXPECT_TRUE(Run(**fetcher, [&] {
+                // Without the limit, all 80 pages take a few ms; 300 ms leaves time to see it.
+                if (!released && absl::Now() - start > absl::Milliseconds(300)) {
+                  fetched_while_held = pages_fetched();
+                  observer_.HoldPages(false);
+                  released = true;
+                }
+                return false;
+              }).ok());
+  ASSERT_TRUE(released) << "the crawl ended while its pages were held";
+  EXPECT_GE(fetched_while_held, 1u);
+  EXPECT_LE(fetched_while_held, kBound);
+  EXPECT_EQ(pages_fetched(), static_cast<size_t>(kHosts * kPages));
+  for (frontier::LeaseId l : leases) EXPECT_EQ(OutcomeOf(l).outcome, OutcomeClass::kFetched);
+}
+
 // Stop(): transfers in flight finish and are completed; tasks not started are left to their
 // leases; Run returns OK.
 TEST_F(FetcherTest, StopFinishesTransfersInFlightAndReturns) {
