@@ -122,28 +122,25 @@ absl::StatusOr<standalone::CrawlConfig> BuildConfig(const CrawlFlags& f) {
   if (f.queue_sitemaps) c.queue_sitemaps = true;
   if (f.follow_embeds) c.follow_embeds = true;
   if (f.quiet) c.progress_interval = absl::ZeroDuration();
-  if (absl::Status s =
-          ParseDurationFlag("min-delay", f.min_delay, c.collection.politeness.min_delay);
-      !s.ok()) {
-    return s;
+  // Durations: the flag's text (empty when not given) and the setting it replaces.
+  const struct {
+    const char* flag;
+    const std::string& text;
+    absl::Duration& setting;
+  } durations[] = {
+      {"min-delay", f.min_delay, c.collection.politeness.min_delay},
+      {"max-delay", f.max_delay, c.collection.politeness.max_delay},
+      {"timeout", f.timeout, c.timeout},
+      {"max-crawl-delay", f.max_crawl_delay, c.collection.politeness.max_crawl_delay},
+      {"progress-interval", f.progress_interval, c.progress_interval},
+      {"run-for", f.run_for, c.run_for},
+      {"revisit-min-interval", f.revisit_min_interval, c.collection.revisit.options.min_interval},
+      {"revisit-max-interval", f.revisit_max_interval, c.collection.revisit.options.max_interval},
+      {"revisit-tune-interval", f.revisit_tune_interval, c.revisit_tune_interval},
+  };
+  for (const auto& d : durations) {
+    if (absl::Status s = ParseDurationFlag(d.flag, d.text, d.setting); !s.ok()) return s;
   }
-  if (absl::Status s =
-          ParseDurationFlag("max-delay", f.max_delay, c.collection.politeness.max_delay);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ParseDurationFlag("timeout", f.timeout, c.timeout); !s.ok()) return s;
-  if (absl::Status s = ParseDurationFlag("max-crawl-delay", f.max_crawl_delay,
-                                         c.collection.politeness.max_crawl_delay);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s =
-          ParseDurationFlag("progress-interval", f.progress_interval, c.progress_interval);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ParseDurationFlag("run-for", f.run_for, c.run_for); !s.ok()) return s;
   if (f.revisit) c.collection.revisit.options.enabled = true;
   set(f.revisit_policy, c.collection.revisit.options.policy);
   if (!f.revisit_budget.empty()) {
@@ -153,16 +150,6 @@ absl::StatusOr<standalone::CrawlConfig> BuildConfig(const CrawlFlags& f) {
     }
     c.collection.revisit.budget_visits_per_day = *rate;
   }
-  if (absl::Status s = ParseDurationFlag("revisit-min-interval", f.revisit_min_interval,
-                                         c.collection.revisit.options.min_interval);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ParseDurationFlag("revisit-max-interval", f.revisit_max_interval,
-                                         c.collection.revisit.options.max_interval);
-      !s.ok()) {
-    return s;
-  }
   if (!f.revisit_min_visits.empty()) {
     absl::StatusOr<double> rate = standalone::ParseVisitRate(f.revisit_min_visits);
     if (!rate.ok()) {
@@ -170,11 +157,6 @@ absl::StatusOr<standalone::CrawlConfig> BuildConfig(const CrawlFlags& f) {
                                         std::string(rate.status().message()));
     }
     c.collection.revisit.options.policy_options.optimal.min_visits_per_day = *rate;
-  }
-  if (absl::Status s = ParseDurationFlag("revisit-tune-interval", f.revisit_tune_interval,
-                                         c.revisit_tune_interval);
-      !s.ok()) {
-    return s;
   }
   if (f.change_threshold_bits) {
     c.collection.revisit.options.change_threshold_bits = *f.change_threshold_bits;
