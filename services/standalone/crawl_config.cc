@@ -213,6 +213,17 @@ const std::map<std::string, Setter>& Keys() {
       {"revisit_tune_interval",
        DurationSetter("revisit_tune_interval",
                       [](CrawlConfig& c) -> absl::Duration& { return c.revisit_tune_interval; })},
+      // retries
+      {"max_attempts", Scalar("max_attempts", &CrawlConfig::max_attempts)},
+      {"retry_backoff",
+       DurationSetter("retry_backoff",
+                      [](CrawlConfig& c) -> absl::Duration& { return c.retry_backoff; })},
+      {"retry_backoff_max",
+       DurationSetter("retry_backoff_max",
+                      [](CrawlConfig& c) -> absl::Duration& { return c.retry_backoff_max; })},
+      {"robots_retry_after",
+       DurationSetter("robots_retry_after",
+                      [](CrawlConfig& c) -> absl::Duration& { return c.robots_retry_after; })},
       {"change_threshold_bits",
        Nested<int>("change_threshold_bits",
                    [](CrawlConfig& c) -> int& {
@@ -312,6 +323,17 @@ absl::Status CrawlConfig::Finalize() {
   if (run_for <= absl::ZeroDuration()) return absl::InvalidArgumentError("run_for must be > 0");
   if (revisit_tune_interval <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("revisit_tune_interval must be > 0");
+  }
+  if (max_attempts < 1 || max_attempts > 100) {
+    return absl::InvalidArgumentError("max_attempts must be in [1, 100]");
+  }
+  if (retry_backoff <= absl::ZeroDuration() || retry_backoff_max < retry_backoff) {
+    return absl::InvalidArgumentError(
+        "retry_backoff must be > 0 and retry_backoff_max >= retry_backoff");
+  }
+  if (robots_retry_after < absl::Minutes(1) || robots_retry_after > absl::Hours(24)) {
+    // RFC 9309 §2.4: no cached verdict is used for more than 24 hours.
+    return absl::InvalidArgumentError("robots_retry_after must be in [1m, 24h]");
   }
   for (const std::string& cidr : allow_networks) {
     if (absl::Status s = net::CidrBlock::Parse(cidr).status(); !s.ok()) {

@@ -47,6 +47,15 @@ struct CrawlConfig {
   absl::Duration run_for = absl::InfiniteDuration();
   // How often the scheduler re-tunes the re-visit policy over the current rate estimates.
   absl::Duration revisit_tune_interval = absl::Seconds(10);
+  // Transient failures (5xx, 429, network errors, an unreachable robots.txt) are tried again: at
+  // most max_attempts fetches per URL; retry n waits retry_backoff x 2^(n-1), capped at
+  // retry_backoff_max.
+  uint32_t max_attempts = 3;
+  absl::Duration retry_backoff = absl::Minutes(1);
+  absl::Duration retry_backoff_max = absl::Hours(1);
+  // How long an unreachable robots.txt disallows its host before it is fetched again (RFC 9309
+  // §2.3.1.4); the host's URLs wait for that.
+  absl::Duration robots_retry_after = absl::Minutes(30);
 
   // Fills derived defaults (paths under data_dir) and checks everything; kInvalidArgument names
   // the offending setting.

@@ -102,6 +102,9 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   frontier_options.max_pages_total = c.collection.limits.max_pages;
   frontier_options.max_pages_per_host = c.collection.limits.max_pages_per_host;
   frontier_options.revisit = c.collection.revisit.options;
+  frontier_options.max_attempts = c.max_attempts;
+  frontier_options.retry_backoff_initial = c.retry_backoff;
+  frontier_options.retry_backoff_max = c.retry_backoff_max;
   // The fetcher's politeness decides real spacing; the frontier only bounds how many URLs of a
   // host are out at once.
   fetcher::FetcherOptions fo;
@@ -161,6 +164,7 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   fo.http.capture_request = c.collection.store_bodies;
   fo.robots_agent = RobotsProductToken(c.user_agent);
   fo.obey_robots = c.obey_robots;
+  fo.robots_policy.unreachable_retry_after = c.robots_retry_after;
   fo.queue_robots_sitemaps = c.queue_sitemaps;
   fo.max_in_flight = c.max_in_flight;
   fo.lease_max_per_host = lease_ahead;
@@ -246,11 +250,12 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
       const double rate = static_cast<double>(t.pages - last_pages) /
                           std::max(1e-9, absl::ToDoubleSeconds(now - last_progress));
       std::fprintf(stderr,
-                   "[%s] pages %llu (%.1f/s)  queued %llu  in flight %llu  errors %llu  "
-                   "duplicates %llu  robots-denied %llu\n",
+                   "[%s] pages %llu (%.1f/s)  queued %llu  waiting %llu  in flight %llu  "
+                   "errors %llu  duplicates %llu  robots-denied %llu\n",
                    absl::FormatDuration(absl::Trunc(now - start, absl::Seconds(1))).c_str(),
                    static_cast<unsigned long long>(t.pages), rate,
-                   static_cast<unsigned long long>(fs.queued_urls + fs.waiting_urls),
+                   static_cast<unsigned long long>(fs.queued_urls),
+                   static_cast<unsigned long long>(fs.waiting_urls),
                    static_cast<unsigned long long>(fe.in_flight),
                    static_cast<unsigned long long>(t.errors),
                    static_cast<unsigned long long>(t.duplicates),

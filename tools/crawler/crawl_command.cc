@@ -31,6 +31,8 @@ struct CrawlFlags {
   std::string name, min_delay, max_delay, max_crawl_delay, timeout, progress_interval, run_for;
   std::string revisit_policy, revisit_budget, revisit_min_interval, revisit_max_interval;
   std::string revisit_min_visits, revisit_tune_interval;
+  std::string retry_backoff, retry_backoff_max, robots_retry_after;
+  std::optional<uint32_t> max_attempts;
   std::optional<int> change_threshold_bits;
   bool revisit = false;
   std::vector<std::string> store_content_types;
@@ -137,6 +139,9 @@ absl::StatusOr<standalone::CrawlConfig> BuildConfig(const CrawlFlags& f) {
       {"revisit-min-interval", f.revisit_min_interval, c.collection.revisit.options.min_interval},
       {"revisit-max-interval", f.revisit_max_interval, c.collection.revisit.options.max_interval},
       {"revisit-tune-interval", f.revisit_tune_interval, c.revisit_tune_interval},
+      {"retry-backoff", f.retry_backoff, c.retry_backoff},
+      {"retry-backoff-max", f.retry_backoff_max, c.retry_backoff_max},
+      {"robots-retry-after", f.robots_retry_after, c.robots_retry_after},
   };
   for (const auto& d : durations) {
     if (absl::Status s = ParseDurationFlag(d.flag, d.text, d.setting); !s.ok()) return s;
@@ -158,6 +163,7 @@ absl::StatusOr<standalone::CrawlConfig> BuildConfig(const CrawlFlags& f) {
     }
     c.collection.revisit.options.policy_options.optimal.min_visits_per_day = *rate;
   }
+  if (f.max_attempts) c.max_attempts = *f.max_attempts;
   if (f.change_threshold_bits) {
     c.collection.revisit.options.change_threshold_bits = *f.change_threshold_bits;
   }
@@ -287,6 +293,14 @@ void AddCrawlCommand(CLI::App& app, int* exit_code) {
                   "optimal: every page at least this often, e.g. 1/d (exploration; default 0)");
   cmd->add_option("--revisit-tune-interval", flags->revisit_tune_interval,
                   "How often the re-visit policy is re-tuned (default 10s)");
+  cmd->add_option("--max-attempts", flags->max_attempts,
+                  "Fetches per URL at most when they fail transiently (default 3)");
+  cmd->add_option("--retry-backoff", flags->retry_backoff,
+                  "Wait before the first retry, doubling after each (default 1m)");
+  cmd->add_option("--retry-backoff-max", flags->retry_backoff_max,
+                  "Longest wait between retries (default 1h)");
+  cmd->add_option("--robots-retry-after", flags->robots_retry_after,
+                  "An unreachable robots.txt is fetched again after this (default 30m)");
   cmd->add_option("--change-threshold-bits", flags->change_threshold_bits,
                   "SimHash bits that make a re-visit count as a change (default 7)");
   cmd->callback([flags, exit_code] { *exit_code = RunCrawl(*flags); });

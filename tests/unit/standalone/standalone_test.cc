@@ -301,6 +301,10 @@ revisit_max_interval: 48h
 revisit_min_visits: 1/d
 revisit_tune_interval: 20s
 change_threshold_bits: 9
+max_attempts: 5
+retry_backoff: 30s
+retry_backoff_max: 2h
+robots_retry_after: 10m
 )yaml";
 
 TEST(LoadCrawlConfigYaml, EveryKeyIsApplied) {
@@ -349,6 +353,10 @@ TEST(LoadCrawlConfigYaml, EveryKeyIsApplied) {
   EXPECT_DOUBLE_EQ(c.collection.revisit.options.policy_options.optimal.min_visits_per_day, 1);
   EXPECT_EQ(c.revisit_tune_interval, absl::Seconds(20));
   EXPECT_EQ(c.collection.revisit.options.change_threshold_bits, 9);
+  EXPECT_EQ(c.max_attempts, 5u);
+  EXPECT_EQ(c.retry_backoff, absl::Seconds(30));
+  EXPECT_EQ(c.retry_backoff_max, absl::Hours(2));
+  EXPECT_EQ(c.robots_retry_after, absl::Minutes(10));
 }
 
 TEST(ParseVisitRate, UnitsAreConvertedToVisitsPerDay) {
@@ -532,6 +540,20 @@ TEST(CrawlConfigFinalize, InvalidSettingsAreNamed) {
        [](CrawlConfig& c) { c.collection.politeness.max_connections_per_host = 0; },
        "max_connections_per_host"},
       {"run_for 0", [](CrawlConfig& c) { c.run_for = absl::ZeroDuration(); }, "run_for"},
+      {"max_attempts 0", [](CrawlConfig& c) { c.max_attempts = 0; }, "max_attempts"},
+      {"max_attempts 101", [](CrawlConfig& c) { c.max_attempts = 101; }, "max_attempts"},
+      {"retry_backoff 0", [](CrawlConfig& c) { c.retry_backoff = absl::ZeroDuration(); },
+       "retry_backoff"},
+      {"retry backoffs reversed",
+       [](CrawlConfig& c) {
+         c.retry_backoff = absl::Hours(2);
+         c.retry_backoff_max = absl::Hours(1);
+       },
+       "retry_backoff_max"},
+      {"robots_retry_after 30s",
+       [](CrawlConfig& c) { c.robots_retry_after = absl::Seconds(30); }, "robots_retry_after"},
+      {"robots_retry_after 25h", [](CrawlConfig& c) { c.robots_retry_after = absl::Hours(25); },
+       "robots_retry_after"},
       {"revisit without budget",
        [](CrawlConfig& c) { c.collection.revisit.options.enabled = true; }, "budget"},
       {"revisit with a page cap",
@@ -592,6 +614,12 @@ TEST(CrawlConfigFinalize, BoundaryValuesAreAccepted) {
   c.workers = 256;
   c.max_body_bytes = 1024;
   c.timeout = absl::Milliseconds(1);
+  c.max_attempts = 100;
+  c.retry_backoff = c.retry_backoff_max = absl::Milliseconds(1);
+  c.robots_retry_after = absl::Hours(24);
+  EXPECT_TRUE(c.Finalize().ok());
+  c.max_attempts = 1;
+  c.robots_retry_after = absl::Minutes(1);
   EXPECT_TRUE(c.Finalize().ok());
 }
 
