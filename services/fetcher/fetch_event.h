@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "services/frontier/url_record.h"
 
 namespace crawler::fetcher {
@@ -30,6 +31,11 @@ class FetchObserver {
  public:
   virtual ~FetchObserver() = default;
   virtual void OnFetch(const FetchEvent& event) = 0;
+  // A worker's batch of events, in order. The default hands each to OnFetch; an observer that
+  // pays per call (a write per crawl log line, a lock) takes the batch at once.
+  virtual void OnFetchBatch(absl::Span<const FetchEvent* const> events) {
+    for (const FetchEvent* event : events) OnFetch(*event);
+  }
 };
 
 }  // namespace crawler::fetcher

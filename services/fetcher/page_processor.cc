@@ -392,7 +392,10 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
     }
   }
   if (observer_ != nullptr) {
-    for (const ProcessedPage& page : out) observer_->OnFetch(page.event);
+    std::vector<const FetchEvent*> events;
+    events.reserve(out.size());
+    for (const ProcessedPage& page : out) events.push_back(&page.event);
+    observer_->OnFetchBatch(events);
   }
   return out;
 }

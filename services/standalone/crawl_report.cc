@@ -29,6 +29,20 @@ std::string ErrorClass(const fetcher::FetchEvent& e) {
   return e.detail.substr(0, colon);
 }
 
+void AppendLogLine(const fetcher::FetchEvent& e, std::string& out) {
+  // Tabs and newlines inside fields would break the format; URLs are canonical (none), details
+  // are ours or libcurl's.
+  std::string detail = e.detail;
+  for (char& c : detail) {
+    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+  }
+  absl::StrAppend(
+      &out, absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", e.time, absl::UTCTimeZone()), "\t", e.url,
+      "\t", e.http_status, "\t", e.bytes, "\t", absl::ToInt64Milliseconds(e.duration), "\t",
+      e.robots_txt ? std::string("robots") : std::string(frontier::OutcomeClassName(e.outcome)),
+      "\t", detail, "\n");
+}
+
 }  // namespace
 
 
@@ -52,22 +66,18 @@ absl::StatusOr<std::unique_ptr<CrawlLog>> CrawlLog::Open(const std::string& path
 CrawlLog::~CrawlLog() { ::close(fd_); }
 
 void CrawlLog::OnFetch(const fetcher::FetchEvent& e) {
-  // Tabs and newlines inside fields would break the format; URLs are canonical (none), details
-  // are ours or libcurl's.
-  std::string detail = e.detail;
-  for (char& c : detail) {
-    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
-  }
-  const std::string line = absl::StrCat(
-      absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", e.time, absl::UTCTimeZone()), "\t", e.url, "\t",
-      e.http_status, "\t", e.bytes, "\t", absl::ToInt64Milliseconds(e.duration), "\t",
-      e.robots_txt ? std::string("robots") : std::string(frontier::OutcomeClassName(e.outcome)),
-      "\t", detail, "\n");
-  // O_APPEND writes of one line are not interleaved with other threads' lines. A failed write
-  // loses a log line, never a page: the frontier and WARC files are the record of the crawl.
+  const fetcher::FetchEvent* one[] = {&e};
+  OnFetchBatch(one);
+}
+
+void CrawlLog::OnFetchBatch(absl::Span<const fetcher::FetchEvent* const> events) {
+  std::string lines;
+  for (const fetcher::FetchEvent* e : events) AppendLogLine(*e, lines);
+  // O_APPEND writes are not interleaved with other threads' writes. A failed write loses log
+  // lines, never a page: the frontier and WARC files are the record of the crawl.
   size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+  while (done < lines.size()) {
+    const ssize_t n = ::write(fd_, lines.data() + done, lines.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     done += static_cast<size_t>(n);
@@ -76,6 +86,15 @@ void CrawlLog::OnFetch(const fetcher::FetchEvent& e) {
 
 void CrawlStats::OnFetch(const fetcher::FetchEvent& e) {
   absl::MutexLock lock(&mu_);
+  CountLocked(e);
+}
+
+void CrawlStats::OnFetchBatch(absl::Span<const fetcher::FetchEvent* const> events) {
+  absl::MutexLock lock(&mu_);
+  for (const fetcher::FetchEvent* e : events) CountLocked(*e);
+}
+
+void CrawlStats::CountLocked(const fetcher::FetchEvent& e) {
   CrawlTotals& t = totals_;
   const bool requested = e.http_status > 0 || e.outcome == frontier::OutcomeClass::kNetworkError;
   if (requested) {

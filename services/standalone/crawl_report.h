@@ -20,12 +20,14 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "services/fetcher/fetch_event.h"
 
 namespace crawler::standalone {
 
-// Each line is handed to the kernel in one write() on an O_APPEND descriptor: a killed crawl
-// loses no line and leaves no half line, and a resumed crawl appends to the same log.
+// Each worker batch of lines is handed to the kernel in one write() on an O_APPEND descriptor
+// (before its outcomes reach the frontier): a killed crawl loses no line of a recorded outcome
+// and leaves no half line, and a resumed crawl appends to the same log.
 class CrawlLog final : public fetcher::FetchObserver {
  public:
   // Opens `path` for appending. If a previous process left a last line without its newline
@@ -33,6 +35,8 @@ class CrawlLog final : public fetcher::FetchObserver {
   static absl::StatusOr<std::unique_ptr<CrawlLog>> Open(const std::string& path);
   ~CrawlLog() override;
   void OnFetch(const fetcher::FetchEvent& event) override;
+  // The batch's lines in one write(): whole lines, never interleaved with other batches.
+  void OnFetchBatch(absl::Span<const fetcher::FetchEvent* const> events) override;
 
  private:
   explicit CrawlLog(int fd) : fd_(fd) {}
@@ -55,9 +59,12 @@ struct CrawlTotals {
 class CrawlStats final : public fetcher::FetchObserver {
  public:
   void OnFetch(const fetcher::FetchEvent& event) override;
+  void OnFetchBatch(absl::Span<const fetcher::FetchEvent* const> events) override;
   CrawlTotals Totals() const;
 
  private:
+  void CountLocked(const fetcher::FetchEvent& event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   mutable absl::Mutex mu_;
   CrawlTotals totals_ ABSL_GUARDED_BY(mu_);
 };
@@ -68,6 +75,9 @@ class ObserverList final : public fetcher::FetchObserver {
   void Add(fetcher::FetchObserver* observer) { observers_.push_back(observer); }
   void OnFetch(const fetcher::FetchEvent& event) override {
     for (fetcher::FetchObserver* o : observers_) o->OnFetch(event);
+  }
+  void OnFetchBatch(absl::Span<const fetcher::FetchEvent* const> events) override {
+    for (fetcher::FetchObserver* o : observers_) o->OnFetchBatch(events);
   }
 
  private:

@@ -774,6 +774,47 @@ TEST(CrawlLog, ConcurrentWritersNeverInterleaveLines) {
   }
 }
 
+// A worker's batch goes out in one write: its lines stay together and in order, whatever the
+// other workers write meanwhile.
+TEST(CrawlLog, ConcurrentBatchesKeepTheirLinesTogetherAndInOrder) {
+  TempDir dir;
+  const std::string path = dir.Path("crawl.log");
+  constexpr int kThreads = 4;
+  constexpr int kBatches = 50;
+  constexpr int kBatchSize = 16;
+  {
+    absl::StatusOr<std::unique_ptr<CrawlLog>> log = CrawlLog::Open(path);
+    ASSERT_TRUE(log.ok()) << log.status();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&log, t] {
+        for (int b = 0; b < kBatches; ++b) {
+          std::vector<fetcher::FetchEvent> events;
+          for (int i = 0; i < kBatchSize; ++i) {
+            events.push_back(Event(absl::StrCat("http://a.test/", t, "/", b, "/", i, "/",
+                                                std::string(200, 'x')),
+                                   200, OutcomeClass::kFetched));
+          }
+          std::vector<const fetcher::FetchEvent*> batch;
+          for (const fetcher::FetchEvent& e : events) batch.push_back(&e);
+          (*log)->OnFetchBatch(batch);
+        }
+      });
+    }
+    for (std::thread& th : threads) th.join();
+  }
+  std::vector<std::string> lines = absl::StrSplit(ReadFile(path), '\n');
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kThreads * kBatches * kBatchSize + 1));
+  for (size_t start = 0; start + 1 < lines.size(); start += kBatchSize) {
+    const std::string prefix = lines[start].substr(0, lines[start].rfind("/0/"));
+    for (int i = 0; i < kBatchSize; ++i) {
+      ASSERT_THAT(lines[start + i], HasSubstr(absl::StrCat(prefix, "/", i, "/")))
+          << "line " << start + i << " is not line " << i << " of its batch";
+      ASSERT_EQ(std::vector<std::string>(absl::StrSplit(lines[start + i], '\t')).size(), 7u);
+    }
+  }
+}
+
 TEST(CrawlLog, UnopenablePathIsAnError) {
   TempDir dir;
   absl::StatusOr<std::unique_ptr<CrawlLog>> log = CrawlLog::Open(dir.Path("no/such/dir/log"));
@@ -857,6 +898,15 @@ TEST(ObserverList, FansOutToEveryObserver) {
   list.OnFetch(Event("http://a.test/", 200, OutcomeClass::kFetched, 7));
   EXPECT_EQ(a.Totals().pages, 1u);
   EXPECT_EQ(b.Totals().bytes, 7u);
+  const fetcher::FetchEvent x = Event("http://a.test/x", 200, OutcomeClass::kFetched, 10);
+  const fetcher::FetchEvent y = Event("http://a.test/y", 0, OutcomeClass::kRobotsDenied);
+  const fetcher::FetchEvent* batch[] = {&x, &y};
+  list.OnFetchBatch(batch);
+  for (const CrawlStats* s : {&a, &b}) {
+    EXPECT_EQ(s->Totals().pages, 2u);
+    EXPECT_EQ(s->Totals().bytes, 17u);
+    EXPECT_EQ(s->Totals().robots_denied, 1u);
+  }
 }
 
 // ------------------------------------------------------------------------------------- summary
