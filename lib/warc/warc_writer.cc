@@ -193,6 +193,11 @@ absl::Status WarcWriter::OpenNextFileLocked() {
   if (absl::Status s =
           WriteBytesLocked(GzipMember(SerializeRecord(info), options_.compression_level));
       !s.ok()) {
+    // Not even its warcinfo: no file rather than one that starts with part of a member (the
+    // next write would append records after it). The next write opens another.
+    ::close(fd_);
+    fd_ = -1;
+    std::remove(open_path_.c_str());
     return s;
   }
   ++records_;
@@ -209,6 +214,19 @@ absl::Status WarcWriter::CloseFileLocked() {
   }
   files_.push_back(final_path_);
   return status;
+}
+
+void WarcWriter::AbandonFileAfterFailedWriteLocked() {
+  // A failed write (disk full, EIO) may have left part of a member: cut the file back to its
+  // last complete one so that it reads cleanly to its end, and start a new file next time. If
+  // even that fails, the ".open" name stays and the next Open() cuts it back
+  // (RecoverInterruptedFiles).
+  if (::ftruncate(fd_, static_cast<off_t>(file_bytes_)) == 0) {
+    CloseFileLocked().IgnoreError();
+  } else {
+    ::close(fd_);
+    fd_ = -1;
+  }
 }
 
 absl::Status WarcWriter::WriteBytesLocked(std::string_view gz) {
@@ -318,8 +336,7 @@ absl::Status WarcWriter::WriteCompressed(std::span<WarcRecord> records,
     }
     const std::string_view bytes(members.bytes.data() + from, members.begin(last - base) - from);
     if (absl::Status s = WriteBytesLocked(bytes); !s.ok()) {
-      // Start a new file next time rather than appending after a partial member.
-      CloseFileLocked().IgnoreError();
+      AbandonFileAfterFailedWriteLocked();
       return s;
     }
     records_ += last - first;

@@ -8,9 +8,9 @@
 // While a file is being written it carries a ".open" suffix, removed by rotation and Close(), so
 // a file without the suffix is complete. Each record is handed to the kernel in one write(), so a
 // killed process loses at most the record (or the batch, WriteAll) it was writing. Open()
-// finishes the ".open" files a
-// killed writer left in the directory: each is cut back to its last complete gzip member and
-// renamed to its final name (RecoverInterruptedFiles).
+// finishes the ".open" files a killed writer left in the directory: each is cut back to its last
+// complete gzip member and renamed to its final name (RecoverInterruptedFiles). A write that
+// fails (a full disk) is cut back the same way at once.
 //
 // Compression (gzip_member.h has the measurements behind the settings): ISA-L's igzip at
 // `compression_level` 1 (the default), libdeflate at 2-9; one compressor per concurrent Write,
@@ -74,8 +74,9 @@ class WarcWriter {
   std::string NewRecordId();
 
   // Appends one record. Fills record_id (if empty), date (if InfinitePast) and warcinfo_id.
-  // Returns the record id. Errors: kUnavailable / kInternal on I/O failure; the writer stays
-  // usable (the next Write tries again, on a new file).
+  // Returns the record id. Errors: kUnavailable / kInternal on I/O failure (e.g. a full disk);
+  // the file it failed in is cut back to its last complete record and the writer stays usable
+  // (the next Write tries again, on a new file).
   absl::StatusOr<std::string> Write(WarcRecord record);
 
   // Appends `records` in order, filled in as Write does: the same records, in the same files,
@@ -105,6 +106,7 @@ class WarcWriter {
   WarcWriter(const WarcWriterOptions& options, const Clock& clock, uint64_t seed);
   absl::Status OpenNextFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CloseFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AbandonFileAfterFailedWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status WriteBytesLocked(std::string_view gz) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string NewRecordIdLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Write and WriteAll: fills in ids, dates and the warcinfo id, compresses and appends.

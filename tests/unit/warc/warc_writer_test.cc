@@ -1,3 +1,6 @@
+#include <sys/resource.h>
+
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -404,6 +407,88 @@ TEST(WarcWriter, OpenFinishesFilesOfAKilledWriter) {
   EXPECT_TRUE(final_status.ok()) << final_status;
   const std::vector<std::string> files = (*reopened)->Files();
   EXPECT_EQ(files.front(), finished);
+}
+
+// Lets this process's files grow only to `max_bytes` (RLIMIT_FSIZE: a write past it fails with
+// EFBIG, as on a full disk) until destroyed. SIGXFSZ is ignored meanwhile, or it would kill us.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(uint64_t max_bytes) {
+    getrlimit(RLIMIT_FSIZE, &saved_);
+    old_handler_ = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit = saved_;
+    limit.rlim_cur = static_cast<rlim_t>(max_bytes);
+    EXPECT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &saved_);
+    std::signal(SIGXFSZ, old_handler_);
+  }
+
+ private:
+  rlimit saved_{};
+  void (*old_handler_)(int) = nullptr;
+};
+
+std::string Incompressible(size_t n) {
+  std::mt19937_64 rng(7);
+  std::string s(n, '\0');
+  for (char& c : s) c = static_cast<char>(rng());
+  return s;
+}
+
+// A write that fails part-way (disk full) must not leave part of a member in the file: every
+// file reads cleanly to its end, and writing goes on in a new file once there is room again.
+TEST(WarcWriter, AFailedWriteLeavesEveryFileReadableToItsEnd) {
+  TempDir dir;
+  FakeClock clock;
+  absl::StatusOr<std::unique_ptr<WarcWriter>> writer =
+      WarcWriter::Open({.directory = dir.str()}, clock, 1);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  ASSERT_TRUE((*writer)->Write(Response("http://a.test/0", "zero")).ok());
+  const std::string first = (*writer)->Files().back();
+  {
+    FileSizeLimit limit(fs::file_size(first) + 1000);  // part of the next record fits
+    absl::StatusOr<std::string> failed =
+        (*writer)->Write(Response("http://a.test/big", Incompressible(20000)));
+    EXPECT_FALSE(failed.ok());
+    EXPECT_TRUE(absl::StrContains(failed.status().message(), "cannot write")) << failed.status();
+  }
+  ASSERT_TRUE((*writer)->Write(Response("http://a.test/1", "one")).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  size_t records = 0;
+  for (const std::string& file : (*writer)->Files()) {
+    absl::Status final_status;
+    records += ReadAll(file, &final_status).size();
+    EXPECT_TRUE(final_status.ok()) << file << ": " << final_status;
+  }
+  EXPECT_EQ(records, 4u);  // warcinfo + a.test/0, then warcinfo + a.test/1 in a new file
+  EXPECT_EQ((*writer)->Files().size(), 2u);
+}
+
+// With no room even for a new file's warcinfo, no file is left behind that starts with part of
+// one; the next write, with room, starts a complete file.
+TEST(WarcWriter, AFileWhoseWarcinfoCannotBeWrittenIsDropped) {
+  TempDir dir;
+  FakeClock clock;
+  absl::StatusOr<std::unique_ptr<WarcWriter>> writer =
+      WarcWriter::Open({.directory = dir.str(), .max_file_bytes = 4096}, clock, 1);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  ASSERT_TRUE((*writer)->Write(Response("http://a.test/0", Incompressible(5000))).ok());
+  {
+    FileSizeLimit limit(100);  // the next file (rotation) cannot take its warcinfo
+    EXPECT_FALSE((*writer)->Write(Response("http://a.test/1", "one")).ok());
+  }
+  ASSERT_TRUE((*writer)->Write(Response("http://a.test/2", "two")).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  size_t files_on_disk = 0;
+  for (const auto& entry : fs::directory_iterator(dir.str())) {
+    ++files_on_disk;
+    absl::Status final_status;
+    EXPECT_FALSE(ReadAll(entry.path().string(), &final_status).empty()) << entry.path();
+    EXPECT_TRUE(final_status.ok()) << entry.path() << ": " << final_status;
+  }
+  EXPECT_EQ(files_on_disk, 2u);
 }
 
 TEST(WarcWriter, RejectsBadOptions) {
