@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "services/common/kv/write_batch.h"
 
@@ -123,6 +124,14 @@ absl::StatusOr<std::optional<Original>> Dedup::LookupExact(
   return *std::move(original);
 }
 
+absl::StatusOr<std::vector<std::optional<std::string>>> Dedup::StoredOriginals(
+    const std::vector<ContentQuery>& queries, std::vector<std::string>& exact_keys) const {
+  exact_keys.clear();
+  exact_keys.reserve(queries.size());
+  for (const ContentQuery& q : queries) exact_keys.push_back(ExactKey(q.content_key));
+  return store_.MultiGet(kExactFamily, exact_keys);
+}
+
 absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(const std::vector<ContentQuery>& queries) {
   absl::MutexLock lock(&mu_);
   const int k = options_.near_duplicate_bits;
@@ -134,10 +143,8 @@ absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(const std::vector<Conte
   // the end of the batch, so this view stays current; content recorded earlier in this batch is
   // in pending_exact, which takes precedence.
   std::vector<std::string> exact_keys;
-  exact_keys.reserve(queries.size());
-  for (const ContentQuery& q : queries) exact_keys.push_back(ExactKey(q.content_key));
   absl::StatusOr<std::vector<std::optional<std::string>>> stored =
-      store_.MultiGet(kExactFamily, exact_keys);
+      StoredOriginals(queries, exact_keys);
   if (!stored.ok()) return stored.status();
 
   absl::flat_hash_map<fingerprint::ContentKey, Original> pending_exact;
@@ -243,6 +250,36 @@ absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(const std::vector<Conte
   for (const std::string& key : simhash_puts) batch.Put(kSimHashFamily, key, "");
   if (absl::Status s = store_.Write(batch); !s.ok()) return s;
   return verdicts;
+}
+
+absl::StatusOr<size_t> Dedup::Forget(const std::vector<ContentQuery>& queries) {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> exact_keys;
+  absl::StatusOr<std::vector<std::optional<std::string>>> stored =
+      StoredOriginals(queries, exact_keys);
+  if (!stored.ok()) return stored.status();
+  kv::WriteBatch batch;
+  absl::flat_hash_set<std::string> gone;
+  for (size_t qi = 0; qi < queries.size(); ++qi) {
+    const ContentQuery& q = queries[qi];
+    if (q.warc_record_id.empty() || !(*stored)[qi].has_value() ||
+        gone.contains(exact_keys[qi])) {
+      continue;
+    }
+    absl::StatusOr<Original> original = DecodeOriginal(*(*stored)[qi]);
+    if (!original.ok()) return original.status();
+    if (original->warc_record_id != q.warc_record_id) continue;
+    batch.Delete(kExactFamily, exact_keys[qi]);
+    if (q.simhash.has_value()) {
+      for (int i = 0; i < kBlocks; ++i) {
+        batch.Delete(kSimHashFamily, SimHashKey(i, *q.simhash, q.content_key));
+      }
+    }
+    gone.insert(exact_keys[qi]);
+  }
+  if (gone.empty()) return 0;
+  if (absl::Status s = store_.Write(batch); !s.ok()) return s;
+  return gone.size();
 }
 
 }  // namespace crawler::dedup

@@ -16,8 +16,8 @@
 // cursor Seek-ed to each block of each fingerprint (not a cursor per block: on RocksDB creating
 // one costs a snapshot and a cursor per file) and one atomic write.
 //
-// Thread-safety: Check is thread-safe; a batch is checked and recorded atomically with respect
-// to other batches (so two copies in flight at once cannot both be "first").
+// Thread-safety: Check and Forget are thread-safe; a batch is checked and recorded atomically
+// with respect to other batches (so two copies in flight at once cannot both be "first").
 #ifndef CRAWLER_SERVICES_DEDUP_DEDUP_H_
 #define CRAWLER_SERVICES_DEDUP_DEDUP_H_
 
@@ -81,9 +81,19 @@ class Dedup {
   // as kExactDuplicate with original.url == url: a revisit.
   absl::StatusOr<std::vector<ContentVerdict>> Check(const std::vector<ContentQuery>& queries);
 
+  // Withdraws content that Check recorded for captures whose WARC records could not be written
+  // (a full disk): a later copy would otherwise become a revisit of a record that is nowhere.
+  // An entry goes only if it still names the query's warc_record_id (another capture may have
+  // been recorded since); its SimHash keys go with it. Returns how many entries went.
+  absl::StatusOr<size_t> Forget(const std::vector<ContentQuery>& queries);
+
  private:
   Dedup(const DedupOptions& options, kv::KvStore& store) : options_(options), store_(store) {}
   absl::StatusOr<std::optional<Original>> LookupExact(const fingerprint::ContentKey& key) const;
+  // The exact keys of `queries` (into `exact_keys`) and the encoded Originals stored under them,
+  // in one MultiGet.
+  absl::StatusOr<std::vector<std::optional<std::string>>> StoredOriginals(
+      const std::vector<ContentQuery>& queries, std::vector<std::string>& exact_keys) const;
 
   const DedupOptions options_;
   kv::KvStore& store_;

@@ -15,6 +15,8 @@ class DedupClient {
   virtual ~DedupClient() = default;
   virtual absl::StatusOr<std::vector<ContentVerdict>> Check(
       const std::vector<ContentQuery>& queries) = 0;
+  // Dedup::Forget: for captures whose WARC records could not be written.
+  virtual absl::StatusOr<size_t> Forget(const std::vector<ContentQuery>& queries) = 0;
 };
 
 class LocalDedupClient final : public DedupClient {
@@ -24,6 +26,9 @@ class LocalDedupClient final : public DedupClient {
   absl::StatusOr<std::vector<ContentVerdict>> Check(
       const std::vector<ContentQuery>& queries) override {
     return dedup_.Check(queries);
+  }
+  absl::StatusOr<size_t> Forget(const std::vector<ContentQuery>& queries) override {
+    return dedup_.Forget(queries);
   }
 
  private:

@@ -155,6 +155,8 @@ struct Fetcher::Impl {
   std::vector<frontier::UrlToAdd> pending_adds;
   size_t buffered = 0;
   std::atomic<bool> stop{false};
+  // The first WARC write that failed (loop thread): the crawl stops and Run returns it.
+  absl::Status archive_status;
 
   // ---- frontier I/O thread: every frontier call (AddUrls, Complete, Lease) happens there, so
   // the loop never waits on the frontier's storage (or, distributed, an RPC) while requests are
@@ -772,8 +774,16 @@ struct Fetcher::Impl {
       done = std::exchange(processed, {});
     }
     for (ProcessedPage& p : done) {
-      Complete(std::move(p.outcome));
       for (frontier::UrlToAdd& u : p.outlinks) pending_adds.push_back(std::move(u));
+      if (!p.archive_status.ok()) {
+        // Not completed: the lease expires and the URL is fetched again (by a later run: the
+        // crawl stops here, since the next pages would not be archived either).
+        Count(&FetcherStats::abandoned);
+        if (archive_status.ok()) archive_status = p.archive_status;
+        stop = true;
+        continue;
+      }
+      Complete(std::move(p.outcome));
     }
   }
 
@@ -830,7 +840,14 @@ struct Fetcher::Impl {
       Count(&FetcherStats::abandoned, io_leased.size());
       io_leased.clear();
     }
-    return status.ok() ? flushed : status;
+    if (!status.ok()) return status;
+    if (!flushed.ok()) return flushed;
+    if (!archive_status.ok()) {
+      return absl::UnavailableError(absl::StrCat(
+          "stopped: WARC records could not be written (", archive_status.message(),
+          "); the pages not archived are fetched again when the crawl resumes"));
+    }
+    return absl::OkStatus();
   }
 
   absl::Status Loop() {

@@ -105,7 +105,9 @@ class Fetcher {
 
   // Runs until the frontier is exhausted and everything here is finished (returns OK), until
   // Stop() (finishes the transfers in flight, returns OK; leases not started are abandoned and
-  // re-queued by the frontier), or until the frontier fails (returns its error).
+  // re-queued by the frontier), until the frontier fails (returns its error), or until WARC
+  // records cannot be written (finishes as after Stop() and returns kUnavailable; the pages not
+  // archived are not completed, so their leases expire and they are fetched again).
   absl::Status Run();
   void Stop();
 

@@ -385,9 +385,24 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
   }
   if (!records.empty()) {
     if (absl::Status status = warc_->WriteAll(std::move(records)); !status.ok()) {
+      // The content index must not keep these captures as originals: a later copy (or the
+      // page itself, fetched again) would become a revisit of a record that is nowhere.
+      std::vector<dedup::ContentQuery> recorded;
+      for (size_t i : archived) {
+        if (parsed[i].content_key.has_value() && !parsed[i].record_id.empty()) {
+          recorded.push_back(dedup::ContentQuery{.url = pages[i].task.canonical_url,
+                                                 .content_key = *parsed[i].content_key,
+                                                 .simhash = parsed[i].simhash,
+                                                 .warc_record_id = parsed[i].record_id});
+        }
+      }
+      absl::Status forgotten = absl::OkStatus();
+      if (dedup_ != nullptr && !recorded.empty()) forgotten = dedup_->Forget(recorded).status();
       for (size_t i : archived) {
         absl::StrAppend(&out[i].event.detail, out[i].event.detail.empty() ? "" : "; ",
-                        "warc: ", status.message());
+                        "not archived: ", status.message());
+        if (!forgotten.ok()) absl::StrAppend(&out[i].event.detail, "; dedup: ", forgotten.message());
+        out[i].archive_status = status;
       }
     }
   }

@@ -21,6 +21,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "lib/fingerprint/simhash.h"
@@ -78,6 +79,9 @@ struct ProcessedPage {
   frontier::FetchOutcome outcome;
   std::vector<frontier::UrlToAdd> outlinks;
   FetchEvent event;
+  // Not OK when the page's WARC records could not be written (a full disk): the page must not
+  // be completed, or the archive would lose it for good.
+  absl::Status archive_status;
 };
 
 class PageProcessor {
@@ -88,7 +92,8 @@ class PageProcessor {
                 dedup::DedupClient* dedup, warc::WarcWriter* warc, FetchObserver* observer);
 
   // Processes a batch (dedup is asked once per batch). Never fails as a whole: a page that
-  // cannot be processed becomes an outcome saying so.
+  // cannot be processed becomes an outcome saying so, and a page that could not be archived
+  // says so in archive_status.
   std::vector<ProcessedPage> Process(std::vector<FetchedPage> pages);
 
  private:

@@ -77,6 +77,30 @@ TEST_F(DedupTest, RevisitOfTheSameUrlIsAnExactDuplicateOfItself) {
   EXPECT_EQ(v[0].original->url, "http://a/1");
 }
 
+// Captures whose WARC records could not be written are withdrawn: the same content later is new
+// again (exact and near), but only entries that still name the withdrawn record go.
+TEST_F(DedupTest, ForgetWithdrawsOnlyTheNamedCaptures) {
+  auto d = Open({.near_duplicate_bits = 3});
+  const uint64_t h = 0x0123456789ABCDEFull;
+  Check(*d, {Q("http://a/1", "lost", h), Q("http://b/2", "kept", ~h)});
+  ContentQuery other_record = Q("http://b/2", "kept", ~h);
+  other_record.warc_record_id = "<urn:uuid:not-this-one>";
+  absl::StatusOr<size_t> gone = d->Forget({Q("http://a/1", "lost", h), other_record});
+  ASSERT_TRUE(gone.ok()) << gone.status();
+  EXPECT_EQ(*gone, 1u);
+  std::vector<ContentVerdict> v =
+      Check(*d, {Q("http://c/3", "lost!", h ^ 1), Q("http://d/4", "lost"), Q("http://e/5", "kept")});
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0].verdict, Verdict::kUnique);  // no near copy of the withdrawn page left
+  EXPECT_EQ(v[1].verdict, Verdict::kUnique);  // nor an exact one: this capture is the first now
+  EXPECT_EQ(v[2].verdict, Verdict::kExactDuplicate);
+  EXPECT_EQ(v[2].original->url, "http://b/2");
+  // Withdrawing again, or what was never recorded, changes nothing.
+  gone = d->Forget({Q("http://a/1", "lost", h), Q("http://z/9", "never")});
+  ASSERT_TRUE(gone.ok()) << gone.status();
+  EXPECT_EQ(*gone, 0u);
+}
+
 // Manku et al. 2007: fingerprints within k bits are found; k + 1 bits apart are not.
 TEST_F(DedupTest, NearDuplicatesWithinKBits) {
   auto d = Open({.near_duplicate_bits = 3});

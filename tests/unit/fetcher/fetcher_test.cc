@@ -9,8 +9,10 @@
 #include "services/fetcher/fetcher.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -37,6 +39,7 @@
 #include "lib/politeness/in_process_politeness.h"
 #include "lib/politeness/politeness_options.h"
 #include "lib/scope/scope.h"
+#include "lib/warc/warc_writer.h"
 #include "services/frontier/url_record.h"
 #include "tests/unit/fetcher/fetcher_fakes.h"
 #include "tests/unit/fetcher/test_http_server.h"
@@ -271,7 +274,7 @@ class FetcherTest : public ::testing::Test {
     if (!scope.ok()) return scope.status();
     scope_ = std::make_unique<scope::Scope>(*std::move(scope));
     return Fetcher::Create(options_, frontier_, /*dedup=*/nullptr, *slow_politeness_, resolver_,
-                           *guard_, *scope_, /*warc=*/nullptr, clock_, &observer_);
+                           *guard_, *scope_, warc_, clock_, &observer_);
   }
 
   // Runs a fetcher on another thread until Run returns or `until` holds (then Stop()). Bounded
@@ -341,6 +344,7 @@ class FetcherTest : public ::testing::Test {
   std::unique_ptr<politeness::InProcessPoliteness> politeness_impl_;
   absl::Duration claim_latency_ = absl::ZeroDuration();
   std::unique_ptr<SlowPoliteness> slow_politeness_;
+  warc::WarcWriter* warc_ = nullptr;  // no WARC output unless a test sets one
   std::unique_ptr<net::AddressPolicy> guard_;
   std::unique_ptr<scope::Scope> scope_;
   FetcherStats stats_;
@@ -922,6 +926,35 @@ TEST_F(FetcherTest, FetchingPausesWhileTheWorkersAreBehind) {
   EXPECT_LE(fetched_while_held, kBound);
   EXPECT_EQ(pages_fetched(), static_cast<size_t>(kHosts * kPages));
   for (frontier::LeaseId l : leases) EXPECT_EQ(OutcomeOf(l).outcome, OutcomeClass::kFetched);
+}
+
+// A page whose WARC records cannot be written (a full disk; here the writer is closed) is not
+// completed: its lease expires and it is fetched again. The fetcher stops, since no later page
+// could be archived either, and says why.
+TEST_F(FetcherTest, PagesThatCannotBeArchivedAreNotCompletedAndTheFetcherStops) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / absl::StrCat("fetcher_test_warc_", ::getpid());
+  std::filesystem::remove_all(dir);
+  absl::StatusOr<std::unique_ptr<warc::WarcWriter>> writer =
+      warc::WarcWriter::Open({.directory = dir.string()}, clock_, /*seed=*/1);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  ASSERT_TRUE((*writer)->Close().ok());
+  warc_ = writer->get();
+  web_.Set("a.test", "/robots.txt", Response(404, "Not Found", ""));
+  const std::vector<frontier::LeaseId> leases = AddPages("a.test", 5);
+  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Create();
+  ASSERT_TRUE(fetcher.ok()) << fetcher.status();
+  const absl::Status status = Run(**fetcher);
+  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(absl::IsUnavailable(status)) << status;
+  EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("WARC writer is closed"));
+  size_t fetched = 0;
+  for (const FakeWeb::Hit& h : web_.HitsOf("a.test")) fetched += h.target != "/robots.txt";
+  EXPECT_GE(fetched, 1u);
+  for (frontier::LeaseId l : leases) {
+    EXPECT_FALSE(frontier_.CompletionOf(l).has_value()) << frontier_.UrlOf(l) << " completed";
+  }
+  EXPECT_EQ((*fetcher)->Stats().completed, 0u);
 }
 
 // Stop(): transfers in flight finish and are completed; tasks not started are left to their

@@ -111,7 +111,12 @@ class FakeDedupClient final : public dedup::DedupClient {
     if (!answer_.ok()) return answer_.status();
     return std::vector<dedup::ContentVerdict>(queries.size(), *answer_);
   }
+  absl::StatusOr<size_t> Forget(const std::vector<dedup::ContentQuery>& queries) override {
+    forgotten.insert(forgotten.end(), queries.begin(), queries.end());
+    return queries.size();
+  }
   int calls = 0;
+  std::vector<dedup::ContentQuery> forgotten;
   std::vector<dedup::ContentQuery> last_queries;
 
  private:
@@ -608,6 +613,49 @@ TEST_F(PageProcessorTest, TransportFailuresWriteNoRecords) {
   ProcessOne(TransportFailure("http://a.test/down", TransportError::kConnectFailed));
   std::vector<warc::ParsedRecord> records = Records();
   EXPECT_THAT(Types(records, "http://a.test/down"), IsEmpty());
+}
+
+// A WARC write that fails (here: the writer is closed; in production a full disk) marks every
+// page whose records it held, so that the fetcher does not complete them; pages with nothing to
+// archive are unaffected. The crawl log line says why.
+TEST_F(PageProcessorTest, PagesWhoseRecordsCannotBeWrittenSaySo) {
+  Processor();
+  ASSERT_TRUE(warc_->Close().ok());
+  const std::string one = "<html><body><p>one</p><a href=/x>x</a></body></html>";
+  const std::string two = "<html><body><p>two, another page</p><a href=/x>x</a></body></html>";
+  std::vector<FetchedPage> batch;
+  batch.push_back(Page("http://a.test/1", OkHead("text/html", one), one, 0, 1));
+  batch.push_back(TransportFailure("http://a.test/down", TransportError::kConnectFailed));
+  batch.push_back(Page("http://a.test/2", OkHead("text/html", two), two, 0, 2));
+  std::vector<ProcessedPage> out = processor_->Process(std::move(batch));
+  ASSERT_EQ(out.size(), 3u);
+  for (size_t i : {0u, 2u}) {
+    EXPECT_FALSE(out[i].archive_status.ok()) << i;
+    EXPECT_EQ(out[i].outcome.outcome, OutcomeClass::kFetched) << i;
+    EXPECT_THAT(out[i].event.detail, HasSubstr("not archived: WARC writer is closed")) << i;
+    EXPECT_THAT(CanonicalUrls(out[i].outlinks), ElementsAre("http://a.test/x")) << i;
+  }
+  EXPECT_TRUE(out[1].archive_status.ok()) << out[1].archive_status;
+
+  // Fetched again once WARC files can be written: archived in full, not as revisits of the
+  // records that were never written.
+  warc::WarcWriterOptions w;
+  w.directory = dir_.str() + "/again";
+  absl::StatusOr<std::unique_ptr<warc::WarcWriter>> writer =
+      warc::WarcWriter::Open(w, clock_, /*seed=*/43);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  warc_ = *std::move(writer);
+  Processor();
+  std::vector<FetchedPage> again;
+  again.push_back(Page("http://a.test/1", OkHead("text/html", one), one, 0, 3));
+  again.push_back(Page("http://a.test/2", OkHead("text/html", two), two, 0, 4));
+  out = processor_->Process(std::move(again));
+  ASSERT_EQ(out.size(), 2u);
+  const std::vector<warc::ParsedRecord> records = Records();
+  for (const char* uri : {"http://a.test/1", "http://a.test/2"}) {
+    EXPECT_THAT(Types(records, uri), UnorderedElementsAre("response", "request", "metadata"))
+        << uri;
+  }
 }
 
 // WARC 1.1 §6.7.3: a 304 to a conditional GET is a revisit record with the server-not-modified
