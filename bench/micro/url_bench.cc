@@ -32,7 +32,11 @@ void BM_UrlParseAbsolute(benchmark::State& state) {
 BENCHMARK(BM_UrlParseAbsolute);
 
 constexpr std::array<const char*, 6> kRelative = {
-    "p40.html", "../d2/p5.html", "/d0/p1.html", "?page=2", "http://h9.websim.test/d1/p3.html",
+    "p40.html",
+    "../d2/p5.html",
+    "/d0/p1.html",
+    "?page=2",
+    "http://h9.websim.test/d1/p3.html",
     "//h8.websim.test/",
 };
 

@@ -262,8 +262,7 @@ absl::StatusOr<size_t> Dedup::Forget(const std::vector<ContentQuery>& queries) {
   absl::flat_hash_set<std::string> gone;
   for (size_t qi = 0; qi < queries.size(); ++qi) {
     const ContentQuery& q = queries[qi];
-    if (q.warc_record_id.empty() || !(*stored)[qi].has_value() ||
-        gone.contains(exact_keys[qi])) {
+    if (q.warc_record_id.empty() || !(*stored)[qi].has_value() || gone.contains(exact_keys[qi])) {
       continue;
     }
     absl::StatusOr<Original> original = DecodeOriginal(*(*stored)[qi]);

@@ -843,9 +843,9 @@ struct Fetcher::Impl {
     if (!status.ok()) return status;
     if (!flushed.ok()) return flushed;
     if (!archive_status.ok()) {
-      return absl::UnavailableError(absl::StrCat(
-          "stopped: WARC records could not be written (", archive_status.message(),
-          "); the pages not archived are fetched again when the crawl resumes"));
+      return absl::UnavailableError(
+          absl::StrCat("stopped: WARC records could not be written (", archive_status.message(),
+                       "); the pages not archived are fetched again when the crawl resumes"));
     }
     return absl::OkStatus();
   }

@@ -401,7 +401,9 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
       for (size_t i : archived) {
         absl::StrAppend(&out[i].event.detail, out[i].event.detail.empty() ? "" : "; ",
                         "not archived: ", status.message());
-        if (!forgotten.ok()) absl::StrAppend(&out[i].event.detail, "; dedup: ", forgotten.message());
+        if (!forgotten.ok()) {
+          absl::StrAppend(&out[i].event.detail, "; dedup: ", forgotten.message());
+        }
         out[i].archive_status = status;
       }
     }

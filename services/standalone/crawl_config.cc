@@ -185,10 +185,9 @@ const std::map<std::string, Setter>& Keys() {
       {"run_for",
        DurationSetter("run_for", [](CrawlConfig& c) -> absl::Duration& { return c.run_for; })},
       // re-visiting
-      {"revisit", Nested<bool>("revisit",
-                               [](CrawlConfig& c) -> bool& {
-                                 return c.collection.revisit.options.enabled;
-                               })},
+      {"revisit",
+       Nested<bool>("revisit",
+                    [](CrawlConfig& c) -> bool& { return c.collection.revisit.options.enabled; })},
       {"revisit_policy", Nested<std::string>("revisit_policy",
                                              [](CrawlConfig& c) -> std::string& {
                                                return c.collection.revisit.options.policy;

@@ -88,8 +88,8 @@ TEST_F(DedupTest, ForgetWithdrawsOnlyTheNamedCaptures) {
   absl::StatusOr<size_t> gone = d->Forget({Q("http://a/1", "lost", h), other_record});
   ASSERT_TRUE(gone.ok()) << gone.status();
   EXPECT_EQ(*gone, 1u);
-  std::vector<ContentVerdict> v =
-      Check(*d, {Q("http://c/3", "lost!", h ^ 1), Q("http://d/4", "lost"), Q("http://e/5", "kept")});
+  std::vector<ContentVerdict> v = Check(
+      *d, {Q("http://c/3", "lost!", h ^ 1), Q("http://d/4", "lost"), Q("http://e/5", "kept")});
   ASSERT_EQ(v.size(), 3u);
   EXPECT_EQ(v[0].verdict, Verdict::kUnique);  // no near copy of the withdrawn page left
   EXPECT_EQ(v[1].verdict, Verdict::kUnique);  // nor an exact one: this capture is the first now

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>

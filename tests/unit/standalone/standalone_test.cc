@@ -550,8 +550,8 @@ TEST(CrawlConfigFinalize, InvalidSettingsAreNamed) {
          c.retry_backoff_max = absl::Hours(1);
        },
        "retry_backoff_max"},
-      {"robots_retry_after 30s",
-       [](CrawlConfig& c) { c.robots_retry_after = absl::Seconds(30); }, "robots_retry_after"},
+      {"robots_retry_after 30s", [](CrawlConfig& c) { c.robots_retry_after = absl::Seconds(30); },
+       "robots_retry_after"},
       {"robots_retry_after 25h", [](CrawlConfig& c) { c.robots_retry_after = absl::Hours(25); },
        "robots_retry_after"},
       {"revisit without budget",
@@ -791,9 +791,9 @@ TEST(CrawlLog, ConcurrentBatchesKeepTheirLinesTogetherAndInOrder) {
         for (int b = 0; b < kBatches; ++b) {
           std::vector<fetcher::FetchEvent> events;
           for (int i = 0; i < kBatchSize; ++i) {
-            events.push_back(Event(absl::StrCat("http://a.test/", t, "/", b, "/", i, "/",
-                                                std::string(200, 'x')),
-                                   200, OutcomeClass::kFetched));
+            events.push_back(
+                Event(absl::StrCat("http://a.test/", t, "/", b, "/", i, "/", std::string(200, 'x')),
+                      200, OutcomeClass::kFetched));
           }
           std::vector<const fetcher::FetchEvent*> batch;
           for (const fetcher::FetchEvent& e : events) batch.push_back(&e);

@@ -1,3 +1,5 @@
+#include "lib/warc/warc_writer.h"
+
 #include <sys/resource.h>
 
 #include <csignal>
@@ -22,7 +24,6 @@
 #include "lib/fingerprint/sha1.h"
 #include "lib/warc/warc_reader.h"
 #include "lib/warc/warc_record.h"
-#include "lib/warc/warc_writer.h"
 
 namespace crawler::warc {
 namespace {
