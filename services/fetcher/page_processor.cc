@@ -332,10 +332,10 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
   std::vector<Parsed> parsed(pages.size());
   for (size_t i = 0; i < pages.size(); ++i) Classify(pages[i], parsed[i], out[i]);
 
-  // One dedup call for the batch.
+  // One dedup call for the batch. queries[j] is about pages[index[j]].
+  std::vector<dedup::ContentQuery> queries;
+  std::vector<size_t> index;
   if (dedup_ != nullptr) {
-    std::vector<dedup::ContentQuery> queries;
-    std::vector<size_t> index;
     for (size_t i = 0; i < pages.size(); ++i) {
       if (!parsed[i].content_key.has_value()) continue;
       // Only a capture that will be archived can be the original later revisits refer to.
@@ -387,17 +387,14 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
     if (absl::Status status = warc_->WriteAll(std::move(records)); !status.ok()) {
       // The content index must not keep these captures as originals: a later copy (or the
       // page itself, fetched again) would become a revisit of a record that is nowhere.
+      std::vector<bool> unwritten(pages.size(), false);
+      for (size_t i : archived) unwritten[i] = true;
       std::vector<dedup::ContentQuery> recorded;
-      for (size_t i : archived) {
-        if (parsed[i].content_key.has_value() && !parsed[i].record_id.empty()) {
-          recorded.push_back(dedup::ContentQuery{.url = pages[i].task.canonical_url,
-                                                 .content_key = *parsed[i].content_key,
-                                                 .simhash = parsed[i].simhash,
-                                                 .warc_record_id = parsed[i].record_id});
-        }
+      for (size_t j = 0; j < index.size(); ++j) {
+        if (unwritten[index[j]]) recorded.push_back(std::move(queries[j]));
       }
       absl::Status forgotten = absl::OkStatus();
-      if (dedup_ != nullptr && !recorded.empty()) forgotten = dedup_->Forget(recorded).status();
+      if (!recorded.empty()) forgotten = dedup_->Forget(recorded).status();
       for (size_t i : archived) {
         absl::StrAppend(&out[i].event.detail, out[i].event.detail.empty() ? "" : "; ",
                         "not archived: ", status.message());
