@@ -385,14 +385,22 @@ TEST(HttpClient, WakeupCutsAPollShortFromAnotherThread) {
   TestHttpServer server([](const std::string&) { return TestResponse{""}; });  // silent
   // No slow-transfer check: its 1 s timer would end the waits below without a wakeup.
   auto client = Client({.low_speed_bytes_per_second = 0});
+  const auto started = std::chrono::steady_clock::now();
   client->Start(Get(server, "/"));  // a socket in the epoll set too, that stays quiet
-  for (int i = 0; i < 5; ++i) client->Poll(absl::Milliseconds(10));  // connected, request sent
+  // Past the connect phase: libcurl keeps a timer at its happy-eyeballs timeout (200 ms after the
+  // start) even once connected, and that timer would end the waits below without a wakeup.
+  for (int i = 0; i < 100 && std::chrono::steady_clock::now() - started <
+                                 std::chrono::milliseconds(400);
+       ++i) {
+    client->Poll(absl::Milliseconds(10));
+  }
   const auto start = std::chrono::steady_clock::now();
   std::thread waker([&] { client->Wakeup(); });
   // Returns whether the wakeup lands before or during the wait: a pending wakeup is kept.
   EXPECT_TRUE(client->Poll(absl::Seconds(30)).empty());
   waker.join();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  // Well before the test server drops the idle connection (10 s), which would also end the wait.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_EQ(client->in_flight(), 1u);
 
   // Several wakeups before a Poll cost one early return, not one each.
