@@ -130,7 +130,7 @@ def analyze(args):
 
 COLUMNS = ["mode", "tool", "pages", "coverage", "extra", "seconds", "pages/s",
            "CPU s/1000 pages", "peak RSS MB", "ratio vs ref", "violations", "others' cores",
-           "target", "result"]
+           "steal cores", "target", "result"]
 
 
 def fmt(value, digits=0):
@@ -232,6 +232,7 @@ def report(args):
             "ratio vs ref": fmt(ratio, 3),
             "violations": fmt(a.get("violations")),
             "others' cores": fmt(r.get("others_cores"), 2),
+            "steal cores": fmt(r.get("steal_cores"), 2),
             "target": target,
             "result": verdict,
         })
@@ -273,7 +274,8 @@ def report(args):
                     "server_span_s", "violations", "min_gap_ms", "per_host_ideal_s",
                     "schedule_bound_pps",
                     "crawler_reported_pages", "crawler_reported_elapsed_s", "server_cpu_s",
-                    "others_cores", "loadavg_before", "loadavg_after", "settings"])
+                    "others_cores", "steal_cores", "loadavg_before", "loadavg_after",
+                    "settings"])
         for r in runs:
             d = derived(r)
             a = r.get("analysis") or {}
@@ -290,6 +292,7 @@ def report(args):
                         a.get("schedule_bound_pps"), s.get("pages"),
                         s.get("elapsed_seconds"), r.get("server_cpu_s"),
                         None if r.get("others_cores") is None else f"{r['others_cores']:.2f}",
+                        None if r.get("steal_cores") is None else f"{r['steal_cores']:.2f}",
                         r.get("loadavg_before"),
                         r.get("loadavg_after"), r.get("settings")])
 
@@ -306,10 +309,12 @@ def report(args):
         for key in order:
             r = best_run(groups[key])
             others = r.get("others_cores")
+            steal = r.get("steal_cores")
             f.write(f"- {key[0]} / {key[1]}: `{r.get('settings', '')}` "
                     f"(load average before/after: {r.get('loadavg_before')} / "
                     f"{r.get('loadavg_after')}; other processes kept "
-                    f"{'?' if others is None else f'{others:.2f}'} cores busy; "
+                    f"{'?' if others is None else f'{others:.2f}'} cores busy, the hypervisor "
+                    f"took {'?' if steal is None else f'{steal:.2f}'}; "
                     f"server CPU {r.get('server_cpu_s', 0):.2f} s)\n")
         if meta.get("notes"):
             f.write("\nNotes:\n\n")

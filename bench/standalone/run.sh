@@ -202,6 +202,8 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # Busy CPU time of the whole machine in clock ticks (user nice system irq softirq steal), to tell
 # how much of the 2 cores other work took during a run: the machine is shared.
 machine_busy_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat; }
+# Of which steal: time the hypervisor ran other guests while this VM had work to do.
+machine_steal_ticks() { awk '/^cpu / {print $9; exit}' /proc/stat; }
 
 # CPU ticks (utime + stime) of the given pids and their children, 0 for gone ones.
 proc_tree_ticks() {
@@ -306,6 +308,7 @@ timed() {  # dir, command...
   local rc=0
   loadavg > "$dir/load_before"
   machine_busy_ticks > "$dir/busy_before"
+  machine_steal_ticks > "$dir/steal_before"
   # In the background and waited for, so that a signal to this script is handled at once.
   /usr/bin/time -f '%e %U %S %M' -o "$dir/time.txt" \
     timeout -k 10 "$run_timeout" "$@" > "$dir/stdout.txt" 2> "$dir/stderr.txt" &
@@ -314,6 +317,7 @@ timed() {  # dir, command...
   run_pid=""
   echo "$rc" > "$dir/exit_code"
   machine_busy_ticks > "$dir/busy_after"
+  machine_steal_ticks > "$dir/steal_after"
   loadavg > "$dir/load_after"
 }
 
@@ -332,6 +336,7 @@ def ticks(name):
     return int(open(p).read()) if os.path.exists(p) else 0
 wall, user, sys_ = float(t[0]), float(t[1]), float(t[2])
 machine_s = (ticks("busy_after") - ticks("busy_before")) / tick
+steal_s = (ticks("steal_after") - ticks("steal_before")) / tick
 server_s = ticks("server_ticks") / tick
 stats = None
 p = os.path.join(d, "stats.json")
@@ -348,8 +353,11 @@ run = {
     "wall_s": wall, "user_s": user, "sys_s": sys_, "maxrss_kb": int(t[3]),
     "server_cpu_s": server_s,
     # Cores busy with anything but this tool and its server during the run (other engineers'
-    # builds on a shared machine): the context that makes a noisy number readable.
-    "others_cores": max(0.0, (machine_s - user - sys_ - server_s) / wall) if wall > 0 else None,
+    # builds on a shared machine), and cores the hypervisor took from this VM (steal): the
+    # context that makes a noisy number readable.
+    "others_cores": max(0.0, (machine_s - steal_s - user - sys_ - server_s) / wall)
+    if wall > 0 else None,
+    "steal_cores": steal_s / wall if wall > 0 else None,
     "loadavg_before": open(os.path.join(d, "load_before")).read().strip(),
     "loadavg_after": open(os.path.join(d, "load_after")).read().strip(),
     "analysis": json.load(open(analysis)), "crawler_stats": stats,
@@ -430,7 +438,8 @@ print(f"bench:   {r['mode']:6} {r['tool']:28} exit {r['exit_code']}: {a['html_pa
       f"{r['wall_s']:.2f} s = {rate:,.0f}/s, coverage {100 * a['coverage']:.1f}%, "
       f"{a['extra_pages']} extra, {r['user_s'] + r['sys_s']:.2f} CPU s, "
       f"{r['maxrss_kb'] / 1024:.0f} MB{extra}; server {r['server_cpu_s']:.2f} CPU s; "
-      f"others used {r['others_cores']:.2f} cores; load {r['loadavg_before']}", file=sys.stderr)
+      f"others used {r['others_cores']:.2f} cores, steal {r['steal_cores']:.2f}; "
+      f"load {r['loadavg_before']}", file=sys.stderr)
 EOF
 }
 
