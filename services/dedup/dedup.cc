@@ -133,36 +133,29 @@ absl::StatusOr<std::vector<std::optional<std::string>>> Dedup::StoredOriginals(
 }
 
 absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(const std::vector<ContentQuery>& queries) {
-  absl::MutexLock lock(&mu_);
   const int k = options_.near_duplicate_bits;
   std::vector<ContentVerdict> verdicts;
   verdicts.reserve(queries.size());
-  kv::WriteBatch batch;
 
-  // The stored records of every query's exact key, in one MultiGet. Nothing is written before
-  // the end of the batch, so this view stays current; content recorded earlier in this batch is
-  // in pending_exact, which takes precedence.
+  // The stored records of every query's exact key, in one MultiGet. Content that is new earlier
+  // in this batch is in batch_exact, which takes precedence.
   std::vector<std::string> exact_keys;
   absl::StatusOr<std::vector<std::optional<std::string>>> stored =
       StoredOriginals(queries, exact_keys);
   if (!stored.ok()) return stored.status();
 
-  absl::flat_hash_map<fingerprint::ContentKey, Original> pending_exact;
-  pending_exact.reserve(queries.size());
-  std::vector<std::pair<fingerprint::SimHash64, fingerprint::ContentKey>> pending_simhash;
+  absl::flat_hash_map<fingerprint::ContentKey, Original> batch_exact;
+  batch_exact.reserve(queries.size());
+  std::vector<std::pair<fingerprint::SimHash64, fingerprint::ContentKey>> batch_simhash;
   // One cursor for every block scan of the batch (created on first use): a RocksDB iterator per
   // scan costs a snapshot and a cursor per file, far more than a Seek.
   std::unique_ptr<kv::KvIterator> simhash_scan;
-  // What the batch records, put into the write batch in key order at the end: the memtable's
-  // skip list then finds each insert position near the previous one instead of from the top.
-  std::vector<std::pair<std::string, std::string>> exact_puts;
-  std::vector<std::string> simhash_puts;
 
   for (size_t qi = 0; qi < queries.size(); ++qi) {
     const ContentQuery& q = queries[qi];
     ContentVerdict verdict;
     std::optional<Original> exact;
-    if (auto it = pending_exact.find(q.content_key); it != pending_exact.end()) {
+    if (auto it = batch_exact.find(q.content_key); it != batch_exact.end()) {
       exact = it->second;
     } else if ((*stored)[qi].has_value()) {
       absl::StatusOr<Original> original = DecodeOriginal(*(*stored)[qi]);
@@ -186,7 +179,7 @@ absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(const std::vector<Conte
           best = key;
         }
       };
-      for (const auto& [h, key] : pending_simhash) consider(h, key);
+      for (const auto& [h, key] : batch_simhash) consider(h, key);
       if (simhash_scan == nullptr) {
         absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
             store_.NewPrefixIterator(kSimHashFamily);
@@ -210,7 +203,7 @@ absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(const std::vector<Conte
       }
       if (best.has_value()) {
         absl::StatusOr<std::optional<Original>> near;
-        if (auto it = pending_exact.find(*best); it != pending_exact.end()) {
+        if (auto it = batch_exact.find(*best); it != batch_exact.end()) {
           near = it->second;
         } else {
           near = LookupExact(*best);
@@ -227,58 +220,51 @@ absl::StatusOr<std::vector<ContentVerdict>> Dedup::Check(const std::vector<Conte
       }
     }
 
-    // New content: record it.
-    const Original original{.url = q.url,
-                            .fetch_time = q.fetch_time,
-                            .warc_record_id = q.warc_record_id,
-                            .payload_digest = q.payload_digest};
-    exact_puts.emplace_back(exact_keys[qi], EncodeOriginal(original));
-    pending_exact.emplace(q.content_key, original);
-    if (q.simhash.has_value() && k > 0) {
-      for (int i = 0; i < kBlocks; ++i) {
-        simhash_puts.push_back(SimHashKey(i, *q.simhash, q.content_key));
-      }
-      pending_simhash.emplace_back(*q.simhash, q.content_key);
-    }
+    // New content: the original of its copies later in this batch.
+    batch_exact.emplace(q.content_key, Original{.url = q.url,
+                                                .fetch_time = q.fetch_time,
+                                                .warc_record_id = q.warc_record_id,
+                                                .payload_digest = q.payload_digest});
+    if (q.simhash.has_value() && k > 0) batch_simhash.emplace_back(*q.simhash, q.content_key);
     verdicts.push_back(std::move(verdict));
   }
-  // Keys are distinct (an exact key is recorded once per batch: pending_exact), so the order of
-  // the puts does not change what the batch writes.
-  std::sort(exact_puts.begin(), exact_puts.end());
-  std::sort(simhash_puts.begin(), simhash_puts.end());
-  for (const auto& [key, value] : exact_puts) batch.Put(kExactFamily, key, value);
-  for (const std::string& key : simhash_puts) batch.Put(kSimHashFamily, key, "");
-  if (absl::Status s = store_.Write(batch); !s.ok()) return s;
   return verdicts;
 }
 
-absl::StatusOr<size_t> Dedup::Forget(const std::vector<ContentQuery>& queries) {
+absl::StatusOr<size_t> Dedup::Record(const std::vector<ContentQuery>& queries) {
   absl::MutexLock lock(&mu_);
+  const int k = options_.near_duplicate_bits;
   std::vector<std::string> exact_keys;
   absl::StatusOr<std::vector<std::optional<std::string>>> stored =
       StoredOriginals(queries, exact_keys);
   if (!stored.ok()) return stored.status();
-  kv::WriteBatch batch;
-  absl::flat_hash_set<std::string> gone;
+
+  // Put into the write batch in key order: the memtable's skip list then finds each insert
+  // position near the previous one instead of from the top.
+  std::vector<std::pair<std::string, std::string>> exact_puts;
+  std::vector<std::string> simhash_puts;
+  absl::flat_hash_set<std::string_view> recorded;
   for (size_t qi = 0; qi < queries.size(); ++qi) {
     const ContentQuery& q = queries[qi];
-    if (q.warc_record_id.empty() || !(*stored)[qi].has_value() || gone.contains(exact_keys[qi])) {
-      continue;
-    }
-    absl::StatusOr<Original> original = DecodeOriginal(*(*stored)[qi]);
-    if (!original.ok()) return original.status();
-    if (original->warc_record_id != q.warc_record_id) continue;
-    batch.Delete(kExactFamily, exact_keys[qi]);
-    if (q.simhash.has_value()) {
+    if ((*stored)[qi].has_value() || !recorded.insert(exact_keys[qi]).second) continue;
+    exact_puts.emplace_back(exact_keys[qi], EncodeOriginal({.url = q.url,
+                                                            .fetch_time = q.fetch_time,
+                                                            .warc_record_id = q.warc_record_id,
+                                                            .payload_digest = q.payload_digest}));
+    if (q.simhash.has_value() && k > 0) {
       for (int i = 0; i < kBlocks; ++i) {
-        batch.Delete(kSimHashFamily, SimHashKey(i, *q.simhash, q.content_key));
+        simhash_puts.push_back(SimHashKey(i, *q.simhash, q.content_key));
       }
     }
-    gone.insert(exact_keys[qi]);
   }
-  if (gone.empty()) return 0;
+  if (exact_puts.empty()) return 0;
+  std::sort(exact_puts.begin(), exact_puts.end());
+  std::sort(simhash_puts.begin(), simhash_puts.end());
+  kv::WriteBatch batch;
+  for (const auto& [key, value] : exact_puts) batch.Put(kExactFamily, key, value);
+  for (const std::string& key : simhash_puts) batch.Put(kSimHashFamily, key, "");
   if (absl::Status s = store_.Write(batch); !s.ok()) return s;
-  return gone.size();
+  return exact_puts.size();
 }
 
 }  // namespace crawler::dedup

@@ -1,8 +1,14 @@
 // Dedup: the content index (DESIGN.md §3 "dedup"): exact payload digests and 64-bit SimHash
 // fingerprints. Check() answers, for each fetched page, "is this content new, an exact copy of
-// something already seen, or a near-copy (SimHash within k bits)?" and records new content, so
-// the first copy wins and later copies point at it (WARC revisit records for exact copies; links
-// of duplicates are not followed twice).
+// something already seen, or a near-copy (SimHash within k bits)?"; Record() makes new content
+// known once its capture is archived, so the first archived copy wins and later copies point at
+// it (WARC revisit records for exact copies; links of duplicates are not followed twice).
+//
+// Checking and recording are two steps because a revisit record must never refer to a record
+// that is not in the archive: content recorded at check time and then lost (the process killed
+// before the WARC write, a full disk) turned the page's own re-fetch, and every later copy, into
+// revisits of nothing. The price is a narrow race: two copies checked before either is recorded
+// are both archived in full.
 //
 // Near-duplicates use Manku, Jain & Das Sarma (WWW 2007): split the 64 bits into k + 1 blocks;
 // two fingerprints within k bits agree exactly on at least one block (pigeonhole), so each
@@ -12,12 +18,13 @@
 //
 // Storage: a KvStore (column families "dedup.exact" and "dedup.simhash"; key layout in
 // docs/storage-format.md), so the index survives restarts and a resumed crawl still recognises
-// content fetched before the restart. A batch costs one MultiGet of its exact keys, one prefix
-// cursor Seek-ed to each block of each fingerprint (not a cursor per block: on RocksDB creating
-// one costs a snapshot and a cursor per file) and one atomic write.
+// content fetched before the restart. A Check batch costs one MultiGet of its exact keys and
+// one prefix cursor Seek-ed to each block of each fingerprint (not a cursor per block: on
+// RocksDB creating one costs a snapshot and a cursor per file); a Record batch one MultiGet and
+// one atomic write.
 //
-// Thread-safety: Check and Forget are thread-safe; a batch is checked and recorded atomically
-// with respect to other batches (so two copies in flight at once cannot both be "first").
+// Thread-safety: Check and Record are thread-safe; a Record batch is atomic with respect to
+// other Record batches (the first to record some content keeps it).
 #ifndef CRAWLER_SERVICES_DEDUP_DEDUP_H_
 #define CRAWLER_SERVICES_DEDUP_DEDUP_H_
 
@@ -76,16 +83,17 @@ class Dedup {
   static absl::StatusOr<std::unique_ptr<Dedup>> Open(const DedupOptions& options,
                                                      kv::KvStore& store);
 
-  // One verdict per query, in order. Unique content is recorded (so a later query in the same
-  // batch can be its duplicate). An exact duplicate of a URL's own earlier capture is reported
-  // as kExactDuplicate with original.url == url: a revisit.
+  // One verdict per query, in order, against the recorded content and the queries before it in
+  // the batch (a later query can be the duplicate of an earlier unique one). Records nothing.
+  // An exact duplicate of a URL's own earlier capture is reported as kExactDuplicate with
+  // original.url == url: a revisit.
   absl::StatusOr<std::vector<ContentVerdict>> Check(const std::vector<ContentQuery>& queries);
 
-  // Withdraws content that Check recorded for captures whose WARC records could not be written
-  // (a full disk): a later copy would otherwise become a revisit of a record that is nowhere.
-  // An entry goes only if it still names the query's warc_record_id (another capture may have
-  // been recorded since); its SimHash keys go with it. Returns how many entries went.
-  absl::StatusOr<size_t> Forget(const std::vector<ContentQuery>& queries);
+  // Records the queries' content as originals: the kUnique ones of a Check, after their WARC
+  // records are written (or at once for captures not archived, which have no warc_record_id).
+  // Content recorded already, by an earlier batch or earlier in this one, keeps its original.
+  // Returns how many were recorded.
+  absl::StatusOr<size_t> Record(const std::vector<ContentQuery>& queries);
 
  private:
   Dedup(const DedupOptions& options, kv::KvStore& store) : options_(options), store_(store) {}
@@ -97,7 +105,7 @@ class Dedup {
 
   const DedupOptions options_;
   kv::KvStore& store_;
-  absl::Mutex mu_;  // serialises Check batches (check-then-record must be atomic)
+  absl::Mutex mu_;  // serialises Record batches (check-then-insert must be atomic)
 };
 
 }  // namespace crawler::dedup

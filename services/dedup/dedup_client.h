@@ -15,8 +15,8 @@ class DedupClient {
   virtual ~DedupClient() = default;
   virtual absl::StatusOr<std::vector<ContentVerdict>> Check(
       const std::vector<ContentQuery>& queries) = 0;
-  // Dedup::Forget: for captures whose WARC records could not be written.
-  virtual absl::StatusOr<size_t> Forget(const std::vector<ContentQuery>& queries) = 0;
+  // Dedup::Record: for the unique captures of a Check, once their WARC records are written.
+  virtual absl::StatusOr<size_t> Record(const std::vector<ContentQuery>& queries) = 0;
 };
 
 class LocalDedupClient final : public DedupClient {
@@ -27,8 +27,8 @@ class LocalDedupClient final : public DedupClient {
       const std::vector<ContentQuery>& queries) override {
     return dedup_.Check(queries);
   }
-  absl::StatusOr<size_t> Forget(const std::vector<ContentQuery>& queries) override {
-    return dedup_.Forget(queries);
+  absl::StatusOr<size_t> Record(const std::vector<ContentQuery>& queries) override {
+    return dedup_.Record(queries);
   }
 
  private:

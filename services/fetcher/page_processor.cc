@@ -383,25 +383,33 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
     AddWarcRecords(pages[i], parsed[i], out[i], records);
     if (records.size() > before) archived.push_back(i);
   }
-  if (!records.empty()) {
-    if (absl::Status status = warc_->WriteAll(std::move(records)); !status.ok()) {
-      // The content index must not keep these captures as originals: a later copy (or the
-      // page itself, fetched again) would become a revisit of a record that is nowhere.
-      std::vector<bool> unwritten(pages.size(), false);
-      for (size_t i : archived) unwritten[i] = true;
-      std::vector<dedup::ContentQuery> recorded;
-      for (size_t j = 0; j < index.size(); ++j) {
-        if (unwritten[index[j]]) recorded.push_back(std::move(queries[j]));
-      }
-      absl::Status forgotten = absl::OkStatus();
-      if (!recorded.empty()) forgotten = dedup_->Forget(recorded).status();
-      for (size_t i : archived) {
-        absl::StrAppend(&out[i].event.detail, out[i].event.detail.empty() ? "" : "; ",
-                        "not archived: ", status.message());
-        if (!forgotten.ok()) {
-          absl::StrAppend(&out[i].event.detail, "; dedup: ", forgotten.message());
+  absl::Status archived_status = absl::OkStatus();
+  if (!records.empty()) archived_status = warc_->WriteAll(std::move(records));
+  if (!archived_status.ok()) {
+    for (size_t i : archived) {
+      absl::StrAppend(&out[i].event.detail, out[i].event.detail.empty() ? "" : "; ",
+                      "not archived: ", archived_status.message());
+      out[i].archive_status = archived_status;
+    }
+  } else if (dedup_ != nullptr) {
+    // New content becomes an original only now that its records are in the archive: a later
+    // copy (or the page itself, fetched again after a crash or a failed write) must never be a
+    // revisit of a record that is nowhere.
+    std::vector<dedup::ContentQuery> unique;
+    std::vector<size_t> unique_pages;
+    for (size_t j = 0; j < index.size(); ++j) {
+      const Parsed& p = parsed[index[j]];
+      if (p.verdict.has_value() && p.verdict->verdict != dedup::Verdict::kUnique) continue;
+      unique.push_back(std::move(queries[j]));
+      unique_pages.push_back(index[j]);
+    }
+    if (!unique.empty()) {
+      if (absl::Status s = dedup_->Record(unique).status(); !s.ok()) {
+        // Not a loss: later copies of this content are archived in full.
+        for (size_t i : unique_pages) {
+          absl::StrAppend(&out[i].event.detail, out[i].event.detail.empty() ? "" : "; ",
+                          "dedup: not recorded: ", s.message());
         }
-        out[i].archive_status = status;
       }
     }
   }

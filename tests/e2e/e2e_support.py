@@ -383,10 +383,11 @@ def check_robots_fetches(checks, requests, hosts, run_starts_ns=()):
     return sum(robots.values())
 
 
-def read_warc_records(path):
-    """(WARC-Type, WARC-Target-URI) of every record of a .warc.gz file, read with Python's gzip
-    (members concatenated) — a quick reader for the crawl scenarios; warcio_check.py is the
-    independent one. Raises ValueError on a malformed or truncated record."""
+def read_warc_records(path, names=("warc-type", "warc-target-uri")):
+    """The header fields `names` (lower case; None when absent) of every record of a .warc.gz
+    file, a tuple per record, read with Python's gzip (members concatenated) — a quick reader
+    for the crawl scenarios; warcio_check.py is the independent one. Raises ValueError on a
+    malformed or truncated record."""
     import gzip
     out = []
     with gzip.open(path, "rb") as f:
@@ -407,20 +408,30 @@ def read_warc_records(path):
             block = f.read(length)
             if len(block) != length or f.read(4) != b"\r\n\r\n":
                 raise ValueError(f"{path}: truncated record {fields.get('warc-record-id')}")
-            out.append((fields.get("warc-type"), fields.get("warc-target-uri")))
+            out.append(tuple(fields.get(name) for name in names))
 
 
 def archived_pages(checks, warc_dir, what):
     """Target URIs of response and revisit records in the finished (closed) WARC files, counted,
-    and the names of files still open (`*.open`)."""
+    and the names of files still open (`*.open`). A revisit that refers to a record not in those
+    files is not a capture (its payload is nowhere) and fails the check."""
     import glob
-    captures = collections.Counter()
+    records = []
     for path in sorted(glob.glob(os.path.join(warc_dir, "*.warc.gz"))):
         try:
-            records = read_warc_records(path)
+            records += read_warc_records(path, ("warc-type", "warc-target-uri", "warc-record-id",
+                                                "warc-refers-to"))
         except (ValueError, OSError, EOFError, KeyError) as e:
             checks.fail(f"{what}: unreadable WARC file: {e}")
-            continue
-        captures.update(uri for kind, uri in records if kind in ("response", "revisit"))
+    ids = {record_id for _, _, record_id, _ in records}
+    captures = collections.Counter()
+    dangling = []
+    for kind, uri, _, refers_to in records:
+        if kind == "revisit" and refers_to is not None and refers_to not in ids:
+            dangling.append(uri)
+        elif kind in ("response", "revisit"):
+            captures[uri] += 1
+    checks.check(not dangling, f"{what}: {len(dangling)} revisit records refer to records that "
+                               f"are not in the archive, e.g. {sorted(dangling)[:3]}")
     still_open = sorted(os.path.basename(p) for p in glob.glob(os.path.join(warc_dir, "*.open")))
     return captures, still_open

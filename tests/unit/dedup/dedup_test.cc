@@ -34,6 +34,16 @@ ContentQuery Q(const std::string& url, const std::string& payload,
   return q;
 }
 
+// The queries whose verdict is kUnique: what a fetcher records once their records are written.
+std::vector<ContentQuery> UniqueOf(const std::vector<ContentQuery>& queries,
+                                   const std::vector<ContentVerdict>& verdicts) {
+  std::vector<ContentQuery> unique;
+  for (size_t i = 0; i < queries.size() && i < verdicts.size(); ++i) {
+    if (verdicts[i].verdict == Verdict::kUnique) unique.push_back(queries[i]);
+  }
+  return unique;
+}
+
 class DedupTest : public ::testing::Test {
  protected:
   DedupTest() : store_(Dedup::ColumnFamilies()) {}
@@ -42,18 +52,25 @@ class DedupTest : public ::testing::Test {
     EXPECT_TRUE(d.ok()) << d.status();
     return std::move(*d);
   }
-  std::vector<ContentVerdict> Check(Dedup& d, const std::vector<ContentQuery>& q) {
+  std::vector<ContentVerdict> CheckOnly(Dedup& d, const std::vector<ContentQuery>& q) {
     absl::StatusOr<std::vector<ContentVerdict>> v = d.Check(q);
     EXPECT_TRUE(v.ok()) << v.status();
     return v.ok() ? *v : std::vector<ContentVerdict>{};
+  }
+  // A fetcher's round: check the batch, archive it, record its new content.
+  std::vector<ContentVerdict> CheckThenRecord(Dedup& d, const std::vector<ContentQuery>& q) {
+    std::vector<ContentVerdict> v = CheckOnly(d, q);
+    absl::StatusOr<size_t> recorded = d.Record(UniqueOf(q, v));
+    EXPECT_TRUE(recorded.ok()) << recorded.status();
+    return v;
   }
   kv::InMemoryKvStore store_;
 };
 
 TEST_F(DedupTest, ExactCopiesPointAtTheFirstCapture) {
   auto d = Open();
-  std::vector<ContentVerdict> v =
-      Check(*d, {Q("http://a/1", "body"), Q("http://b/2", "body"), Q("http://c/3", "other")});
+  std::vector<ContentVerdict> v = CheckThenRecord(
+      *d, {Q("http://a/1", "body"), Q("http://b/2", "body"), Q("http://c/3", "other")});
   ASSERT_EQ(v.size(), 3u);
   EXPECT_EQ(v[0].verdict, Verdict::kUnique);
   EXPECT_EQ(v[1].verdict, Verdict::kExactDuplicate);  // within one batch
@@ -64,48 +81,78 @@ TEST_F(DedupTest, ExactCopiesPointAtTheFirstCapture) {
   EXPECT_EQ(v[1].original->fetch_time, absl::FromUnixSeconds(1000));
   EXPECT_EQ(v[2].verdict, Verdict::kUnique);
   // And in a later batch.
-  v = Check(*d, {Q("http://d/4", "other")});
+  v = CheckThenRecord(*d, {Q("http://d/4", "other")});
   EXPECT_EQ(v[0].verdict, Verdict::kExactDuplicate);
   EXPECT_EQ(v[0].original->url, "http://c/3");
 }
 
 TEST_F(DedupTest, RevisitOfTheSameUrlIsAnExactDuplicateOfItself) {
   auto d = Open();
-  Check(*d, {Q("http://a/1", "body")});
-  std::vector<ContentVerdict> v = Check(*d, {Q("http://a/1", "body")});
+  CheckThenRecord(*d, {Q("http://a/1", "body")});
+  std::vector<ContentVerdict> v = CheckThenRecord(*d, {Q("http://a/1", "body")});
   EXPECT_EQ(v[0].verdict, Verdict::kExactDuplicate);
   EXPECT_EQ(v[0].original->url, "http://a/1");
 }
 
-// Captures whose WARC records could not be written are withdrawn: the same content later is new
-// again (exact and near), but only entries that still name the withdrawn record go.
-TEST_F(DedupTest, ForgetWithdrawsOnlyTheNamedCaptures) {
+// Content is known only once recorded: a capture checked but never recorded (its process killed
+// before the WARC write, or the write failed) leaves no trace, so nothing can become a revisit of
+// its record. Within one batch, a copy still points at the unique query before it.
+TEST_F(DedupTest, CheckRecordsNothing) {
   auto d = Open({.near_duplicate_bits = 3});
   const uint64_t h = 0x0123456789ABCDEFull;
-  Check(*d, {Q("http://a/1", "lost", h), Q("http://b/2", "kept", ~h)});
-  ContentQuery other_record = Q("http://b/2", "kept", ~h);
-  other_record.warc_record_id = "<urn:uuid:not-this-one>";
-  absl::StatusOr<size_t> gone = d->Forget({Q("http://a/1", "lost", h), other_record});
-  ASSERT_TRUE(gone.ok()) << gone.status();
-  EXPECT_EQ(*gone, 1u);
-  std::vector<ContentVerdict> v = Check(
-      *d, {Q("http://c/3", "lost!", h ^ 1), Q("http://d/4", "lost"), Q("http://e/5", "kept")});
+  std::vector<ContentVerdict> v = CheckOnly(
+      *d, {Q("http://a/1", "lost", h), Q("http://b/2", "lost"), Q("http://c/3", "x", h ^ 1)});
   ASSERT_EQ(v.size(), 3u);
-  EXPECT_EQ(v[0].verdict, Verdict::kUnique);  // no near copy of the withdrawn page left
-  EXPECT_EQ(v[1].verdict, Verdict::kUnique);  // nor an exact one: this capture is the first now
-  EXPECT_EQ(v[2].verdict, Verdict::kExactDuplicate);
-  EXPECT_EQ(v[2].original->url, "http://b/2");
-  // Withdrawing again, or what was never recorded, changes nothing.
-  gone = d->Forget({Q("http://a/1", "lost", h), Q("http://z/9", "never")});
-  ASSERT_TRUE(gone.ok()) << gone.status();
-  EXPECT_EQ(*gone, 0u);
+  EXPECT_EQ(v[0].verdict, Verdict::kUnique);
+  EXPECT_EQ(v[1].verdict, Verdict::kExactDuplicate);
+  EXPECT_EQ(v[1].original->url, "http://a/1");
+  EXPECT_EQ(v[2].verdict, Verdict::kNearDuplicate);
+  EXPECT_EQ(v[2].original->url, "http://a/1");
+
+  // The page fetched again (a resumed crawl), and copies of it: new content, exact and near.
+  v = CheckOnly(*d, {Q("http://a/1", "lost", h)});
+  EXPECT_EQ(v[0].verdict, Verdict::kUnique);
+  v = CheckOnly(*d, {Q("http://d/4", "lost"), Q("http://e/5", "y", h ^ 1)});
+  EXPECT_EQ(v[0].verdict, Verdict::kUnique);
+  EXPECT_EQ(v[1].verdict, Verdict::kUnique);
+
+  // Recorded, it is the original of both kinds of copies.
+  absl::StatusOr<size_t> recorded = d->Record({Q("http://a/1", "lost", h)});
+  ASSERT_TRUE(recorded.ok()) << recorded.status();
+  EXPECT_EQ(*recorded, 1u);
+  v = CheckOnly(*d, {Q("http://d/4", "lost"), Q("http://e/5", "y", h ^ 1)});
+  EXPECT_EQ(v[0].verdict, Verdict::kExactDuplicate);
+  EXPECT_EQ(v[0].original->warc_record_id, "<urn:uuid:http://a/1>");
+  EXPECT_EQ(v[1].verdict, Verdict::kNearDuplicate);
+}
+
+// Two copies checked before either is recorded are both unique; the first recorded stays the
+// original, in one Record batch as across two.
+TEST_F(DedupTest, RecordKeepsTheFirstOriginal) {
+  auto d = Open();
+  EXPECT_EQ(CheckOnly(*d, {Q("http://a/1", "body")})[0].verdict, Verdict::kUnique);
+  EXPECT_EQ(CheckOnly(*d, {Q("http://b/2", "body")})[0].verdict, Verdict::kUnique);
+  absl::StatusOr<size_t> recorded = d->Record({Q("http://a/1", "body")});
+  ASSERT_TRUE(recorded.ok()) << recorded.status();
+  EXPECT_EQ(*recorded, 1u);
+  recorded =
+      d->Record({Q("http://b/2", "body"), Q("http://c/3", "other"), Q("http://d/4", "other")});
+  ASSERT_TRUE(recorded.ok()) << recorded.status();
+  EXPECT_EQ(*recorded, 1u);  // only "other", once
+  std::vector<ContentVerdict> v =
+      CheckOnly(*d, {Q("http://e/5", "body"), Q("http://f/6", "other")});
+  EXPECT_EQ(v[0].original->url, "http://a/1");
+  EXPECT_EQ(v[1].original->url, "http://c/3");
+  recorded = d->Record({});
+  ASSERT_TRUE(recorded.ok()) << recorded.status();
+  EXPECT_EQ(*recorded, 0u);
 }
 
 // Manku et al. 2007: fingerprints within k bits are found; k + 1 bits apart are not.
 TEST_F(DedupTest, NearDuplicatesWithinKBits) {
   auto d = Open({.near_duplicate_bits = 3});
   const uint64_t base = 0x0123456789ABCDEFull;
-  Check(*d, {Q("http://a/", "p0", base)});
+  CheckThenRecord(*d, {Q("http://a/", "p0", base)});
   struct Case {
     uint64_t flip;  // bits flipped relative to base
     Verdict want;
@@ -122,7 +169,8 @@ TEST_F(DedupTest, NearDuplicatesWithinKBits) {
   int i = 0;
   for (const Case& c : cases) {
     const std::string n = std::to_string(++i);
-    std::vector<ContentVerdict> v = Check(*d, {Q("http://n/" + n, "p" + n, base ^ c.flip)});
+    std::vector<ContentVerdict> v =
+        CheckThenRecord(*d, {Q("http://n/" + n, "p" + n, base ^ c.flip)});
     EXPECT_EQ(v[0].verdict, c.want) << std::hex << c.flip;
     if (c.want == Verdict::kNearDuplicate) {
       EXPECT_EQ(v[0].original->url, "http://a/");
@@ -144,7 +192,7 @@ TEST_F(DedupTest, NearDuplicateIndexAgreesWithBruteForce) {
       h = rng();
     }
     const std::string url = "http://x/" + std::to_string(i);
-    std::vector<ContentVerdict> v = Check(*d, {Q(url, url, h)});
+    std::vector<ContentVerdict> v = CheckThenRecord(*d, {Q(url, url, h)});
     int best = 99;
     for (const auto& [u, other] : seen) {
       best = std::min(best, std::popcount(other ^ h));
@@ -221,6 +269,8 @@ TEST(DedupBatches, AgreeWithBruteForceOnBothStores) {
     absl::StatusOr<std::vector<ContentVerdict>> m = (*on_memory)->Check(batch);
     absl::StatusOr<std::vector<ContentVerdict>> r = (*on_rocks)->Check(batch);
     ASSERT_TRUE(m.ok() && r.ok());
+    ASSERT_TRUE((*on_memory)->Record(UniqueOf(batch, *m)).ok());
+    ASSERT_TRUE((*on_rocks)->Record(UniqueOf(batch, *r)).ok());
     ASSERT_EQ(m->size(), batch.size());
     ASSERT_EQ(r->size(), batch.size());
     for (size_t i = 0; i < batch.size(); ++i) {
@@ -286,26 +336,26 @@ TEST(DedupBatches, AgreeWithBruteForceOnBothStores) {
 
 TEST_F(DedupTest, SlightlyChangedPageIsNotADuplicateOfItself) {
   auto d = Open();
-  Check(*d, {Q("http://a/", "v1", 0xFFull)});
-  std::vector<ContentVerdict> v = Check(*d, {Q("http://a/", "v2", 0xFEull)});
+  CheckThenRecord(*d, {Q("http://a/", "v1", 0xFFull)});
+  std::vector<ContentVerdict> v = CheckThenRecord(*d, {Q("http://a/", "v2", 0xFEull)});
   EXPECT_EQ(v[0].verdict, Verdict::kUnique);
 }
 
 TEST_F(DedupTest, PagesWithoutTextUseExactDigestsOnly) {
   auto d = Open();
-  Check(*d, {Q("http://a/img.png", "png-bytes")});
-  std::vector<ContentVerdict> v = Check(*d, {Q("http://b/img.png", "other-bytes")});
+  CheckThenRecord(*d, {Q("http://a/img.png", "png-bytes")});
+  std::vector<ContentVerdict> v = CheckThenRecord(*d, {Q("http://b/img.png", "other-bytes")});
   EXPECT_EQ(v[0].verdict, Verdict::kUnique);
 }
 
 TEST_F(DedupTest, IndexSurvivesReopen) {
   {
     auto d = Open();
-    Check(*d, {Q("http://a/", "body", 42)});
+    CheckThenRecord(*d, {Q("http://a/", "body", 42)});
   }
   auto d = Open();
-  EXPECT_EQ(Check(*d, {Q("http://b/", "body")})[0].verdict, Verdict::kExactDuplicate);
-  EXPECT_EQ(Check(*d, {Q("http://c/", "x", 43)})[0].verdict, Verdict::kNearDuplicate);
+  EXPECT_EQ(CheckThenRecord(*d, {Q("http://b/", "body")})[0].verdict, Verdict::kExactDuplicate);
+  EXPECT_EQ(CheckThenRecord(*d, {Q("http://c/", "x", 43)})[0].verdict, Verdict::kNearDuplicate);
 }
 
 TEST(DedupOptions, Validate) {

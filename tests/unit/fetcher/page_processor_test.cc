@@ -111,12 +111,12 @@ class FakeDedupClient final : public dedup::DedupClient {
     if (!answer_.ok()) return answer_.status();
     return std::vector<dedup::ContentVerdict>(queries.size(), *answer_);
   }
-  absl::StatusOr<size_t> Forget(const std::vector<dedup::ContentQuery>& queries) override {
-    forgotten.insert(forgotten.end(), queries.begin(), queries.end());
+  absl::StatusOr<size_t> Record(const std::vector<dedup::ContentQuery>& queries) override {
+    recorded.insert(recorded.end(), queries.begin(), queries.end());
     return queries.size();
   }
   int calls = 0;
-  std::vector<dedup::ContentQuery> forgotten;
+  std::vector<dedup::ContentQuery> recorded;
   std::vector<dedup::ContentQuery> last_queries;
 
  private:
@@ -177,6 +177,19 @@ class PageProcessorTest : public ::testing::Test {
     EXPECT_EQ(out.size(), 1u);
     if (out.empty()) return ProcessedPage{};
     return std::move(out[0]);
+  }
+
+  // Replaces the WARC writer by a new one writing to a subdirectory (a later process, or the
+  // same crawl after its disk was freed); Records() then reads only the new one's files.
+  bool OpenAnotherWarcWriter(const std::string& subdirectory) {
+    warc::WarcWriterOptions w;
+    w.directory = dir_.str() + "/" + subdirectory;
+    absl::StatusOr<std::unique_ptr<warc::WarcWriter>> writer =
+        warc::WarcWriter::Open(w, clock_, /*seed=*/43);
+    EXPECT_TRUE(writer.ok()) << writer.status();
+    if (!writer.ok()) return false;
+    warc_ = *std::move(writer);
+    return true;
   }
 
   // Every record written (the warcinfo record first), after closing the writer.
@@ -639,12 +652,7 @@ TEST_F(PageProcessorTest, PagesWhoseRecordsCannotBeWrittenSaySo) {
 
   // Fetched again once WARC files can be written: archived in full, not as revisits of the
   // records that were never written.
-  warc::WarcWriterOptions w;
-  w.directory = dir_.str() + "/again";
-  absl::StatusOr<std::unique_ptr<warc::WarcWriter>> writer =
-      warc::WarcWriter::Open(w, clock_, /*seed=*/43);
-  ASSERT_TRUE(writer.ok()) << writer.status();
-  warc_ = *std::move(writer);
+  ASSERT_TRUE(OpenAnotherWarcWriter("again"));
   Processor();
   std::vector<FetchedPage> again;
   again.push_back(Page("http://a.test/1", OkHead("text/html", one), one, 0, 3));
@@ -656,6 +664,54 @@ TEST_F(PageProcessorTest, PagesWhoseRecordsCannotBeWrittenSaySo) {
     EXPECT_THAT(Types(records, uri), UnorderedElementsAre("response", "request", "metadata"))
         << uri;
   }
+}
+
+// A process killed after its dedup check and before its WARC write left nothing in the archive:
+// the page fetched again by the next process is archived in full, not as a revisit of a record
+// that was never written (the content index learns of content only once it is archived).
+TEST_F(PageProcessorTest, ContentCheckedByAKilledProcessIsNotAnOriginal) {
+  const std::string body = "<html><body><p>checked, never archived</p></body></html>";
+  // What the killed process sent to the content index: its batch's Check, nothing after.
+  FakeDedupClient capture(dedup::ContentVerdict{});
+  Processor(&capture);
+  ProcessOne(Page("http://a.test/p", OkHead("text/html", body), body, 0, 1));
+  ASSERT_EQ(capture.last_queries.size(), 1u);
+  ASSERT_FALSE(capture.last_queries[0].warc_record_id.empty());
+  ASSERT_TRUE(local_dedup_->Check(capture.last_queries).ok());
+
+  ASSERT_TRUE(OpenAnotherWarcWriter("next"));
+  Processor();
+  ProcessedPage p = ProcessOne(Page("http://a.test/p", OkHead("text/html", body), body, 0, 2));
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(Types(Records(), "http://a.test/p"), UnorderedElementsAre("response", "request"));
+}
+
+// The content index records a batch's new content after its records are written, and only then.
+TEST_F(PageProcessorTest, NewContentIsRecordedOnceArchived) {
+  const std::string one = "<html><body><p>one</p></body></html>";
+  const std::string two = "<html><body><p>two, another page</p></body></html>";
+  FakeDedupClient fake(dedup::ContentVerdict{});
+  Processor(&fake);
+  std::vector<FetchedPage> batch;
+  batch.push_back(Page("http://a.test/1", OkHead("text/html", one), one, 0, 1));
+  batch.push_back(Page("http://a.test/2", OkHead("text/html", two), two, 0, 2));
+  processor_->Process(std::move(batch));
+  ASSERT_EQ(fake.recorded.size(), 2u);
+  const std::vector<warc::ParsedRecord> records = Records();
+  for (const dedup::ContentQuery& q : fake.recorded) {
+    std::vector<warc::ParsedRecord> response = Find(records, "response", q.url);
+    ASSERT_EQ(response.size(), 1u) << q.url;
+    EXPECT_EQ(response[0].Field("WARC-Record-ID"), q.warc_record_id);
+  }
+
+  // A batch that cannot be archived (Records() closed the writer) records nothing.
+  fake.recorded.clear();
+  Processor(&fake);
+  std::vector<FetchedPage> lost;
+  lost.push_back(Page("http://a.test/3", OkHead("text/html", one), one, 0, 3));
+  std::vector<ProcessedPage> out = processor_->Process(std::move(lost));
+  EXPECT_FALSE(out[0].archive_status.ok());
+  EXPECT_THAT(fake.recorded, IsEmpty());
 }
 
 // WARC 1.1 §6.7.3: a 304 to a conditional GET is a revisit record with the server-not-modified
