@@ -112,9 +112,11 @@ class FakeDedupClient final : public dedup::DedupClient {
     return std::vector<dedup::ContentVerdict>(queries.size(), *answer_);
   }
   absl::StatusOr<size_t> Record(const std::vector<dedup::ContentQuery>& queries) override {
+    if (!record_status.ok()) return record_status;
     recorded.insert(recorded.end(), queries.begin(), queries.end());
     return queries.size();
   }
+  absl::Status record_status = absl::OkStatus();
   int calls = 0;
   std::vector<dedup::ContentQuery> recorded;
   std::vector<dedup::ContentQuery> last_queries;
@@ -712,6 +714,20 @@ TEST_F(PageProcessorTest, NewContentIsRecordedOnceArchived) {
   std::vector<ProcessedPage> out = processor_->Process(std::move(lost));
   EXPECT_FALSE(out[0].archive_status.ok());
   EXPECT_THAT(fake.recorded, IsEmpty());
+}
+
+// The index unreachable when a batch's content is to be recorded: the pages are archived and
+// done; their log lines say the content was not recorded (its later copies are archived in full).
+TEST_F(PageProcessorTest, ContentThatCannotBeRecordedIsStillArchived) {
+  const std::string body = "<html><body><p>one</p></body></html>";
+  FakeDedupClient fake(dedup::ContentVerdict{});
+  fake.record_status = absl::UnavailableError("dedup down");
+  Processor(&fake);
+  ProcessedPage p = ProcessOne(Page("http://a.test/1", OkHead("text/html", body), body, 0, 1));
+  EXPECT_TRUE(p.archive_status.ok()) << p.archive_status;
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(p.event.detail, HasSubstr("dedup: not recorded: dedup down"));
+  EXPECT_THAT(Types(Records(), "http://a.test/1"), UnorderedElementsAre("response", "request"));
 }
 
 // WARC 1.1 §6.7.3: a 304 to a conditional GET is a revisit record with the server-not-modified
