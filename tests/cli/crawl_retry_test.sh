@@ -8,14 +8,7 @@
 set -uo pipefail
 
 crawler=${1:?usage: crawl_retry_test.sh CRAWLER_BINARY}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-problems=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  problems=$((problems + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
 
 # A loopback port with nothing listening: bound, then closed.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -68,8 +61,8 @@ bad "robots_retry_after must be in [1m, 24h]" --robots-retry-after 5s
 bad "robots_retry_after must be in [1m, 24h]" --robots-retry-after 25h
 [ ! -e "$tmp/bad/crawl.log" ] || fail "a rejected configuration still crawled"
 
-if [ "$problems" -ne 0 ]; then
-  echo "crawl_retry_test: $problems problem(s)" >&2
+if [ "$failures" -ne 0 ]; then
+  echo "crawl_retry_test: $failures failure(s)" >&2
   exit 1
 fi
 echo "crawl_retry_test: all checks passed"

@@ -9,15 +9,8 @@ set -uo pipefail
 
 crawler=${1:?usage: inspect_links_test.sh CRAWLER_BINARY TESTS_DATA_DIR}
 data=${2:?usage: inspect_links_test.sh CRAWLER_BINARY TESTS_DATA_DIR}/html
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
 checks=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
 
 # run EXPECTED_EXIT ARGS...: runs `crawler inspect links ARGS`, output in $tmp/out and $tmp/err.
 run() {

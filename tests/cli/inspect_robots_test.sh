@@ -9,17 +9,10 @@ set -uo pipefail
 crawler=${1:?usage: inspect_robots_test.sh CRAWLER_BINARY TESTS_DATA_DIR}
 data=${2:?usage: inspect_robots_test.sh CRAWLER_BINARY TESTS_DATA_DIR}
 robots="$data/robots/inspect_example.txt"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-problems=0
+source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
 failed_checks=0
 checks=0
 tab=$'\t'
-
-fail() {
-  echo "FAIL: $*" >&2
-  problems=$((problems + 1))
-}
 
 # check NAME EXPECTED_EXIT EXPECTED_STDOUT EXPECTED_STDERR_SUBSTRING ARGS...
 # EXPECTED_STDOUT is compared exactly (lines joined by newlines); an empty EXPECTED_STDERR
@@ -28,7 +21,7 @@ check() {
   local name=$1 want_rc=$2 want_out=$3 want_err=$4
   shift 4
   checks=$((checks + 1))
-  local problems_before=$problems
+  local failures_before=$failures
   "$crawler" inspect robots "$@" >"$tmp/out" 2>"$tmp/err"
   local rc=$?
   [ "$rc" -eq "$want_rc" ] || fail "$name: exit $rc, want $want_rc (stderr: $(cat "$tmp/err"))"
@@ -41,7 +34,7 @@ check() {
   else
     grep -qF -- "$want_err" "$tmp/err" || fail "$name: stderr lacks '$want_err': $(cat "$tmp/err")"
   fi
-  [ "$problems" -eq "$problems_before" ] || failed_checks=$((failed_checks + 1))
+  [ "$failures" -eq "$failures_before" ] || failed_checks=$((failed_checks + 1))
 }
 
 [ -f "$robots" ] || { echo "FAIL: missing test data $robots" >&2; exit 1; }

@@ -7,14 +7,7 @@ set -uo pipefail
 
 crawler=${1:?usage: inspect_sitemap_test.sh CRAWLER_BINARY TESTS_DATA_DIR}
 data=${2:?usage: inspect_sitemap_test.sh CRAWLER_BINARY TESTS_DATA_DIR}/sitemap
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
 
 # check NAME EXPECTED_EXIT EXPECTED_STDOUT EXPECTED_STDERR_SUBSTRING ARGS...
 check() {

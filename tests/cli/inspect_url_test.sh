@@ -6,15 +6,8 @@
 set -uo pipefail
 
 crawler=${1:?usage: inspect_url_test.sh CRAWLER_BINARY TESTS_DATA_DIR}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
 checks=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
 
 # check NAME EXPECTED_EXIT EXPECTED_STDOUT EXPECTED_STDERR_SUBSTRING ARGS...
 check() {
