@@ -24,7 +24,7 @@
 #include "lib/warc/warc_writer.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/dedup/dedup.h"
-#include "services/dedup/dedup_client.h"
+#include "services/dedup/local_dedup_client.h"
 #include "services/fetcher/page_processor.h"
 
 namespace crawler::bench {

@@ -40,6 +40,7 @@
 #include "lib/fingerprint/content_key.h"
 #include "lib/fingerprint/simhash.h"
 #include "services/common/kv/kv_store.h"
+#include "services/dedup/dedup_api.h"
 
 namespace crawler::dedup {
 
@@ -49,31 +50,6 @@ struct DedupOptions {
   // detection (exact digests only).
   int near_duplicate_bits = 3;
   absl::Status Validate() const;
-};
-
-struct ContentQuery {
-  std::string url;
-  fingerprint::ContentKey content_key;            // exact payload digest
-  std::optional<fingerprint::SimHash64> simhash;  // absent: no text to compare (not HTML, empty)
-  absl::Time fetch_time = absl::InfinitePast();
-  std::string warc_record_id;  // of this capture, if written (a later revisit refers to it)
-  std::string payload_digest;  // "sha1:..." as in WARC-Payload-Digest
-};
-
-// The first capture of some content.
-struct Original {
-  std::string url;
-  absl::Time fetch_time = absl::InfinitePast();
-  std::string warc_record_id;
-  std::string payload_digest;
-};
-
-enum class Verdict { kUnique, kExactDuplicate, kNearDuplicate };
-
-struct ContentVerdict {
-  Verdict verdict = Verdict::kUnique;
-  std::optional<Original> original;  // set for duplicates
-  int distance_bits = 0;             // near-duplicates: Hamming distance to the original
 };
 
 class Dedup {

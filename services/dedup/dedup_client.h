@@ -1,38 +1,28 @@
-// DedupClient: the content index as fetchers see it. Standalone, the core in this process
-// (LocalDedupClient below); distributed, a gRPC stub. Calls carry batches.
+// DedupClient: the content index as fetchers see it. In one process the core itself
+// (LocalDedupClient, local_dedup_client.h); distributed, a gRPC stub. Calls carry batches and
+// fail as remote calls do (kUnavailable for an index that cannot be reached); a fetcher that
+// cannot reach the index archives its pages in full rather than stall (PageProcessor).
+//
+// Thread-safety: implementations are thread-safe.
 #ifndef CRAWLER_SERVICES_DEDUP_DEDUP_CLIENT_H_
 #define CRAWLER_SERVICES_DEDUP_DEDUP_CLIENT_H_
 
+#include <cstddef>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "services/dedup/dedup.h"
+#include "services/dedup/dedup_api.h"
 
 namespace crawler::dedup {
 
 class DedupClient {
  public:
   virtual ~DedupClient() = default;
+  // Dedup::Check: one verdict per query, in order. Records nothing.
   virtual absl::StatusOr<std::vector<ContentVerdict>> Check(
       const std::vector<ContentQuery>& queries) = 0;
   // Dedup::Record: for the unique captures of a Check, once their WARC records are written.
   virtual absl::StatusOr<size_t> Record(const std::vector<ContentQuery>& queries) = 0;
-};
-
-class LocalDedupClient final : public DedupClient {
- public:
-  // `dedup` must outlive this object.
-  explicit LocalDedupClient(Dedup& dedup) : dedup_(dedup) {}
-  absl::StatusOr<std::vector<ContentVerdict>> Check(
-      const std::vector<ContentQuery>& queries) override {
-    return dedup_.Check(queries);
-  }
-  absl::StatusOr<size_t> Record(const std::vector<ContentQuery>& queries) override {
-    return dedup_.Record(queries);
-  }
-
- private:
-  Dedup& dedup_;
 };
 
 }  // namespace crawler::dedup

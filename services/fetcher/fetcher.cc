@@ -365,7 +365,7 @@ struct Fetcher::Impl {
           if (status.ok()) Count(&FetcherStats::outlinks_sent, adds.size());
         }
         if (status.ok() && !outcomes.empty()) {
-          status = frontier.Complete(outcomes);
+          status = frontier.Complete(outcomes).status();
           if (status.ok()) Count(&FetcherStats::completed, outcomes.size());
         }
       }
@@ -897,7 +897,12 @@ struct Fetcher::Impl {
                         pending_outcomes.empty() && pending_adds.empty() && IoIdle();
       // With nothing on its way to the frontier, every completion is durable there: its
       // verdict on exhaustion is final.
-      if (idle && (stop || frontier.IsExhausted())) return absl::OkStatus();
+      if (idle && stop) return absl::OkStatus();
+      if (idle) {
+        absl::StatusOr<bool> exhausted = frontier.IsExhausted();
+        if (!exhausted.ok()) return exhausted.status();
+        if (*exhausted) return absl::OkStatus();
+      }
 
       absl::Duration timeout = absl::Milliseconds(20);
       if (!ready.empty() && http->in_flight() < options.max_in_flight && !backlogged) {

@@ -34,7 +34,7 @@
 #include "services/dedup/dedup_client.h"
 #include "services/fetcher/fetch_event.h"
 #include "services/fetcher/http_client.h"
-#include "services/frontier/frontier.h"
+#include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_client.h"
 
 namespace crawler::fetcher {

@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "lib/fingerprint/change_detection.h"
 #include "lib/http/http_date.h"
+#include "lib/partition/partition.h"
 #include "lib/recrawl/page_state.h"
 #include "lib/recrawl/policy_factory.h"
 #include "services/common/kv/kv_store.h"
@@ -351,6 +352,17 @@ absl::Status Frontier::RequeueRecoveredLeases() {
 // ---- AddUrls -----------------------------------------------------------------------------
 
 absl::StatusOr<AddResult> Frontier::AddUrls(const std::vector<UrlToAdd>& urls) {
+  if (options_.partition_count > 1) {
+    for (const UrlToAdd& url : urls) {
+      const uint32_t owner = partition::Partition(url.host_key, options_.partition_count);
+      if (owner != options_.partition_index) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "host ", url.host_key, " of ", url.canonical_url, " belongs to partition ", owner,
+            " of ", options_.partition_count, ", not to this frontier (partition ",
+            options_.partition_index, ")"));
+      }
+    }
+  }
   absl::MutexLock lock(&mu_);
   const absl::Time now = clock_.Now();
   AddResult result;
@@ -1051,11 +1063,16 @@ FrontierStats Frontier::Stats() const {
   stats.seen_urls = totals_.seen;
   stats.pages_completed = totals_.pages;
   stats.next_ready_time = ready_.empty() ? absl::InfiniteFuture() : ready_.begin()->first;
+  stats.exhausted = ExhaustedLocked();
   return stats;
 }
 
 bool Frontier::IsExhausted() const {
   absl::MutexLock lock(&mu_);
+  return ExhaustedLocked();
+}
+
+bool Frontier::ExhaustedLocked() const {
   if (totals_.in_flight > 0) return false;
   return totals_.pending_uncapped == 0 || totals_.pages >= options_.max_pages_total;
 }

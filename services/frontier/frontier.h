@@ -59,138 +59,13 @@
 #include "lib/recrawl/revisit_policy.h"
 #include "services/common/kv/kv_store.h"
 #include "services/common/kv/write_batch.h"
+#include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_options.h"
 #include "services/frontier/seen_cache.h"
 #include "services/frontier/storage_format.h"
 #include "services/frontier/url_record.h"
 
 namespace crawler::frontier {
-
-// Identifies one leased URL. Unique for the life of the store (a persisted counter), never 0.
-using LeaseId = uint64_t;
-
-struct UrlToAdd {
-  // The canonical form (lib/url); the frontier compares bytes and does not canonicalise.
-  std::string canonical_url;
-  // The politeness / partition key of the URL's host (lib/url). At most 255 bytes.
-  std::string host_key;
-  // Link distance from a seed (seeds: 0).
-  uint32_t depth = 0;
-  // The page the link was found on; empty for seeds. Stored for "why is this here" lookups.
-  std::string discovered_from;
-  // Higher pops earlier within its host (sitemaps, canonical links...); equal priorities pop
-  // breadth-first. 0 for ordinary links.
-  uint8_t priority = 0;
-};
-
-struct AddResult {
-  size_t added = 0;              // new URLs, now queued
-  size_t already_seen = 0;       // in the seen-set already (or repeated within the batch)
-  size_t rejected_by_limit = 0;  // max_depth, max_urls_per_host or a page budget exhausted
-  size_t invalid = 0;            // empty or oversized URL or host key
-};
-
-// What the last fetch of a URL returned, for a conditional GET and change detection.
-struct PreviousFetch {
-  OutcomeClass outcome = OutcomeClass::kFetched;
-  int http_status = 0;
-  absl::Time fetch_time = absl::InfinitePast();
-  std::string etag;           // empty if none
-  std::string last_modified;  // empty if none
-  uint64_t content_fingerprint = 0;
-};
-
-struct LeasedTask {
-  LeaseId lease_id = 0;
-  std::string canonical_url;
-  std::string host_key;
-  uint32_t depth = 0;
-  uint8_t priority = 0;
-  // Complete by then (wall time), or the URL is re-queued and a late completion is ignored.
-  absl::Time deadline;
-  // 1 for the first attempt, 2 for the first retry...
-  uint32_t attempt = 1;
-  // Set when the URL was fetched (or attempted) before.
-  std::optional<PreviousFetch> previous;
-};
-
-struct FetchOutcome {
-  LeaseId lease_id = 0;
-  OutcomeClass outcome = OutcomeClass::kFetched;
-  int http_status = 0;  // 0 when there was no HTTP response
-  // When the fetch happened; InfinitePast: the frontier's clock at Complete.
-  absl::Time fetch_time = absl::InfinitePast();
-  std::string etag;
-  std::string last_modified;
-  uint64_t content_fingerprint = 0;  // SimHash of the content; 0 if not computed
-  uint64_t content_length = 0;       // bytes of payload
-  // Politeness hint for the host: not before this time. InfinitePast: no hint.
-  absl::Time host_next_allowed = absl::InfinitePast();
-  // Transient failure (503, timeout...): try again after a backoff, up to max_attempts.
-  bool retry = false;
-};
-
-struct CompleteResult {
-  size_t accepted = 0;           // outcomes recorded (final or retry)
-  size_t retries_scheduled = 0;  // of those, URLs now waiting for another attempt
-  // Leases that are not (or no longer) out: never granted, already completed, or expired and
-  // re-queued. Their outcomes were ignored, so a completed-after-expiry URL is fetched again.
-  std::vector<LeaseId> unknown_leases;
-};
-
-// This partition's side of the re-visit policy (FrontierOptions::revisit).
-struct RevisitStatus {
-  bool enabled = false;
-  std::string policy;
-  // The current change-rate estimates (recrawl::PolicyState::rate_per_day) of every URL
-  // scheduled for re-visits. Policies that do not estimate rates put every page in the static
-  // bin, which still counts it.
-  recrawl::RateHistogram rates;
-  // Evidence of the fleet's mean change rate, from every re-visit so far: the visits that found
-  // a change, and the days between visits summed (changes_seen / days_observed is the fleet's
-  // observed rate, which centres the estimators' prior).
-  double changes_seen = 0;
-  double days_observed = 0;
-  // URLs queued or leased, not yet in the histogram if they were never visited: with
-  // rates.page_count() the size of the fleet while the crawl still discovers pages.
-  uint64_t pending_urls = 0;
-};
-
-struct HostTime {
-  std::string host_key;
-  absl::Time next_allowed;
-};
-
-struct FrontierStats {
-  // Current state.
-  uint64_t hosts = 0;  // hosts ever seen
-  uint64_t hosts_with_queued_urls = 0;
-  uint64_t ready_hosts = 0;   // hosts with queued URLs, below their in-flight and page caps
-  uint64_t queued_urls = 0;   // in host queues (including hosts whose page cap is reached)
-  uint64_t waiting_urls = 0;  // in the due index (retry backoff; later: re-visits)
-  uint64_t in_flight_urls = 0;
-  uint64_t seen_urls = 0;
-  uint64_t pages_completed = 0;  // final outcomes counting as pages
-  // Earliest next-allowed hint among ready hosts; InfiniteFuture if none.
-  absl::Time next_ready_time = absl::InfiniteFuture();
-
-  // Counters since this Frontier was opened.
-  uint64_t urls_added = 0;
-  uint64_t urls_already_seen = 0;
-  uint64_t seen_cache_hits = 0;  // of urls_already_seen, answered by the seen cache (no read)
-  uint64_t urls_rejected_by_limit = 0;
-  uint64_t urls_invalid = 0;
-  uint64_t leases_granted = 0;
-  uint64_t leases_expired = 0;
-  uint64_t leases_recovered = 0;  // leases of a previous process re-queued at Open
-  uint64_t completions_accepted = 0;
-  uint64_t completions_unknown = 0;
-  uint64_t retries_scheduled = 0;
-  uint64_t revisits_scheduled = 0;  // visits after which a URL went back to the due index
-  uint64_t changes_detected = 0;    // of those, visits that found the content changed
-  uint64_t due_promoted = 0;  // due-index entries moved back into host queues
-  uint64_t repairs = 0;       // inconsistent entries found and fixed (should stay 0)
-};
 
 class Frontier {
  public:
@@ -335,6 +210,7 @@ class Frontier {
                               const std::string& url, UrlRecord& record, RevisitFleet& fleet)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  bool ExhaustedLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Eligible(const HostState& state) const;
   bool PageCapped(const HostState& state) const;
   uint64_t PagesLeft(const HostState& state) const;

@@ -37,31 +37,18 @@ absl::Status ValidateFrontierOptions(const FrontierOptions& options) {
       (options.seen_cache_entries < 8 || options.seen_cache_entries > (size_t{1} << 28))) {
     return absl::InvalidArgumentError("seen_cache_entries must be 0 (off) or in [8, 2^28]");
   }
-  const RevisitOptions& revisit = options.revisit;
-  if (!revisit.enabled) return absl::OkStatus();
-  if (revisit.min_interval <= absl::ZeroDuration() ||
-      revisit.max_interval < revisit.min_interval) {
+  if (options.partition_count < 1 || options.partition_count > 65536 ||
+      options.partition_index >= options.partition_count) {
     return absl::InvalidArgumentError(
-        "revisit intervals must satisfy 0 < min_interval <= max_interval");
+        "partition_count must be in [1, 65536] and partition_index below it");
   }
-  if (revisit.history_capacity < 1 ||
-      revisit.history_capacity > recrawl::VisitHistory::kMaxCapacity) {
-    return absl::InvalidArgumentError("revisit history_capacity must be in [1, 64]");
-  }
-  if (revisit.change_threshold_bits < 0 || revisit.change_threshold_bits > 64) {
-    return absl::InvalidArgumentError("revisit change_threshold_bits must be in [0, 64]");
-  }
+  if (!options.revisit.enabled) return absl::OkStatus();
+  if (absl::Status s = ValidateRevisitOptions(options.revisit); !s.ok()) return s;
   if (options.max_pages_total != FrontierOptions::kUnlimited ||
       options.max_pages_per_host != FrontierOptions::kUnlimited) {
     return absl::InvalidArgumentError(
         "re-visiting cannot be combined with a page budget (max_pages_total, "
         "max_pages_per_host): a host at its cap would never be re-visited");
-  }
-  if (absl::Status status = recrawl::MakeRevisitPolicy(revisit.policy, revisit.policy_options)
-                                .status();
-      !status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("revisit policy: ", std::string(status.message())));
   }
   return absl::OkStatus();
 }

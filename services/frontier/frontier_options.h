@@ -12,35 +12,9 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "lib/recrawl/policy_factory.h"
+#include "services/frontier/frontier_api.h"
 
 namespace crawler::frontier {
-
-// Re-visiting (DESIGN.md §7). Off, a URL is done after its final outcome: a one-off crawl. On,
-// every URL whose content the crawler holds (outcome fetched, duplicate or not_modified) goes
-// back into the due index after each visit, due when the collection's re-visit policy says:
-// the frontier records the visit in the URL's history (changed = the SimHash moved by more than
-// change_threshold_bits; a 304 is unchanged), asks the policy for the next interval and clamps
-// it to [min_interval, max_interval]. The policy's fleet-wide parameters (for "optimal": the
-// multiplier mu that spends the re-visit budget) come from the scheduler (Frontier::
-// RetuneRevisits). Redirects, errors and robots-denied URLs are not re-visited.
-struct RevisitOptions {
-  bool enabled = false;
-  // A lib/recrawl policy name (policy_factory.h): optimal, uniform, proportional, fixed, nutch,
-  // stormcrawler, step, bayes-published, bayes-corrected.
-  std::string policy = "optimal";
-  recrawl::PolicyOptions policy_options;
-  // Whatever the policy says, a page is re-visited no sooner than min_interval (protects sites
-  // and the budget from a runaway estimate) and no later than max_interval (a page the policy
-  // gave up on, as too fast to keep fresh or as static, is still looked at now and then, so a
-  // wrong estimate heals). 0 < min_interval <= max_interval.
-  absl::Duration min_interval = absl::Minutes(1);
-  absl::Duration max_interval = absl::Hours(24 * 30);
-  // Visits kept per URL for the estimators, [1, 64] (visit_history.h).
-  int history_capacity = 32;
-  // SimHash bits that make a visit "changed" (lib/fingerprint/change_detection.h), [0, 64].
-  int change_threshold_bits = 7;
-};
 
 struct FrontierOptions {
   static constexpr uint64_t kUnlimited = std::numeric_limits<uint64_t>::max();
@@ -108,6 +82,14 @@ struct FrontierOptions {
   // Off by default. Cannot be combined with the page budgets (max_pages_total,
   // max_pages_per_host): a host at its cap is not leased at all, which would stop its re-visits.
   RevisitOptions revisit;
+
+  // This frontier's partition of the crawl (DESIGN.md §4): it owns the hosts with
+  // partition::Partition(host_key, partition_count) == partition_index and refuses URLs of
+  // other hosts (AddUrls fails with kFailedPrecondition naming the owner), so a misrouted URL
+  // can never be fetched by the wrong fetcher. 1 partition owns every host. partition_count in
+  // [1, 65536], partition_index < partition_count.
+  uint32_t partition_index = 0;
+  uint32_t partition_count = 1;
 };
 
 // kInvalidArgument naming the first field out of range.

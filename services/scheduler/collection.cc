@@ -27,9 +27,7 @@ absl::Status Collection::Validate() const {
           "re-visiting cannot be combined with max_pages or max_pages_per_host yet (a host at "
           "its cap would never be re-visited); bound the crawl with scope and depth instead");
     }
-    frontier::FrontierOptions frontier_options;
-    frontier_options.revisit = revisit.options;
-    if (absl::Status s = frontier::ValidateFrontierOptions(frontier_options); !s.ok()) return s;
+    if (absl::Status s = frontier::ValidateRevisitOptions(revisit.options); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

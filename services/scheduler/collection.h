@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "lib/politeness/politeness_options.h"
 #include "lib/scope/scope.h"
-#include "services/frontier/frontier_options.h"
+#include "services/frontier/frontier_api.h"
 
 namespace crawler::scheduler {
 

@@ -11,6 +11,7 @@
 #ifndef CRAWLER_SERVICES_SCHEDULER_SCHEDULER_H_
 #define CRAWLER_SERVICES_SCHEDULER_SCHEDULER_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 #include "lib/url/canonical_url.h"
 #include "lib/url/public_suffix_list.h"
 #include "lib/url/url.h"
+#include "services/common/retry/backoff.h"
 #include "services/frontier/frontier_client.h"
 #include "services/scheduler/collection.h"
 
@@ -31,6 +33,22 @@ struct SeedReport {
   size_t queued = 0;                  // new to the frontier
   size_t already_seen = 0;            // known already (a resumed crawl)
   std::vector<std::string> rejected;  // "url: reason"
+  // Frontier calls that failed and were tried again, and the last such error.
+  uint32_t failed_calls = 0;
+  absl::Status last_error;
+};
+
+// How FeedSeeds talks to the frontier: seeds go in batches, each retried through an outage.
+struct SeedFeedOptions {
+  // Seeds per AddUrls call (a routed client splits them further per partition).
+  size_t batch_urls = 512;
+  // Attempts per batch before FeedSeeds gives up with the frontier's error; a batch that
+  // reached the frontier before a failure is harmless to send again (seeds already seen).
+  retry::BackoffOptions retry{.initial = absl::Milliseconds(100),
+                              .max = absl::Seconds(5),
+                              .max_attempts = 10};
+  // Waits between attempts (absl::SleepFor when empty; tests record instead).
+  std::function<void(absl::Duration)> sleep;
 };
 
 // What one TuneRevisits call found and decided.
@@ -63,7 +81,11 @@ class Scheduler {
   const scope::Scope& scope() const { return *scope_; }
 
   // Queues the seeds (depth 0) in one batch. Seeds outside the scope are reported, not queued.
-  absl::StatusOr<SeedReport> FeedSeeds(frontier::FrontierClient& frontier) const;
+  // Transient frontier errors (retry::IsRetryable) are retried per SeedFeedOptions and counted
+  // in the report; other errors, or a batch out of attempts, are returned (seeds of earlier
+  // batches are queued).
+  absl::StatusOr<SeedReport> FeedSeeds(frontier::FrontierClient& frontier,
+                                       const SeedFeedOptions& options = {}) const;
 
   // Re-tunes the re-visit policy of every partition for the collection's budget (see the header
   // comment). Call it once before the crawl starts and then periodically (every few seconds to

@@ -27,11 +27,11 @@
 #include "lib/warc/warc_writer.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/dedup/dedup.h"
-#include "services/dedup/dedup_client.h"
+#include "services/dedup/local_dedup_client.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/frontier.h"
-#include "services/frontier/frontier_client.h"
+#include "services/frontier/local_frontier_client.h"
 #include "services/scheduler/scheduler.h"
 
 namespace crawler::standalone {

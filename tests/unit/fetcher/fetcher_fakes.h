@@ -23,7 +23,7 @@
 #include "lib/net/ip_address.h"
 #include "services/fetcher/fetch_event.h"
 #include "services/fetcher/resolver.h"
-#include "services/frontier/frontier.h"
+#include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_client.h"
 
 namespace crawler::testing {
@@ -96,13 +96,48 @@ class FakeFrontierClient final : public frontier::FrontierClient {
     return out;
   }
 
-  absl::Status Complete(const std::vector<frontier::FetchOutcome>& outcomes) override {
+  absl::StatusOr<frontier::CompleteResult> Complete(
+      const std::vector<frontier::FetchOutcome>& outcomes) override {
     absl::MutexLock lock(&mu_);
+    frontier::CompleteResult result;
     for (const frontier::FetchOutcome& o : outcomes) {
-      if (outstanding_.erase(o.lease_id) == 0) ++unknown_completions_;
+      if (outstanding_.erase(o.lease_id) == 0) {
+        ++unknown_completions_;
+        result.unknown_leases.push_back(o.lease_id);
+      } else {
+        ++result.accepted;
+      }
       completions_.push_back(o);
     }
-    return absl::OkStatus();
+    return result;
+  }
+
+  absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>& times) override {
+    absl::MutexLock lock(&mu_);
+    for (const frontier::HostTime& t : times) host_times_.push_back(t);
+    return times.size();
+  }
+
+  absl::StatusOr<frontier::FrontierStats> Stats() override {
+    absl::MutexLock lock(&mu_);
+    frontier::FrontierStats stats;
+    stats.queued_urls = queue_.size();
+    stats.in_flight_urls = outstanding_.size();
+    stats.seen_urls = seen_.size();
+    stats.urls_added = added_.size();
+    stats.exhausted = queue_.empty() && outstanding_.empty();
+    return stats;
+  }
+
+  absl::StatusOr<std::vector<std::optional<frontier::UrlRecord>>> LookupUrls(
+      const std::vector<std::string>& canonical_urls) override {
+    absl::MutexLock lock(&mu_);
+    std::vector<std::optional<frontier::UrlRecord>> out;
+    for (const std::string& u : canonical_urls) {
+      out.push_back(seen_.contains(u) ? std::optional<frontier::UrlRecord>(frontier::UrlRecord{})
+                                      : std::nullopt);
+    }
+    return out;
   }
 
   absl::StatusOr<frontier::RevisitStatus> GetRevisitStatus() override {
@@ -127,7 +162,7 @@ class FakeFrontierClient final : public frontier::FrontierClient {
     return result;
   }
 
-  bool IsExhausted() override {
+  absl::StatusOr<bool> IsExhausted() override {
     absl::MutexLock lock(&mu_);
     return queue_.empty() && outstanding_.empty();
   }
@@ -143,6 +178,10 @@ class FakeFrontierClient final : public frontier::FrontierClient {
       if (o.lease_id == lease) return o;
     }
     return std::nullopt;
+  }
+  std::vector<frontier::HostTime> host_times() const {
+    absl::MutexLock lock(&mu_);
+    return host_times_;
   }
   std::vector<frontier::UrlToAdd> added() const {
     absl::MutexLock lock(&mu_);
@@ -189,6 +228,7 @@ class FakeFrontierClient final : public frontier::FrontierClient {
   std::map<frontier::LeaseId, std::string> urls_ ABSL_GUARDED_BY(mu_);
   std::vector<frontier::FetchOutcome> completions_ ABSL_GUARDED_BY(mu_);
   std::vector<frontier::UrlToAdd> added_ ABSL_GUARDED_BY(mu_);
+  std::vector<frontier::HostTime> host_times_ ABSL_GUARDED_BY(mu_);
   int unknown_completions_ ABSL_GUARDED_BY(mu_) = 0;
   int lease_calls_ ABSL_GUARDED_BY(mu_) = 0;
 };

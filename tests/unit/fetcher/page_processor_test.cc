@@ -30,7 +30,7 @@
 #include "lib/warc/warc_writer.h"
 #include "services/common/kv/in_memory_kv_store.h"
 #include "services/dedup/dedup.h"
-#include "services/dedup/dedup_client.h"
+#include "services/dedup/local_dedup_client.h"
 #include "services/fetcher/fetch_event.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/url_record.h"

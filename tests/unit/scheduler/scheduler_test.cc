@@ -9,6 +9,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
@@ -16,9 +18,10 @@
 #include "lib/url/url.h"
 #include "services/common/kv/in_memory_kv_store.h"
 #include "services/frontier/frontier.h"
-#include "services/frontier/frontier_client.h"
+#include "services/frontier/local_frontier_client.h"
 #include "services/frontier/frontier_options.h"
 #include "services/scheduler/collection.h"
+#include "tests/unit/frontier/flaky_clients.h"
 
 namespace crawler::scheduler {
 namespace {
@@ -241,33 +244,78 @@ TEST_F(SchedulerTest, SameSiteOnlyUsesTheSeedsRegistrableDomains) {
   EXPECT_EQ(report->queued, 1u);
 }
 
-// A frontier that cannot be reached: FeedSeeds returns its error (the caller retries).
+// A frontier that cannot be reached: every call fails with kUnavailable.
 class UnavailableFrontier final : public frontier::FrontierClient {
  public:
+  absl::StatusOr<frontier::AddResult> AddUrls(const std::vector<frontier::UrlToAdd>&) override {
+    ++add_calls;
+    return absl::UnavailableError("down");
+  }
   absl::StatusOr<std::vector<frontier::LeasedTask>> Lease(size_t, size_t) override {
     return absl::UnavailableError("down");
   }
-  absl::Status Complete(const std::vector<frontier::FetchOutcome>&) override {
+  absl::StatusOr<frontier::CompleteResult> Complete(
+      const std::vector<frontier::FetchOutcome>&) override {
     return absl::UnavailableError("down");
   }
-  absl::StatusOr<frontier::AddResult> AddUrls(const std::vector<frontier::UrlToAdd>&) override {
+  absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>&) override {
     return absl::UnavailableError("down");
   }
-  bool IsExhausted() override { return false; }
+  absl::StatusOr<bool> IsExhausted() override { return absl::UnavailableError("down"); }
+  absl::StatusOr<frontier::FrontierStats> Stats() override {
+    return absl::UnavailableError("down");
+  }
+  absl::StatusOr<std::vector<std::optional<frontier::UrlRecord>>> LookupUrls(
+      const std::vector<std::string>&) override {
+    return absl::UnavailableError("down");
+  }
   absl::StatusOr<frontier::RevisitStatus> GetRevisitStatus() override {
     return absl::UnavailableError("down");
   }
   absl::Status RetuneRevisits(const recrawl::FleetSummary&) override {
     return absl::UnavailableError("down");
   }
+  int add_calls = 0;
 };
+
+// Waits are recorded, not slept.
+SeedFeedOptions RecordingFeed(std::vector<absl::Duration>& waits, uint32_t attempts = 10) {
+  SeedFeedOptions options;
+  options.retry.max_attempts = attempts;
+  options.sleep = [&waits](absl::Duration d) { waits.push_back(d); };
+  return options;
+}
 
 TEST_F(SchedulerTest, FrontierErrorsArePassedOn) {
   std::unique_ptr<Scheduler> s = Make(WithSeeds({"http://a.test/"}));
   ASSERT_NE(s, nullptr);
   UnavailableFrontier down;
-  absl::StatusOr<SeedReport> report = s->FeedSeeds(down);
+  std::vector<absl::Duration> waits;
+  absl::StatusOr<SeedReport> report = s->FeedSeeds(down, RecordingFeed(waits, 4));
   EXPECT_TRUE(absl::IsUnavailable(report.status())) << report.status();
+  // Tried 4 times, backing off between attempts: each wait doubles, less at most 20% jitter.
+  EXPECT_EQ(down.add_calls, 4);
+  ASSERT_EQ(waits.size(), 3u);
+  EXPECT_GT(waits[1], waits[0]);
+  EXPECT_GT(waits[2], waits[1]);
+}
+
+TEST_F(SchedulerTest, SeedsSurviveAFrontierFailingEveryThirdCall) {
+  std::vector<std::string> seeds;
+  for (int i = 0; i < 50; ++i) seeds.push_back(absl::StrCat("http://h", i, ".test/"));
+  std::unique_ptr<Scheduler> s = Make(WithSeeds(seeds));
+  ASSERT_NE(s, nullptr);
+  testing::FlakyFrontierClient flaky(*client_, 3);
+  std::vector<absl::Duration> waits;
+  SeedFeedOptions options = RecordingFeed(waits);
+  options.batch_urls = 7;  // 8 calls that succeed, every third attempt failing
+  absl::StatusOr<SeedReport> report = s->FeedSeeds(flaky, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->queued, 50u);  // no seed lost
+  EXPECT_GT(report->failed_calls, 0u);  // and the outage reported
+  EXPECT_TRUE(absl::IsUnavailable(report->last_error));
+  EXPECT_EQ(waits.size(), report->failed_calls);
+  EXPECT_EQ(frontier_->Stats().queued_urls, 50u);
 }
 
 TEST_F(SchedulerTest, AllSeedsOutOfScopeSendsNothing) {

@@ -1,0 +1,185 @@
+// The frontier's API types: the values that cross a process boundary between the frontier and
+// its callers (fetchers, the scheduler, tools). Plain values with no behaviour, so anything that
+// talks to a frontier (FrontierClient) depends on this header and services/frontier/url_record.h
+// only, not on the frontier core or its storage. The gRPC layer converts them to and from
+// proto/crawler/v1 one to one.
+//
+// Thread-safety: plain values.
+#ifndef CRAWLER_SERVICES_FRONTIER_FRONTIER_API_H_
+#define CRAWLER_SERVICES_FRONTIER_FRONTIER_API_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "lib/recrawl/policy_factory.h"
+#include "lib/recrawl/rate_histogram.h"
+#include "services/frontier/url_record.h"
+
+namespace crawler::frontier {
+
+// Re-visiting (DESIGN.md §7). Off, a URL is done after its final outcome: a one-off crawl. On,
+// every URL whose content the crawler holds (outcome fetched, duplicate or not_modified) goes
+// back into the due index after each visit, due when the collection's re-visit policy says:
+// the frontier records the visit in the URL's history (changed = the SimHash moved by more than
+// change_threshold_bits; a 304 is unchanged), asks the policy for the next interval and clamps
+// it to [min_interval, max_interval]. The policy's fleet-wide parameters (for "optimal": the
+// multiplier mu that spends the re-visit budget) come from the scheduler (Frontier::
+// RetuneRevisits). Redirects, errors and robots-denied URLs are not re-visited.
+struct RevisitOptions {
+  bool enabled = false;
+  // A lib/recrawl policy name (policy_factory.h): optimal, uniform, proportional, fixed, nutch,
+  // stormcrawler, step, bayes-published, bayes-corrected.
+  std::string policy = "optimal";
+  recrawl::PolicyOptions policy_options;
+  // Whatever the policy says, a page is re-visited no sooner than min_interval (protects sites
+  // and the budget from a runaway estimate) and no later than max_interval (a page the policy
+  // gave up on, as too fast to keep fresh or as static, is still looked at now and then, so a
+  // wrong estimate heals). 0 < min_interval <= max_interval.
+  absl::Duration min_interval = absl::Minutes(1);
+  absl::Duration max_interval = absl::Hours(24 * 30);
+  // Visits kept per URL for the estimators, [1, 64] (visit_history.h).
+  int history_capacity = 32;
+  // SimHash bits that make a visit "changed" (lib/fingerprint/change_detection.h), [0, 64].
+  int change_threshold_bits = 7;
+};
+
+// Identifies one leased URL. Unique for the life of the store (a persisted counter), never 0.
+using LeaseId = uint64_t;
+
+// kInvalidArgument naming the first field out of range (only when enabled).
+absl::Status ValidateRevisitOptions(const RevisitOptions& revisit);
+
+struct UrlToAdd {
+  // The canonical form (lib/url); the frontier compares bytes and does not canonicalise.
+  std::string canonical_url;
+  // The politeness / partition key of the URL's host (lib/url). At most 255 bytes.
+  std::string host_key;
+  // Link distance from a seed (seeds: 0).
+  uint32_t depth = 0;
+  // The page the link was found on; empty for seeds. Stored for "why is this here" lookups.
+  std::string discovered_from;
+  // Higher pops earlier within its host (sitemaps, canonical links...); equal priorities pop
+  // breadth-first. 0 for ordinary links.
+  uint8_t priority = 0;
+};
+
+struct AddResult {
+  size_t added = 0;              // new URLs, now queued
+  size_t already_seen = 0;       // in the seen-set already (or repeated within the batch)
+  size_t rejected_by_limit = 0;  // max_depth, max_urls_per_host or a page budget exhausted
+  size_t invalid = 0;            // empty or oversized URL or host key
+};
+
+// What the last fetch of a URL returned, for a conditional GET and change detection.
+struct PreviousFetch {
+  OutcomeClass outcome = OutcomeClass::kFetched;
+  int http_status = 0;
+  absl::Time fetch_time = absl::InfinitePast();
+  std::string etag;           // empty if none
+  std::string last_modified;  // empty if none
+  uint64_t content_fingerprint = 0;
+};
+
+struct LeasedTask {
+  LeaseId lease_id = 0;
+  std::string canonical_url;
+  std::string host_key;
+  uint32_t depth = 0;
+  uint8_t priority = 0;
+  // Complete by then (wall time), or the URL is re-queued and a late completion is ignored.
+  absl::Time deadline;
+  // 1 for the first attempt, 2 for the first retry...
+  uint32_t attempt = 1;
+  // Set when the URL was fetched (or attempted) before.
+  std::optional<PreviousFetch> previous;
+};
+
+struct FetchOutcome {
+  LeaseId lease_id = 0;
+  OutcomeClass outcome = OutcomeClass::kFetched;
+  int http_status = 0;  // 0 when there was no HTTP response
+  // When the fetch happened; InfinitePast: the frontier's clock at Complete.
+  absl::Time fetch_time = absl::InfinitePast();
+  std::string etag;
+  std::string last_modified;
+  uint64_t content_fingerprint = 0;  // SimHash of the content; 0 if not computed
+  uint64_t content_length = 0;       // bytes of payload
+  // Politeness hint for the host: not before this time. InfinitePast: no hint.
+  absl::Time host_next_allowed = absl::InfinitePast();
+  // Transient failure (503, timeout...): try again after a backoff, up to max_attempts.
+  bool retry = false;
+};
+
+struct CompleteResult {
+  size_t accepted = 0;           // outcomes recorded (final or retry)
+  size_t retries_scheduled = 0;  // of those, URLs now waiting for another attempt
+  // Leases that are not (or no longer) out: never granted, already completed, or expired and
+  // re-queued. Their outcomes were ignored, so a completed-after-expiry URL is fetched again.
+  std::vector<LeaseId> unknown_leases;
+};
+
+// This partition's side of the re-visit policy (FrontierOptions::revisit).
+struct RevisitStatus {
+  bool enabled = false;
+  std::string policy;
+  // The current change-rate estimates (recrawl::PolicyState::rate_per_day) of every URL
+  // scheduled for re-visits. Policies that do not estimate rates put every page in the static
+  // bin, which still counts it.
+  recrawl::RateHistogram rates;
+  // Evidence of the fleet's mean change rate, from every re-visit so far: the visits that found
+  // a change, and the days between visits summed (changes_seen / days_observed is the fleet's
+  // observed rate, which centres the estimators' prior).
+  double changes_seen = 0;
+  double days_observed = 0;
+  // URLs queued or leased, not yet in the histogram if they were never visited: with
+  // rates.page_count() the size of the fleet while the crawl still discovers pages.
+  uint64_t pending_urls = 0;
+};
+
+struct HostTime {
+  std::string host_key;
+  absl::Time next_allowed;
+};
+
+struct FrontierStats {
+  // Current state.
+  uint64_t hosts = 0;  // hosts ever seen
+  uint64_t hosts_with_queued_urls = 0;
+  uint64_t ready_hosts = 0;   // hosts with queued URLs, below their in-flight and page caps
+  uint64_t queued_urls = 0;   // in host queues (including hosts whose page cap is reached)
+  uint64_t waiting_urls = 0;  // in the due index (retry backoff; later: re-visits)
+  uint64_t in_flight_urls = 0;
+  uint64_t seen_urls = 0;
+  uint64_t pages_completed = 0;  // final outcomes counting as pages
+  // Earliest next-allowed hint among ready hosts; InfiniteFuture if none.
+  absl::Time next_ready_time = absl::InfiniteFuture();
+
+  // Counters since this Frontier was opened.
+  uint64_t urls_added = 0;
+  uint64_t urls_already_seen = 0;
+  uint64_t seen_cache_hits = 0;  // of urls_already_seen, answered by the seen cache (no read)
+  uint64_t urls_rejected_by_limit = 0;
+  uint64_t urls_invalid = 0;
+  uint64_t leases_granted = 0;
+  uint64_t leases_expired = 0;
+  uint64_t leases_recovered = 0;  // leases of a previous process re-queued at Open
+  uint64_t completions_accepted = 0;
+  uint64_t completions_unknown = 0;
+  uint64_t retries_scheduled = 0;
+  uint64_t revisits_scheduled = 0;  // visits after which a URL went back to the due index
+  uint64_t changes_detected = 0;    // of those, visits that found the content changed
+  uint64_t due_promoted = 0;  // due-index entries moved back into host queues
+  uint64_t repairs = 0;       // inconsistent entries found and fixed (should stay 0)
+
+  // Frontier::IsExhausted at the moment these figures were taken (one consistent snapshot).
+  bool exhausted = false;
+};
+
+}  // namespace crawler::frontier
+
+#endif  // CRAWLER_SERVICES_FRONTIER_FRONTIER_API_H_

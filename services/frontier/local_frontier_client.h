@@ -1,0 +1,54 @@
+// LocalFrontierClient: a FrontierClient that calls a Frontier core in this process. Its calls
+// fail only when the core does (a store error); it adds no buffering, so a call returning OK is
+// as durable as the core's own.
+//
+// Thread-safety: as the Frontier (thread-safe). The Frontier must outlive this object.
+#ifndef CRAWLER_SERVICES_FRONTIER_LOCAL_FRONTIER_CLIENT_H_
+#define CRAWLER_SERVICES_FRONTIER_LOCAL_FRONTIER_CLIENT_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "services/frontier/frontier.h"
+#include "services/frontier/frontier_client.h"
+
+namespace crawler::frontier {
+
+class LocalFrontierClient final : public FrontierClient {
+ public:
+  explicit LocalFrontierClient(Frontier& frontier) : frontier_(frontier) {}
+
+  absl::StatusOr<AddResult> AddUrls(const std::vector<UrlToAdd>& urls) override {
+    return frontier_.AddUrls(urls);
+  }
+  absl::StatusOr<std::vector<LeasedTask>> Lease(size_t max_urls, size_t max_per_host) override {
+    return frontier_.Lease(max_urls, max_per_host);
+  }
+  absl::StatusOr<CompleteResult> Complete(const std::vector<FetchOutcome>& outcomes) override {
+    return frontier_.Complete(outcomes);
+  }
+  absl::StatusOr<size_t> ReportHostTimes(const std::vector<HostTime>& times) override {
+    return frontier_.ReportHostTimes(times);
+  }
+  absl::StatusOr<bool> IsExhausted() override { return frontier_.IsExhausted(); }
+  absl::StatusOr<FrontierStats> Stats() override { return frontier_.Stats(); }
+  absl::StatusOr<std::vector<std::optional<UrlRecord>>> LookupUrls(
+      const std::vector<std::string>& canonical_urls) override;
+  absl::StatusOr<RevisitStatus> GetRevisitStatus() override {
+    return frontier_.GetRevisitStatus();
+  }
+  absl::Status RetuneRevisits(const recrawl::FleetSummary& fleet) override {
+    return frontier_.RetuneRevisits(fleet);
+  }
+
+ private:
+  Frontier& frontier_;
+};
+
+}  // namespace crawler::frontier
+
+#endif  // CRAWLER_SERVICES_FRONTIER_LOCAL_FRONTIER_CLIENT_H_
