@@ -1,0 +1,239 @@
+#include "services/fetcher/frontier_link.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace crawler::fetcher {
+namespace {
+
+// Moves the elements of `from` to the end of `to`, leaving `from` empty; a swap (no element
+// moved) when `to` is empty, as it is on most hand-overs.
+template <typename T>
+void MoveAppend(std::vector<T>& from, std::vector<T>& to) {
+  if (from.empty()) return;
+  if (to.empty()) {
+    to.swap(from);
+    return;
+  }
+  for (T& item : from) to.push_back(std::move(item));
+  from.clear();
+}
+
+}  // namespace
+
+FrontierLink::FrontierLink(const FrontierLinkOptions& options, frontier::FrontierClient& frontier,
+                           const Clock& clock, FetcherCounters& counters,
+                           std::function<void()> wake)
+    : options_(options),
+      frontier_(frontier),
+      clock_(clock),
+      counters_(counters),
+      wake_(std::move(wake)),
+      backoff_(options.retry) {}
+
+FrontierLink::~FrontierLink() {
+  if (thread_.joinable()) Finish().IgnoreError();
+}
+
+void FrontierLink::Start() {
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "fetch-frontier");
+    Loop();
+  });
+}
+
+absl::Status FrontierLink::Hand(std::vector<frontier::UrlToAdd>& adds,
+                                std::vector<frontier::FetchOutcome>& outcomes, bool force) {
+  absl::MutexLock lock(&mu_);
+  MoveAppend(adds, adds_);
+  MoveAppend(outcomes, outcomes_);
+  // Only what is pending can be sent at once: a flag left standing with nothing to send would
+  // keep the I/O thread from ever sleeping.
+  if (force && (!adds_.empty() || !outcomes_.empty())) flush_now_ = true;
+  return fatal_;
+}
+
+std::vector<LeasedUrl> FrontierLink::Take(size_t held, bool stopping) {
+  std::vector<LeasedUrl> leased;
+  absl::MutexLock lock(&mu_);
+  leased.swap(leased_);
+  held += leased.size();
+  lease_wanted_ = stopping || held > options_.max_buffered_tasks / 2
+                      ? 0
+                      : options_.max_buffered_tasks - held;
+  return leased;
+}
+
+bool FrontierLink::Idle() {
+  absl::MutexLock lock(&mu_);
+  return !busy_ && outcomes_.empty() && adds_.empty() && leased_.empty();
+}
+
+bool FrontierLink::Down() {
+  absl::MutexLock lock(&mu_);
+  return outage_ && (!outcomes_.empty() || !adds_.empty());
+}
+
+void FrontierLink::Failed(const absl::Status& error, absl::Duration now) {
+  counters_.FrontierFailed(error, /*new_outage=*/!outage_);
+  outage_ = true;
+  last_error_ = error;
+  if (!retry::IsRetryable(error) && fatal_.ok()) fatal_ = error;
+  retry_not_before_ = now + backoff_.Next();
+}
+
+void FrontierLink::Succeeded() {
+  outage_ = false;
+  backoff_.Reset();
+}
+
+absl::StatusOr<bool> FrontierLink::IsExhausted() {
+  const absl::Duration now = clock_.MonotonicNow();
+  {
+    absl::MutexLock lock(&mu_);
+    if (now < retry_not_before_) return false;  // backing off: ask after the wait
+  }
+  absl::StatusOr<bool> exhausted = frontier_.IsExhausted();
+  absl::MutexLock lock(&mu_);
+  if (exhausted.ok()) {
+    Succeeded();
+    return exhausted;
+  }
+  Failed(exhausted.status(), now);
+  if (!retry::IsRetryable(exhausted.status())) return exhausted.status();
+  return false;
+}
+
+absl::Status FrontierLink::Finish() {
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+  absl::MutexLock lock(&mu_);
+  // Leased but never taken: re-queued at lease expiry or by the next process.
+  counters_.Add(&FetcherStats::abandoned, leased_.size());
+  leased_.clear();
+  if (!fatal_.ok()) return fatal_;
+  if (!outcomes_.empty() || !adds_.empty()) {
+    return absl::Status(
+        last_error_.code(),
+        absl::StrCat("stopped while the frontier was unreachable (", last_error_.message(), "): ",
+                     outcomes_.size(), " completions and ", adds_.size(),
+                     " outlinks not sent; those URLs are fetched again when their leases expire"));
+  }
+  return absl::OkStatus();
+}
+
+void FrontierLink::Loop() {
+  absl::Duration last_send = clock_.MonotonicNow();
+  while (true) {
+    std::vector<frontier::UrlToAdd> adds;
+    std::vector<frontier::FetchOutcome> outcomes;
+    size_t want = 0;
+    absl::Duration now;
+    {
+      absl::MutexLock lock(&mu_);
+      auto wake = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        if (stop_) return true;
+        const absl::Duration t = clock_.MonotonicNow();
+        if (t < retry_not_before_ || !fatal_.ok()) return false;
+        const size_t pending = outcomes_.size() + adds_.size();
+        return flush_now_ || pending >= options_.flush_batch ||
+               (lease_wanted_ > 0 && t >= lease_not_before_);
+      };
+      // The timeout makes flush_interval, the lease pause and the retry back-off take effect.
+      mu_.AwaitWithTimeout(absl::Condition(&wake), absl::Milliseconds(5));
+      now = clock_.MonotonicNow();
+      // After a non-retryable error nothing more is tried until the final attempt at stop_.
+      if (!stop_ && (now < retry_not_before_ || !fatal_.ok())) continue;
+      const size_t pending = outcomes_.size() + adds_.size();
+      if (pending > 0 && (stop_ || flush_now_ || pending >= options_.flush_batch ||
+                          now - last_send >= options_.flush_interval)) {
+        adds.swap(adds_);
+        outcomes.swap(outcomes_);
+        flush_now_ = false;
+      }
+      if (!stop_ && !stopping_ && now >= lease_not_before_) want = lease_wanted_;
+      if (adds.empty() && outcomes.empty() && want == 0) {
+        if (stop_) return;
+        continue;
+      }
+      busy_ = true;
+    }
+    absl::Status status = absl::OkStatus();
+    if (!adds.empty() || !outcomes.empty()) {
+      last_send = now;
+      if (!adds.empty()) {
+        status = frontier_.AddUrls(adds).status();
+        if (status.ok()) {
+          counters_.Add(&FetcherStats::outlinks_sent, adds.size());
+          adds.clear();  // durable: not sent again, whatever happens next
+        }
+      }
+      // Only after the outlinks are durable (the ordering invariant above).
+      if (status.ok() && !outcomes.empty()) {
+        status = frontier_.Complete(outcomes).status();
+        if (status.ok()) {
+          counters_.Add(&FetcherStats::completed, outcomes.size());
+          outcomes.clear();
+        }
+      }
+    }
+    std::vector<LeasedUrl> leased;
+    if (status.ok() && want > 0) {
+      absl::StatusOr<std::vector<frontier::LeasedTask>> got =
+          frontier_.Lease(std::min(options_.lease_batch, want), options_.lease_max_per_host);
+      if (!got.ok()) {
+        status = got.status();
+      } else {
+        counters_.Add(&FetcherStats::leased, got->size());
+        leased.reserve(got->size());
+        for (frontier::LeasedTask& t : *got) {
+          absl::StatusOr<url::Url> parsed = url::Url::Parse(t.canonical_url);
+          leased.push_back(LeasedUrl{std::move(t), std::move(parsed)});
+        }
+      }
+    }
+    bool exit = false;
+    {
+      absl::MutexLock lock(&mu_);
+      busy_ = false;
+      // What was not sent goes back ahead of what was handed over meanwhile, in order.
+      if (!adds.empty()) {
+        MoveAppend(adds_, adds);
+        adds_.swap(adds);
+      }
+      if (!outcomes.empty()) {
+        MoveAppend(outcomes_, outcomes);
+        outcomes_.swap(outcomes);
+      }
+      if (!status.ok()) {
+        Failed(status, now);
+        // Stopping: that was the last attempt; what is left is re-leased later.
+        exit = stop_;
+      } else {
+        Succeeded();
+        if (want > 0) {
+          if (leased.empty()) {
+            // Nothing ready: ask again soon, not in a tight loop.
+            lease_not_before_ = now + absl::Milliseconds(20);
+          } else {
+            lease_wanted_ -= std::min(lease_wanted_, leased.size());
+            for (LeasedUrl& t : leased) leased_.push_back(std::move(t));
+          }
+        }
+      }
+    }
+    // The loop takes the leased tasks, sees the error, or (everything sent) may find the crawl
+    // finished.
+    wake_();
+    if (exit) return;
+  }
+}
+
+}  // namespace crawler::fetcher
