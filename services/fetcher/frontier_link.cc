@@ -149,8 +149,12 @@ void FrontierLink::Loop() {
       // The timeout makes flush_interval, the lease pause and the retry back-off take effect.
       mu_.AwaitWithTimeout(absl::Condition(&wake), absl::Milliseconds(5));
       now = clock_.MonotonicNow();
-      // After a non-retryable error nothing more is tried until the final attempt at stop_.
-      if (!stop_ && (now < retry_not_before_ || !fatal_.ok())) continue;
+      // After a non-retryable error nothing more is tried: it would come back the same way.
+      if (!fatal_.ok()) {
+        if (stop_) return;
+        continue;
+      }
+      if (!stop_ && now < retry_not_before_) continue;
       const size_t pending = outcomes_.size() + adds_.size();
       if (pending > 0 && (stop_ || flush_now_ || pending >= options_.flush_batch ||
                           now - last_send >= options_.flush_interval)) {
