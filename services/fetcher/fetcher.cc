@@ -102,8 +102,7 @@ struct Fetcher::Impl {
   HostScheduler scheduler;
   absl::flat_hash_map<uint64_t, Pending> transfers;  // its size is the transfers in flight
   uint64_t next_transfer_id = 1;
-  std::vector<frontier::FetchOutcome> pending_outcomes;
-  std::vector<frontier::UrlToAdd> pending_adds;
+  FrontierBatch to_frontier;  // not yet handed to the link
   std::atomic<bool> stop{false};
   // The first WARC write that failed (loop thread): the crawl stops and Run returns it.
   absl::Status archive_status;
@@ -119,7 +118,9 @@ struct Fetcher::Impl {
   size_t in_flight() const { return transfers.size(); }
 
   // ------------------------------------------------------------------ completions
-  void Complete(frontier::FetchOutcome outcome) { pending_outcomes.push_back(std::move(outcome)); }
+  void Complete(frontier::FetchOutcome outcome) {
+    to_frontier.outcomes.push_back(std::move(outcome));
+  }
 
   // `host_not_before`: the frontier leases nothing more of the host before then.
   void CompleteWithoutRequest(const frontier::LeasedTask& lease, OutcomeClass outcome,
@@ -257,7 +258,14 @@ struct Fetcher::Impl {
     if (it == transfers.end()) return;
     Pending pending = std::move(it->second);
     transfers.erase(it);
-    HostWork* h = scheduler.Finished(pending.host_key, result);
+    const HostScheduler::Ended ended = scheduler.Finished(pending.host_key, result);
+    HostWork* h = ended.host;
+    if (ended.retry_after.has_value()) {
+      // The frontier leases nothing more of the host before then (its host order is only a
+      // hint; the politeness claims enforce the wait here either way).
+      to_frontier.host_times.push_back(
+          frontier::HostTime{pending.host_key, clock.Now() + *ended.retry_after});
+    }
     if (!pending.task.has_value()) {
       if (h != nullptr) OnRobotsResult(*h, pending, result);
       return;
@@ -271,7 +279,7 @@ struct Fetcher::Impl {
   void OnRobotsResult(HostWork& h, const Pending& pending, const HttpResult& result) {
     h.robots_fetching = false;
     RobotsResponse r =
-        robots.OnResponse(h.key, pending.url, h.robots_redirects, result, pending_adds);
+        robots.OnResponse(h.key, pending.url, h.robots_redirects, result, to_frontier.adds);
     if (r.redirect_to.has_value()) {
       // Fetched like any request of this host, when its politeness claim allows.
       ++h.robots_redirects;
@@ -284,7 +292,7 @@ struct Fetcher::Impl {
 
   void CollectProcessed() {
     for (ProcessedPage& p : workers.TakeProcessed()) {
-      for (frontier::UrlToAdd& u : p.outlinks) pending_adds.push_back(std::move(u));
+      for (frontier::UrlToAdd& u : p.outlinks) to_frontier.adds.push_back(std::move(u));
       if (!p.archive_status.ok()) {
         // Not completed: the lease expires and the URL is fetched again (by a later run: the
         // crawl stops here, since the next pages would not be archived either).
@@ -303,7 +311,7 @@ struct Fetcher::Impl {
     absl::Status status = Loop();
     workers.StopAndJoin();
     CollectProcessed();
-    link.Hand(pending_adds, pending_outcomes, /*force=*/true).IgnoreError();
+    link.Hand(to_frontier, /*force=*/true).IgnoreError();
     absl::Status flushed = link.Finish();
     if (!status.ok()) return status;
     if (!flushed.ok()) return flushed;
@@ -323,7 +331,7 @@ struct Fetcher::Impl {
       // With nothing in flight here, a fuller batch is not coming: waiting for one would only
       // delay the frontier (at the end of a crawl, its verdict on exhaustion).
       const bool drained = in_flight() == 0 && scheduler.buffered() == 0 && workers.Idle();
-      if (absl::Status s = link.Hand(pending_adds, pending_outcomes, /*force=*/drained); !s.ok()) {
+      if (absl::Status s = link.Hand(to_frontier, /*force=*/drained); !s.ok()) {
         return s;
       }
       Refill();
@@ -341,7 +349,7 @@ struct Fetcher::Impl {
       counters.SetGauges(in_flight(), scheduler.buffered(), scheduler.hosts());
 
       const bool settled = in_flight() == 0 && scheduler.buffered() == 0 && workers.Idle() &&
-                           pending_outcomes.empty() && pending_adds.empty();
+                           to_frontier.empty();
       const bool idle = settled && link.Idle();
       // With nothing on its way to the frontier, every completion is durable there: its
       // verdict on exhaustion is final.

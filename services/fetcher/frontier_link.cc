@@ -46,14 +46,18 @@ void FrontierLink::Start() {
   });
 }
 
-absl::Status FrontierLink::Hand(std::vector<frontier::UrlToAdd>& adds,
-                                std::vector<frontier::FetchOutcome>& outcomes, bool force) {
+void FrontierBatch::Append(FrontierBatch& later) {
+  MoveAppend(later.adds, adds);
+  MoveAppend(later.outcomes, outcomes);
+  MoveAppend(later.host_times, host_times);
+}
+
+absl::Status FrontierLink::Hand(FrontierBatch& batch, bool force) {
   absl::MutexLock lock(&mu_);
-  MoveAppend(adds, adds_);
-  MoveAppend(outcomes, outcomes_);
+  unsent_.Append(batch);
   // Only what is pending can be sent at once: a flag left standing with nothing to send would
   // keep the I/O thread from ever sleeping.
-  if (force && (!adds_.empty() || !outcomes_.empty())) flush_now_ = true;
+  if (force && !unsent_.empty()) flush_now_ = true;
   return fatal_;
 }
 
@@ -70,12 +74,12 @@ std::vector<LeasedUrl> FrontierLink::Take(size_t held, bool stopping) {
 
 bool FrontierLink::Idle() {
   absl::MutexLock lock(&mu_);
-  return !busy_ && outcomes_.empty() && adds_.empty() && leased_.empty();
+  return !busy_ && unsent_.empty() && leased_.empty();
 }
 
 bool FrontierLink::Down() {
   absl::MutexLock lock(&mu_);
-  return outage_ && (!outcomes_.empty() || !adds_.empty());
+  return outage_ && !unsent_.empty();
 }
 
 void FrontierLink::Failed(const absl::Status& error, absl::Duration now) {
@@ -119,11 +123,11 @@ absl::Status FrontierLink::Finish() {
   counters_.Add(&FetcherStats::abandoned, leased_.size());
   leased_.clear();
   if (!fatal_.ok()) return fatal_;
-  if (!outcomes_.empty() || !adds_.empty()) {
+  if (!unsent_.empty()) {
     return absl::Status(
         last_error_.code(),
         absl::StrCat("stopped while the frontier was unreachable (", last_error_.message(), "): ",
-                     outcomes_.size(), " completions and ", adds_.size(),
+                     unsent_.outcomes.size(), " completions and ", unsent_.adds.size(),
                      " outlinks not sent; those URLs are fetched again when their leases expire"));
   }
   return absl::OkStatus();
@@ -132,8 +136,7 @@ absl::Status FrontierLink::Finish() {
 void FrontierLink::Loop() {
   absl::Duration last_send = clock_.MonotonicNow();
   while (true) {
-    std::vector<frontier::UrlToAdd> adds;
-    std::vector<frontier::FetchOutcome> outcomes;
+    FrontierBatch batch;
     size_t want = 0;
     absl::Duration now;
     {
@@ -142,8 +145,7 @@ void FrontierLink::Loop() {
         if (stop_) return true;
         const absl::Duration t = clock_.MonotonicNow();
         if (t < retry_not_before_ || !fatal_.ok()) return false;
-        const size_t pending = outcomes_.size() + adds_.size();
-        return flush_now_ || pending >= options_.flush_batch ||
+        return flush_now_ || unsent_.size() >= options_.flush_batch ||
                (lease_wanted_ > 0 && t >= lease_not_before_);
       };
       // The timeout makes flush_interval, the lease pause and the retry back-off take effect.
@@ -155,37 +157,40 @@ void FrontierLink::Loop() {
         continue;
       }
       if (!stop_ && now < retry_not_before_) continue;
-      const size_t pending = outcomes_.size() + adds_.size();
+      const size_t pending = unsent_.size();
       if (pending > 0 && (stop_ || flush_now_ || pending >= options_.flush_batch ||
                           now - last_send >= options_.flush_interval)) {
-        adds.swap(adds_);
-        outcomes.swap(outcomes_);
+        std::swap(batch, unsent_);
         flush_now_ = false;
       }
       if (!stop_ && !stopping_ && now >= lease_not_before_) want = lease_wanted_;
-      if (adds.empty() && outcomes.empty() && want == 0) {
+      if (batch.empty() && want == 0) {
         if (stop_) return;
         continue;
       }
       busy_ = true;
     }
     absl::Status status = absl::OkStatus();
-    if (!adds.empty() || !outcomes.empty()) {
+    if (!batch.empty()) {
       last_send = now;
-      if (!adds.empty()) {
-        status = frontier_.AddUrls(adds).status();
+      if (!batch.adds.empty()) {
+        status = frontier_.AddUrls(batch.adds).status();
         if (status.ok()) {
-          counters_.Add(&FetcherStats::outlinks_sent, adds.size());
-          adds.clear();  // durable: not sent again, whatever happens next
+          counters_.Add(&FetcherStats::outlinks_sent, batch.adds.size());
+          batch.adds.clear();  // durable: not sent again, whatever happens next
         }
       }
       // Only after the outlinks are durable (the ordering invariant above).
-      if (status.ok() && !outcomes.empty()) {
-        status = frontier_.Complete(outcomes).status();
+      if (status.ok() && !batch.outcomes.empty()) {
+        status = frontier_.Complete(batch.outcomes).status();
         if (status.ok()) {
-          counters_.Add(&FetcherStats::completed, outcomes.size());
-          outcomes.clear();
+          counters_.Add(&FetcherStats::completed, batch.outcomes.size());
+          batch.outcomes.clear();
         }
+      }
+      if (status.ok() && !batch.host_times.empty()) {
+        status = frontier_.ReportHostTimes(batch.host_times).status();
+        if (status.ok()) batch.host_times.clear();
       }
     }
     std::vector<LeasedUrl> leased;
@@ -208,13 +213,9 @@ void FrontierLink::Loop() {
       absl::MutexLock lock(&mu_);
       busy_ = false;
       // What was not sent goes back ahead of what was handed over meanwhile, in order.
-      if (!adds.empty()) {
-        MoveAppend(adds_, adds);
-        adds_.swap(adds);
-      }
-      if (!outcomes.empty()) {
-        MoveAppend(outcomes_, outcomes);
-        outcomes_.swap(outcomes);
+      if (!batch.empty()) {
+        batch.Append(unsent_);
+        std::swap(unsent_, batch);
       }
       if (!status.ok()) {
         Failed(status, now);

@@ -11,6 +11,8 @@
 // hand-over. A completion must never be durable while the links its page produced are not (a
 // crash in between would lose them: the page is never fetched again).
 //
+// Host times (ReportHostTimes) go after the completions; they are hints, retried like the rest.
+//
 // A failing frontier: a call that fails with a retryable code (retry::IsRetryable) changes
 // nothing here but time: what was not sent is kept, in order, ahead of what comes later, and
 // the link tries again after a back-off (retry::Backoff over `retry`), not in a tight loop.
@@ -56,6 +58,19 @@ struct LeasedUrl {
   absl::StatusOr<url::Url> url;
 };
 
+// What the fetcher has to tell the frontier, in the order it is sent: outlinks, completions,
+// host times (hosts to lease nothing of before a time, e.g. after a Retry-After).
+struct FrontierBatch {
+  std::vector<frontier::UrlToAdd> adds;
+  std::vector<frontier::FetchOutcome> outcomes;
+  std::vector<frontier::HostTime> host_times;
+
+  bool empty() const { return adds.empty() && outcomes.empty() && host_times.empty(); }
+  size_t size() const { return adds.size() + outcomes.size() + host_times.size(); }
+  // Moves everything of `later` behind what this batch holds, leaving `later` empty.
+  void Append(FrontierBatch& later);
+};
+
 struct FrontierLinkOptions {
   size_t lease_batch = 512;          // FetcherOptions::lease_batch
   size_t lease_max_per_host = 4;     // FetcherOptions::lease_max_per_host
@@ -75,10 +90,9 @@ class FrontierLink {
 
   void Start();
 
-  // Takes `adds` and `outcomes` (left empty) to be sent; `force`: send without waiting for a
-  // fuller batch. Returns the fatal (non-retryable) frontier error, if one happened.
-  absl::Status Hand(std::vector<frontier::UrlToAdd>& adds,
-                    std::vector<frontier::FetchOutcome>& outcomes, bool force);
+  // Takes `batch` (left empty) to be sent; `force`: send without waiting for a fuller batch.
+  // Returns the fatal (non-retryable) frontier error, if one happened.
+  absl::Status Hand(FrontierBatch& batch, bool force);
 
   // The leased URLs not yet taken. `held`: tasks the loop holds; leasing continues while they
   // are at most half of max_buffered_tasks, up to it. `stopping`: lease nothing more.
@@ -115,9 +129,8 @@ class FrontierLink {
   std::thread thread_;
 
   absl::Mutex mu_;
-  std::vector<frontier::FetchOutcome> outcomes_ ABSL_GUARDED_BY(mu_);  // not yet sent
-  std::vector<frontier::UrlToAdd> adds_ ABSL_GUARDED_BY(mu_);          // not yet sent
-  std::vector<LeasedUrl> leased_ ABSL_GUARDED_BY(mu_);                 // not yet taken
+  FrontierBatch unsent_ ABSL_GUARDED_BY(mu_);
+  std::vector<LeasedUrl> leased_ ABSL_GUARDED_BY(mu_);  // not yet taken
   size_t lease_wanted_ ABSL_GUARDED_BY(mu_) = 0;  // tasks the loop has room for
   absl::Duration lease_not_before_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
   bool busy_ ABSL_GUARDED_BY(mu_) = false;       // a frontier call is in progress

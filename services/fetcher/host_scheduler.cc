@@ -140,7 +140,8 @@ bool HostScheduler::Claim(HostWork& h, absl::Duration now,
   return false;
 }
 
-HostWork* HostScheduler::Finished(const std::string& host_key, const HttpResult& result) {
+HostScheduler::Ended HostScheduler::Finished(const std::string& host_key,
+                                             const HttpResult& result) {
   auto it = hosts_.find(host_key);
   HostWork* h = it == hosts_.end() ? nullptr : it->second.get();
   // This thread needs only the status code (and Retry-After, rarely): the workers parse the
@@ -166,7 +167,7 @@ HostWork* HostScheduler::Finished(const std::string& host_key, const HttpResult&
     --h->in_flight;
     Schedule(*h, clock_.MonotonicNow());
   }
-  return h;
+  return Ended{.host = h, .retry_after = retry_after};
 }
 
 }  // namespace crawler::fetcher

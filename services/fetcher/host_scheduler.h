@@ -111,8 +111,12 @@ class HostScheduler {
   bool Claim(HostWork& h, absl::Duration now, std::optional<absl::Duration> crawl_delay);
 
   // A request of `host_key` ended: releases its claim with what the host told us, and wakes the
-  // host. Returns the host (null if it is gone).
-  HostWork* Finished(const std::string& host_key, const HttpResult& result);
+  // host. Returns the host (null if it is gone) and the Retry-After of a 429/503, if any.
+  struct Ended {
+    HostWork* host = nullptr;
+    std::optional<absl::Duration> retry_after;
+  };
+  Ended Finished(const std::string& host_key, const HttpResult& result);
 
  private:
   AsyncResolver& resolver_;

@@ -2,10 +2,11 @@
 // answers every request from a table (robots.txt and pages with links), checks that each request
 // it is handed is covered by a politeness claim granted for its host and not used before, and
 // that a host never has more requests in flight than its claims allow. What is pinned: the
-// loop's completions, outlinks and claims on a small web; that a frontier failing every third
-// call and a dedup failing every second one are waited out (every URL completed exactly once, no
-// outlink lost, every page archived, the failures counted); that a non-retryable frontier error
-// stops the crawl; and that a stop while the frontier is down returns its error.
+// loop's completions, outlinks and claims on a small web; Retry-After reported to the frontier;
+// that a frontier failing every third call and a dedup failing every second one are waited out
+// (every URL completed exactly once, no outlink lost, every page archived, the failures
+// counted); that a non-retryable frontier error stops the crawl; and that a stop while the
+// frontier is down returns its error.
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -386,6 +387,29 @@ TEST_F(TransportFetcherTest, Design_6_CompletionsOutlinksAndClaimsWithoutASocket
   EXPECT_EQ(ledger_.released(), ledger_.granted());
   EXPECT_EQ(stats_.requests_started + stats_.robots_requests, transport_.requests().size());
   EXPECT_EQ(stats_.frontier_errors, 0u);
+}
+
+// DESIGN.md §5: a 429/503 with Retry-After blocks the host until then; the frontier is told
+// (ReportHostTimes), so it leases nothing of the host meanwhile.
+TEST_F(TransportFetcherTest, Design_5_RetryAfterIsReportedToTheFrontier) {
+  transport_.Set("http://a.test/robots.txt", Text("User-agent: *\nAllow: /\n"));
+  transport_.Set("http://a.test/",
+                 "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 120\r\n"
+                 "Content-Length: 0\r\n\r\n");
+  const frontier::LeaseId lease = frontier_.Add("http://a.test/", "a.test");
+  const absl::Time before = absl::Now();
+  ASSERT_TRUE(Run(frontier_, nullptr, nullptr).ok());
+  const absl::Time after = absl::Now();
+
+  std::optional<frontier::FetchOutcome> outcome = frontier_.CompletionOf(lease);
+  ASSERT_TRUE(outcome.has_value());
+  EXPECT_EQ(outcome->http_status, 503);
+  EXPECT_TRUE(outcome->retry);
+  const std::vector<frontier::HostTime> times = frontier_.host_times();
+  ASSERT_EQ(times.size(), 1u);
+  EXPECT_EQ(times[0].host_key, "a.test");
+  EXPECT_GE(times[0].next_allowed, before + absl::Seconds(120));
+  EXPECT_LE(times[0].next_allowed, after + absl::Seconds(120));
 }
 
 // A frontier failing every third call and a dedup failing every second one: the crawl finishes,
