@@ -11,6 +11,11 @@
 // that the frontier re-queues it (a request never starts on a lease about to expire, so a URL is
 // not fetched twice because of a slow queue here).
 //
+// Parts (each with its own contract): HostScheduler (per-host work, address, politeness claims
+// and wake-ups), RobotsCache (robots.txt rules and their responses), WorkerPool (page
+// processing threads), FrontierLink (the frontier I/O thread, batching and outages), over an
+// HttpTransport (HttpClient in production). The Fetcher is the loop that drives them.
+//
 // Threading: Run() drives the network loop on the calling thread; `worker_threads` more threads
 // process pages, and one more talks to the frontier (AddUrls, Complete, Lease), so the loop never
 // waits on the frontier while requests are due. Stop() may be called from any thread (e.g. a
@@ -33,9 +38,12 @@
 #include "lib/robots/robots_policy.h"
 #include "lib/scope/scope.h"
 #include "lib/warc/warc_writer.h"
+#include "services/common/retry/backoff.h"
 #include "services/dedup/dedup_client.h"
 #include "services/fetcher/fetch_event.h"
+#include "services/fetcher/fetcher_stats.h"
 #include "services/fetcher/http_client.h"
+#include "services/fetcher/http_transport.h"
 #include "services/fetcher/page_processor.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/frontier_client.h"
@@ -73,23 +81,13 @@ struct FetcherOptions {
   absl::Duration flush_interval = absl::Milliseconds(50);
   // Robots rules of this many hosts are kept (least recently fetched dropped first).
   size_t max_robots_entries = 100'000;
+  // How the fetcher waits out a frontier that answers with a retryable error (unreachable,
+  // overloaded): what it could not send is kept and sent again after a back-off from `initial`
+  // (50 ms) doubling to `max` (5 s), with jitter; max_attempts is not used (the fetcher retries
+  // for as long as it runs; only a non-retryable error stops it).
+  retry::BackoffOptions frontier_retry;
 
   absl::Status Validate() const;
-};
-
-// Live counters, for progress reports and metrics.
-struct FetcherStats {
-  uint64_t leased = 0;
-  uint64_t requests_started = 0;
-  uint64_t robots_requests = 0;
-  uint64_t robots_denied = 0;
-  uint64_t abandoned = 0;  // leases let expire (see lease_safety_margin)
-  uint64_t completed = 0;
-  uint64_t outlinks_sent = 0;
-  uint64_t politeness_waits = 0;
-  uint64_t in_flight = 0;
-  uint64_t buffered = 0;
-  uint64_t hosts = 0;
 };
 
 class Fetcher {
@@ -101,13 +99,24 @@ class Fetcher {
       politeness::Politeness& politeness, Resolver& resolver, const net::AddressPolicy& guard,
       const scope::Scope& scope, warc::WarcWriter* warc, const Clock& clock,
       FetchObserver* observer);
+  // The same, over `transport` instead of an HttpClient made from options.http (tests give an
+  // in-memory transport; options.http.connect_to is still checked and used for politeness).
+  // `transport` must outlive the Fetcher.
+  static absl::StatusOr<std::unique_ptr<Fetcher>> Create(
+      const FetcherOptions& options, frontier::FrontierClient& frontier, dedup::DedupClient* dedup,
+      politeness::Politeness& politeness, Resolver& resolver, const net::AddressPolicy& guard,
+      const scope::Scope& scope, warc::WarcWriter* warc, const Clock& clock,
+      FetchObserver* observer, HttpTransport& transport);
   ~Fetcher();
 
   // Runs until the frontier is exhausted and everything here is finished (returns OK), until
   // Stop() (finishes the transfers in flight, returns OK; leases not started are abandoned and
-  // re-queued by the frontier), until the frontier fails (returns its error), or until WARC
-  // records cannot be written (finishes as after Stop() and returns kUnavailable; the pages not
-  // archived are not completed, so their leases expire and they are fetched again).
+  // re-queued by the frontier), until the frontier fails with a non-retryable error (returns
+  // it), or until WARC records of a page or of a robots.txt cannot be written (finishes as after
+  // Stop() and returns kUnavailable; the pages not archived are not completed, so their leases
+  // expire and they are fetched again). A frontier failing with retryable errors is waited out
+  // (FrontierLink, frontier_link.h), counted in Stats(); stopped while it is still down, Run
+  // returns its error and the completions not sent are re-leased by the frontier.
   absl::Status Run();
   void Stop();
 

@@ -32,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "lib/net/address_policy.h"
+#include "services/fetcher/http_transport.h"
 
 namespace crawler::fetcher {
 
@@ -63,59 +64,24 @@ struct HttpClientOptions {
   int max_cached_connections = 2048;
 };
 
-struct HttpRequest {
-  uint64_t id = 0;
-  std::string url;  // absolute http(s) URL
-  std::string host;
-  uint16_t port = 0;
-  std::string ip;  // the address to connect to; must pass the SSRF guard (ignored with connect_to)
-  std::vector<std::string> extra_headers;  // "If-None-Match: \"x\"", ...
-};
-
-enum class TransportError {
-  kNone,
-  kTimeout,         // total or connect time, or too slow
-  kConnectFailed,   // refused, unreachable, reset before a response
-  kAddressRefused,  // the SSRF guard refused the connect-time address
-  kHeaderTooLarge,
-  kTls,
-  kProtocol,  // malformed response
-  kOther,
-};
-std::string_view TransportErrorName(TransportError error);
-
-struct HttpResult {
-  uint64_t id = 0;
-  TransportError error = TransportError::kNone;
-  std::string error_message;  // curl's, for logs
-  std::string raw_headers;    // every header block received, verbatim
-  std::string body;           // as transferred (chunked, content-coded), at most max_body_bytes
-  // Why the body is incomplete, as WARC-Truncated names it: "length" (our cap) or "disconnect"
-  // (the server closed early); empty when complete.
-  std::string truncated;
-  std::string request_head;  // as sent (when capture_request)
-  std::string remote_ip;
-  absl::Duration total_time = absl::ZeroDuration();
-  absl::Duration time_to_first_byte = absl::ZeroDuration();
-};
-
-class HttpClient {
+// The production HttpTransport.
+class HttpClient final : public HttpTransport {
  public:
   // Errors: kInvalidArgument for bad options (connect_to), kInternal if libcurl cannot start.
   static absl::StatusOr<std::unique_ptr<HttpClient>> Create(const HttpClientOptions& options,
                                                             net::AddressPolicy guard);
-  ~HttpClient();
+  ~HttpClient() override;
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
   // Queues a transfer; it starts on the next Poll.
-  void Start(HttpRequest request);
+  void Start(HttpRequest request) override;
   // Drives transfers, waiting up to `timeout` for network activity; returns those that ended.
-  std::vector<HttpResult> Poll(absl::Duration timeout);
+  std::vector<HttpResult> Poll(absl::Duration timeout) override;
   // Transfers started and not yet returned by Poll.
-  size_t in_flight() const;
+  size_t in_flight() const override;
   // Makes a blocked Poll return early. Thread-safe.
-  void Wakeup();
+  void Wakeup() override;
 
  private:
   struct Impl;

@@ -9,12 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "lib/fingerprint/content_key.h"
 #include "lib/fingerprint/sha1.h"
-#include "lib/http/chunked_decoder.h"
 #include "lib/http/content_decoder.h"
 #include "lib/http/content_sniffer.h"
 #include "lib/http/response_head.h"
 #include "lib/sitemap/parse_sitemap.h"
 #include "lib/url/host_key.h"
+#include "services/fetcher/response_archiver.h"
 
 namespace crawler::fetcher {
 namespace {
@@ -101,12 +101,7 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
   if (auto v = parsed.head->Get("Last-Modified")) o.last_modified = std::string(*v);
 
   // Entity body: undo chunked framing, keep content codings (that is what payload digests cover).
-  parsed.payload = page.http.body;
-  if (auto te = parsed.head->Get("Transfer-Encoding"); te.has_value() && http::IsChunked(*te)) {
-    absl::StatusOr<http::DechunkedBody> dechunked = http::DecodeChunked(page.http.body);
-    if (dechunked.ok()) parsed.dechunked = std::move(dechunked->data);
-    parsed.payload = parsed.dechunked;
-  }
+  parsed.payload = EntityBody(*parsed.head, page.http.body, parsed.dechunked);
   o.content_length = parsed.payload.size();
 
   if (status == 304) {
@@ -256,13 +251,7 @@ void PageProcessor::AddWarcRecords(const FetchedPage& page, const Parsed& parsed
   const std::string response_id =
       parsed.record_id.empty() ? warc_->NewRecordId() : parsed.record_id;
 
-  warc::WarcRecord response;
-  response.record_id = response_id;
-  response.date = page.fetch_time;
-  response.target_uri = uri;
-  response.ip_address = page.http.remote_ip;
-  response.content_type = std::string(warc::kHttpResponseContentType);
-  response.truncated = page.http.truncated;
+  warc::WarcRecord response = ResponseRecord(page.http, uri, page.fetch_time, response_id);
   if (parsed.sha1.has_value()) response.payload_digest = parsed.sha1->ToWarcString();
 
   // A revisit needs an original in the archive; content first seen while not archived (WARC
@@ -286,25 +275,10 @@ void PageProcessor::AddWarcRecords(const FetchedPage& page, const Parsed& parsed
       response.payload_digest.clear();
     }
   } else {
-    response.type = warc::RecordType::kResponse;
-    // The message as transferred: header block verbatim, body with its transfer coding.
-    const std::string& head = parsed.head->raw();
-    response.block.reserve(head.size() + page.http.body.size());
-    response.block.append(head);
-    response.block.append(page.http.body);
+    SetMessageBlock(response, parsed.head->raw(), page.http.body);
   }
   records.push_back(std::move(response));
-
-  if (!page.http.request_head.empty()) {
-    warc::WarcRecord request;
-    request.type = warc::RecordType::kRequest;
-    request.date = page.fetch_time;
-    request.target_uri = uri;
-    request.content_type = std::string(warc::kHttpRequestContentType);
-    request.concurrent_to = response_id;
-    request.block = page.http.request_head;
-    records.push_back(std::move(request));
-  }
+  AppendRequestRecord(page.http, uri, page.fetch_time, response_id, records);
 
   if (!out.outlinks.empty()) {
     warc::WarcRecord metadata;

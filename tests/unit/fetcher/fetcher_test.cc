@@ -305,6 +305,28 @@ class FetcherTest : public ::testing::Test {
     return status;
   }
 
+  // Runs a fetcher whose WARC writer fails every write (it is closed, as a full disk would
+  // fail them) and expects Run to stop with kUnavailable, saying why. Returns its stats.
+  FetcherStats RunWithFailingWarcWriter() {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / absl::StrCat("fetcher_test_warc_", ::getpid());
+    std::filesystem::remove_all(dir);
+    absl::StatusOr<std::unique_ptr<warc::WarcWriter>> writer =
+        warc::WarcWriter::Open({.directory = dir.string()}, clock_, /*seed=*/1);
+    EXPECT_TRUE(writer.ok()) << writer.status();
+    if (!writer.ok() || !(*writer)->Close().ok()) return {};
+    warc_ = writer->get();
+    absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Create();
+    EXPECT_TRUE(fetcher.ok()) << fetcher.status();
+    if (!fetcher.ok()) return {};
+    const absl::Status status = Run(**fetcher);
+    std::filesystem::remove_all(dir);
+    warc_ = nullptr;
+    EXPECT_TRUE(absl::IsUnavailable(status)) << status;
+    EXPECT_THAT(std::string(status.message()), HasSubstr("WARC writer is closed"));
+    return (*fetcher)->Stats();
+  }
+
   // Creates a fetcher and runs it to completion.
   void RunToCompletion(absl::Duration bound = absl::Seconds(15)) {
     absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Create();
@@ -932,29 +954,35 @@ TEST_F(FetcherTest, FetchingPausesWhileTheWorkersAreBehind) {
 // completed: its lease expires and it is fetched again. The fetcher stops, since no later page
 // could be archived either, and says why.
 TEST_F(FetcherTest, PagesThatCannotBeArchivedAreNotCompletedAndTheFetcherStops) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / absl::StrCat("fetcher_test_warc_", ::getpid());
-  std::filesystem::remove_all(dir);
-  absl::StatusOr<std::unique_ptr<warc::WarcWriter>> writer =
-      warc::WarcWriter::Open({.directory = dir.string()}, clock_, /*seed=*/1);
-  ASSERT_TRUE(writer.ok()) << writer.status();
-  ASSERT_TRUE((*writer)->Close().ok());
-  warc_ = writer->get();
-  web_.Set("a.test", "/robots.txt", Response(404, "Not Found", ""));
+  // Without robots.txt: its records would fail first (the next test), and this one is about
+  // pages.
+  options_.obey_robots = false;
   const std::vector<frontier::LeaseId> leases = AddPages("a.test", 5);
-  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Create();
-  ASSERT_TRUE(fetcher.ok()) << fetcher.status();
-  const absl::Status status = Run(**fetcher);
-  std::filesystem::remove_all(dir);
-  EXPECT_TRUE(absl::IsUnavailable(status)) << status;
-  EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("WARC writer is closed"));
+  const FetcherStats stats = RunWithFailingWarcWriter();
   size_t fetched = 0;
   for (const FakeWeb::Hit& h : web_.HitsOf("a.test")) fetched += h.target != "/robots.txt";
   EXPECT_GE(fetched, 1u);
   for (frontier::LeaseId l : leases) {
     EXPECT_FALSE(frontier_.CompletionOf(l).has_value()) << frontier_.UrlOf(l) << " completed";
   }
-  EXPECT_EQ((*fetcher)->Stats().completed, 0u);
+  EXPECT_EQ(stats.completed, 0u);
+}
+
+// A robots.txt is archived the way a page is, and a robots.txt whose records cannot be written
+// stops the crawl the way a page does: no page of the host is fetched after it (their leases
+// expire and they are fetched again when the crawl resumes), and Run says why.
+TEST_F(FetcherTest, RobotsTxtThatCannotBeArchivedStopsTheFetcherLikeAPage) {
+  web_.Set("a.test", "/robots.txt", Text("User-agent: *\nAllow: /\n"));
+  AddPages("a.test", 5);
+  const FetcherStats stats = RunWithFailingWarcWriter();
+  EXPECT_THAT(web_.TargetsOf("a.test"), ElementsAre("/robots.txt"));
+  EXPECT_EQ(stats.completed, 0u);
+  EXPECT_EQ(frontier_.completions().size(), 0u);
+  bool reported = false;
+  for (const FetchEvent& e : observer_.events()) {
+    if (e.robots_txt) reported = absl::StrContains(e.detail, "not archived");
+  }
+  EXPECT_TRUE(reported);
 }
 
 // Stop(): transfers in flight finish and are completed; tasks not started are left to their

@@ -1,0 +1,71 @@
+// FetcherStats: the fetcher's live counters, for progress reports and metrics; FetcherCounters:
+// the one place the fetcher's parts add to them.
+//
+// Thread-safety: FetcherCounters is thread-safe (one mutex; the parts update it per batch or per
+// transfer, never per byte). FetcherStats is a plain value.
+#ifndef CRAWLER_SERVICES_FETCHER_FETCHER_STATS_H_
+#define CRAWLER_SERVICES_FETCHER_FETCHER_STATS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+
+namespace crawler::fetcher {
+
+struct FetcherStats {
+  uint64_t leased = 0;
+  uint64_t requests_started = 0;
+  uint64_t robots_requests = 0;
+  uint64_t robots_denied = 0;
+  uint64_t abandoned = 0;  // leases let expire (see lease_safety_margin)
+  uint64_t completed = 0;
+  uint64_t outlinks_sent = 0;
+  uint64_t politeness_waits = 0;
+  uint64_t in_flight = 0;
+  uint64_t buffered = 0;
+  uint64_t hosts = 0;
+  // Frontier calls that failed (each retried later, or fatal), and the outages they formed: an
+  // outage starts at a failure after a success (or at the first call) and ends at the next
+  // success, so a report can say "frontier unreachable" once per outage, not once per call.
+  uint64_t frontier_errors = 0;
+  uint64_t frontier_outages = 0;
+  std::string frontier_last_error;  // empty until a frontier call fails
+};
+
+class FetcherCounters {
+ public:
+  void Add(uint64_t FetcherStats::*field, uint64_t n = 1) {
+    absl::MutexLock lock(&mu_);
+    stats_.*field += n;
+  }
+  // The gauges, set by the network loop once per turn.
+  void SetGauges(uint64_t in_flight, uint64_t buffered, uint64_t hosts) {
+    absl::MutexLock lock(&mu_);
+    stats_.in_flight = in_flight;
+    stats_.buffered = buffered;
+    stats_.hosts = hosts;
+  }
+  // A failed frontier call; `new_outage` when the call before it had succeeded.
+  void FrontierFailed(const absl::Status& error, bool new_outage) {
+    absl::MutexLock lock(&mu_);
+    ++stats_.frontier_errors;
+    if (new_outage) ++stats_.frontier_outages;
+    stats_.frontier_last_error = error.ToString();
+  }
+  FetcherStats Snapshot() const {
+    absl::MutexLock lock(&mu_);
+    return stats_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  FetcherStats stats_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace crawler::fetcher
+
+#endif  // CRAWLER_SERVICES_FETCHER_FETCHER_STATS_H_

@@ -1,0 +1,244 @@
+#include "services/fetcher/frontier_link.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace crawler::fetcher {
+namespace {
+
+// Moves the elements of `from` to the end of `to`, leaving `from` empty; a swap (no element
+// moved) when `to` is empty, as it is on most hand-overs.
+template <typename T>
+void MoveAppend(std::vector<T>& from, std::vector<T>& to) {
+  if (from.empty()) return;
+  if (to.empty()) {
+    to.swap(from);
+    return;
+  }
+  for (T& item : from) to.push_back(std::move(item));
+  from.clear();
+}
+
+}  // namespace
+
+FrontierLink::FrontierLink(const FrontierLinkOptions& options, frontier::FrontierClient& frontier,
+                           const Clock& clock, FetcherCounters& counters,
+                           std::function<void()> wake)
+    : options_(options),
+      frontier_(frontier),
+      clock_(clock),
+      counters_(counters),
+      wake_(std::move(wake)),
+      backoff_(options.retry) {}
+
+FrontierLink::~FrontierLink() {
+  if (thread_.joinable()) Finish().IgnoreError();
+}
+
+void FrontierLink::Start() {
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "fetch-frontier");
+    Loop();
+  });
+}
+
+void FrontierBatch::Append(FrontierBatch& later) {
+  MoveAppend(later.adds, adds);
+  MoveAppend(later.outcomes, outcomes);
+  MoveAppend(later.host_times, host_times);
+}
+
+absl::Status FrontierLink::Hand(FrontierBatch& batch, bool force) {
+  absl::MutexLock lock(&mu_);
+  unsent_.Append(batch);
+  // Only what is pending can be sent at once: a flag left standing with nothing to send would
+  // keep the I/O thread from ever sleeping.
+  if (force && !unsent_.empty()) flush_now_ = true;
+  return fatal_;
+}
+
+std::vector<LeasedUrl> FrontierLink::Take(size_t held, bool stopping) {
+  std::vector<LeasedUrl> leased;
+  absl::MutexLock lock(&mu_);
+  leased.swap(leased_);
+  held += leased.size();
+  lease_wanted_ = stopping || held > options_.max_buffered_tasks / 2
+                      ? 0
+                      : options_.max_buffered_tasks - held;
+  return leased;
+}
+
+bool FrontierLink::Idle() {
+  absl::MutexLock lock(&mu_);
+  return !busy_ && unsent_.empty() && leased_.empty();
+}
+
+bool FrontierLink::Down() {
+  absl::MutexLock lock(&mu_);
+  return outage_ && !unsent_.empty();
+}
+
+void FrontierLink::Failed(const absl::Status& error, absl::Duration now) {
+  counters_.FrontierFailed(error, /*new_outage=*/!outage_);
+  outage_ = true;
+  last_error_ = error;
+  if (!retry::IsRetryable(error) && fatal_.ok()) fatal_ = error;
+  retry_not_before_ = now + backoff_.Next();
+}
+
+void FrontierLink::Succeeded() {
+  outage_ = false;
+  backoff_.Reset();
+}
+
+absl::StatusOr<bool> FrontierLink::IsExhausted() {
+  const absl::Duration now = clock_.MonotonicNow();
+  {
+    absl::MutexLock lock(&mu_);
+    if (now < retry_not_before_) return false;  // backing off: ask after the wait
+  }
+  absl::StatusOr<bool> exhausted = frontier_.IsExhausted();
+  absl::MutexLock lock(&mu_);
+  if (exhausted.ok()) {
+    Succeeded();
+    return exhausted;
+  }
+  Failed(exhausted.status(), now);
+  if (!retry::IsRetryable(exhausted.status())) return exhausted.status();
+  return false;
+}
+
+absl::Status FrontierLink::Finish() {
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+  absl::MutexLock lock(&mu_);
+  // Leased but never taken: re-queued at lease expiry or by the next process.
+  counters_.Add(&FetcherStats::abandoned, leased_.size());
+  leased_.clear();
+  if (!fatal_.ok()) return fatal_;
+  if (!unsent_.empty()) {
+    return absl::Status(
+        last_error_.code(),
+        absl::StrCat("stopped while the frontier was unreachable (", last_error_.message(), "): ",
+                     unsent_.outcomes.size(), " completions and ", unsent_.adds.size(),
+                     " outlinks not sent; those URLs are fetched again when their leases expire"));
+  }
+  return absl::OkStatus();
+}
+
+void FrontierLink::Loop() {
+  absl::Duration last_send = clock_.MonotonicNow();
+  while (true) {
+    FrontierBatch batch;
+    size_t want = 0;
+    absl::Duration now;
+    {
+      absl::MutexLock lock(&mu_);
+      auto wake = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        if (stop_) return true;
+        const absl::Duration t = clock_.MonotonicNow();
+        if (t < retry_not_before_ || !fatal_.ok()) return false;
+        return flush_now_ || unsent_.size() >= options_.flush_batch ||
+               (lease_wanted_ > 0 && t >= lease_not_before_);
+      };
+      // The timeout makes flush_interval, the lease pause and the retry back-off take effect.
+      mu_.AwaitWithTimeout(absl::Condition(&wake), absl::Milliseconds(5));
+      now = clock_.MonotonicNow();
+      // After a non-retryable error nothing more is tried: it would come back the same way.
+      if (!fatal_.ok()) {
+        if (stop_) return;
+        continue;
+      }
+      if (!stop_ && now < retry_not_before_) continue;
+      const size_t pending = unsent_.size();
+      if (pending > 0 && (stop_ || flush_now_ || pending >= options_.flush_batch ||
+                          now - last_send >= options_.flush_interval)) {
+        std::swap(batch, unsent_);
+        flush_now_ = false;
+      }
+      if (!stop_ && !stopping_ && now >= lease_not_before_) want = lease_wanted_;
+      if (batch.empty() && want == 0) {
+        if (stop_) return;
+        continue;
+      }
+      busy_ = true;
+    }
+    absl::Status status = absl::OkStatus();
+    if (!batch.empty()) {
+      last_send = now;
+      if (!batch.adds.empty()) {
+        status = frontier_.AddUrls(batch.adds).status();
+        if (status.ok()) {
+          counters_.Add(&FetcherStats::outlinks_sent, batch.adds.size());
+          batch.adds.clear();  // durable: not sent again, whatever happens next
+        }
+      }
+      // Only after the outlinks are durable (the ordering invariant above).
+      if (status.ok() && !batch.outcomes.empty()) {
+        status = frontier_.Complete(batch.outcomes).status();
+        if (status.ok()) {
+          counters_.Add(&FetcherStats::completed, batch.outcomes.size());
+          batch.outcomes.clear();
+        }
+      }
+      if (status.ok() && !batch.host_times.empty()) {
+        status = frontier_.ReportHostTimes(batch.host_times).status();
+        if (status.ok()) batch.host_times.clear();
+      }
+    }
+    std::vector<LeasedUrl> leased;
+    if (status.ok() && want > 0) {
+      absl::StatusOr<std::vector<frontier::LeasedTask>> got =
+          frontier_.Lease(std::min(options_.lease_batch, want), options_.lease_max_per_host);
+      if (!got.ok()) {
+        status = got.status();
+      } else {
+        counters_.Add(&FetcherStats::leased, got->size());
+        leased.reserve(got->size());
+        for (frontier::LeasedTask& t : *got) {
+          absl::StatusOr<url::Url> parsed = url::Url::Parse(t.canonical_url);
+          leased.push_back(LeasedUrl{std::move(t), std::move(parsed)});
+        }
+      }
+    }
+    bool exit = false;
+    {
+      absl::MutexLock lock(&mu_);
+      busy_ = false;
+      // What was not sent goes back ahead of what was handed over meanwhile, in order.
+      if (!batch.empty()) {
+        batch.Append(unsent_);
+        std::swap(unsent_, batch);
+      }
+      if (!status.ok()) {
+        Failed(status, now);
+        // Stopping: that was the last attempt; what is left is re-leased later.
+        exit = stop_;
+      } else {
+        Succeeded();
+        if (want > 0) {
+          if (leased.empty()) {
+            // Nothing ready: ask again soon, not in a tight loop.
+            lease_not_before_ = now + absl::Milliseconds(20);
+          } else {
+            lease_wanted_ -= std::min(lease_wanted_, leased.size());
+            for (LeasedUrl& t : leased) leased_.push_back(std::move(t));
+          }
+        }
+      }
+    }
+    // The loop takes the leased tasks, sees the error, or (everything sent) may find the crawl
+    // finished.
+    wake_();
+    if (exit) return;
+  }
+}
+
+}  // namespace crawler::fetcher

@@ -1,0 +1,149 @@
+// FrontierLink: the fetcher's only traffic with the frontier. One I/O thread makes every call
+// (AddUrls, Complete, Lease), so the network loop never waits on the frontier's storage (or,
+// distributed, an RPC) while requests are due. The loop hands over completions and outlinks
+// (Hand) and takes leased URLs, already parsed (Take); both are a swap under one mutex.
+//
+// Batching: what was handed over is sent when `flush_batch` items are pending, when
+// `flush_interval` has passed since the last send, or at once when the loop forces it (nothing
+// else is coming). Leases are asked for while the loop has room.
+//
+// Ordering invariant: outlinks are sent, and durable, before the completions of the same
+// hand-over. A completion must never be durable while the links its page produced are not (a
+// crash in between would lose them: the page is never fetched again).
+//
+// Host times (ReportHostTimes) go after the completions; they are hints, retried like the rest.
+//
+// A failing frontier: a call that fails with a retryable code (retry::IsRetryable) changes
+// nothing here but time: what was not sent is kept, in order, ahead of what comes later, and
+// the link tries again after a back-off (retry::Backoff over `retry`), not in a tight loop.
+// Every failed call is counted (FetcherStats::frontier_errors, frontier_last_error) and each
+// outage once (frontier_outages); the first success ends the outage. A non-retryable error is
+// fatal: Hand returns it, and the fetcher stops. IsExhausted failing retryably means "not
+// exhausted; ask again later".
+//
+// Stopping (Finish): one last attempt sends what is pending, then the thread exits. If the
+// frontier is still down, Finish returns its error; the completions not sent are not lost for
+// good: their leases expire and the frontier re-queues those URLs (they are fetched again), and
+// their outlinks are found again then. Leased URLs never taken are counted as abandoned.
+//
+// Threading: Start, Hand, Take, Idle, Down, IsExhausted and Finish are for the loop thread;
+// Stopping may be called from any thread. The frontier client (thread-safe) and the clock must
+// outlive the link.
+#ifndef CRAWLER_SERVICES_FETCHER_FRONTIER_LINK_H_
+#define CRAWLER_SERVICES_FETCHER_FRONTIER_LINK_H_
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "lib/clock/clock.h"
+#include "lib/url/url.h"
+#include "services/common/retry/backoff.h"
+#include "services/fetcher/fetcher_stats.h"
+#include "services/frontier/frontier_api.h"
+#include "services/frontier/frontier_client.h"
+
+namespace crawler::fetcher {
+
+// A lease as the I/O thread hands it over: its URL already parsed there, off the network thread.
+struct LeasedUrl {
+  frontier::LeasedTask lease;
+  absl::StatusOr<url::Url> url;
+};
+
+// What the fetcher has to tell the frontier, in the order it is sent: outlinks, completions,
+// host times (hosts to lease nothing of before a time, e.g. after a Retry-After).
+struct FrontierBatch {
+  std::vector<frontier::UrlToAdd> adds;
+  std::vector<frontier::FetchOutcome> outcomes;
+  std::vector<frontier::HostTime> host_times;
+
+  bool empty() const { return adds.empty() && outcomes.empty() && host_times.empty(); }
+  size_t size() const { return adds.size() + outcomes.size() + host_times.size(); }
+  // Moves everything of `later` behind what this batch holds, leaving `later` empty.
+  void Append(FrontierBatch& later);
+};
+
+struct FrontierLinkOptions {
+  size_t lease_batch = 512;          // FetcherOptions::lease_batch
+  size_t lease_max_per_host = 4;     // FetcherOptions::lease_max_per_host
+  size_t max_buffered_tasks = 4096;  // FetcherOptions::max_buffered_tasks
+  size_t flush_batch = 512;          // FetcherOptions::flush_batch
+  absl::Duration flush_interval = absl::Milliseconds(50);
+  retry::BackoffOptions retry;       // FetcherOptions::frontier_retry
+};
+
+class FrontierLink {
+ public:
+  // `wake` is called (from the I/O thread) after each exchange with the frontier, so the loop
+  // takes leases, sees an error, or finds the crawl finished.
+  FrontierLink(const FrontierLinkOptions& options, frontier::FrontierClient& frontier,
+               const Clock& clock, FetcherCounters& counters, std::function<void()> wake);
+  ~FrontierLink();  // Finish()es if still running.
+
+  void Start();
+
+  // Takes `batch` (left empty) to be sent; `force`: send without waiting for a fuller batch.
+  // Returns the fatal (non-retryable) frontier error, if one happened.
+  absl::Status Hand(FrontierBatch& batch, bool force);
+
+  // The leased URLs not yet taken. `held`: tasks the loop holds; leasing continues while they
+  // are at most half of max_buffered_tasks, up to it. `stopping`: lease nothing more.
+  std::vector<LeasedUrl> Take(size_t held, bool stopping);
+
+  // Nothing on its way to or from the frontier.
+  bool Idle();
+  // The frontier's last answer was a retryable error and something waits to be sent.
+  bool Down();
+
+  // Frontier::IsExhausted through the link: a retryable error (or a call during a back-off)
+  // answers false; a non-retryable error is returned.
+  absl::StatusOr<bool> IsExhausted();
+
+  // Lease nothing more (the fetcher is stopping). Thread-safe.
+  void Stopping() { stopping_ = true; }
+
+  // One last attempt at what is pending, then the I/O thread exits. Returns the fatal error, or
+  // the frontier's error if something could not be sent; OK otherwise.
+  absl::Status Finish();
+
+ private:
+  void Loop();
+  // A call failed: counts it, starts or continues the outage, schedules the retry.
+  void Failed(const absl::Status& error, absl::Duration now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Succeeded() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const FrontierLinkOptions options_;
+  frontier::FrontierClient& frontier_;
+  const Clock& clock_;
+  FetcherCounters& counters_;
+  const std::function<void()> wake_;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+
+  absl::Mutex mu_;
+  FrontierBatch unsent_ ABSL_GUARDED_BY(mu_);
+  std::vector<LeasedUrl> leased_ ABSL_GUARDED_BY(mu_);  // not yet taken
+  size_t lease_wanted_ ABSL_GUARDED_BY(mu_) = 0;  // tasks the loop has room for
+  absl::Duration lease_not_before_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
+  bool busy_ ABSL_GUARDED_BY(mu_) = false;       // a frontier call is in progress
+  bool flush_now_ ABSL_GUARDED_BY(mu_) = false;  // send what is pending without waiting
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;       // send what is pending, then exit
+  absl::Status fatal_ ABSL_GUARDED_BY(mu_);      // the first non-retryable error
+  // The outage: the last call failed (retryably); no call before retry_not_before_.
+  bool outage_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status last_error_ ABSL_GUARDED_BY(mu_);
+  absl::Duration retry_not_before_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
+  retry::Backoff backoff_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace crawler::fetcher
+
+#endif  // CRAWLER_SERVICES_FETCHER_FRONTIER_LINK_H_

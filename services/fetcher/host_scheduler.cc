@@ -1,0 +1,173 @@
+#include "services/fetcher/host_scheduler.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "lib/http/response_head.h"
+#include "lib/politeness/delay_policy.h"
+
+namespace crawler::fetcher {
+
+using frontier::OutcomeClass;
+
+HostScheduler::HostScheduler(AsyncResolver& resolver, const net::AddressPolicy& guard,
+                             politeness::Politeness& politeness, const Clock& clock,
+                             std::string connect_to_ip, FetcherCounters& counters)
+    : resolver_(resolver),
+      guard_(guard),
+      politeness_(politeness),
+      clock_(clock),
+      connect_to_ip_(std::move(connect_to_ip)),
+      counters_(counters) {}
+
+void HostScheduler::Add(frontier::LeasedTask lease, url::Url url, absl::Duration now) {
+  auto& slot = hosts_[lease.host_key];
+  if (slot == nullptr) {
+    slot = std::make_unique<HostWork>();
+    slot->key = lease.host_key;
+    slot->host = std::string(url.host());
+    slot->port = url.effective_port();
+    slot->origin = absl::StrCat(std::string(url.scheme()), "://", std::string(url.host()),
+                                url.port().empty() ? "" : ":", std::string(url.port()));
+    Schedule(*slot, now);
+  }
+  slot->tasks.push_back(Task{std::move(lease), std::move(url)});
+  ++buffered_;
+}
+
+Task HostScheduler::TakeFront(HostWork& h) {
+  Task task = std::move(h.tasks.front());
+  h.tasks.pop_front();
+  --buffered_;
+  return task;
+}
+
+void HostScheduler::DropFront(HostWork& h) {
+  h.tasks.pop_front();
+  --buffered_;
+}
+
+std::deque<Task> HostScheduler::TakeAll(HostWork& h) {
+  buffered_ -= h.tasks.size();
+  return std::exchange(h.tasks, {});
+}
+
+size_t HostScheduler::DropAll() {
+  size_t dropped = 0;
+  for (auto& [key, h] : hosts_) dropped += TakeAll(*h).size();
+  return dropped;
+}
+
+std::optional<absl::Duration> HostScheduler::NextDue() const {
+  if (ready_.empty()) return std::nullopt;
+  return ready_.top().first;
+}
+
+void HostScheduler::Schedule(HostWork& h, absl::Duration at) {
+  h.wake_at = at;
+  ready_.emplace(at, h.key);
+}
+
+void HostScheduler::OnResolved(const std::string& host, absl::Duration now) {
+  for (auto& [key, h] : hosts_) {
+    if (h->host == host && h->address == HostWork::Address::kResolving) {
+      h->address = HostWork::Address::kUnknown;
+      Schedule(*h, now);
+    }
+  }
+}
+
+bool HostScheduler::EnsureAddress(HostWork& h, std::optional<AddressFailure>& failure) {
+  if (h.address == HostWork::Address::kReady) return true;
+  if (!connect_to_ip_.empty()) {
+    h.address = HostWork::Address::kReady;  // politeness per IP is meaningless here
+    return true;
+  }
+  std::optional<absl::StatusOr<std::vector<net::IpAddress>>> cached = resolver_.Cached(h.host);
+  if (!cached.has_value()) {
+    if (h.address != HostWork::Address::kResolving) {
+      h.address = HostWork::Address::kResolving;
+      resolver_.Request(h.host);
+    }
+    return false;
+  }
+  if (!cached->ok()) {
+    // Name errors are final for these URLs (retried through the frontier's attempt limit).
+    failure = AddressFailure{.outcome = OutcomeClass::kNetworkError,
+                             .detail = absl::StrCat("dns: ", cached->status().message()),
+                             .retry = absl::IsUnavailable(cached->status())};
+    h.address = HostWork::Address::kUnknown;
+    return false;
+  }
+  // The first address the SSRF guard accepts.
+  for (const net::IpAddress& a : **cached) {
+    if (guard_.IsAllowed(a)) {
+      h.ip = a.ToString();
+      h.address = HostWork::Address::kReady;
+      return true;
+    }
+  }
+  const std::string reason = std::string(guard_.RefusalReason((**cached)[0]));
+  failure = AddressFailure{
+      .outcome = OutcomeClass::kOutOfScope,
+      .detail = absl::StrCat("address refused (", reason, "): ", (**cached)[0].ToString())};
+  return false;
+}
+
+bool HostScheduler::Claim(HostWork& h, absl::Duration now,
+                          std::optional<absl::Duration> crawl_delay) {
+  absl::StatusOr<politeness::ClaimResult> claim =
+      politeness_.Claim({.host_key = h.key, .ip = h.ip, .crawl_delay = crawl_delay});
+  if (!claim.ok()) {
+    // Shared politeness state unreachable: fail closed, try again shortly.
+    Schedule(h, now + absl::Milliseconds(200));
+    return false;
+  }
+  if (claim->granted) return true;
+  counters_.Add(&FetcherStats::politeness_waits);
+  if (claim->wait > absl::ZeroDuration()) {
+    // The wait counts from the claim, not from `now` (the start of this loop turn): woken
+    // before the claim can succeed, the host would be refused again for a sliver of time.
+    Schedule(h, std::max(now, clock_.MonotonicNow()) + claim->wait);
+  } else {
+    // A connection limit (of the host, or of its address shared with other hosts): look again
+    // shortly; a transfer of this host ending also wakes it.
+    Schedule(h, now + absl::Milliseconds(10));
+  }
+  return false;
+}
+
+HostScheduler::Ended HostScheduler::Finished(const std::string& host_key,
+                                             const HttpResult& result) {
+  auto it = hosts_.find(host_key);
+  HostWork* h = it == hosts_.end() ? nullptr : it->second.get();
+  // This thread needs only the status code (and Retry-After, rarely): the workers parse the
+  // whole head.
+  const int status = result.error == TransportError::kNone
+                         ? http::ResponseHead::PeekStatus(result.raw_headers).value_or(0)
+                         : 0;  // 0: no valid response head
+  std::optional<absl::Duration> retry_after;
+  if (status == 429 || status == 503) {
+    absl::StatusOr<http::ResponseHead> head = http::ResponseHead::Parse(result.raw_headers);
+    if (auto v = head.ok() ? head->Get("Retry-After") : std::nullopt; v.has_value()) {
+      retry_after = politeness::ParseRetryAfter(*v, clock_.Now());
+    }
+  }
+  politeness_
+      .Release({.host_key = host_key,
+                .ip = h != nullptr ? h->ip : std::string(),
+                .response_time = result.total_time,
+                .failed = status == 0 || status >= 500,
+                .retry_after = retry_after})
+      .IgnoreError();
+  if (h != nullptr) {
+    --h->in_flight;
+    Schedule(*h, clock_.MonotonicNow());
+  }
+  return Ended{.host = h, .retry_after = retry_after};
+}
+
+}  // namespace crawler::fetcher

@@ -1,0 +1,151 @@
+// HostScheduler: the fetcher's per-host work (DESIGN.md §5, §6 "resolve -> SSRF guard ->
+// politeness claim"). It holds the leased URLs not yet started, grouped by host key (HostWork),
+// the heap of hosts by the monotonic time they are next due, each host's address (resolved
+// asynchronously, then checked by the SSRF guard), and the politeness side of every request:
+// Claim before it, Release (with the response time and any Retry-After) after it, and the
+// wake-up that follows either.
+//
+// It decides nothing about robots.txt or leases; the fetcher's loop walks the due hosts
+// (RunDue) and decides per task.
+//
+// Cost: a host is woken by a heap entry; stale entries (the host was rescheduled) are skipped on
+// pop. A resolved name wakes the hosts waiting for it with one pass over the hosts.
+//
+// Threading: not thread-safe; the network loop owns it. The resolver, guard, politeness and
+// clock it is given must outlive it.
+#ifndef CRAWLER_SERVICES_FETCHER_HOST_SCHEDULER_H_
+#define CRAWLER_SERVICES_FETCHER_HOST_SCHEDULER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/time/time.h"
+#include "lib/clock/clock.h"
+#include "lib/net/address_policy.h"
+#include "lib/politeness/politeness.h"
+#include "lib/url/url.h"
+#include "services/fetcher/fetcher_stats.h"
+#include "services/fetcher/http_transport.h"
+#include "services/fetcher/resolver.h"
+#include "services/frontier/frontier_api.h"
+
+namespace crawler::fetcher {
+
+// A leased URL, parsed.
+struct Task {
+  frontier::LeasedTask lease;
+  url::Url url;
+};
+
+// Per-host state for hosts with leased URLs here. Dropped when the host has nothing left.
+struct HostWork {
+  std::string key;
+  std::string host;    // ASCII host as in the URL
+  std::string origin;  // "https://host:port"
+  uint16_t port = 0;
+  std::deque<Task> tasks;
+  enum class Address { kUnknown, kResolving, kReady } address = Address::kUnknown;
+  std::string ip;  // politeness key of the address; empty with connect_to
+  int in_flight = 0;
+  bool robots_fetching = false;
+  int robots_redirects = 0;
+  std::string robots_next_url;                    // a redirect target still to fetch
+  absl::Duration wake_at = absl::ZeroDuration();  // monotonic; not before
+};
+
+// Why a host's URLs cannot be fetched at all (name error, address refused): each of its tasks
+// is completed with this.
+struct AddressFailure {
+  frontier::OutcomeClass outcome;
+  std::string detail;
+  bool retry = false;
+};
+
+class HostScheduler {
+ public:
+  // `connect_to_ip` (non-empty with HttpClientOptions::connect_to): every request goes there, so
+  // no name is resolved and no per-address politeness applies.
+  HostScheduler(AsyncResolver& resolver, const net::AddressPolicy& guard,
+                politeness::Politeness& politeness, const Clock& clock, std::string connect_to_ip,
+                FetcherCounters& counters);
+
+  // Queues a task under its host (created, and due at `now`, if new).
+  void Add(frontier::LeasedTask lease, url::Url url, absl::Duration now);
+  // Tasks queued over all hosts.
+  size_t buffered() const { return buffered_; }
+  size_t hosts() const { return hosts_.size(); }
+
+  // Removes and returns the host's next task / drops it / takes them all.
+  Task TakeFront(HostWork& h);
+  void DropFront(HostWork& h);
+  std::deque<Task> TakeAll(HostWork& h);
+  // Drops every task not started (a stop); returns how many.
+  size_t DropAll();
+
+  // Calls `advance(host)` for each host due at `now`, while `more()` holds; forgets the hosts
+  // left with nothing to do.
+  template <typename More, typename Advance>
+  void RunDue(absl::Duration now, More&& more, Advance&& advance);
+  // When the next host is due (monotonic), if any.
+  std::optional<absl::Duration> NextDue() const;
+
+  void Schedule(HostWork& h, absl::Duration at);
+  // The lookup of `host` finished: the hosts waiting for it get another look.
+  void OnResolved(const std::string& host, absl::Duration now);
+
+  // True when the host's address is known and allowed. Otherwise false, with `failure` set when
+  // the host's tasks cannot be fetched (then complete them: TakeAll), or unset while resolving.
+  bool EnsureAddress(HostWork& h, std::optional<AddressFailure>& failure);
+
+  // Asks for the politeness claim of one request to `h`. When refused, reschedules the host for
+  // when the claim could succeed.
+  bool Claim(HostWork& h, absl::Duration now, std::optional<absl::Duration> crawl_delay);
+
+  // A request of `host_key` ended: releases its claim with what the host told us, and wakes the
+  // host. Returns the host (null if it is gone) and the Retry-After of a 429/503, if any.
+  struct Ended {
+    HostWork* host = nullptr;
+    std::optional<absl::Duration> retry_after;
+  };
+  Ended Finished(const std::string& host_key, const HttpResult& result);
+
+ private:
+  AsyncResolver& resolver_;
+  const net::AddressPolicy& guard_;
+  politeness::Politeness& politeness_;
+  const Clock& clock_;
+  const std::string connect_to_ip_;
+  FetcherCounters& counters_;
+
+  absl::flat_hash_map<std::string, std::unique_ptr<HostWork>> hosts_;
+  using HeapEntry = std::pair<absl::Duration, std::string>;
+  std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> ready_;
+  size_t buffered_ = 0;
+};
+
+template <typename More, typename Advance>
+void HostScheduler::RunDue(absl::Duration now, More&& more, Advance&& advance) {
+  while (!ready_.empty() && ready_.top().first <= now && more()) {
+    const std::string key = ready_.top().second;
+    ready_.pop();
+    auto it = hosts_.find(key);
+    if (it == hosts_.end()) continue;
+    HostWork& h = *it->second;
+    if (h.wake_at > now) continue;  // rescheduled later; a later entry exists
+    advance(h);
+    if (h.tasks.empty() && h.in_flight == 0 && !h.robots_fetching) hosts_.erase(it);
+  }
+}
+
+}  // namespace crawler::fetcher
+
+#endif  // CRAWLER_SERVICES_FETCHER_HOST_SCHEDULER_H_

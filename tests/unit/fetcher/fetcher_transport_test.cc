@@ -1,0 +1,550 @@
+// Fetcher loop tests over an in-memory HttpTransport: no socket, no server. The fake transport
+// answers every request from a table (robots.txt and pages with links), checks that each request
+// it is handed is covered by a politeness claim granted for its host and not used before, and
+// that a host never has more requests in flight than its claims allow. What is pinned: the
+// loop's completions, outlinks and claims on a small web; Retry-After reported to the frontier;
+// that a frontier failing every third call and a dedup failing every second one are waited out
+// (every URL completed exactly once, no outlink lost, every page archived, the failures
+// counted); that a non-retryable frontier error stops the crawl; and that a stop while the
+// frontier is down returns its error.
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/clock/clock.h"
+#include "lib/net/address_policy.h"
+#include "lib/net/ip_address.h"
+#include "lib/politeness/in_process_politeness.h"
+#include "lib/politeness/politeness_options.h"
+#include "lib/scope/scope.h"
+#include "lib/warc/warc_reader.h"
+#include "lib/warc/warc_writer.h"
+#include "services/common/kv/in_memory_kv_store.h"
+#include "services/dedup/dedup.h"
+#include "services/dedup/local_dedup_client.h"
+#include "services/fetcher/fetcher.h"
+#include "services/fetcher/http_transport.h"
+#include "tests/unit/fetcher/fetcher_fakes.h"
+#include "tests/unit/frontier/flaky_clients.h"
+
+namespace crawler::fetcher {
+namespace {
+
+using crawler::testing::FakeFrontierClient;
+using crawler::testing::FlakyDedupClient;
+using crawler::testing::FlakyFrontierClient;
+using crawler::testing::RecordingObserver;
+using crawler::testing::TableResolver;
+using frontier::OutcomeClass;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+std::string Response(int status, const std::string& reason, const std::string& content_type,
+                     const std::string& body) {
+  return absl::StrCat("HTTP/1.1 ", status, " ", reason, "\r\nContent-Type: ", content_type,
+                      "\r\nContent-Length: ", body.size(), "\r\n\r\n", body);
+}
+std::string Html(const std::string& body) { return Response(200, "OK", "text/html", body); }
+std::string Text(const std::string& body) { return Response(200, "OK", "text/plain", body); }
+
+// A Politeness in front of another that keeps, per host, the claims granted and not yet used by
+// a request (the transport uses one per request it is handed).
+class ClaimLedger final : public politeness::Politeness {
+ public:
+  explicit ClaimLedger(politeness::Politeness& inner) : inner_(inner) {}
+
+  absl::StatusOr<politeness::ClaimResult> Claim(const politeness::ClaimRequest& r) override {
+    absl::StatusOr<politeness::ClaimResult> result = inner_.Claim(r);
+    if (result.ok() && result->granted) {
+      absl::MutexLock lock(&mu_);
+      ++unused_[r.host_key];
+      ++granted_;
+    }
+    return result;
+  }
+  absl::Status Release(const politeness::ReleaseRequest& r) override {
+    {
+      absl::MutexLock lock(&mu_);
+      ++released_;
+    }
+    return inner_.Release(r);
+  }
+
+  // A request of `host_key` starts: false if no granted claim is left for it.
+  bool Use(const std::string& host_key) {
+    absl::MutexLock lock(&mu_);
+    int& unused = unused_[host_key];
+    if (unused == 0) return false;
+    --unused;
+    return true;
+  }
+  int granted() const {
+    absl::MutexLock lock(&mu_);
+    return granted_;
+  }
+  int released() const {
+    absl::MutexLock lock(&mu_);
+    return released_;
+  }
+
+ private:
+  politeness::Politeness& inner_;
+  mutable absl::Mutex mu_;
+  std::map<std::string, int> unused_ ABSL_GUARDED_BY(mu_);
+  int granted_ ABSL_GUARDED_BY(mu_) = 0;
+  int released_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// Answers each request on the next Poll from a table of raw responses by URL (404 for the rest).
+// Records every request in order, and every violation of the politeness contract: a request
+// without a granted claim of its own, or a second request of a host while one is in flight.
+class FakeTransport final : public HttpTransport {
+ public:
+  explicit FakeTransport(ClaimLedger& ledger) : ledger_(ledger) {}
+
+  void Set(const std::string& url, std::string response) {
+    absl::MutexLock lock(&mu_);
+    table_[url] = std::move(response);
+  }
+
+  void Start(HttpRequest request) override {
+    absl::MutexLock lock(&mu_);
+    if (!ledger_.Use(request.host)) violations_.push_back("no claim for " + request.url);
+    if (++in_flight_by_host_[request.host] > 1) {
+      violations_.push_back("two requests in flight on " + request.host);
+    }
+    requests_.push_back(request.url);
+    queued_.push_back(std::move(request));
+  }
+
+  std::vector<HttpResult> Poll(absl::Duration timeout) override {
+    absl::MutexLock lock(&mu_);
+    // Waits for a wake-up or the timeout, as a network poll would, unless there is work.
+    mu_.AwaitWithTimeout(absl::Condition(
+                             +[](FakeTransport* t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(t->mu_) {
+                               return t->woken_ || !t->queued_.empty();
+                             },
+                             this),
+                         timeout);
+    woken_ = false;
+    std::vector<HttpResult> out;
+    for (HttpRequest& r : queued_) out.push_back(Answer(r));
+    queued_.clear();
+    return out;
+  }
+
+  size_t in_flight() const override {
+    absl::MutexLock lock(&mu_);
+    return queued_.size();
+  }
+
+  void Wakeup() override {
+    absl::MutexLock lock(&mu_);
+    woken_ = true;
+  }
+
+  std::vector<std::string> requests() const {
+    absl::MutexLock lock(&mu_);
+    return requests_;
+  }
+  std::vector<std::string> violations() const {
+    absl::MutexLock lock(&mu_);
+    return violations_;
+  }
+
+ private:
+  HttpResult Answer(const HttpRequest& r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    --in_flight_by_host_[r.host];
+    auto it = table_.find(r.url);
+    const std::string raw = it != table_.end()
+                                ? it->second
+                                : Response(404, "Not Found", "text/plain", "no such page");
+    const size_t end = raw.find("\r\n\r\n") + 4;
+    const std::string path = r.url.substr(r.url.find('/', r.url.find("//") + 2));
+    HttpResult result;
+    result.id = r.id;
+    result.raw_headers = raw.substr(0, end);
+    result.body = raw.substr(end);
+    result.request_head = absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: ", r.host, "\r\n\r\n");
+    result.remote_ip = r.ip;
+    result.total_time = absl::Milliseconds(1);
+    return result;
+  }
+
+  ClaimLedger& ledger_;
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::string> table_ ABSL_GUARDED_BY(mu_);
+  std::vector<HttpRequest> queued_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int> in_flight_by_host_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> requests_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> violations_ ABSL_GUARDED_BY(mu_);
+  bool woken_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+// Fails AddUrls and Complete with `code` while failing() (the rest passes through).
+class FailingSendsFrontier final : public frontier::FrontierClient {
+ public:
+  FailingSendsFrontier(frontier::FrontierClient& inner, absl::StatusCode code)
+      : inner_(inner), code_(code) {}
+  absl::StatusOr<frontier::AddResult> AddUrls(const std::vector<frontier::UrlToAdd>& u) override {
+    if (Fail()) return absl::Status(code_, "injected: AddUrls");
+    return inner_.AddUrls(u);
+  }
+  absl::StatusOr<std::vector<frontier::LeasedTask>> Lease(size_t n, size_t per_host) override {
+    return inner_.Lease(n, per_host);
+  }
+  absl::StatusOr<frontier::CompleteResult> Complete(
+      const std::vector<frontier::FetchOutcome>& o) override {
+    if (Fail()) return absl::Status(code_, "injected: Complete");
+    return inner_.Complete(o);
+  }
+  absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>& t) override {
+    return inner_.ReportHostTimes(t);
+  }
+  absl::StatusOr<bool> IsExhausted() override { return inner_.IsExhausted(); }
+  absl::StatusOr<frontier::FrontierStats> Stats() override { return inner_.Stats(); }
+  absl::StatusOr<std::vector<std::optional<frontier::UrlRecord>>> LookupUrls(
+      const std::vector<std::string>& urls) override {
+    return inner_.LookupUrls(urls);
+  }
+  absl::StatusOr<frontier::RevisitStatus> GetRevisitStatus() override {
+    return inner_.GetRevisitStatus();
+  }
+  absl::Status RetuneRevisits(const recrawl::FleetSummary& fleet) override {
+    return inner_.RetuneRevisits(fleet);
+  }
+  int failures() const { return failures_; }
+
+ private:
+  bool Fail() {
+    ++failures_;
+    return true;
+  }
+  frontier::FrontierClient& inner_;
+  const absl::StatusCode code_;
+  std::atomic<int> failures_{0};
+};
+
+// Politeness without delays (the claims and connection limits still apply): these tests pin
+// the loop, not the delay policy.
+politeness::PolitenessOptions NoDelay() {
+  politeness::PolitenessOptions o;
+  o.min_delay = absl::ZeroDuration();
+  o.delay_factor = 0;
+  o.jitter_fraction = 0;
+  return o;
+}
+
+class TransportFetcherTest : public ::testing::Test {
+ protected:
+  TransportFetcherTest() : transport_(ledger_) {
+    options_.robots_agent = "testbot";
+    options_.resolver.threads = 1;
+    options_.worker_threads = 2;
+    options_.flush_interval = absl::Milliseconds(5);
+    options_.frontier_retry.initial = absl::Milliseconds(1);
+    options_.frontier_retry.max = absl::Milliseconds(10);
+    for (const char* host : {"a.test", "b.test", "c.test"}) {
+      resolver_.Set(host, std::vector<net::IpAddress>{*net::IpAddress::Parse("127.0.0.1")});
+    }
+    absl::StatusOr<net::AddressPolicy> guard = net::AddressPolicy::Create({"127.0.0.0/8"});
+    EXPECT_TRUE(guard.ok()) << guard.status();
+    guard_ = std::make_unique<net::AddressPolicy>(*guard);
+    absl::StatusOr<scope::Scope> scope = scope::Scope::Create({}, {}, nullptr);
+    EXPECT_TRUE(scope.ok()) << scope.status();
+    scope_ = std::make_unique<scope::Scope>(*std::move(scope));
+  }
+
+  // Runs a fetcher over the fake transport, bounded (a hang is a failure); Stop() once `until`
+  // holds.
+  absl::Status Run(frontier::FrontierClient& frontier, dedup::DedupClient* dedup,
+                   warc::WarcWriter* warc, std::function<bool(const Fetcher&)> until = nullptr) {
+    absl::StatusOr<std::unique_ptr<Fetcher>> fetcher =
+        Fetcher::Create(options_, frontier, dedup, ledger_, resolver_, *guard_, *scope_, warc,
+                        clock_, &observer_, transport_);
+    if (!fetcher.ok()) return fetcher.status();
+    absl::Status status = absl::UnknownError("Run did not return");
+    absl::Notification done;
+    std::thread runner([&] {
+      status = (*fetcher)->Run();
+      done.Notify();
+    });
+    const absl::Time deadline = absl::Now() + absl::Seconds(20);
+    bool stopped = false;
+    while (!done.WaitForNotificationWithTimeout(absl::Milliseconds(2))) {
+      if (!stopped && until != nullptr && until(**fetcher)) {
+        (*fetcher)->Stop();
+        stopped = true;
+      }
+      if (absl::Now() > deadline) {
+        ADD_FAILURE() << "fetcher still running after 20 s";
+        (*fetcher)->Stop();
+        done.WaitForNotification();
+        break;
+      }
+    }
+    runner.join();
+    stats_ = (*fetcher)->Stats();
+    return status;
+  }
+
+  // A web of one page (and its robots.txt), queued.
+  void ServeOnePage() {
+    transport_.Set("http://a.test/robots.txt", Text("User-agent: *\nAllow: /\n"));
+    transport_.Set("http://a.test/", Text("home"));
+    frontier_.Add("http://a.test/", "a.test");
+  }
+
+  // Completions by URL; fails the test on a URL completed twice.
+  std::map<std::string, frontier::FetchOutcome> CompletedOnce() {
+    std::map<std::string, frontier::FetchOutcome> by_url;
+    for (const frontier::FetchOutcome& o : frontier_.completions()) {
+      const std::string url = frontier_.UrlOf(o.lease_id);
+      EXPECT_TRUE(by_url.emplace(url, o).second) << url << " completed twice";
+    }
+    return by_url;
+  }
+
+  SystemClock clock_;
+  politeness::PolitenessOptions politeness_options_ = NoDelay();
+  politeness::InProcessPoliteness politeness_{politeness_options_, clock_, /*seed=*/1};
+  ClaimLedger ledger_{politeness_};
+  FakeTransport transport_;
+  FakeFrontierClient frontier_;
+  TableResolver resolver_;
+  RecordingObserver observer_;
+  FetcherOptions options_;
+  std::unique_ptr<net::AddressPolicy> guard_;
+  std::unique_ptr<scope::Scope> scope_;
+  FetcherStats stats_;
+};
+
+// DESIGN.md §2.1 and §6: robots.txt first, each request under a politeness claim of its own, one
+// request per host at a time; outcomes and outlinks reach the frontier and links are crawled.
+TEST_F(TransportFetcherTest, Design_6_CompletionsOutlinksAndClaimsWithoutASocket) {
+  frontier_.set_enqueue_added(true);
+  transport_.Set("http://a.test/robots.txt", Text("User-agent: *\nDisallow: /private\n"));
+  transport_.Set("http://a.test/", Html(R"(<a href="/a">a</a> <a href="/b">b</a>)"
+                                        R"( <a href="/private">p</a> <a href="http://b.test/">b</a>)"));
+  transport_.Set("http://a.test/a", Html(R"(<a href="/">home</a> <a href="/missing">gone</a>)"));
+  transport_.Set("http://a.test/b", Text("leaf"));
+  transport_.Set("http://b.test/", Html(R"(<a href="http://a.test/a">a</a> <a href="/c">c</a>)"));
+  transport_.Set("http://b.test/c", Text("leaf"));
+  frontier_.Add("http://a.test/", "a.test");
+
+  ASSERT_TRUE(Run(frontier_, nullptr, nullptr).ok());
+
+  std::map<std::string, frontier::FetchOutcome> by_url = CompletedOnce();
+  ASSERT_EQ(by_url.size(), 7u);
+  EXPECT_EQ(by_url["http://a.test/"].outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(by_url["http://a.test/a"].outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(by_url["http://a.test/b"].outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(by_url["http://a.test/private"].outcome, OutcomeClass::kRobotsDenied);
+  EXPECT_EQ(by_url["http://a.test/missing"].http_status, 404);
+  EXPECT_EQ(by_url["http://b.test/"].outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(by_url["http://b.test/c"].outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(frontier_.unknown_completions(), 0);
+
+  std::set<std::pair<std::string, std::string>> links;  // (from, to)
+  for (const frontier::UrlToAdd& u : frontier_.added()) links.emplace(u.discovered_from, u.canonical_url);
+  EXPECT_TRUE(links.contains({"http://a.test/", "http://b.test/"}));
+  EXPECT_TRUE(links.contains({"http://b.test/", "http://a.test/a"}));
+  EXPECT_TRUE(links.contains({"http://a.test/a", "http://a.test/missing"}));
+
+  // robots.txt first on each host, once; the disallowed page never requested.
+  std::vector<std::string> a_requests;
+  for (const std::string& url : transport_.requests()) {
+    if (absl::StartsWith(url, "http://a.test/")) a_requests.push_back(url);
+  }
+  ASSERT_FALSE(a_requests.empty());
+  EXPECT_EQ(a_requests.front(), "http://a.test/robots.txt");
+  EXPECT_EQ(std::count(a_requests.begin(), a_requests.end(), "http://a.test/robots.txt"), 1);
+  EXPECT_EQ(std::count(a_requests.begin(), a_requests.end(), "http://a.test/private"), 0);
+  EXPECT_THAT(transport_.violations(), IsEmpty());
+  // One claim per request, each released when its response came.
+  EXPECT_EQ(ledger_.granted(), static_cast<int>(transport_.requests().size()));
+  EXPECT_EQ(ledger_.released(), ledger_.granted());
+  EXPECT_EQ(stats_.requests_started + stats_.robots_requests, transport_.requests().size());
+  EXPECT_EQ(stats_.frontier_errors, 0u);
+}
+
+// DESIGN.md §5: a 429/503 with Retry-After blocks the host until then; the frontier is told
+// (ReportHostTimes), so it leases nothing of the host meanwhile.
+TEST_F(TransportFetcherTest, Design_5_RetryAfterIsReportedToTheFrontier) {
+  transport_.Set("http://a.test/robots.txt", Text("User-agent: *\nAllow: /\n"));
+  transport_.Set("http://a.test/",
+                 "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 120\r\n"
+                 "Content-Length: 0\r\n\r\n");
+  const frontier::LeaseId lease = frontier_.Add("http://a.test/", "a.test");
+  const absl::Time before = absl::Now();
+  ASSERT_TRUE(Run(frontier_, nullptr, nullptr).ok());
+  const absl::Time after = absl::Now();
+
+  std::optional<frontier::FetchOutcome> outcome = frontier_.CompletionOf(lease);
+  ASSERT_TRUE(outcome.has_value());
+  EXPECT_EQ(outcome->http_status, 503);
+  EXPECT_TRUE(outcome->retry);
+  const std::vector<frontier::HostTime> times = frontier_.host_times();
+  ASSERT_EQ(times.size(), 1u);
+  EXPECT_EQ(times[0].host_key, "a.test");
+  EXPECT_GE(times[0].next_allowed, before + absl::Seconds(120));
+  EXPECT_LE(times[0].next_allowed, after + absl::Seconds(120));
+}
+
+// A frontier failing every third call and a dedup failing every second one: the crawl finishes,
+// every URL is completed exactly once, no outlink is lost, every fetched page (and robots.txt)
+// has its WARC records, and the frontier failures are counted.
+TEST_F(TransportFetcherTest, SurvivesAFlakyFrontierAndAFlakyDedup) {
+  constexpr int kHosts = 3;
+  constexpr int kPages = 8;
+  const std::vector<std::string> hosts = {"a.test", "b.test", "c.test"};
+  auto url = [&](int host, int page) {
+    return absl::StrCat("http://", hosts[host % kHosts], "/p", page % kPages);
+  };
+  // Page i of host h links to pages i+1 and i+2 of its host and page i of the next host; the
+  // last page of every host has the same content (exact duplicates across hosts).
+  std::set<std::pair<std::string, std::string>> expected_links;
+  for (int h = 0; h < kHosts; ++h) {
+    transport_.Set(absl::StrCat("http://", hosts[h], "/robots.txt"),
+                   Text("User-agent: *\nAllow: /\n"));
+    for (int i = 0; i < kPages; ++i) {
+      if (i == kPages - 1) {
+        transport_.Set(url(h, i), Html("<p>the same text on every host</p>"));
+        continue;
+      }
+      std::string body = absl::StrCat("<p>page ", i, " of ", hosts[h], "</p>");
+      for (const std::string& to : {url(h, i + 1), url(h, i + 2), url(h + 1, i)}) {
+        absl::StrAppend(&body, "<a href=\"", to, "\">x</a>");
+        expected_links.emplace(url(h, i), to);
+      }
+      transport_.Set(url(h, i), Html(body));
+    }
+  }
+  frontier_.set_enqueue_added(true);
+  frontier_.Add(url(0, 0), "a.test");
+  FlakyFrontierClient flaky_frontier(frontier_, /*every=*/3);
+
+  kv::InMemoryKvStore store(dedup::Dedup::ColumnFamilies());
+  absl::StatusOr<std::unique_ptr<dedup::Dedup>> dedup = dedup::Dedup::Open({}, store);
+  ASSERT_TRUE(dedup.ok()) << dedup.status();
+  dedup::LocalDedupClient local_dedup(**dedup);
+  FlakyDedupClient flaky_dedup(local_dedup, /*every=*/2);
+
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    absl::StrCat("fetcher_transport_test_warc_", ::getpid());
+  std::filesystem::remove_all(dir);
+  absl::StatusOr<std::unique_ptr<warc::WarcWriter>> warc =
+      warc::WarcWriter::Open({.directory = dir.string()}, clock_, /*seed=*/1);
+  ASSERT_TRUE(warc.ok()) << warc.status();
+
+  const absl::Status status = Run(flaky_frontier, &flaky_dedup, warc->get());
+  ASSERT_TRUE(status.ok()) << status;
+
+  // Every URL of the web, completed exactly once.
+  std::map<std::string, frontier::FetchOutcome> by_url = CompletedOnce();
+  EXPECT_EQ(by_url.size(), static_cast<size_t>(kHosts * kPages));
+  for (int h = 0; h < kHosts; ++h) {
+    for (int i = 0; i < kPages; ++i) {
+      ASSERT_TRUE(by_url.contains(url(h, i))) << url(h, i) << " not completed";
+      const OutcomeClass outcome = by_url[url(h, i)].outcome;
+      EXPECT_TRUE(outcome == OutcomeClass::kFetched || outcome == OutcomeClass::kDuplicate)
+          << url(h, i);
+    }
+  }
+  EXPECT_EQ(frontier_.unknown_completions(), 0);
+  EXPECT_EQ(frontier_.outstanding(), 0u);
+
+  // No outlink lost: every link of every page reached the frontier.
+  std::set<std::pair<std::string, std::string>> added;
+  for (const frontier::UrlToAdd& u : frontier_.added()) added.emplace(u.discovered_from, u.canonical_url);
+  for (const auto& link : expected_links) {
+    EXPECT_TRUE(added.contains(link)) << link.first << " -> " << link.second << " lost";
+  }
+
+  // Every fetched page and every robots.txt has its response (or revisit) and request records.
+  ASSERT_TRUE((*warc)->Close().ok());
+  std::map<std::string, std::multiset<std::string>> types_by_uri;
+  for (const std::string& path : (*warc)->Files()) {
+    absl::StatusOr<std::unique_ptr<warc::WarcReader>> reader = warc::WarcReader::Open(path);
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    while (true) {
+      absl::StatusOr<std::optional<warc::ParsedRecord>> next = (*reader)->Next();
+      ASSERT_TRUE(next.ok()) << next.status();
+      if (!next->has_value()) break;
+      types_by_uri[(*next)->Field("WARC-Target-URI")].insert((*next)->Field("WARC-Type"));
+    }
+  }
+  std::filesystem::remove_all(dir);
+  for (const auto& [page, outcome] : by_url) {
+    const std::multiset<std::string>& types = types_by_uri[page];
+    EXPECT_EQ(types.count("response") + types.count("revisit"), 1u) << page;
+    EXPECT_EQ(types.count("request"), 1u) << page;
+  }
+  for (const std::string& host : hosts) {
+    const std::multiset<std::string>& types =
+        types_by_uri[absl::StrCat("http://", host, "/robots.txt")];
+    EXPECT_EQ(types.count("response"), 1u) << host;
+    EXPECT_EQ(types.count("request"), 1u) << host;
+  }
+
+  // The failures happened and are reported.
+  EXPECT_GT(flaky_frontier.failures(), 0);
+  EXPECT_GT(flaky_dedup.failures(), 0);
+  EXPECT_EQ(stats_.frontier_errors, static_cast<uint64_t>(flaky_frontier.failures()));
+  EXPECT_GE(stats_.frontier_outages, 1u);
+  EXPECT_LE(stats_.frontier_outages, stats_.frontier_errors);
+  EXPECT_THAT(stats_.frontier_last_error, HasSubstr("injected outage"));
+  EXPECT_EQ(stats_.completed, static_cast<uint64_t>(kHosts * kPages));
+  EXPECT_THAT(transport_.violations(), IsEmpty());
+}
+
+// Only a non-retryable frontier error stops the crawl, and Run returns it.
+TEST_F(TransportFetcherTest, ANonRetryableFrontierErrorStopsTheCrawl) {
+  ServeOnePage();
+  FailingSendsFrontier frontier(frontier_, absl::StatusCode::kInvalidArgument);
+  const absl::Status status = Run(frontier, nullptr, nullptr);
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_EQ(frontier.failures(), 1);  // not retried
+  EXPECT_EQ(stats_.frontier_errors, 1u);
+  EXPECT_THAT(frontier_.completions(), IsEmpty());
+}
+
+// Stopped while the frontier is unreachable: Run returns its error and says what was not sent
+// (re-leased by the frontier at lease expiry); the link retried with back-off meanwhile.
+TEST_F(TransportFetcherTest, AStopWhileTheFrontierIsDownReturnsItsError) {
+  ServeOnePage();
+  FailingSendsFrontier frontier(frontier_, absl::StatusCode::kUnavailable);
+  const absl::Status status =
+      Run(frontier, nullptr, nullptr,
+          [](const Fetcher& f) { return f.Stats().frontier_errors >= 3; });
+  EXPECT_TRUE(absl::IsUnavailable(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("1 completions"));
+  EXPECT_EQ(stats_.frontier_outages, 1u);  // one outage, however many failed calls
+  EXPECT_GE(stats_.frontier_errors, 3u);
+  EXPECT_THAT(stats_.frontier_last_error, HasSubstr("injected: Complete"));
+  EXPECT_THAT(frontier_.completions(), IsEmpty());
+}
+
+}  // namespace
+}  // namespace crawler::fetcher
