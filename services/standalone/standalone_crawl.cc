@@ -1,10 +1,6 @@
 #include "services/standalone/standalone_crawl.h"
 
-#include <pthread.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,27 +8,27 @@
 #include <optional>
 #include <random>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "lib/json/json_string.h"
 #include "lib/net/address_policy.h"
 #include "lib/politeness/in_process_politeness.h"
 #include "lib/warc/warc_writer.h"
+#include "services/common/periodic_runner.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/dedup/dedup.h"
 #include "services/dedup/local_dedup_client.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/frontier.h"
+#include "services/frontier/lease_reaper.h"
 #include "services/frontier/local_frontier_client.h"
+#include "services/scheduler/revisit_tuner.h"
 #include "services/scheduler/scheduler.h"
+#include "services/standalone/progress_reporter.h"
 
 namespace crawler::standalone {
 
@@ -69,9 +65,40 @@ struct StandaloneCrawl::Parts {
   CrawlStats stats;
   ObserverList observers;
   std::unique_ptr<fetcher::Fetcher> fetcher;
-  absl::Notification done;
-  std::atomic<bool> stopped_by_run_for{false};
 };
+
+namespace {
+
+// URLs of one host on lease at once, for the frontier and the fetcher alike. The fetcher's
+// politeness decides real spacing; the frontier only bounds how many URLs of a host are out.
+size_t LeaseAhead(const CrawlConfig& c) {
+  return LeaseAheadPerHost(c.collection.politeness, 2 * c.fetcher.flush_interval);
+}
+
+frontier::FrontierOptions FrontierOptionsFor(const CrawlConfig& c) {
+  frontier::FrontierOptions options = c.frontier;
+  options.max_pages_total = c.collection.limits.max_pages;
+  options.max_pages_per_host = c.collection.limits.max_pages_per_host;
+  options.revisit = c.collection.revisit.options;
+  options.max_in_flight_per_host = static_cast<uint32_t>(LeaseAhead(c));
+  return options;
+}
+
+fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c) {
+  fetcher::FetcherOptions options = c.fetcher;
+  options.http.user_agent = c.user_agent;
+  // The request head as sent is only kept for WARC request records.
+  options.http.capture_request = c.collection.store_bodies;
+  options.robots_agent = RobotsProductToken(c.user_agent);
+  options.lease_max_per_host = LeaseAhead(c);
+  options.max_buffered_tasks = BufferedTasksFor(options.lease_max_per_host, c.fetcher.max_in_flight,
+                                                c.collection.politeness.max_connections_per_host);
+  options.processing.store_content_types = c.collection.store_content_types;
+  options.processing.fingerprints = c.collection.fingerprints;
+  return options;
+}
+
+}  // namespace
 
 StandaloneCrawl::StandaloneCrawl(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
 StandaloneCrawl::~StandaloneCrawl() = default;
@@ -98,20 +125,8 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   if (!store.ok()) return store.status();
   p->store = *std::move(store);
 
-  frontier::FrontierOptions frontier_options;
-  frontier_options.max_pages_total = c.collection.limits.max_pages;
-  frontier_options.max_pages_per_host = c.collection.limits.max_pages_per_host;
-  frontier_options.revisit = c.collection.revisit.options;
-  frontier_options.max_attempts = c.max_attempts;
-  frontier_options.retry_backoff_initial = c.retry_backoff;
-  frontier_options.retry_backoff_max = c.retry_backoff_max;
-  // The fetcher's politeness decides real spacing; the frontier only bounds how many URLs of a
-  // host are out at once.
-  fetcher::FetcherOptions fo;
-  const size_t lease_ahead = LeaseAheadPerHost(c.collection.politeness, 2 * fo.flush_interval);
-  frontier_options.max_in_flight_per_host = static_cast<uint32_t>(lease_ahead);
   absl::StatusOr<std::unique_ptr<frontier::Frontier>> frontier =
-      frontier::Frontier::Open(frontier_options, *p->store, clock);
+      frontier::Frontier::Open(FrontierOptionsFor(c), *p->store, clock);
   if (!frontier.ok()) return frontier.status();
   p->frontier = *std::move(frontier);
   p->frontier_client = std::make_unique<frontier::LocalFrontierClient>(*p->frontier);
@@ -145,7 +160,7 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
                                 .max_file_bytes = c.warc_max_file_bytes,
                                 .description = absl::StrCat("collection ", c.collection.name),
                                 .http_header_user_agent = c.user_agent,
-                                .robots_policy = c.obey_robots ? "obey" : "ignore"},
+                                .robots_policy = c.fetcher.obey_robots ? "obey" : "ignore"},
                                clock, seed ^ 0x9E3779B97F4A7C15ull);
     if (!warc.ok()) return warc.status();
     p->warc = *std::move(warc);
@@ -156,26 +171,8 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   p->observers.Add(p->log.get());
   p->observers.Add(&p->stats);
 
-  fo.http.user_agent = c.user_agent;
-  fo.http.total_timeout = c.timeout;
-  fo.http.max_body_bytes = c.max_body_bytes;
-  fo.http.connect_to = c.connect_to;
-  // The request head as sent is only kept for WARC request records.
-  fo.http.capture_request = c.collection.store_bodies;
-  fo.robots_agent = RobotsProductToken(c.user_agent);
-  fo.obey_robots = c.obey_robots;
-  fo.robots_policy.unreachable_retry_after = c.robots_retry_after;
-  fo.queue_robots_sitemaps = c.queue_sitemaps;
-  fo.max_in_flight = c.max_in_flight;
-  fo.lease_max_per_host = lease_ahead;
-  fo.max_buffered_tasks = BufferedTasksFor(lease_ahead, c.max_in_flight,
-                                           c.collection.politeness.max_connections_per_host);
-  fo.worker_threads = c.workers;
-  fo.processing.follow_embeds = c.follow_embeds;
-  fo.processing.store_content_types = c.collection.store_content_types;
-  fo.processing.fingerprints = c.collection.fingerprints;
   absl::StatusOr<std::unique_ptr<fetcher::Fetcher>> f = fetcher::Fetcher::Create(
-      fo, *p->frontier_client, p->dedup_client.get(), *p->politeness, *p->resolver, *p->guard,
+      FetcherOptionsFor(c), *p->frontier_client, p->dedup_client.get(), *p->politeness, *p->resolver, *p->guard,
       p->scheduler->scope(), p->warc.get(), clock, &p->observers);
   if (!f.ok()) return f.status();
   p->fetcher = *std::move(f);
@@ -195,90 +192,43 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
   std::fprintf(stderr, "crawl: %zu seeds (%zu new), data in %s\n", seeds->seeds, seeds->queued,
                p.config.data_dir.c_str());
 
-  const bool revisiting = p.config.collection.revisit.options.enabled;
-  const std::vector<frontier::FrontierClient*> partitions = {p.frontier_client.get()};
-  // The latest re-tuning of the re-visit policy, for progress lines (housekeeping thread only).
-  std::optional<scheduler::RevisitTuning> tuning;
-  if (revisiting) {
-    // Before any re-visit is decided, so first visits get the budget's uniform interval.
-    absl::StatusOr<scheduler::RevisitTuning> tuned = p.scheduler->TuneRevisits(partitions);
-    if (!tuned.ok()) return tuned.status();
-    tuning = *tuned;
-  }
-
-  // Housekeeping until the fetcher returns: lease expiry, re-tuning the re-visit policy, the
-  // run_for limit, progress lines.
-  std::thread housekeeping([&p, &tuning, &partitions, start, revisiting] {
-    pthread_setname_np(pthread_self(), "crawl-house");
-    absl::Time last_progress = start;
-    absl::Time last_tuning = start;
-    uint64_t last_pages = 0;
-    uint64_t known_at_tuning = p.frontier->Stats().seen_urls;
-    bool stopping = false;
-    // A short tick: while the crawl discovers pages the fleet grows fast, and re-visits decided
-    // with a stale fleet size would be spaced for the wrong number of pages.
-    while (!p.done.WaitForNotificationWithTimeout(absl::Milliseconds(250))) {
-      p.frontier->ExpireLeases().IgnoreError();
-      const absl::Time now = p.clock->Now();
-      if (!stopping && now - start >= p.config.run_for) {
-        std::fprintf(stderr, "crawl: run time %s reached, finishing transfers in flight\n",
-                     absl::FormatDuration(p.config.run_for).c_str());
-        p.stopped_by_run_for = true;
-        p.fetcher->Stop();
-        stopping = true;
-      }
-      const uint64_t known = revisiting ? p.frontier->Stats().seen_urls : 0;
-      if (revisiting && (now - last_tuning >= p.config.revisit_tune_interval ||
-                         known > known_at_tuning + known_at_tuning / 10)) {
-        known_at_tuning = known;
-        absl::StatusOr<scheduler::RevisitTuning> tuned = p.scheduler->TuneRevisits(partitions);
-        if (tuned.ok()) {
-          tuning = *tuned;
-        } else {
-          std::fprintf(stderr, "crawl: re-tuning the re-visit policy failed: %s\n",
-                       std::string(tuned.status().message()).c_str());
-        }
-        last_tuning = now;
-      }
-      if (p.config.progress_interval <= absl::ZeroDuration() ||
-          now - last_progress < p.config.progress_interval) {
-        continue;
-      }
-      const CrawlTotals t = p.stats.Totals();
-      const frontier::FrontierStats fs = p.frontier->Stats();
-      const fetcher::FetcherStats fe = p.fetcher->Stats();
-      const double rate = static_cast<double>(t.pages - last_pages) /
-                          std::max(1e-9, absl::ToDoubleSeconds(now - last_progress));
-      std::fprintf(stderr,
-                   "[%s] pages %llu (%.1f/s)  queued %llu  waiting %llu  in flight %llu  "
-                   "errors %llu  duplicates %llu  robots-denied %llu\n",
-                   absl::FormatDuration(absl::Trunc(now - start, absl::Seconds(1))).c_str(),
-                   static_cast<unsigned long long>(t.pages), rate,
-                   static_cast<unsigned long long>(fs.queued_urls),
-                   static_cast<unsigned long long>(fs.waiting_urls),
-                   static_cast<unsigned long long>(fe.in_flight),
-                   static_cast<unsigned long long>(t.errors),
-                   static_cast<unsigned long long>(t.duplicates),
-                   static_cast<unsigned long long>(t.robots_denied));
-      if (revisiting && tuning.has_value()) {
-        std::fprintf(stderr,
-                     "  revisits: pages %.0f  re-visits %llu  changes seen %llu  observed rate "
-                     "%.3g/d  budget %.3g/d  mu %s  expected freshness %s\n",
-                     tuning->pages, static_cast<unsigned long long>(fs.revisits_scheduled),
-                     static_cast<unsigned long long>(fs.changes_detected),
-                     tuning->observed_rate_per_day, tuning->budget_visits_per_day,
-                     tuning->mu.has_value() ? absl::StrFormat("%.3g", *tuning->mu).c_str() : "-",
-                     tuning->expected_freshness.has_value()
-                         ? absl::StrFormat("%.3f", *tuning->expected_freshness).c_str()
-                         : "-");
-      }
-      last_progress = now;
-      last_pages = t.pages;
-    }
+  // Housekeeping while the fetcher runs, in this order on each tick: lease expiry, the run_for
+  // limit, re-tuning the re-visit policy, progress lines.
+  std::vector<PeriodicJob*> jobs;
+  frontier::LeaseReaper reaper({}, {p.frontier.get()});
+  jobs.push_back(&reaper);
+  RunLimit run_limit(p.config.run_for, start, [&p] {
+    std::fprintf(stderr, "crawl: run time %s reached, finishing transfers in flight\n",
+                 absl::FormatDuration(p.config.run_for).c_str());
+    p.fetcher->Stop();
   });
+  jobs.push_back(&run_limit);
+  std::optional<scheduler::RevisitTuner> tuner;
+  if (p.config.collection.revisit.options.enabled) {
+    tuner.emplace(
+        p.config.revisit_tuner, *p.scheduler,
+        std::vector<frontier::FrontierClient*>{p.frontier_client.get()},
+        [&p] { return p.frontier->Stats().seen_urls; },
+        [](const absl::Status& s) {
+          std::fprintf(stderr, "crawl: re-tuning the re-visit policy failed: %s\n",
+                       std::string(s.message()).c_str());
+        });
+    if (absl::Status s = tuner->TuneNow(p.clock->Now()); !s.ok()) return s;
+    jobs.push_back(&*tuner);
+  }
+  std::optional<ProgressReporter> progress;
+  if (p.config.progress.interval > absl::ZeroDuration()) {
+    ProgressSources sources{.totals = [&p] { return p.stats.Totals(); },
+                            .frontier = [&p] { return p.frontier->Stats(); },
+                            .in_flight = [&p] { return p.fetcher->Stats().in_flight; }};
+    if (tuner.has_value()) sources.tuning = [&tuner] { return tuner->latest(); };
+    progress.emplace(p.config.progress, start, std::move(sources), stderr);
+    jobs.push_back(&*progress);
+  }
+  PeriodicRunner housekeeping({.thread_name = "crawl-house"}, *p.clock, std::move(jobs));
+  housekeeping.Start();
   absl::Status status = p.fetcher->Run();
-  p.done.Notify();
-  housekeeping.join();
+  housekeeping.Stop();
   if (p.warc != nullptr) {
     absl::Status closed = p.warc->Close();
     if (status.ok()) status = closed;
@@ -296,7 +246,7 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
         ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
         ",\n  \"warc_records\": ", p.warc != nullptr ? p.warc->RecordsWritten() : 0,
         ",\n  \"warc_files\": [", absl::StrJoin(files, ", "), "]",
-        ",\n  \"stopped_by_run_for\": ", p.stopped_by_run_for ? "true" : "false",
+        ",\n  \"stopped_by_run_for\": ", run_limit.reached() ? "true" : "false",
         ",\n  \"revisits_scheduled\": ", fs.revisits_scheduled,
         ",\n  \"changes_detected\": ", fs.changes_detected);
     std::ofstream out(p.config.stats_json);

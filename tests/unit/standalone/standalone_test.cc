@@ -318,17 +318,17 @@ TEST(LoadCrawlConfigYaml, EveryKeyIsApplied) {
   EXPECT_EQ(c.crawl_log, "/var/log/crawl.log");
   EXPECT_EQ(c.stats_json, "/var/crawl/stats.json");
   EXPECT_EQ(c.user_agent, "ExampleBot/2.0 (+https://example.org/bot)");
-  EXPECT_FALSE(c.obey_robots);
-  EXPECT_TRUE(c.queue_sitemaps);
-  EXPECT_TRUE(c.follow_embeds);
-  EXPECT_EQ(c.max_in_flight, 64u);
-  EXPECT_EQ(c.workers, 3);
-  EXPECT_EQ(c.timeout, absl::Seconds(45));
-  EXPECT_EQ(c.max_body_bytes, 1048576u);
+  EXPECT_FALSE(c.fetcher.obey_robots);
+  EXPECT_TRUE(c.fetcher.queue_robots_sitemaps);
+  EXPECT_TRUE(c.fetcher.processing.follow_embeds);
+  EXPECT_EQ(c.fetcher.max_in_flight, 64u);
+  EXPECT_EQ(c.fetcher.worker_threads, 3);
+  EXPECT_EQ(c.fetcher.http.total_timeout, absl::Seconds(45));
+  EXPECT_EQ(c.fetcher.http.max_body_bytes, 1048576u);
   EXPECT_THAT(c.allow_networks, ElementsAre("127.0.0.0/8", "::1/128"));
-  EXPECT_EQ(c.connect_to, "127.0.0.1:8080");
+  EXPECT_EQ(c.fetcher.http.connect_to, "127.0.0.1:8080");
   EXPECT_EQ(c.warc_max_file_bytes, 5000000u);
-  EXPECT_EQ(c.progress_interval, absl::Milliseconds(500));
+  EXPECT_EQ(c.progress.interval, absl::Milliseconds(500));
   EXPECT_FALSE(c.collection.store_bodies);
   EXPECT_FALSE(c.collection.fingerprints);
   EXPECT_THAT(c.collection.store_content_types, ElementsAre("text/html", "application/pdf"));
@@ -351,12 +351,12 @@ TEST(LoadCrawlConfigYaml, EveryKeyIsApplied) {
   EXPECT_EQ(c.collection.revisit.options.min_interval, absl::Seconds(30));
   EXPECT_EQ(c.collection.revisit.options.max_interval, absl::Hours(48));
   EXPECT_DOUBLE_EQ(c.collection.revisit.options.policy_options.optimal.min_visits_per_day, 1);
-  EXPECT_EQ(c.revisit_tune_interval, absl::Seconds(20));
+  EXPECT_EQ(c.revisit_tuner.interval, absl::Seconds(20));
   EXPECT_EQ(c.collection.revisit.options.change_threshold_bits, 9);
-  EXPECT_EQ(c.max_attempts, 5u);
-  EXPECT_EQ(c.retry_backoff, absl::Seconds(30));
-  EXPECT_EQ(c.retry_backoff_max, absl::Hours(2));
-  EXPECT_EQ(c.robots_retry_after, absl::Minutes(10));
+  EXPECT_EQ(c.frontier.max_attempts, 5u);
+  EXPECT_EQ(c.frontier.retry_backoff_initial, absl::Seconds(30));
+  EXPECT_EQ(c.frontier.retry_backoff_max, absl::Hours(2));
+  EXPECT_EQ(c.fetcher.robots_policy.unreachable_retry_after, absl::Minutes(10));
 }
 
 TEST(ParseVisitRate, UnitsAreConvertedToVisitsPerDay) {
@@ -376,24 +376,24 @@ TEST(ParseVisitRate, UnitsAreConvertedToVisitsPerDay) {
 TEST(LoadCrawlConfigYaml, AbsentKeysKeepTheirValues) {
   TempDir dir;
   CrawlConfig c;
-  c.workers = 9;
+  c.fetcher.worker_threads = 9;
   c.data_dir = "/from/flags";
   const CrawlConfig defaults;
   ASSERT_TRUE(LoadCrawlConfigYaml(dir.Write("c.yaml", "max_pages: 5\n"), c).ok());
   EXPECT_EQ(c.collection.limits.max_pages, 5u);
-  EXPECT_EQ(c.workers, 9);
+  EXPECT_EQ(c.fetcher.worker_threads, 9);
   EXPECT_EQ(c.data_dir, "/from/flags");
   EXPECT_EQ(c.user_agent, defaults.user_agent);
-  EXPECT_EQ(c.timeout, defaults.timeout);
+  EXPECT_EQ(c.fetcher.http.total_timeout, defaults.fetcher.http.total_timeout);
 }
 
 TEST(LoadCrawlConfigYaml, EmptyFileChangesNothing) {
   TempDir dir;
   CrawlConfig c;
-  c.workers = 5;
+  c.fetcher.worker_threads = 5;
   EXPECT_TRUE(LoadCrawlConfigYaml(dir.Write("empty.yaml", ""), c).ok());
   EXPECT_TRUE(LoadCrawlConfigYaml(dir.Write("comment.yaml", "# nothing here\n"), c).ok());
-  EXPECT_EQ(c.workers, 5);
+  EXPECT_EQ(c.fetcher.worker_threads, 5);
 }
 
 TEST(LoadCrawlConfigYaml, MissingFileIsNotFound) {
@@ -528,31 +528,31 @@ TEST(CrawlConfigFinalize, InvalidSettingsAreNamed) {
       {"empty user agent", [](CrawlConfig& c) { c.user_agent.clear(); }, "user_agent"},
       {"no product token", [](CrawlConfig& c) { c.user_agent = "/1.0"; }, "user_agent"},
       {"leading space", [](CrawlConfig& c) { c.user_agent = " Bot/1.0"; }, "user_agent"},
-      {"max_in_flight 0", [](CrawlConfig& c) { c.max_in_flight = 0; }, "max_in_flight"},
-      {"max_in_flight huge", [](CrawlConfig& c) { c.max_in_flight = 100'001; }, "max_in_flight"},
-      {"workers 0", [](CrawlConfig& c) { c.workers = 0; }, "workers"},
-      {"workers 257", [](CrawlConfig& c) { c.workers = 257; }, "workers"},
-      {"timeout 0", [](CrawlConfig& c) { c.timeout = absl::ZeroDuration(); }, "timeout"},
-      {"tiny body cap", [](CrawlConfig& c) { c.max_body_bytes = 100; }, "max_body_bytes"},
+      {"max_in_flight 0", [](CrawlConfig& c) { c.fetcher.max_in_flight = 0; }, "max_in_flight"},
+      {"max_in_flight huge", [](CrawlConfig& c) { c.fetcher.max_in_flight = 100'001; }, "max_in_flight"},
+      {"workers 0", [](CrawlConfig& c) { c.fetcher.worker_threads = 0; }, "workers"},
+      {"workers 257", [](CrawlConfig& c) { c.fetcher.worker_threads = 257; }, "workers"},
+      {"timeout 0", [](CrawlConfig& c) { c.fetcher.http.total_timeout = absl::ZeroDuration(); }, "timeout"},
+      {"tiny body cap", [](CrawlConfig& c) { c.fetcher.http.max_body_bytes = 100; }, "max_body_bytes"},
       {"no seeds", [](CrawlConfig& c) { c.collection.seeds.clear(); }, "seed"},
       {"zero max pages", [](CrawlConfig& c) { c.collection.limits.max_pages = 0; }, "max_pages"},
       {"bad politeness",
        [](CrawlConfig& c) { c.collection.politeness.max_connections_per_host = 0; },
        "max_connections_per_host"},
       {"run_for 0", [](CrawlConfig& c) { c.run_for = absl::ZeroDuration(); }, "run_for"},
-      {"max_attempts 0", [](CrawlConfig& c) { c.max_attempts = 0; }, "max_attempts"},
-      {"max_attempts 101", [](CrawlConfig& c) { c.max_attempts = 101; }, "max_attempts"},
-      {"retry_backoff 0", [](CrawlConfig& c) { c.retry_backoff = absl::ZeroDuration(); },
+      {"max_attempts 0", [](CrawlConfig& c) { c.frontier.max_attempts = 0; }, "max_attempts"},
+      {"max_attempts 101", [](CrawlConfig& c) { c.frontier.max_attempts = 101; }, "max_attempts"},
+      {"retry_backoff 0", [](CrawlConfig& c) { c.frontier.retry_backoff_initial = absl::ZeroDuration(); },
        "retry_backoff"},
       {"retry backoffs reversed",
        [](CrawlConfig& c) {
-         c.retry_backoff = absl::Hours(2);
-         c.retry_backoff_max = absl::Hours(1);
+         c.frontier.retry_backoff_initial = absl::Hours(2);
+         c.frontier.retry_backoff_max = absl::Hours(1);
        },
        "retry_backoff_max"},
-      {"robots_retry_after 30s", [](CrawlConfig& c) { c.robots_retry_after = absl::Seconds(30); },
+      {"robots_retry_after 30s", [](CrawlConfig& c) { c.fetcher.robots_policy.unreachable_retry_after = absl::Seconds(30); },
        "robots_retry_after"},
-      {"robots_retry_after 25h", [](CrawlConfig& c) { c.robots_retry_after = absl::Hours(25); },
+      {"robots_retry_after 25h", [](CrawlConfig& c) { c.fetcher.robots_policy.unreachable_retry_after = absl::Hours(25); },
        "robots_retry_after"},
       {"revisit without budget",
        [](CrawlConfig& c) { c.collection.revisit.options.enabled = true; }, "budget"},
@@ -610,16 +610,16 @@ TEST(CrawlConfigFinalize, SettingsRejectedLaterAreRejectedHereToo) {
 
 TEST(CrawlConfigFinalize, BoundaryValuesAreAccepted) {
   CrawlConfig c = Valid();
-  c.max_in_flight = 1;
-  c.workers = 256;
-  c.max_body_bytes = 1024;
-  c.timeout = absl::Milliseconds(1);
-  c.max_attempts = 100;
-  c.retry_backoff = c.retry_backoff_max = absl::Milliseconds(1);
-  c.robots_retry_after = absl::Hours(24);
+  c.fetcher.max_in_flight = 1;
+  c.fetcher.worker_threads = 256;
+  c.fetcher.http.max_body_bytes = 1024;
+  c.fetcher.http.total_timeout = absl::Milliseconds(1);
+  c.frontier.max_attempts = 100;
+  c.frontier.retry_backoff_initial = c.frontier.retry_backoff_max = absl::Milliseconds(1);
+  c.fetcher.robots_policy.unreachable_retry_after = absl::Hours(24);
   EXPECT_TRUE(c.Finalize().ok());
-  c.max_attempts = 1;
-  c.robots_retry_after = absl::Minutes(1);
+  c.frontier.max_attempts = 1;
+  c.fetcher.robots_policy.unreachable_retry_after = absl::Minutes(1);
   EXPECT_TRUE(c.Finalize().ok());
 }
 

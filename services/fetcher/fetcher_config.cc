@@ -1,0 +1,38 @@
+#include "services/fetcher/fetcher_config.h"
+
+#include <string>
+
+namespace crawler::fetcher {
+
+using Options = FetcherOptions;
+
+const config::KeyTable<FetcherOptions>& FetcherKeys() {
+  static const auto* const table = [] {
+    auto* t = new config::KeyTable<FetcherOptions>;
+    t->Add({"max_in_flight", "--max-in-flight", "Concurrent requests in total"},
+           &Options::max_in_flight)
+        .Add({"workers", "--workers", "Page processing threads"}, &Options::worker_threads)
+        .AddField<absl::Duration>(
+            {"timeout", "--timeout", "Per-request time limit, e.g. 30s"},
+            [](Options& o) -> absl::Duration& { return o.http.total_timeout; })
+        .AddField<size_t>({"max_body_bytes", "--max-body-bytes", "Body bytes kept per response"},
+                          [](Options& o) -> size_t& { return o.http.max_body_bytes; })
+        .AddField<std::string>(
+            {"connect_to", "--connect-to", "Send every request to HOST:PORT (websim)"},
+            [](Options& o) -> std::string& { return o.http.connect_to; })
+        .Add({"obey_robots", "--no-robots", "Ignore robots.txt (only for your own sites)"},
+             &Options::obey_robots)
+        .Add({"queue_sitemaps", "--queue-sitemaps", "Queue sitemaps listed in robots.txt"},
+             &Options::queue_robots_sitemaps)
+        .AddField<bool>({"follow_embeds", "--follow-embeds", "Also follow <img> links"},
+                        [](Options& o) -> bool& { return o.processing.follow_embeds; })
+        .AddField<absl::Duration>(
+            {"robots_retry_after", "--robots-retry-after",
+             "An unreachable robots.txt is fetched again after this"},
+            [](Options& o) -> absl::Duration& { return o.robots_policy.unreachable_retry_after; });
+    return t;
+  }();
+  return *table;
+}
+
+}  // namespace crawler::fetcher

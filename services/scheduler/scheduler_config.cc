@@ -1,0 +1,118 @@
+#include "services/scheduler/scheduler_config.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace crawler::scheduler {
+namespace {
+
+using config::ValueKind;
+using Strings = std::vector<std::string>;
+
+}  // namespace
+
+const config::KeyTable<Collection>& CollectionKeys() {
+  static const auto* const table = [] {
+    auto* t = new config::KeyTable<Collection>;
+    t->Add({"name", "--name", "Collection name (WARC file prefix)"}, &Collection::name)
+        .Add({"seeds", "", "Seed URLs"}, &Collection::seeds)
+        .Add({"store_bodies", "--no-warc", "Do not write WARC files"}, &Collection::store_bodies)
+        .Add({"fingerprints", "--no-fingerprints",
+              "No content fingerprints: no duplicate detection (a link-mapping crawl)"},
+             &Collection::fingerprints)
+        .Add({"store_content_types", "--store-content-type",
+              "Only store these media types in WARC files (repeatable), e.g. text/html", "all"},
+             &Collection::store_content_types)
+        // scope
+        .AddField<Strings>(
+            {"allow_host_suffixes", "--allow-host-suffix",
+             "Only hosts under this suffix (repeatable; gov.si admits gov.si and *.gov.si)",
+             "any host"},
+            [](Collection& c) -> Strings& { return c.scope.allowed_host_suffixes; })
+        .AddField<bool>({"same_site_only", "--same-site-only", "Only the seeds' registrable domains"},
+                        [](Collection& c) -> bool& { return c.scope.same_site_only; })
+        .AddField<Strings>({"include", "--include", "URL regex (RE2) that must match (repeatable)"},
+                           [](Collection& c) -> Strings& { return c.scope.include_patterns; })
+        .AddField<Strings>(
+            {"exclude", "--exclude", "URL regex (RE2) that must not match (repeatable)"},
+            [](Collection& c) -> Strings& { return c.scope.exclude_patterns; })
+        .AddField<std::optional<uint32_t>>(
+            {"max_depth", "--max-depth", "Link depth from the seeds (seeds are 0)"},
+            [](Collection& c) -> std::optional<uint32_t>& { return c.scope.max_depth; })
+        // limits
+        .AddField<uint64_t>({"max_pages", "--max-pages", "Stop after this many pages", "unlimited"},
+                            [](Collection& c) -> uint64_t& { return c.limits.max_pages; })
+        .AddField<uint64_t>(
+            {"max_pages_per_host", "--max-pages-per-host", "Pages per host at most", "unlimited"},
+            [](Collection& c) -> uint64_t& { return c.limits.max_pages_per_host; })
+        // politeness
+        .AddField<absl::Duration>(
+            {"min_delay", "--min-delay", "Minimum delay per host, e.g. 50ms, 2s"},
+            [](Collection& c) -> absl::Duration& { return c.politeness.min_delay; })
+        .AddField<absl::Duration>(
+            {"max_delay", "--max-delay", "Maximum delay per host (a larger --min-delay raises it)"},
+            [](Collection& c) -> absl::Duration& { return c.politeness.max_delay; })
+        .AddField<double>(
+            {"delay_factor", "--delay-factor", "Delay >= factor x last response time"},
+            [](Collection& c) -> double& { return c.politeness.delay_factor; })
+        .AddField<absl::Duration>(
+            {"max_crawl_delay", "--max-crawl-delay", "Cap on robots.txt Crawl-delay"},
+            [](Collection& c) -> absl::Duration& { return c.politeness.max_crawl_delay; })
+        .AddField<int>(
+            {"max_connections_per_host", "--max-connections-per-host",
+             "Concurrent requests per host"},
+            [](Collection& c) -> int& { return c.politeness.max_connections_per_host; })
+        // re-visiting
+        .AddField<bool>({"revisit", "--revisit",
+                         "Keep the pages fresh: re-visit each one when the re-visit policy says"},
+                        [](Collection& c) -> bool& { return c.revisit.options.enabled; })
+        .AddField<std::string>(
+            {"revisit_policy", "--revisit-policy",
+             "optimal, uniform, proportional, fixed, nutch, stormcrawler, step, "
+             "bayes-published, bayes-corrected"},
+            [](Collection& c) -> std::string& { return c.revisit.options.policy; })
+        .AddField<double>(
+            {"revisit_budget", "--revisit-budget",
+             "Re-visits the collection may spend, e.g. 5/s, 20/h, 1000/d",
+             "none (required with --revisit)"},
+            [](Collection& c) -> double& { return c.revisit.budget_visits_per_day; },
+            ValueKind::kVisitRate)
+        .AddField<absl::Duration>(
+            {"revisit_min_interval", "--revisit-min-interval",
+             "No page re-visited sooner than this"},
+            [](Collection& c) -> absl::Duration& { return c.revisit.options.min_interval; })
+        .AddField<absl::Duration>(
+            {"revisit_max_interval", "--revisit-max-interval",
+             "Every page re-visited at least this often"},
+            [](Collection& c) -> absl::Duration& { return c.revisit.options.max_interval; })
+        .AddField<double>(
+            {"revisit_min_visits", "--revisit-min-visits",
+             "optimal: every page at least this often, e.g. 1/d (exploration)"},
+            [](Collection& c) -> double& {
+              return c.revisit.options.policy_options.optimal.min_visits_per_day;
+            },
+            ValueKind::kVisitRate)
+        .AddField<int>({"change_threshold_bits", "--change-threshold-bits",
+                        "SimHash bits that make a re-visit count as a change"},
+                       [](Collection& c) -> int& {
+                         return c.revisit.options.change_threshold_bits;
+                       });
+    return t;
+  }();
+  return *table;
+}
+
+const config::KeyTable<RevisitTunerOptions>& RevisitTunerKeys() {
+  static const auto* const table = [] {
+    auto* t = new config::KeyTable<RevisitTunerOptions>;
+    t->Add({"revisit_tune_interval", "--revisit-tune-interval",
+            "How often the re-visit policy is re-tuned"},
+           &RevisitTunerOptions::interval);
+    return t;
+  }();
+  return *table;
+}
+
+}  // namespace crawler::scheduler
