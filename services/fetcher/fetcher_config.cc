@@ -1,6 +1,7 @@
 #include "services/fetcher/fetcher_config.h"
 
 #include <string>
+#include <vector>
 
 namespace crawler::fetcher {
 
@@ -20,6 +21,10 @@ const config::KeyTable<FetcherOptions>& FetcherKeys() {
         .AddField<std::string>(
             {"connect_to", "--connect-to", "Send every request to HOST:PORT (websim)"},
             [](Options& o) -> std::string& { return o.http.connect_to; })
+        .AddField<std::vector<std::string>>(
+            {"request_headers", "--header",
+             "Header line sent with every request (repeatable), e.g. 'From: ops@example.org'"},
+            [](Options& o) -> std::vector<std::string>& { return o.http.extra_headers; })
         .Add({"obey_robots", "--no-robots", "Ignore robots.txt (only for your own sites)"},
              &Options::obey_robots)
         .Add({"queue_sitemaps", "--queue-sitemaps", "Queue sitemaps listed in robots.txt"},

@@ -443,6 +443,14 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const HttpClientO
     impl->constant_headers = curl_slist_append(
         impl->constant_headers, absl::StrCat("Accept-Encoding: ", options.accept_encoding).c_str());
   }
+  for (const std::string& header : options.extra_headers) {
+    if (header.find_first_of("\r\n") != std::string::npos || header.find(':') == std::string::npos ||
+        header.front() == ':') {
+      return absl::InvalidArgumentError(
+          absl::StrCat("request header \"", header, "\" is not one \"Name: value\" line"));
+    }
+    impl->constant_headers = curl_slist_append(impl->constant_headers, header.c_str());
+  }
   impl->epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   impl->wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (impl->epoll_fd < 0 || impl->wake_fd < 0) {

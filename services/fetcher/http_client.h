@@ -62,6 +62,9 @@ struct HttpClientOptions {
   bool capture_request = true;
   // Idle connections kept for reuse.
   int max_cached_connections = 2048;
+  // Header lines sent with every request, "Name: value" (e.g. "From: ops@example.org", which
+  // RFC 9110 §10.1.2 suggests for robots). Validated by HttpClient::Create: no line breaks.
+  std::vector<std::string> extra_headers;
 };
 
 // The production HttpTransport.

@@ -34,6 +34,9 @@ const config::KeyTable<CrawlConfig>& CrawlConfigKeys() {
              &CrawlConfig::warc_max_file_bytes)
         .Add({"partitions", "--partitions", "Frontier partitions run in this process (1..64)"},
              &CrawlConfig::partitions)
+        .Add({"partition_header", "--partition-header",
+              "Send each request's partition as X-Crawler-Partition (to check partitioning)"},
+             &CrawlConfig::partition_header)
         .AddField<absl::Duration>(
             {"progress_interval", "--progress-interval",
              "Time between progress lines on stderr, e.g. 5s (0 = none)"},

@@ -50,6 +50,10 @@ struct CrawlConfig {
   uint64_t warc_max_file_bytes = warc::WarcWriterOptions{}.max_file_bytes;
   // Frontier partitions run in this process (DESIGN.md §4), 1..64.
   int partitions = 1;
+  // Send X-Crawler-Partition: <k> with every request of partition k's fetcher, so a server's log
+  // (websim's) shows that each host is fetched by its owner only. Off: crawled sites learn
+  // nothing of the crawler's layout.
+  bool partition_header = false;
   ProgressReporterOptions progress;  // progress_interval; zero: no progress lines
   // Stop after this long, cleanly (as on SIGTERM; the same data dir resumes). Infinite: run until
   // the frontier is exhausted or a limit is reached. A re-visiting crawl is never exhausted:

@@ -1,5 +1,7 @@
 #include "services/standalone/standalone_crawl.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +10,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -26,6 +29,7 @@
 #include "services/frontier/frontier.h"
 #include "services/frontier/lease_reaper.h"
 #include "services/frontier/local_frontier_client.h"
+#include "services/frontier/routed_frontier_client.h"
 #include "services/scheduler/revisit_tuner.h"
 #include "services/scheduler/scheduler.h"
 #include "services/standalone/progress_reporter.h"
@@ -51,9 +55,11 @@ size_t BufferedTasksFor(size_t lease_ahead, size_t max_in_flight, int max_connec
 struct StandaloneCrawl::Parts {
   CrawlConfig config;
   const Clock* clock = nullptr;
-  std::unique_ptr<kv::RocksDbKvStore> store;
-  std::unique_ptr<frontier::Frontier> frontier;
-  std::unique_ptr<frontier::LocalFrontierClient> frontier_client;
+  // Per partition k: its store (<data_dir>/state, which also holds the content index, for
+  // k = 0; <data_dir>/state-k beyond), its frontier core and a client of it.
+  std::vector<std::unique_ptr<kv::RocksDbKvStore>> stores;
+  std::vector<std::unique_ptr<frontier::Frontier>> frontiers;
+  std::vector<std::unique_ptr<frontier::LocalFrontierClient>> locals;
   std::unique_ptr<dedup::Dedup> dedup;
   std::unique_ptr<dedup::LocalDedupClient> dedup_client;
   std::unique_ptr<scheduler::Scheduler> scheduler;
@@ -64,7 +70,19 @@ struct StandaloneCrawl::Parts {
   std::unique_ptr<CrawlLog> log;
   CrawlStats stats;
   ObserverList observers;
-  std::unique_ptr<fetcher::Fetcher> fetcher;
+  // routers[k] is fetcher k's view of the frontier: its own partition for leases and
+  // completions, every partition for outlinks. routers.back() (home 0) feeds the seeds.
+  std::vector<std::unique_ptr<frontier::RoutedFrontierClient>> routers;
+  std::vector<std::unique_ptr<fetcher::Fetcher>> fetchers;
+
+  frontier::RoutedFrontierClient& seed_client() { return *routers.back(); }
+  void StopFetchers() {
+    for (auto& f : fetchers) f->Stop();
+  }
+  // The partitions' figures summed (local cores: cannot fail).
+  frontier::FrontierStats FrontierTotals() {
+    return seed_client().Stats().value_or(frontier::FrontierStats{});
+  }
 };
 
 namespace {
@@ -75,27 +93,74 @@ size_t LeaseAhead(const CrawlConfig& c) {
   return LeaseAheadPerHost(c.collection.politeness, 2 * c.fetcher.flush_interval);
 }
 
-frontier::FrontierOptions FrontierOptionsFor(const CrawlConfig& c) {
+// Partition k's share of `total`: the shares add up to it exactly (unlimited stays unlimited).
+uint64_t ShareOf(uint64_t total, uint32_t k, uint32_t n) {
+  if (total == frontier::FrontierOptions::kUnlimited || n == 1) return total;
+  return total / n + (k < total % n ? 1 : 0);
+}
+
+frontier::FrontierOptions FrontierOptionsFor(const CrawlConfig& c, uint32_t k) {
+  const auto n = static_cast<uint32_t>(c.partitions);
   frontier::FrontierOptions options = c.frontier;
-  options.max_pages_total = c.collection.limits.max_pages;
+  options.max_pages_total = ShareOf(c.collection.limits.max_pages, k, n);
   options.max_pages_per_host = c.collection.limits.max_pages_per_host;
   options.revisit = c.collection.revisit.options;
   options.max_in_flight_per_host = static_cast<uint32_t>(LeaseAhead(c));
+  options.partition_index = k;
+  options.partition_count = n;
   return options;
 }
 
-fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c) {
+fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c, uint32_t k) {
+  const auto n = static_cast<size_t>(c.partitions);
   fetcher::FetcherOptions options = c.fetcher;
+  // The partitions' fetchers share the process's transfers and worker threads.
+  options.max_in_flight = std::max<size_t>(1, c.fetcher.max_in_flight / n);
+  options.worker_threads = std::max(1, c.fetcher.worker_threads / static_cast<int>(n));
   options.http.user_agent = c.user_agent;
   // The request head as sent is only kept for WARC request records.
   options.http.capture_request = c.collection.store_bodies;
+  if (c.partition_header) {
+    options.http.extra_headers.push_back(absl::StrCat("X-Crawler-Partition: ", k));
+  }
   options.robots_agent = RobotsProductToken(c.user_agent);
   options.lease_max_per_host = LeaseAhead(c);
-  options.max_buffered_tasks = BufferedTasksFor(options.lease_max_per_host, c.fetcher.max_in_flight,
+  options.max_buffered_tasks = BufferedTasksFor(options.lease_max_per_host, options.max_in_flight,
                                                 c.collection.politeness.max_connections_per_host);
   options.processing.store_content_types = c.collection.store_content_types;
   options.processing.fingerprints = c.collection.fingerprints;
   return options;
+}
+
+// A data dir keeps the partition count it was started with: a host's URLs live in the store of
+// the partition that owned it, and moving them (resharding) is not supported.
+absl::Status CheckPartitionCount(const std::filesystem::path& data_dir, int partitions) {
+  const std::filesystem::path file = data_dir / "partitions";
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec)) {
+    std::ifstream in(file);
+    int recorded = 0;
+    if (!(in >> recorded) || recorded < 1) {
+      return absl::DataLossError(absl::StrCat("cannot read the partition count in ", file.string()));
+    }
+    if (recorded != partitions) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "data dir ", data_dir.string(), " was crawled with ", recorded,
+          " partition(s); resume it with --partitions ", recorded,
+          " (changing the count of an existing crawl is not supported)"));
+    }
+    return absl::OkStatus();
+  }
+  // A data dir from before the count was recorded (or a new one) holds one partition.
+  if (partitions != 1 && std::filesystem::exists(data_dir / "state", ec)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "data dir ", data_dir.string(), " was crawled with 1 partition; resume it without "
+        "--partitions (changing the count of an existing crawl is not supported)"));
+  }
+  std::ofstream out(file);
+  out << partitions << "\n";
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", file.string()));
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -110,6 +175,7 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   p->config = std::move(config);
   p->clock = &clock;
   const CrawlConfig& c = p->config;
+  const auto n = static_cast<uint32_t>(c.partitions);
 
   std::error_code ec;
   std::filesystem::create_directories(c.data_dir, ec);
@@ -117,22 +183,27 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
     return absl::UnavailableError(
         absl::StrCat("cannot create data directory ", c.data_dir, ": ", ec.message()));
   }
+  if (absl::Status s = CheckPartitionCount(c.data_dir, c.partitions); !s.ok()) return s;
 
-  std::vector<kv::ColumnFamilySpec> families = frontier::Frontier::ColumnFamilies();
-  for (kv::ColumnFamilySpec& cf : dedup::Dedup::ColumnFamilies()) families.push_back(cf);
-  absl::StatusOr<std::unique_ptr<kv::RocksDbKvStore>> store = kv::RocksDbKvStore::Open(
-      {.path = (std::filesystem::path(c.data_dir) / "state").string()}, families);
-  if (!store.ok()) return store.status();
-  p->store = *std::move(store);
-
-  absl::StatusOr<std::unique_ptr<frontier::Frontier>> frontier =
-      frontier::Frontier::Open(FrontierOptionsFor(c), *p->store, clock);
-  if (!frontier.ok()) return frontier.status();
-  p->frontier = *std::move(frontier);
-  p->frontier_client = std::make_unique<frontier::LocalFrontierClient>(*p->frontier);
+  for (uint32_t k = 0; k < n; ++k) {
+    std::vector<kv::ColumnFamilySpec> families = frontier::Frontier::ColumnFamilies();
+    if (k == 0) {
+      for (kv::ColumnFamilySpec& cf : dedup::Dedup::ColumnFamilies()) families.push_back(cf);
+    }
+    const std::string dir = k == 0 ? "state" : absl::StrCat("state-", k);
+    absl::StatusOr<std::unique_ptr<kv::RocksDbKvStore>> store = kv::RocksDbKvStore::Open(
+        {.path = (std::filesystem::path(c.data_dir) / dir).string()}, families);
+    if (!store.ok()) return store.status();
+    p->stores.push_back(*std::move(store));
+    absl::StatusOr<std::unique_ptr<frontier::Frontier>> frontier =
+        frontier::Frontier::Open(FrontierOptionsFor(c, k), *p->stores.back(), clock);
+    if (!frontier.ok()) return frontier.status();
+    p->frontiers.push_back(*std::move(frontier));
+    p->locals.push_back(std::make_unique<frontier::LocalFrontierClient>(*p->frontiers.back()));
+  }
 
   if (c.collection.fingerprints) {
-    absl::StatusOr<std::unique_ptr<dedup::Dedup>> dedup = dedup::Dedup::Open({}, *p->store);
+    absl::StatusOr<std::unique_ptr<dedup::Dedup>> dedup = dedup::Dedup::Open({}, *p->stores[0]);
     if (!dedup.ok()) return dedup.status();
     p->dedup = *std::move(dedup);
     p->dedup_client = std::make_unique<dedup::LocalDedupClient>(*p->dedup);
@@ -146,6 +217,8 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
 
   std::random_device entropy;
   const uint64_t seed = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+  // One politeness state for every partition's fetcher: hosts are partitioned, but hosts of
+  // different partitions can share an address, whose budget they share.
   p->politeness =
       std::make_unique<politeness::InProcessPoliteness>(c.collection.politeness, clock, seed);
   p->resolver = std::make_unique<fetcher::SystemResolver>();
@@ -171,44 +244,61 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   p->observers.Add(p->log.get());
   p->observers.Add(&p->stats);
 
-  absl::StatusOr<std::unique_ptr<fetcher::Fetcher>> f = fetcher::Fetcher::Create(
-      FetcherOptionsFor(c), *p->frontier_client, p->dedup_client.get(), *p->politeness, *p->resolver, *p->guard,
-      p->scheduler->scope(), p->warc.get(), clock, &p->observers);
-  if (!f.ok()) return f.status();
-  p->fetcher = *std::move(f);
+  std::vector<frontier::FrontierClient*> partitions;
+  for (auto& local : p->locals) partitions.push_back(local.get());
+  for (uint32_t k = 0; k <= n; ++k) {
+    absl::StatusOr<std::unique_ptr<frontier::RoutedFrontierClient>> router =
+        frontier::RoutedFrontierClient::Create({}, partitions, k == n ? 0 : k);
+    if (!router.ok()) return router.status();
+    p->routers.push_back(*std::move(router));
+  }
+  for (uint32_t k = 0; k < n; ++k) {
+    absl::StatusOr<std::unique_ptr<fetcher::Fetcher>> f = fetcher::Fetcher::Create(
+        FetcherOptionsFor(c, k), *p->routers[k], p->dedup_client.get(), *p->politeness,
+        *p->resolver, *p->guard, p->scheduler->scope(), p->warc.get(), clock, &p->observers);
+    if (!f.ok()) return f.status();
+    p->fetchers.push_back(*std::move(f));
+  }
   return std::unique_ptr<StandaloneCrawl>(new StandaloneCrawl(std::move(p)));
 }
 
-void StandaloneCrawl::Stop() { parts_->fetcher->Stop(); }
+void StandaloneCrawl::Stop() { parts_->StopFetchers(); }
 
 absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
   Parts& p = *parts_;
   const absl::Time start = p.clock->Now();
-  absl::StatusOr<scheduler::SeedReport> seeds = p.scheduler->FeedSeeds(*p.frontier_client);
+  absl::StatusOr<scheduler::SeedReport> seeds = p.scheduler->FeedSeeds(p.seed_client());
   if (!seeds.ok()) return seeds.status();
   for (const std::string& rejected : seeds->rejected) {
     std::fprintf(stderr, "seed out of scope: %s\n", rejected.c_str());
   }
-  std::fprintf(stderr, "crawl: %zu seeds (%zu new), data in %s\n", seeds->seeds, seeds->queued,
-               p.config.data_dir.c_str());
+  std::fprintf(stderr, "crawl: %zu seeds (%zu new), data in %s%s\n", seeds->seeds, seeds->queued,
+               p.config.data_dir.c_str(),
+               p.config.partitions > 1 ? absl::StrCat(", ", p.config.partitions, " partitions").c_str()
+                                       : "");
 
-  // Housekeeping while the fetcher runs, in this order on each tick: lease expiry, the run_for
+  // Housekeeping while the fetchers run, in this order on each tick: lease expiry, the run_for
   // limit, re-tuning the re-visit policy, progress lines.
   std::vector<PeriodicJob*> jobs;
-  frontier::LeaseReaper reaper({}, {p.frontier.get()});
+  std::vector<frontier::Frontier*> cores;
+  std::vector<frontier::FrontierClient*> partitions;
+  for (size_t k = 0; k < p.frontiers.size(); ++k) {
+    cores.push_back(p.frontiers[k].get());
+    partitions.push_back(p.locals[k].get());
+  }
+  frontier::LeaseReaper reaper({}, cores);
   jobs.push_back(&reaper);
   RunLimit run_limit(p.config.run_for, start, [&p] {
     std::fprintf(stderr, "crawl: run time %s reached, finishing transfers in flight\n",
                  absl::FormatDuration(p.config.run_for).c_str());
-    p.fetcher->Stop();
+    p.StopFetchers();
   });
   jobs.push_back(&run_limit);
   std::optional<scheduler::RevisitTuner> tuner;
   if (p.config.collection.revisit.options.enabled) {
     tuner.emplace(
-        p.config.revisit_tuner, *p.scheduler,
-        std::vector<frontier::FrontierClient*>{p.frontier_client.get()},
-        [&p] { return p.frontier->Stats().seen_urls; },
+        p.config.revisit_tuner, *p.scheduler, partitions,
+        [&p] { return p.FrontierTotals().seen_urls; },
         [](const absl::Status& s) {
           std::fprintf(stderr, "crawl: re-tuning the re-visit policy failed: %s\n",
                        std::string(s.message()).c_str());
@@ -219,16 +309,40 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
   std::optional<ProgressReporter> progress;
   if (p.config.progress.interval > absl::ZeroDuration()) {
     ProgressSources sources{.totals = [&p] { return p.stats.Totals(); },
-                            .frontier = [&p] { return p.frontier->Stats(); },
-                            .in_flight = [&p] { return p.fetcher->Stats().in_flight; }};
+                            .frontier = [&p] { return p.FrontierTotals(); },
+                            .in_flight = [&p] {
+                              uint64_t in_flight = 0;
+                              for (auto& f : p.fetchers) in_flight += f->Stats().in_flight;
+                              return in_flight;
+                            }};
     if (tuner.has_value()) sources.tuning = [&tuner] { return tuner->latest(); };
     progress.emplace(p.config.progress, start, std::move(sources), stderr);
     jobs.push_back(&*progress);
   }
   PeriodicRunner housekeeping({.thread_name = "crawl-house"}, *p.clock, std::move(jobs));
   housekeeping.Start();
-  absl::Status status = p.fetcher->Run();
+  // Fetcher 0 runs on this thread, the others on threads of their own. The first to fail stops
+  // the rest (a full WARC disk stops every partition alike).
+  std::vector<absl::Status> results(p.fetchers.size());
+  std::vector<std::thread> threads;
+  for (size_t k = 1; k < p.fetchers.size(); ++k) {
+    threads.emplace_back([&p, &results, k] {
+      pthread_setname_np(pthread_self(), absl::StrCat("fetch-loop-", k).c_str());
+      results[k] = p.fetchers[k]->Run();
+      if (!results[k].ok()) p.StopFetchers();
+    });
+  }
+  results[0] = p.fetchers[0]->Run();
+  if (!results[0].ok()) p.StopFetchers();
+  for (std::thread& t : threads) t.join();
   housekeeping.Stop();
+  absl::Status status = absl::OkStatus();
+  for (const absl::Status& r : results) {
+    if (!r.ok()) {
+      status = r;
+      break;
+    }
+  }
   if (p.warc != nullptr) {
     absl::Status closed = p.warc->Close();
     if (status.ok()) status = closed;
@@ -240,15 +354,30 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
     if (p.warc != nullptr) {
       for (const std::string& f : p.warc->Files()) files.push_back(json::JsonString(f));
     }
-    const frontier::FrontierStats fs = p.frontier->Stats();
+    const frontier::FrontierStats fs = p.FrontierTotals();
+    // Exchange (DESIGN.md §4): the outlinks the fetchers routed, those sent to another
+    // partition than their own, and those the popular-URL cache dropped.
+    uint64_t routed = 0, exchanged = 0, suppressed = 0;
+    for (size_t k = 0; k < p.fetchers.size(); ++k) {
+      const frontier::RoutingStats r = p.routers[k]->Routing();
+      routed += r.routed;
+      suppressed += r.suppressed;
+      for (size_t j = 0; j < r.sent.size(); ++j) {
+        if (j != r.home) exchanged += r.sent[j];
+      }
+    }
     const std::string extra = absl::StrCat(
-        "\"complete\": ", p.frontier->IsExhausted() ? "true" : "false",
+        "\"complete\": ", p.seed_client().IsExhausted().value_or(false) ? "true" : "false",
         ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
         ",\n  \"warc_records\": ", p.warc != nullptr ? p.warc->RecordsWritten() : 0,
         ",\n  \"warc_files\": [", absl::StrJoin(files, ", "), "]",
         ",\n  \"stopped_by_run_for\": ", run_limit.reached() ? "true" : "false",
         ",\n  \"revisits_scheduled\": ", fs.revisits_scheduled,
-        ",\n  \"changes_detected\": ", fs.changes_detected);
+        ",\n  \"changes_detected\": ", fs.changes_detected,
+        ",\n  \"partitions\": ", p.config.partitions,
+        ",\n  \"outlinks_routed\": ", routed,
+        ",\n  \"outlinks_exchanged\": ", exchanged,
+        ",\n  \"outlinks_suppressed\": ", suppressed);
     std::ofstream out(p.config.stats_json);
     out << SummaryJson(totals, elapsed, extra);
     if (!out) {

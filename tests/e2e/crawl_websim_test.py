@@ -16,6 +16,10 @@ Scenarios (--scenario):
            (304s), detects changes, stays within its re-visit budget and the per-host delay,
            and a second run on the same data dir carries on re-visiting (nothing is new).
            The freshness it achieves is measured by bench/recrawl (a few minutes).
+  partitions  the full crawl with --partitions 4 (four frontier partitions and fetchers in one
+           process, outlinks exchanged through the routed client): the same checks, plus every
+           host fetched only by the fetcher of the partition that owns it (X-Crawler-Partition
+           in websim's log, against `crawler inspect partition`).
 
 Usage: crawl_websim_test.py --crawler BIN --websim BIN --scenario NAME [--keep]
 Exit status 0 when every check passed; 1 otherwise (each failed check is printed).
@@ -25,6 +29,7 @@ import argparse
 import collections
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -157,15 +162,43 @@ def check_archive(checks, warc_dir, expected, what, once):
                                    f"e.g. {sorted(repeated.items())[:3]}")
 
 
-def scenario_full(args, checks, work):
+def check_partition_owners(checks, crawler, requests, partitions):
+    """Every host was fetched by one partition's fetcher only, the one that owns it
+    (`crawler inspect partition`), and every partition fetched some host."""
+    seen = collections.defaultdict(set)
+    for r in requests:
+        seen[r.host].add(r.partition)
+    hosts = sorted(seen)
+    out = subprocess.run([crawler, "inspect", "partition", "--partitions", str(partitions)] + hosts,
+                         capture_output=True, text=True, timeout=60)
+    if not checks.check(out.returncode == 0, f"inspect partition failed: {out.stderr}"):
+        return
+    owner = {}
+    for line in out.stdout.splitlines():
+        k, host = line.split("\t")
+        owner[host] = k
+    wrong = [h for h in hosts if seen[h] != {owner.get(h)}]
+    checks.check(not wrong, f"{len(wrong)} hosts fetched by another partition than their owner "
+                            f"or by several, e.g. {[(h, sorted(seen[h]), owner.get(h)) for h in wrong[:3]]}")
+    used = {k for h in hosts for k in seen[h]}
+    checks.check(used == {str(k) for k in range(partitions)},
+                 f"partitions that fetched: {sorted(used)}, expected 0..{partitions - 1}")
+
+
+def scenario_partitions(args, checks, work):
+    scenario_full(args, checks, work, partitions=4)
+
+
+def scenario_full(args, checks, work, partitions=1):
     sim = Websim(args.websim, work, hosts=200, pages=50, seed=11)
     crawl = None
+    extra = ("--partitions", str(partitions), "--partition-header") if partitions > 1 else ()
     try:
         sim.start()
         stats_path = work("stats.json")
         t0 = time.monotonic()
         crawl = Crawl(crawl_command(args.crawler, sim.seeds_file, work("data"), sim.port,
-                                    stats_path, DELAY_MS), work("crawl.stderr"))
+                                    stats_path, DELAY_MS, extra), work("crawl.stderr"))
         rc = crawl.wait(CRAWL_TIMEOUT_S)
         elapsed = time.monotonic() - t0
     finally:
@@ -225,8 +258,14 @@ def scenario_full(args, checks, work):
                  f"+ robots-denied); outcomes: "
                  f"{collections.Counter(l.outcome for l in log_lines)}")
     check_archive(checks, work("data", "warc"), expected, "full crawl", once=True)
+    if partitions > 1:
+        check_partition_owners(checks, args.crawler, requests, partitions)
+        checks.check(stats.get("partitions") == partitions,
+                     f"stats: partitions {stats.get('partitions')}")
+        checks.check(stats.get("outlinks_exchanged", 0) > 0,
+                     f"stats: no outlink crossed partitions: {stats.get('outlinks_exchanged')}")
 
-    print(f"full: {sim.hosts} hosts x {sim.pages} pages; coverage {coverage:.2f}% "
+    print(f"{'full' if partitions == 1 else f'partitions={partitions}'}: {sim.hosts} hosts x {sim.pages} pages; coverage {coverage:.2f}% "
           f"({len(expected)} pages), {len(requests)} requests ({robots} robots.txt), "
           f"{duplicates} pages fetched twice, robots-denied {stats.get('robots_denied')}, "
           f"min gap {min_gap / 1e6:.3f} ms over {gap_count} gaps, crawl {elapsed:.1f} s",
@@ -499,7 +538,7 @@ def scenario_revisit(args, checks, work):
 
 
 SCENARIOS = {"full": scenario_full, "resume": scenario_resume, "sigterm": scenario_sigterm,
-             "revisit": scenario_revisit}
+             "revisit": scenario_revisit, "partitions": scenario_partitions}
 
 
 def main():

@@ -21,7 +21,8 @@ import time
 # websim's endpoints for tests; never part of a crawl.
 WEBSIM_INTERNAL_PREFIX = "/__websim/"
 
-Request = collections.namedtuple("Request", "ns host target status bytes conn method")
+# partition: the X-Crawler-Partition header websim logged ("-" when the crawler sent none).
+Request = collections.namedtuple("Request", "ns host target status bytes conn method partition")
 LogLine = collections.namedtuple("LogLine", "time url status bytes duration_ms outcome detail")
 
 
@@ -180,7 +181,7 @@ class Websim:
                     break  # a line still being written (only while websim runs)
                 fields = line.rstrip("\n").split("\t")
                 r = Request(int(fields[0]), fields[1], fields[2], int(fields[3]), int(fields[4]),
-                            int(fields[5]), fields[6])
+                            int(fields[5]), fields[6], fields[7] if len(fields) > 7 else "-")
                 if r.target.startswith(WEBSIM_INTERNAL_PREFIX):
                     continue
                 out.append(r)

@@ -17,6 +17,7 @@ void AddInspectUrlCommand(CLI::App& inspect, int* exit_code);
 void AddInspectRobotsCommand(CLI::App& inspect, int* exit_code);
 void AddInspectLinksCommand(CLI::App& inspect, int* exit_code);
 void AddInspectSitemapCommand(CLI::App& inspect, int* exit_code);
+void AddInspectPartitionCommand(CLI::App& inspect, int* exit_code);
 // `crawler crawl` (crawl_command.cc).
 void AddCrawlCommand(CLI::App& app, int* exit_code);
 

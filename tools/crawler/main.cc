@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   crawler::cli::AddInspectRobotsCommand(*inspect, &exit_code);
   crawler::cli::AddInspectLinksCommand(*inspect, &exit_code);
   crawler::cli::AddInspectSitemapCommand(*inspect, &exit_code);
+  crawler::cli::AddInspectPartitionCommand(*inspect, &exit_code);
   crawler::cli::AddCrawlCommand(app, &exit_code);
 
   try {

@@ -198,6 +198,11 @@ ParseResult ParseHttpRequest(absl::string_view input, const HttpParserLimits& li
       absl::StrAppend(&req.if_none_match, value);
     } else if (absl::EqualsIgnoreCase(name, "if-modified-since")) {
       req.if_modified_since = std::string(value);
+    } else if (absl::EqualsIgnoreCase(name, "x-crawler-partition")) {
+      // Logged as one field: no tab or line break can reach the log.
+      if (value.size() <= 16 && value.find_first_of("\t\r\n") == absl::string_view::npos) {
+        req.crawler_partition = std::string(value);
+      }
     } else if (absl::EqualsIgnoreCase(name, "transfer-encoding")) {
       return Error(501);
     } else if (absl::EqualsIgnoreCase(name, "connection")) {

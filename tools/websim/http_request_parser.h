@@ -38,6 +38,9 @@ struct ParsedRequest {
   // If-None-Match lines are joined with ", " (a list field); for If-Modified-Since the last wins.
   std::string if_none_match;
   std::string if_modified_since;
+  // X-Crawler-Partition, trimmed; empty when absent. The crawler sends it when asked to
+  // (partition_header), so the request log shows which partition's fetcher sent each request.
+  std::string crawler_partition;
 };
 
 struct ParseResult {

@@ -283,7 +283,7 @@ class HttpServer::Worker {
       if (result.state == ParseResult::State::kError) {
         // The framing of anything after a bad head is unknown: answer and close.
         HttpResponse response = ErrorResponse(result.error_status);
-        Log(now, {}, {}, {}, response.status, response.body.size(), conn);
+        Log(now, {}, {}, {}, {}, response.status, response.body.size(), conn);
         conn.closing = true;
         Enqueue(conn, now, response, false, 1, true);
         conn.in_pos = conn.in.size();
@@ -308,6 +308,7 @@ class HttpServer::Worker {
       }
       const bool close = !parsed_request.keep_alive;
       Log(now, parsed_request.host, parsed_request.target, parsed_request.method,
+          parsed_request.crawler_partition,
           response.status, head ? 0 : response.body.size(), conn);
       if (close) conn.closing = true;
       Enqueue(conn, now, response, head, parsed_request.version_minor, close);
@@ -403,13 +404,14 @@ class HttpServer::Worker {
   }
 
   void Log(int64_t now, absl::string_view host, absl::string_view target, absl::string_view method,
-           int status, uint64_t body_bytes, const Connection& conn) {
+           absl::string_view partition, int status, uint64_t body_bytes, const Connection& conn) {
     if (log_ == nullptr) return;
     RequestLogRecord record;
     record.received_monotonic_ns = now;
     record.host = host;
     record.target = target;
     record.method = method;
+    record.partition = partition;
     record.status = status;
     record.body_bytes = body_bytes;
     record.connection_id = conn.id;

@@ -25,7 +25,8 @@ void RequestLog::AppendLine(const RequestLogRecord& record, std::string* buffer)
                   record.host.empty() ? "-" : record.host, "\t",
                   record.target.empty() ? "-" : record.target, "\t", record.status, "\t",
                   record.body_bytes, "\t", record.connection_id, "\t",
-                  record.method.empty() ? "-" : record.method, "\n");
+                  record.method.empty() ? "-" : record.method, "\t",
+                  record.partition.empty() ? "-" : record.partition, "\n");
 }
 
 void RequestLog::Write(absl::string_view lines) {

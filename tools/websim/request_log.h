@@ -2,7 +2,7 @@
 // server's side (politeness gaps, robots compliance, connection reuse).
 //
 // One line per request, fields separated by tabs (docs/websim.md, "Request log"):
-//   <monotonic_ns> <host> <target> <status> <body_bytes> <connection_id> <method>
+//   <monotonic_ns> <host> <target> <status> <body_bytes> <connection_id> <method> <partition>
 // monotonic_ns is CLOCK_MONOTONIC when the request was fully parsed, comparable with the
 // steady_clock of any process on the machine. Host and target are "-" when the request was too
 // malformed to have them. Lines are in order per server thread, not across threads.
@@ -32,6 +32,8 @@ struct RequestLogRecord {
   uint64_t body_bytes = 0;
   uint64_t connection_id = 0;
   absl::string_view method;
+  // The request's X-Crawler-Partition header; "-" in the log when absent.
+  absl::string_view partition;
 };
 
 class RequestLog {

@@ -373,7 +373,8 @@ TEST_F(WebsimHttpServerTest, LogHasOneLinePerRequestWithMonotonicTime) {
   {
     Client c(server_->port());
     c.Send(Get("h2.websim.test", "/robots.txt") + Get("h2.websim.test", model_->PathOf({2, 3})) +
-           "HEAD / HTTP/1.1\r\nHost: h2.websim.test\r\n\r\n" + Get("h2.websim.test", "/missing"));
+           "HEAD / HTTP/1.1\r\nHost: h2.websim.test\r\nX-Crawler-Partition: 3\r\n\r\n" +
+           Get("h2.websim.test", "/missing"));
     ASSERT_TRUE(c.Read().has_value());
     ASSERT_TRUE(c.Read().has_value());
     ASSERT_TRUE(c.Read(true).has_value());
@@ -387,7 +388,7 @@ TEST_F(WebsimHttpServerTest, LogHasOneLinePerRequestWithMonotonicTime) {
   ASSERT_EQ(lines.size(), 5u);
   int64_t previous = 0;
   for (const auto& f : lines) {
-    ASSERT_EQ(f.size(), 7u);
+    ASSERT_EQ(f.size(), 8u);
     int64_t ns = 0;
     ASSERT_TRUE(absl::SimpleAtoi(f[0], &ns));
     EXPECT_GE(ns, before);
@@ -395,7 +396,7 @@ TEST_F(WebsimHttpServerTest, LogHasOneLinePerRequestWithMonotonicTime) {
     EXPECT_GE(ns, previous);
     previous = ns;
   }
-  // The fields in order: time, host, target, status, body bytes, connection, method.
+  // The fields in order: time, host, target, status, body bytes, connection, method, partition.
   EXPECT_EQ(lines[0][1], "h2.websim.test");
   EXPECT_EQ(lines[0][2], "/robots.txt");
   EXPECT_EQ(lines[0][3], "200");
@@ -405,6 +406,8 @@ TEST_F(WebsimHttpServerTest, LogHasOneLinePerRequestWithMonotonicTime) {
   EXPECT_EQ(lines[1][4], absl::StrCat(Page(2, 3).size()));
   EXPECT_EQ(lines[2][4], "0");
   EXPECT_EQ(lines[2][6], "HEAD");
+  EXPECT_EQ(lines[2][7], "3");
+  EXPECT_EQ(lines[1][7], "-");
   EXPECT_EQ(lines[3][3], "404");
   EXPECT_EQ(lines[0][5], lines[3][5]);  // one connection
   EXPECT_EQ(lines[4][1], "-");
