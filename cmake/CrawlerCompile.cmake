@@ -24,11 +24,22 @@ if(CRAWLER_FUZZ)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
-# crawler_add_library(<name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
+# crawler_add_library(<name> [SOURCES ...] [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
 # Defines the static library crawler_<name> and its alias crawler::<name>. Headers are included
-# by their path from the repository root ("lib/url/url.h").
+# by their path from the repository root ("lib/url/url.h"). Without SOURCES the library is
+# header-only (an INTERFACE library: PUBLIC_DEPS only).
 function(crawler_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  if(NOT ARG_SOURCES)
+    if(ARG_PRIVATE_DEPS)
+      message(FATAL_ERROR "crawler_add_library(${name}): a header-only library has no PRIVATE_DEPS")
+    endif()
+    add_library(crawler_${name} INTERFACE)
+    add_library(crawler::${name} ALIAS crawler_${name})
+    target_include_directories(crawler_${name} INTERFACE ${PROJECT_SOURCE_DIR})
+    target_link_libraries(crawler_${name} INTERFACE ${ARG_PUBLIC_DEPS})
+    return()
+  endif()
   add_library(crawler_${name} STATIC ${ARG_SOURCES})
   add_library(crawler::${name} ALIAS crawler_${name})
   target_include_directories(crawler_${name} PUBLIC ${PROJECT_SOURCE_DIR})

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end freshness check of re-visiting (issue 4, DESIGN.md §7; docs/recrawl.md).
+"""End-to-end freshness check of re-visiting (DESIGN.md §7; docs/recrawl.md).
 
 Runs the standalone crawler with --revisit against websim pages that change as Poisson processes
 (--change-rates), once per re-visit policy (default: optimal and uniform, in parallel, each with
@@ -55,7 +55,7 @@ def parse_args():
                    help="websim --change-rates, per simulated day (= per real second here)")
     p.add_argument("--visits-per-change", type=float, default=1.0,
                    help="budget = pages x mean rate x this (1: one visit per page per mean "
-                        "change interval, the issue's setting)")
+                        "change interval)")
     p.add_argument("--seconds", type=float, default=150, help="length of each crawl")
     p.add_argument("--warmup", type=float, default=50, help="seconds excluded from averages")
     p.add_argument("--tune-seconds", type=float, default=5, help="re-tuning interval")

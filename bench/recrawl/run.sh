@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/recrawl: the end-to-end freshness check of re-visiting (issue 4; docs/recrawl.md §11).
+# bench/recrawl: the end-to-end freshness check of re-visiting (DESIGN.md §7; docs/recrawl.md §11).
 # The standalone crawler re-visits websim pages that change as Poisson processes, once with the
 # optimal policy and once with uniform (in parallel, ~3 minutes); the freshness each achieves,
 # measured from websim's truth, is compared with what tools/crawlsim predicts for the same rates

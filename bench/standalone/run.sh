@@ -37,7 +37,7 @@ websim_threads=1
 # max mode, crawler: two connections per host (400 on the default web; wget2 opens ~850 over its
 # run). More only cost: 8 per host opened ~1,150 connections, whose set-up, libcurl's liveness
 # check of each idle one before a reuse and teardown at exit took ~10% more CPU and wall time
-# (docs/benchmarks.md).
+# (docs/benchmarks.md, "How the two tools see the same web").
 max_conns_per_host=2
 max_in_flight=512
 workers=2
@@ -379,7 +379,7 @@ truth_pages=$(grep -cE $'^page\t' "$web/truth.tsv" || true)
 note "web: $hosts hosts x $pages_per_host pages, seed $seed, page bytes $page_bytes:" \
      "$truth_pages reachable allowed pages (ground truth)"
 if [ "$truth_pages" -lt 10000 ] || [ "$hosts" -lt 200 ]; then
-  note "warning: below the issue's size (>= 10,000 pages on >= 200 hosts)"
+  note "warning: below the benchmark's minimum size (>= 10,000 pages on >= 200 hosts)"
 fi
 # The polite mode's web: by default every host has the same number of pages, so that the bound
 # hosts / delay is what a perfect crawler reaches (with hosts of different sizes the largest one
@@ -399,7 +399,7 @@ if [ $want_polite = 1 ] && [ $polite_equal_hosts = 1 ]; then
   note "polite web: the same with --equal-host-sizes: $polite_truth_pages pages," \
        "$((polite_truth_pages / hosts)) per host"
   if [ "$polite_truth_pages" -lt 10000 ]; then
-    note "warning: polite web below the issue's size (>= 10,000 pages)"
+    note "warning: polite web below the benchmark's minimum size (>= 10,000 pages)"
   fi
 fi
 

@@ -3,19 +3,9 @@
 #include <xxhash.h>
 
 #include "absl/status/status.h"
+#include "lib/encoding/hex.h"
 
 namespace crawler::fingerprint {
-namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
-
 ContentKey ComputeContentKey(std::string_view payload) {
   const XXH128_hash_t h = XXH3_128bits(payload.data(), payload.size());
   return ContentKey(h.high64, h.low64);
@@ -40,27 +30,15 @@ ContentKey ContentKey::FromBytes(const std::array<uint8_t, 16>& bytes) {
   return ContentKey(high, low);
 }
 
-std::string ContentKey::ToHex() const {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(32);
-  for (uint8_t b : ToBytes()) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
+std::string ContentKey::ToHex() const { return encoding::HexEncode(ToBytes()); }
 
 absl::StatusOr<ContentKey> ContentKey::FromHex(std::string_view hex) {
   if (hex.size() != 32) {
     return absl::InvalidArgumentError("ContentKey: expected 32 hex digits");
   }
   std::array<uint8_t, 16> bytes;
-  for (size_t i = 0; i < 16; ++i) {
-    const int hi = HexValue(hex[2 * i]);
-    const int lo = HexValue(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return absl::InvalidArgumentError("ContentKey: invalid hex digit");
-    bytes[i] = static_cast<uint8_t>(hi << 4 | lo);
+  if (!encoding::HexDecode(hex, bytes)) {
+    return absl::InvalidArgumentError("ContentKey: invalid hex digit");
   }
   return FromBytes(bytes);
 }

@@ -2,7 +2,6 @@
 
 #include <openssl/evp.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,26 +10,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "lib/encoding/ascii.h"
+#include "lib/encoding/hex.h"
 #include "lib/fingerprint/base32.h"
 
 namespace crawler::fingerprint {
-namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b) {
-  const auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; };
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
-                                            [&](char x, char y) { return lower(x) == lower(y); });
-}
-
-}  // namespace
-
 namespace {
 
 [[noreturn]] void Sha1Failure(const char* what) {
@@ -95,16 +79,7 @@ Sha1Digest Sha1(std::string_view data) {
   return hasher.Finish();
 }
 
-std::string Sha1Digest::ToHex() const {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * kSize);
-  for (uint8_t b : bytes_) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
+std::string Sha1Digest::ToHex() const { return encoding::HexEncode(bytes_); }
 
 std::string Sha1Digest::ToBase32() const {
   return Base32Encode(
@@ -120,7 +95,8 @@ absl::StatusOr<Sha1Digest> Sha1Digest::FromWarcString(std::string_view labelled)
   }
   const std::string_view algorithm = labelled.substr(0, colon);
   const std::string_view value = labelled.substr(colon + 1);
-  if (!EqualsIgnoreAsciiCase(algorithm, "sha1") && !EqualsIgnoreAsciiCase(algorithm, "sha-1")) {
+  if (!encoding::EqualsIgnoreCase(algorithm, "sha1") &&
+      !encoding::EqualsIgnoreCase(algorithm, "sha-1")) {
     // The label comes from an untrusted file: quote at most a bounded, escaped prefix of it.
     return absl::UnimplementedError(
         absl::StrCat("WARC digest: unsupported algorithm '",
@@ -128,11 +104,8 @@ absl::StatusOr<Sha1Digest> Sha1Digest::FromWarcString(std::string_view labelled)
   }
   Bytes bytes;
   if (value.size() == 2 * kSize) {
-    for (size_t i = 0; i < kSize; ++i) {
-      const int hi = HexValue(value[2 * i]);
-      const int lo = HexValue(value[2 * i + 1]);
-      if (hi < 0 || lo < 0) return absl::InvalidArgumentError("WARC digest: invalid hex digit");
-      bytes[i] = static_cast<uint8_t>(hi << 4 | lo);
+    if (!encoding::HexDecode(value, bytes)) {
+      return absl::InvalidArgumentError("WARC digest: invalid hex digit");
     }
     return Sha1Digest(bytes);
   }

@@ -13,17 +13,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lib/encoding/hex.h"
 #include "lib/fingerprint/text_normalizer.h"
 
 namespace crawler::fingerprint {
 namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // Fixed little-endian bytes, so the shingle hash (and so the stored fingerprint) does not depend
 // on the host's byte order.
@@ -120,20 +114,19 @@ class ShingleSet {
 }  // namespace
 
 std::string SimHash64::ToHex() const {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 0; i < 16; ++i) out[i] = kHex[(bits_ >> (60 - 4 * i)) & 15];
-  return out;
+  std::array<uint8_t, 8> bytes;
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(bits_ >> (56 - 8 * i));
+  return encoding::HexEncode(bytes);
 }
 
 absl::StatusOr<SimHash64> SimHash64::FromHex(std::string_view hex) {
   if (hex.size() != 16) return absl::InvalidArgumentError("SimHash64: expected 16 hex digits");
-  uint64_t bits = 0;
-  for (char c : hex) {
-    const int v = HexValue(c);
-    if (v < 0) return absl::InvalidArgumentError("SimHash64: invalid hex digit");
-    bits = bits << 4 | static_cast<uint64_t>(v);
+  std::array<uint8_t, 8> bytes;
+  if (!encoding::HexDecode(hex, bytes)) {
+    return absl::InvalidArgumentError("SimHash64: invalid hex digit");
   }
+  uint64_t bits = 0;
+  for (const uint8_t b : bytes) bits = bits << 8 | b;
   return SimHash64(bits);
 }
 

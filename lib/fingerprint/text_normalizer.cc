@@ -5,9 +5,12 @@
 #include <cstdint>
 
 #include "absl/strings/str_join.h"
+#include "lib/encoding/utf8.h"
 
 namespace crawler::fingerprint {
 namespace {
+
+using encoding::EncodeUtf8;
 
 // Rule 8, lowercase, sorted by bytes so that it is easy to review and extend. English, German,
 // French, Spanish and Russian month and weekday names and abbreviations, am/pm, time zone
@@ -209,62 +212,6 @@ char32_t ToLower(char32_t cp) {
   return cp;
 }
 
-// Writes the UTF-8 form of `cp` (a valid scalar value) to out[0..3]; returns its length.
-size_t EncodeUtf8(char32_t cp, char* out) {
-  if (cp < 0x80) {
-    out[0] = static_cast<char>(cp);
-    return 1;
-  }
-  if (cp < 0x800) {
-    out[0] = static_cast<char>(0xC0 | (cp >> 6));
-    out[1] = static_cast<char>(0x80 | (cp & 0x3F));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    out[0] = static_cast<char>(0xE0 | (cp >> 12));
-    out[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out[2] = static_cast<char>(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  out[0] = static_cast<char>(0xF0 | (cp >> 18));
-  out[1] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-  out[2] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-  out[3] = static_cast<char>(0x80 | (cp & 0x3F));
-  return 4;
-}
-
-// Strict UTF-8 decoding of the sequence at text[pos] (RFC 3629). Returns the code point and
-// sets `length`; an invalid sequence yields kInvalid with length 1, so decoding resynchronises on
-// the next byte.
-constexpr char32_t kInvalid = 0xFFFFFFFF;
-
-char32_t DecodeUtf8(std::string_view text, size_t pos, size_t& length) {
-  const auto byte = [&](size_t i) { return static_cast<uint8_t>(text[pos + i]); };
-  const uint8_t b0 = byte(0);
-  length = 1;
-  if (b0 < 0x80) return b0;
-  size_t n;
-  char32_t cp;
-  char32_t min;
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    n = 2, cp = b0 & 0x1F, min = 0x80;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    n = 3, cp = b0 & 0x0F, min = 0x800;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    n = 4, cp = b0 & 0x07, min = 0x10000;
-  } else {
-    return kInvalid;
-  }
-  if (text.size() - pos < n) return kInvalid;
-  for (size_t i = 1; i < n; ++i) {
-    if ((byte(i) & 0xC0) != 0x80) return kInvalid;
-    cp = (cp << 6) | (byte(i) & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || InRange(cp, 0xD800, 0xDFFF)) return kInvalid;
-  length = n;
-  return cp;
-}
-
 // The token being built, and what rules 5-7 need to know about it. A fixed buffer: a token is
 // dropped once it outgrows kMaxTokenBytes, so nothing longer ever needs to be kept.
 class TokenBuilder {
@@ -367,10 +314,12 @@ void ForEachFingerprintToken(std::string_view text,
       }
       continue;
     }
-    size_t length;
-    const char32_t cp = DecodeUtf8(text, pos, length);
-    pos += length;
-    const CharClass cls = cp == kInvalid ? CharClass::kSeparator : Classify(cp);
+    // Strict decoding (RFC 3629); an invalid byte is a separator and decoding resynchronises on
+    // the next byte.
+    const encoding::Utf8Sequence sequence = encoding::DecodeUtf8Sequence(text.substr(pos));
+    const char32_t cp = sequence.code_point;
+    pos += sequence.valid ? sequence.length : 1;
+    const CharClass cls = sequence.valid ? Classify(cp) : CharClass::kSeparator;
     switch (cls) {
       case CharClass::kIgnorable:
         break;

@@ -11,18 +11,19 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "lib/html/internal/ascii.h"
+#include "lib/encoding/ascii.h"
+#include "lib/encoding/utf8.h"
 #include "lib/html/internal/char_refs.h"
 
 namespace crawler::html {
 namespace {
 
-using internal::AppendUtf8;
-using internal::EqualsIgnoreCase;
-using internal::IsAsciiAlpha;
-using internal::IsAsciiWhitespace;
-using internal::ToAsciiLower;
-using internal::TrimAsciiWhitespace;
+using encoding::AppendUtf8;
+using encoding::EqualsIgnoreCase;
+using encoding::IsAsciiAlpha;
+using encoding::IsAsciiWhitespace;
+using encoding::ToAsciiLower;
+using encoding::TrimAsciiWhitespace;
 
 struct EncodingInfo {
   Encoding encoding;
@@ -372,45 +373,6 @@ std::string DecodeXUserDefined(std::string_view bytes) {
   return out;
 }
 
-// Length of the well-formed UTF-8 sequence at the start of `s` (1..4), or 0 if the bytes there
-// are not one. When not, *maximal_subpart receives the length of the longest prefix that could
-// start a valid sequence (at least 1): the Encoding Standard's UTF-8 decoder emits one U+FFFD
-// per such subpart.
-size_t Utf8SequenceLength(std::string_view s, size_t* maximal_subpart) {
-  const auto b0 = static_cast<unsigned char>(s[0]);
-  *maximal_subpart = 1;
-  if (b0 < 0x80) return 1;
-  size_t needed;
-  unsigned char lower = 0x80, upper = 0xBF;
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    needed = 1;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    needed = 2;
-    if (b0 == 0xE0) lower = 0xA0;
-    if (b0 == 0xED) upper = 0x9F;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    needed = 3;
-    if (b0 == 0xF0) lower = 0x90;
-    if (b0 == 0xF4) upper = 0x8F;
-  } else {
-    return 0;
-  }
-  for (size_t i = 1; i <= needed; ++i) {
-    if (i >= s.size()) {
-      *maximal_subpart = i;
-      return 0;
-    }
-    const auto b = static_cast<unsigned char>(s[i]);
-    if (b < lower || b > upper) {
-      *maximal_subpart = i;
-      return 0;
-    }
-    lower = 0x80;
-    upper = 0xBF;
-  }
-  return needed + 1;
-}
-
 // The end of the run of ASCII bytes at bytes[i...], eight bytes at a time (most of a page).
 size_t SkipAscii(std::string_view bytes, size_t i) {
   while (bytes.size() - i >= 8) {
@@ -429,14 +391,18 @@ std::string DecodeUtf8(std::string_view bytes) {
   size_t i = 0;
   while (i < bytes.size()) {
     // Copy the longest well-formed run at once; most bodies are a single run.
+    // A sequence that is not well-formed becomes one U+FFFD per maximal subpart.
     size_t run_end = i;
     size_t subpart = 1;
     while (run_end < bytes.size()) {
       run_end = SkipAscii(bytes, run_end);
       if (run_end == bytes.size()) break;
-      const size_t n = Utf8SequenceLength(bytes.substr(run_end), &subpart);
-      if (n == 0) break;
-      run_end += n;
+      const encoding::Utf8Sequence sequence = encoding::DecodeUtf8Sequence(bytes.substr(run_end));
+      if (!sequence.valid) {
+        subpart = sequence.length;
+        break;
+      }
+      run_end += sequence.length;
     }
     out.append(bytes.data() + i, run_end - i);
     i = run_end;
@@ -515,7 +481,7 @@ absl::StatusOr<std::string> DecodeWithIconv(std::string_view bytes, Encoding enc
 }
 
 bool StartsWithIgnoreCase(std::string_view s, size_t pos, std::string_view prefix) {
-  return internal::StartsWithIgnoreCase(s.substr(pos), prefix);
+  return encoding::StartsWithIgnoreCase(s.substr(pos), prefix);
 }
 
 // The prescan's whitespace-or-slash set: 0x09, 0x0A, 0x0C, 0x0D, 0x20, 0x2F.
@@ -759,20 +725,20 @@ std::optional<Encoding> PrescanForMetaEncoding(std::string_view body) {
 
 bool IsValidUtf8(std::string_view bytes, bool allow_truncated_tail) {
   size_t i = 0;
-  size_t subpart = 1;
   while (i < bytes.size()) {
     // ASCII fast path.
     if (static_cast<unsigned char>(bytes[i]) < 0x80) {
       i = SkipAscii(bytes, i);
       continue;
     }
-    const size_t n = Utf8SequenceLength(bytes.substr(i), &subpart);
-    if (n == 0) {
+    const encoding::Utf8Sequence sequence = encoding::DecodeUtf8Sequence(bytes.substr(i));
+    if (!sequence.valid) {
       // A mismatch leaves a byte after the subpart; only a cut sequence ends exactly at the end.
       const auto lead = static_cast<unsigned char>(bytes[i]);
-      return allow_truncated_tail && i + subpart == bytes.size() && lead >= 0xC2 && lead <= 0xF4;
+      return allow_truncated_tail && i + sequence.length == bytes.size() && lead >= 0xC2 &&
+             lead <= 0xF4;
     }
-    i += n;
+    i += sequence.length;
   }
   return true;
 }

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "lib/encoding/ascii.h"
 #include "lib/html/gumbo_tree.h"
-#include "lib/html/internal/ascii.h"
 #include "lib/html/internal/html_elements.h"
 #include "lib/html/internal/page_builder.h"
 #include "lib/html/internal/token_extractor.h"
@@ -19,13 +19,13 @@
 namespace crawler::html {
 namespace {
 
+using encoding::EqualsIgnoreCase;
+using encoding::TrimAsciiWhitespace;
 using internal::DocumentFacts;
-using internal::EqualsIgnoreCase;
+using internal::HasToken;
 using internal::HidesText;
 using internal::IsBlock;
-using internal::HasToken;
 using internal::LinkResolver;
-using internal::TrimAsciiWhitespace;
 
 constexpr size_t kNone = internal::kNoLink;
 

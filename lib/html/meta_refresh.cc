@@ -2,12 +2,12 @@
 
 #include <cstdint>
 
-#include "lib/html/internal/ascii.h"
+#include "lib/encoding/ascii.h"
 
 namespace crawler::html {
 
-using internal::IsAsciiDigit;
-using internal::IsAsciiWhitespace;
+using encoding::IsAsciiDigit;
+using encoding::IsAsciiWhitespace;
 
 std::optional<MetaRefresh> ParseMetaRefresh(std::string_view input) {
   // Step numbers refer to the shared declarative refresh steps.

@@ -1,6 +1,6 @@
 #include "lib/html/robots_meta.h"
 
-#include "lib/html/internal/ascii.h"
+#include "lib/encoding/ascii.h"
 
 namespace crawler::html {
 
@@ -11,11 +11,11 @@ RobotsMeta ParseRobotsMeta(std::string_view content) {
     const size_t end = content.find_first_of(", \t\n\f\r", pos);
     const std::string_view token =
         content.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
-    if (internal::EqualsIgnoreCase(token, "noindex")) {
+    if (encoding::EqualsIgnoreCase(token, "noindex")) {
       meta.noindex = true;
-    } else if (internal::EqualsIgnoreCase(token, "nofollow")) {
+    } else if (encoding::EqualsIgnoreCase(token, "nofollow")) {
       meta.nofollow = true;
-    } else if (internal::EqualsIgnoreCase(token, "none")) {
+    } else if (encoding::EqualsIgnoreCase(token, "none")) {
       meta.noindex = meta.nofollow = true;
     }
     if (end == std::string_view::npos) break;

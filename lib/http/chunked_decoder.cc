@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
+#include "lib/encoding/hex.h"
 
 namespace crawler::http {
 
@@ -34,16 +35,8 @@ absl::StatusOr<DechunkedBody> DecodeChunked(std::string_view body) {
     }
     uint64_t size = 0;
     for (char c : line) {
-      int digit;
-      if (c >= '0' && c <= '9') {
-        digit = c - '0';
-      } else if (c >= 'a' && c <= 'f') {
-        digit = c - 'a' + 10;
-      } else if (c >= 'A' && c <= 'F') {
-        digit = c - 'A' + 10;
-      } else {
-        return absl::DataLossError("malformed chunk size");
-      }
+      const int digit = encoding::HexValue(c);
+      if (digit < 0) return absl::DataLossError("malformed chunk size");
       size = size * 16 + static_cast<uint64_t>(digit);
     }
     pos = line_end + 1;

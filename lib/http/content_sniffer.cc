@@ -6,11 +6,12 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
+#include "lib/encoding/absl_view.h"
 
 namespace crawler::http {
 namespace {
 
-absl::string_view A(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+using encoding::AsAbsl;
 
 bool IsWhitespaceByte(char c) {
   return c == '\t' || c == '\n' || c == '\x0C' || c == '\r' || c == ' ';
@@ -22,12 +23,12 @@ bool LooksLikeHtml(std::string_view s) {
       "<!doctype html", "<html", "<head",  "<script", "<iframe", "<h1",   "<div", "<font",
       "<table",         "<a",    "<style", "<title",  "<b",      "<body", "<br",  "<p"};
   for (std::string_view tag : kTags) {
-    if (s.size() > tag.size() && absl::StartsWithIgnoreCase(A(s), A(tag)) &&
+    if (s.size() > tag.size() && absl::StartsWithIgnoreCase(AsAbsl(s), AsAbsl(tag)) &&
         (s[tag.size()] == ' ' || s[tag.size()] == '>')) {
       return true;
     }
   }
-  return absl::StartsWith(A(s), "<!--");
+  return absl::StartsWith(AsAbsl(s), "<!--");
 }
 
 // §7.2: "binary data byte" = 0x00-0x08, 0x0B, 0x0E-0x1A, 0x1C-0x1F.
@@ -94,19 +95,19 @@ std::string SniffContentType(std::string_view declared, std::string_view body) {
 
   // §7.1: skip leading whitespace for the markup patterns.
   std::string_view s = body;
-  if (absl::StartsWith(A(s), "\xEF\xBB\xBF")) s.remove_prefix(3);
+  if (absl::StartsWith(AsAbsl(s), "\xEF\xBB\xBF")) s.remove_prefix(3);
   while (!s.empty() && IsWhitespaceByte(s.front())) s.remove_prefix(1);
   if (LooksLikeHtml(s)) return "text/html";
-  if (absl::StartsWith(A(s), "<?xml")) return RefineXml(s, "text/xml");
-  if (absl::StartsWith(A(body), "%PDF-")) return "application/pdf";
-  if (absl::StartsWith(A(body), "%!PS-Adobe-")) return "application/postscript";
-  if (absl::StartsWith(A(body), "\x89PNG\r\n\x1A\n")) return "image/png";
-  if (absl::StartsWith(A(body), "\xFF\xD8\xFF")) return "image/jpeg";
-  if (absl::StartsWith(A(body), "GIF87a") || absl::StartsWith(A(body), "GIF89a")) {
+  if (absl::StartsWith(AsAbsl(s), "<?xml")) return RefineXml(s, "text/xml");
+  if (absl::StartsWith(AsAbsl(body), "%PDF-")) return "application/pdf";
+  if (absl::StartsWith(AsAbsl(body), "%!PS-Adobe-")) return "application/postscript";
+  if (absl::StartsWith(AsAbsl(body), "\x89PNG\r\n\x1A\n")) return "image/png";
+  if (absl::StartsWith(AsAbsl(body), "\xFF\xD8\xFF")) return "image/jpeg";
+  if (absl::StartsWith(AsAbsl(body), "GIF87a") || absl::StartsWith(AsAbsl(body), "GIF89a")) {
     return "image/gif";
   }
-  if (absl::StartsWith(A(body), "\x1F\x8B\x08")) return "application/x-gzip";
-  if (absl::StartsWith(A(body), "PK\x03\x04")) return "application/zip";
+  if (absl::StartsWith(AsAbsl(body), "\x1F\x8B\x08")) return "application/x-gzip";
+  if (absl::StartsWith(AsAbsl(body), "PK\x03\x04")) return "application/zip";
   return HasBinaryByte(body) ? "application/octet-stream" : "text/plain";
 }
 

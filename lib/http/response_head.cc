@@ -9,12 +9,13 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "lib/encoding/absl_view.h"
 
 namespace crawler::http {
 namespace {
 
 // Debian's abseil has its own string_view type (ABSL_OPTION_USE_STD_STRING_VIEW 0).
-absl::string_view A(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+using encoding::AsAbsl;
 std::string_view S(absl::string_view s) { return std::string_view(s.data(), s.size()); }
 
 // Reads `raw` line by line, accepting CRLF and bare LF, without copying.
@@ -38,7 +39,7 @@ class LineReader {
 };
 
 bool IsStatusLine(std::string_view line) {
-  return absl::StartsWith(A(line), "HTTP/") && line.find(' ') != line.npos;
+  return absl::StartsWith(AsAbsl(line), "HTTP/") && line.find(' ') != line.npos;
 }
 
 // The final response's block: from the last line that is a status line to the end (interim 1xx
@@ -68,7 +69,7 @@ std::optional<StatusLine> ParseStatusLine(std::string_view line) {
   const std::string_view rest = line.substr(sp1 + 1);
   const size_t sp2 = rest.find(' ');
   const std::string_view code = rest.substr(0, sp2);
-  if (code.size() != 3 || !absl::SimpleAtoi(A(code), &out.code) || out.code < 100) {
+  if (code.size() != 3 || !absl::SimpleAtoi(AsAbsl(code), &out.code) || out.code < 100) {
     return std::nullopt;
   }
   if (sp2 != std::string_view::npos) out.reason = rest.substr(sp2 + 1);
@@ -79,7 +80,7 @@ std::optional<StatusLine> ParseStatusLine(std::string_view line) {
 
 MediaType ParseMediaType(std::string_view content_type) {
   MediaType result;
-  std::vector<absl::string_view> parts = absl::StrSplit(A(content_type), ';');
+  std::vector<absl::string_view> parts = absl::StrSplit(AsAbsl(content_type), ';');
   if (parts.empty()) return result;
   const std::string essence = absl::AsciiStrToLower(absl::StripAsciiWhitespace(parts[0]));
   const size_t slash = essence.find('/');
@@ -123,14 +124,15 @@ absl::StatusOr<ResponseHead> ResponseHead::Parse(std::string_view raw) {
     if ((line[0] == ' ' || line[0] == '\t') && !head.fields_.empty()) {
       // RFC 9112 §5.2: obsolete line folding; replace with a space.
       head.fields_.back().second += ' ';
-      head.fields_.back().second += S(absl::StripAsciiWhitespace(A(line)));
+      head.fields_.back().second += S(absl::StripAsciiWhitespace(AsAbsl(line)));
       continue;
     }
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos || colon == 0) continue;  // not a field: skip
     if (head.fields_.size() >= kMaxFields) break;
-    head.fields_.emplace_back(std::string(absl::StripAsciiWhitespace(A(line.substr(0, colon)))),
-                              std::string(absl::StripAsciiWhitespace(A(line.substr(colon + 1)))));
+    head.fields_.emplace_back(
+        std::string(absl::StripAsciiWhitespace(AsAbsl(line.substr(0, colon)))),
+        std::string(absl::StripAsciiWhitespace(AsAbsl(line.substr(colon + 1)))));
   }
   return head;
 }
@@ -146,7 +148,7 @@ std::optional<int> ResponseHead::PeekStatus(std::string_view raw) {
 
 std::optional<std::string_view> ResponseHead::Get(std::string_view name) const {
   for (const auto& [key, value] : fields_) {
-    if (absl::EqualsIgnoreCase(A(key), A(name))) return value;
+    if (absl::EqualsIgnoreCase(AsAbsl(key), AsAbsl(name))) return value;
   }
   return std::nullopt;
 }
@@ -154,7 +156,7 @@ std::optional<std::string_view> ResponseHead::Get(std::string_view name) const {
 std::string ResponseHead::GetCombined(std::string_view name) const {
   std::vector<std::string_view> values;
   for (const auto& [key, value] : fields_) {
-    if (absl::EqualsIgnoreCase(A(key), A(name))) values.push_back(value);
+    if (absl::EqualsIgnoreCase(AsAbsl(key), AsAbsl(name))) values.push_back(value);
   }
   std::string out;
   for (size_t i = 0; i < values.size(); ++i) {

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "lib/encoding/ascii.h"
+
 namespace crawler::partition {
 namespace {
 
@@ -18,8 +20,6 @@ void CheckBucketCount(uint32_t num_buckets) {
     std::abort();
   }
 }
-
-constexpr char AsciiLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
 
 }  // namespace
 
@@ -44,8 +44,7 @@ uint64_t HostKeyHash(std::string_view host) {
   if (std::none_of(host.begin(), host.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
     return XXH64(host.data(), host.size(), /*seed=*/0);
   }
-  std::string lowered(host);
-  for (char& c : lowered) c = AsciiLower(c);
+  const std::string lowered = encoding::ToAsciiLower(host);
   return XXH64(lowered.data(), lowered.size(), /*seed=*/0);
 }
 

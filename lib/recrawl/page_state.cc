@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "lib/encoding/varint.h"
 #include "lib/recrawl/internal/wire.h"
 
 namespace crawler::recrawl {
@@ -20,7 +21,7 @@ std::string PageRevisitState::Encode() const {
   std::string out;
   out.reserve(1 + 2 + encoded_history.size() + 3 * 8 + 3 * 4);
   out.push_back(static_cast<char>(kFormatVersion));
-  internal::PutVarint(encoded_history.size(), out);
+  encoding::AppendVarint64(encoded_history.size(), out);
   out += encoded_history;
   internal::PutNumber(policy.interval_days, out);
   internal::PutNumber(policy.reference_days, out);

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "lib/encoding/varint.h"
 #include "lib/recrawl/internal/wire.h"
 
 namespace crawler::recrawl {
@@ -64,10 +65,10 @@ std::string RateHistogram::Encode() const {
   internal::PutNumber(total_rate_, out);
   uint64_t non_empty = 0;
   for (const Bin& bin : bins_) non_empty += bin.pages > 0 ? 1 : 0;
-  internal::PutVarint(non_empty, out);
+  encoding::AppendVarint64(non_empty, out);
   for (int i = 0; i < kBins; ++i) {
     if (!(bins_[i].pages > 0)) continue;
-    internal::PutVarint(static_cast<uint64_t>(i), out);
+    encoding::AppendVarint64(static_cast<uint64_t>(i), out);
     internal::PutNumber(bins_[i].pages, out);
     internal::PutNumber(bins_[i].rate_sum, out);
     internal::PutNumber(bins_[i].key_sum, out);

@@ -6,28 +6,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "lib/encoding/varint.h"
 
 namespace crawler::recrawl {
 namespace {
 
 constexpr uint8_t kFlagHasLastVisit = 0x01;
 constexpr uint64_t kMaxUint32 = std::numeric_limits<uint32_t>::max();
-
-void PutVarint(uint64_t value, std::string& out) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
-}
-
-uint64_t ZigZag(int64_t value) {
-  return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
-}
-
-int64_t UnZigZag(uint64_t value) {
-  return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
-}
 
 // Reads bytes front to back; every failure is data loss in a record we wrote ourselves.
 class Reader {
@@ -40,25 +25,21 @@ class Reader {
   }
 
   absl::StatusOr<uint64_t> Varint(const char* what) {
-    uint64_t value = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (pos_ >= bytes_.size()) return Truncated(what);
-      const uint8_t byte = static_cast<uint8_t>(bytes_[pos_++]);
-      // The 10th byte may only carry the top bit of a 64-bit value.
-      if (shift == 63 && byte > 1) {
+    const encoding::DecodedVarint varint = encoding::DecodeVarint64(bytes_.substr(pos_));
+    switch (varint.status) {
+      case encoding::VarintStatus::kOk:
+        pos_ += varint.length;
+        return varint.value;
+      case encoding::VarintStatus::kTruncated:
+        pos_ = bytes_.size();
+        return Truncated(what);
+      case encoding::VarintStatus::kOverflow:
         return absl::DataLossError(absl::StrCat("visit history: varint overflow in ", what));
-      }
-      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) {
-        // A zero final group is an overlong encoding; rejecting it keeps the encoding of a
-        // history unique.
-        if (byte == 0 && shift > 0) {
-          return absl::DataLossError(absl::StrCat("visit history: overlong varint in ", what));
-        }
-        return value;
-      }
+      case encoding::VarintStatus::kOverlong:
+        // Rejecting overlong forms keeps the encoding of a history unique.
+        return absl::DataLossError(absl::StrCat("visit history: overlong varint in ", what));
     }
-    return absl::DataLossError(absl::StrCat("visit history: varint too long in ", what));
+    return absl::DataLossError(absl::StrCat("visit history: bad varint in ", what));
   }
 
   bool AtEnd() const { return pos_ == bytes_.size(); }
@@ -140,13 +121,15 @@ std::string VisitHistory::Encode() const {
   out.push_back(static_cast<char>(capacity()));
   out.push_back(static_cast<char>(count_));
   out.push_back(static_cast<char>(has_last_visit_ ? kFlagHasLastVisit : 0));
-  if (has_last_visit_) PutVarint(ZigZag(last_visit_unix_seconds_), out);
+  if (has_last_visit_) {
+    encoding::AppendVarint64(encoding::ZigZagEncode(last_visit_unix_seconds_), out);
+  }
   for (int i = 0; i < count_; ++i) {
     const Visit& v = (*this)[i];
-    PutVarint((static_cast<uint64_t>(v.interval_seconds) << 2) |
-                  (v.has_last_modified ? 2u : 0u) | (v.changed ? 1u : 0u),
-              out);
-    if (v.has_last_modified) PutVarint(v.since_last_modified_seconds, out);
+    encoding::AppendVarint64((static_cast<uint64_t>(v.interval_seconds) << 2) |
+                                 (v.has_last_modified ? 2u : 0u) | (v.changed ? 1u : 0u),
+                             out);
+    if (v.has_last_modified) encoding::AppendVarint64(v.since_last_modified_seconds, out);
   }
   return out;
 }
@@ -181,7 +164,7 @@ absl::StatusOr<VisitHistory> VisitHistory::Decode(std::string_view bytes) {
     absl::StatusOr<uint64_t> last = in.Varint("last visit");
     if (!last.ok()) return last.status();
     history.has_last_visit_ = true;
-    history.last_visit_unix_seconds_ = UnZigZag(*last);
+    history.last_visit_unix_seconds_ = encoding::ZigZagDecode(*last);
   } else if (*count > 0) {
     return absl::DataLossError("visit history: visits without a last visit time");
   }

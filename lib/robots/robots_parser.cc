@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "absl/strings/ascii.h"
+#include "lib/encoding/ascii.h"
 
 namespace crawler::robots {
 namespace {
@@ -43,21 +43,10 @@ constexpr std::array<KeySpelling, 12> kKeySpellings = {{
     {"site-map", Key::kSitemap},
 }};
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (absl::ascii_tolower(static_cast<unsigned char>(a[i])) !=
-        absl::ascii_tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 Key ClassifyKey(std::string_view key) {
   if (key.empty()) return Key::kUnknown;
   for (const KeySpelling& k : kKeySpellings) {
-    if (EqualsIgnoreCase(key, k.spelling)) return k.key;
+    if (encoding::EqualsIgnoreCase(key, k.spelling)) return k.key;
   }
   return Key::kUnknown;
 }

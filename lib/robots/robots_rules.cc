@@ -16,19 +16,14 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/time/time.h"
+#include "lib/encoding/ascii.h"
+#include "lib/encoding/hex.h"
 #include "lib/robots/robots_parser.h"
 
 namespace crawler::robots {
 namespace {
 
-constexpr char kUpperHex[] = "0123456789ABCDEF";
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+using encoding::HexValue;
 
 // RFC 3986 §2.3.
 bool IsUnreserved(unsigned char c) {
@@ -37,8 +32,7 @@ bool IsUnreserved(unsigned char c) {
 
 void AppendEscaped(unsigned char c, std::string& out) {
   out.push_back('%');
-  out.push_back(kUpperHex[c >> 4]);
-  out.push_back(kUpperHex[c & 0xF]);
+  encoding::AppendHexByte(c, encoding::HexCase::kUpper, out);
 }
 
 // Appends the canonical form of `in` (see the header, "Matching"). In a pattern "*" stays the
@@ -109,12 +103,6 @@ bool PatternMatches(std::string_view pattern, bool anchored, std::string_view pa
   }
 }
 
-std::string AsciiLower(std::string_view s) {
-  std::string lower(s);
-  for (char& c : lower) c = absl::ascii_tolower(static_cast<unsigned char>(c));
-  return lower;
-}
-
 bool IsTokenChar(char c) { return absl::ascii_isalpha(c) || c == '-' || c == '_'; }
 
 // The product token at the start of a user-agent value or of the caller's token (§2.2.1).
@@ -178,7 +166,7 @@ struct RobotsRules::Data {
   const std::vector<size_t>* Select(std::string_view product_token) const {
     const std::string_view token = ProductToken(product_token);
     if (!token.empty()) {
-      auto it = groups_by_token.find(AsciiLower(token));
+      auto it = groups_by_token.find(encoding::ToAsciiLower(token));
       if (it != groups_by_token.end()) return &it->second;
     }
     return wildcard_groups.empty() ? nullptr : &wildcard_groups;
@@ -201,7 +189,7 @@ class RobotsRules::Builder : public RobotsParseHandler {
       return;
     }
     const std::string_view token = ProductToken(value);
-    if (!token.empty()) AddGroupOnce(data_.groups_by_token[AsciiLower(token)], group);
+    if (!token.empty()) AddGroupOnce(data_.groups_by_token[encoding::ToAsciiLower(token)], group);
   }
 
   void HandleAllow(int line, std::string_view value) override {

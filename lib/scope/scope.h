@@ -1,4 +1,4 @@
-// Scope: which discovered URLs belong to a collection (issue "scope of a collection"):
+// Scope: which discovered URLs belong to a collection, by four checks:
 //   - allowed host suffixes: "gov.si" or ".gov.si" admits gov.si and every host under it
 //     (label-wise: "evilgov.si" is not under "gov.si");
 //   - same-site-only: only hosts whose registrable domain (Public Suffix List) is that of a seed;

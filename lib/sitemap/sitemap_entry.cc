@@ -3,7 +3,7 @@
 #include <array>
 #include <utility>
 
-#include "lib/sitemap/internal/ascii.h"
+#include "lib/encoding/ascii.h"
 
 namespace crawler::sitemap {
 namespace {
@@ -29,7 +29,7 @@ std::string_view ChangeFreqName(ChangeFreq freq) {
 
 std::optional<ChangeFreq> ParseChangeFreq(std::string_view text) {
   for (const auto& [value, name] : kChangeFreqNames) {
-    if (internal::EqualsIgnoreCase(text, name)) return value;
+    if (encoding::EqualsIgnoreCase(text, name)) return value;
   }
   return std::nullopt;
 }

@@ -12,7 +12,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "lib/sitemap/internal/ascii.h"
+#include "lib/encoding/absl_view.h"
+#include "lib/encoding/ascii.h"
+#include "lib/encoding/utf8.h"
 #include "lib/sitemap/w3c_datetime.h"
 
 namespace crawler::sitemap {
@@ -53,9 +55,9 @@ bool IsSitemapNamespace(std::string_view uri) {
   for (const std::string_view prefix : {"http://", "https://", "www."}) {
     if (uri.starts_with(prefix)) uri.remove_prefix(prefix.size());
   }
-  return internal::EqualsIgnoreCase(uri, "sitemaps.org/schemas/sitemap/0.9") ||
-         internal::EqualsIgnoreCase(uri, "google.com/schemas/sitemap/0.9") ||
-         internal::EqualsIgnoreCase(uri, "google.com/schemas/sitemap/0.84");
+  return encoding::EqualsIgnoreCase(uri, "sitemaps.org/schemas/sitemap/0.9") ||
+         encoding::EqualsIgnoreCase(uri, "google.com/schemas/sitemap/0.9") ||
+         encoding::EqualsIgnoreCase(uri, "google.com/schemas/sitemap/0.84");
 }
 
 struct ElementName {
@@ -76,8 +78,8 @@ std::string QuoteName(std::string_view name) {
   if (separator == std::string_view::npos) {
     quoted = std::string(name);
   } else {
-    quoted = absl::StrCat("{", internal::AsAbsl(name.substr(0, separator)), "}",
-                          internal::AsAbsl(name.substr(separator + 1)));
+    quoted = absl::StrCat("{", encoding::AsAbsl(name.substr(0, separator)), "}",
+                          encoding::AsAbsl(name.substr(separator + 1)));
   }
   if (quoted.size() > kMaxQuotedNameBytes) {
     quoted.resize(kMaxQuotedNameBytes);
@@ -100,7 +102,7 @@ std::optional<double> ParsePriority(std::string_view text) {
     }
   }
   double value = 0;
-  if (!digit_seen || !absl::SimpleAtod(internal::AsAbsl(text), &value)) return std::nullopt;
+  if (!digit_seen || !absl::SimpleAtod(encoding::AsAbsl(text), &value)) return std::nullopt;
   if (value < 0.0 || value > 1.0) return std::nullopt;
   return value;
 }
@@ -111,36 +113,10 @@ bool IsCleanUtf8Line(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     const auto byte = static_cast<unsigned char>(text[i]);
-    if (byte < 0x80) {
-      if (byte < 0x20 || byte == 0x7F) return false;
-      ++i;
-      continue;
-    }
-    int length = 0;
-    uint32_t code_point = 0;
-    if (byte >= 0xC2 && byte <= 0xDF) {
-      length = 2;
-      code_point = byte & 0x1F;
-    } else if (byte >= 0xE0 && byte <= 0xEF) {
-      length = 3;
-      code_point = byte & 0x0F;
-    } else if (byte >= 0xF0 && byte <= 0xF4) {
-      length = 4;
-      code_point = byte & 0x07;
-    } else {
-      return false;
-    }
-    if (text.size() - i < static_cast<size_t>(length)) return false;
-    for (int k = 1; k < length; ++k) {
-      const auto continuation = static_cast<unsigned char>(text[i + k]);
-      if ((continuation & 0xC0) != 0x80) return false;
-      code_point = (code_point << 6) | (continuation & 0x3F);
-    }
-    if ((length == 3 && code_point < 0x800) || (length == 4 && code_point < 0x10000) ||
-        (code_point >= 0xD800 && code_point <= 0xDFFF) || code_point > 0x10FFFF) {
-      return false;
-    }
-    i += length;
+    if (byte < 0x20 || byte == 0x7F) return false;
+    const encoding::Utf8Sequence sequence = encoding::DecodeUtf8Sequence(text.substr(i));
+    if (!sequence.valid) return false;
+    i += sequence.length;
   }
   return true;
 }

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/civil_time.h"
-#include "lib/sitemap/internal/ascii.h"
+#include "lib/encoding/absl_view.h"
 
 namespace crawler::sitemap {
 namespace {
@@ -16,8 +16,8 @@ constexpr size_t kMaxQuotedBytes = 40;
 absl::Status NotADatetime(std::string_view text, std::string_view why) {
   const bool cut = text.size() > kMaxQuotedBytes;
   return absl::InvalidArgumentError(
-      absl::StrCat("not a W3C Datetime (", internal::AsAbsl(why), "): \"",
-                   internal::AsAbsl(text.substr(0, kMaxQuotedBytes)), cut ? "..." : "", "\""));
+      absl::StrCat("not a W3C Datetime (", encoding::AsAbsl(why), "): \"",
+                   encoding::AsAbsl(text.substr(0, kMaxQuotedBytes)), cut ? "..." : "", "\""));
 }
 
 // A cursor over the text; every Take* consumes only on success.

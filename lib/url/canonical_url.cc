@@ -5,24 +5,24 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/url/internal/ascii.h"
+#include "lib/encoding/ascii.h"
+#include "lib/encoding/hex.h"
 #include "lib/url/internal/percent_encoding.h"
 
 namespace crawler::url {
 namespace {
 
-using internal::EqualsIgnoreCase;
-using internal::HexValue;
-using internal::StartsWithIgnoreCase;
+using encoding::EqualsIgnoreCase;
+using encoding::HexValue;
+using encoding::StartsWithIgnoreCase;
 
 // RFC 3986 2.3: percent-encoding these never changes what a URL means.
 bool IsUnreserved(unsigned char c) {
-  return internal::IsAsciiAlphanumeric(c) || c == '-' || c == '.' || c == '_' || c == '~';
+  return encoding::IsAsciiAlnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
 }
 
 // One run of AppendNormalizedPercentEncoding: no delimiter inside.
 void AppendNormalizedRun(std::string_view run, std::string& out) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
   auto is_escape = [run](size_t i) {
     return run[i] == '%' && i + 2 < run.size() && HexValue(run[i + 1]) >= 0 &&
            HexValue(run[i + 2]) >= 0;
@@ -41,8 +41,7 @@ void AppendNormalizedRun(std::string_view run, std::string& out) {
       out.push_back(static_cast<char>(value));
     } else {
       out.push_back('%');
-      out.push_back(kHex[value >> 4]);
-      out.push_back(kHex[value & 0xF]);
+      encoding::AppendHexByte(value, encoding::HexCase::kUpper, out);
     }
     i += 2;
   }

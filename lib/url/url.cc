@@ -27,16 +27,17 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "lib/url/internal/ascii.h"
+#include "lib/encoding/absl_view.h"
+#include "lib/encoding/ascii.h"
 #include "lib/url/internal/host_parser.h"
 #include "lib/url/internal/percent_encoding.h"
 
 namespace crawler::url {
 
+using encoding::AsAbsl;
+using encoding::EqualsIgnoreCase;
 using internal::AppendPercentEncoded;
-using internal::AsAbsl;
 using internal::EncodeSet;
-using internal::EqualsIgnoreCase;
 
 namespace {
 
@@ -202,7 +203,7 @@ absl::StatusOr<Url> UrlParser::Run() {
     const int c = C();
     switch (state_) {
       case State::kSchemeStart:
-        if (internal::IsAsciiAlpha(c)) {
+        if (encoding::IsAsciiAlpha(c)) {
           state_ = State::kScheme;
         } else {
           state_ = State::kNoScheme;
@@ -211,12 +212,12 @@ absl::StatusOr<Url> UrlParser::Run() {
         break;
 
       case State::kScheme:
-        if (internal::IsAsciiAlphanumeric(c) || c == '+' || c == '-' || c == '.') {
+        if (encoding::IsAsciiAlnum(c) || c == '+' || c == '-' || c == '.') {
           break;  // the buffer is input_[0, pointer_), lowercased below
         }
         if (c == ':') {
           scheme_.assign(input_.substr(0, static_cast<size_t>(pointer_)));
-          for (char& ch : scheme_) ch = internal::AsciiLower(ch);
+          for (char& ch : scheme_) ch = encoding::ToAsciiLower(ch);
           if (scheme_ != "http" && scheme_ != "https") {
             constexpr size_t kMaxSchemeInMessage = 32;
             return absl::UnimplementedError(

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "lib/encoding/absl_view.h"
 
 namespace crawler::warc {
 namespace {
@@ -18,13 +19,11 @@ namespace {
 constexpr size_t kChunk = 64 * 1024;
 constexpr size_t kMaxHeaderBytes = 1 << 20;  // a WARC header beyond 1 MiB is not a header
 
-absl::string_view ToAbsl(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-
 }  // namespace
 
 std::string ParsedRecord::Field(std::string_view name) const {
   for (const auto& [key, value] : fields) {
-    if (absl::EqualsIgnoreCase(ToAbsl(key), ToAbsl(name))) return value;
+    if (absl::EqualsIgnoreCase(encoding::AsAbsl(key), encoding::AsAbsl(name))) return value;
   }
   return "";
 }

@@ -18,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/encoding/hex.h"
 
 namespace crawler::warc {
 namespace {
@@ -142,16 +143,15 @@ std::string WarcWriter::NewRecordIdLocked() {
   lo = (lo & 0x3FFFFFFFFFFFFFFFull) | 0x8000000000000000ull;
   // "<urn:uuid:" 8-4-4-4-12 lowercase hex digits ">", written directly (one per record: a
   // format string interpreter costs more than the random numbers).
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string id = "<urn:uuid:00000000-0000-0000-0000-000000000000>";
   char* digit = &id[10];
   for (int i = 15; i >= 0; --i) {
-    *digit++ = kHex[(hi >> (4 * i)) & 15];
+    *digit++ = encoding::kLowerHexDigits[(hi >> (4 * i)) & 15];
     if (i == 8 || i == 4) ++digit;  // the dashes after the 8th and 12th digits
   }
   ++digit;
   for (int i = 15; i >= 0; --i) {
-    *digit++ = kHex[(lo >> (4 * i)) & 15];
+    *digit++ = encoding::kLowerHexDigits[(lo >> (4 * i)) & 15];
     if (i == 12) ++digit;  // the dash after the 20th digit
   }
   return id;

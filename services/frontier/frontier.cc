@@ -103,15 +103,18 @@ class Frontier::Staging {
 std::vector<kv::ColumnFamilySpec> Frontier::ColumnFamilies() { return storage::ColumnFamilies(); }
 
 Frontier::Frontier(const FrontierOptions& options, kv::KvStore& store, const Clock& clock)
-    : options_(options), store_(store), clock_(clock), seen_cache_(options.seen_cache_entries) {}
+    : options_(options), store_(store), clock_(clock) {}
 
 Frontier::~Frontier() = default;
 
 absl::StatusOr<std::unique_ptr<Frontier>> Frontier::Open(const FrontierOptions& options,
                                                          kv::KvStore& store, const Clock& clock) {
   if (absl::Status status = ValidateFrontierOptions(options); !status.ok()) return status;
+  absl::StatusOr<SeenCache> seen_cache = SeenCache::Create(options.seen_cache_entries);
+  if (!seen_cache.ok()) return seen_cache.status();
   std::unique_ptr<Frontier> frontier(new Frontier(options, store, clock));
   absl::MutexLock lock(&frontier->mu_);
+  frontier->seen_cache_ = *std::move(seen_cache);
   if (options.revisit.enabled) {
     absl::StatusOr<std::unique_ptr<recrawl::RevisitPolicy>> policy =
         recrawl::MakeRevisitPolicy(options.revisit.policy, options.revisit.policy_options);

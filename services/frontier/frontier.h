@@ -76,7 +76,8 @@ class Frontier {
   // the host table from the hosts family (time and memory grow with hosts) and puts every lease
   // left by a previous process back into its queue.
   // Errors: kInvalidArgument (options), kFailedPrecondition (missing column family, unknown
-  // format version), kDataLoss (corrupt records), or the store's error.
+  // format version), kDataLoss (corrupt records), kResourceExhausted (the seen cache's table
+  // cannot be mapped), or the store's error.
   static absl::StatusOr<std::unique_ptr<Frontier>> Open(const FrontierOptions& options,
                                                         kv::KvStore& store, const Clock& clock);
 

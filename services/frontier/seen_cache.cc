@@ -5,24 +5,48 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
-#include <new>
+#include <cstring>
 #include <string_view>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 
 namespace crawler::frontier {
 
-SeenCache::SeenCache(size_t max_entries) {
-  if (max_entries < kWays) return;
+absl::StatusOr<SeenCache> SeenCache::Create(size_t max_entries) {
+  SeenCache cache;
+  if (max_entries < kWays) return cache;
   const size_t buckets = std::bit_floor(max_entries / kWays);
   const size_t bytes = buckets * sizeof(Bucket);
   // Anonymous pages are zero (every slot free) and page-aligned (a bucket per cache line); they
   // become resident when first written, not all at once here.
   void* table = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (table == MAP_FAILED) throw std::bad_alloc();
-  buckets_ = std::unique_ptr<Bucket[], Unmap>(static_cast<Bucket*>(table), Unmap{bytes});
-  bucket_count_ = buckets;
-  mask_ = buckets - 1;
+  if (table == MAP_FAILED) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("seen cache: cannot map ", bytes, " bytes: ", std::strerror(errno)));
+  }
+  cache.buckets_ = std::unique_ptr<Bucket[], Unmap>(static_cast<Bucket*>(table), Unmap{bytes});
+  cache.bucket_count_ = buckets;
+  cache.mask_ = buckets - 1;
+  return cache;
+}
+
+SeenCache::SeenCache(SeenCache&& other) noexcept
+    : buckets_(std::move(other.buckets_)),
+      bucket_count_(std::exchange(other.bucket_count_, 0)),
+      mask_(std::exchange(other.mask_, 0)),
+      forgot_(std::exchange(other.forgot_, false)) {}
+
+SeenCache& SeenCache::operator=(SeenCache&& other) noexcept {
+  buckets_ = std::move(other.buckets_);
+  bucket_count_ = std::exchange(other.bucket_count_, 0);
+  mask_ = std::exchange(other.mask_, 0);
+  forgot_ = std::exchange(other.forgot_, false);
+  return *this;
 }
 
 void SeenCache::Unmap::operator()(Bucket* buckets) const { munmap(buckets, bytes); }

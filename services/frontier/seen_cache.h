@@ -32,6 +32,8 @@
 #include <memory>
 #include <string_view>
 
+#include "absl/status/statusor.h"
+
 namespace crawler::frontier {
 
 class SeenCache {
@@ -39,11 +41,16 @@ class SeenCache {
   // Slots per bucket: 8 x 8 bytes fill one cache line.
   static constexpr size_t kWays = 8;
 
-  // Holds at most `max_entries` hashes: the largest power-of-two number of buckets whose slots
-  // fit in max_entries. Fewer than kWays entries (0 included) disables the cache: Contains()
-  // is always false and Insert() does nothing.
-  explicit SeenCache(size_t max_entries);
+  // A cache that holds at most `max_entries` hashes: the largest power-of-two number of buckets
+  // whose slots fit in max_entries. Fewer than kWays entries (0 included) gives a disabled
+  // cache. kResourceExhausted if the table's address space cannot be mapped.
+  static absl::StatusOr<SeenCache> Create(size_t max_entries);
 
+  // A disabled cache: Contains() is always false and Insert() does nothing.
+  SeenCache() = default;
+
+  SeenCache(SeenCache&& other) noexcept;
+  SeenCache& operator=(SeenCache&& other) noexcept;
   SeenCache(const SeenCache&) = delete;
   SeenCache& operator=(const SeenCache&) = delete;
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,11 +14,16 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "lib/encoding/varint.h"
 #include "services/common/kv/kv_store.h"
 #include "services/frontier/url_record.h"
 
 namespace crawler::frontier::storage {
 namespace {
+
+using encoding::AppendVarint64;
+using encoding::ZigZagDecode;
+using encoding::ZigZagEncode;
 
 // Version byte at the start of every value but the meta counters. Bumped only with
 // kFormatVersion (see the header comment).
@@ -35,32 +41,16 @@ uint64_t GetBigEndian(std::string_view in, int bytes) {
   return value;
 }
 
-void PutVarint(std::string& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
-}
-
 void PutString(std::string& out, std::string_view s) {
-  PutVarint(out, s.size());
+  AppendVarint64(s.size(), out);
   out.append(s);
-}
-
-uint64_t ZigZag(int64_t value) {
-  return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
-}
-
-int64_t UnZigZag(uint64_t value) {
-  return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
 }
 
 // 0 for "never" (InfinitePast, the default of every optional time: one byte), else
 // zigzag(micros) + 1.
 void PutTime(std::string& out, absl::Time t) {
   const int64_t micros = TimeToMicros(t);
-  PutVarint(out, micros == std::numeric_limits<int64_t>::min() ? 0 : ZigZag(micros) + 1);
+  AppendVarint64(micros == std::numeric_limits<int64_t>::min() ? 0 : ZigZagEncode(micros) + 1, out);
 }
 
 // Bounds-checked reader; every method returns false on truncated or malformed input.
@@ -77,19 +67,10 @@ class Reader {
     return true;
   }
   bool Varint(uint64_t& out) {
-    uint64_t value = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (in_.empty()) return false;
-      const auto byte = static_cast<unsigned char>(in_[0]);
-      in_.remove_prefix(1);
-      if (shift == 63 && byte > 1) return false;  // more than 64 bits
-      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) {
-        out = value;
-        return true;
-      }
-    }
-    return false;
+    const std::optional<uint64_t> value = encoding::ConsumeVarint64(in_);
+    if (!value) return false;
+    out = *value;
+    return true;
   }
   bool Varint32(uint32_t& out) {
     uint64_t value = 0;
@@ -100,13 +81,13 @@ class Reader {
   bool Signed(int64_t& out) {
     uint64_t value = 0;
     if (!Varint(value)) return false;
-    out = UnZigZag(value);
+    out = ZigZagDecode(value);
     return true;
   }
   bool Time(absl::Time& out) {
     uint64_t value = 0;
     if (!Varint(value)) return false;
-    out = value == 0 ? absl::InfinitePast() : MicrosToTime(UnZigZag(value - 1));
+    out = value == 0 ? absl::InfinitePast() : MicrosToTime(ZigZagDecode(value - 1));
     return true;
   }
   bool String(std::string& out) {
@@ -250,10 +231,10 @@ absl::StatusOr<uint64_t> DecodeLeaseKey(std::string_view key) {
 std::string EncodeLeaseRecord(const LeaseRecord& record) {
   std::string value;
   value.push_back(static_cast<char>(kRecordVersion));
-  PutVarint(value, record.host_id);
+  AppendVarint64(record.host_id, value);
   value.push_back(static_cast<char>(record.pos.band));
-  PutVarint(value, record.pos.depth);
-  PutVarint(value, record.pos.seq);
+  AppendVarint64(record.pos.depth, value);
+  AppendVarint64(record.pos.seq, value);
   value.push_back(static_cast<char>(record.flags));
   PutTime(value, record.deadline);
   PutString(value, record.url);
@@ -300,7 +281,7 @@ absl::StatusOr<DueKeyParts> DecodeDueKey(std::string_view key) {
 std::string EncodeDueValue(uint64_t host_id) {
   std::string value;
   value.push_back(static_cast<char>(kRecordVersion));
-  PutVarint(value, host_id);
+  AppendVarint64(host_id, value);
   return value;
 }
 
@@ -317,14 +298,14 @@ absl::StatusOr<uint64_t> DecodeDueValue(std::string_view value) {
 std::string EncodeHostRecord(const HostRecord& record) {
   std::string value;
   value.push_back(static_cast<char>(kRecordVersion));
-  PutVarint(value, record.host_id);
-  PutVarint(value, record.next_seq);
-  PutVarint(value, record.queued);
-  PutVarint(value, record.waiting);
-  PutVarint(value, record.seen);
-  PutVarint(value, record.pages);
+  AppendVarint64(record.host_id, value);
+  AppendVarint64(record.next_seq, value);
+  AppendVarint64(record.queued, value);
+  AppendVarint64(record.waiting, value);
+  AppendVarint64(record.seen, value);
+  AppendVarint64(record.pages, value);
   PutTime(value, record.next_allowed);
-  PutVarint(value, record.leased);
+  AppendVarint64(record.leased, value);
   return value;
 }
 
@@ -351,22 +332,22 @@ std::string EncodeUrlRecord(const UrlRecord& record) {
                 record.last_modified.size() + record.visit_history.size());
   value.push_back(static_cast<char>(kRecordVersion));
   value.push_back(static_cast<char>(record.status));
-  PutVarint(value, record.host_id);
+  AppendVarint64(record.host_id, value);
   value.push_back(static_cast<char>(record.priority));
-  PutVarint(value, record.depth);
-  PutVarint(value, record.seq);
-  PutVarint(value, record.attempts);
-  PutVarint(value, record.fetch_count);
+  AppendVarint64(record.depth, value);
+  AppendVarint64(record.seq, value);
+  AppendVarint64(record.attempts, value);
+  AppendVarint64(record.fetch_count, value);
   PutTime(value, record.first_seen);
   PutString(value, record.discovered_from);
   value.push_back(static_cast<char>(record.last_outcome ? static_cast<uint8_t>(*record.last_outcome)
                                                         : uint8_t{0}));
-  PutVarint(value, ZigZag(record.http_status));
+  AppendVarint64(ZigZagEncode(record.http_status), value);
   PutTime(value, record.fetch_time);
   PutString(value, record.etag);
   PutString(value, record.last_modified);
   PutBigEndian(value, record.content_fingerprint, 8);
-  PutVarint(value, record.content_length);
+  AppendVarint64(record.content_length, value);
   PutTime(value, record.next_visit);
   PutString(value, record.visit_history);
   return value;

@@ -1,5 +1,5 @@
-// Collection: what to crawl and how (the "scope of a collection"): seeds, scope,
-// politeness, limits, and what to store. The scheduler owns collections; the frontier and
+// Collection: what to crawl and how: seeds, scope (lib/scope/scope.h), politeness, limits,
+// re-visiting, and what to store. The scheduler owns collections; the frontier and
 // fetcher receive the parts they apply.
 #ifndef CRAWLER_SERVICES_SCHEDULER_COLLECTION_H_
 #define CRAWLER_SERVICES_SCHEDULER_COLLECTION_H_

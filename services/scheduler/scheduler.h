@@ -3,8 +3,9 @@
 // policy (DESIGN.md §7): TuneRevisits merges the frontier partitions' histograms of estimated
 // change rates, solves the policy's fleet-wide parameters for the collection's budget (for
 // "optimal": the multiplier mu) and sends the fleet summary to every partition, whose policy
-// then turns each page's own estimate into its next visit in O(1). (Bandit allocation arrives
-// with its own issue.)
+// then turns each page's own estimate into its next visit in O(1). It computes no per-host
+// weights for focused collections (the bandit allocation of DESIGN.md §8): every ready host of
+// a collection is served alike.
 //
 // Thread-safety: the collection and scope are immutable after Create; FeedSeeds and
 // TuneRevisits may be called from any thread.

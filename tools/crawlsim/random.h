@@ -1,9 +1,10 @@
 // Deterministic random numbers for the simulator. Results must not depend on the standard
 // library: std:: distributions are implementation-defined, and absl's random engines are not
 // stable across abseil versions. So the simulator uses std::mt19937_64 (whose output sequence the
-// C++ standard fixes) or SplitMix64 as the bit source and samples every distribution itself.
-// The samplers call std::exp/log/sqrt/cos, so results are reproducible on one libm; a different
-// libm may change the last bits and, through them, individual events.
+// C++ standard fixes) or SplitMix64 (lib/random/splitmix64.h) as the bit source and samples
+// every distribution itself. The samplers call std::exp/log/sqrt/cos, so results are
+// reproducible on one libm; a different libm may change the last bits and, through them,
+// individual events.
 //
 // Thread-safety: free functions are pure; engines are not shared.
 #ifndef CRAWLER_TOOLS_CRAWLSIM_RANDOM_H_
@@ -12,15 +13,11 @@
 #include <cstdint>
 #include <random>
 
+#include "lib/random/splitmix64.h"
+
 namespace crawler::crawlsim {
 
-// SplitMix64's finaliser (Steele, Lea & Flood 2014): a bijective 64-bit mix.
-constexpr uint64_t Mix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using random::Mix64;
 
 // A stream key for (seed, purpose, index): counter-based generators derived from it are
 // independent of the order in which pages or policies are simulated.

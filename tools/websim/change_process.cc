@@ -71,7 +71,7 @@ double ChangeProcess::RatePerDay(int host, int page) const {
 }
 
 ChangeProcess::Shard& ChangeProcess::ShardOf(int host, int page) const {
-  return shards_[Mix(PageKey(host, page)) % kShards];
+  return shards_[Mix64(PageKey(host, page)) % kShards];
 }
 
 ChangeProcess::PageEvents& ChangeProcess::EventsThrough(Shard& shard, int host, int page,

@@ -5,10 +5,18 @@
 #include <cstring>
 #include <iterator>
 
-#include "lib/html/internal/ascii.h"
+#include "lib/encoding/ascii.h"
+#include "lib/encoding/hex.h"
+#include "lib/encoding/utf8.h"
 
 namespace crawler::html::internal {
 namespace {
+
+using encoding::AppendUtf8;
+using encoding::HexValue;
+using encoding::IsAsciiAlnum;
+using encoding::IsAsciiDigit;
+using encoding::IsAsciiWhitespace;
 
 struct NamedRef {
   std::string_view name;
@@ -77,13 +85,6 @@ size_t InvalidCodePointLength(std::string_view s, size_t i) {
     }
   }
   return 0;
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 // Decodes the numeric reference at raw[i] == '&', raw[i + 1] == '#'; returns the index after it,
@@ -192,24 +193,6 @@ void AppendDecoded(std::string_view raw, RefContext context, std::string& out) {
     i = after - 1;
   }
   out.append(raw.substr(copied));
-}
-
-void AppendUtf8(uint32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
 }
 
 }  // namespace crawler::html::internal

@@ -21,9 +21,6 @@
 
 namespace crawler::html::internal {
 
-// Appends `code_point` (a Unicode scalar value, at most U+10FFFF) encoded as UTF-8.
-void AppendUtf8(uint32_t code_point, std::string& out);
-
 enum class RefContext {
   kText,       // text: references decoded, U+0000 dropped
   kRcdata,     // RCDATA (<title>, <textarea>): references decoded

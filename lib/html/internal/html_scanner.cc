@@ -9,11 +9,18 @@
 #include <utility>
 #include <vector>
 
-#include "lib/html/internal/ascii.h"
+#include "lib/encoding/ascii.h"
 #include "lib/html/internal/html_elements.h"
 
 namespace crawler::html::internal {
 namespace {
+
+using encoding::EqualsIgnoreCase;
+using encoding::IsAsciiAlpha;
+using encoding::IsAsciiWhitespace;
+using encoding::StartsWithIgnoreCase;
+using encoding::ToAsciiLower;
+using encoding::TrimAsciiWhitespace;
 
 constexpr size_t kNone = static_cast<size_t>(-1);
 // <html> and <body> are always open below the modelled stack.

@@ -34,7 +34,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/html/internal/ascii.h"
+#include "lib/encoding/ascii.h"
 #include "lib/html/nesting_limiter.h"
 
 namespace crawler::html::internal {
@@ -148,7 +148,7 @@ ScanReport ScanHtml(std::string_view html, const NestingLimits& limits, ScanList
 inline bool CouldOpenMarkup(std::string_view html, size_t i) {
   if (i + 1 >= html.size()) return false;
   const char next = html[i + 1];
-  return IsAsciiAlpha(next) || next == '!' || next == '/' || next == '?';
+  return encoding::IsAsciiAlpha(next) || next == '!' || next == '/' || next == '?';
 }
 
 }  // namespace crawler::html::internal

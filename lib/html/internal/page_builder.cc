@@ -4,10 +4,17 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lib/html/internal/ascii.h"
+#include "lib/encoding/ascii.h"
 
 namespace crawler::html::internal {
 namespace {
+
+using encoding::EqualsIgnoreCase;
+using encoding::IsAsciiAlnum;
+using encoding::IsAsciiAlpha;
+using encoding::IsAsciiWhitespace;
+using encoding::ToAsciiLower;
+using encoding::TrimAsciiWhitespace;
 
 // What the URL parser strips from both ends: C0 controls and space.
 std::string_view TrimC0AndSpace(std::string_view s) {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "lib/html/internal/ascii.h"
+#include "lib/encoding/ascii.h"
 #include "lib/html/internal/char_refs.h"
 #include "lib/html/internal/html_elements.h"
 #include "lib/html/internal/html_scanner.h"
@@ -19,6 +19,9 @@
 
 namespace crawler::html::internal {
 namespace {
+
+using encoding::EqualsIgnoreCase;
+using encoding::TrimAsciiWhitespace;
 
 // The raw value of the first attribute named `name` (lowercase), as the tokenizer keeps the
 // first of duplicates. Gumbo 0.10 drops a U+0000 that starts an attribute name.

@@ -8,11 +8,17 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "lib/url/internal/ascii.h"
+#include "lib/encoding/absl_view.h"
+#include "lib/encoding/ascii.h"
+#include "lib/encoding/hex.h"
 #include "lib/url/internal/percent_encoding.h"
 
 namespace crawler::url::internal {
 namespace {
+
+using encoding::AsAbsl;
+using encoding::HexValue;
+using encoding::ToAsciiLower;
 
 absl::Status HostError(std::string_view validation_error, std::string_view what) {
   return absl::InvalidArgumentError(
@@ -161,7 +167,7 @@ void SerializeIpv6(const Ipv6Address& address, std::string& out) {
     for (int shift = 12; shift >= 0; shift -= 4) {
       const int digit = (address[i] >> shift) & 0xF;
       if (n == 0 && digit == 0 && shift != 0) continue;
-      hex[n++] = "0123456789abcdef"[digit];
+      hex[n++] = encoding::kLowerHexDigits[digit];
     }
     out.append(hex, static_cast<size_t>(n));
     if (i != 7) out.push_back(':');
@@ -284,7 +290,7 @@ absl::Status LabelToAscii(std::string_view label, std::string& out) {
     // UTS #46 maps ASCII to itself except for case, and with UseSTD3ASCIIRules=false and
     // CheckHyphens=false validates nothing else in an ASCII label. "xn--" labels are kept as
     // they are too (see the header).
-    for (char ch : label) out.push_back(AsciiLower(ch));
+    for (char ch : label) out.push_back(ToAsciiLower(ch));
     return absl::OkStatus();
   }
   const std::string z(label);  // libidn2 wants a NUL-terminated string
@@ -305,7 +311,7 @@ absl::Status LabelToAscii(std::string_view label, std::string& out) {
 absl::Status DomainToAscii(std::string_view domain, std::string& out) {
   const size_t out_begin = out.size();
   if (IsAscii(domain)) {
-    for (char ch : domain) out.push_back(AsciiLower(ch));
+    for (char ch : domain) out.push_back(ToAsciiLower(ch));
   } else {
     size_t label_begin = 0;
     for (size_t i = 0; i <= domain.size();) {

@@ -2,6 +2,8 @@
 
 namespace crawler::url::internal {
 
+using encoding::HexValue;
+
 std::string PercentDecode(std::string_view input) {
   std::string out;
   out.reserve(input.size());

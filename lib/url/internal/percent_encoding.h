@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "lib/encoding/hex.h"
+
 namespace crawler::url::internal {
 
 // The standard's percent-encode sets. Each is a superset of the previous one in this list except
@@ -50,7 +52,6 @@ constexpr std::array<uint8_t, 256> MakeEncodeTable() {
 }
 
 inline constexpr std::array<uint8_t, 256> kEncodeTable = MakeEncodeTable();
-inline constexpr char kUpperHex[] = "0123456789ABCDEF";
 
 }  // namespace detail
 
@@ -61,8 +62,8 @@ inline bool InEncodeSet(unsigned char c, EncodeSet set) {
 // Appends byte `c`, percent-encoded ("%XX", uppercase hex) if it is in `set`.
 inline void AppendPercentEncoded(unsigned char c, EncodeSet set, std::string& out) {
   if (InEncodeSet(c, set)) {
-    const char encoded[3] = {'%', detail::kUpperHex[c >> 4], detail::kUpperHex[c & 0xF]};
-    out.append(encoded, 3);
+    out.push_back('%');
+    encoding::AppendHexByte(c, encoding::HexCase::kUpper, out);
   } else {
     out.push_back(static_cast<char>(c));
   }
@@ -70,14 +71,6 @@ inline void AppendPercentEncoded(unsigned char c, EncodeSet set, std::string& ou
 
 inline void AppendPercentEncoded(std::string_view bytes, EncodeSet set, std::string& out) {
   for (char c : bytes) AppendPercentEncoded(static_cast<unsigned char>(c), set, out);
-}
-
-// Value of an ASCII hex digit, or -1.
-inline int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 // The standard's "percent-decode": every "%XX" with two hex digits becomes that byte; a '%' not

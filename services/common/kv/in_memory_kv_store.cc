@@ -14,15 +14,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "lib/encoding/absl_view.h"
 
 namespace crawler::kv {
 namespace {
 
 // Debian's abseil keeps its own string_view type; hashed lookups and StrCat need it.
-absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+using encoding::AsAbsl;
 
 absl::Status UnknownFamily(std::string_view cf) {
-  return absl::InvalidArgumentError(absl::StrCat("unknown column family '", AbslView(cf), "'"));
+  return absl::InvalidArgumentError(absl::StrCat("unknown column family '", AsAbsl(cf), "'"));
 }
 
 }  // namespace
@@ -97,12 +98,12 @@ InMemoryKvStore::InMemoryKvStore(const std::vector<ColumnFamilySpec>& column_fam
 
 bool InMemoryKvStore::HasColumnFamily(std::string_view cf) const {
   absl::MutexLock lock(&mu_);
-  return tables_.contains(AbslView(cf));
+  return tables_.contains(AsAbsl(cf));
 }
 
 absl::StatusOr<std::string> InMemoryKvStore::Get(std::string_view cf, std::string_view key) const {
   absl::MutexLock lock(&mu_);
-  auto table = tables_.find(AbslView(cf));
+  auto table = tables_.find(AsAbsl(cf));
   if (table == tables_.end()) return UnknownFamily(cf);
   auto it = table->second->find(key);
   if (it == table->second->end()) return absl::NotFoundError("key not found");
@@ -112,7 +113,7 @@ absl::StatusOr<std::string> InMemoryKvStore::Get(std::string_view cf, std::strin
 absl::StatusOr<std::vector<std::optional<std::string>>> InMemoryKvStore::MultiGet(
     std::string_view cf, const std::vector<std::string>& keys) const {
   absl::MutexLock lock(&mu_);
-  auto table = tables_.find(AbslView(cf));
+  auto table = tables_.find(AsAbsl(cf));
   if (table == tables_.end()) return UnknownFamily(cf);
   std::vector<std::optional<std::string>> values;
   values.reserve(keys.size());
@@ -133,7 +134,7 @@ absl::Status InMemoryKvStore::Write(const WriteBatch& batch) {
   std::vector<Table*> tables;
   tables.reserve(batch.column_families().size());
   for (const std::string& cf : batch.column_families()) {
-    auto table = tables_.find(AbslView(cf));
+    auto table = tables_.find(AsAbsl(cf));
     if (table == tables_.end()) return UnknownFamily(cf);
     tables.push_back(table->second.get());
   }
@@ -154,7 +155,7 @@ absl::StatusOr<std::unique_ptr<KvIterator>> InMemoryKvStore::NewIterator(
   const Table* table = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    auto it = tables_.find(AbslView(cf));
+    auto it = tables_.find(AsAbsl(cf));
     if (it == tables_.end()) return UnknownFamily(cf);
     table = it->second.get();
   }
@@ -166,16 +167,16 @@ absl::StatusOr<std::unique_ptr<KvIterator>> InMemoryKvStore::NewPrefixIterator(
   const Table* table = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    auto it = tables_.find(AbslView(cf));
+    auto it = tables_.find(AsAbsl(cf));
     if (it == tables_.end()) return UnknownFamily(cf);
     table = it->second.get();
   }
-  return std::make_unique<Iterator>(this, table, scan_prefix_bytes_.at(AbslView(cf)));
+  return std::make_unique<Iterator>(this, table, scan_prefix_bytes_.at(AsAbsl(cf)));
 }
 
 size_t InMemoryKvStore::CountKeys(std::string_view cf) const {
   absl::MutexLock lock(&mu_);
-  auto it = tables_.find(AbslView(cf));
+  auto it = tables_.find(AsAbsl(cf));
   return it == tables_.end() ? 0 : it->second->size();
 }
 

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "lib/encoding/absl_view.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
@@ -34,7 +35,7 @@ using Compression = RocksDbKvStoreOptions::Compression;
 rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
 
 // Debian's abseil keeps its own string_view type; hashed lookups and StrCat need it.
-absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+using encoding::AsAbsl;
 
 bool Supported(rocksdb::CompressionType type) {
   const std::vector<rocksdb::CompressionType> supported = rocksdb::GetSupportedCompressions();
@@ -356,9 +357,9 @@ RocksDbKvStore::~RocksDbKvStore() {
 
 absl::StatusOr<const RocksDbKvStore::Family*> RocksDbKvStore::FindFamily(
     std::string_view cf) const {
-  auto it = declared_.find(AbslView(cf));
+  auto it = declared_.find(AsAbsl(cf));
   if (it == declared_.end()) {
-    return absl::InvalidArgumentError(absl::StrCat("unknown column family '", AbslView(cf), "'"));
+    return absl::InvalidArgumentError(absl::StrCat("unknown column family '", AsAbsl(cf), "'"));
   }
   return &it->second;
 }
@@ -370,7 +371,7 @@ absl::StatusOr<rocksdb::ColumnFamilyHandle*> RocksDbKvStore::Handle(std::string_
 }
 
 bool RocksDbKvStore::HasColumnFamily(std::string_view cf) const {
-  return declared_.contains(AbslView(cf));
+  return declared_.contains(AsAbsl(cf));
 }
 
 absl::StatusOr<std::string> RocksDbKvStore::Get(std::string_view cf, std::string_view key) const {

@@ -1,24 +1,40 @@
 // SeenCache tests: sizing (memory fixed by the option, never by the URLs inserted), lookups,
-// most-recently-used replacement within a bucket, and that heavy eviction keeps the table
-// bounded and never reports a hash that was not inserted.
+// most-recently-used replacement within a bucket, that heavy eviction keeps the table bounded
+// and never reports a hash that was not inserted, moves, and that a table that cannot be mapped
+// is a status, not an exception.
 #include "services/frontier/seen_cache.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "gtest/gtest.h"
 
 namespace crawler::frontier {
 namespace {
+
+// A cache of `max_entries`; the test fails if it cannot be created.
+SeenCache Make(size_t max_entries) {
+  absl::StatusOr<SeenCache> cache = SeenCache::Create(max_entries);
+  EXPECT_TRUE(cache.ok()) << cache.status();
+  return cache.ok() ? *std::move(cache) : SeenCache();
+}
 
 // A hash in bucket `bucket` (low bits) with distinguishing high bits `n`.
 uint64_t InBucket(uint64_t bucket, uint64_t n) { return (n << 32) | bucket; }
 
 TEST(SeenCacheTest, FewerEntriesThanOneBucketDisable) {
   for (const size_t entries : {size_t{0}, size_t{1}, SeenCache::kWays - 1}) {
-    SeenCache cache(entries);
+    SeenCache cache = Make(entries);
     EXPECT_FALSE(cache.enabled()) << entries;
     EXPECT_EQ(cache.capacity(), 0u);
     cache.Insert(SeenCache::Hash("http://a.test/"));
@@ -27,14 +43,14 @@ TEST(SeenCacheTest, FewerEntriesThanOneBucketDisable) {
 }
 
 TEST(SeenCacheTest, CapacityIsAPowerOfTwoBucketsWithinTheLimit) {
-  EXPECT_EQ(SeenCache(8).capacity(), 8u);
-  EXPECT_EQ(SeenCache(100).capacity(), 64u);  // 12 buckets' worth -> 8 buckets
-  EXPECT_EQ(SeenCache(size_t{1} << 20).capacity(), size_t{1} << 20);
-  EXPECT_EQ(SeenCache((size_t{1} << 20) + 5).capacity(), size_t{1} << 20);
+  EXPECT_EQ(Make(8).capacity(), 8u);
+  EXPECT_EQ(Make(100).capacity(), 64u);  // 12 buckets' worth -> 8 buckets
+  EXPECT_EQ(Make(size_t{1} << 20).capacity(), size_t{1} << 20);
+  EXPECT_EQ(Make((size_t{1} << 20) + 5).capacity(), size_t{1} << 20);
 }
 
 TEST(SeenCacheTest, HoldsWhatWasInsertedAndNothingElse) {
-  SeenCache cache(1024);
+  SeenCache cache = Make(1024);
   const uint64_t a = SeenCache::Hash("http://a.test/");
   const uint64_t b = SeenCache::Hash("http://b.test/");
   EXPECT_NE(a, 0u);
@@ -53,7 +69,7 @@ TEST(SeenCacheTest, HoldsWhatWasInsertedAndNothingElse) {
 }
 
 TEST(SeenCacheTest, FullBucketDropsItsLeastRecentlyUsedEntry) {
-  SeenCache cache(64);  // 8 buckets
+  SeenCache cache = Make(64);  // 8 buckets
   for (uint64_t n = 1; n <= SeenCache::kWays; ++n) cache.Insert(InBucket(3, n));
   cache.Insert(InBucket(3, 4));  // already held: moves to the front, drops nothing
   EXPECT_FALSE(cache.forgot());
@@ -69,7 +85,7 @@ TEST(SeenCacheTest, FullBucketDropsItsLeastRecentlyUsedEntry) {
 }
 
 TEST(SeenCacheTest, ManyMoreUrlsThanEntriesStayBoundedAndExact) {
-  SeenCache cache(256);
+  SeenCache cache = Make(256);
   std::vector<uint64_t> inserted;
   for (int i = 0; i < 20000; ++i) {
     const uint64_t hash =
@@ -87,6 +103,41 @@ TEST(SeenCacheTest, ManyMoreUrlsThanEntriesStayBoundedAndExact) {
   for (int i = 0; i < 20000; ++i) {
     EXPECT_FALSE(cache.Contains(SeenCache::Hash("http://never.test/" + std::to_string(i))));
   }
+}
+
+TEST(SeenCacheTest, MoveTransfersTheTableAndDisablesTheSource) {
+  SeenCache source = Make(64);
+  const uint64_t a = SeenCache::Hash("http://a.test/");
+  source.Insert(a);
+  SeenCache moved(std::move(source));
+  EXPECT_TRUE(moved.Contains(a));
+  EXPECT_EQ(moved.capacity(), 64u);
+  EXPECT_FALSE(source.enabled());  // NOLINT(bugprone-use-after-move): the documented state
+  EXPECT_FALSE(source.Contains(a));
+  SeenCache assigned;
+  assigned = std::move(moved);
+  EXPECT_TRUE(assigned.Contains(a));
+  EXPECT_FALSE(moved.enabled());  // NOLINT(bugprone-use-after-move)
+}
+
+// Creates the largest cache (a 2 GiB table) in a process that may map only 256 MiB more (room
+// enough for the error message): 0 if the result is kResourceExhausted.
+int CreateWithoutAddressSpace() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t pages = 0;
+  if (!(statm >> pages)) return 2;
+  const rlim_t room = pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) + (256 << 20);
+  const rlimit limit = {.rlim_cur = room, .rlim_max = room};
+  if (setrlimit(RLIMIT_AS, &limit) != 0) return 3;
+  const absl::StatusOr<SeenCache> cache = SeenCache::Create(size_t{1} << 28);
+  return !cache.ok() && cache.status().code() == absl::StatusCode::kResourceExhausted ? 0 : 1;
+}
+
+// A table whose address space cannot be mapped is an error the caller receives, not an
+// exception.
+TEST(SeenCacheDeathTest, UnmappableTableIsResourceExhausted) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::_Exit(CreateWithoutAddressSpace()), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

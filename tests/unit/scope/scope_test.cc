@@ -22,7 +22,7 @@ Verdict CheckUrl(const Scope& scope, const std::string& s, uint32_t depth = 0) {
   return scope.Check(u, u.href(), depth);
 }
 
-// Issue: "`gov.si` or `.gov.si` admits `gov.si` and every host under it".
+// scope.h: "gov.si" or ".gov.si" admits gov.si and every host under it, label-wise.
 TEST(Scope_AllowedHostSuffixes, SuffixAdmitsTheDomainAndEveryHostUnderIt) {
   for (const char* suffix : {"gov.si", ".gov.si", "GOV.SI.", ".gov.si."}) {
     absl::StatusOr<Scope> scope = Scope::Create({.allowed_host_suffixes = {suffix}}, {}, nullptr);

@@ -4,29 +4,13 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "lib/encoding/hex.h"
+#include "lib/encoding/utf8.h"
 
 namespace crawler::url::testing {
 namespace {
 
 constexpr int kMaxDepth = 64;
-
-void AppendUtf8(uint32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 class Reader {
  public:
@@ -124,17 +108,9 @@ class Reader {
     if (pos_ + 4 > text_.size()) return Error("short \\u escape");
     value = 0;
     for (int i = 0; i < 4; ++i) {
-      const char h = text_[pos_++];
-      value <<= 4;
-      if (h >= '0' && h <= '9') {
-        value |= static_cast<uint32_t>(h - '0');
-      } else if (h >= 'a' && h <= 'f') {
-        value |= static_cast<uint32_t>(h - 'a' + 10);
-      } else if (h >= 'A' && h <= 'F') {
-        value |= static_cast<uint32_t>(h - 'A' + 10);
-      } else {
-        return Error("bad \\u escape");
-      }
+      const int digit = encoding::HexValue(text_[pos_++]);
+      if (digit < 0) return Error("bad \\u escape");
+      value = value << 4 | static_cast<uint32_t>(digit);
     }
     return absl::OkStatus();
   }
@@ -190,8 +166,8 @@ class Reader {
               pos_ = save;  // not a pair: the high surrogate is lone
             }
           }
-          if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
-          AppendUtf8(cp, out);
+          // A lone surrogate becomes U+FFFD, as in a USVString.
+          encoding::AppendUtf8(cp, out);
           break;
         }
         default:
