@@ -16,8 +16,7 @@ double DiscountedUcb::Index(int arm) const {
   const double weight = stats_.weight(arm);
   if (weight <= 0) return std::numeric_limits<double>::infinity();
   const double total = stats_.total_weight();
-  const double exploration =
-      2.0 * std::sqrt(options_.xi * std::log(std::max(total, 1.0)) / weight);
+  const double exploration = 2.0 * std::sqrt(options_.xi * std::log(std::max(total, 1.0)) / weight);
   if (max_reward() <= 0) return exploration;
   return stats_.reward(arm) / weight / max_reward() + exploration;
 }

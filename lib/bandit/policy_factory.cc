@@ -25,9 +25,8 @@ std::vector<std::string> PolicyNames() {
   return {"r1", "r2", "r3", "thompson", "d-thompson", "rested-thompson", "d-ucb"};
 }
 
-absl::StatusOr<std::unique_ptr<Policy>> MakePolicy(std::string_view name, int arms,
-                                                   int64_t budget, const PolicyOptions& options,
-                                                   uint64_t seed) {
+absl::StatusOr<std::unique_ptr<Policy>> MakePolicy(std::string_view name, int arms, int64_t budget,
+                                                   const PolicyOptions& options, uint64_t seed) {
   if (arms < 1) return absl::InvalidArgumentError("a policy needs at least one arm");
   if (budget < 1) return absl::InvalidArgumentError("budget must be >= 1");
   if (name == "r1") {
@@ -64,7 +63,8 @@ absl::StatusOr<std::unique_ptr<Policy>> MakePolicy(std::string_view name, int ar
     }
     return std::make_unique<DiscountedUcb>(arms, o);
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown bandit policy \"", std::string(name), "\""));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown bandit policy \"", std::string(name), "\""));
 }
 
 }  // namespace crawler::bandit

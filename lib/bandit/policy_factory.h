@@ -54,9 +54,8 @@ std::vector<std::string> PolicyNames();
 // `budget` is N, the pages the collection may fetch (only R1's default uses it); `seed` seeds the
 // generator of randomised policies. kInvalidArgument for an unknown name, arms < 1, budget < 1
 // or options outside their documented ranges.
-absl::StatusOr<std::unique_ptr<Policy>> MakePolicy(std::string_view name, int arms,
-                                                   int64_t budget, const PolicyOptions& options,
-                                                   uint64_t seed);
+absl::StatusOr<std::unique_ptr<Policy>> MakePolicy(std::string_view name, int arms, int64_t budget,
+                                                   const PolicyOptions& options, uint64_t seed);
 
 }  // namespace crawler::bandit
 

@@ -37,20 +37,4 @@ double Random::StandardGamma(double shape) {
   }
 }
 
-int64_t Random::Poisson(double mean) {
-  if (mean <= 0) return 0;
-  if (mean >= 30) {
-    const double x = std::round(mean + std::sqrt(mean) * StandardNormal());
-    return x > 0 ? static_cast<int64_t>(x) : 0;
-  }
-  const double limit = std::exp(-mean);
-  int64_t k = 0;
-  double product = Uniform();
-  while (product > limit) {
-    ++k;
-    product *= Uniform();
-  }
-  return k;
-}
-
 }  // namespace crawler::bandit

@@ -25,9 +25,6 @@ class Random {
   // Gamma(shape, 1) by Marsaglia & Tsang ("A simple method for generating gamma variables", ACM
   // TOMS 26, 2000), boosted as Gamma(a) = Gamma(a + 1) U^(1/a) for a < 1. REQUIRES: shape > 0.
   double StandardGamma(double shape);
-  // Poisson(mean): Knuth's product of uniforms below 30, a rounded normal above (the simulator
-  // only needs the shape). REQUIRES: mean >= 0.
-  int64_t Poisson(double mean);
 
  private:
   std::mt19937_64 engine_;

@@ -5,7 +5,9 @@
 namespace crawler::bandit {
 
 ThompsonSampling::ThompsonSampling(int arms, ThompsonSamplingOptions options, Random random)
-    : Policy(arms), options_(options), random_(std::move(random)),
+    : Policy(arms),
+      options_(options),
+      random_(std::move(random)),
       stats_(arms, options.discount, options.discount_mode) {
   CheckOrDie(options_.prior_shape > 0 && options_.prior_rate > 0,
              "ThompsonSampling: prior_shape > 0 and prior_rate > 0");

@@ -6,8 +6,9 @@
 //             [--seed X] [--csv FILE] [--threads T] [policy and model options]
 //
 // TYPE is table1, institute, university, mixed or all; NAME is r1, r2, r3, thompson, d-thompson,
-// rested-thompson, d-ucb or all. It prints a table and writes the CSV (columns set,policy,seeds,mean_links,
-// sd_links,p10_links,p90_links,ratio_to_oracle). Exit codes: 0 ok, 1 failure, 2 usage.
+// rested-thompson, d-ucb or all. It prints a table and writes the CSV (columns
+// set,policy,seeds,mean_links,sd_links,p10_links,p90_links,ratio_to_oracle).
+// Exit codes: 0 ok, 1 failure, 2 usage.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -53,11 +54,13 @@ int main(int argc, char** argv) {
   std::vector<std::string> policies = {"all"};
   std::string csv_path;
 
-  app.add_option("--set", sets, "site set type (repeatable): table1, institute, university, "
-                                "mixed, or all")
+  app.add_option("--set", sets,
+                 "site set type (repeatable): table1, institute, university, "
+                 "mixed, or all")
       ->capture_default_str();
-  app.add_option("--policy", policies, "policy (repeatable): r1, r2, r3, thompson, d-thompson, "
-                                       "rested-thompson, d-ucb, or all")
+  app.add_option("--policy", policies,
+                 "policy (repeatable): r1, r2, r3, thompson, d-thompson, "
+                 "rested-thompson, d-ucb, or all")
       ->capture_default_str();
   app.add_option("--sites", config.sites, "K, sites per set")->capture_default_str();
   app.add_option("--budget", config.budget, "N, pages per collection")->capture_default_str();
@@ -75,14 +78,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--r2-batch", po.r2.batch_pulls, "R2: n")->capture_default_str();
   app.add_option("--r3-initial", po.r3.initial_pulls, "R3: m")->capture_default_str();
-  for (auto [prefix, options] :
-       {std::pair{std::string("ts"), &po.thompson},
-        std::pair{std::string("dts"), &po.discounted_thompson},
-        std::pair{std::string("rts"), &po.rested_thompson}}) {
+  for (auto [prefix, options] : {std::pair{std::string("ts"), &po.thompson},
+                                 std::pair{std::string("dts"), &po.discounted_thompson},
+                                 std::pair{std::string("rts"), &po.rested_thompson}}) {
     app.add_option("--" + prefix + "-prior-shape", options->prior_shape, "a0")
         ->capture_default_str();
-    app.add_option("--" + prefix + "-prior-rate", options->prior_rate, "b0")
-        ->capture_default_str();
+    app.add_option("--" + prefix + "-prior-rate", options->prior_rate, "b0")->capture_default_str();
     app.add_option("--" + prefix + "-scale", options->reward_scale, "reward scale")
         ->capture_default_str();
     app.add_option("--" + prefix + "-initial", options->initial_pulls, "initial pulls per site")

@@ -47,9 +47,9 @@ absl::Status RunSeed(const ExperimentConfig& config, size_t type_index, int seed
   out.assign(config.policies.size() + 1, 0);
   out[0] = OracleLinks(sites, config.budget);
   for (size_t p = 0; p < config.policies.size(); ++p) {
-    absl::StatusOr<std::unique_ptr<bandit::Policy>> policy = bandit::MakePolicy(
-        config.policies[p], config.sites, config.budget, config.policy_options,
-        StreamSeed(config.seed, type_index, seed_index, kPolicyUse + p));
+    absl::StatusOr<std::unique_ptr<bandit::Policy>> policy =
+        bandit::MakePolicy(config.policies[p], config.sites, config.budget, config.policy_options,
+                           StreamSeed(config.seed, type_index, seed_index, kPolicyUse + p));
     if (!policy.ok()) return policy.status();
     out[p + 1] = RunPolicy(sites, **policy, config.budget);
   }
@@ -194,10 +194,9 @@ std::string FormatTable(const ExperimentConfig& config, const std::vector<Summar
   std::vector<std::string> order;
   for (const Summary& s : summaries) {
     const auto it = best_published.find(s.set_type);
-    const std::string vs_best =
-        it != best_published.end() && it->second > 0
-            ? absl::StrFormat("%9.3f", s.mean_links / it->second)
-            : absl::StrFormat("%9s", "-");
+    const std::string vs_best = it != best_published.end() && it->second > 0
+                                    ? absl::StrFormat("%9.3f", s.mean_links / it->second)
+                                    : absl::StrFormat("%9s", "-");
     absl::StrAppendFormat(&out, "%-11s %-15s %9.1f %8.1f %8.1f %8.1f %9.3f %s\n", s.set_type,
                           s.policy, s.mean_links, s.sd_links, s.p10_links, s.p90_links,
                           s.mean_ratio_to_oracle, vs_best);
@@ -208,8 +207,7 @@ std::string FormatTable(const ExperimentConfig& config, const std::vector<Summar
   const double types = static_cast<double>(config.set_types.size());
   for (const std::string& policy : order) {
     absl::StrAppendFormat(&out, "%-11s %-15s %9.1f %8s %8s %8s %9.3f\n", "average", policy,
-                          totals[policy].first / types, "", "", "",
-                          totals[policy].second / types);
+                          totals[policy].first / types, "", "", "", totals[policy].second / types);
   }
   return out;
 }
@@ -219,11 +217,11 @@ absl::Status WriteCsv(const std::string& path, const std::vector<Summary>& summa
   if (file == nullptr) return absl::UnavailableError(absl::StrCat("cannot write ", path));
   std::fputs("set,policy,seeds,mean_links,sd_links,p10_links,p90_links,ratio_to_oracle\n", file);
   for (const Summary& s : summaries) {
-    std::fputs(absl::StrFormat("%s,%s,%d,%.2f,%.2f,%.2f,%.2f,%.4f\n", s.set_type, s.policy,
-                               s.seeds, s.mean_links, s.sd_links, s.p10_links, s.p90_links,
-                               s.mean_ratio_to_oracle)
-                   .c_str(),
-               file);
+    std::fputs(
+        absl::StrFormat("%s,%s,%d,%.2f,%.2f,%.2f,%.2f,%.4f\n", s.set_type, s.policy, s.seeds,
+                        s.mean_links, s.sd_links, s.p10_links, s.p90_links, s.mean_ratio_to_oracle)
+            .c_str(),
+        file);
   }
   if (std::fclose(file) != 0) return absl::UnavailableError(absl::StrCat("cannot write ", path));
   return absl::OkStatus();

@@ -211,9 +211,9 @@ Site BuildSite(const SiteSpec& spec, const DuplicateModel& duplicates, Random& r
                                        static_cast<double>(targets));
   for (int64_t r = 0; r < repeats; ++r) {
     const double u = random.Uniform() * total;
-    const int64_t t = std::min<int64_t>(
-        targets - 1, std::lower_bound(cumulative.begin(), cumulative.end(), u) -
-                         cumulative.begin());
+    const int64_t t =
+        std::min<int64_t>(targets - 1, std::lower_bound(cumulative.begin(), cumulative.end(), u) -
+                                           cumulative.begin());
     first_page[t] = std::min(first_page[t], placer.Draw(random));
   }
 

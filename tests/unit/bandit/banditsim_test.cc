@@ -62,8 +62,7 @@ TEST(SiteModel, EveryTargetFirstSeenOnceAndDeterministic) {
       ASSERT_EQ(static_cast<int64_t>(site.new_links.size()), spec.pages);
       const int64_t total = std::accumulate(site.new_links.begin(), site.new_links.end(), 0ll);
       EXPECT_EQ(total, site.distinct_links) << type;
-      EXPECT_EQ(site.distinct_links, std::max<int64_t>(1, std::llround(spec.density *
-                                                                       spec.pages)));
+      EXPECT_EQ(site.distinct_links, std::max<int64_t>(1, std::llround(spec.density * spec.pages)));
       EXPECT_EQ(site.occurrences, 3 * site.distinct_links);
     }
   }
@@ -75,13 +74,18 @@ TEST(SiteModel, EveryTargetFirstSeenOnceAndDeterministic) {
 TEST(SiteModel, PlacementsPutLinksWhereTheySay) {
   bandit::Random random(4);
   const DuplicateModel no_repeats = {.occurrences_per_link = 1, .zipf = 1};
-  const Site late = BuildSite({.pages = 1000, .density = 0.2, .placement = Placement::kLate,
-                               .start = 300, .scale = 100},
-                              no_repeats, random);
+  const Site late = BuildSite(
+      {.pages = 1000, .density = 0.2, .placement = Placement::kLate, .start = 300, .scale = 100},
+      no_repeats, random);
   EXPECT_EQ(std::accumulate(late.new_links.begin(), late.new_links.begin() + 300, 0), 0);
   EXPECT_EQ(std::accumulate(late.new_links.begin() + 300, late.new_links.begin() + 400, 0), 200);
-  const Site bursty = BuildSite({.pages = 1000, .density = 0.2, .placement = Placement::kBursty,
-                                 .start = 0, .scale = 1000, .bursts = 2, .burst_links = 50},
+  const Site bursty = BuildSite({.pages = 1000,
+                                 .density = 0.2,
+                                 .placement = Placement::kBursty,
+                                 .start = 0,
+                                 .scale = 1000,
+                                 .bursts = 2,
+                                 .burst_links = 50},
                                 no_repeats, random);
   EXPECT_GE(*std::max_element(bursty.new_links.begin(), bursty.new_links.end()), 30);
 }

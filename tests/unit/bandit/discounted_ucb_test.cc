@@ -1,9 +1,10 @@
 // DiscountedUcb (Garivier & Moulines 2011) on a fixed reward sequence, worked out by hand.
+#include "lib/bandit/discounted_ucb.h"
+
 #include <cmath>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/bandit/discounted_ucb.h"
 #include "tests/unit/bandit/trace.h"
 
 namespace crawler::bandit {

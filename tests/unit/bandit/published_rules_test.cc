@@ -21,8 +21,7 @@ TEST(R1ExploreThenCommit, ExploresRoundRobinThenCommitsToMostLinksAndFallsBackOn
   ExploreThenCommit policy(3, {.explore_pulls = 2});
   // After two rounds: totals 1, 3, 2 -> commit to site 1. Its third page is its last: it retires,
   // and the runner-up by total (site 2, 2 links) takes over until it retires too; then site 0.
-  const std::vector<int> trace =
-      Trace(policy, {{1, 0, 5, 5, 5}, {0, 3, 1}, {2, 0, 0}}, 12);
+  const std::vector<int> trace = Trace(policy, {{1, 0, 5, 5, 5}, {0, 3, 1}, {2, 0, 0}}, 12);
   EXPECT_THAT(trace, ElementsAre(0, 1, 2, 0, 1, 2, 1, 2, 0, 0, 0, -1));
 }
 
@@ -116,8 +115,7 @@ TEST(PolicyFactory, KnowsEveryNameAndRejectsOthers) {
   EXPECT_EQ(MakePolicy("r1", 0, 100, {}, 7).status().code(), absl::StatusCode::kInvalidArgument);
   PolicyOptions bad;
   bad.r2.batch_pulls = 0;
-  EXPECT_EQ(MakePolicy("r2", 4, 100, bad, 7).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakePolicy("r2", 4, 100, bad, 7).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(Policy, EveryArmRetiredMeansNoChoice) {

@@ -1,8 +1,9 @@
-// The samplers of lib/bandit/random.h: reproducible per seed, right first moments.
+// The samplers of lib/bandit/random.h: reproducible per seed, right first two moments of Gamma.
+#include "lib/bandit/random.h"
+
 #include <cmath>
 
 #include "gtest/gtest.h"
-#include "lib/bandit/random.h"
 
 namespace crawler::bandit {
 namespace {
@@ -16,7 +17,7 @@ TEST(Random, SameSeedSameSequence) {
   }
 }
 
-TEST(Random, MomentsOfGammaAndPoisson) {
+TEST(Random, MomentsOfGamma) {
   Random random(2);
   constexpr int kDraws = 200000;
   for (const double shape : {0.3, 1.0, 7.5}) {
@@ -30,11 +31,6 @@ TEST(Random, MomentsOfGammaAndPoisson) {
     const double mean = sum / kDraws;
     EXPECT_NEAR(mean, shape, 0.02 * std::max(1.0, shape)) << shape;
     EXPECT_NEAR(squares / kDraws - mean * mean, shape, 0.05 * std::max(1.0, shape)) << shape;
-  }
-  for (const double mean : {0.2, 4.0, 50.0}) {
-    double sum = 0;
-    for (int i = 0; i < kDraws; ++i) sum += static_cast<double>(random.Poisson(mean));
-    EXPECT_NEAR(sum / kDraws, mean, 0.02 * std::max(1.0, mean)) << mean;
   }
 }
 

@@ -1,12 +1,13 @@
 // ThompsonSampling (Gamma-Poisson) and its discounted statistics. Sampling makes exact traces
 // depend on the generator, so these tests pin the deterministic parts (initial round, retirement,
 // seed reproducibility, the posterior it samples from) and the behaviour in clear-cut cases.
+#include "lib/bandit/thompson_sampling.h"
+
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/bandit/discounted_stats.h"
-#include "lib/bandit/thompson_sampling.h"
 #include "tests/unit/bandit/trace.h"
 
 namespace crawler::bandit {
@@ -77,8 +78,7 @@ TEST(ThompsonSampling, RestedDiscountRevisitsASiteWhoseLinksDriedUp) {
   std::vector<double> site0(30, 10.0);
   site0.resize(400, 0.0);
   const std::vector<double> site1(400, 1.0);
-  ThompsonSampling rested(2, {.discount = 0.8, .discount_mode = DiscountMode::kPerArm},
-                          Random(5));
+  ThompsonSampling rested(2, {.discount = 0.8, .discount_mode = DiscountMode::kPerArm}, Random(5));
   ThompsonSampling stationary(2, {}, Random(5));
   auto pulls_of_site1 = [&](ThompsonSampling& policy) {
     const std::vector<int> trace = Trace(policy, {site0, site1}, 200);
