@@ -313,11 +313,12 @@ class TransportFetcherTest : public ::testing::Test {
     return status;
   }
 
-  // A web of one page (and its robots.txt), queued.
-  void ServeOnePage() {
+  // A web of one page answering `response` (and a robots.txt allowing it), queued; returns its
+  // lease.
+  frontier::LeaseId ServeOnePage(const std::string& response = Text("home")) {
     transport_.Set("http://a.test/robots.txt", Text("User-agent: *\nAllow: /\n"));
-    transport_.Set("http://a.test/", Text("home"));
-    frontier_.Add("http://a.test/", "a.test");
+    transport_.Set("http://a.test/", response);
+    return frontier_.Add("http://a.test/", "a.test");
   }
 
   // Completions by URL; fails the test on a URL completed twice.
@@ -396,11 +397,8 @@ TEST_F(TransportFetcherTest, Design_6_CompletionsOutlinksAndClaimsWithoutASocket
 // DESIGN.md §5: a 429/503 with Retry-After blocks the host until then; the frontier is told
 // (ReportHostTimes), so it leases nothing of the host meanwhile.
 TEST_F(TransportFetcherTest, Design_5_RetryAfterIsReportedToTheFrontier) {
-  transport_.Set("http://a.test/robots.txt", Text("User-agent: *\nAllow: /\n"));
-  transport_.Set("http://a.test/",
-                 "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 120\r\n"
-                 "Content-Length: 0\r\n\r\n");
-  const frontier::LeaseId lease = frontier_.Add("http://a.test/", "a.test");
+  const frontier::LeaseId lease = ServeOnePage(
+      "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 120\r\nContent-Length: 0\r\n\r\n");
   const absl::Time before = absl::Now();
   ASSERT_TRUE(Run(frontier_, nullptr, nullptr).ok());
   const absl::Time after = absl::Now();
@@ -419,11 +417,8 @@ TEST_F(TransportFetcherTest, Design_5_RetryAfterIsReportedToTheFrontier) {
 // Host times are hints: a frontier that refuses them (here kUnimplemented) costs the crawl
 // nothing but the hint, and the refusal is counted.
 TEST_F(TransportFetcherTest, AFrontierRefusingHostTimesDoesNotStopTheCrawl) {
-  transport_.Set("http://a.test/robots.txt", Text("User-agent: *\nAllow: /\n"));
-  transport_.Set("http://a.test/",
-                 "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 60\r\n"
-                 "Content-Length: 0\r\n\r\n");
-  const frontier::LeaseId lease = frontier_.Add("http://a.test/", "a.test");
+  const frontier::LeaseId lease = ServeOnePage(
+      "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 60\r\nContent-Length: 0\r\n\r\n");
   FailingFrontier frontier(frontier_, absl::StatusCode::kUnimplemented, {"ReportHostTimes"});
   const absl::Status status = Run(frontier, nullptr, nullptr);
   EXPECT_TRUE(status.ok()) << status;
