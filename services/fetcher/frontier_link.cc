@@ -190,6 +190,12 @@ void FrontierLink::Loop() {
       }
       if (status.ok() && !batch.host_times.empty()) {
         status = frontier_.ReportHostTimes(batch.host_times).status();
+        if (!status.ok() && !retry::IsRetryable(status)) {
+          // Hints a frontier refuses (kUnimplemented, say) are dropped, not fatal: the
+          // politeness claims enforce the wait here either way.
+          counters_.FrontierFailed(status, /*new_outage=*/false);
+          status = absl::OkStatus();
+        }
         if (status.ok()) batch.host_times.clear();
       }
     }

@@ -11,7 +11,8 @@
 // hand-over. A completion must never be durable while the links its page produced are not (a
 // crash in between would lose them: the page is never fetched again).
 //
-// Host times (ReportHostTimes) go after the completions; they are hints, retried like the rest.
+// Host times (ReportHostTimes) go after the completions; they are hints, retried like the rest
+// through an outage, and dropped (counted, not fatal) when the frontier refuses them otherwise.
 //
 // A failing frontier: a call that fails with a retryable code (retry::IsRetryable) changes
 // nothing here but time: what was not sent is kept, in order, ahead of what comes later, and

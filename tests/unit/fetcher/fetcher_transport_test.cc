@@ -202,13 +202,14 @@ class FakeTransport final : public HttpTransport {
   bool woken_ ABSL_GUARDED_BY(mu_) = false;
 };
 
-// Fails AddUrls and Complete with `code` while failing() (the rest passes through).
-class FailingSendsFrontier final : public frontier::FrontierClient {
+// Fails every call of the named methods with `code` (the rest passes through).
+class FailingFrontier final : public frontier::FrontierClient {
  public:
-  FailingSendsFrontier(frontier::FrontierClient& inner, absl::StatusCode code)
-      : inner_(inner), code_(code) {}
+  FailingFrontier(frontier::FrontierClient& inner, absl::StatusCode code,
+                  std::set<std::string> methods)
+      : inner_(inner), code_(code), methods_(std::move(methods)) {}
   absl::StatusOr<frontier::AddResult> AddUrls(const std::vector<frontier::UrlToAdd>& u) override {
-    if (Fail()) return absl::Status(code_, "injected: AddUrls");
+    if (Fail("AddUrls")) return absl::Status(code_, "injected: AddUrls");
     return inner_.AddUrls(u);
   }
   absl::StatusOr<std::vector<frontier::LeasedTask>> Lease(size_t n, size_t per_host) override {
@@ -216,10 +217,11 @@ class FailingSendsFrontier final : public frontier::FrontierClient {
   }
   absl::StatusOr<frontier::CompleteResult> Complete(
       const std::vector<frontier::FetchOutcome>& o) override {
-    if (Fail()) return absl::Status(code_, "injected: Complete");
+    if (Fail("Complete")) return absl::Status(code_, "injected: Complete");
     return inner_.Complete(o);
   }
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>& t) override {
+    if (Fail("ReportHostTimes")) return absl::Status(code_, "injected: ReportHostTimes");
     return inner_.ReportHostTimes(t);
   }
   absl::StatusOr<bool> IsExhausted() override { return inner_.IsExhausted(); }
@@ -237,12 +239,14 @@ class FailingSendsFrontier final : public frontier::FrontierClient {
   int failures() const { return failures_; }
 
  private:
-  bool Fail() {
+  bool Fail(const std::string& method) {
+    if (!methods_.contains(method)) return false;
     ++failures_;
     return true;
   }
   frontier::FrontierClient& inner_;
   const absl::StatusCode code_;
+  const std::set<std::string> methods_;
   std::atomic<int> failures_{0};
 };
 
@@ -309,11 +313,12 @@ class TransportFetcherTest : public ::testing::Test {
     return status;
   }
 
-  // A web of one page (and its robots.txt), queued.
-  void ServeOnePage() {
+  // A web of one page answering `response` (and a robots.txt allowing it), queued; returns its
+  // lease.
+  frontier::LeaseId ServeOnePage(const std::string& response = Text("home")) {
     transport_.Set("http://a.test/robots.txt", Text("User-agent: *\nAllow: /\n"));
-    transport_.Set("http://a.test/", Text("home"));
-    frontier_.Add("http://a.test/", "a.test");
+    transport_.Set("http://a.test/", response);
+    return frontier_.Add("http://a.test/", "a.test");
   }
 
   // Completions by URL; fails the test on a URL completed twice.
@@ -392,11 +397,8 @@ TEST_F(TransportFetcherTest, Design_6_CompletionsOutlinksAndClaimsWithoutASocket
 // DESIGN.md §5: a 429/503 with Retry-After blocks the host until then; the frontier is told
 // (ReportHostTimes), so it leases nothing of the host meanwhile.
 TEST_F(TransportFetcherTest, Design_5_RetryAfterIsReportedToTheFrontier) {
-  transport_.Set("http://a.test/robots.txt", Text("User-agent: *\nAllow: /\n"));
-  transport_.Set("http://a.test/",
-                 "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 120\r\n"
-                 "Content-Length: 0\r\n\r\n");
-  const frontier::LeaseId lease = frontier_.Add("http://a.test/", "a.test");
+  const frontier::LeaseId lease = ServeOnePage(
+      "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 120\r\nContent-Length: 0\r\n\r\n");
   const absl::Time before = absl::Now();
   ASSERT_TRUE(Run(frontier_, nullptr, nullptr).ok());
   const absl::Time after = absl::Now();
@@ -410,6 +412,20 @@ TEST_F(TransportFetcherTest, Design_5_RetryAfterIsReportedToTheFrontier) {
   EXPECT_EQ(times[0].host_key, "a.test");
   EXPECT_GE(times[0].next_allowed, before + absl::Seconds(120));
   EXPECT_LE(times[0].next_allowed, after + absl::Seconds(120));
+}
+
+// Host times are hints: a frontier that refuses them (here kUnimplemented) costs the crawl
+// nothing but the hint, and the refusal is counted.
+TEST_F(TransportFetcherTest, AFrontierRefusingHostTimesDoesNotStopTheCrawl) {
+  const frontier::LeaseId lease = ServeOnePage(
+      "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 60\r\nContent-Length: 0\r\n\r\n");
+  FailingFrontier frontier(frontier_, absl::StatusCode::kUnimplemented, {"ReportHostTimes"});
+  const absl::Status status = Run(frontier, nullptr, nullptr);
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_TRUE(frontier_.CompletionOf(lease).has_value());
+  EXPECT_EQ(frontier.failures(), 1);
+  EXPECT_EQ(stats_.frontier_errors, 1u);
+  EXPECT_THAT(stats_.frontier_last_error, HasSubstr("ReportHostTimes"));
 }
 
 // A frontier failing every third call and a dedup failing every second one: the crawl finishes,
@@ -522,7 +538,7 @@ TEST_F(TransportFetcherTest, SurvivesAFlakyFrontierAndAFlakyDedup) {
 // Only a non-retryable frontier error stops the crawl, and Run returns it.
 TEST_F(TransportFetcherTest, ANonRetryableFrontierErrorStopsTheCrawl) {
   ServeOnePage();
-  FailingSendsFrontier frontier(frontier_, absl::StatusCode::kInvalidArgument);
+  FailingFrontier frontier(frontier_, absl::StatusCode::kInvalidArgument, {"Complete"});
   const absl::Status status = Run(frontier, nullptr, nullptr);
   EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
   EXPECT_EQ(frontier.failures(), 1);  // not retried
@@ -534,7 +550,7 @@ TEST_F(TransportFetcherTest, ANonRetryableFrontierErrorStopsTheCrawl) {
 // (re-leased by the frontier at lease expiry); the link retried with back-off meanwhile.
 TEST_F(TransportFetcherTest, AStopWhileTheFrontierIsDownReturnsItsError) {
   ServeOnePage();
-  FailingSendsFrontier frontier(frontier_, absl::StatusCode::kUnavailable);
+  FailingFrontier frontier(frontier_, absl::StatusCode::kUnavailable, {"AddUrls", "Complete"});
   const absl::Status status =
       Run(frontier, nullptr, nullptr,
           [](const Fetcher& f) { return f.Stats().frontier_errors >= 3; });
