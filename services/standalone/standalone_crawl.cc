@@ -17,6 +17,7 @@
 #include "lib/net/address_policy.h"
 #include "lib/politeness/in_process_politeness.h"
 #include "lib/warc/warc_writer.h"
+#include "services/common/periodic_runner.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/dedup/dedup.h"
 #include "services/dedup/dedup_client.h"
@@ -24,7 +25,6 @@
 #include "services/fetcher/resolver.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/frontier_client.h"
-#include "services/common/periodic_runner.h"
 #include "services/frontier/lease_reaper.h"
 #include "services/scheduler/revisit_tuner.h"
 #include "services/scheduler/scheduler.h"
@@ -96,6 +96,29 @@ fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c) {
   options.processing.store_content_types = c.collection.store_content_types;
   options.processing.fingerprints = c.collection.fingerprints;
   return options;
+}
+
+// The stats_json summary: the totals and the frontier's and WARC writer's state at the end.
+absl::Status WriteSummary(const std::string& path, const CrawlTotals& totals,
+                          absl::Duration elapsed, frontier::Frontier& frontier,
+                          warc::WarcWriter* warc, bool stopped_by_run_for) {
+  std::vector<std::string> files;
+  if (warc != nullptr) {
+    for (const std::string& f : warc->Files()) files.push_back(json::JsonString(f));
+  }
+  const frontier::FrontierStats fs = frontier.Stats();
+  const std::string extra = absl::StrCat(
+      "\"complete\": ", frontier.IsExhausted() ? "true" : "false",
+      ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
+      ",\n  \"warc_records\": ", warc != nullptr ? warc->RecordsWritten() : 0,
+      ",\n  \"warc_files\": [", absl::StrJoin(files, ", "), "]",
+      ",\n  \"stopped_by_run_for\": ", stopped_by_run_for ? "true" : "false",
+      ",\n  \"revisits_scheduled\": ", fs.revisits_scheduled,
+      ",\n  \"changes_detected\": ", fs.changes_detected);
+  std::ofstream out(path);
+  out << SummaryJson(totals, elapsed, extra);
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -172,8 +195,8 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   p->observers.Add(&p->stats);
 
   absl::StatusOr<std::unique_ptr<fetcher::Fetcher>> f = fetcher::Fetcher::Create(
-      FetcherOptionsFor(c), *p->frontier_client, p->dedup_client.get(), *p->politeness, *p->resolver, *p->guard,
-      p->scheduler->scope(), p->warc.get(), clock, &p->observers);
+      FetcherOptionsFor(c), *p->frontier_client, p->dedup_client.get(), *p->politeness,
+      *p->resolver, *p->guard, p->scheduler->scope(), p->warc.get(), clock, &p->observers);
   if (!f.ok()) return f.status();
   p->fetcher = *std::move(f);
   return std::unique_ptr<StandaloneCrawl>(new StandaloneCrawl(std::move(p)));
@@ -234,26 +257,10 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
     if (status.ok()) status = closed;
   }
   const CrawlTotals totals = p.stats.Totals();
-  const absl::Duration elapsed = p.clock->Now() - start;
   if (!p.config.stats_json.empty()) {
-    std::vector<std::string> files;
-    if (p.warc != nullptr) {
-      for (const std::string& f : p.warc->Files()) files.push_back(json::JsonString(f));
-    }
-    const frontier::FrontierStats fs = p.frontier->Stats();
-    const std::string extra = absl::StrCat(
-        "\"complete\": ", p.frontier->IsExhausted() ? "true" : "false",
-        ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
-        ",\n  \"warc_records\": ", p.warc != nullptr ? p.warc->RecordsWritten() : 0,
-        ",\n  \"warc_files\": [", absl::StrJoin(files, ", "), "]",
-        ",\n  \"stopped_by_run_for\": ", run_limit.reached() ? "true" : "false",
-        ",\n  \"revisits_scheduled\": ", fs.revisits_scheduled,
-        ",\n  \"changes_detected\": ", fs.changes_detected);
-    std::ofstream out(p.config.stats_json);
-    out << SummaryJson(totals, elapsed, extra);
-    if (!out) {
-      return absl::UnavailableError(absl::StrCat("cannot write ", p.config.stats_json));
-    }
+    absl::Status written = WriteSummary(p.config.stats_json, totals, p.clock->Now() - start,
+                                        *p.frontier, p.warc.get(), run_limit.reached());
+    if (!written.ok()) return written;
   }
   if (!status.ok()) return status;
   return totals;
