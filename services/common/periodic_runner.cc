@@ -12,7 +12,9 @@ PeriodicRunner::PeriodicRunner(PeriodicRunnerOptions options, const Clock& clock
 
 PeriodicRunner::~PeriodicRunner() { Stop(); }
 
-void PeriodicRunner::Start() { thread_ = std::thread([this] { Loop(); }); }
+void PeriodicRunner::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
 
 void PeriodicRunner::Stop() {
   if (!stop_.HasBeenNotified()) stop_.Notify();

@@ -5,8 +5,7 @@ namespace crawler::frontier {
 const config::KeyTable<FrontierOptions>& FrontierKeys() {
   static const auto* const table = [] {
     auto* t = new config::KeyTable<FrontierOptions>;
-    t->Add({"max_attempts", "--max-attempts",
-            "Fetches per URL at most when they fail transiently"},
+    t->Add({"max_attempts", "--max-attempts", "Fetches per URL at most when they fail transiently"},
            &FrontierOptions::max_attempts)
         .Add({"retry_backoff", "--retry-backoff",
               "Wait before the first retry, doubling after each"},

@@ -31,8 +31,9 @@ const config::KeyTable<Collection>& CollectionKeys() {
              "Only hosts under this suffix (repeatable; gov.si admits gov.si and *.gov.si)",
              "any host"},
             [](Collection& c) -> Strings& { return c.scope.allowed_host_suffixes; })
-        .AddField<bool>({"same_site_only", "--same-site-only", "Only the seeds' registrable domains"},
-                        [](Collection& c) -> bool& { return c.scope.same_site_only; })
+        .AddField<bool>(
+            {"same_site_only", "--same-site-only", "Only the seeds' registrable domains"},
+            [](Collection& c) -> bool& { return c.scope.same_site_only; })
         .AddField<Strings>({"include", "--include", "URL regex (RE2) that must match (repeatable)"},
                            [](Collection& c) -> Strings& { return c.scope.include_patterns; })
         .AddField<Strings>(
@@ -60,10 +61,9 @@ const config::KeyTable<Collection>& CollectionKeys() {
         .AddField<absl::Duration>(
             {"max_crawl_delay", "--max-crawl-delay", "Cap on robots.txt Crawl-delay"},
             [](Collection& c) -> absl::Duration& { return c.politeness.max_crawl_delay; })
-        .AddField<int>(
-            {"max_connections_per_host", "--max-connections-per-host",
-             "Concurrent requests per host"},
-            [](Collection& c) -> int& { return c.politeness.max_connections_per_host; })
+        .AddField<int>({"max_connections_per_host", "--max-connections-per-host",
+                        "Concurrent requests per host"},
+                       [](Collection& c) -> int& { return c.politeness.max_connections_per_host; })
         // re-visiting
         .AddField<bool>({"revisit", "--revisit",
                          "Keep the pages fresh: re-visit each one when the re-visit policy says"},
@@ -94,11 +94,10 @@ const config::KeyTable<Collection>& CollectionKeys() {
               return c.revisit.options.policy_options.optimal.min_visits_per_day;
             },
             ValueKind::kVisitRate)
-        .AddField<int>({"change_threshold_bits", "--change-threshold-bits",
-                        "SimHash bits that make a re-visit count as a change"},
-                       [](Collection& c) -> int& {
-                         return c.revisit.options.change_threshold_bits;
-                       });
+        .AddField<int>(
+            {"change_threshold_bits", "--change-threshold-bits",
+             "SimHash bits that make a re-visit count as a change"},
+            [](Collection& c) -> int& { return c.revisit.options.change_threshold_bits; });
     return t;
   }();
   return *table;

@@ -15,8 +15,9 @@ namespace crawler::standalone {
 const config::KeyTable<CrawlConfig>& CrawlConfigKeys() {
   static const auto* const table = [] {
     auto* t = new config::KeyTable<CrawlConfig>;
-    t->Add({"data_dir", "--data-dir", "State directory (RocksDB, logs); reuse to resume", "required"},
-           &CrawlConfig::data_dir)
+    t->Add(
+         {"data_dir", "--data-dir", "State directory (RocksDB, logs); reuse to resume", "required"},
+         &CrawlConfig::data_dir)
         .Add({"warc_dir", "--warc-dir", "WARC output directory", "DATA_DIR/warc"},
              &CrawlConfig::warc_dir)
         .Add({"crawl_log", "--crawl-log", "Crawl log", "DATA_DIR/crawl.log"},
@@ -80,8 +81,10 @@ absl::Status CrawlConfig::Finalize() {
   }
   if (fetcher.worker_threads < 1 || fetcher.worker_threads > 256)
     return absl::InvalidArgumentError("workers must be in [1, 256]");
-  if (fetcher.http.total_timeout <= absl::ZeroDuration()) return absl::InvalidArgumentError("timeout must be > 0");
-  if (fetcher.http.max_body_bytes < 1024) return absl::InvalidArgumentError("max_body_bytes must be >= 1024");
+  if (fetcher.http.total_timeout <= absl::ZeroDuration())
+    return absl::InvalidArgumentError("timeout must be > 0");
+  if (fetcher.http.max_body_bytes < 1024)
+    return absl::InvalidArgumentError("max_body_bytes must be >= 1024");
   if (warc_max_file_bytes < 4096) {
     return absl::InvalidArgumentError("warc_max_file_bytes must be >= 4096");
   }

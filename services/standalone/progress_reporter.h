@@ -1,6 +1,7 @@
 // ProgressReporter: the periodic job that prints a crawl's progress line (docs/configuration.md,
 // "What a crawl reports") every `interval`:
-//   [12s] pages 5120 (431.0/s)  queued 20311  waiting 3  in flight 256  errors 12  duplicates 40  robots-denied 7
+//   [12s] pages 5120 (431.0/s)  queued 20311  waiting 3  in flight 256  errors 12  duplicates 40
+//   robots-denied 7
 // and, when the crawl re-visits and a tuning exists, a second line with the re-visit policy's
 // state (pages, re-visits, changes seen, observed rate, budget, mu, expected freshness). The rate
 // is pages per second since the previous line.

@@ -79,6 +79,8 @@ struct StandaloneCrawl::Parts {
   void StopFetchers() {
     for (auto& f : fetchers) f->Stop();
   }
+  absl::Status WriteSummary(const std::string& path, const CrawlTotals& totals,
+                            absl::Duration elapsed, bool stopped_by_run_for);
   // The partitions' figures summed (local cores: cannot fail).
   frontier::FrontierStats FrontierTotals() {
     return seed_client().Stats().value_or(frontier::FrontierStats{});
@@ -164,6 +166,46 @@ absl::Status CheckPartitionCount(const std::filesystem::path& data_dir, int part
 }
 
 }  // namespace
+
+// The stats_json summary: the totals, the partitions' state at the end, the WARC files and the
+// exchange between partitions (DESIGN.md §4): outlinks the fetchers routed, those sent to
+// another partition than their own, and those the popular-URL cache dropped.
+absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
+                                                  const CrawlTotals& totals,
+                                                  absl::Duration elapsed,
+                                                  bool stopped_by_run_for) {
+  Parts& p = *this;
+  std::vector<std::string> files;
+  if (p.warc != nullptr) {
+    for (const std::string& f : p.warc->Files()) files.push_back(json::JsonString(f));
+  }
+  const frontier::FrontierStats fs = p.FrontierTotals();
+  uint64_t routed = 0, exchanged = 0, suppressed = 0;
+  for (size_t k = 0; k < p.fetchers.size(); ++k) {
+    const frontier::RoutingStats r = p.routers[k]->Routing();
+    routed += r.routed;
+    suppressed += r.suppressed;
+    for (size_t j = 0; j < r.sent.size(); ++j) {
+      if (j != r.home) exchanged += r.sent[j];
+    }
+  }
+  const std::string extra = absl::StrCat(
+      "\"complete\": ", p.seed_client().IsExhausted().value_or(false) ? "true" : "false",
+      ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
+      ",\n  \"warc_records\": ", p.warc != nullptr ? p.warc->RecordsWritten() : 0,
+      ",\n  \"warc_files\": [", absl::StrJoin(files, ", "), "]",
+      ",\n  \"stopped_by_run_for\": ", stopped_by_run_for ? "true" : "false",
+      ",\n  \"revisits_scheduled\": ", fs.revisits_scheduled,
+      ",\n  \"changes_detected\": ", fs.changes_detected,
+      ",\n  \"partitions\": ", p.config.partitions,
+      ",\n  \"outlinks_routed\": ", routed,
+      ",\n  \"outlinks_exchanged\": ", exchanged,
+      ",\n  \"outlinks_suppressed\": ", suppressed);
+  std::ofstream out(path);
+  out << SummaryJson(totals, elapsed, extra);
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
 
 StandaloneCrawl::StandaloneCrawl(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
 StandaloneCrawl::~StandaloneCrawl() = default;
@@ -348,41 +390,10 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
     if (status.ok()) status = closed;
   }
   const CrawlTotals totals = p.stats.Totals();
-  const absl::Duration elapsed = p.clock->Now() - start;
   if (!p.config.stats_json.empty()) {
-    std::vector<std::string> files;
-    if (p.warc != nullptr) {
-      for (const std::string& f : p.warc->Files()) files.push_back(json::JsonString(f));
-    }
-    const frontier::FrontierStats fs = p.FrontierTotals();
-    // Exchange (DESIGN.md §4): the outlinks the fetchers routed, those sent to another
-    // partition than their own, and those the popular-URL cache dropped.
-    uint64_t routed = 0, exchanged = 0, suppressed = 0;
-    for (size_t k = 0; k < p.fetchers.size(); ++k) {
-      const frontier::RoutingStats r = p.routers[k]->Routing();
-      routed += r.routed;
-      suppressed += r.suppressed;
-      for (size_t j = 0; j < r.sent.size(); ++j) {
-        if (j != r.home) exchanged += r.sent[j];
-      }
-    }
-    const std::string extra = absl::StrCat(
-        "\"complete\": ", p.seed_client().IsExhausted().value_or(false) ? "true" : "false",
-        ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
-        ",\n  \"warc_records\": ", p.warc != nullptr ? p.warc->RecordsWritten() : 0,
-        ",\n  \"warc_files\": [", absl::StrJoin(files, ", "), "]",
-        ",\n  \"stopped_by_run_for\": ", run_limit.reached() ? "true" : "false",
-        ",\n  \"revisits_scheduled\": ", fs.revisits_scheduled,
-        ",\n  \"changes_detected\": ", fs.changes_detected,
-        ",\n  \"partitions\": ", p.config.partitions,
-        ",\n  \"outlinks_routed\": ", routed,
-        ",\n  \"outlinks_exchanged\": ", exchanged,
-        ",\n  \"outlinks_suppressed\": ", suppressed);
-    std::ofstream out(p.config.stats_json);
-    out << SummaryJson(totals, elapsed, extra);
-    if (!out) {
-      return absl::UnavailableError(absl::StrCat("cannot write ", p.config.stats_json));
-    }
+    absl::Status written =
+        p.WriteSummary(p.config.stats_json, totals, p.clock->Now() - start, run_limit.reached());
+    if (!written.ok()) return written;
   }
   if (!status.ok()) return status;
   return totals;

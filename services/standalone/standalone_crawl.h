@@ -1,7 +1,9 @@
 // StandaloneCrawl: the four cores wired in one process (`crawler crawl`): RocksDB in
 // <data_dir>/state holding the frontier and dedup column families, in-process politeness, the
 // scheduler feeding seeds, the fetcher crawling, WARC files, the crawl log, progress lines and
-// the final summary.
+// the final summary. While the fetcher runs, a PeriodicRunner drives the housekeeping jobs a
+// distributed service's main composes the same way: LeaseReaper (frontier), RunLimit (run_for),
+// RevisitTuner (scheduler, when re-visiting) and ProgressReporter (progress_interval).
 //
 // Resuming: opening an existing data_dir continues the crawl (the frontier re-queues leases of
 // the previous process; seeds already seen are not queued again; the dedup index remembers

@@ -14,7 +14,6 @@
 #define CRAWLER_SERVICES_COMMON_CONFIG_FLAG_BINDING_H_
 
 #include <CLI/CLI.hpp>
-
 #include <memory>
 #include <string>
 #include <string_view>

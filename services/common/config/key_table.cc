@@ -25,8 +25,8 @@ absl::StatusOr<double> ParseVisitRate(std::string_view text) {
   if (unit == "h") per_day = 24;
   if (unit == "d") per_day = 1;
   if (!absl::SimpleAtod(number, &value) || !(value > 0) || !std::isfinite(value) || per_day == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "not a visit rate: \"", std::string(text), "\" (e.g. 5/s, 300/min, 20/h, 1000/d)"));
+    return absl::InvalidArgumentError(absl::StrCat("not a visit rate: \"", std::string(text),
+                                                   "\" (e.g. 5/s, 300/min, 20/h, 1000/d)"));
   }
   return value * per_day;
 }
@@ -98,8 +98,8 @@ absl::Status CheckMapKeys(const YAML::Node& map, const std::vector<std::string>&
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       std::vector<std::string> sorted = known;
       std::sort(sorted.begin(), sorted.end());
-      return absl::InvalidArgumentError(absl::StrCat("unknown key \"", key,
-                                                     "\"; known keys: ", absl::StrJoin(sorted, ", ")));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown key \"", key, "\"; known keys: ", absl::StrJoin(sorted, ", ")));
     }
     // yaml-cpp keeps both entries of a repeated key (lookups see the first): a silent override
     // either way, so it is an error.

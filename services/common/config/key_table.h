@@ -79,11 +79,10 @@ std::string KindName(ValueKind kind);  // "an integer", "a duration", ...
 // The error for a node of the wrong shape or text: `not an integer: "x"`.
 absl::Status BadValue(const YAML::Node& node, ValueKind kind);
 [[noreturn]] void DuplicateKeyInTable(const std::string& name);
-// Decodes `node` as a value of `kind` into `out` (scalar kinds).
+// The text of a scalar `node`; BadValue for a list, mapping or null.
 absl::Status DecodeScalar(const YAML::Node& node, ValueKind kind, std::string& text);
 std::string FormatDouble(double value, ValueKind kind);
-// Checks the mapping's keys against `known`: plain names, no duplicates, all known. `where` is
-// prefixed to errors (e.g. "config file crawl.yaml: ").
+// Checks the mapping's keys against `known`: plain names, no duplicates, all known.
 absl::Status CheckMapKeys(const YAML::Node& map, const std::vector<std::string>& known);
 absl::StatusOr<YAML::Node> LoadYamlFile(const std::string& path);
 
@@ -220,8 +219,10 @@ class KeyTable {
     if constexpr (std::is_same_v<F, std::vector<std::string>>) {
       key.append = [get](std::string item, T& t) { get(t).push_back(std::move(item)); };
     }
+    // Accessors take a T&; formatting (for --help and documentation only) reads a copy.
     key.format = [get, kind](const T& t) {
-      return internal::Format<F>(get(const_cast<T&>(t)), kind);
+      T copy = t;
+      return internal::Format<F>(get(copy), kind);
     };
     return Push(std::move(key));
   }
@@ -251,7 +252,10 @@ class KeyTable {
         };
       }
       // Sub's own default, as the component defines it, unless T's member holds another.
-      key.format = [get, format = k.format](const T& t) { return format(get(const_cast<T&>(t))); };
+      key.format = [get, format = k.format](const T& t) {
+        T copy = t;
+        return format(get(copy));
+      };
       Push(std::move(key));
     }
     return *this;

@@ -4,7 +4,6 @@
 #include "services/common/config/key_table.h"
 
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -42,7 +41,8 @@ struct Options {
 const KeyTable<Inner>& InnerKeys() {
   static const auto* const table = [] {
     auto* t = new KeyTable<Inner>;
-    t->Add({"level", "--level", "Level"}, &Inner::level).Add({"wait", "--wait", "Wait"}, &Inner::wait);
+    t->Add({"level", "--level", "Level"}, &Inner::level)
+        .Add({"wait", "--wait", "Wait"}, &Inner::wait);
     return t;
   }();
   return *table;
@@ -114,14 +114,11 @@ TEST(KeyTable, KeyGivenTwiceIsRejected) {
 
 TEST(KeyTable, WrongTypesAndBadValuesNameTheKey) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"count: -1\n", "count"},         {"count: 2.5\n", "count"},
-      {"count: [1]\n", "count"},        {"depth: deep\n", "depth"},
-      {"enabled: perhaps\n", "enabled"}, {"factor: fast\n", "factor"},
-      {"rate: 0/s\n", "rate"},          {"rate: 5/week\n", "rate"},
-      {"label: [a]\n", "label"},        {"tags: a\n", "tags"},
-      {"tags: [[a]]\n", "tags"},        {"tags: {a: b}\n", "tags"},
-      {"wait: 10\n", "wait"},           {"wait: -1s\n", "wait"},
-      {"level: 1.0e99\n", "level"},
+      {"count: -1\n", "count"},   {"count: 2.5\n", "count"},         {"count: [1]\n", "count"},
+      {"depth: deep\n", "depth"}, {"enabled: perhaps\n", "enabled"}, {"factor: fast\n", "factor"},
+      {"rate: 0/s\n", "rate"},    {"rate: 5/week\n", "rate"},        {"label: [a]\n", "label"},
+      {"tags: a\n", "tags"},      {"tags: [[a]]\n", "tags"},         {"tags: {a: b}\n", "tags"},
+      {"wait: 10\n", "wait"},     {"wait: -1s\n", "wait"},           {"level: 1.0e99\n", "level"},
   };
   for (const auto& [yaml, key] : cases) {
     SCOPED_TRACE(yaml);
@@ -164,11 +161,11 @@ absl::Status ParseFlags(std::vector<std::string> args, Options& out) {
 TEST(FlagBinding, FlagsSetTheSameFieldsAsTheKeys) {
   Options o;
   o.tags = {"from-file"};
-  ASSERT_TRUE(ParseFlags({"--no-enabled", "--verbose", "--count", "12", "--depth", "4",
-                          "--factor", "0.5", "--rate", "1/s", "--tag", "a", "--tag", "b",
-                          "--level", "9", "--wait", "50ms"},
-                         o)
-                  .ok());
+  ASSERT_TRUE(
+      ParseFlags({"--no-enabled", "--verbose", "--count", "12", "--depth", "4", "--factor", "0.5",
+                  "--rate", "1/s", "--tag", "a", "--tag", "b", "--level", "9", "--wait", "50ms"},
+                 o)
+          .ok());
   EXPECT_FALSE(o.enabled);
   EXPECT_TRUE(o.verbose);
   EXPECT_EQ(o.count, 12u);

@@ -56,9 +56,7 @@ TEST(PeriodicRunner, StopWithoutStartAndStopBeforeTheFirstTickAreClean) {
   absl::Mutex mu;
   std::vector<int> log;
   RecordingJob job(1, log, mu);
-  {
-    PeriodicRunner never_started({}, clock, {&job});
-  }
+  { PeriodicRunner never_started({}, clock, {&job}); }
   PeriodicRunner runner({.tick = absl::Hours(1)}, clock, {&job});
   runner.Start();
   runner.Stop();  // wakes the thread at once, not after an hour

@@ -17,10 +17,12 @@ namespace {
 
 struct Core {
   Core(const FrontierOptions& options, const Clock& clock)
-      : store(Frontier::ColumnFamilies()), frontier(Frontier::Open(options, store, clock).value()) {}
+      : store(Frontier::ColumnFamilies()),
+        frontier(Frontier::Open(options, store, clock).value()) {}
   // Adds one URL of `host` and leases it.
   void AddAndLease(const std::string& host) {
-    ASSERT_TRUE(frontier->AddUrls({{.canonical_url = "http://" + host + "/", .host_key = host}}).ok());
+    ASSERT_TRUE(
+        frontier->AddUrls({{.canonical_url = "http://" + host + "/", .host_key = host}}).ok());
     ASSERT_EQ(frontier->Lease(10, 10).value().size(), 1u);
   }
   kv::InMemoryKvStore store;

@@ -54,18 +54,52 @@ TEST(CrawlConfigKeys, EveryKeyIsDocumentedWithItsFlag) {
 TEST(CrawlConfigKeys, FlagNamesStay) {
   std::set<std::string> flags;
   for (const config::Key<CrawlConfig>& key : CrawlConfigKeys().keys()) flags.insert(key.flag);
-  for (const char* flag :
-       {"--data-dir", "--warc-dir", "--stats-json", "--crawl-log", "--max-pages",
-        "--max-pages-per-host", "--max-depth", "--allow-host-suffix", "--same-site-only",
-        "--include", "--exclude", "--user-agent", "--min-delay", "--max-delay", "--delay-factor",
-        "--max-connections-per-host", "--max-in-flight", "--workers", "--timeout",
-        "--allow-network", "--connect-to", "--no-robots", "--no-warc", "--no-fingerprints",
-        "--queue-sitemaps", "--follow-embeds", "--name", "--store-content-type",
-        "--max-body-bytes", "--warc-max-file-bytes", "--max-crawl-delay", "--progress-interval",
-        "--run-for", "--revisit", "--revisit-policy", "--revisit-budget",
-        "--revisit-min-interval", "--revisit-max-interval", "--revisit-min-visits",
-        "--revisit-tune-interval", "--max-attempts", "--retry-backoff", "--retry-backoff-max",
-        "--robots-retry-after", "--change-threshold-bits", "--partitions"}) {
+  for (const char* flag : {"--data-dir",
+                           "--warc-dir",
+                           "--stats-json",
+                           "--crawl-log",
+                           "--max-pages",
+                           "--max-pages-per-host",
+                           "--max-depth",
+                           "--allow-host-suffix",
+                           "--same-site-only",
+                           "--include",
+                           "--exclude",
+                           "--user-agent",
+                           "--min-delay",
+                           "--max-delay",
+                           "--delay-factor",
+                           "--max-connections-per-host",
+                           "--max-in-flight",
+                           "--workers",
+                           "--timeout",
+                           "--allow-network",
+                           "--connect-to",
+                           "--no-robots",
+                           "--no-warc",
+                           "--no-fingerprints",
+                           "--queue-sitemaps",
+                           "--follow-embeds",
+                           "--name",
+                           "--store-content-type",
+                           "--max-body-bytes",
+                           "--warc-max-file-bytes",
+                           "--max-crawl-delay",
+                           "--progress-interval",
+                           "--run-for",
+                           "--revisit",
+                           "--revisit-policy",
+                           "--revisit-budget",
+                           "--revisit-min-interval",
+                           "--revisit-max-interval",
+                           "--revisit-min-visits",
+                           "--revisit-tune-interval",
+                           "--max-attempts",
+                           "--retry-backoff",
+                           "--retry-backoff-max",
+                           "--robots-retry-after",
+                           "--change-threshold-bits",
+                           "--partitions"}) {
     EXPECT_EQ(flags.count(flag), 1u) << flag;
   }
 }
@@ -80,8 +114,7 @@ TEST(CrawlConfigKeys, DefaultsAreTheComponentsOwn) {
   EXPECT_EQ(c.frontier.max_attempts, frontier.max_attempts);
   EXPECT_EQ(CrawlConfigKeys().Find("max_in_flight")->DefaultText(),
             absl::StrCat(fetcher.max_in_flight));
-  EXPECT_EQ(CrawlConfigKeys().Find("workers")->DefaultText(),
-            absl::StrCat(fetcher.worker_threads));
+  EXPECT_EQ(CrawlConfigKeys().Find("workers")->DefaultText(), absl::StrCat(fetcher.worker_threads));
   EXPECT_EQ(CrawlConfigKeys().Find("partitions")->DefaultText(), "1");
   EXPECT_EQ(c.partitions, 1);
 }

@@ -70,12 +70,16 @@ TEST(ProgressReporter, OneLinePerIntervalWithTheRateSinceTheLast) {
   const absl::Time start = clock.Now();
   uint64_t pages = 0;
   Capture out;
-  ProgressReporter reporter(
-      {.interval = absl::Seconds(5)}, start,
-      {.totals = [&pages] { CrawlTotals t; t.pages = pages; return t; },
-       .frontier = [] { return frontier::FrontierStats{}; },
-       .in_flight = [] { return uint64_t{2}; }},
-      out.file());
+  ProgressReporter reporter({.interval = absl::Seconds(5)}, start,
+                            {.totals =
+                                 [&pages] {
+                                   CrawlTotals t;
+                                   t.pages = pages;
+                                   return t;
+                                 },
+                             .frontier = [] { return frontier::FrontierStats{}; },
+                             .in_flight = [] { return uint64_t{2}; }},
+                            out.file());
   pages = 10;
   clock.Advance(absl::Seconds(4));
   reporter.Tick(clock.Now());
