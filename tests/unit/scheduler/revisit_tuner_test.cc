@@ -12,7 +12,7 @@
 #include "lib/clock/fake_clock.h"
 #include "services/common/kv/in_memory_kv_store.h"
 #include "services/frontier/frontier.h"
-#include "services/frontier/frontier_client.h"
+#include "services/frontier/local_frontier_client.h"
 #include "services/scheduler/scheduler.h"
 
 namespace crawler::scheduler {
