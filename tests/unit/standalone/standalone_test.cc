@@ -24,6 +24,7 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/clock/clock.h"
 #include "lib/json/json_string.h"
 #include "services/fetcher/fetch_event.h"
 #include "services/frontier/url_record.h"
@@ -632,6 +633,35 @@ TEST(CrawlConfigFinalize, BoundaryValuesAreAccepted) {
 // A host's lease lasts until its next one can arrive: one URL per connection per delay (or per
 // ~5 ms without a delay) over the refill time, plus the URLs in flight; at least 4, at most 64
 // unless the connections alone need more.
+// A data dir keeps the partition count it was started with: each host's URLs live in the store
+// of its owner, and the owner changes with the count.
+TEST(StandaloneCrawlOpen, APartitionedDataDirKeepsItsPartitionCount) {
+  TempDir dir;
+  SystemClock clock;
+  auto open = [&](int partitions) {
+    CrawlConfig c = Valid();
+    c.data_dir = dir.Path("data");
+    c.partitions = partitions;
+    c.collection.store_bodies = false;
+    return StandaloneCrawl::Open(c, clock);
+  };
+  {
+    absl::StatusOr<std::unique_ptr<StandaloneCrawl>> first = open(3);
+    ASSERT_TRUE(first.ok()) << first.status();
+  }
+  EXPECT_TRUE(fs::exists(dir.Path("data/state")));
+  EXPECT_TRUE(fs::exists(dir.Path("data/state-1")));
+  EXPECT_TRUE(fs::exists(dir.Path("data/state-2")));
+  EXPECT_EQ(ReadFile(dir.Path("data/partitions")), "3\n");
+  for (int other : {1, 2, 4}) {
+    absl::StatusOr<std::unique_ptr<StandaloneCrawl>> wrong = open(other);
+    EXPECT_TRUE(absl::IsFailedPrecondition(wrong.status())) << other << ": " << wrong.status();
+    EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("--partitions 3"));
+  }
+  absl::StatusOr<std::unique_ptr<StandaloneCrawl>> again = open(3);
+  EXPECT_TRUE(again.ok()) << again.status();
+}
+
 TEST(LeaseAheadPerHost, CoversTheRefillAtTheHostsRate) {
   auto lease_ahead = [](absl::Duration min_delay, int connections,
                         absl::Duration refill = absl::Milliseconds(100)) {

@@ -67,9 +67,9 @@ read -r -t 10 -u 3 line || fail "no shutdown message"
 [[ "$line" == "websim: stopping on"* ]] || fail "shutdown message: $line"
 exec 3<&-
 [ "$(wc -l < "$tmp/log.tsv")" = 1 ] || fail "log has $(wc -l < "$tmp/log.tsv") lines, want 1"
-IFS=$'\t' read -r ns host target status bytes conn method < "$tmp/log.tsv"
+IFS=$'\t' read -r ns host target status bytes conn method partition < "$tmp/log.tsv"
 [[ "$ns" =~ ^[0-9]+$ ]] || fail "log time: $ns"
-[ "$host $target $status $method" = "h1.websim.test /robots.txt 200 GET" ] ||
+[ "$host $target $status $method $partition" = "h1.websim.test /robots.txt 200 GET -" ] ||
   fail "log line: $(cat "$tmp/log.tsv")"
 
 # Changing pages: bad flag values are usage errors; the rates file and change log list every page.
