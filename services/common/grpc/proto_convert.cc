@@ -2,7 +2,6 @@
 
 #include <cstdint>
 
-
 namespace crawler::grpc_common {
 namespace {
 
@@ -50,8 +49,7 @@ std::string FieldPath(std::string_view parent, size_t index) {
 
 google::protobuf::Timestamp TimeToProto(absl::Time time) {
   const absl::Time min = absl::FromUnixSeconds(kMinTimestampSeconds);
-  const absl::Time max =
-      absl::FromUnixSeconds(kMaxTimestampSeconds) + absl::Nanoseconds(kMaxNanos);
+  const absl::Time max = absl::FromUnixSeconds(kMaxTimestampSeconds) + absl::Nanoseconds(kMaxNanos);
   if (time <= min) return MakeTimestamp(kMinTimestampSeconds, 0);
   if (time >= max) return MakeTimestamp(kMaxTimestampSeconds, kMaxNanos);
   // Floor division, so that nanos is in [0, 1e9) for times before 1970 too.
@@ -114,9 +112,10 @@ absl::StatusOr<absl::Duration> DurationFromProto(const google::protobuf::Duratio
   return absl::Seconds(seconds) + absl::Nanoseconds(nanos);
 }
 
-absl::StatusOr<absl::Duration> OptionalDurationFromProto(
-    bool present, const google::protobuf::Duration& duration, absl::Duration unset,
-    std::string_view field) {
+absl::StatusOr<absl::Duration> OptionalDurationFromProto(bool present,
+                                                         const google::protobuf::Duration& duration,
+                                                         absl::Duration unset,
+                                                         std::string_view field) {
   if (!present) return unset;
   return DurationFromProto(duration, field);
 }

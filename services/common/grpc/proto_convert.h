@@ -20,6 +20,8 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -33,6 +35,21 @@ absl::Status InvalidField(std::string_view field, std::string_view what);
 // "<parent>.<child>" (or "<child>" at the top), and "<parent>[<index>]": field paths for errors.
 std::string FieldPath(std::string_view parent, std::string_view child);
 std::string FieldPath(std::string_view parent, size_t index);
+
+// Decodes every element of a repeated field with `decode(element, "<field>[<i>]")`, which
+// returns absl::StatusOr<T>; the first error is returned as it is.
+template <typename T, typename Repeated, typename Decode>
+absl::StatusOr<std::vector<T>> DecodeEach(const Repeated& elements, std::string_view field,
+                                          Decode decode) {
+  std::vector<T> out;
+  out.reserve(static_cast<size_t>(elements.size()));
+  for (int i = 0; i < elements.size(); ++i) {
+    absl::StatusOr<T> element = decode(elements.Get(i), FieldPath(field, static_cast<size_t>(i)));
+    if (!element.ok()) return element.status();
+    out.push_back(*std::move(element));
+  }
+  return out;
+}
 
 google::protobuf::Timestamp TimeToProto(absl::Time time);
 absl::StatusOr<absl::Time> TimeFromProto(const google::protobuf::Timestamp& timestamp,
@@ -48,9 +65,10 @@ google::protobuf::Duration DurationToProto(absl::Duration duration);
 absl::StatusOr<absl::Duration> DurationFromProto(const google::protobuf::Duration& duration,
                                                  std::string_view field);
 // For a Duration field whose absence means `unset` (its documented default).
-absl::StatusOr<absl::Duration> OptionalDurationFromProto(
-    bool present, const google::protobuf::Duration& duration, absl::Duration unset,
-    std::string_view field);
+absl::StatusOr<absl::Duration> OptionalDurationFromProto(bool present,
+                                                         const google::protobuf::Duration& duration,
+                                                         absl::Duration unset,
+                                                         std::string_view field);
 
 }  // namespace crawler::grpc_common
 

@@ -11,6 +11,7 @@
 namespace crawler::frontier {
 namespace {
 
+using grpc_common::DecodeEach;
 using grpc_common::DurationFromProto;
 using grpc_common::DurationToProto;
 using grpc_common::FieldPath;
@@ -138,9 +139,9 @@ absl::StatusOr<recrawl::PolicyOptions> PolicyFromProto(const v1::PolicyOptions& 
   const recrawl::PolicyOptions defaults;
   recrawl::PolicyOptions options;
 
-  absl::StatusOr<double> days = DaysFromProto(
-      p.fixed().has_interval(), p.fixed().interval(), defaults.fixed.interval_days,
-      FieldPath(field, "fixed.interval"));
+  absl::StatusOr<double> days =
+      DaysFromProto(p.fixed().has_interval(), p.fixed().interval(), defaults.fixed.interval_days,
+                    FieldPath(field, "fixed.interval"));
   if (!days.ok()) return days.status();
   options.fixed.interval_days = *days;
 
@@ -196,9 +197,8 @@ absl::StatusOr<recrawl::PolicyOptions> PolicyFromProto(const v1::PolicyOptions& 
        {step.has_max_interval(), step.max_interval(), step_defaults.max_interval_days,
         "max_interval", &options.step.max_interval_days}},
       {&step_field,
-       {step.has_initial_interval(), step.initial_interval(),
-        step_defaults.initial_interval_days, "initial_interval",
-        &options.step.initial_interval_days}},
+       {step.has_initial_interval(), step.initial_interval(), step_defaults.initial_interval_days,
+        "initial_interval", &options.step.initial_interval_days}},
       {&step_field,
        {step.has_tolerance(), step.tolerance(), step_defaults.tolerance_days, "tolerance",
         &options.step.tolerance_days}},
@@ -235,10 +235,8 @@ absl::StatusOr<recrawl::PolicyOptions> PolicyFromProto(const v1::PolicyOptions& 
     if (!value.ok()) return value.status();
     *f.out = *value;
   }
-  options.stormcrawler.inc_rate =
-      storm.has_inc_rate() ? storm.inc_rate() : storm_defaults.inc_rate;
-  options.stormcrawler.dec_rate =
-      storm.has_dec_rate() ? storm.dec_rate() : storm_defaults.dec_rate;
+  options.stormcrawler.inc_rate = storm.has_inc_rate() ? storm.inc_rate() : storm_defaults.inc_rate;
+  options.stormcrawler.dec_rate = storm.has_dec_rate() ? storm.dec_rate() : storm_defaults.dec_rate;
 
   const v1::BayesClassifierOptions& bayes = p.bayes();
   const std::string bayes_field = FieldPath(field, "bayes");
@@ -357,8 +355,7 @@ absl::StatusOr<FetchOutcome> OutcomeFromProto(const v1::FetchOutcome& p, std::st
   FetchOutcome outcome;
   if (p.lease_id() == 0) return Required(FieldPath(field, "lease_id"));
   outcome.lease_id = p.lease_id();
-  absl::StatusOr<OutcomeClass> outcome_class =
-      FromProto(p.outcome(), FieldPath(field, "outcome"));
+  absl::StatusOr<OutcomeClass> outcome_class = FromProto(p.outcome(), FieldPath(field, "outcome"));
   if (!outcome_class.ok()) return outcome_class.status();
   outcome.outcome = *outcome_class;
   outcome.http_status = p.http_status();
@@ -371,8 +368,8 @@ absl::StatusOr<FetchOutcome> OutcomeFromProto(const v1::FetchOutcome& p, std::st
   outcome.content_fingerprint = p.content_fingerprint();
   outcome.content_length = p.content_length();
   absl::StatusOr<absl::Time> next_allowed =
-      OptionalTimeFromProto(p.has_host_next_allowed(), p.host_next_allowed(),
-                            absl::InfinitePast(), FieldPath(field, "host_next_allowed"));
+      OptionalTimeFromProto(p.has_host_next_allowed(), p.host_next_allowed(), absl::InfinitePast(),
+                            FieldPath(field, "host_next_allowed"));
   if (!next_allowed.ok()) return next_allowed.status();
   outcome.host_next_allowed = *next_allowed;
   outcome.retry = p.retry();
@@ -525,14 +522,7 @@ v1::LeaseResponse ToLeaseResponse(const std::vector<LeasedTask>& tasks) {
 }
 
 absl::StatusOr<std::vector<LeasedTask>> FromLeaseResponse(const v1::LeaseResponse& response) {
-  std::vector<LeasedTask> tasks;
-  tasks.reserve(response.tasks_size());
-  for (int i = 0; i < response.tasks_size(); ++i) {
-    absl::StatusOr<LeasedTask> task = TaskFromProto(response.tasks(i), FieldPath("tasks", i));
-    if (!task.ok()) return task.status();
-    tasks.push_back(*std::move(task));
-  }
-  return tasks;
+  return DecodeEach<LeasedTask>(response.tasks(), "tasks", TaskFromProto);
 }
 
 v1::CompleteRequest ToCompleteRequest(std::string_view collection,
@@ -544,18 +534,9 @@ v1::CompleteRequest ToCompleteRequest(std::string_view collection,
   return request;
 }
 
-absl::StatusOr<std::vector<FetchOutcome>> FromCompleteRequest(
-    const v1::CompleteRequest& request) {
+absl::StatusOr<std::vector<FetchOutcome>> FromCompleteRequest(const v1::CompleteRequest& request) {
   if (absl::Status s = CheckCollection(request.collection()); !s.ok()) return s;
-  std::vector<FetchOutcome> outcomes;
-  outcomes.reserve(request.outcomes_size());
-  for (int i = 0; i < request.outcomes_size(); ++i) {
-    absl::StatusOr<FetchOutcome> outcome =
-        OutcomeFromProto(request.outcomes(i), FieldPath("outcomes", i));
-    if (!outcome.ok()) return outcome.status();
-    outcomes.push_back(*std::move(outcome));
-  }
-  return outcomes;
+  return DecodeEach<FetchOutcome>(request.outcomes(), "outcomes", OutcomeFromProto);
 }
 
 v1::CompleteResponse ToProto(const CompleteResult& result) {
@@ -646,8 +627,8 @@ absl::StatusOr<FrontierStats> FromProto(const v1::FrontierStats& p, std::string_
   stats.seen_urls = p.seen_urls();
   stats.pages_completed = p.pages_completed();
   absl::StatusOr<absl::Time> next_ready =
-      OptionalTimeFromProto(p.has_next_ready_time(), p.next_ready_time(),
-                            absl::InfiniteFuture(), FieldPath(field, "next_ready_time"));
+      OptionalTimeFromProto(p.has_next_ready_time(), p.next_ready_time(), absl::InfiniteFuture(),
+                            FieldPath(field, "next_ready_time"));
   if (!next_ready.ok()) return next_ready.status();
   stats.next_ready_time = *next_ready;
   stats.urls_added = p.urls_added();
@@ -680,8 +661,7 @@ v1::LookupUrlsRequest ToLookupUrlsRequest(std::string_view collection,
 absl::StatusOr<std::vector<std::string>> FromLookupUrlsRequest(
     const v1::LookupUrlsRequest& request) {
   if (absl::Status s = CheckCollection(request.collection()); !s.ok()) return s;
-  return std::vector<std::string>(request.canonical_urls().begin(),
-                                  request.canonical_urls().end());
+  return std::vector<std::string>(request.canonical_urls().begin(), request.canonical_urls().end());
 }
 
 v1::UrlRecord ToProto(const UrlRecord& record) {
@@ -728,7 +708,8 @@ absl::StatusOr<UrlRecord> FromProto(const v1::UrlRecord& p, std::string_view fie
   record.fetch_count = p.fetch_count();
   record.discovered_from = p.discovered_from();
   if (p.last_outcome() != v1::OUTCOME_CLASS_UNSPECIFIED) {
-    absl::StatusOr<OutcomeClass> last = FromProto(p.last_outcome(), FieldPath(field, "last_outcome"));
+    absl::StatusOr<OutcomeClass> last =
+        FromProto(p.last_outcome(), FieldPath(field, "last_outcome"));
     if (!last.ok()) return last.status();
     record.last_outcome = *last;
   }
@@ -739,12 +720,10 @@ absl::StatusOr<UrlRecord> FromProto(const v1::UrlRecord& p, std::string_view fie
       {"next_visit", &record.next_visit},
   };
   const bool present[] = {p.has_first_seen(), p.has_fetch_time(), p.has_next_visit()};
-  const google::protobuf::Timestamp* values[] = {&p.first_seen(), &p.fetch_time(),
-                                                 &p.next_visit()};
+  const google::protobuf::Timestamp* values[] = {&p.first_seen(), &p.fetch_time(), &p.next_visit()};
   for (int i = 0; i < 3; ++i) {
-    absl::StatusOr<absl::Time> time =
-        OptionalTimeFromProto(present[i], *values[i], absl::InfinitePast(),
-                              FieldPath(field, unset_past_times[i].first));
+    absl::StatusOr<absl::Time> time = OptionalTimeFromProto(
+        present[i], *values[i], absl::InfinitePast(), FieldPath(field, unset_past_times[i].first));
     if (!time.ok()) return time.status();
     *unset_past_times[i].second = *time;
   }
@@ -756,8 +735,7 @@ absl::StatusOr<UrlRecord> FromProto(const v1::UrlRecord& p, std::string_view fie
   return record;
 }
 
-v1::LookupUrlsResponse ToLookupUrlsResponse(
-    const std::vector<std::optional<UrlRecord>>& records) {
+v1::LookupUrlsResponse ToLookupUrlsResponse(const std::vector<std::optional<UrlRecord>>& records) {
   v1::LookupUrlsResponse response;
   response.mutable_results()->Reserve(static_cast<int>(records.size()));
   for (const std::optional<UrlRecord>& record : records) {

@@ -43,12 +43,10 @@ absl::StatusOr<UrlStatus> FromProto(v1::UrlStatus status, std::string_view field
 // travel as Durations rounded to the nanosecond. BayesClassifierOptions::update is not carried:
 // the policy name decides it (policy_factory.h), and decoding sets it from the name.
 v1::RevisitOptions ToProto(const RevisitOptions& revisit);
-absl::StatusOr<RevisitOptions> FromProto(const v1::RevisitOptions& revisit,
-                                         std::string_view field);
+absl::StatusOr<RevisitOptions> FromProto(const v1::RevisitOptions& revisit, std::string_view field);
 
 // Frontier.AddUrls.
-v1::AddUrlsRequest ToAddUrlsRequest(std::string_view collection,
-                                    const std::vector<UrlToAdd>& urls);
+v1::AddUrlsRequest ToAddUrlsRequest(std::string_view collection, const std::vector<UrlToAdd>& urls);
 absl::StatusOr<std::vector<UrlToAdd>> FromAddUrlsRequest(const v1::AddUrlsRequest& request);
 v1::AddUrlsResponse ToProto(const AddResult& result);
 AddResult FromProto(const v1::AddUrlsResponse& response);
@@ -69,8 +67,7 @@ absl::StatusOr<std::vector<LeasedTask>> FromLeaseResponse(const v1::LeaseRespons
 // Frontier.Complete.
 v1::CompleteRequest ToCompleteRequest(std::string_view collection,
                                       const std::vector<FetchOutcome>& outcomes);
-absl::StatusOr<std::vector<FetchOutcome>> FromCompleteRequest(
-    const v1::CompleteRequest& request);
+absl::StatusOr<std::vector<FetchOutcome>> FromCompleteRequest(const v1::CompleteRequest& request);
 v1::CompleteResponse ToProto(const CompleteResult& result);
 CompleteResult FromProto(const v1::CompleteResponse& response);
 

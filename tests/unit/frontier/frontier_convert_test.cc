@@ -52,8 +52,7 @@ TEST(FrontierConvertTest, EveryOutcomeClassAndUrlStatusRoundTrips) {
 
 TEST(FrontierConvertTest, EnumsRejectUnspecifiedAndUnknownValues) {
   ExpectInvalid(FromProto(v1::OUTCOME_CLASS_UNSPECIFIED, "x.outcome").status(), "x.outcome");
-  ExpectInvalid(FromProto(static_cast<v1::OutcomeClass>(99), "x.outcome").status(),
-                "x.outcome");
+  ExpectInvalid(FromProto(static_cast<v1::OutcomeClass>(99), "x.outcome").status(), "x.outcome");
   ExpectInvalid(FromProto(v1::URL_STATUS_UNSPECIFIED, "x.status").status(), "x.status");
   ExpectInvalid(FromProto(static_cast<v1::UrlStatus>(4), "x.status").status(), "x.status");
 }
@@ -74,8 +73,7 @@ TEST(FrontierConvertTest, AddUrlsRoundTrips) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, urls);
 
-  const AddResult result{.added = 1, .already_seen = 2, .rejected_by_limit = kMax64,
-                         .invalid = 0};
+  const AddResult result{.added = 1, .already_seen = 2, .rejected_by_limit = kMax64, .invalid = 0};
   EXPECT_EQ(FromProto(ToProto(result)), result);
 }
 
@@ -97,11 +95,9 @@ TEST(FrontierConvertTest, LeaseRoundTripsAndSaturates) {
   EXPECT_EQ(wide.max_urls(), std::numeric_limits<uint32_t>::max());
 
   ExpectInvalid(FromLeaseRequest(ToLeaseRequest("", args)).status(), "collection");
-  ExpectInvalid(FromLeaseRequest(ToLeaseRequest("c", {.max_urls = 0, .max_per_host = 1}))
-                    .status(),
+  ExpectInvalid(FromLeaseRequest(ToLeaseRequest("c", {.max_urls = 0, .max_per_host = 1})).status(),
                 "max_urls");
-  ExpectInvalid(FromLeaseRequest(ToLeaseRequest("c", {.max_urls = 1, .max_per_host = 0}))
-                    .status(),
+  ExpectInvalid(FromLeaseRequest(ToLeaseRequest("c", {.max_urls = 1, .max_per_host = 0})).status(),
                 "max_per_host");
 }
 
@@ -175,8 +171,7 @@ TEST(FrontierConvertTest, CompleteRoundTrips) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, outcomes);
 
-  const CompleteResult result{.accepted = 3, .retries_scheduled = 1,
-                              .unknown_leases = {1, kMax64}};
+  const CompleteResult result{.accepted = 3, .retries_scheduled = 1, .unknown_leases = {1, kMax64}};
   EXPECT_EQ(FromProto(ToProto(result)), result);
   EXPECT_EQ(FromProto(ToProto(CompleteResult{})), CompleteResult{});
 }
@@ -305,8 +300,7 @@ TEST(FrontierConvertTest, LookupRejectsFoundWithoutRecordAndBadStatus) {
   ExpectInvalid(FromLookupUrlsResponse(response).status(), "results[0].record.status");
 
   response = ToLookupUrlsResponse({UrlRecord{}});
-  response.mutable_results(0)->mutable_record()->set_last_outcome(
-      static_cast<v1::OutcomeClass>(9));
+  response.mutable_results(0)->mutable_record()->set_last_outcome(static_cast<v1::OutcomeClass>(9));
   ExpectInvalid(FromLookupUrlsResponse(response).status(), "results[0].record.last_outcome");
 }
 
@@ -419,8 +413,7 @@ TEST(FrontierConvertTest, RevisitOptionsRejectNegativeAndMalformedDurations) {
 
   p = ToProto(RevisitOptions{});
   p.mutable_policy_options()->mutable_nutch()->mutable_min_interval()->set_nanos(-1);
-  ExpectInvalid(FromProto(p, "revisit").status(),
-                "revisit.policy_options.nutch.min_interval");
+  ExpectInvalid(FromProto(p, "revisit").status(), "revisit.policy_options.nutch.min_interval");
 
   p = ToProto(RevisitOptions{});
   p.mutable_policy_options()->mutable_stormcrawler()->mutable_min_interval()->set_seconds(61);
