@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -661,6 +662,10 @@ v1::LookupUrlsRequest ToLookupUrlsRequest(std::string_view collection,
 absl::StatusOr<std::vector<std::string>> FromLookupUrlsRequest(
     const v1::LookupUrlsRequest& request) {
   if (absl::Status s = CheckCollection(request.collection()); !s.ok()) return s;
+  if (static_cast<size_t>(request.canonical_urls_size()) > kMaxLookupUrls) {
+    return InvalidField("canonical_urls", "at most " + std::to_string(kMaxLookupUrls) +
+                                              " URLs per call");
+  }
   return std::vector<std::string>(request.canonical_urls().begin(), request.canonical_urls().end());
 }
 

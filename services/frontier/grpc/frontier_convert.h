@@ -81,7 +81,9 @@ absl::StatusOr<std::vector<HostTime>> FromReportHostTimesRequest(
 v1::FrontierStats ToProto(const FrontierStats& stats);
 absl::StatusOr<FrontierStats> FromProto(const v1::FrontierStats& stats, std::string_view field);
 
-// Frontier.LookupUrls: a record per URL, nullopt for a URL never accepted.
+// Frontier.LookupUrls: a record per URL, nullopt for a URL never accepted. A request carries at
+// most kMaxLookupUrls URLs: every one costs the server a storage read and a record in the reply.
+inline constexpr size_t kMaxLookupUrls = 1000;
 v1::LookupUrlsRequest ToLookupUrlsRequest(std::string_view collection,
                                           const std::vector<std::string>& canonical_urls);
 absl::StatusOr<std::vector<std::string>> FromLookupUrlsRequest(

@@ -288,6 +288,12 @@ TEST(FrontierConvertTest, LookupRoundTripsRecordsAndAbsentUrls) {
       FromLookupUrlsRequest(ToLookupUrlsRequest("c", urls));
   ASSERT_TRUE(urls_back.ok()) << urls_back.status();
   EXPECT_EQ(*urls_back, urls);
+
+  const std::vector<std::string> too_many(kMaxLookupUrls + 1, "https://a.example/");
+  ExpectInvalid(FromLookupUrlsRequest(ToLookupUrlsRequest("c", too_many)).status(),
+                "canonical_urls");
+  const std::vector<std::string> most(kMaxLookupUrls, "https://a.example/");
+  EXPECT_TRUE(FromLookupUrlsRequest(ToLookupUrlsRequest("c", most)).ok());
 }
 
 TEST(FrontierConvertTest, LookupRejectsFoundWithoutRecordAndBadStatus) {
