@@ -27,8 +27,16 @@ packages=(
   libcli11-dev           # tools/: command lines
   libyaml-cpp-dev        # services/standalone: crawl configuration files
   libmimalloc-dev        # tools/crawler: the allocator of the crawl processes
+  libprotobuf-dev        # proto/: protobuf runtime and the well-known types (Timestamp, Duration)
+  protobuf-compiler      # proto/: protoc, run at build time (nothing generated is committed)
+  libgrpc++-dev          # proto/, services/*/grpc: gRPC C++ runtime (pkg-config grpc++)
+  protobuf-compiler-grpc  # proto/: grpc_cpp_plugin, the stub generator protoc runs
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3
+  # Python clients of the services: grpcio is the runtime. Generate their stubs with Debian's
+  # protoc and grpc_python_plugin (docs/api.md): grpc-tools 1.14 bundles a protoc that predates
+  # proto3 `optional` and rejects proto/crawler/v1.
+  python3-grpcio python3-grpc-tools
   gnuplot-nox            # docs: plots of the re-visit simulator (scripts/recrawl-report.sh)
   wget2 nginx            # bench/standalone: the reference crawler and its static server
 )

@@ -37,6 +37,8 @@ struct PolitenessOptions {
 
   // Checks ranges; returns InvalidArgument naming the first bad field.
   absl::Status Validate() const;
+
+  friend bool operator==(const PolitenessOptions&, const PolitenessOptions&) = default;
 };
 
 }  // namespace crawler::politeness

@@ -30,6 +30,8 @@ struct BayesClassifierOptions {
   // Mean change interval of each category, days, ascending.
   std::array<double, 3> category_days = {1.0, 3.0, 7.0};
   std::array<double, 3> prior = {1.0 / 3, 1.0 / 3, 1.0 / 3};
+
+  friend bool operator==(const BayesClassifierOptions&, const BayesClassifierOptions&) = default;
 };
 
 class BayesChangeClassifier final : public RevisitPolicy {

@@ -15,6 +15,8 @@ namespace crawler::recrawl {
 struct FixedIntervalOptions {
   // Days between visits; 0 = pages / budget (set by Retune), 1 day before the first Retune.
   double interval_days = 0;
+
+  friend bool operator==(const FixedIntervalOptions&, const FixedIntervalOptions&) = default;
 };
 
 class FixedIntervalPolicy final : public RevisitPolicy {

@@ -33,6 +33,8 @@ struct NutchAdaptiveOptions {
   double sync_delta_rate = 0.3;                     // db.fetch.schedule.adaptive.sync_delta_rate
   // The interval of a newly injected page: db.fetch.interval.default, 2,592,000 s = 30 days.
   double initial_interval_days = 30.0;
+
+  friend bool operator==(const NutchAdaptiveOptions&, const NutchAdaptiveOptions&) = default;
 };
 
 class NutchAdaptiveSchedule final : public RevisitPolicy {

@@ -23,6 +23,8 @@ struct OptimalPolicyOptions {
   // Shape of the Gamma prior of the rate estimator (> 1); see GammaPrior. Larger trusts the
   // fleet mean longer.
   double prior_shape = 2.0;
+
+  friend bool operator==(const OptimalPolicyOptions&, const OptimalPolicyOptions&) = default;
 };
 
 class OptimalPolicy final : public RevisitPolicy {

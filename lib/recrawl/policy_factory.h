@@ -33,6 +33,8 @@ struct PolicyOptions {
   StormCrawlerAdaptiveOptions stormcrawler;
   SamplingStepRuleOptions step;
   BayesClassifierOptions bayes;
+
+  friend bool operator==(const PolicyOptions&, const PolicyOptions&) = default;
 };
 
 // kInvalidArgument for an unknown name.

@@ -16,6 +16,8 @@ namespace crawler::recrawl {
 struct ProportionalOptions {
   // Shape of the Gamma prior of the rate estimator (> 1); see GammaPrior.
   double prior_shape = 2.0;
+
+  friend bool operator==(const ProportionalOptions&, const ProportionalOptions&) = default;
 };
 
 class ProportionalPolicy final : public RevisitPolicy {

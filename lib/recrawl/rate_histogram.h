@@ -36,6 +36,8 @@ class RateHistogram {
     double pages = 0;
     double rate_sum = 0;  // sum of rates (changes per day)
     double key_sum = 0;   // sum of rate / weight
+
+    friend bool operator==(const Bin&, const Bin&) = default;
   };
 
   // REQUIRES: rate_per_day >= 0, weight >= 0.
@@ -60,6 +62,9 @@ class RateHistogram {
   double page_count() const { return page_count_; }
   // Sum of all rates, changes per day.
   double total_rate() const { return total_rate_; }
+
+  // Same bins and totals (exact floating-point comparison: for tests of Encode/Decode and RPCs).
+  friend bool operator==(const RateHistogram&, const RateHistogram&) = default;
 
  private:
   void Update(double rate_per_day, double weight, double sign);

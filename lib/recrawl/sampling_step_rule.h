@@ -32,6 +32,8 @@ struct SamplingStepRuleOptions {
   double initial_interval_days = 1.0;
   // |D - I| within this counts as "as fast as sampled": the report worked in whole days.
   double tolerance_days = 0.5;
+
+  friend bool operator==(const SamplingStepRuleOptions&, const SamplingStepRuleOptions&) = default;
 };
 
 class SamplingStepRule final : public RevisitPolicy {

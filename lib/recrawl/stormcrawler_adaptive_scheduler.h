@@ -25,6 +25,8 @@ struct StormCrawlerAdaptiveOptions {
   float inc_rate = 0.5f;                // scheduler.adaptive.fetchInterval.rate.incr
   float dec_rate = 0.5f;                // scheduler.adaptive.fetchInterval.rate.decr
   int default_interval_minutes = 1440;  // fetchInterval.default
+
+  friend bool operator==(const StormCrawlerAdaptiveOptions&, const StormCrawlerAdaptiveOptions&) = default;
 };
 
 class StormCrawlerAdaptiveScheduler final : public RevisitPolicy {

@@ -38,6 +38,8 @@ struct ScopeOptions {
   // nullopt: unlimited. Endless link chains (calendars, session-id loops) are otherwise bounded
   // only by max pages, so archivists usually set one.
   std::optional<uint32_t> max_depth;
+
+  friend bool operator==(const ScopeOptions&, const ScopeOptions&) = default;
 };
 
 enum class Verdict { kInScope, kHostNotAllowed, kOtherSite, kNotIncluded, kExcluded, kTooDeep };

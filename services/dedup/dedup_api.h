@@ -22,6 +22,8 @@ struct ContentQuery {
   absl::Time fetch_time = absl::InfinitePast();
   std::string warc_record_id;  // of this capture, if written (a later revisit refers to it)
   std::string payload_digest;  // "sha1:..." as in WARC-Payload-Digest
+
+  friend bool operator==(const ContentQuery&, const ContentQuery&) = default;
 };
 
 // The first capture of some content.
@@ -30,6 +32,8 @@ struct Original {
   absl::Time fetch_time = absl::InfinitePast();
   std::string warc_record_id;
   std::string payload_digest;
+
+  friend bool operator==(const Original&, const Original&) = default;
 };
 
 enum class Verdict { kUnique, kExactDuplicate, kNearDuplicate };
@@ -38,6 +42,8 @@ struct ContentVerdict {
   Verdict verdict = Verdict::kUnique;
   std::optional<Original> original;  // set for duplicates
   int distance_bits = 0;             // near-duplicates: Hamming distance to the original
+
+  friend bool operator==(const ContentVerdict&, const ContentVerdict&) = default;
 };
 
 }  // namespace crawler::dedup

@@ -46,6 +46,8 @@ struct RevisitOptions {
   int history_capacity = 32;
   // SimHash bits that make a visit "changed" (lib/fingerprint/change_detection.h), [0, 64].
   int change_threshold_bits = 7;
+
+  friend bool operator==(const RevisitOptions&, const RevisitOptions&) = default;
 };
 
 // Identifies one leased URL. Unique for the life of the store (a persisted counter), never 0.
@@ -66,6 +68,8 @@ struct UrlToAdd {
   // Higher pops earlier within its host (sitemaps, canonical links...); equal priorities pop
   // breadth-first. 0 for ordinary links.
   uint8_t priority = 0;
+
+  friend bool operator==(const UrlToAdd&, const UrlToAdd&) = default;
 };
 
 struct AddResult {
@@ -73,6 +77,8 @@ struct AddResult {
   size_t already_seen = 0;       // in the seen-set already (or repeated within the batch)
   size_t rejected_by_limit = 0;  // max_depth, max_urls_per_host or a page budget exhausted
   size_t invalid = 0;            // empty or oversized URL or host key
+
+  friend bool operator==(const AddResult&, const AddResult&) = default;
 };
 
 // What the last fetch of a URL returned, for a conditional GET and change detection.
@@ -83,6 +89,8 @@ struct PreviousFetch {
   std::string etag;           // empty if none
   std::string last_modified;  // empty if none
   uint64_t content_fingerprint = 0;
+
+  friend bool operator==(const PreviousFetch&, const PreviousFetch&) = default;
 };
 
 struct LeasedTask {
@@ -97,6 +105,8 @@ struct LeasedTask {
   uint32_t attempt = 1;
   // Set when the URL was fetched (or attempted) before.
   std::optional<PreviousFetch> previous;
+
+  friend bool operator==(const LeasedTask&, const LeasedTask&) = default;
 };
 
 struct FetchOutcome {
@@ -113,6 +123,8 @@ struct FetchOutcome {
   absl::Time host_next_allowed = absl::InfinitePast();
   // Transient failure (503, timeout...): try again after a backoff, up to max_attempts.
   bool retry = false;
+
+  friend bool operator==(const FetchOutcome&, const FetchOutcome&) = default;
 };
 
 struct CompleteResult {
@@ -121,6 +133,8 @@ struct CompleteResult {
   // Leases that are not (or no longer) out: never granted, already completed, or expired and
   // re-queued. Their outcomes were ignored, so a completed-after-expiry URL is fetched again.
   std::vector<LeaseId> unknown_leases;
+
+  friend bool operator==(const CompleteResult&, const CompleteResult&) = default;
 };
 
 // This partition's side of the re-visit policy (FrontierOptions::revisit).
@@ -139,11 +153,15 @@ struct RevisitStatus {
   // URLs queued or leased, not yet in the histogram if they were never visited: with
   // rates.page_count() the size of the fleet while the crawl still discovers pages.
   uint64_t pending_urls = 0;
+
+  friend bool operator==(const RevisitStatus&, const RevisitStatus&) = default;
 };
 
 struct HostTime {
   std::string host_key;
   absl::Time next_allowed;
+
+  friend bool operator==(const HostTime&, const HostTime&) = default;
 };
 
 struct FrontierStats {
@@ -178,6 +196,8 @@ struct FrontierStats {
 
   // Frontier::IsExhausted at the moment these figures were taken (one consistent snapshot).
   bool exhausted = false;
+
+  friend bool operator==(const FrontierStats&, const FrontierStats&) = default;
 };
 
 }  // namespace crawler::frontier

@@ -84,6 +84,8 @@ struct UrlRecord {
   absl::Time next_visit = absl::InfinitePast();
   // Visit history kept by the re-visit policy (opaque here; bounded by its writer).
   std::string visit_history;
+
+  friend bool operator==(const UrlRecord&, const UrlRecord&) = default;
 };
 
 }  // namespace crawler::frontier

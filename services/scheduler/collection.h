@@ -20,6 +20,8 @@ struct CollectionLimits {
   static constexpr uint64_t kUnlimited = std::numeric_limits<uint64_t>::max();
   uint64_t max_pages = kUnlimited;           // pages fetched in total
   uint64_t max_pages_per_host = kUnlimited;  // pages fetched per host key
+
+  friend bool operator==(const CollectionLimits&, const CollectionLimits&) = default;
 };
 
 // Keeping the collection fresh (DESIGN.md §7): how the frontier re-visits pages and the budget the
@@ -32,6 +34,8 @@ struct CollectionRevisit {
   // divide it evenly. Real crawls think per day (10 pages x 24 visits = 240); a test web whose
   // pages change in seconds may use any rate, e.g. 5 per second = 432,000 per day.
   double budget_visits_per_day = 0;
+
+  friend bool operator==(const CollectionRevisit&, const CollectionRevisit&) = default;
 };
 
 struct Collection {
@@ -52,6 +56,8 @@ struct Collection {
 
   // Checks every field; kInvalidArgument names the first bad one.
   absl::Status Validate() const;
+
+  friend bool operator==(const Collection&, const Collection&) = default;
 };
 
 }  // namespace crawler::scheduler

@@ -1,0 +1,123 @@
+#include "services/common/grpc/server_runner.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server_builder.h"
+
+namespace crawler::grpc_server {
+namespace {
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const TlsFiles& tls) {
+  if (tls.cert_file.empty() && tls.key_file.empty() && tls.ca_file.empty()) {
+    return grpc::InsecureServerCredentials();
+  }
+  if (tls.cert_file.empty() || tls.key_file.empty()) {
+    return absl::InvalidArgumentError("TLS needs both a certificate and a key file");
+  }
+  absl::StatusOr<std::string> cert = ReadFile(tls.cert_file);
+  if (!cert.ok()) return cert.status();
+  absl::StatusOr<std::string> key = ReadFile(tls.key_file);
+  if (!key.ok()) return key.status();
+  grpc::SslServerCredentialsOptions ssl(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+  ssl.pem_key_cert_pairs.push_back({*key, *cert});
+  if (!tls.ca_file.empty()) {
+    absl::StatusOr<std::string> ca = ReadFile(tls.ca_file);
+    if (!ca.ok()) return ca.status();
+    ssl.pem_root_certs = *ca;
+    ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(ssl);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::Start(const ServerOptions& options) {
+  if (options.name.empty()) return absl::InvalidArgumentError("server name must not be empty");
+  if (options.endpoints.empty()) return absl::InvalidArgumentError("no endpoint to listen on");
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  std::vector<std::unique_ptr<grpc::Server>> servers;
+  std::vector<int> ports;
+  std::vector<std::string> addresses;
+  for (const Endpoint& endpoint : options.endpoints) {
+    if (endpoint.listen.empty()) return absl::InvalidArgumentError("empty listen address");
+    absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+        Credentials(endpoint.tls);
+    if (!credentials.ok()) return credentials.status();
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort(endpoint.listen, *credentials, &port);
+    builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+    builder.SetMaxSendMessageSize(options.max_message_bytes);
+    for (grpc::Service* service : endpoint.services) builder.RegisterService(service);
+    std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+    if (server == nullptr || port == 0) {
+      for (auto& s : servers) s->Shutdown();
+      return absl::UnavailableError(
+          absl::StrCat(options.name, ": cannot listen on ", endpoint.listen));
+    }
+    ports.push_back(port);
+    const std::string host = endpoint.listen.substr(0, endpoint.listen.rfind(':'));
+    addresses.push_back(absl::StrCat(host, ":", port));
+    std::fprintf(stderr, "%s: serving on %s%s\n", options.name.c_str(), addresses.back().c_str(),
+                 endpoint.tls.cert_file.empty() ? "" : " (TLS)");
+    servers.push_back(std::move(server));
+  }
+  auto runner = std::unique_ptr<ServerRunner>(
+      new ServerRunner(options.name, std::move(servers), std::move(ports), std::move(addresses)));
+  runner->SetServing(true);
+  return runner;
+}
+
+ServerRunner::ServerRunner(std::string name, std::vector<std::unique_ptr<grpc::Server>> servers,
+                           std::vector<int> ports, std::vector<std::string> addresses)
+    : name_(std::move(name)),
+      servers_(std::move(servers)),
+      ports_(std::move(ports)),
+      addresses_(std::move(addresses)) {}
+
+ServerRunner::~ServerRunner() { Shutdown(absl::ZeroDuration()); }
+
+void ServerRunner::SetServing(bool serving) {
+  for (auto& server : servers_) {
+    if (grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService()) {
+      health->SetServingStatus(serving);
+    }
+  }
+}
+
+void ServerRunner::Shutdown(absl::Duration deadline) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (shut_down_) return;
+    shut_down_ = true;
+  }
+  SetServing(false);
+  const auto until = absl::ToChronoTime(absl::Now() + deadline);
+  for (auto& server : servers_) server->Shutdown(until);
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    servers_[i]->Wait();
+    std::fprintf(stderr, "%s: stopped serving on %s\n", name_.c_str(), addresses_[i].c_str());
+  }
+}
+
+void ServerRunner::Wait() {
+  for (auto& server : servers_) server->Wait();
+}
+
+}  // namespace crawler::grpc_server

@@ -1,0 +1,86 @@
+// ServerRunner: how every crawler service serves gRPC. Each endpoint (the internal RPCs;
+// optionally the admin API on a port of its own) is a grpc::Server of its own, so a service is
+// reachable only where it is listed, each with optional TLS from certificate files, plus
+// grpc.health.v1.Health (one status per service name and the overall "") and server
+// reflection. It logs one line per endpoint when serving and one when stopped, and drains on
+// Shutdown: new calls are refused, calls in progress get until the deadline to finish.
+//
+// Thread-safety: Shutdown and SetServing may be called from any thread; Wait blocks until
+// Shutdown has finished. The services must outlive the runner.
+#ifndef CRAWLER_SERVICES_COMMON_GRPC_SERVER_RUNNER_H_
+#define CRAWLER_SERVICES_COMMON_GRPC_SERVER_RUNNER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "grpcpp/server.h"
+#include "grpcpp/support/config.h"
+
+namespace grpc {
+class Service;
+}  // namespace grpc
+
+namespace crawler::grpc_server {
+
+struct TlsFiles {
+  // PEM files; all empty: plaintext. cert and key together; ca (optional) makes the server
+  // require and verify client certificates.
+  std::string cert_file;
+  std::string key_file;
+  std::string ca_file;
+};
+
+struct Endpoint {
+  // "HOST:PORT"; port 0 picks a free one (Port() tells which).
+  std::string listen;
+  TlsFiles tls;
+  // The services reachable on this endpoint, and only on it.
+  std::vector<grpc::Service*> services;
+};
+
+struct ServerOptions {
+  // The service's name in log lines ("frontier", "fetcher", "dedup", "scheduler").
+  std::string name;
+  std::vector<Endpoint> endpoints;
+  // Largest request or response accepted, bytes (a 512-URL batch is ~100 KiB; a stats answer
+  // with a re-visit histogram a few KiB).
+  int max_message_bytes = 64 << 20;
+};
+
+class ServerRunner {
+ public:
+  // Binds every endpoint and starts serving. kInvalidArgument for bad options, kNotFound for a
+  // TLS file that cannot be read, kUnavailable when an address cannot be bound.
+  static absl::StatusOr<std::unique_ptr<ServerRunner>> Start(const ServerOptions& options);
+  ~ServerRunner();
+
+  // The port endpoint `index` is bound to.
+  int Port(size_t index) const { return ports_.at(index); }
+
+  // Health of the whole server (the "" service) and of each registered service.
+  void SetServing(bool serving);
+
+  // Stops accepting calls and waits up to `deadline` for those in progress; then cancels them.
+  void Shutdown(absl::Duration deadline);
+  void Wait();
+
+ private:
+  ServerRunner(std::string name, std::vector<std::unique_ptr<grpc::Server>> servers,
+               std::vector<int> ports, std::vector<std::string> addresses);
+
+  const std::string name_;
+  std::vector<std::unique_ptr<grpc::Server>> servers_;
+  const std::vector<int> ports_;
+  const std::vector<std::string> addresses_;
+  absl::Mutex mu_;
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace crawler::grpc_server
+
+#endif  // CRAWLER_SERVICES_COMMON_GRPC_SERVER_RUNNER_H_

@@ -1,0 +1,836 @@
+#include "services/frontier/grpc/frontier_convert.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "services/common/grpc/proto_convert.h"
+
+namespace crawler::frontier {
+namespace {
+
+using grpc_common::DecodeEach;
+using grpc_common::DurationFromProto;
+using grpc_common::DurationToProto;
+using grpc_common::FieldPath;
+using grpc_common::InvalidField;
+using grpc_common::OptionalDurationFromProto;
+using grpc_common::OptionalTimeFromProto;
+using grpc_common::TimeFromProto;
+using grpc_common::TimeToProto;
+
+// The wire numbers are the on-disk numbers of url_record.h.
+static_assert(static_cast<int>(OutcomeClass::kFetched) == v1::OUTCOME_CLASS_FETCHED);
+static_assert(static_cast<int>(OutcomeClass::kNotModified) == v1::OUTCOME_CLASS_NOT_MODIFIED);
+static_assert(static_cast<int>(OutcomeClass::kRedirect) == v1::OUTCOME_CLASS_REDIRECT);
+static_assert(static_cast<int>(OutcomeClass::kHttpError) == v1::OUTCOME_CLASS_HTTP_ERROR);
+static_assert(static_cast<int>(OutcomeClass::kNetworkError) == v1::OUTCOME_CLASS_NETWORK_ERROR);
+static_assert(static_cast<int>(OutcomeClass::kRobotsDenied) == v1::OUTCOME_CLASS_ROBOTS_DENIED);
+static_assert(static_cast<int>(OutcomeClass::kDuplicate) == v1::OUTCOME_CLASS_DUPLICATE);
+static_assert(static_cast<int>(OutcomeClass::kOutOfScope) == v1::OUTCOME_CLASS_OUT_OF_SCOPE);
+static_assert(kMaxOutcomeClass == v1::OutcomeClass_MAX);
+static_assert(static_cast<int>(UrlStatus::kQueued) == v1::URL_STATUS_QUEUED);
+static_assert(static_cast<int>(UrlStatus::kWaiting) == v1::URL_STATUS_WAITING);
+static_assert(static_cast<int>(UrlStatus::kDone) == v1::URL_STATUS_DONE);
+static_assert(v1::UrlStatus_MAX == v1::URL_STATUS_DONE);
+
+constexpr double kNanosPerDay = 86'400e9;
+
+absl::Status Required(std::string_view field) { return InvalidField(field, "required"); }
+
+absl::Status CheckCollection(std::string_view collection) {
+  if (collection.empty()) return Required("collection");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint8_t> PriorityFromProto(uint32_t priority, std::string_view field) {
+  if (priority > 255) return InvalidField(field, "must be in [0, 255]");
+  return static_cast<uint8_t>(priority);
+}
+
+uint32_t SaturateToUint32(size_t n) {
+  return n > std::numeric_limits<uint32_t>::max() ? std::numeric_limits<uint32_t>::max()
+                                                  : static_cast<uint32_t>(n);
+}
+
+// lib/recrawl keeps intervals as days (double); the wire carries Durations. Rounding to the
+// nanosecond makes a round trip exact for every whole number of nanoseconds up to ~106,000
+// days; beyond that (and for +infinity) the Duration is infinite.
+google::protobuf::Duration DaysToProto(double days) {
+  const double nanos = std::round(days * kNanosPerDay);
+  if (!(std::fabs(nanos) < 9.2e18)) {
+    return DurationToProto(days < 0 ? -absl::InfiniteDuration() : absl::InfiniteDuration());
+  }
+  return DurationToProto(absl::Nanoseconds(static_cast<int64_t>(nanos)));
+}
+
+absl::StatusOr<double> DaysFromProto(bool present, const google::protobuf::Duration& duration,
+                                     double unset, std::string_view field) {
+  if (!present) return unset;
+  absl::StatusOr<absl::Duration> d = DurationFromProto(duration, field);
+  if (!d.ok()) return d.status();
+  if (*d == absl::InfiniteDuration()) return std::numeric_limits<double>::infinity();
+  if (*d < absl::Seconds(9'000'000'000)) {
+    return static_cast<double>(absl::ToInt64Nanoseconds(*d)) / kNanosPerDay;
+  }
+  return absl::ToDoubleSeconds(*d) / 86'400;
+}
+
+// StormCrawler configures whole minutes.
+absl::StatusOr<int> MinutesFromProto(bool present, const google::protobuf::Duration& duration,
+                                     int unset, std::string_view field) {
+  if (!present) return unset;
+  absl::StatusOr<absl::Duration> d = DurationFromProto(duration, field);
+  if (!d.ok()) return d.status();
+  if (*d > absl::Minutes(std::numeric_limits<int>::max()) ||
+      *d != absl::Minutes(absl::ToInt64Minutes(*d))) {
+    return InvalidField(field, "must be a whole number of minutes");
+  }
+  return static_cast<int>(absl::ToInt64Minutes(*d));
+}
+
+v1::PolicyOptions PolicyToProto(const recrawl::PolicyOptions& options) {
+  v1::PolicyOptions p;
+  *p.mutable_fixed()->mutable_interval() = DaysToProto(options.fixed.interval_days);
+  p.mutable_proportional()->set_prior_shape(options.proportional.prior_shape);
+  p.mutable_optimal()->set_min_visits_per_day(options.optimal.min_visits_per_day);
+  p.mutable_optimal()->set_prior_shape(options.optimal.prior_shape);
+
+  v1::NutchAdaptiveOptions& nutch = *p.mutable_nutch();
+  nutch.set_inc_rate(options.nutch.inc_rate);
+  nutch.set_dec_rate(options.nutch.dec_rate);
+  *nutch.mutable_min_interval() = DaysToProto(options.nutch.min_interval_days);
+  *nutch.mutable_max_interval() = DaysToProto(options.nutch.max_interval_days);
+  nutch.set_sync_delta(options.nutch.sync_delta);
+  nutch.set_sync_delta_rate(options.nutch.sync_delta_rate);
+  *nutch.mutable_initial_interval() = DaysToProto(options.nutch.initial_interval_days);
+
+  v1::StormCrawlerAdaptiveOptions& storm = *p.mutable_stormcrawler();
+  *storm.mutable_min_interval() =
+      DurationToProto(absl::Minutes(options.stormcrawler.min_interval_minutes));
+  *storm.mutable_max_interval() =
+      DurationToProto(absl::Minutes(options.stormcrawler.max_interval_minutes));
+  storm.set_inc_rate(options.stormcrawler.inc_rate);
+  storm.set_dec_rate(options.stormcrawler.dec_rate);
+  *storm.mutable_default_interval() =
+      DurationToProto(absl::Minutes(options.stormcrawler.default_interval_minutes));
+
+  v1::SamplingStepRuleOptions& step = *p.mutable_step();
+  *step.mutable_increase() = DaysToProto(options.step.increase_days);
+  *step.mutable_decrease() = DaysToProto(options.step.decrease_days);
+  *step.mutable_min_interval() = DaysToProto(options.step.min_interval_days);
+  *step.mutable_max_interval() = DaysToProto(options.step.max_interval_days);
+  *step.mutable_initial_interval() = DaysToProto(options.step.initial_interval_days);
+  *step.mutable_tolerance() = DaysToProto(options.step.tolerance_days);
+
+  v1::BayesClassifierOptions& bayes = *p.mutable_bayes();
+  for (double days : options.bayes.category_days) {
+    *bayes.add_category_intervals() = DaysToProto(days);
+  }
+  for (double prior : options.bayes.prior) bayes.add_prior(prior);
+  return p;
+}
+
+absl::StatusOr<recrawl::PolicyOptions> PolicyFromProto(const v1::PolicyOptions& p,
+                                                       std::string_view policy,
+                                                       std::string_view field) {
+  const recrawl::PolicyOptions defaults;
+  recrawl::PolicyOptions options;
+
+  absl::StatusOr<double> days =
+      DaysFromProto(p.fixed().has_interval(), p.fixed().interval(), defaults.fixed.interval_days,
+                    FieldPath(field, "fixed.interval"));
+  if (!days.ok()) return days.status();
+  options.fixed.interval_days = *days;
+
+  options.proportional.prior_shape = p.proportional().has_prior_shape()
+                                         ? p.proportional().prior_shape()
+                                         : defaults.proportional.prior_shape;
+  options.optimal.min_visits_per_day = p.optimal().has_min_visits_per_day()
+                                           ? p.optimal().min_visits_per_day()
+                                           : defaults.optimal.min_visits_per_day;
+  options.optimal.prior_shape =
+      p.optimal().has_prior_shape() ? p.optimal().prior_shape() : defaults.optimal.prior_shape;
+
+  const v1::NutchAdaptiveOptions& nutch = p.nutch();
+  const recrawl::NutchAdaptiveOptions& nutch_defaults = defaults.nutch;
+  options.nutch.inc_rate = nutch.has_inc_rate() ? nutch.inc_rate() : nutch_defaults.inc_rate;
+  options.nutch.dec_rate = nutch.has_dec_rate() ? nutch.dec_rate() : nutch_defaults.dec_rate;
+  options.nutch.sync_delta =
+      nutch.has_sync_delta() ? nutch.sync_delta() : nutch_defaults.sync_delta;
+  options.nutch.sync_delta_rate =
+      nutch.has_sync_delta_rate() ? nutch.sync_delta_rate() : nutch_defaults.sync_delta_rate;
+  struct DaysField {
+    bool present;
+    const google::protobuf::Duration& value;
+    double unset;
+    const char* name;
+    double* out;
+  };
+  const std::string nutch_field = FieldPath(field, "nutch");
+  const std::string step_field = FieldPath(field, "step");
+  const recrawl::SamplingStepRuleOptions& step_defaults = defaults.step;
+  const v1::SamplingStepRuleOptions& step = p.step();
+  const std::pair<const std::string*, DaysField> day_fields[] = {
+      {&nutch_field,
+       {nutch.has_min_interval(), nutch.min_interval(), nutch_defaults.min_interval_days,
+        "min_interval", &options.nutch.min_interval_days}},
+      {&nutch_field,
+       {nutch.has_max_interval(), nutch.max_interval(), nutch_defaults.max_interval_days,
+        "max_interval", &options.nutch.max_interval_days}},
+      {&nutch_field,
+       {nutch.has_initial_interval(), nutch.initial_interval(),
+        nutch_defaults.initial_interval_days, "initial_interval",
+        &options.nutch.initial_interval_days}},
+      {&step_field,
+       {step.has_increase(), step.increase(), step_defaults.increase_days, "increase",
+        &options.step.increase_days}},
+      {&step_field,
+       {step.has_decrease(), step.decrease(), step_defaults.decrease_days, "decrease",
+        &options.step.decrease_days}},
+      {&step_field,
+       {step.has_min_interval(), step.min_interval(), step_defaults.min_interval_days,
+        "min_interval", &options.step.min_interval_days}},
+      {&step_field,
+       {step.has_max_interval(), step.max_interval(), step_defaults.max_interval_days,
+        "max_interval", &options.step.max_interval_days}},
+      {&step_field,
+       {step.has_initial_interval(), step.initial_interval(), step_defaults.initial_interval_days,
+        "initial_interval", &options.step.initial_interval_days}},
+      {&step_field,
+       {step.has_tolerance(), step.tolerance(), step_defaults.tolerance_days, "tolerance",
+        &options.step.tolerance_days}},
+  };
+  for (const auto& [parent, f] : day_fields) {
+    absl::StatusOr<double> value =
+        DaysFromProto(f.present, f.value, f.unset, FieldPath(*parent, f.name));
+    if (!value.ok()) return value.status();
+    *f.out = *value;
+  }
+
+  const v1::StormCrawlerAdaptiveOptions& storm = p.stormcrawler();
+  const recrawl::StormCrawlerAdaptiveOptions& storm_defaults = defaults.stormcrawler;
+  const std::string storm_field = FieldPath(field, "stormcrawler");
+  struct MinutesField {
+    bool present;
+    const google::protobuf::Duration& value;
+    int unset;
+    const char* name;
+    int* out;
+  };
+  const MinutesField minute_fields[] = {
+      {storm.has_min_interval(), storm.min_interval(), storm_defaults.min_interval_minutes,
+       "min_interval", &options.stormcrawler.min_interval_minutes},
+      {storm.has_max_interval(), storm.max_interval(), storm_defaults.max_interval_minutes,
+       "max_interval", &options.stormcrawler.max_interval_minutes},
+      {storm.has_default_interval(), storm.default_interval(),
+       storm_defaults.default_interval_minutes, "default_interval",
+       &options.stormcrawler.default_interval_minutes},
+  };
+  for (const MinutesField& f : minute_fields) {
+    absl::StatusOr<int> value =
+        MinutesFromProto(f.present, f.value, f.unset, FieldPath(storm_field, f.name));
+    if (!value.ok()) return value.status();
+    *f.out = *value;
+  }
+  options.stormcrawler.inc_rate = storm.has_inc_rate() ? storm.inc_rate() : storm_defaults.inc_rate;
+  options.stormcrawler.dec_rate = storm.has_dec_rate() ? storm.dec_rate() : storm_defaults.dec_rate;
+
+  const v1::BayesClassifierOptions& bayes = p.bayes();
+  const std::string bayes_field = FieldPath(field, "bayes");
+  if (bayes.category_intervals_size() != 0) {
+    if (bayes.category_intervals_size() != 3) {
+      return InvalidField(FieldPath(bayes_field, "category_intervals"),
+                          "must hold exactly three intervals");
+    }
+    for (int i = 0; i < 3; ++i) {
+      absl::StatusOr<double> value =
+          DaysFromProto(true, bayes.category_intervals(i), 0,
+                        FieldPath(FieldPath(bayes_field, "category_intervals"), i));
+      if (!value.ok()) return value.status();
+      options.bayes.category_days[i] = *value;
+    }
+  }
+  if (bayes.prior_size() != 0) {
+    if (bayes.prior_size() != 3) {
+      return InvalidField(FieldPath(bayes_field, "prior"), "must hold exactly three values");
+    }
+    for (int i = 0; i < 3; ++i) options.bayes.prior[i] = bayes.prior(i);
+  }
+  options.bayes.update = policy == "bayes-published"
+                             ? recrawl::BayesClassifierOptions::Update::kPublished
+                             : recrawl::BayesClassifierOptions::Update::kCorrected;
+  return options;
+}
+
+v1::PreviousFetch PreviousToProto(const PreviousFetch& previous) {
+  v1::PreviousFetch p;
+  p.set_outcome(ToProto(previous.outcome));
+  p.set_http_status(previous.http_status);
+  if (previous.fetch_time != absl::InfinitePast()) {
+    *p.mutable_fetch_time() = TimeToProto(previous.fetch_time);
+  }
+  p.set_etag(previous.etag);
+  p.set_last_modified(previous.last_modified);
+  p.set_content_fingerprint(previous.content_fingerprint);
+  return p;
+}
+
+absl::StatusOr<PreviousFetch> PreviousFromProto(const v1::PreviousFetch& p,
+                                                std::string_view field) {
+  PreviousFetch previous;
+  absl::StatusOr<OutcomeClass> outcome = FromProto(p.outcome(), FieldPath(field, "outcome"));
+  if (!outcome.ok()) return outcome.status();
+  previous.outcome = *outcome;
+  previous.http_status = p.http_status();
+  absl::StatusOr<absl::Time> fetch_time = OptionalTimeFromProto(
+      p.has_fetch_time(), p.fetch_time(), absl::InfinitePast(), FieldPath(field, "fetch_time"));
+  if (!fetch_time.ok()) return fetch_time.status();
+  previous.fetch_time = *fetch_time;
+  previous.etag = p.etag();
+  previous.last_modified = p.last_modified();
+  previous.content_fingerprint = p.content_fingerprint();
+  return previous;
+}
+
+v1::LeasedTask TaskToProto(const LeasedTask& task) {
+  v1::LeasedTask p;
+  p.set_lease_id(task.lease_id);
+  p.set_canonical_url(task.canonical_url);
+  p.set_host_key(task.host_key);
+  p.set_depth(task.depth);
+  p.set_priority(task.priority);
+  *p.mutable_deadline() = TimeToProto(task.deadline);
+  p.set_attempt(task.attempt);
+  if (task.previous.has_value()) *p.mutable_previous() = PreviousToProto(*task.previous);
+  return p;
+}
+
+absl::StatusOr<LeasedTask> TaskFromProto(const v1::LeasedTask& p, std::string_view field) {
+  LeasedTask task;
+  if (p.lease_id() == 0) return Required(FieldPath(field, "lease_id"));
+  task.lease_id = p.lease_id();
+  task.canonical_url = p.canonical_url();
+  task.host_key = p.host_key();
+  task.depth = p.depth();
+  absl::StatusOr<uint8_t> priority = PriorityFromProto(p.priority(), FieldPath(field, "priority"));
+  if (!priority.ok()) return priority.status();
+  task.priority = *priority;
+  if (!p.has_deadline()) return Required(FieldPath(field, "deadline"));
+  absl::StatusOr<absl::Time> deadline = TimeFromProto(p.deadline(), FieldPath(field, "deadline"));
+  if (!deadline.ok()) return deadline.status();
+  task.deadline = *deadline;
+  task.attempt = p.attempt();
+  if (p.has_previous()) {
+    absl::StatusOr<PreviousFetch> previous =
+        PreviousFromProto(p.previous(), FieldPath(field, "previous"));
+    if (!previous.ok()) return previous.status();
+    task.previous = *std::move(previous);
+  }
+  return task;
+}
+
+v1::FetchOutcome OutcomeToProto(const FetchOutcome& outcome) {
+  v1::FetchOutcome p;
+  p.set_lease_id(outcome.lease_id);
+  p.set_outcome(ToProto(outcome.outcome));
+  p.set_http_status(outcome.http_status);
+  if (outcome.fetch_time != absl::InfinitePast()) {
+    *p.mutable_fetch_time() = TimeToProto(outcome.fetch_time);
+  }
+  p.set_etag(outcome.etag);
+  p.set_last_modified(outcome.last_modified);
+  p.set_content_fingerprint(outcome.content_fingerprint);
+  p.set_content_length(outcome.content_length);
+  if (outcome.host_next_allowed != absl::InfinitePast()) {
+    *p.mutable_host_next_allowed() = TimeToProto(outcome.host_next_allowed);
+  }
+  p.set_retry(outcome.retry);
+  return p;
+}
+
+absl::StatusOr<FetchOutcome> OutcomeFromProto(const v1::FetchOutcome& p, std::string_view field) {
+  FetchOutcome outcome;
+  if (p.lease_id() == 0) return Required(FieldPath(field, "lease_id"));
+  outcome.lease_id = p.lease_id();
+  absl::StatusOr<OutcomeClass> outcome_class = FromProto(p.outcome(), FieldPath(field, "outcome"));
+  if (!outcome_class.ok()) return outcome_class.status();
+  outcome.outcome = *outcome_class;
+  outcome.http_status = p.http_status();
+  absl::StatusOr<absl::Time> fetch_time = OptionalTimeFromProto(
+      p.has_fetch_time(), p.fetch_time(), absl::InfinitePast(), FieldPath(field, "fetch_time"));
+  if (!fetch_time.ok()) return fetch_time.status();
+  outcome.fetch_time = *fetch_time;
+  outcome.etag = p.etag();
+  outcome.last_modified = p.last_modified();
+  outcome.content_fingerprint = p.content_fingerprint();
+  outcome.content_length = p.content_length();
+  absl::StatusOr<absl::Time> next_allowed =
+      OptionalTimeFromProto(p.has_host_next_allowed(), p.host_next_allowed(), absl::InfinitePast(),
+                            FieldPath(field, "host_next_allowed"));
+  if (!next_allowed.ok()) return next_allowed.status();
+  outcome.host_next_allowed = *next_allowed;
+  outcome.retry = p.retry();
+  return outcome;
+}
+
+absl::StatusOr<recrawl::RateHistogram> HistogramFromProto(const std::string& bytes,
+                                                          std::string_view field) {
+  absl::StatusOr<recrawl::RateHistogram> histogram = recrawl::RateHistogram::Decode(bytes);
+  if (!histogram.ok()) return InvalidField(field, std::string(histogram.status().message()));
+  return histogram;
+}
+
+}  // namespace
+
+v1::OutcomeClass ToProto(OutcomeClass outcome) {
+  return static_cast<v1::OutcomeClass>(static_cast<int>(outcome));
+}
+
+absl::StatusOr<OutcomeClass> FromProto(v1::OutcomeClass outcome, std::string_view field) {
+  if (outcome == v1::OUTCOME_CLASS_UNSPECIFIED) return Required(field);
+  if (!v1::OutcomeClass_IsValid(outcome)) {
+    return InvalidField(field, absl::StrCat("unknown outcome class ", static_cast<int>(outcome)));
+  }
+  return static_cast<OutcomeClass>(static_cast<int>(outcome));
+}
+
+v1::UrlStatus ToProto(UrlStatus status) {
+  return static_cast<v1::UrlStatus>(static_cast<int>(status));
+}
+
+absl::StatusOr<UrlStatus> FromProto(v1::UrlStatus status, std::string_view field) {
+  if (status == v1::URL_STATUS_UNSPECIFIED) return Required(field);
+  if (!v1::UrlStatus_IsValid(status)) {
+    return InvalidField(field, absl::StrCat("unknown URL status ", static_cast<int>(status)));
+  }
+  return static_cast<UrlStatus>(static_cast<int>(status));
+}
+
+v1::RevisitOptions ToProto(const RevisitOptions& revisit) {
+  v1::RevisitOptions p;
+  p.set_enabled(revisit.enabled);
+  p.set_policy(revisit.policy);
+  *p.mutable_policy_options() = PolicyToProto(revisit.policy_options);
+  *p.mutable_min_interval() = DurationToProto(revisit.min_interval);
+  *p.mutable_max_interval() = DurationToProto(revisit.max_interval);
+  p.set_history_capacity(revisit.history_capacity);
+  p.set_change_threshold_bits(revisit.change_threshold_bits);
+  return p;
+}
+
+absl::StatusOr<RevisitOptions> FromProto(const v1::RevisitOptions& p, std::string_view field) {
+  const RevisitOptions defaults;
+  RevisitOptions revisit;
+  revisit.enabled = p.enabled();
+  revisit.policy = p.policy().empty() ? defaults.policy : p.policy();
+  absl::StatusOr<recrawl::PolicyOptions> policy_options =
+      PolicyFromProto(p.policy_options(), revisit.policy, FieldPath(field, "policy_options"));
+  if (!policy_options.ok()) return policy_options.status();
+  revisit.policy_options = *std::move(policy_options);
+  absl::StatusOr<absl::Duration> min_interval =
+      OptionalDurationFromProto(p.has_min_interval(), p.min_interval(), defaults.min_interval,
+                                FieldPath(field, "min_interval"));
+  if (!min_interval.ok()) return min_interval.status();
+  revisit.min_interval = *min_interval;
+  absl::StatusOr<absl::Duration> max_interval =
+      OptionalDurationFromProto(p.has_max_interval(), p.max_interval(), defaults.max_interval,
+                                FieldPath(field, "max_interval"));
+  if (!max_interval.ok()) return max_interval.status();
+  revisit.max_interval = *max_interval;
+  revisit.history_capacity =
+      p.has_history_capacity() ? p.history_capacity() : defaults.history_capacity;
+  revisit.change_threshold_bits =
+      p.has_change_threshold_bits() ? p.change_threshold_bits() : defaults.change_threshold_bits;
+  return revisit;
+}
+
+v1::AddUrlsRequest ToAddUrlsRequest(std::string_view collection,
+                                    const std::vector<UrlToAdd>& urls) {
+  v1::AddUrlsRequest request;
+  request.set_collection(std::string(collection));
+  request.mutable_urls()->Reserve(static_cast<int>(urls.size()));
+  for (const UrlToAdd& url : urls) {
+    v1::UrlToAdd& p = *request.add_urls();
+    p.set_canonical_url(url.canonical_url);
+    p.set_host_key(url.host_key);
+    p.set_depth(url.depth);
+    p.set_discovered_from(url.discovered_from);
+    p.set_priority(url.priority);
+  }
+  return request;
+}
+
+absl::StatusOr<std::vector<UrlToAdd>> FromAddUrlsRequest(const v1::AddUrlsRequest& request) {
+  if (absl::Status s = CheckCollection(request.collection()); !s.ok()) return s;
+  std::vector<UrlToAdd> urls;
+  urls.reserve(request.urls_size());
+  for (int i = 0; i < request.urls_size(); ++i) {
+    const v1::UrlToAdd& p = request.urls(i);
+    absl::StatusOr<uint8_t> priority =
+        PriorityFromProto(p.priority(), FieldPath(FieldPath("urls", i), "priority"));
+    if (!priority.ok()) return priority.status();
+    // Empty or oversized URLs and host keys are the frontier's to count (AddResult::invalid),
+    // not a malformed request.
+    urls.push_back({.canonical_url = p.canonical_url(),
+                    .host_key = p.host_key(),
+                    .depth = p.depth(),
+                    .discovered_from = p.discovered_from(),
+                    .priority = *priority});
+  }
+  return urls;
+}
+
+v1::AddUrlsResponse ToProto(const AddResult& result) {
+  v1::AddUrlsResponse p;
+  p.set_added(result.added);
+  p.set_already_seen(result.already_seen);
+  p.set_rejected_by_limit(result.rejected_by_limit);
+  p.set_invalid(result.invalid);
+  return p;
+}
+
+AddResult FromProto(const v1::AddUrlsResponse& p) {
+  return {.added = p.added(),
+          .already_seen = p.already_seen(),
+          .rejected_by_limit = p.rejected_by_limit(),
+          .invalid = p.invalid()};
+}
+
+v1::LeaseRequest ToLeaseRequest(std::string_view collection, const LeaseArgs& args) {
+  v1::LeaseRequest request;
+  request.set_collection(std::string(collection));
+  request.set_max_urls(SaturateToUint32(args.max_urls));
+  request.set_max_per_host(SaturateToUint32(args.max_per_host));
+  return request;
+}
+
+absl::StatusOr<LeaseArgs> FromLeaseRequest(const v1::LeaseRequest& request) {
+  if (absl::Status s = CheckCollection(request.collection()); !s.ok()) return s;
+  if (request.max_urls() == 0) return InvalidField("max_urls", "must be >= 1");
+  if (request.max_per_host() == 0) return InvalidField("max_per_host", "must be >= 1");
+  return LeaseArgs{.max_urls = request.max_urls(), .max_per_host = request.max_per_host()};
+}
+
+v1::LeaseResponse ToLeaseResponse(const std::vector<LeasedTask>& tasks) {
+  v1::LeaseResponse response;
+  response.mutable_tasks()->Reserve(static_cast<int>(tasks.size()));
+  for (const LeasedTask& task : tasks) *response.add_tasks() = TaskToProto(task);
+  return response;
+}
+
+absl::StatusOr<std::vector<LeasedTask>> FromLeaseResponse(const v1::LeaseResponse& response) {
+  return DecodeEach<LeasedTask>(response.tasks(), "tasks", TaskFromProto);
+}
+
+v1::CompleteRequest ToCompleteRequest(std::string_view collection,
+                                      const std::vector<FetchOutcome>& outcomes) {
+  v1::CompleteRequest request;
+  request.set_collection(std::string(collection));
+  request.mutable_outcomes()->Reserve(static_cast<int>(outcomes.size()));
+  for (const FetchOutcome& outcome : outcomes) *request.add_outcomes() = OutcomeToProto(outcome);
+  return request;
+}
+
+absl::StatusOr<std::vector<FetchOutcome>> FromCompleteRequest(const v1::CompleteRequest& request) {
+  if (absl::Status s = CheckCollection(request.collection()); !s.ok()) return s;
+  return DecodeEach<FetchOutcome>(request.outcomes(), "outcomes", OutcomeFromProto);
+}
+
+v1::CompleteResponse ToProto(const CompleteResult& result) {
+  v1::CompleteResponse p;
+  p.set_accepted(result.accepted);
+  p.set_retries_scheduled(result.retries_scheduled);
+  p.mutable_unknown_leases()->Add(result.unknown_leases.begin(), result.unknown_leases.end());
+  return p;
+}
+
+CompleteResult FromProto(const v1::CompleteResponse& p) {
+  return {.accepted = p.accepted(),
+          .retries_scheduled = p.retries_scheduled(),
+          .unknown_leases = {p.unknown_leases().begin(), p.unknown_leases().end()}};
+}
+
+v1::ReportHostTimesRequest ToReportHostTimesRequest(std::string_view collection,
+                                                    const std::vector<HostTime>& times) {
+  v1::ReportHostTimesRequest request;
+  request.set_collection(std::string(collection));
+  request.mutable_times()->Reserve(static_cast<int>(times.size()));
+  for (const HostTime& time : times) {
+    v1::HostTime& p = *request.add_times();
+    p.set_host_key(time.host_key);
+    *p.mutable_next_allowed() = TimeToProto(time.next_allowed);
+  }
+  return request;
+}
+
+absl::StatusOr<std::vector<HostTime>> FromReportHostTimesRequest(
+    const v1::ReportHostTimesRequest& request) {
+  if (absl::Status s = CheckCollection(request.collection()); !s.ok()) return s;
+  std::vector<HostTime> times;
+  times.reserve(request.times_size());
+  for (int i = 0; i < request.times_size(); ++i) {
+    const v1::HostTime& p = request.times(i);
+    const std::string field = FieldPath("times", i);
+    if (p.host_key().empty()) return Required(FieldPath(field, "host_key"));
+    if (!p.has_next_allowed()) return Required(FieldPath(field, "next_allowed"));
+    absl::StatusOr<absl::Time> next_allowed =
+        TimeFromProto(p.next_allowed(), FieldPath(field, "next_allowed"));
+    if (!next_allowed.ok()) return next_allowed.status();
+    times.push_back({.host_key = p.host_key(), .next_allowed = *next_allowed});
+  }
+  return times;
+}
+
+v1::FrontierStats ToProto(const FrontierStats& stats) {
+  v1::FrontierStats p;
+  p.set_hosts(stats.hosts);
+  p.set_hosts_with_queued_urls(stats.hosts_with_queued_urls);
+  p.set_ready_hosts(stats.ready_hosts);
+  p.set_queued_urls(stats.queued_urls);
+  p.set_waiting_urls(stats.waiting_urls);
+  p.set_in_flight_urls(stats.in_flight_urls);
+  p.set_seen_urls(stats.seen_urls);
+  p.set_pages_completed(stats.pages_completed);
+  if (stats.next_ready_time != absl::InfiniteFuture()) {
+    *p.mutable_next_ready_time() = TimeToProto(stats.next_ready_time);
+  }
+  p.set_urls_added(stats.urls_added);
+  p.set_urls_already_seen(stats.urls_already_seen);
+  p.set_seen_cache_hits(stats.seen_cache_hits);
+  p.set_urls_rejected_by_limit(stats.urls_rejected_by_limit);
+  p.set_urls_invalid(stats.urls_invalid);
+  p.set_leases_granted(stats.leases_granted);
+  p.set_leases_expired(stats.leases_expired);
+  p.set_leases_recovered(stats.leases_recovered);
+  p.set_completions_accepted(stats.completions_accepted);
+  p.set_completions_unknown(stats.completions_unknown);
+  p.set_retries_scheduled(stats.retries_scheduled);
+  p.set_revisits_scheduled(stats.revisits_scheduled);
+  p.set_changes_detected(stats.changes_detected);
+  p.set_due_promoted(stats.due_promoted);
+  p.set_repairs(stats.repairs);
+  p.set_exhausted(stats.exhausted);
+  return p;
+}
+
+absl::StatusOr<FrontierStats> FromProto(const v1::FrontierStats& p, std::string_view field) {
+  FrontierStats stats;
+  stats.hosts = p.hosts();
+  stats.hosts_with_queued_urls = p.hosts_with_queued_urls();
+  stats.ready_hosts = p.ready_hosts();
+  stats.queued_urls = p.queued_urls();
+  stats.waiting_urls = p.waiting_urls();
+  stats.in_flight_urls = p.in_flight_urls();
+  stats.seen_urls = p.seen_urls();
+  stats.pages_completed = p.pages_completed();
+  absl::StatusOr<absl::Time> next_ready =
+      OptionalTimeFromProto(p.has_next_ready_time(), p.next_ready_time(), absl::InfiniteFuture(),
+                            FieldPath(field, "next_ready_time"));
+  if (!next_ready.ok()) return next_ready.status();
+  stats.next_ready_time = *next_ready;
+  stats.urls_added = p.urls_added();
+  stats.urls_already_seen = p.urls_already_seen();
+  stats.seen_cache_hits = p.seen_cache_hits();
+  stats.urls_rejected_by_limit = p.urls_rejected_by_limit();
+  stats.urls_invalid = p.urls_invalid();
+  stats.leases_granted = p.leases_granted();
+  stats.leases_expired = p.leases_expired();
+  stats.leases_recovered = p.leases_recovered();
+  stats.completions_accepted = p.completions_accepted();
+  stats.completions_unknown = p.completions_unknown();
+  stats.retries_scheduled = p.retries_scheduled();
+  stats.revisits_scheduled = p.revisits_scheduled();
+  stats.changes_detected = p.changes_detected();
+  stats.due_promoted = p.due_promoted();
+  stats.repairs = p.repairs();
+  stats.exhausted = p.exhausted();
+  return stats;
+}
+
+v1::LookupUrlsRequest ToLookupUrlsRequest(std::string_view collection,
+                                          const std::vector<std::string>& canonical_urls) {
+  v1::LookupUrlsRequest request;
+  request.set_collection(std::string(collection));
+  request.mutable_canonical_urls()->Add(canonical_urls.begin(), canonical_urls.end());
+  return request;
+}
+
+absl::StatusOr<std::vector<std::string>> FromLookupUrlsRequest(
+    const v1::LookupUrlsRequest& request) {
+  if (absl::Status s = CheckCollection(request.collection()); !s.ok()) return s;
+  if (static_cast<size_t>(request.canonical_urls_size()) > kMaxLookupUrls) {
+    return InvalidField("canonical_urls", "at most " + std::to_string(kMaxLookupUrls) +
+                                              " URLs per call");
+  }
+  return std::vector<std::string>(request.canonical_urls().begin(), request.canonical_urls().end());
+}
+
+v1::UrlRecord ToProto(const UrlRecord& record) {
+  v1::UrlRecord p;
+  p.set_status(ToProto(record.status));
+  p.set_host_id(record.host_id);
+  p.set_priority(record.priority);
+  p.set_depth(record.depth);
+  p.set_seq(record.seq);
+  p.set_attempts(record.attempts);
+  p.set_fetch_count(record.fetch_count);
+  if (record.first_seen != absl::InfinitePast()) {
+    *p.mutable_first_seen() = TimeToProto(record.first_seen);
+  }
+  p.set_discovered_from(record.discovered_from);
+  if (record.last_outcome.has_value()) p.set_last_outcome(ToProto(*record.last_outcome));
+  p.set_http_status(record.http_status);
+  if (record.fetch_time != absl::InfinitePast()) {
+    *p.mutable_fetch_time() = TimeToProto(record.fetch_time);
+  }
+  p.set_etag(record.etag);
+  p.set_last_modified(record.last_modified);
+  p.set_content_fingerprint(record.content_fingerprint);
+  p.set_content_length(record.content_length);
+  if (record.next_visit != absl::InfinitePast()) {
+    *p.mutable_next_visit() = TimeToProto(record.next_visit);
+  }
+  p.set_visit_history(record.visit_history);
+  return p;
+}
+
+absl::StatusOr<UrlRecord> FromProto(const v1::UrlRecord& p, std::string_view field) {
+  UrlRecord record;
+  absl::StatusOr<UrlStatus> status = FromProto(p.status(), FieldPath(field, "status"));
+  if (!status.ok()) return status.status();
+  record.status = *status;
+  record.host_id = p.host_id();
+  absl::StatusOr<uint8_t> priority = PriorityFromProto(p.priority(), FieldPath(field, "priority"));
+  if (!priority.ok()) return priority.status();
+  record.priority = *priority;
+  record.depth = p.depth();
+  record.seq = p.seq();
+  record.attempts = p.attempts();
+  record.fetch_count = p.fetch_count();
+  record.discovered_from = p.discovered_from();
+  if (p.last_outcome() != v1::OUTCOME_CLASS_UNSPECIFIED) {
+    absl::StatusOr<OutcomeClass> last =
+        FromProto(p.last_outcome(), FieldPath(field, "last_outcome"));
+    if (!last.ok()) return last.status();
+    record.last_outcome = *last;
+  }
+  record.http_status = p.http_status();
+  const std::pair<const char*, absl::Time*> unset_past_times[] = {
+      {"first_seen", &record.first_seen},
+      {"fetch_time", &record.fetch_time},
+      {"next_visit", &record.next_visit},
+  };
+  const bool present[] = {p.has_first_seen(), p.has_fetch_time(), p.has_next_visit()};
+  const google::protobuf::Timestamp* values[] = {&p.first_seen(), &p.fetch_time(), &p.next_visit()};
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<absl::Time> time = OptionalTimeFromProto(
+        present[i], *values[i], absl::InfinitePast(), FieldPath(field, unset_past_times[i].first));
+    if (!time.ok()) return time.status();
+    *unset_past_times[i].second = *time;
+  }
+  record.etag = p.etag();
+  record.last_modified = p.last_modified();
+  record.content_fingerprint = p.content_fingerprint();
+  record.content_length = p.content_length();
+  record.visit_history = p.visit_history();
+  return record;
+}
+
+v1::LookupUrlsResponse ToLookupUrlsResponse(const std::vector<std::optional<UrlRecord>>& records) {
+  v1::LookupUrlsResponse response;
+  response.mutable_results()->Reserve(static_cast<int>(records.size()));
+  for (const std::optional<UrlRecord>& record : records) {
+    v1::UrlLookup& lookup = *response.add_results();
+    lookup.set_found(record.has_value());
+    if (record.has_value()) *lookup.mutable_record() = ToProto(*record);
+  }
+  return response;
+}
+
+absl::StatusOr<std::vector<std::optional<UrlRecord>>> FromLookupUrlsResponse(
+    const v1::LookupUrlsResponse& response) {
+  std::vector<std::optional<UrlRecord>> records;
+  records.reserve(response.results_size());
+  for (int i = 0; i < response.results_size(); ++i) {
+    const v1::UrlLookup& lookup = response.results(i);
+    if (!lookup.found()) {
+      records.push_back(std::nullopt);
+      continue;
+    }
+    const std::string field = FieldPath(FieldPath("results", i), "record");
+    if (!lookup.has_record()) return Required(field);
+    absl::StatusOr<UrlRecord> record = FromProto(lookup.record(), field);
+    if (!record.ok()) return record.status();
+    records.push_back(*std::move(record));
+  }
+  return records;
+}
+
+v1::GetRevisitStatusResponse ToProto(const RevisitStatus& status) {
+  v1::GetRevisitStatusResponse p;
+  p.set_enabled(status.enabled);
+  p.set_policy(status.policy);
+  p.set_rate_histogram(status.rates.Encode());
+  p.set_changes_seen(status.changes_seen);
+  p.set_days_observed(status.days_observed);
+  p.set_pending_urls(status.pending_urls);
+  return p;
+}
+
+absl::StatusOr<RevisitStatus> FromProto(const v1::GetRevisitStatusResponse& p) {
+  RevisitStatus status;
+  status.enabled = p.enabled();
+  status.policy = p.policy();
+  if (p.rate_histogram().empty()) return Required("rate_histogram");
+  absl::StatusOr<recrawl::RateHistogram> rates =
+      HistogramFromProto(p.rate_histogram(), "rate_histogram");
+  if (!rates.ok()) return rates.status();
+  status.rates = *std::move(rates);
+  status.changes_seen = p.changes_seen();
+  status.days_observed = p.days_observed();
+  status.pending_urls = p.pending_urls();
+  return status;
+}
+
+recrawl::FleetSummary FleetSummaryValue::View() const {
+  return {.budget_visits_per_day = budget_visits_per_day,
+          .page_count = page_count,
+          .rates = rates.has_value() ? &*rates : nullptr,
+          .mean_rate_per_day = mean_rate_per_day};
+}
+
+v1::RetuneRevisitsRequest ToRetuneRevisitsRequest(std::string_view collection,
+                                                  const recrawl::FleetSummary& fleet) {
+  v1::RetuneRevisitsRequest request;
+  request.set_collection(std::string(collection));
+  v1::FleetSummary& p = *request.mutable_fleet();
+  p.set_budget_visits_per_day(fleet.budget_visits_per_day);
+  p.set_page_count(fleet.page_count);
+  if (fleet.rates != nullptr) p.set_rate_histogram(fleet.rates->Encode());
+  p.set_mean_rate_per_day(fleet.mean_rate_per_day);
+  return request;
+}
+
+absl::StatusOr<FleetSummaryValue> FromRetuneRevisitsRequest(
+    const v1::RetuneRevisitsRequest& request) {
+  if (absl::Status s = CheckCollection(request.collection()); !s.ok()) return s;
+  if (!request.has_fleet()) return Required("fleet");
+  const v1::FleetSummary& p = request.fleet();
+  FleetSummaryValue fleet;
+  fleet.budget_visits_per_day = p.budget_visits_per_day();
+  fleet.page_count = p.page_count();
+  if (!p.rate_histogram().empty()) {
+    absl::StatusOr<recrawl::RateHistogram> rates =
+        HistogramFromProto(p.rate_histogram(), "fleet.rate_histogram");
+    if (!rates.ok()) return rates.status();
+    fleet.rates = *std::move(rates);
+  }
+  fleet.mean_rate_per_day = p.mean_rate_per_day();
+  return fleet;
+}
+
+}  // namespace crawler::frontier
