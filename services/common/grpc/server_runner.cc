@@ -62,6 +62,9 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::Start(const ServerOp
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort(endpoint.listen, *credentials, &port);
+    // gRPC sets SO_REUSEPORT by default: a second process on the same port would then share it
+    // silently instead of failing to start.
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     builder.SetMaxReceiveMessageSize(options.max_message_bytes);
     builder.SetMaxSendMessageSize(options.max_message_bytes);
     for (grpc::Service* service : endpoint.services) builder.RegisterService(service);
