@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <functional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "lib/recrawl/allocation_solver.h"
 #include "lib/recrawl/freshness.h"
 #include "lib/recrawl/rate_histogram.h"
@@ -62,19 +60,16 @@ absl::StatusOr<SeedReport> Scheduler::FeedSeeds(frontier::FrontierClient& fronti
                                        .depth = 0});
   }
   const size_t per_call = std::max<size_t>(1, options.batch_urls);
-  const std::function<void(absl::Duration)> sleep =
-      options.sleep ? options.sleep : [](absl::Duration d) { absl::SleepFor(d); };
   for (size_t begin = 0; begin < batch.size(); begin += per_call) {
     const std::vector<frontier::UrlToAdd> part(
         batch.begin() + static_cast<std::ptrdiff_t>(begin),
         batch.begin() + static_cast<std::ptrdiff_t>(std::min(batch.size(), begin + per_call)));
-    retry::RetryReport tries;
     auto on_failure = [&report](const absl::Status& error, uint32_t) {
       ++report.failed_calls;
       report.last_error = error;
     };
     absl::StatusOr<frontier::AddResult> added = retry::RetryCall<frontier::AddResult>(
-        [&] { return frontier.AddUrls(part); }, options.retry, &tries, sleep, on_failure);
+        [&] { return frontier.AddUrls(part); }, options.retry, options.sleep, on_failure);
     if (!added.ok()) return added.status();
     report.queued += added->added;
     report.already_seen += added->already_seen;

@@ -53,37 +53,29 @@ class Backoff {
   uint32_t failures_ = 0;
 };
 
-// What RetryCall saw: the attempts made and the last error (OK when the last attempt worked).
-struct RetryReport {
-  uint32_t attempts = 0;
-  absl::Status last_error;
-};
-
 // Calls `call` until it returns OK, a non-retryable error, or max_attempts is reached, waiting
-// with `sleep` between attempts (absl::SleepFor by default; tests pass one that records).
-// `on_failure` (may be empty) hears every failed attempt, e.g. to log the first.
+// with `sleep` between attempts (empty: absl::SleepFor; tests pass one that records).
+// `on_failure` (may be empty) hears every failed attempt, e.g. to count or log it.
 template <typename T>
 absl::StatusOr<T> RetryCall(
     const std::function<absl::StatusOr<T>()>& call, const BackoffOptions& options,
-    RetryReport* report = nullptr,
-    const std::function<void(absl::Duration)>& sleep = [](absl::Duration d) {
-      absl::SleepFor(d);
-    },
+    const std::function<void(absl::Duration)>& sleep = {},
     const std::function<void(const absl::Status&, uint32_t attempt)>& on_failure = {}) {
   Backoff backoff(options);
   for (uint32_t attempt = 1;; ++attempt) {
     absl::StatusOr<T> result = call();
-    if (report != nullptr) {
-      report->attempts = attempt;
-      report->last_error = result.status();
-    }
     if (result.ok()) return result;
     if (on_failure) on_failure(result.status(), attempt);
     if (!IsRetryable(result.status()) ||
         (options.max_attempts != 0 && attempt >= options.max_attempts)) {
       return result;
     }
-    sleep(backoff.Next());
+    const absl::Duration wait = backoff.Next();
+    if (sleep) {
+      sleep(wait);
+    } else {
+      absl::SleepFor(wait);
+    }
   }
 }
 
