@@ -65,6 +65,9 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::Start(const ServerOp
     // gRPC sets SO_REUSEPORT by default: a second process on the same port would then share it
     // silently instead of failing to start.
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    // Clients ping every 10 s while calls are open (channel.h); the default policy would answer
+    // pings more frequent than every 5 minutes with GOAWAY.
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
     builder.SetMaxReceiveMessageSize(options.max_message_bytes);
     builder.SetMaxSendMessageSize(options.max_message_bytes);
     for (grpc::Service* service : endpoint.services) builder.RegisterService(service);

@@ -1,0 +1,67 @@
+#include "services/common/grpc/channel.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/channel_arguments.h"
+
+namespace crawler::grpc_common {
+namespace {
+
+absl::StatusOr<std::string> ReadPem(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int Millis(absl::Duration d) { return static_cast<int>(absl::ToInt64Milliseconds(d)); }
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& target,
+                                                           const ChannelOptions& options) {
+  if (target.empty()) return absl::InvalidArgumentError("empty server address");
+  if (options.cert_file.empty() != options.key_file.empty()) {
+    return absl::InvalidArgumentError("a client certificate needs both its cert and key file");
+  }
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  if (options.tls || !options.ca_file.empty() || !options.cert_file.empty()) {
+    grpc::SslCredentialsOptions ssl;
+    if (!options.ca_file.empty()) {
+      absl::StatusOr<std::string> ca = ReadPem(options.ca_file);
+      if (!ca.ok()) return ca.status();
+      ssl.pem_root_certs = *ca;
+    }
+    if (!options.cert_file.empty()) {
+      absl::StatusOr<std::string> cert = ReadPem(options.cert_file);
+      if (!cert.ok()) return cert.status();
+      absl::StatusOr<std::string> key = ReadPem(options.key_file);
+      if (!key.ok()) return key.status();
+      ssl.pem_cert_chain = *cert;
+      ssl.pem_private_key = *key;
+    }
+    credentials = grpc::SslCredentials(ssl);
+  } else {
+    credentials = grpc::InsecureChannelCredentials();
+  }
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(options.max_message_bytes);
+  args.SetMaxSendMessageSize(options.max_message_bytes);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, Millis(options.keepalive_time));
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, Millis(options.keepalive_timeout));
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 0);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, Millis(options.min_reconnect_backoff));
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, Millis(options.min_reconnect_backoff));
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, Millis(options.max_reconnect_backoff));
+  if (!options.tls_server_name.empty()) {
+    args.SetSslTargetNameOverride(options.tls_server_name);
+  }
+  return grpc::CreateCustomChannel(target, credentials, args);
+}
+
+}  // namespace crawler::grpc_common
