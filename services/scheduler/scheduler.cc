@@ -21,7 +21,7 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
     if (!loaded.ok()) return loaded.status();
     psl = std::make_unique<url::PublicSuffixList>(*std::move(loaded));
   }
-  std::unique_ptr<Scheduler> scheduler(new Scheduler(collection, std::move(psl)));
+  std::unique_ptr<Scheduler> scheduler(new Scheduler(collection, std::move(psl), canonical));
   for (const std::string& seed : collection.seeds) {
     absl::StatusOr<url::Url> parsed = url::Url::Parse(seed);
     if (!parsed.ok()) {
@@ -59,6 +59,50 @@ absl::StatusOr<SeedReport> Scheduler::FeedSeeds(frontier::FrontierClient& fronti
                                        .host_key = url::HostKey::Of(seed_urls_[i]).str(),
                                        .depth = 0});
   }
+  if (absl::Status s = Feed(frontier, batch, options, report); !s.ok()) return s;
+  return report;
+}
+
+absl::StatusOr<Scheduler::Judged> Scheduler::Judge(std::string_view raw, uint32_t depth) const {
+  absl::StatusOr<url::Url> parsed = url::Url::Parse(raw);
+  if (!parsed.ok()) return absl::InvalidArgumentError(parsed.status().message());
+  absl::StatusOr<url::CanonicalUrl> canonical = url::Canonicalize(*parsed, canonical_);
+  if (!canonical.ok()) return absl::InvalidArgumentError(canonical.status().message());
+  const scope::Verdict verdict = scope_->Check(*parsed, canonical->str(), depth);
+  return Judged{.canonical = *std::move(canonical),
+                .host_key = url::HostKey::Of(*parsed).str(),
+                .verdict = verdict};
+}
+
+absl::StatusOr<SeedReport> Scheduler::AddSeeds(frontier::FrontierClient& frontier,
+                                                const std::vector<std::string>& seeds,
+                                                const SeedFeedOptions& options) const {
+  SeedReport report;
+  report.seeds = seeds.size();
+  std::vector<frontier::UrlToAdd> batch;
+  batch.reserve(seeds.size());
+  for (const std::string& seed : seeds) {
+    absl::StatusOr<Judged> judged = Judge(seed, 0);
+    if (!judged.ok()) {
+      report.rejected.push_back(absl::StrCat(seed, ": ", judged.status().message()));
+      continue;
+    }
+    if (judged->verdict != scope::Verdict::kInScope) {
+      report.rejected.push_back(absl::StrCat(judged->canonical.str(), ": ",
+                                             std::string(scope::VerdictName(judged->verdict))));
+      continue;
+    }
+    batch.push_back(frontier::UrlToAdd{.canonical_url = judged->canonical.str(),
+                                       .host_key = std::move(judged->host_key),
+                                       .depth = 0});
+  }
+  if (absl::Status s = Feed(frontier, batch, options, report); !s.ok()) return s;
+  return report;
+}
+
+absl::Status Scheduler::Feed(frontier::FrontierClient& frontier,
+                             const std::vector<frontier::UrlToAdd>& batch,
+                             const SeedFeedOptions& options, SeedReport& report) const {
   const size_t per_call = std::max<size_t>(1, options.batch_urls);
   for (size_t begin = 0; begin < batch.size(); begin += per_call) {
     const std::vector<frontier::UrlToAdd> part(
@@ -74,7 +118,7 @@ absl::StatusOr<SeedReport> Scheduler::FeedSeeds(frontier::FrontierClient& fronti
     report.queued += added->added;
     report.already_seen += added->already_seen;
   }
-  return report;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<RevisitTuning> Scheduler::TuneRevisits(

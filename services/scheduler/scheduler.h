@@ -81,12 +81,29 @@ class Scheduler {
   const Collection& collection() const { return collection_; }
   const scope::Scope& scope() const { return *scope_; }
 
-  // Queues the seeds (depth 0) in one batch. Seeds outside the scope are reported, not queued.
-  // Transient frontier errors (retry::IsRetryable) are retried per SeedFeedOptions and counted
-  // in the report; other errors, or a batch out of attempts, are returned (seeds of earlier
-  // batches are queued).
+  // Queues the collection's seeds (depth 0) in batches. Seeds outside the scope are reported,
+  // not queued. Transient frontier errors (retry::IsRetryable) are retried per SeedFeedOptions
+  // and counted in the report; other errors, or a batch out of attempts, are returned (seeds of
+  // earlier batches are queued).
   absl::StatusOr<SeedReport> FeedSeeds(frontier::FrontierClient& frontier,
                                        const SeedFeedOptions& options = {}) const;
+
+  // The same for more seeds of this collection (the admin API's AddSeeds): each is parsed and
+  // canonicalised like the collection's own; one that does not parse is reported as rejected
+  // ("url: reason"), as is one outside the scope. The scope stays the collection's: for
+  // same_site_only, the sites of the seeds it was created with.
+  absl::StatusOr<SeedReport> AddSeeds(frontier::FrontierClient& frontier,
+                                      const std::vector<std::string>& seeds,
+                                      const SeedFeedOptions& options = {}) const;
+
+  // The canonical form of `raw` (as seeds and explained URLs are canonicalised), its host key,
+  // and the scope's verdict at `depth`. kInvalidArgument if it does not parse.
+  struct Judged {
+    url::CanonicalUrl canonical;
+    std::string host_key;
+    scope::Verdict verdict;
+  };
+  absl::StatusOr<Judged> Judge(std::string_view raw, uint32_t depth) const;
 
   // Re-tunes the re-visit policy of every partition for the collection's budget (see the header
   // comment). Call it once before the crawl starts and then periodically (every few seconds to
@@ -98,11 +115,17 @@ class Scheduler {
       const std::vector<frontier::FrontierClient*>& partitions) const;
 
  private:
-  Scheduler(Collection collection, std::unique_ptr<url::PublicSuffixList> psl)
-      : collection_(std::move(collection)), psl_(std::move(psl)) {}
+  Scheduler(Collection collection, std::unique_ptr<url::PublicSuffixList> psl,
+            const url::CanonicalizeOptions& canonical)
+      : collection_(std::move(collection)), psl_(std::move(psl)), canonical_(canonical) {}
+
+  // Queues `batch` (in scope already) per `options` into `report`.
+  absl::Status Feed(frontier::FrontierClient& frontier, const std::vector<frontier::UrlToAdd>& batch,
+                    const SeedFeedOptions& options, SeedReport& report) const;
 
   const Collection collection_;
   std::unique_ptr<url::PublicSuffixList> psl_;  // only for same-site scopes
+  const url::CanonicalizeOptions canonical_;
   std::unique_ptr<scope::Scope> scope_;
   std::vector<url::Url> seed_urls_;
   std::vector<url::CanonicalUrl> seed_canonical_;

@@ -215,6 +215,41 @@ TEST_F(SchedulerTest, SeedsEqualAfterCanonicalisationAreQueuedOnce) {
   EXPECT_EQ(LeaseAll().size(), 1u);
 }
 
+// AddSeeds: more seeds of the same collection, judged by its scope (the admin API's stream).
+TEST_F(SchedulerTest, AddedSeedsAreCanonicalisedScopedAndReportedLikeTheCollectionsOwn) {
+  Collection c = WithSeeds({"http://a.test/"});
+  c.scope.allowed_host_suffixes = {"a.test"};
+  std::unique_ptr<Scheduler> s = Make(c);
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->FeedSeeds(*client_)->queued, 1u);
+  absl::StatusOr<SeedReport> report = s->AddSeeds(
+      *client_, {"HTTP://WWW.A.TEST/x#frag", "http://a.test/", "http://b.test/", "not a url"});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->seeds, 4u);
+  EXPECT_EQ(report->queued, 1u);
+  EXPECT_EQ(report->already_seen, 1u);
+  ASSERT_EQ(report->rejected.size(), 2u);
+  EXPECT_EQ(report->rejected[0], "http://b.test/: host_not_allowed");
+  EXPECT_THAT(report->rejected[1], ::testing::StartsWith("not a url: "));
+  std::vector<std::string> got;
+  for (const frontier::LeasedTask& t : LeaseAll()) got.push_back(t.canonical_url);
+  EXPECT_THAT(got, UnorderedElementsAre("http://a.test/", "http://www.a.test/x"));
+}
+
+TEST_F(SchedulerTest, JudgeGivesTheCanonicalFormHostKeyAndVerdictAtADepth) {
+  Collection c = WithSeeds({"http://a.test/"});
+  c.scope.max_depth = 1;
+  std::unique_ptr<Scheduler> s = Make(c);
+  ASSERT_NE(s, nullptr);
+  absl::StatusOr<Scheduler::Judged> judged = s->Judge("HTTP://A.test:80/p/../q", 2);
+  ASSERT_TRUE(judged.ok()) << judged.status();
+  EXPECT_EQ(judged->canonical.str(), "http://a.test/q");
+  EXPECT_EQ(judged->host_key, "a.test");
+  EXPECT_EQ(judged->verdict, scope::Verdict::kTooDeep);
+  EXPECT_EQ(s->Judge("http://a.test/q", 1)->verdict, scope::Verdict::kInScope);
+  EXPECT_EQ(s->Judge("::", 0).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(SchedulerTest, ScopeIsTheCollectionsScope) {
   Collection c = WithSeeds({"http://a.test/"});
   c.scope.allowed_host_suffixes = {"a.test"};
