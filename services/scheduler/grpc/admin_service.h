@@ -1,0 +1,92 @@
+// The scheduler's gRPC services: AdminService (crawler.v1.Admin, the users' API, guarded by a
+// bearer token) and SchedulerInternalService (crawler.v1.SchedulerInternal, the fetchers'
+// reports). Both are thin: authorise (Admin), convert, call the CollectionManager, convert back.
+//
+// Authentication: every Admin call must carry the metadata `authorization: Bearer <token>`
+// with the token read from a file at start-up. The comparison takes the same time wherever the
+// tokens differ; a missing or wrong token is answered UNAUTHENTICATED and logged with the
+// method and the peer, never with either token. The internal service is not authenticated: it
+// listens on the internal port only (ServerRunner endpoints), which the deployment keeps
+// inside the cluster.
+//
+// Thread-safety: gRPC calls the handlers from many threads; the manager is thread-safe.
+#ifndef CRAWLER_SERVICES_SCHEDULER_GRPC_ADMIN_SERVICE_H_
+#define CRAWLER_SERVICES_SCHEDULER_GRPC_ADMIN_SERVICE_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "crawler/v1/admin.grpc.pb.h"
+#include "crawler/v1/scheduler.grpc.pb.h"
+#include "services/scheduler/grpc/collection_manager.h"
+
+namespace crawler::scheduler {
+
+// The bearer token in `path`, surrounding whitespace removed. kNotFound if it cannot be read,
+// kInvalidArgument if it is shorter than 16 characters (too easy to guess).
+absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
+
+// True if `a` equals `b`, in time that depends on their lengths only.
+bool ConstantTimeEquals(std::string_view a, std::string_view b);
+
+class AdminService final : public v1::Admin::Service {
+ public:
+  // `token` must not be empty. The manager must outlive the service.
+  AdminService(CollectionManager& manager, std::string token);
+
+  grpc::Status CreateCollection(grpc::ServerContext* context,
+                                const v1::CreateCollectionRequest* request,
+                                v1::CollectionInfo* response) override;
+  grpc::Status UpdateCollection(grpc::ServerContext* context,
+                                const v1::UpdateCollectionRequest* request,
+                                v1::CollectionInfo* response) override;
+  grpc::Status GetCollection(grpc::ServerContext* context, const v1::GetCollectionRequest* request,
+                             v1::CollectionInfo* response) override;
+  grpc::Status ListCollections(grpc::ServerContext* context,
+                               const v1::ListCollectionsRequest* request,
+                               v1::ListCollectionsResponse* response) override;
+  grpc::Status PauseCollection(grpc::ServerContext* context,
+                               const v1::PauseCollectionRequest* request,
+                               v1::CollectionInfo* response) override;
+  grpc::Status ResumeCollection(grpc::ServerContext* context,
+                                const v1::ResumeCollectionRequest* request,
+                                v1::CollectionInfo* response) override;
+  grpc::Status DeleteCollection(grpc::ServerContext* context,
+                                const v1::DeleteCollectionRequest* request,
+                                v1::DeleteCollectionResponse* response) override;
+  grpc::Status AddSeeds(grpc::ServerContext* context,
+                        grpc::ServerReader<v1::AddSeedsRequest>* reader,
+                        v1::AddSeedsResponse* response) override;
+  grpc::Status GetCollectionStats(grpc::ServerContext* context,
+                                  const v1::GetCollectionStatsRequest* request,
+                                  v1::CollectionStats* response) override;
+  grpc::Status ExplainUrl(grpc::ServerContext* context, const v1::ExplainUrlRequest* request,
+                          v1::ExplainUrlResponse* response) override;
+
+ private:
+  // OK if the call carries the token; UNAUTHENTICATED (logged) otherwise.
+  grpc::Status Authorize(grpc::ServerContext* context, const char* method) const;
+
+  CollectionManager& manager_;
+  const std::string token_;
+};
+
+class SchedulerInternalService final : public v1::SchedulerInternal::Service {
+ public:
+  // `report_interval`: sent in every reply (how often fetchers should report).
+  SchedulerInternalService(CollectionManager& manager, absl::Duration report_interval);
+
+  grpc::Status ReportFetcherStats(grpc::ServerContext* context,
+                                  const v1::ReportFetcherStatsRequest* request,
+                                  v1::ReportFetcherStatsResponse* response) override;
+
+ private:
+  CollectionManager& manager_;
+  const absl::Duration report_interval_;
+};
+
+}  // namespace crawler::scheduler
+
+#endif  // CRAWLER_SERVICES_SCHEDULER_GRPC_ADMIN_SERVICE_H_

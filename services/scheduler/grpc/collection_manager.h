@@ -1,0 +1,144 @@
+// CollectionManager: the scheduler service's state and control loop (DESIGN.md §3). It owns the
+// collections (persisted in the scheduler's RocksDB store, several crawling at once), answers
+// the admin API's calls on them, and keeps the frontier partitions in step:
+//
+// - Create stores the collection (ACTIVE), opens it on every partition and feeds its seeds.
+//   What cannot reach a partition now is retried by Tick: the record says the seeds are still
+//   pending, so a scheduler killed in between feeds them after its restart (a seed fed twice is
+//   counted as seen). No seed the admin API acknowledged is lost.
+// - AddSeeds feeds more seeds through the collection's scope; it answers only after every
+//   partition accepted them (a failure is returned and the caller may repeat the call).
+// - Pause and resume change the state the fetchers read in their report replies (FetcherReport);
+//   a paused collection's fetchers stop leasing and finish what is in flight.
+// - Delete hides the collection at once and drops it on every partition (Tick retries until all
+//   have), then forgets it.
+// - Tick (every second or so, a PeriodicJob): re-opens collections on the partitions (a
+//   partition restarted from an empty disk gets its collections back), feeds pending seeds,
+//   marks a one-off collection FINISHED when every partition is exhausted (and ACTIVE again if
+//   seeds arrive later), and re-tunes re-visiting collections (RevisitTuner) with the
+//   fleet-wide estimates, pushing the result to the partitions.
+// - Statistics: the partitions' figures are pulled when asked for (a partition that does not
+//   answer is left out and counted); the fetchers' figures (errors by class, robots denials,
+//   duplicates, exchange traffic) come from their reports, kept per process incarnation in the
+//   store so that neither a fetcher's nor the scheduler's restart loses them.
+//
+// Errors name the field or the collection: kInvalidArgument (a bad definition, a validation
+// error naming the field), kAlreadyExists, kNotFound ("collection 'x' not found"),
+// kFailedPrecondition (e.g. a name still being deleted), kUnavailable (partitions unreachable).
+//
+// Thread-safety: thread-safe. Calls to partitions are made outside the internal lock.
+#ifndef CRAWLER_SERVICES_SCHEDULER_GRPC_COLLECTION_MANAGER_H_
+#define CRAWLER_SERVICES_SCHEDULER_GRPC_COLLECTION_MANAGER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "crawler/v1/admin.pb.h"
+#include "crawler/v1/scheduler.pb.h"
+#include "google/protobuf/field_mask.pb.h"
+#include "lib/clock/clock.h"
+#include "services/common/kv/kv_store.h"
+#include "services/common/periodic_runner.h"
+#include "services/scheduler/collection.h"
+#include "services/scheduler/grpc/partition_fleet.h"
+#include "services/scheduler/revisit_tuner.h"
+#include "services/scheduler/scheduler.h"
+
+namespace crawler::scheduler {
+
+struct CollectionManagerOptions {
+  // How a call that feeds seeds (Create, AddSeeds) waits out partitions that fail: a few
+  // attempts, so the caller hears of an outage within seconds rather than minutes.
+  SeedFeedOptions feed{.batch_urls = 512,
+                       .retry = {.initial = absl::Milliseconds(100),
+                                 .max = absl::Seconds(1),
+                                 .max_attempts = 4}};
+  // How often Tick opens every collection on every partition again (cheap when nothing
+  // changed; it restores a partition that lost its disk).
+  absl::Duration reopen_interval = absl::Seconds(10);
+  RevisitTunerOptions tuner;
+  // Fetcher incarnations whose last report is kept per partition (the oldest go first).
+  size_t max_incarnations_per_partition = 64;
+};
+
+class CollectionManager final : public PeriodicJob {
+ public:
+  // The column families the store must provide.
+  static std::vector<kv::ColumnFamilySpec> ColumnFamilies();
+
+  // Loads the collections and fetcher reports in `store`. kDataLoss for a record that does not
+  // parse. `store`, `fleet` and `clock` must outlive the manager.
+  static absl::StatusOr<std::unique_ptr<CollectionManager>> Open(
+      const CollectionManagerOptions& options, kv::KvStore& store, PartitionFleet& fleet,
+      const Clock& clock);
+  ~CollectionManager() override;
+
+  absl::StatusOr<v1::CollectionInfo> Create(const v1::Collection& collection);
+  // Changes the fields in `mask` (empty: every field but name and seeds). The partitions get the
+  // new settings at once (best effort; Tick repeats it).
+  absl::StatusOr<v1::CollectionInfo> Update(const v1::Collection& collection,
+                                            const google::protobuf::FieldMask& mask);
+  absl::StatusOr<v1::CollectionInfo> Get(const std::string& name) const;
+  // Collections ordered by name after `page_token` (a name; empty: from the start), at most
+  // `page_size` of them, and the token of the next page (empty: this was the last).
+  absl::StatusOr<std::pair<std::vector<v1::CollectionInfo>, std::string>> List(
+      int page_size, const std::string& page_token) const;
+  absl::StatusOr<v1::CollectionInfo> Pause(const std::string& name);
+  absl::StatusOr<v1::CollectionInfo> Resume(const std::string& name);
+  absl::Status Delete(const std::string& name);
+
+  absl::StatusOr<SeedReport> AddSeeds(const std::string& name,
+                                      const std::vector<std::string>& seeds);
+  absl::StatusOr<v1::CollectionStats> Stats(const std::string& name);
+  // At most 100 URLs.
+  absl::StatusOr<v1::ExplainUrlResponse> Explain(const std::string& name,
+                                                 const std::vector<std::string>& urls);
+
+  // Stores a fetcher's report and returns every live collection (deleted ones are left out).
+  absl::StatusOr<std::vector<v1::CollectionInfo>> FetcherReport(
+      const v1::ReportFetcherStatsRequest& report);
+
+  // The control loop's step (see the header comment).
+  void Tick(absl::Time now) override;
+
+ private:
+  struct Entry;
+  CollectionManager(const CollectionManagerOptions& options, kv::KvStore& store,
+                    PartitionFleet& fleet, const Clock& clock);
+
+  // Builds the in-memory side of a stored collection (scope, routed client, tuner).
+  absl::StatusOr<std::shared_ptr<Entry>> Build(v1::StoredCollection stored) const;
+  absl::Status Persist(const v1::StoredCollection& stored);
+  // The live (not deleting) entry named `name`, or kNotFound.
+  absl::StatusOr<std::shared_ptr<Entry>> Find(const std::string& name) const;
+  // Sets the state of a live collection and persists it.
+  absl::StatusOr<v1::CollectionInfo> SetState(const std::string& name, v1::CollectionState from1,
+                                              v1::CollectionState from2, v1::CollectionState to);
+  // Opens the collection on every partition; returns the first error (all are tried).
+  absl::Status OpenEverywhere(Entry& entry);
+  void SyncOne(const std::shared_ptr<Entry>& entry, absl::Time now);
+
+  const CollectionManagerOptions options_;
+  kv::KvStore& store_;
+  PartitionFleet& fleet_;
+  const Clock& clock_;
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
+  // The last report of each fetcher incarnation, by (partition, incarnation).
+  std::map<std::pair<uint32_t, std::string>, v1::ReportFetcherStatsRequest> reports_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace crawler::scheduler
+
+#endif  // CRAWLER_SERVICES_SCHEDULER_GRPC_COLLECTION_MANAGER_H_

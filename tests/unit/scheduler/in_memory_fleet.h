@@ -1,0 +1,149 @@
+// InMemoryFleet: a PartitionFleet of real frontier cores in memory, one per partition and
+// collection, opened and dropped like a frontier server does; a partition can be taken "down"
+// (every call UNAVAILABLE) to test outages. For the scheduler service's unit tests.
+#ifndef CRAWLER_TESTS_UNIT_SCHEDULER_IN_MEMORY_FLEET_H_
+#define CRAWLER_TESTS_UNIT_SCHEDULER_IN_MEMORY_FLEET_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "lib/clock/clock.h"
+#include "services/common/kv/in_memory_kv_store.h"
+#include "services/frontier/frontier.h"
+#include "services/frontier/local_frontier_client.h"
+#include "services/scheduler/grpc/partition_fleet.h"
+
+namespace crawler::scheduler {
+
+class InMemoryFleet final : public PartitionFleet {
+ public:
+  InMemoryFleet(uint32_t n, const Clock& clock) : n_(n), clock_(clock) {
+    for (uint32_t k = 0; k < n; ++k) down_.push_back(false);
+  }
+
+  uint32_t size() const override { return n_; }
+
+  frontier::FrontierClient& Partition(uint32_t k, const std::string& collection) override {
+    auto& slot = clients_[{k, collection}];
+    if (slot == nullptr) slot = std::make_unique<Forwarding>(*this, k, collection);
+    return *slot;
+  }
+
+  absl::Status Open(uint32_t k, const Collection& c) override {
+    if (down_[k]) return absl::UnavailableError(absl::StrCat("partition ", k, " down"));
+    ++opens_;
+    CoreSlot& core = cores_[{k, c.name}];
+    if (core.frontier != nullptr) return absl::OkStatus();
+    core.store = std::make_unique<kv::InMemoryKvStore>(frontier::Frontier::ColumnFamilies());
+    frontier::FrontierOptions options;
+    options.partition_index = k;
+    options.partition_count = n_;
+    options.revisit = c.revisit.options;
+    auto f = frontier::Frontier::Open(options, *core.store, clock_);
+    if (!f.ok()) return f.status();
+    core.frontier = *std::move(f);
+    core.local = std::make_unique<frontier::LocalFrontierClient>(*core.frontier);
+    return absl::OkStatus();
+  }
+
+  absl::Status Drop(uint32_t k, const std::string& name) override {
+    if (down_[k]) return absl::UnavailableError(absl::StrCat("partition ", k, " down"));
+    cores_.erase({k, name});
+    return absl::OkStatus();
+  }
+
+  void SetDown(uint32_t k, bool down) { down_[k] = down; }
+  bool Holds(uint32_t k, const std::string& name) const { return cores_.contains({k, name}); }
+  frontier::Frontier* Core(uint32_t k, const std::string& name) {
+    auto it = cores_.find({k, name});
+    return it == cores_.end() ? nullptr : it->second.frontier.get();
+  }
+  int opens() const { return opens_; }
+
+ private:
+  struct CoreSlot {
+    std::unique_ptr<kv::InMemoryKvStore> store;
+    std::unique_ptr<frontier::Frontier> frontier;
+    std::unique_ptr<frontier::LocalFrontierClient> local;
+  };
+
+  // Looks the core up at every call, as a gRPC client reaches whatever the server holds.
+  class Forwarding final : public frontier::FrontierClient {
+   public:
+    Forwarding(InMemoryFleet& fleet, uint32_t k, std::string name)
+        : fleet_(fleet), k_(k), name_(std::move(name)) {}
+    absl::StatusOr<frontier::AddResult> AddUrls(
+        const std::vector<frontier::UrlToAdd>& urls) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->AddUrls(urls);
+    }
+    absl::StatusOr<std::vector<frontier::LeasedTask>> Lease(size_t n, size_t per_host) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->Lease(n, per_host);
+    }
+    absl::StatusOr<frontier::CompleteResult> Complete(
+        const std::vector<frontier::FetchOutcome>& outcomes) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->Complete(outcomes);
+    }
+    absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>& t) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->ReportHostTimes(t);
+    }
+    absl::StatusOr<bool> IsExhausted() override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->IsExhausted();
+    }
+    absl::StatusOr<frontier::FrontierStats> Stats() override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->Stats();
+    }
+    absl::StatusOr<std::vector<std::optional<frontier::UrlRecord>>> LookupUrls(
+        const std::vector<std::string>& urls) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->LookupUrls(urls);
+    }
+    absl::StatusOr<frontier::RevisitStatus> GetRevisitStatus() override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->GetRevisitStatus();
+    }
+    absl::Status RetuneRevisits(const recrawl::FleetSummary& fleet) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->RetuneRevisits(fleet);
+    }
+   private:
+    absl::StatusOr<frontier::LocalFrontierClient*> Get() {
+      if (fleet_.down_[k_]) return absl::UnavailableError("down");
+      auto it = fleet_.cores_.find({k_, name_});
+      if (it == fleet_.cores_.end()) return absl::NotFoundError(absl::StrCat("no ", name_));
+      return it->second.local.get();
+    }
+    InMemoryFleet& fleet_;
+    const uint32_t k_;
+    const std::string name_;
+  };
+
+  const uint32_t n_;
+  const Clock& clock_;
+  std::vector<bool> down_;
+  std::map<std::pair<uint32_t, std::string>, CoreSlot> cores_;
+  std::map<std::pair<uint32_t, std::string>, std::unique_ptr<Forwarding>> clients_;
+  int opens_ = 0;
+};
+
+}  // namespace crawler::scheduler
+
+#endif  // CRAWLER_TESTS_UNIT_SCHEDULER_IN_MEMORY_FLEET_H_
