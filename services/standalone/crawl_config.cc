@@ -9,6 +9,7 @@
 #include "services/fetcher/fetcher_config.h"
 #include "services/frontier/frontier_config.h"
 #include "services/scheduler/scheduler_config.h"
+#include "services/wiring/collection_options.h"
 
 namespace crawler::standalone {
 
@@ -53,17 +54,6 @@ const config::KeyTable<CrawlConfig>& CrawlConfigKeys() {
   return *table;
 }
 
-std::string RobotsProductToken(std::string_view user_agent) {
-  size_t end = 0;
-  while (end < user_agent.size() && user_agent[end] != '/' && user_agent[end] != ' ' &&
-         user_agent[end] != '(') {
-    ++end;
-  }
-  std::string token(user_agent.substr(0, end));
-  absl::AsciiStrToLower(&token);
-  return token;
-}
-
 absl::Status LoadCrawlConfigYaml(const std::string& path, CrawlConfig& config) {
   return CrawlConfigKeys().LoadFile(path, config);
 }
@@ -73,7 +63,7 @@ absl::Status CrawlConfig::Finalize() {
   if (warc_dir.empty()) warc_dir = (std::filesystem::path(data_dir) / "warc").string();
   if (crawl_log.empty()) crawl_log = (std::filesystem::path(data_dir) / "crawl.log").string();
   if (user_agent.empty()) return absl::InvalidArgumentError("user_agent must not be empty");
-  if (RobotsProductToken(user_agent).empty()) {
+  if (wiring::RobotsProductToken(user_agent).empty()) {
     return absl::InvalidArgumentError("user_agent must start with a product token");
   }
   if (fetcher.max_in_flight < 1 || fetcher.max_in_flight > 100'000) {

@@ -20,6 +20,7 @@
 #include "services/scheduler/collection.h"
 #include "services/scheduler/revisit_tuner.h"
 #include "services/standalone/progress_reporter.h"
+#include "services/wiring/collection_options.h"
 
 namespace crawler::standalone {
 
@@ -82,8 +83,8 @@ absl::Status LoadCrawlConfigYaml(const std::string& path, CrawlConfig& config);
 // A visit rate for the re-visit budget (services/common/config/key_table.h).
 using config::ParseVisitRate;
 
-// The robots.txt product token of a User-Agent: its first token up to '/', lower-cased.
-std::string RobotsProductToken(std::string_view user_agent);
+// The robots.txt product token of a User-Agent (services/wiring/collection_options.h).
+using wiring::RobotsProductToken;
 
 }  // namespace crawler::standalone
 

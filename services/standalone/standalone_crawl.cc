@@ -33,24 +33,9 @@
 #include "services/scheduler/revisit_tuner.h"
 #include "services/scheduler/scheduler.h"
 #include "services/standalone/progress_reporter.h"
+#include "services/wiring/collection_options.h"
 
 namespace crawler::standalone {
-
-size_t LeaseAheadPerHost(const politeness::PolitenessOptions& politeness, absl::Duration refill) {
-  const size_t connections = static_cast<size_t>(std::max(1, politeness.max_connections_per_host));
-  const absl::Duration per_url = std::max(politeness.min_delay, absl::Milliseconds(5));
-  // The URLs in flight, plus those the host takes while the refill is on its way.
-  const auto rounds = static_cast<size_t>(1 + std::ceil(absl::FDivDuration(refill, per_url)));
-  return std::clamp(connections * rounds, std::max<size_t>(4, connections),
-                    std::max<size_t>(64, connections));
-}
-
-size_t BufferedTasksFor(size_t lease_ahead, size_t max_in_flight, int max_connections_per_host) {
-  const size_t connections = static_cast<size_t>(std::max(1, max_connections_per_host));
-  const size_t busy_hosts = (max_in_flight + connections - 1) / connections;
-  return std::clamp(busy_hosts * lease_ahead, fetcher::FetcherOptions{}.max_buffered_tasks,
-                    size_t{1} << 16);
-}
 
 struct StandaloneCrawl::Parts {
   CrawlConfig config;
@@ -89,49 +74,20 @@ struct StandaloneCrawl::Parts {
 
 namespace {
 
-// URLs of one host on lease at once, for the frontier and the fetcher alike. The fetcher's
-// politeness decides real spacing; the frontier only bounds how many URLs of a host are out.
-size_t LeaseAhead(const CrawlConfig& c) {
-  return LeaseAheadPerHost(c.collection.politeness, 2 * c.fetcher.flush_interval);
-}
-
-// Partition k's share of `total`: the shares add up to it exactly (unlimited stays unlimited).
-uint64_t ShareOf(uint64_t total, uint32_t k, uint32_t n) {
-  if (total == frontier::FrontierOptions::kUnlimited || n == 1) return total;
-  return total / n + (k < total % n ? 1 : 0);
-}
-
 frontier::FrontierOptions FrontierOptionsFor(const CrawlConfig& c, uint32_t k) {
-  const auto n = static_cast<uint32_t>(c.partitions);
-  frontier::FrontierOptions options = c.frontier;
-  options.max_pages_total = ShareOf(c.collection.limits.max_pages, k, n);
-  options.max_pages_per_host = c.collection.limits.max_pages_per_host;
-  options.revisit = c.collection.revisit.options;
-  options.max_in_flight_per_host = static_cast<uint32_t>(LeaseAhead(c));
-  options.partition_index = k;
-  options.partition_count = n;
-  return options;
+  return wiring::FrontierOptionsFor(c.frontier, c.collection, k,
+                                    static_cast<uint32_t>(c.partitions),
+                                    wiring::RefillTime(c.fetcher.flush_interval));
 }
 
 fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c, uint32_t k) {
   const auto n = static_cast<size_t>(c.partitions);
-  fetcher::FetcherOptions options = c.fetcher;
+  fetcher::FetcherOptions base = c.fetcher;
   // The partitions' fetchers share the process's transfers and worker threads.
-  options.max_in_flight = std::max<size_t>(1, c.fetcher.max_in_flight / n);
-  options.worker_threads = std::max(1, c.fetcher.worker_threads / static_cast<int>(n));
-  options.http.user_agent = c.user_agent;
-  // The request head as sent is only kept for WARC request records.
-  options.http.capture_request = c.collection.store_bodies;
-  if (c.partition_header) {
-    options.http.extra_headers.push_back(absl::StrCat("X-Crawler-Partition: ", k));
-  }
-  options.robots_agent = RobotsProductToken(c.user_agent);
-  options.lease_max_per_host = LeaseAhead(c);
-  options.max_buffered_tasks = BufferedTasksFor(options.lease_max_per_host, options.max_in_flight,
-                                                c.collection.politeness.max_connections_per_host);
-  options.processing.store_content_types = c.collection.store_content_types;
-  options.processing.fingerprints = c.collection.fingerprints;
-  return options;
+  base.max_in_flight = std::max<size_t>(1, c.fetcher.max_in_flight / n);
+  base.worker_threads = std::max(1, c.fetcher.worker_threads / static_cast<int>(n));
+  return wiring::FetcherOptionsFor(base, c.collection, c.user_agent,
+                                   c.partition_header ? static_cast<int>(k) : -1);
 }
 
 // A data dir keeps the partition count it was started with: a host's URLs live in the store of

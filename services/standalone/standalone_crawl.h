@@ -27,21 +27,6 @@
 
 namespace crawler::standalone {
 
-// URLs of one host the fetcher holds on lease at once (its lease_max_per_host, and the
-// frontier's max_in_flight_per_host). A host whose URLs are used up idles until its next lease
-// arrives, `refill` after its last completion (the completion's trip to the frontier and the next
-// lease's trip back), so the lease must cover what the host fetches meanwhile: one URL per
-// connection every min_delay, or every ~5 ms (a fast server nearby) with no delay. At least 4
-// (what a polite host needs: its next URLs are here when the delay ends), at most 64 unless
-// max_connections_per_host is higher; a kill -9 can refetch at most these URLs per host.
-size_t LeaseAheadPerHost(const politeness::PolitenessOptions& politeness, absl::Duration refill);
-
-// Leased URLs the fetcher may hold (FetcherOptions::max_buffered_tasks): enough for each host
-// that max_in_flight transfers keep busy (max_in_flight / max_connections_per_host of them) to
-// hold its lease_ahead, or the crawl runs fewer transfers than allowed. At least the fetcher's
-// default (4,096), at most 65,536 (a few tens of MB).
-size_t BufferedTasksFor(size_t lease_ahead, size_t max_in_flight, int max_connections_per_host);
-
 class StandaloneCrawl {
  public:
   // Opens the state and output; kInvalidArgument for bad configuration, kUnavailable when the

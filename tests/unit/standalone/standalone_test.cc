@@ -662,6 +662,9 @@ TEST(StandaloneCrawlOpen, APartitionedDataDirKeepsItsPartitionCount) {
   EXPECT_TRUE(again.ok()) << again.status();
 }
 
+using wiring::BufferedTasksFor;
+using wiring::LeaseAheadPerHost;
+
 TEST(LeaseAheadPerHost, CoversTheRefillAtTheHostsRate) {
   auto lease_ahead = [](absl::Duration min_delay, int connections,
                         absl::Duration refill = absl::Milliseconds(100)) {

@@ -1,0 +1,77 @@
+#include "services/wiring/collection_options.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace crawler::wiring {
+
+size_t LeaseAheadPerHost(const politeness::PolitenessOptions& politeness, absl::Duration refill) {
+  const size_t connections = static_cast<size_t>(std::max(1, politeness.max_connections_per_host));
+  const absl::Duration per_url = std::max(politeness.min_delay, absl::Milliseconds(5));
+  // The URLs in flight, plus those the host takes while the refill is on its way.
+  const auto rounds = static_cast<size_t>(1 + std::ceil(absl::FDivDuration(refill, per_url)));
+  return std::clamp(connections * rounds, std::max<size_t>(4, connections),
+                    std::max<size_t>(64, connections));
+}
+
+size_t BufferedTasksFor(size_t lease_ahead, size_t max_in_flight, int max_connections_per_host) {
+  const size_t connections = static_cast<size_t>(std::max(1, max_connections_per_host));
+  const size_t busy_hosts = (max_in_flight + connections - 1) / connections;
+  return std::clamp(busy_hosts * lease_ahead, fetcher::FetcherOptions{}.max_buffered_tasks,
+                    size_t{1} << 16);
+}
+
+uint64_t ShareOf(uint64_t total, uint32_t k, uint32_t n) {
+  if (total == frontier::FrontierOptions::kUnlimited || n <= 1) return total;
+  return total / n + (k < total % n ? 1 : 0);
+}
+
+frontier::FrontierOptions FrontierOptionsFor(const frontier::FrontierOptions& base,
+                                             const scheduler::Collection& collection, uint32_t k,
+                                             uint32_t n, absl::Duration refill) {
+  frontier::FrontierOptions options = base;
+  options.max_pages_total = ShareOf(collection.limits.max_pages, k, n);
+  options.max_pages_per_host = collection.limits.max_pages_per_host;
+  options.revisit = collection.revisit.options;
+  options.max_in_flight_per_host =
+      static_cast<uint32_t>(LeaseAheadPerHost(collection.politeness, refill));
+  options.partition_index = k;
+  options.partition_count = n;
+  return options;
+}
+
+fetcher::FetcherOptions FetcherOptionsFor(const fetcher::FetcherOptions& base,
+                                          const scheduler::Collection& collection,
+                                          const std::string& user_agent, int partition_header) {
+  fetcher::FetcherOptions options = base;
+  options.http.user_agent = user_agent;
+  // The request head as sent is only kept for WARC request records.
+  options.http.capture_request = collection.store_bodies;
+  if (partition_header >= 0) {
+    options.http.extra_headers.push_back(absl::StrCat("X-Crawler-Partition: ", partition_header));
+  }
+  options.robots_agent = RobotsProductToken(user_agent);
+  options.lease_max_per_host =
+      LeaseAheadPerHost(collection.politeness, RefillTime(base.flush_interval));
+  options.max_buffered_tasks = BufferedTasksFor(options.lease_max_per_host, options.max_in_flight,
+                                                collection.politeness.max_connections_per_host);
+  options.processing.store_content_types = collection.store_content_types;
+  options.processing.fingerprints = collection.fingerprints;
+  return options;
+}
+
+std::string RobotsProductToken(std::string_view user_agent) {
+  size_t end = 0;
+  while (end < user_agent.size() && user_agent[end] != '/' && user_agent[end] != ' ' &&
+         user_agent[end] != '(') {
+    ++end;
+  }
+  std::string token(user_agent.substr(0, end));
+  absl::AsciiStrToLower(&token);
+  return token;
+}
+
+}  // namespace crawler::wiring
