@@ -1,0 +1,148 @@
+// FetcherNode: one fetcher process of the distributed crawl (DESIGN.md §3, §4): replica k of
+// the fetchers, serving partition k of every collection. It reports its counters to the
+// scheduler every few seconds (SchedulerInternal.ReportFetcherStats) and takes from the reply
+// the collections to crawl; for each ACTIVE one it runs a Fetcher core that leases from
+// frontier partition k only and sends outlinks through a RoutedFrontierClient to the partition
+// that owns their host (exchange mode, batched per destination, with the popular-URL cache).
+//
+// Per collection (while it is listed ACTIVE):
+// - a Fetcher on a thread of its own, over the collection's scope, its WARC writer
+//   (<warc_dir>/<collection>/, files "<collection>-p<k>-..."), its crawl log
+//   (<log_dir>/<collection>.log, the standalone crawl's format) and the node's shared parts:
+//   politeness (one budget per host and address across every collection), resolver, SSRF guard,
+//   dedup client;
+// - a collection PAUSED, FINISHED or no longer listed (deleted) has its Fetcher stopped: the
+//   transfers in flight finish, the leases not started are handed back;
+// - a Fetcher that ran out of work (its collection exhausted everywhere) is started again when
+//   the partitions have work again (seeds added, re-visits due), checked every
+//   `idle_check_interval`; one whose settings changed is restarted with the new ones.
+//
+// Outages: a frontier that cannot be reached is waited out inside the Fetcher (FrontierLink):
+// outcomes and outlinks are kept and sent again. A scheduler that cannot be reached changes
+// nothing: the node keeps crawling what it was crawling and reports again at the next interval.
+// A dedup service that cannot be reached makes pages archived in full (PageProcessor).
+//
+// Thread-safety: Run on one thread; Stop and Snapshot from any.
+#ifndef CRAWLER_SERVICES_FETCHER_GRPC_FETCHER_NODE_H_
+#define CRAWLER_SERVICES_FETCHER_GRPC_FETCHER_NODE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "crawler/v1/scheduler.grpc.pb.h"
+#include "grpcpp/channel.h"
+#include "lib/clock/clock.h"
+#include "lib/net/address_policy.h"
+#include "lib/politeness/politeness.h"
+#include "services/dedup/dedup_client.h"
+#include "services/fetcher/fetcher.h"
+#include "services/fetcher/resolver.h"
+#include "services/frontier/frontier_client.h"
+
+namespace crawler::fetcher {
+
+struct FetcherNodeOptions {
+  uint32_t partition_index = 0;
+  uint32_t partition_count = 1;
+  // The fetcher's own settings (transfers, workers, timeouts, batching); each collection adds
+  // its own (wiring::FetcherOptionsFor).
+  FetcherOptions fetcher;
+  std::string user_agent = "crawler/0.1";
+  std::string warc_dir;  // required
+  std::string log_dir;   // required
+  uint64_t warc_max_file_bytes = uint64_t{1} << 30;
+  // Send "X-Crawler-Partition: k" with every request (to check partitioning on a test web).
+  bool partition_header = false;
+  // Time between reports to the scheduler (the scheduler's reply may set another).
+  absl::Duration report_interval = absl::Seconds(2);
+  // How often a collection whose Fetcher ran out of work is checked for new work.
+  absl::Duration idle_check_interval = absl::Seconds(2);
+};
+
+// The scheduler as a fetcher node talks to it (gRPC: GrpcSchedulerLink).
+class SchedulerLink {
+ public:
+  virtual ~SchedulerLink() = default;
+  virtual absl::StatusOr<v1::ReportFetcherStatsResponse> Report(
+      const v1::ReportFetcherStatsRequest& request) = 0;
+};
+
+// SchedulerLink over gRPC: each report is one call with `deadline`.
+class GrpcSchedulerLink final : public SchedulerLink {
+ public:
+  GrpcSchedulerLink(std::shared_ptr<grpc::Channel> channel, absl::Duration deadline);
+  ~GrpcSchedulerLink() override;
+  absl::StatusOr<v1::ReportFetcherStatsResponse> Report(
+      const v1::ReportFetcherStatsRequest& request) override;
+
+ private:
+  std::unique_ptr<v1::SchedulerInternal::Stub> stub_;
+  const absl::Duration deadline_;
+};
+
+// Partition k's frontier client for `collection`.
+using PartitionClientFactory = std::function<std::unique_ptr<frontier::FrontierClient>(
+    uint32_t k, const std::string& collection)>;
+
+class FetcherNode {
+ public:
+  // Every reference must outlive the node; `dedup` may be null (no duplicate detection).
+  // kInvalidArgument for bad options.
+  static absl::StatusOr<std::unique_ptr<FetcherNode>> Create(
+      const FetcherNodeOptions& options, PartitionClientFactory partitions,
+      SchedulerLink& scheduler, dedup::DedupClient* dedup, politeness::Politeness& politeness,
+      Resolver& resolver, const net::AddressPolicy& guard, const Clock& clock);
+  ~FetcherNode();
+
+  // Reports and follows the scheduler's list until Stop(); then stops every Fetcher (in-flight
+  // transfers finish, unstarted leases are handed back), closes the WARC files and returns OK.
+  absl::Status Run();
+  void Stop();
+
+  // The report Run would send now (for tests and logs).
+  v1::ReportFetcherStatsRequest Snapshot() const;
+  // Collections with a Fetcher running now.
+  std::vector<std::string> Running() const;
+
+ private:
+  struct Crawl;
+  FetcherNode(const FetcherNodeOptions& options, PartitionClientFactory partitions,
+              SchedulerLink& scheduler, dedup::DedupClient* dedup,
+              politeness::Politeness& politeness, Resolver& resolver,
+              const net::AddressPolicy& guard, const Clock& clock);
+
+  // Starts, stops and restarts Fetchers to match `collections`.
+  void Reconcile(const std::vector<v1::CollectionInfo>& collections, absl::Time now);
+  absl::Status Start(Crawl& crawl, const v1::CollectionInfo& info);
+  // Joins a finished Fetcher's thread and folds its counters into the collection's totals.
+  void Reap(Crawl& crawl);
+
+  const FetcherNodeOptions options_;
+  const PartitionClientFactory partitions_;
+  SchedulerLink& scheduler_;
+  dedup::DedupClient* const dedup_;
+  politeness::Politeness& politeness_;
+  Resolver& resolver_;
+  const net::AddressPolicy& guard_;
+  const Clock& clock_;
+  const std::string incarnation_;
+  const absl::Time start_time_;
+
+  absl::Notification stop_;
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::unique_ptr<Crawl>> crawls_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace crawler::fetcher
+
+#endif  // CRAWLER_SERVICES_FETCHER_GRPC_FETCHER_NODE_H_
