@@ -10,10 +10,10 @@
 #define CRAWLER_SERVICES_COMMON_SERVICE_SERVICE_CONFIG_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"

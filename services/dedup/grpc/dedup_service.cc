@@ -9,8 +9,8 @@ namespace crawler::dedup {
 
 using grpc_common::ToGrpcStatus;
 
-grpc::Status DedupService::Check(grpc::ServerContext* /*context*/,
-                                 const v1::CheckRequest* request, v1::CheckResponse* response) {
+grpc::Status DedupService::Check(grpc::ServerContext* /*context*/, const v1::CheckRequest* request,
+                                 v1::CheckResponse* response) {
   absl::StatusOr<std::vector<ContentQuery>> queries = FromCheckRequest(*request);
   if (!queries.ok()) return ToGrpcStatus(queries.status());
   absl::StatusOr<std::vector<ContentVerdict>> verdicts = dedup_.Check(*queries);
@@ -20,8 +20,7 @@ grpc::Status DedupService::Check(grpc::ServerContext* /*context*/,
 }
 
 grpc::Status DedupService::Record(grpc::ServerContext* /*context*/,
-                                  const v1::RecordRequest* request,
-                                  v1::RecordResponse* response) {
+                                  const v1::RecordRequest* request, v1::RecordResponse* response) {
   absl::StatusOr<std::vector<ContentQuery>> queries = FromRecordRequest(*request);
   if (!queries.ok()) return ToGrpcStatus(queries.status());
   absl::StatusOr<size_t> recorded = dedup_.Record(*queries);

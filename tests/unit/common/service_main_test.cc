@@ -63,10 +63,11 @@ TEST(ServeUntilSignalTest, FirstSignalDrainsInOrderAndReturnsZero) {
                            .runner = runner.get(),
                            .drain_timeout = absl::Seconds(5),
                            .stop = [&] { steps.Add("stop"); },
-                           .close = [&] {
-                             steps.Add("close");
-                             return absl::OkStatus();
-                           }});
+                           .close =
+                               [&] {
+                                 steps.Add("close");
+                                 return absl::OkStatus();
+                               }});
     steps.Add("returned");
   });
   ASSERT_EQ(kill(getpid(), SIGTERM), 0);
@@ -81,9 +82,9 @@ TEST(ServeUntilSignalTest, SigintWorksAlikeAndAFailedCloseIsExitOne) {
   ASSERT_NE(runner, nullptr);
   int rc = -1;
   std::thread serve([&] {
-    rc = ServeUntilSignal({.role = "test",
-                           .runner = runner.get(),
-                           .close = [] { return absl::DataLossError("flush failed"); }});
+    rc = ServeUntilSignal({.role = "test", .runner = runner.get(), .close = [] {
+                             return absl::DataLossError("flush failed");
+                           }});
   });
   ASSERT_EQ(kill(getpid(), SIGINT), 0);
   serve.join();
@@ -111,8 +112,8 @@ TEST(ServeUntilSignalDeathTest, SecondSignalDuringTheDrainExitsAtOnce) {
 }
 
 TEST(ValidateHostPortTest, AcceptsHostPortForms) {
-  for (const char* ok : {"0.0.0.0:50051", "127.0.0.1:0", "localhost:65535", "[::]:50051",
-                         "[::1]:1", "dedup-0.dedup.crawler.svc:50051"}) {
+  for (const char* ok : {"0.0.0.0:50051", "127.0.0.1:0", "localhost:65535", "[::]:50051", "[::1]:1",
+                         "dedup-0.dedup.crawler.svc:50051"}) {
     EXPECT_TRUE(ValidateHostPort("listen", ok).ok()) << ok;
   }
 }
