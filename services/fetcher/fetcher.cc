@@ -80,7 +80,7 @@ struct Fetcher::Impl {
       : options(o),
         clock(c),
         observer(obs),
-        processor(o.processing, s, d, w, obs),
+        processor(o.processing, s, d, w, obs, &counters),
         resolver(o.resolver, r, c, [this] { Wake(); }),
         robots(RobotsOptionsOf(o), s, w, c, obs),
         scheduler(resolver, g, p, c, std::move(connect_to), counters),

@@ -34,6 +34,9 @@ struct FetcherStats {
   uint64_t frontier_errors = 0;
   uint64_t frontier_outages = 0;
   std::string frontier_last_error;  // empty until a frontier call fails
+  // Pages whose dedup check failed (the index unreachable): archived in full as new content,
+  // their crawl log lines say "dedup unavailable: ...".
+  uint64_t dedup_unavailable = 0;
 };
 
 class FetcherCounters {

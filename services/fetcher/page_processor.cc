@@ -57,16 +57,22 @@ PageProcessorOptions WithoutUnusedText(PageProcessorOptions options) {
   return options;
 }
 
+// Adds a note to an event's detail, after what it says already.
+void AppendDetail(FetchEvent& event, absl::string_view note) {
+  absl::StrAppend(&event.detail, event.detail.empty() ? "" : "; ", note);
+}
+
 }  // namespace
 
 PageProcessor::PageProcessor(const PageProcessorOptions& options, const scope::Scope& scope,
                              dedup::DedupClient* dedup, warc::WarcWriter* warc,
-                             FetchObserver* observer)
+                             FetchObserver* observer, FetcherCounters* counters)
     : options_(WithoutUnusedText(options)),
       scope_(scope),
       dedup_(dedup),
       warc_(warc),
-      observer_(observer) {}
+      observer_(observer),
+      counters_(counters) {}
 
 void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedPage& out) const {
   frontier::FetchOutcome& o = out.outcome;
@@ -309,6 +315,7 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
   // One dedup call for the batch. queries[j] is about pages[index[j]].
   std::vector<dedup::ContentQuery> queries;
   std::vector<size_t> index;
+  bool dedup_unavailable = false;
   if (dedup_ != nullptr) {
     for (size_t i = 0; i < pages.size(); ++i) {
       if (!parsed[i].content_key.has_value()) continue;
@@ -326,6 +333,10 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
     }
     if (!queries.empty()) {
       absl::StatusOr<std::vector<dedup::ContentVerdict>> verdicts = dedup_->Check(queries);
+      if (verdicts.ok() && verdicts->size() != queries.size()) {
+        verdicts = absl::InternalError(absl::StrCat(verdicts->size(), " verdicts for ",
+                                                    queries.size(), " queries"));
+      }
       if (verdicts.ok()) {
         for (size_t j = 0; j < index.size(); ++j) {
           Parsed& p = parsed[index[j]];
@@ -342,7 +353,16 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
           }
         }
       }
-      // A dedup outage must not lose pages: they are recorded as unique and archived in full.
+      if (!verdicts.ok()) {
+        // A dedup outage must not lose pages nor hold them up: they are archived in full, as
+        // new content (the header comment says why their content is not recorded).
+        dedup_unavailable = true;
+        for (size_t i : index) {
+          AppendDetail(out[i].event,
+                       absl::StrCat("dedup unavailable: ", verdicts.status().message()));
+        }
+        if (counters_ != nullptr) counters_->Add(&FetcherStats::dedup_unavailable, index.size());
+      }
     }
   }
 
@@ -361,11 +381,10 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
   if (!records.empty()) archived_status = warc_->WriteAll(std::move(records));
   if (!archived_status.ok()) {
     for (size_t i : archived) {
-      absl::StrAppend(&out[i].event.detail, out[i].event.detail.empty() ? "" : "; ",
-                      "not archived: ", archived_status.message());
+      AppendDetail(out[i].event, absl::StrCat("not archived: ", archived_status.message()));
       out[i].archive_status = archived_status;
     }
-  } else if (dedup_ != nullptr) {
+  } else if (dedup_ != nullptr && !dedup_unavailable) {
     // New content becomes an original only now that its records are in the archive: a later
     // copy (or the page itself, fetched again after a crash or a failed write) must never be a
     // revisit of a record that is nowhere.
@@ -381,8 +400,7 @@ std::vector<ProcessedPage> PageProcessor::Process(std::vector<FetchedPage> pages
       if (absl::Status s = dedup_->Record(unique).status(); !s.ok()) {
         // Not a loss: later copies of this content are archived in full.
         for (size_t i : unique_pages) {
-          absl::StrAppend(&out[i].event.detail, out[i].event.detail.empty() ? "" : "; ",
-                          "dedup: not recorded: ", s.message());
+          AppendDetail(out[i].event, absl::StrCat("dedup: not recorded: ", s.message()));
         }
       }
     }

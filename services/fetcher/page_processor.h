@@ -9,6 +9,12 @@
 // with the outlinks, as Heritrix writes them, so an archive shows why each URL was crawled. The
 // records of a whole batch go to the WARC writer in one WriteAll (one lock, one write()).
 //
+// A dedup check that fails (the index unreachable, a deadline) neither fails nor holds up the
+// batch: its pages are archived in full (response records, never revisits), their events'
+// detail says "dedup unavailable: <error>", FetcherStats::dedup_unavailable counts them, and
+// their content is not recorded (the index is likely still down; asking again would only wait
+// out a second deadline). Nothing is lost: a later copy of that content is archived in full too.
+//
 // Thread-safety: Process may be called from several threads at once; the collaborators it is
 // given must be thread-safe (the WARC writer, dedup client and observer are).
 #ifndef CRAWLER_SERVICES_FETCHER_PAGE_PROCESSOR_H_
@@ -33,6 +39,7 @@
 #include "lib/warc/warc_writer.h"
 #include "services/dedup/dedup_client.h"
 #include "services/fetcher/fetch_event.h"
+#include "services/fetcher/fetcher_stats.h"
 #include "services/fetcher/http_client.h"
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_client.h"
@@ -86,10 +93,11 @@ struct ProcessedPage {
 
 class PageProcessor {
  public:
-  // `dedup` and `warc` may be null (no dedup / no WARC output); `observer` may be null. All
-  // must outlive the processor.
+  // `dedup` and `warc` may be null (no dedup / no WARC output); `observer` and `counters` may
+  // be null. All must outlive the processor.
   PageProcessor(const PageProcessorOptions& options, const scope::Scope& scope,
-                dedup::DedupClient* dedup, warc::WarcWriter* warc, FetchObserver* observer);
+                dedup::DedupClient* dedup, warc::WarcWriter* warc, FetchObserver* observer,
+                FetcherCounters* counters = nullptr);
 
   // Processes a batch (dedup is asked once per batch). Never fails as a whole: a page that
   // cannot be processed becomes an outcome saying so, and a page that could not be archived
@@ -116,6 +124,7 @@ class PageProcessor {
   dedup::DedupClient* const dedup_;
   warc::WarcWriter* const warc_;
   FetchObserver* const observer_;
+  FetcherCounters* const counters_;
 
   absl::Mutex redirect_mu_;
   absl::flat_hash_map<std::string, int> redirect_hops_ ABSL_GUARDED_BY(redirect_mu_);

@@ -42,6 +42,10 @@ absl::StatusOr<Original> OriginalFromProto(const v1::Original& p, std::string_vi
 
 absl::StatusOr<std::vector<ContentQuery>> QueriesFromProto(
     const google::protobuf::RepeatedPtrField<v1::ContentQuery>& queries) {
+  if (static_cast<size_t>(queries.size()) > kMaxQueriesPerCall) {
+    return InvalidField("queries", "at most " + std::to_string(kMaxQueriesPerCall) +
+                                       " per call, got " + std::to_string(queries.size()));
+  }
   return DecodeEach<ContentQuery>(queries, "queries",
                                   [](const v1::ContentQuery& query, std::string_view field) {
                                     return FromProto(query, field);

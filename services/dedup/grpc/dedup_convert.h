@@ -4,8 +4,9 @@
 //
 // Encoding cannot fail. Decoding returns kInvalidArgument naming the field path
 // ("queries[3].content_key: ...") for a content key that is not 16 bytes, an UNSPECIFIED or
-// unknown verdict, a duplicate verdict without its original, a distance outside [0, 64] and a
-// malformed time. Time conventions: services/common/grpc/proto_convert.h.
+// unknown verdict, a duplicate verdict without its original, a distance outside [0, 64], a
+// malformed time and a request of more than kMaxQueriesPerCall queries. Time conventions:
+// services/common/grpc/proto_convert.h.
 //
 // Thread-safety: pure functions.
 #ifndef CRAWLER_SERVICES_DEDUP_GRPC_DEDUP_CONVERT_H_
@@ -29,6 +30,11 @@ absl::StatusOr<ContentQuery> FromProto(const v1::ContentQuery& query, std::strin
 
 v1::ContentVerdict ToProto(const ContentVerdict& verdict);
 absl::StatusOr<ContentVerdict> FromProto(const v1::ContentVerdict& verdict, std::string_view field);
+
+// The most queries a Check or Record request may carry (decoding a larger one fails with
+// kInvalidArgument on "queries"): each costs the server a storage lookup, and fetchers send
+// batches of FetcherOptions::worker_batch (16 by default). Clients split larger batches.
+inline constexpr size_t kMaxQueriesPerCall = 4096;
 
 // Dedup.Check.
 v1::CheckRequest ToCheckRequest(const std::vector<ContentQuery>& queries);

@@ -35,6 +35,7 @@
 #include "services/frontier/frontier.h"
 #include "services/frontier/url_record.h"
 #include "tests/unit/fetcher/fetcher_fakes.h"
+#include "tests/unit/frontier/flaky_clients.h"
 
 namespace crawler::fetcher {
 namespace {
@@ -167,8 +168,8 @@ class PageProcessorTest : public ::testing::Test {
     scope_ = std::make_unique<scope::Scope>(*std::move(s));
     dedup::DedupClient* client =
         use_dedup ? (dedup_client != nullptr ? dedup_client : local_dedup_.get()) : nullptr;
-    processor_ =
-        std::make_unique<PageProcessor>(options_, *scope_, client, warc_.get(), &observer_);
+    processor_ = std::make_unique<PageProcessor>(options_, *scope_, client, warc_.get(),
+                                                 &observer_, &counters_);
     return *processor_;
   }
 
@@ -238,6 +239,7 @@ class PageProcessorTest : public ::testing::Test {
   std::unique_ptr<dedup::LocalDedupClient> local_dedup_;
   std::unique_ptr<warc::WarcWriter> warc_;
   RecordingObserver observer_;
+  FetcherCounters counters_;
   PageProcessorOptions options_;
   scope::ScopeOptions scope_options_;
   std::unique_ptr<scope::Scope> scope_;
@@ -795,6 +797,45 @@ TEST_F(PageProcessorTest, Warc_6_7_2_ExactDuplicateOfAnotherUrlIsARevisitOfTheOr
   EXPECT_EQ(revisit[0].Field("WARC-Payload-Digest"), original[0].Field("WARC-Payload-Digest"));
   EXPECT_EQ(revisit[0].block, head);
   EXPECT_THAT(Find(records, "metadata", "http://a.test/copy"), IsEmpty());
+}
+
+// The content index unreachable: a copy of archived content is archived in full (a response
+// record, not a revisit; its links are followed), its log line says why, the fetcher counts it,
+// and the batch does not wait out a second failing call to record its content.
+TEST_F(PageProcessorTest, DedupUnavailableArchivesInFullAndSaysSo) {
+  const std::string head = OkHead("text/html", kArticle);
+  Processor();
+  ASSERT_EQ(ProcessOne(Page("http://a.test/original", head, kArticle)).outcome.outcome,
+            OutcomeClass::kFetched);
+
+  crawler::testing::FlakyDedupClient down(*local_dedup_, /*every=*/1);  // every call fails
+  Processor(&down);
+  std::vector<FetchedPage> batch;
+  batch.push_back(Page("http://a.test/copy", head, kArticle, 0, 1));
+  batch.push_back(Page("http://a.test/new", OkHead("text/html", "<p>new</p>"), "<p>new</p>", 0, 2));
+  std::vector<ProcessedPage> out = processor_->Process(std::move(batch));
+  ASSERT_EQ(out.size(), 2u);
+  for (const ProcessedPage& p : out) {
+    EXPECT_EQ(p.outcome.outcome, OutcomeClass::kFetched);
+    EXPECT_TRUE(p.archive_status.ok()) << p.archive_status;
+    EXPECT_THAT(p.event.detail, HasSubstr("dedup unavailable: injected outage: Check"));
+  }
+  EXPECT_THAT(CanonicalUrls(out[0].outlinks), ElementsAre("http://a.test/next"));
+  EXPECT_EQ(down.failures(), 1);  // the Check; no Record was tried
+  EXPECT_EQ(counters_.Snapshot().dedup_unavailable, 2u);
+
+  const std::vector<warc::ParsedRecord> records = Records();
+  EXPECT_THAT(Types(records, "http://a.test/copy"),
+              UnorderedElementsAre("response", "request", "metadata"));
+  EXPECT_THAT(Find(records, "revisit", "http://a.test/copy"), IsEmpty());
+  EXPECT_EQ(Find(records, "response", "http://a.test/new").size(), 1u);
+
+  // The batch's new content was not recorded: once the index answers again, it is still new.
+  absl::StatusOr<std::vector<dedup::ContentVerdict>> later = local_dedup_->Check(
+      {dedup::ContentQuery{.url = "http://a.test/other",
+                           .content_key = fingerprint::ComputeContentKey("<p>new</p>")}});
+  ASSERT_TRUE(later.ok()) << later.status();
+  EXPECT_EQ((*later)[0].verdict, dedup::Verdict::kUnique);
 }
 
 // A mapping crawl (fingerprints off): no SimHash, no duplicate detection; a copy's links are

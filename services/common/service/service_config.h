@@ -1,0 +1,62 @@
+// ServiceCommonConfig: the keys every crawlerd role's YAML file shares (docs/services.md): where
+// the internal RPCs listen and with which TLS files, where Prometheus metrics will be served, and
+// how long a drain may take. A role's config struct holds one as a member and its key table
+// Includes ServiceCommonKeys(), so the keys, flags and defaults are written once for all roles.
+// A role that wants another default (e.g. another port) sets it in its own struct's member
+// initialiser; the table shows that default.
+//
+// Thread-safety: plain values; the table is immutable.
+#ifndef CRAWLER_SERVICES_COMMON_SERVICE_SERVICE_CONFIG_H_
+#define CRAWLER_SERVICES_COMMON_SERVICE_SERVICE_CONFIG_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "services/common/config/key_table.h"
+#include "services/common/grpc/server_runner.h"
+
+namespace grpc {
+class Service;
+}  // namespace grpc
+
+namespace crawler::service {
+
+struct ServiceCommonConfig {
+  // "HOST:PORT" of the internal RPCs (and health, reflection). Port 0 picks a free port, which
+  // the start-up line names ("<role>: serving on HOST:PORT"); tests use it.
+  std::string listen = "0.0.0.0:50051";
+  // PEM files. cert and key together turn TLS on; client_ca (optional, needs cert and key) makes
+  // the server require client certificates signed by it. All empty: plaintext.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_client_ca_file;
+  // "HOST:PORT" of the Prometheus /metrics endpoint; empty: none. Validated now, served once the
+  // services export metrics (DESIGN.md §11); until then setting it only logs that it is unused.
+  std::string metrics_listen;
+  // On SIGTERM/SIGINT: how long calls in progress may run before they are cancelled. Kubernetes
+  // kills a pod 30 s after SIGTERM by default (terminationGracePeriodSeconds), so the default
+  // leaves 10 s for the role's own stop hook and closing its storage.
+  absl::Duration drain_timeout = absl::Seconds(20);
+
+  // kInvalidArgument naming the key: listen / metrics_listen not HOST:PORT (port 0..65535; a
+  // bracketed IPv6 literal is fine), a TLS key without its certificate or the reverse, a client
+  // CA without a server certificate.
+  absl::Status Validate() const;
+
+  // The endpoint of the internal RPCs serving `services`, with this block's TLS files.
+  grpc_server::Endpoint InternalEndpoint(std::vector<grpc::Service*> services) const;
+};
+
+// listen, tls_cert_file, tls_key_file, tls_client_ca_file, metrics_listen, drain_timeout.
+const config::KeyTable<ServiceCommonConfig>& ServiceCommonKeys();
+
+// Checks "HOST:PORT": a non-empty host (a name, an IPv4 address or a bracketed IPv6 address) and
+// a decimal port in [0, 65535]. kInvalidArgument naming `key` otherwise.
+absl::Status ValidateHostPort(absl::string_view key, absl::string_view address);
+
+}  // namespace crawler::service
+
+#endif  // CRAWLER_SERVICES_COMMON_SERVICE_SERVICE_CONFIG_H_

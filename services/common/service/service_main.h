@@ -1,0 +1,74 @@
+// What every crawlerd role's main shares (docs/services.md "Signals"): SIGTERM and SIGINT are
+// taken by sigwait, never by an asynchronous handler, and the first one starts the drain:
+//
+//   1. the role's stop hook (e.g. the fetcher finishes its transfers and hands back its leases);
+//   2. health turns NOT_SERVING, so load balancers and clients move away;
+//   3. the server stops accepting calls and gives those in progress drain_timeout to finish;
+//   4. the close hook releases the cores and their storage (e.g. RocksDB flushes and closes);
+//   5. "<role>: stopped" on stderr, exit code 0 (1 if the close hook failed).
+//
+// A second SIGTERM/SIGINT during the drain exits at once with 128 + its number (_exit: no
+// destructors run; RocksDB's write-ahead log keeps what was written).
+//
+// Usage, in a role's run function (tools/crawlerd/role.h), after BlockStopSignals() in main():
+//
+//   auto runner = grpc_server::ServerRunner::Start(options);   // logs "<role>: serving on ..."
+//   if (!runner.ok()) { ...; return 1; }
+//   return service::ServeUntilSignal({.role = "dedup",
+//                                     .runner = runner->get(),
+//                                     .drain_timeout = config.common.drain_timeout,
+//                                     .metrics_listen = config.common.metrics_listen,
+//                                     .close = [&] { return server->Close(); }});
+//
+// Thread-safety: BlockStopSignals must run before the process starts any thread (threads
+// inherit the signal mask; a thread started earlier could receive the signal and be killed by
+// its default action). ServeUntilSignal is called once, from one thread.
+#ifndef CRAWLER_SERVICES_COMMON_SERVICE_SERVICE_MAIN_H_
+#define CRAWLER_SERVICES_COMMON_SERVICE_SERVICE_MAIN_H_
+
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "services/common/grpc/server_runner.h"
+
+namespace crawler::service {
+
+// Exit codes of crawlerd (and of ServeUntilSignal).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;  // could not start (bind, storage) or close cleanly
+inline constexpr int kExitUsage = 2;    // bad flags or configuration
+
+// Blocks SIGTERM and SIGINT in the calling thread, hence in every thread it starts later.
+void BlockStopSignals();
+
+// Waits for SIGTERM or SIGINT (REQUIRES: BlockStopSignals) and returns its number.
+int WaitForStopSignal();
+
+struct ServeOptions {
+  // The role's name in log lines ("dedup", "frontier", ...).
+  std::string role;
+  // The role's started server. Required; not owned.
+  grpc_server::ServerRunner* runner = nullptr;
+  // Calls in progress get this long to finish once the server stops accepting new ones.
+  absl::Duration drain_timeout = absl::Seconds(20);
+  // The common block's metrics_listen: no role exports metrics yet, so a non-empty address is
+  // only reported as not served (one line at start), rather than silently ignored.
+  std::string metrics_listen;
+  // Step 1 of the drain, while the server still serves (the role's own work winds down). May
+  // be empty.
+  std::function<void()> stop;
+  // Step 4, after the server has stopped: close the cores and their storage. An error is
+  // logged and makes the exit code kExitFailure. May be empty.
+  std::function<absl::Status()> close;
+};
+
+// Waits for the first stop signal, then drains as in the file comment. Returns the exit code
+// (kExitOk, or kExitFailure when `close` failed); a second signal _exits the process instead.
+// REQUIRES: BlockStopSignals() ran before any thread was started.
+int ServeUntilSignal(const ServeOptions& options);
+
+}  // namespace crawler::service
+
+#endif  // CRAWLER_SERVICES_COMMON_SERVICE_SERVICE_MAIN_H_

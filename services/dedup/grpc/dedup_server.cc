@@ -1,0 +1,65 @@
+#include "services/dedup/grpc/dedup_server.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "services/common/rocksdb/rocksdb_kv_store.h"
+#include "services/dedup/dedup_config.h"
+#include "services/dedup/grpc/dedup_service.h"
+
+namespace crawler::dedup {
+
+absl::Status DedupServerConfig::Validate() const {
+  if (absl::Status s = common.Validate(); !s.ok()) return s;
+  if (data_dir.empty()) return absl::InvalidArgumentError("data_dir is required");
+  return dedup.Validate();
+}
+
+const config::KeyTable<DedupServerConfig>& DedupServerKeys() {
+  using C = DedupServerConfig;
+  static const auto* const table = [] {
+    auto* t = new config::KeyTable<C>;
+    t->Include(service::ServiceCommonKeys(), &C::common)
+        .Add({"data_dir", "--data-dir", "Directory of the index's RocksDB database", "required"},
+             &C::data_dir)
+        .Include(DedupKeys(), &C::dedup);
+    return t;
+  }();
+  return *table;
+}
+
+absl::StatusOr<std::unique_ptr<DedupServer>> DedupServer::Start(const DedupServerConfig& config) {
+  if (absl::Status s = config.Validate(); !s.ok()) return s;
+  std::unique_ptr<DedupServer> server(new DedupServer);
+  absl::StatusOr<std::unique_ptr<kv::RocksDbKvStore>> store =
+      kv::RocksDbKvStore::Open({.path = config.data_dir}, Dedup::ColumnFamilies());
+  if (!store.ok()) {
+    return absl::Status(store.status().code(),
+                        absl::StrCat("data_dir ", config.data_dir, ": ", store.status().message()));
+  }
+  server->store_ = *std::move(store);
+  absl::StatusOr<std::unique_ptr<Dedup>> dedup = Dedup::Open(config.dedup, *server->store_);
+  if (!dedup.ok()) return dedup.status();
+  server->dedup_ = *std::move(dedup);
+  server->service_ = std::make_unique<DedupService>(*server->dedup_);
+  absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
+      grpc_server::ServerRunner::Start(
+          {.name = "dedup",
+           .endpoints = {config.common.InternalEndpoint({server->service_.get()})}});
+  if (!runner.ok()) return runner.status();
+  server->runner_ = *std::move(runner);
+  return server;
+}
+
+DedupServer::~DedupServer() { Close().IgnoreError(); }
+
+absl::Status DedupServer::Close() {
+  if (runner_ != nullptr) runner_->Shutdown(absl::ZeroDuration());
+  dedup_.reset();
+  if (store_ == nullptr) return absl::OkStatus();
+  absl::Status flushed = store_->Flush();
+  store_.reset();
+  return flushed;
+}
+
+}  // namespace crawler::dedup

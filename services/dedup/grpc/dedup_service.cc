@@ -1,0 +1,32 @@
+#include "services/dedup/grpc/dedup_service.h"
+
+#include <vector>
+
+#include "services/common/grpc/status.h"
+#include "services/dedup/grpc/dedup_convert.h"
+
+namespace crawler::dedup {
+
+using grpc_common::ToGrpcStatus;
+
+grpc::Status DedupService::Check(grpc::ServerContext* /*context*/, const v1::CheckRequest* request,
+                                 v1::CheckResponse* response) {
+  absl::StatusOr<std::vector<ContentQuery>> queries = FromCheckRequest(*request);
+  if (!queries.ok()) return ToGrpcStatus(queries.status());
+  absl::StatusOr<std::vector<ContentVerdict>> verdicts = dedup_.Check(*queries);
+  if (!verdicts.ok()) return ToGrpcStatus(verdicts.status());
+  *response = ToCheckResponse(*verdicts);
+  return grpc::Status::OK;
+}
+
+grpc::Status DedupService::Record(grpc::ServerContext* /*context*/,
+                                  const v1::RecordRequest* request, v1::RecordResponse* response) {
+  absl::StatusOr<std::vector<ContentQuery>> queries = FromRecordRequest(*request);
+  if (!queries.ok()) return ToGrpcStatus(queries.status());
+  absl::StatusOr<size_t> recorded = dedup_.Record(*queries);
+  if (!recorded.ok()) return ToGrpcStatus(recorded.status());
+  response->set_recorded(*recorded);
+  return grpc::Status::OK;
+}
+
+}  // namespace crawler::dedup

@@ -1,0 +1,31 @@
+// DedupService: the crawler.v1.Dedup handlers (proto/crawler/v1/dedup.proto) over a Dedup core.
+// Each handler converts the request (dedup_convert.h), calls the core and converts the answer
+// back; a malformed request is INVALID_ARGUMENT naming the field ("queries[2].content_key: ..."),
+// a core error keeps its code (services/common/grpc/status.h). No logic of its own.
+//
+// Thread-safety: as the core (thread-safe); gRPC calls handlers concurrently. The Dedup must
+// outlive the service.
+#ifndef CRAWLER_SERVICES_DEDUP_GRPC_DEDUP_SERVICE_H_
+#define CRAWLER_SERVICES_DEDUP_GRPC_DEDUP_SERVICE_H_
+
+#include "crawler/v1/dedup.grpc.pb.h"
+#include "services/dedup/dedup.h"
+
+namespace crawler::dedup {
+
+class DedupService final : public v1::Dedup::Service {
+ public:
+  explicit DedupService(Dedup& dedup) : dedup_(dedup) {}
+
+  grpc::Status Check(grpc::ServerContext* context, const v1::CheckRequest* request,
+                     v1::CheckResponse* response) override;
+  grpc::Status Record(grpc::ServerContext* context, const v1::RecordRequest* request,
+                      v1::RecordResponse* response) override;
+
+ private:
+  Dedup& dedup_;
+};
+
+}  // namespace crawler::dedup
+
+#endif  // CRAWLER_SERVICES_DEDUP_GRPC_DEDUP_SERVICE_H_
