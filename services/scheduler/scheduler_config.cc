@@ -13,6 +13,30 @@ using Strings = std::vector<std::string>;
 
 }  // namespace
 
+const config::KeyTable<politeness::PolitenessOptions>& PolitenessKeys() {
+  static const auto* const table = [] {
+    auto* t = new config::KeyTable<politeness::PolitenessOptions>;
+    (*t)
+        .AddField<absl::Duration>(
+            {"min_delay", "--min-delay", "Minimum delay per host, e.g. 50ms, 2s"},
+            [](politeness::PolitenessOptions& p) -> absl::Duration& { return p.min_delay; })
+        .AddField<absl::Duration>(
+            {"max_delay", "--max-delay", "Maximum delay per host (a larger --min-delay raises it)"},
+            [](politeness::PolitenessOptions& p) -> absl::Duration& { return p.max_delay; })
+        .AddField<double>(
+            {"delay_factor", "--delay-factor", "Delay >= factor x last response time"},
+            [](politeness::PolitenessOptions& p) -> double& { return p.delay_factor; })
+        .AddField<absl::Duration>(
+            {"max_crawl_delay", "--max-crawl-delay", "Cap on robots.txt Crawl-delay"},
+            [](politeness::PolitenessOptions& p) -> absl::Duration& { return p.max_crawl_delay; })
+        .AddField<int>({"max_connections_per_host", "--max-connections-per-host",
+                        "Concurrent requests per host"},
+                       [](politeness::PolitenessOptions& p) -> int& { return p.max_connections_per_host; });
+    return t;
+  }();
+  return *table;
+}
+
 const config::KeyTable<Collection>& CollectionKeys() {
   static const auto* const table = [] {
     auto* t = new config::KeyTable<Collection>;
@@ -48,22 +72,7 @@ const config::KeyTable<Collection>& CollectionKeys() {
         .AddField<uint64_t>(
             {"max_pages_per_host", "--max-pages-per-host", "Pages per host at most", "unlimited"},
             [](Collection& c) -> uint64_t& { return c.limits.max_pages_per_host; })
-        // politeness
-        .AddField<absl::Duration>(
-            {"min_delay", "--min-delay", "Minimum delay per host, e.g. 50ms, 2s"},
-            [](Collection& c) -> absl::Duration& { return c.politeness.min_delay; })
-        .AddField<absl::Duration>(
-            {"max_delay", "--max-delay", "Maximum delay per host (a larger --min-delay raises it)"},
-            [](Collection& c) -> absl::Duration& { return c.politeness.max_delay; })
-        .AddField<double>(
-            {"delay_factor", "--delay-factor", "Delay >= factor x last response time"},
-            [](Collection& c) -> double& { return c.politeness.delay_factor; })
-        .AddField<absl::Duration>(
-            {"max_crawl_delay", "--max-crawl-delay", "Cap on robots.txt Crawl-delay"},
-            [](Collection& c) -> absl::Duration& { return c.politeness.max_crawl_delay; })
-        .AddField<int>({"max_connections_per_host", "--max-connections-per-host",
-                        "Concurrent requests per host"},
-                       [](Collection& c) -> int& { return c.politeness.max_connections_per_host; })
+        .Include(PolitenessKeys(), &Collection::politeness)
         // re-visiting
         .AddField<bool>({"revisit", "--revisit",
                          "Keep the pages fresh: re-visit each one when the re-visit policy says"},

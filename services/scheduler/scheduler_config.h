@@ -18,6 +18,10 @@ namespace crawler::scheduler {
 // revisit_max_interval, revisit_min_visits, change_threshold_bits).
 const config::KeyTable<Collection>& CollectionKeys();
 
+// min_delay, max_delay, delay_factor, max_crawl_delay, max_connections_per_host: a collection's
+// politeness, and a fetcher service's per-host budget.
+const config::KeyTable<politeness::PolitenessOptions>& PolitenessKeys();
+
 // revisit_tune_interval.
 const config::KeyTable<RevisitTunerOptions>& RevisitTunerKeys();
 

@@ -83,4 +83,46 @@ const config::KeyTable<ServiceCommonConfig>& ServiceCommonKeys() {
   return *table;
 }
 
+absl::Status PeerConfig::Validate() const {
+  if (tls_cert_file.empty() != tls_key_file.empty()) {
+    return absl::InvalidArgumentError("peer_tls_cert_file and peer_tls_key_file go together");
+  }
+  if (!tls_cert_file.empty() && tls_ca_file.empty()) {
+    return absl::InvalidArgumentError(
+        "peer_tls_cert_file needs peer_tls_ca_file (client certificates only go over TLS)");
+  }
+  if (rpc_deadline <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("rpc_deadline must be > 0");
+  }
+  return absl::OkStatus();
+}
+
+grpc_common::ChannelOptions PeerConfig::Channel() const {
+  grpc_common::ChannelOptions options;
+  options.ca_file = tls_ca_file;
+  options.cert_file = tls_cert_file;
+  options.key_file = tls_key_file;
+  return options;
+}
+
+const config::KeyTable<PeerConfig>& PeerKeys() {
+  using C = PeerConfig;
+  static const auto* const table = [] {
+    auto* t = new config::KeyTable<C>;
+    t->Add({"peer_tls_ca_file", "--peer-tls-ca-file",
+            "PEM CA of the other services' certificates; set: talk TLS to them"},
+           &C::tls_ca_file)
+        .Add({"peer_tls_cert_file", "--peer-tls-cert-file",
+              "PEM client certificate for services that require one"},
+             &C::tls_cert_file)
+        .Add({"peer_tls_key_file", "--peer-tls-key-file", "PEM key of peer_tls_cert_file"},
+             &C::tls_key_file)
+        .Add({"rpc_deadline", "--rpc-deadline",
+              "Deadline of one call to another service, e.g. 10s"},
+             &C::rpc_deadline);
+    return t;
+  }();
+  return *table;
+}
+
 }  // namespace crawler::service

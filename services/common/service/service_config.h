@@ -16,6 +16,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "services/common/config/key_table.h"
+#include "services/common/grpc/channel.h"
 #include "services/common/grpc/server_runner.h"
 
 namespace grpc {
@@ -52,6 +53,26 @@ struct ServiceCommonConfig {
 
 // listen, tls_cert_file, tls_key_file, tls_client_ca_file, metrics_listen, drain_timeout.
 const config::KeyTable<ServiceCommonConfig>& ServiceCommonKeys();
+
+// How a role reaches the other services (fetchers: frontiers, dedup, scheduler; the scheduler:
+// frontiers): TLS towards them and the deadline of each call.
+struct PeerConfig {
+  // PEM CA the peers' certificates are checked against; non-empty turns TLS on towards them.
+  std::string tls_ca_file;
+  // A client certificate and its key, for peers that require one (tls_client_ca_file).
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // Deadline of one call to a peer: a peer that is down fails the call within it
+  // (UNAVAILABLE or DEADLINE_EXCEEDED) and the caller retries later.
+  absl::Duration rpc_deadline = absl::Seconds(10);
+
+  // kInvalidArgument naming the key.
+  absl::Status Validate() const;
+  grpc_common::ChannelOptions Channel() const;
+};
+
+// peer_tls_ca_file, peer_tls_cert_file, peer_tls_key_file, rpc_deadline.
+const config::KeyTable<PeerConfig>& PeerKeys();
 
 // Checks "HOST:PORT": a non-empty host (a name, an IPv4 address or a bracketed IPv6 address) and
 // a decimal port in [0, 65535]. kInvalidArgument naming `key` otherwise.
