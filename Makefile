@@ -6,7 +6,7 @@ JOBS        ?= $(shell nproc)
 FUZZ_DIR    ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps configure build test crawl demo bench bench-recrawl fuzz clean
+.PHONY: deps configure build test crawl demo cluster cluster-demo bench bench-recrawl bench-distributed fuzz clean
 
 deps:
 	./scripts/install-deps.sh
@@ -33,6 +33,18 @@ crawl: build
 demo: build
 	./scripts/demo.sh $(BUILD_DIR)
 
+# The distributed crawl on this machine: N frontiers, N fetchers, dedup and the scheduler
+# (crawlerd roles) on loopback ports, data and logs in CLUSTER_DIR; prints the crawlctl commands
+# to use and runs until Ctrl-C (each process then drains).
+PARTITIONS  ?= 2
+CLUSTER_DIR ?= cluster-data
+cluster: build
+	python3 scripts/cluster.py up --partitions $(PARTITIONS) --dir $(CLUSTER_DIR) --build-dir $(BUILD_DIR)
+
+# websim crawled by a cluster of 2 partitions through crawlctl; prints the collection's stats.
+cluster-demo: build
+	python3 scripts/cluster.py demo --partitions 2 --dir cluster-demo --build-dir $(BUILD_DIR)
+
 # bench/standalone: the crawler against wget2 (max mode) and the politeness bound (polite mode).
 bench: deps
 	./bench/standalone/run.sh
@@ -40,6 +52,11 @@ bench: deps
 # bench/recrawl: re-visiting end to end, measured freshness against the simulator (~3 min).
 bench-recrawl: deps
 	./bench/recrawl/run.sh
+
+# bench/distributed: CPU per page, hot-path RPCs per page and exchange overhead of the
+# distributed crawl against the standalone crawl, on the same web, in the same run.
+bench-distributed: build
+	python3 bench/distributed/run.py --build-dir $(BUILD_DIR)
 
 # libFuzzer targets (clang), each run for FUZZ_SECONDS; corpora are kept in $(FUZZ_DIR)/corpus.
 fuzz: deps

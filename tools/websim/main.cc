@@ -100,6 +100,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--links", options.links_per_page, "extra random links per page")
       ->capture_default_str();
+  app.add_option("--popular-links", options.popular_links,
+                 "every page links its host's root and the roots of hosts 0..N-1")
+      ->capture_default_str();
   app.add_option("--cross-host-fraction", options.cross_host_fraction,
                  "share of extra links to other hosts")
       ->capture_default_str();

@@ -487,6 +487,12 @@ std::vector<OutLink> SiteModel::LinksOf(PageRef page) const {
   if (page.page == 0 && hosts > 1) {
     add(PageRef{(page.host + 1) % hosts, 0}, false, kCrossForms[rng.Below(kCrossForms.size())]);
   }
+  if (options_.popular_links > 0) {
+    if (page.page != 0) add(PageRef{page.host, 0}, false, LinkForm::kAbsoluteUrl);
+    for (int h = 0; h < std::min(options_.popular_links, hosts); ++h) {
+      if (h != page.host) add(PageRef{h, 0}, false, LinkForm::kAbsoluteUrl);
+    }
+  }
   if (page.page < pages) {
     for (int64_t child = int64_t{page.page} * kTreeFanout + 1;
          child <= int64_t{page.page} * kTreeFanout + kTreeFanout && child < pages; ++child) {

@@ -85,6 +85,10 @@ absl::Status WebsimOptions::Validate() const {
     return absl::InvalidArgumentError(
         absl::StrCat("num_seed_hosts must be in [0, num_hosts], got ", num_seed_hosts));
   }
+  if (popular_links < 0 || popular_links > num_hosts) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("popular_links must be in [0, num_hosts], got ", popular_links));
+  }
   if (links_per_page < 0 || links_per_page > 10'000) {
     return absl::InvalidArgumentError(
         absl::StrCat("links_per_page must be in [0, 10000], got ", links_per_page));

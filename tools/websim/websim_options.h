@@ -61,6 +61,10 @@ struct WebsimOptions {
   int links_per_page = 8;
   // Share of the extra links that point to another host (absolute or scheme-relative).
   double cross_host_fraction = 0.1;
+  // Popular pages: every page also links its own host's root and the roots of hosts
+  // 0 .. popular_links-1 (absolute URLs), as real sites repeat their navigation and a few global
+  // pages on every page. 0: none. Roots are pages already, so the ground truth does not change.
+  int popular_links = 0;
   // Share of the extra links that carry rel=nofollow.
   double nofollow_fraction = 0.05;
 

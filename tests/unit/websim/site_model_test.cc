@@ -53,6 +53,34 @@ TEST(SiteModel, DifferentSeedDifferentWeb) {
   EXPECT_LT(same_paths, 60);  // only the root, and paths that happen to coincide
 }
 
+// --popular-links: every page links its host's root and the first N hosts' roots, followed.
+TEST(SiteModel, PopularLinksReachEveryPagesRootAndTheFirstHostsRoots) {
+  WebsimOptions options = Small(3);
+  options.popular_links = 2;
+  SiteModel model = Make(options);
+  for (int h = 0; h < 5; ++h) {
+    for (int p = 0; p < 120; p += 7) {
+      std::set<std::pair<int, int>> followed;
+      for (const OutLink& link : model.LinksOf({h, p})) {
+        if (!link.nofollow) followed.insert({link.target.host, link.target.page});
+      }
+      if (p != 0) {
+        EXPECT_TRUE(followed.contains({h, 0})) << h << "/" << p;
+      }
+      for (int popular = 0; popular < 2; ++popular) {
+        if (popular != h) {
+          EXPECT_TRUE(followed.contains({popular, 0})) << h << "/" << p;
+        }
+      }
+    }
+  }
+  // The pages a correct crawl fetches stay the same: roots are pages already.
+  const SiteModel plain = Make(Small(3));
+  for (int h = 0; h < 5; ++h) {
+    for (int p = 0; p < 120; ++p) EXPECT_EQ(model.ClassOf({h, p}), plain.ClassOf({h, p}));
+  }
+}
+
 TEST(SiteModel, PagesOfOneWebDiffer) {
   SiteModel model = Make(Small(1));
   std::set<std::string> bodies;
