@@ -103,6 +103,7 @@ struct Fetcher::Impl {
   absl::flat_hash_map<uint64_t, Pending> transfers;  // its size is the transfers in flight
   uint64_t next_transfer_id = 1;
   FrontierBatch to_frontier;  // not yet handed to the link
+  std::vector<frontier::LeaseId> unstarted;  // dropped at the stop, handed back at the end
   std::atomic<bool> stop{false};
   // The first WARC write that failed (loop thread): the crawl stops and Run returns it.
   absl::Status archive_status;
@@ -312,7 +313,7 @@ struct Fetcher::Impl {
     workers.StopAndJoin();
     CollectProcessed();
     link.Hand(to_frontier, /*force=*/true).IgnoreError();
-    absl::Status flushed = link.Finish();
+    absl::Status flushed = link.Finish(unstarted);
     if (!status.ok()) return status;
     if (!flushed.ok()) return flushed;
     if (!archive_status.ok()) {
@@ -338,9 +339,9 @@ struct Fetcher::Impl {
 
       const bool backlogged = !stop && workers.Backlogged(options.max_in_flight);
       if (stop) {
-        // Leased URLs not started are abandoned: the frontier re-queues them at lease expiry (or
-        // at the next start: a new process re-queues every lease it finds).
-        counters.Add(&FetcherStats::abandoned, scheduler.DropAll());
+        // Leased URLs not started are handed back when the link finishes (or, if that fails,
+        // re-queued by the frontier at lease expiry or at its next start).
+        for (frontier::LeaseId id : scheduler.DropAll()) unstarted.push_back(id);
       } else if (!backlogged) {
         scheduler.RunDue(
             now, [this] { return in_flight() < options.max_in_flight; },

@@ -22,6 +22,9 @@ struct FetcherStats {
   uint64_t robots_requests = 0;
   uint64_t robots_denied = 0;
   uint64_t abandoned = 0;  // leases let expire (see lease_safety_margin)
+  // Leases not started when the fetcher stopped, handed back to the frontier (ReleaseLeases)
+  // and re-queued there at once; those it could not hand back count as abandoned.
+  uint64_t leases_released = 0;
   uint64_t completed = 0;
   uint64_t outlinks_sent = 0;
   uint64_t politeness_waits = 0;

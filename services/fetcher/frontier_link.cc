@@ -112,16 +112,24 @@ absl::StatusOr<bool> FrontierLink::IsExhausted() {
   return false;
 }
 
-absl::Status FrontierLink::Finish() {
+absl::Status FrontierLink::Finish(const std::vector<frontier::LeaseId>& unstarted) {
   {
     absl::MutexLock lock(&mu_);
     stop_ = true;
   }
   if (thread_.joinable()) thread_.join();
+  std::vector<frontier::LeaseId> ids = unstarted;
+  bool reachable = false;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const LeasedUrl& t : leased_) ids.push_back(t.lease.lease_id);
+    leased_.clear();
+    // A frontier that is down or refused us would only add a timeout to the stop: the leases
+    // expire there as they would have without the hand-back.
+    reachable = fatal_.ok() && unsent_.empty();
+  }
+  Release(ids, reachable);
   absl::MutexLock lock(&mu_);
-  // Leased but never taken: re-queued at lease expiry or by the next process.
-  counters_.Add(&FetcherStats::abandoned, leased_.size());
-  leased_.clear();
   if (!fatal_.ok()) return fatal_;
   if (!unsent_.empty()) {
     return absl::Status(
@@ -131,6 +139,22 @@ absl::Status FrontierLink::Finish() {
                      " outlinks not sent; those URLs are fetched again when their leases expire"));
   }
   return absl::OkStatus();
+}
+
+void FrontierLink::Release(const std::vector<frontier::LeaseId>& ids, bool reachable) {
+  if (ids.empty()) return;
+  size_t released = 0;
+  if (reachable) {
+    absl::StatusOr<size_t> result = frontier_.ReleaseLeases(ids);
+    if (result.ok()) {
+      released = std::min(*result, ids.size());
+    } else {
+      counters_.FrontierFailed(result.status(), /*new_outage=*/true);
+    }
+  }
+  counters_.Add(&FetcherStats::leases_released, released);
+  // The rest are re-queued at lease expiry or by the frontier's next process.
+  counters_.Add(&FetcherStats::abandoned, ids.size() - released);
 }
 
 void FrontierLink::Loop() {

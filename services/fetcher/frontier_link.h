@@ -25,7 +25,10 @@
 // Stopping (Finish): one last attempt sends what is pending, then the thread exits. If the
 // frontier is still down, Finish returns its error; the completions not sent are not lost for
 // good: their leases expire and the frontier re-queues those URLs (they are fetched again), and
-// their outlinks are found again then. Leased URLs never taken are counted as abandoned.
+// their outlinks are found again then. Leases not started (the loop's and those never taken)
+// are then handed back in one best-effort ReleaseLeases call, so their URLs are leased again at
+// once rather than at lease expiry; counted as released, or as abandoned when the call fails
+// or the frontier had already let them go.
 //
 // Threading: Start, Hand, Take, Idle, Down, IsExhausted and Finish are for the loop thread;
 // Stopping may be called from any thread. The frontier client (thread-safe) and the clock must
@@ -111,15 +114,20 @@ class FrontierLink {
   // Lease nothing more (the fetcher is stopping). Thread-safe.
   void Stopping() { stopping_ = true; }
 
-  // One last attempt at what is pending, then the I/O thread exits. Returns the fatal error, or
-  // the frontier's error if something could not be sent; OK otherwise.
-  absl::Status Finish();
+  // One last attempt at what is pending, then the I/O thread exits; then hands back `unstarted`
+  // (leases the loop dropped) and the leases never taken, unless the frontier is down or a
+  // fatal error happened. Returns the fatal error, or the frontier's error if something could
+  // not be sent; OK otherwise (a failed hand-back is counted, not returned).
+  absl::Status Finish(const std::vector<frontier::LeaseId>& unstarted = {});
 
  private:
   void Loop();
   // A call failed: counts it, starts or continues the outage, schedules the retry.
   void Failed(const absl::Status& error, absl::Duration now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Succeeded() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Finish's hand-back of the leases not started (after the I/O thread exited); `reachable`:
+  // the frontier's last answer was not an error.
+  void Release(const std::vector<frontier::LeaseId>& ids, bool reachable);
 
   const FrontierLinkOptions options_;
   frontier::FrontierClient& frontier_;

@@ -55,9 +55,11 @@ std::deque<Task> HostScheduler::TakeAll(HostWork& h) {
   return std::exchange(h.tasks, {});
 }
 
-size_t HostScheduler::DropAll() {
-  size_t dropped = 0;
-  for (auto& [key, h] : hosts_) dropped += TakeAll(*h).size();
+std::vector<frontier::LeaseId> HostScheduler::DropAll() {
+  std::vector<frontier::LeaseId> dropped;
+  for (auto& [key, h] : hosts_) {
+    for (const Task& task : TakeAll(*h)) dropped.push_back(task.lease.lease_id);
+  }
   return dropped;
 }
 

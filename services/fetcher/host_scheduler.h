@@ -88,8 +88,8 @@ class HostScheduler {
   Task TakeFront(HostWork& h);
   void DropFront(HostWork& h);
   std::deque<Task> TakeAll(HostWork& h);
-  // Drops every task not started (a stop); returns how many.
-  size_t DropAll();
+  // Drops every task not started (a stop); returns their lease ids.
+  std::vector<frontier::LeaseId> DropAll();
 
   // Calls `advance(host)` for each host due at `now`, while `more()` holds; forgets the hosts
   // left with nothing to do.

@@ -923,36 +923,62 @@ absl::StatusOr<size_t> Frontier::ExpireLeases() {
   return ExpireLocked();
 }
 
+absl::StatusOr<size_t> Frontier::ReleaseLeases(const std::vector<LeaseId>& ids) {
+  absl::MutexLock lock(&mu_);
+  // Known ids only, each once: a repeated id must not put its URL back twice.
+  absl::flat_hash_set<LeaseId> unique;
+  std::vector<LeaseId> known;
+  for (LeaseId id : ids) {
+    if (leases_.contains(id) && unique.insert(id).second) known.push_back(id);
+  }
+  size_t total = 0;
+  for (size_t begin = 0; begin < known.size(); begin += kMaxUrlsPerInternalBatch) {
+    const size_t end = std::min(known.size(), begin + kMaxUrlsPerInternalBatch);
+    const std::vector<LeaseId> chunk(known.begin() + begin, known.begin() + end);
+    if (absl::Status status = RequeueLeasesLocked(chunk); !status.ok()) return status;
+    total += chunk.size();
+    counters_.leases_released += chunk.size();
+  }
+  return total;
+}
+
 absl::StatusOr<size_t> Frontier::ExpireLocked() {
   const absl::Duration monotonic_now = clock_.MonotonicNow();
   size_t total = 0;
   while (!lease_deadlines_.empty() && lease_deadlines_.begin()->first <= monotonic_now) {
-    Staging staging(hosts_);
-    kv::WriteBatch batch;
-    std::vector<std::pair<absl::Duration, LeaseId>> expired;
+    std::vector<LeaseId> expired;
     for (auto it = lease_deadlines_.begin();
          it != lease_deadlines_.end() && it->first <= monotonic_now &&
          expired.size() < kMaxUrlsPerInternalBatch;
          ++it) {
-      // The queue entry never left: only the host record's lease count changes.
-      const InFlight& lease = leases_.at(it->second);
-      HostState& state = staging.State(lease.host);
-      --state.in_flight;
-      ++state.queued;
-      state.cursor = std::min(state.cursor, lease.pos);
-      expired.push_back(*it);
+      expired.push_back(it->second);
     }
-    if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
-    for (const auto& entry : expired) {
-      lease_deadlines_.erase(entry);
-      auto lease = leases_.find(entry.second);
-      leased_slots_.erase(SlotOf(lease->second.host, lease->second.pos));
-      leases_.erase(lease);
-    }
+    if (absl::Status status = RequeueLeasesLocked(expired); !status.ok()) return status;
     total += expired.size();
     counters_.leases_expired += expired.size();
   }
   return total;
+}
+
+absl::Status Frontier::RequeueLeasesLocked(const std::vector<LeaseId>& ids) {
+  Staging staging(hosts_);
+  kv::WriteBatch batch;
+  for (LeaseId id : ids) {
+    // The queue entry never left: only the host record's lease count changes.
+    const InFlight& lease = leases_.at(id);
+    HostState& state = staging.State(lease.host);
+    --state.in_flight;
+    ++state.queued;
+    state.cursor = std::min(state.cursor, lease.pos);
+  }
+  if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
+  for (LeaseId id : ids) {
+    auto lease = leases_.find(id);
+    lease_deadlines_.erase({lease->second.monotonic_deadline, id});
+    leased_slots_.erase(SlotOf(lease->second.host, lease->second.pos));
+    leases_.erase(lease);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Frontier::PromoteDueLocked() {

@@ -107,6 +107,12 @@ class Frontier {
   // many. Lease calls it too; an owner that leases rarely should call it periodically.
   absl::StatusOr<size_t> ExpireLeases();
 
+  // Re-queues (at the head of their host's queue) the URLs of the given leases now, as if they
+  // had expired: a fetcher hands back the leases it will not start. The attempt does not count
+  // as a failure. Ids not on lease (completed, expired, released, never granted) are ignored,
+  // and a later Complete of a released lease reports it unknown. Returns how many were released.
+  absl::StatusOr<size_t> ReleaseLeases(const std::vector<LeaseId>& ids);
+
   // Sets hosts' next-allowed hints (e.g. from the fetcher's politeness state after a
   // Retry-After). Unknown hosts are ignored. Returns how many hosts were updated.
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<HostTime>& times);
@@ -177,6 +183,10 @@ class Frontier {
   absl::Status Recover() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RequeueRecoveredLeases() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<size_t> ExpireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Puts the URLs of these leases (all in leases_, each once) back into their queues in one
+  // store batch; on error nothing changes.
+  absl::Status RequeueLeasesLocked(const std::vector<LeaseId>& ids)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status PromoteDueLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Writes `batch` plus the host records of every staged host, then applies the staged headers.

@@ -43,6 +43,12 @@ class FrontierClient {
   // again, so links sent after it would be lost in a crash between the two.
   virtual absl::StatusOr<CompleteResult> Complete(const std::vector<FetchOutcome>& outcomes) = 0;
 
+  // Hands back leases that will not be started (a stopping fetcher's): their URLs go back to
+  // the head of their queues at once instead of at lease expiry, and the attempt does not count
+  // as a failure (Frontier::ReleaseLeases). Unknown ids are ignored. Returns how many were
+  // released.
+  virtual absl::StatusOr<size_t> ReleaseLeases(const std::vector<LeaseId>& lease_ids) = 0;
+
   // Politeness hints for hosts: lease nothing of each host before its time (e.g. after a
   // Retry-After or a robots.txt Crawl-delay). Returns the hosts updated.
   virtual absl::StatusOr<size_t> ReportHostTimes(const std::vector<HostTime>& times) = 0;

@@ -31,6 +31,9 @@ class LocalFrontierClient final : public FrontierClient {
   absl::StatusOr<CompleteResult> Complete(const std::vector<FetchOutcome>& outcomes) override {
     return frontier_.Complete(outcomes);
   }
+  absl::StatusOr<size_t> ReleaseLeases(const std::vector<LeaseId>& lease_ids) override {
+    return frontier_.ReleaseLeases(lease_ids);
+  }
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<HostTime>& times) override {
     return frontier_.ReportHostTimes(times);
   }

@@ -158,6 +158,11 @@ absl::StatusOr<CompleteResult> RoutedFrontierClient::Complete(
   return partitions_[home_]->Complete(outcomes);
 }
 
+absl::StatusOr<size_t> RoutedFrontierClient::ReleaseLeases(
+    const std::vector<LeaseId>& lease_ids) {
+  return partitions_[home_]->ReleaseLeases(lease_ids);
+}
+
 absl::StatusOr<size_t> RoutedFrontierClient::ReportHostTimes(const std::vector<HostTime>& times) {
   if (partitions_.size() == 1) return partitions_[0]->ReportHostTimes(times);
   std::vector<std::vector<HostTime>> by_partition(partitions_.size());
@@ -213,6 +218,7 @@ absl::StatusOr<FrontierStats> RoutedFrontierClient::Stats() {
     sum.leases_granted += s->leases_granted;
     sum.leases_expired += s->leases_expired;
     sum.leases_recovered += s->leases_recovered;
+    sum.leases_released += s->leases_released;
     sum.completions_accepted += s->completions_accepted;
     sum.completions_unknown += s->completions_unknown;
     sum.retries_scheduled += s->retries_scheduled;

@@ -112,6 +112,18 @@ class FakeFrontierClient final : public frontier::FrontierClient {
     return result;
   }
 
+  // Ends the leases still outstanding among `ids` (their URLs are not queued again).
+  absl::StatusOr<size_t> ReleaseLeases(const std::vector<frontier::LeaseId>& ids) override {
+    absl::MutexLock lock(&mu_);
+    size_t released = 0;
+    for (frontier::LeaseId id : ids) {
+      if (outstanding_.erase(id) == 0) continue;
+      released_.push_back(id);
+      ++released;
+    }
+    return released;
+  }
+
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>& times) override {
     absl::MutexLock lock(&mu_);
     for (const frontier::HostTime& t : times) host_times_.push_back(t);
@@ -196,6 +208,10 @@ class FakeFrontierClient final : public frontier::FrontierClient {
     absl::MutexLock lock(&mu_);
     return unknown_completions_;
   }
+  std::vector<frontier::LeaseId> released() const {
+    absl::MutexLock lock(&mu_);
+    return released_;
+  }
   size_t outstanding() const {
     absl::MutexLock lock(&mu_);
     return outstanding_.size();
@@ -227,6 +243,7 @@ class FakeFrontierClient final : public frontier::FrontierClient {
   std::set<std::string> seen_ ABSL_GUARDED_BY(mu_);
   std::map<frontier::LeaseId, std::string> urls_ ABSL_GUARDED_BY(mu_);
   std::vector<frontier::FetchOutcome> completions_ ABSL_GUARDED_BY(mu_);
+  std::vector<frontier::LeaseId> released_ ABSL_GUARDED_BY(mu_);
   std::vector<frontier::UrlToAdd> added_ ABSL_GUARDED_BY(mu_);
   std::vector<frontier::HostTime> host_times_ ABSL_GUARDED_BY(mu_);
   int unknown_completions_ ABSL_GUARDED_BY(mu_) = 0;

@@ -40,6 +40,9 @@
 #include "lib/politeness/politeness_options.h"
 #include "lib/scope/scope.h"
 #include "lib/warc/warc_writer.h"
+#include "services/common/kv/in_memory_kv_store.h"
+#include "services/frontier/frontier.h"
+#include "services/frontier/local_frontier_client.h"
 #include "services/frontier/url_record.h"
 #include "tests/unit/fetcher/fetcher_fakes.h"
 #include "tests/unit/fetcher/test_http_server.h"
@@ -273,7 +276,9 @@ class FetcherTest : public ::testing::Test {
     absl::StatusOr<scope::Scope> scope = scope::Scope::Create(scope_options_, {}, nullptr);
     if (!scope.ok()) return scope.status();
     scope_ = std::make_unique<scope::Scope>(*std::move(scope));
-    return Fetcher::Create(options_, frontier_, /*dedup=*/nullptr, *slow_politeness_, resolver_,
+    frontier::FrontierClient& frontier =
+        frontier_client_ != nullptr ? *frontier_client_ : frontier_;
+    return Fetcher::Create(options_, frontier, /*dedup=*/nullptr, *slow_politeness_, resolver_,
                            *guard_, *scope_, warc_, clock_, &observer_);
   }
 
@@ -357,6 +362,7 @@ class FetcherTest : public ::testing::Test {
   FakeWeb web_;
   SystemClock clock_;
   FakeFrontierClient frontier_;
+  frontier::FrontierClient* frontier_client_ = nullptr;  // instead of frontier_ when set
   TableResolver resolver_;
   RecordingObserver observer_;
   FetcherOptions options_;
@@ -1007,10 +1013,52 @@ TEST_F(FetcherTest, StopFinishesTransfersInFlightAndReturns) {
   for (const frontier::FetchOutcome& o : done) {
     EXPECT_EQ(o.outcome, OutcomeClass::kFetched) << frontier_.UrlOf(o.lease_id);
   }
-  // ...and every other leased URL was abandoned, none lost track of.
+  // ...and every other leased URL was handed back, none lost track of.
   EXPECT_EQ(stats.leased, 30u);
-  EXPECT_EQ(stats.completed + stats.abandoned, stats.leased);
+  EXPECT_GT(stats.leases_released, 0u);
+  EXPECT_EQ(stats.abandoned, 0u);
+  EXPECT_EQ(stats.completed + stats.leases_released, stats.leased);
+  EXPECT_EQ(frontier_.released().size(), stats.leases_released);
+  EXPECT_EQ(frontier_.outstanding(), 0u);
   EXPECT_EQ(stats.in_flight, 0u);
+}
+
+// A stopped fetcher's unstarted leases are back in the frontier's queues when Run returns, not
+// at their lease expiry: the next fetcher leases them at once.
+TEST_F(FetcherTest, StopHandsUnstartedLeasesBackToTheFrontier) {
+  kv::InMemoryKvStore store(frontier::Frontier::ColumnFamilies());
+  frontier::FrontierOptions frontier_options;
+  frontier_options.max_in_flight_per_host = 100;
+  absl::StatusOr<std::unique_ptr<frontier::Frontier>> core =
+      frontier::Frontier::Open(frontier_options, store, clock_);
+  ASSERT_TRUE(core.ok()) << core.status();
+  frontier::LocalFrontierClient local(**core);
+  frontier_client_ = &local;
+  web_.set_latency(absl::Milliseconds(20));
+  politeness_.min_delay = absl::Milliseconds(10);
+  web_.Set("a.test", "/robots.txt", Response(404, "Not Found", ""));
+  std::vector<frontier::UrlToAdd> urls;
+  for (int i = 0; i < 30; ++i) {
+    const std::string path = absl::StrCat("/p", i);
+    web_.Set("a.test", path, Text(path));
+    urls.push_back(frontier::UrlToAdd{.canonical_url = "http://a.test" + path, .host_key = "a.test"});
+  }
+  ASSERT_TRUE(local.AddUrls(urls).ok());
+  options_.lease_max_per_host = 30;
+  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Create();
+  ASSERT_TRUE(fetcher.ok()) << fetcher.status();
+  Fetcher& f = **fetcher;
+  EXPECT_TRUE(Run(f, [&] { return web_.HitsOf("a.test").size() >= 3; }).ok());
+
+  const frontier::FrontierStats after = (*core)->Stats();
+  EXPECT_EQ(after.in_flight_urls, 0u);
+  const FetcherStats stats = f.Stats();
+  EXPECT_EQ(stats.leased, 30u);
+  EXPECT_GT(stats.leases_released, 0u);
+  EXPECT_EQ(after.leases_released, stats.leases_released);
+  EXPECT_EQ(after.pages_completed, stats.completed);
+  EXPECT_EQ(after.queued_urls, 30u - stats.completed);
+  EXPECT_EQ(local.Lease(100, 100)->size(), 30u - stats.completed);
 }
 
 // DESIGN.md §6: resolve -> SSRF guard. Without connect_to, each host is resolved (a table here)

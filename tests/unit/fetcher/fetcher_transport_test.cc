@@ -220,6 +220,10 @@ class FailingFrontier final : public frontier::FrontierClient {
     if (Fail("Complete")) return absl::Status(code_, "injected: Complete");
     return inner_.Complete(o);
   }
+  absl::StatusOr<size_t> ReleaseLeases(const std::vector<frontier::LeaseId>& ids) override {
+    if (Fail("ReleaseLeases")) return absl::Status(code_, "injected: ReleaseLeases");
+    return inner_.ReleaseLeases(ids);
+  }
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>& t) override {
     if (Fail("ReportHostTimes")) return absl::Status(code_, "injected: ReportHostTimes");
     return inner_.ReportHostTimes(t);

@@ -58,6 +58,10 @@ class FlakyFrontierClient final : public frontier::FrontierClient {
     if (nth_.Fail()) return nth_.Error("Complete");
     return inner_.Complete(outcomes);
   }
+  absl::StatusOr<size_t> ReleaseLeases(const std::vector<frontier::LeaseId>& ids) override {
+    if (nth_.Fail()) return nth_.Error("ReleaseLeases");
+    return inner_.ReleaseLeases(ids);
+  }
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>& times) override {
     if (nth_.Fail()) return nth_.Error("ReportHostTimes");
     return inner_.ReportHostTimes(times);

@@ -460,6 +460,67 @@ TEST_F(FrontierTest, ExpiredLeaseReturnsToTheHeadOfItsQueue) {
   EXPECT_EQ(frontier_->Stats().leases_expired, 1u);
 }
 
+// A fetcher that stops hands back the leases it did not start: their URLs are leased again at
+// once, at the head of their queue, and the attempt is not counted.
+TEST_F(FrontierTest, ReleasedLeaseIsLeasedAgainAtOnce) {
+  FrontierOptions options;
+  options.max_in_flight_per_host = 1;
+  Open(options);
+  Add({U("a.test", "/first"), U("a.test", "/second"), U("b.test", "/1")});
+  std::vector<LeasedTask> first = Lease(10, 1);
+  ASSERT_EQ(first.size(), 2u);
+  ASSERT_EQ(first[0].canonical_url, Href("a.test", "/first"));
+  EXPECT_THAT(Lease(10, 10), IsEmpty());  // a.test is at its in-flight cap
+
+  // Unknown and repeated ids are ignored.
+  absl::StatusOr<size_t> released =
+      frontier_->ReleaseLeases({first[0].lease_id, 987654, first[0].lease_id});
+  ASSERT_TRUE(released.ok()) << released.status();
+  EXPECT_EQ(*released, 1u);
+  FrontierStats stats = frontier_->Stats();
+  EXPECT_EQ(stats.leases_released, 1u);
+  EXPECT_EQ(stats.leases_expired, 0u);
+  EXPECT_EQ(stats.in_flight_urls, 1u);
+  EXPECT_EQ(stats.queued_urls, 2u);  // both of a.test; b.test/1 is on lease
+
+  // No clock movement: the URL is back at the head of its queue.
+  std::vector<LeasedTask> again = Lease(10, 10);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].canonical_url, Href("a.test", "/first"));
+  EXPECT_EQ(again[0].attempt, first[0].attempt);
+  EXPECT_NE(again[0].lease_id, first[0].lease_id);
+  EXPECT_EQ(Record(Href("a.test", "/first")).attempts, 0u);
+
+  // The released lease is gone: its completion is reported unknown and ignored.
+  CompleteResult late = Complete({Outcome(first[0])});
+  EXPECT_EQ(late.accepted, 0u);
+  EXPECT_THAT(late.unknown_leases, ElementsAre(first[0].lease_id));
+  EXPECT_EQ(Record(Href("a.test", "/first")).status, UrlStatus::kQueued);
+  // ...and releasing it again (or an empty list) changes nothing.
+  EXPECT_EQ(frontier_->ReleaseLeases({first[0].lease_id}).value(), 0u);
+  EXPECT_EQ(frontier_->ReleaseLeases({}).value(), 0u);
+  EXPECT_EQ(frontier_->Stats().leases_released, 1u);
+
+  // The new lease completes normally; the released one never expires later.
+  EXPECT_EQ(Complete({Outcome(again[0]), Outcome(first[1])}).accepted, 2u);
+  clock_.Advance(absl::Minutes(10));
+  EXPECT_EQ(frontier_->ExpireLeases().value(), 0u);
+  EXPECT_EQ(LeaseAll().size(), 1u);  // a.test/second
+}
+
+// A released lease survives a restart as any queued URL does (nothing of it was on lease).
+TEST_F(FrontierTest, ReleasedLeaseIsNotRecoveredAsALease) {
+  Open();
+  Add({U("a.test", "/1"), U("a.test", "/2")});
+  std::vector<LeasedTask> tasks = LeaseAll();
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(frontier_->ReleaseLeases({tasks[0].lease_id}).value(), 1u);
+  Reopen();
+  EXPECT_EQ(frontier_->Stats().leases_recovered, 1u);
+  EXPECT_EQ(frontier_->Stats().queued_urls, 2u);
+  EXPECT_EQ(LeaseAll().size(), 2u);
+}
+
 TEST_F(FrontierTest, LeaseExpiresOverdueLeasesItself) {
   Open();
   Add({U("a.test", "/1")});

@@ -296,6 +296,9 @@ class UnavailableFrontier final : public frontier::FrontierClient {
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>&) override {
     return absl::UnavailableError("down");
   }
+  absl::StatusOr<size_t> ReleaseLeases(const std::vector<frontier::LeaseId>&) override {
+    return absl::UnavailableError("down");
+  }
   absl::StatusOr<bool> IsExhausted() override { return absl::UnavailableError("down"); }
   absl::StatusOr<frontier::FrontierStats> Stats() override {
     return absl::UnavailableError("down");
