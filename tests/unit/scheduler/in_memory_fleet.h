@@ -124,6 +124,13 @@ class InMemoryFleet final : public PartitionFleet {
       if (!c.ok()) return c.status();
       return (*c)->RetuneRevisits(fleet);
     }
+    absl::StatusOr<size_t> ReleaseLeases(const std::vector<frontier::LeaseId>& ids) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->ReleaseLeases(ids);
+    }
+
+
    private:
     absl::StatusOr<frontier::LocalFrontierClient*> Get() {
       if (fleet_.down_[k_]) return absl::UnavailableError("down");
