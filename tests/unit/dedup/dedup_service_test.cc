@@ -59,7 +59,7 @@ class DedupServiceTest : public ::testing::Test {
   DedupServerConfig Config() const {
     DedupServerConfig c;
     c.common.listen = "127.0.0.1:0";
-    c.data_dir = dir_.str();
+    c.data_dir = dir_.str() + "/index";  // the parent does not exist either
     return c;
   }
 
