@@ -1,4 +1,4 @@
-// What every crawlerd role's main shares (docs/services.md "Signals"): SIGTERM and SIGINT are
+// What every crawlerd role's main shares (docs/services.md "Start, signals, exit codes"): SIGTERM and SIGINT are
 // taken by sigwait, never by an asynchronous handler, and the first one starts the drain:
 //
 //   1. the role's stop hook (e.g. the fetcher finishes its transfers and hands back its leases);
@@ -10,15 +10,16 @@
 // A second SIGTERM/SIGINT during the drain exits at once with 128 + its number (_exit: no
 // destructors run; RocksDB's write-ahead log keeps what was written).
 //
-// Usage, in a role's run function (tools/crawlerd/role.h), after BlockStopSignals() in main():
+// Usage, in a role's run function (tools/crawlerd/role.h; main() ran BlockStopSignals), e.g.
+// tools/crawlerd/dedup_role.cc:
 //
-//   auto runner = grpc_server::ServerRunner::Start(options);   // logs "<role>: serving on ..."
-//   if (!runner.ok()) { ...; return 1; }
+//   auto server = dedup::DedupServer::Start(config);  // its ServerRunner logs "serving on ..."
+//   if (!server.ok()) { ...; return service::kExitFailure; }
 //   return service::ServeUntilSignal({.role = "dedup",
-//                                     .runner = runner->get(),
+//                                     .runner = &(*server)->runner(),
 //                                     .drain_timeout = config.common.drain_timeout,
 //                                     .metrics_listen = config.common.metrics_listen,
-//                                     .close = [&] { return server->Close(); }});
+//                                     .close = [&] { return (*server)->Close(); }});
 //
 // Thread-safety: BlockStopSignals must run before the process starts any thread (threads
 // inherit the signal mask; a thread started earlier could receive the signal and be killed by

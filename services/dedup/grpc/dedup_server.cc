@@ -1,8 +1,9 @@
 #include "services/dedup/grpc/dedup_server.h"
 
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/dedup/dedup_config.h"
 #include "services/dedup/grpc/dedup_service.h"
@@ -31,12 +32,12 @@ const config::KeyTable<DedupServerConfig>& DedupServerKeys() {
 absl::StatusOr<std::unique_ptr<DedupServer>> DedupServer::Start(const DedupServerConfig& config) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   std::unique_ptr<DedupServer> server(new DedupServer);
+  // Parents too (RocksDB creates only the last component): a volume's subdirectory, say.
+  std::error_code ignored;  // a failure shows in RocksDB's error, which names the path
+  std::filesystem::create_directories(config.data_dir, ignored);
   absl::StatusOr<std::unique_ptr<kv::RocksDbKvStore>> store =
       kv::RocksDbKvStore::Open({.path = config.data_dir}, Dedup::ColumnFamilies());
-  if (!store.ok()) {
-    return absl::Status(store.status().code(),
-                        absl::StrCat("data_dir ", config.data_dir, ": ", store.status().message()));
-  }
+  if (!store.ok()) return store.status();
   server->store_ = *std::move(store);
   absl::StatusOr<std::unique_ptr<Dedup>> dedup = Dedup::Open(config.dedup, *server->store_);
   if (!dedup.ok()) return dedup.status();

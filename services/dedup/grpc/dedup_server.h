@@ -32,7 +32,8 @@ class DedupService;
 
 struct DedupServerConfig {
   service::ServiceCommonConfig common;  // listen, TLS, metrics_listen, drain_timeout
-  // The RocksDB database of the index (created if absent). Required. One process at a time.
+  // The RocksDB database of the index (created, with its parents, if absent). Required. One
+  // process at a time.
   std::string data_dir;
   DedupOptions dedup;  // near_duplicate_bits
 

@@ -4,7 +4,10 @@
 // common configuration block (service_config.h).
 #include "services/common/service/service_main.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <memory>
@@ -36,6 +39,19 @@ std::unique_ptr<grpc_server::ServerRunner> StartRunner() {
   return runner.ok() ? *std::move(runner) : nullptr;
 }
 
+// Whether something accepts TCP connections on 127.0.0.1:port.
+bool Listening(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  ::close(fd);
+  return connected;
+}
+
 class Steps {
  public:
   void Add(std::string step) {
@@ -56,18 +72,23 @@ TEST(ServeUntilSignalTest, FirstSignalDrainsInOrderAndReturnsZero) {
   ASSERT_TRUE(kSignalsBlocked);
   std::unique_ptr<grpc_server::ServerRunner> runner = StartRunner();
   ASSERT_NE(runner, nullptr);
+  const int port = runner->Port(0);
+  ASSERT_TRUE(Listening(port));
   Steps steps;
   int rc = -1;
   std::thread serve([&] {
-    rc = ServeUntilSignal({.role = "test",
-                           .runner = runner.get(),
-                           .drain_timeout = absl::Seconds(5),
-                           .stop = [&] { steps.Add("stop"); },
-                           .close =
-                               [&] {
-                                 steps.Add("close");
-                                 return absl::OkStatus();
-                               }});
+    rc = ServeUntilSignal(
+        {.role = "test",
+         .runner = runner.get(),
+         .drain_timeout = absl::Seconds(5),
+         // The stop hook runs while the server still serves; close runs
+         // once it has stopped.
+         .stop = [&] { steps.Add(Listening(port) ? "stop" : "stop: not serving"); },
+         .close =
+             [&] {
+               steps.Add(Listening(port) ? "close: still serving" : "close");
+               return absl::OkStatus();
+             }});
     steps.Add("returned");
   });
   ASSERT_EQ(kill(getpid(), SIGTERM), 0);

@@ -15,24 +15,12 @@
 #include "lib/fingerprint/simhash.h"
 #include "services/common/kv/in_memory_kv_store.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
+#include "tests/unit/dedup/content_queries.h"
 
 namespace crawler::dedup {
 namespace {
 
-using fingerprint::ComputeContentKey;
-using fingerprint::SimHash64;
-
-ContentQuery Q(const std::string& url, const std::string& payload,
-               std::optional<uint64_t> simhash = std::nullopt) {
-  ContentQuery q;
-  q.url = url;
-  q.content_key = ComputeContentKey(payload);
-  if (simhash.has_value()) q.simhash = SimHash64(*simhash);
-  q.fetch_time = absl::FromUnixSeconds(1000);
-  q.warc_record_id = "<urn:uuid:" + url + ">";
-  q.payload_digest = "sha1:" + url;
-  return q;
-}
+using testing::Q;
 
 // The queries whose verdict is kUnique: what a fetcher records once their records are written.
 std::vector<ContentQuery> UniqueOf(const std::vector<ContentQuery>& queries,
@@ -78,7 +66,7 @@ TEST_F(DedupTest, ExactCopiesPointAtTheFirstCapture) {
   EXPECT_EQ(v[1].original->url, "http://a/1");
   EXPECT_EQ(v[1].original->warc_record_id, "<urn:uuid:http://a/1>");
   EXPECT_EQ(v[1].original->payload_digest, "sha1:http://a/1");
-  EXPECT_EQ(v[1].original->fetch_time, absl::FromUnixSeconds(1000));
+  EXPECT_EQ(v[1].original->fetch_time, testing::QueryTime());
   EXPECT_EQ(v[2].verdict, Verdict::kUnique);
   // And in a later batch.
   v = CheckThenRecord(*d, {Q("http://d/4", "other")});
@@ -275,7 +263,7 @@ TEST(DedupBatches, AgreeWithBruteForceOnBothStores) {
     ASSERT_EQ(r->size(), batch.size());
     for (size_t i = 0; i < batch.size(); ++i) {
       const ContentQuery& q = batch[i];
-      SCOPED_TRACE(testing::Message() << "batch " << b << " page " << i << " " << q.url);
+      SCOPED_TRACE(::testing::Message() << "batch " << b << " page " << i << " " << q.url);
       // The model.
       Verdict want = Verdict::kUnique;
       int want_distance = 0;

@@ -3,51 +3,24 @@
 // and the YAML file rejects repeated keys and bad partition counts.
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/fetcher/fetcher.h"
 #include "services/frontier/frontier_options.h"
 #include "services/standalone/crawl_config.h"
+#include "tests/unit/common/documented_keys.h"
 
 namespace crawler::standalone {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::string Docs() {
-  std::ifstream in(CRAWLER_DOCS_DIR "/configuration.md");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The key table's rows of docs/configuration.md: "| `key` | flags | default | meaning |".
 TEST(CrawlConfigKeys, EveryKeyIsDocumentedWithItsFlag) {
-  const std::string docs = Docs();
-  ASSERT_FALSE(docs.empty()) << "cannot read " CRAWLER_DOCS_DIR "/configuration.md";
-  std::set<std::string> rows;
-  for (absl::string_view line : absl::StrSplit(docs, '\n')) {
-    if (absl::StartsWith(line, "| `")) rows.insert(std::string(line));
-  }
-  for (const config::Key<CrawlConfig>& key : CrawlConfigKeys().keys()) {
-    SCOPED_TRACE(key.name);
-    const std::string prefix = absl::StrCat("| `", key.name, "` | ");
-    bool documented = false;
-    for (const std::string& row : rows) {
-      if (!absl::StartsWith(row, prefix)) continue;
-      documented = true;
-      if (!key.flag.empty()) {
-        EXPECT_THAT(row.substr(prefix.size()), HasSubstr("`" + key.flag))
-            << "the row does not name the flag";
-      }
-    }
-    EXPECT_TRUE(documented) << "docs/configuration.md has no row for key \"" << key.name << "\"";
-  }
+  testing::ExpectEveryKeyDocumented(CrawlConfigKeys(), testing::DocumentedKeyRows(""));
 }
 
 // The flags are a contract (tests/cli, scripts, docs): the table must keep offering them.
@@ -122,7 +95,7 @@ TEST(CrawlConfigKeys, DefaultsAreTheComponentsOwn) {
 class TempFile {
  public:
   explicit TempFile(const std::string& content)
-      : path_(absl::StrCat(testing::TempDir(), "/crawl_config_keys_test_", ::getpid(), ".yaml")) {
+      : path_(absl::StrCat(::testing::TempDir(), "/crawl_config_keys_test_", ::getpid(), ".yaml")) {
     std::ofstream(path_) << content;
   }
   ~TempFile() { std::remove(path_.c_str()); }
