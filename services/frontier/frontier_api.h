@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -49,6 +50,29 @@ struct RevisitOptions {
 
   friend bool operator==(const RevisitOptions&, const RevisitOptions&) = default;
 };
+
+// What a frontier partition needs of a collection to run its queues (proto FrontierCollection;
+// the scheduler pushes it with OpenCollection). Server-wide settings (lease duration, retries,
+// seen cache) are the frontier server's own (FrontierOptions); frontier_options.h composes the
+// two (WithCollection).
+struct CollectionSettings {
+  // [a-z0-9][a-z0-9_-]{0,62}: it names a directory on the frontier's disk.
+  std::string name;
+  // Pages this partition may fetch (its share of the collection's budget); nullopt: unlimited.
+  std::optional<uint64_t> max_pages;
+  // Pages per host; nullopt: unlimited.
+  std::optional<uint64_t> max_pages_per_host;
+  // URLs of one host on lease at once, [1, 1024].
+  uint32_t max_in_flight_per_host = 2;
+  // Link distance from a seed beyond which URLs are refused; nullopt: unlimited.
+  std::optional<uint32_t> max_depth;
+  RevisitOptions revisit;
+
+  friend bool operator==(const CollectionSettings&, const CollectionSettings&) = default;
+};
+
+// kInvalidArgument (naming "name") unless `name` matches [a-z0-9][a-z0-9_-]{0,62}.
+absl::Status ValidateCollectionName(std::string_view name);
 
 // Identifies one leased URL. Unique for the life of the store (a persisted counter), never 0.
 using LeaseId = uint64_t;

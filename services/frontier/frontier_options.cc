@@ -6,6 +6,19 @@
 
 namespace crawler::frontier {
 
+FrontierOptions WithCollection(const FrontierOptions& base, const CollectionSettings& collection,
+                               uint32_t partition_index, uint32_t partition_count) {
+  FrontierOptions options = base;
+  options.max_pages_total = collection.max_pages.value_or(FrontierOptions::kUnlimited);
+  options.max_pages_per_host = collection.max_pages_per_host.value_or(FrontierOptions::kUnlimited);
+  options.max_in_flight_per_host = collection.max_in_flight_per_host;
+  options.max_depth = collection.max_depth.value_or(std::numeric_limits<uint32_t>::max());
+  options.revisit = collection.revisit;
+  options.partition_index = partition_index;
+  options.partition_count = partition_count;
+  return options;
+}
+
 absl::Status ValidateFrontierOptions(const FrontierOptions& options) {
   if (options.lease_duration <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("lease_duration must be positive");

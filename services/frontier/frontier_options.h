@@ -95,6 +95,12 @@ struct FrontierOptions {
 // kInvalidArgument naming the first field out of range.
 absl::Status ValidateFrontierOptions(const FrontierOptions& options);
 
+// The options of one collection's core on a frontier server: the server's `base` options with
+// the collection's limits and re-visit options (CollectionSettings) and this partition's place.
+// Not validated (ValidateFrontierOptions).
+FrontierOptions WithCollection(const FrontierOptions& base, const CollectionSettings& collection,
+                               uint32_t partition_index, uint32_t partition_count);
+
 }  // namespace crawler::frontier
 
 #endif  // CRAWLER_SERVICES_FRONTIER_FRONTIER_OPTIONS_H_

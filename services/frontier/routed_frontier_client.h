@@ -11,8 +11,9 @@
 //   only count it as seen. A URL is cached only after its partition accepted the call, so a
 //   suppressed URL is always durable there. The depth is kept because a frontier rejects URLs
 //   past max_depth without remembering them: the same URL found nearer a seed must still go.
-// - Lease, Complete and ReleaseLeases go to the home partition (lease ids are a partition's own): a fetcher's
-//   client has its own partition as home. ReportHostTimes and LookupUrls are routed by host.
+// - Lease, Complete and ReleaseLeases go to the home partition (lease ids are a partition's
+//   own): a fetcher's client has its own partition as home. ReportHostTimes and LookupUrls are
+//   routed by host.
 // - IsExhausted holds when every partition was exhausted at one moment: two passes over all
 //   partitions' Stats, with no partition's urls_added moving between them. (One pass could see
 //   partition A exhausted, then B completing a page whose outlinks it had just sent to A, then

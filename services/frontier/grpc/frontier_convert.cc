@@ -798,6 +798,67 @@ absl::StatusOr<RevisitStatus> FromProto(const v1::GetRevisitStatusResponse& p) {
   return status;
 }
 
+v1::FrontierCollection ToProto(const CollectionSettings& collection) {
+  v1::FrontierCollection p;
+  p.set_name(collection.name);
+  if (collection.max_pages.has_value()) p.set_max_pages(*collection.max_pages);
+  if (collection.max_pages_per_host.has_value()) {
+    p.set_max_pages_per_host(*collection.max_pages_per_host);
+  }
+  p.set_max_in_flight_per_host(collection.max_in_flight_per_host);
+  if (collection.max_depth.has_value()) p.set_max_depth(*collection.max_depth);
+  *p.mutable_revisit() = ToProto(collection.revisit);
+  return p;
+}
+
+absl::StatusOr<CollectionSettings> FromProto(const v1::FrontierCollection& p,
+                                             std::string_view field) {
+  if (p.name().empty()) return Required(FieldPath(field, "name"));
+  CollectionSettings collection;
+  collection.name = p.name();
+  if (p.has_max_pages()) collection.max_pages = p.max_pages();
+  if (p.has_max_pages_per_host()) collection.max_pages_per_host = p.max_pages_per_host();
+  collection.max_in_flight_per_host = p.max_in_flight_per_host();
+  if (p.has_max_depth()) collection.max_depth = p.max_depth();
+  if (p.has_revisit()) {
+    absl::StatusOr<RevisitOptions> revisit = FromProto(p.revisit(), FieldPath(field, "revisit"));
+    if (!revisit.ok()) return revisit.status();
+    collection.revisit = *std::move(revisit);
+  }
+  return collection;
+}
+
+v1::OpenCollectionRequest ToOpenCollectionRequest(const OpenCollectionArgs& args) {
+  v1::OpenCollectionRequest request;
+  *request.mutable_collection() = ToProto(args.collection);
+  request.set_partition_count(args.partition_count);
+  return request;
+}
+
+absl::StatusOr<OpenCollectionArgs> FromOpenCollectionRequest(
+    const v1::OpenCollectionRequest& request) {
+  if (!request.has_collection()) return Required("collection");
+  if (request.partition_count() == 0) return Required("partition_count");
+  absl::StatusOr<CollectionSettings> collection = FromProto(request.collection(), "collection");
+  if (!collection.ok()) return collection.status();
+  return OpenCollectionArgs{.collection = *std::move(collection),
+                            .partition_count = request.partition_count()};
+}
+
+v1::ReleaseLeasesRequest ToReleaseLeasesRequest(std::string_view collection,
+                                                const std::vector<LeaseId>& lease_ids) {
+  v1::ReleaseLeasesRequest request;
+  request.set_collection(std::string(collection));
+  request.mutable_lease_ids()->Add(lease_ids.begin(), lease_ids.end());
+  return request;
+}
+
+absl::StatusOr<std::vector<LeaseId>> FromReleaseLeasesRequest(
+    const v1::ReleaseLeasesRequest& request) {
+  if (absl::Status s = CheckCollection(request.collection()); !s.ok()) return s;
+  return std::vector<LeaseId>(request.lease_ids().begin(), request.lease_ids().end());
+}
+
 recrawl::FleetSummary FleetSummaryValue::View() const {
   return {.budget_visits_per_day = budget_visits_per_day,
           .page_count = page_count,

@@ -45,6 +45,31 @@ absl::StatusOr<UrlStatus> FromProto(v1::UrlStatus status, std::string_view field
 v1::RevisitOptions ToProto(const RevisitOptions& revisit);
 absl::StatusOr<RevisitOptions> FromProto(const v1::RevisitOptions& revisit, std::string_view field);
 
+// A collection as a frontier partition runs it (Frontier.OpenCollection). Decoding requires the
+// name (its syntax is checked by ValidateCollectionName, where it is used); unset optional
+// limits decode to nullopt (unlimited).
+v1::FrontierCollection ToProto(const CollectionSettings& collection);
+absl::StatusOr<CollectionSettings> FromProto(const v1::FrontierCollection& collection,
+                                             std::string_view field);
+
+// Frontier.OpenCollection. Decoding requires the collection and partition_count >= 1.
+struct OpenCollectionArgs {
+  CollectionSettings collection;
+  uint32_t partition_count = 0;
+
+  friend bool operator==(const OpenCollectionArgs&, const OpenCollectionArgs&) = default;
+};
+v1::OpenCollectionRequest ToOpenCollectionRequest(const OpenCollectionArgs& args);
+absl::StatusOr<OpenCollectionArgs> FromOpenCollectionRequest(
+    const v1::OpenCollectionRequest& request);
+
+// Frontier.ReleaseLeases (the reply is the count released). Decoding requires the collection;
+// lease ids are not checked (unknown ones are ignored by the frontier).
+v1::ReleaseLeasesRequest ToReleaseLeasesRequest(std::string_view collection,
+                                                const std::vector<LeaseId>& lease_ids);
+absl::StatusOr<std::vector<LeaseId>> FromReleaseLeasesRequest(
+    const v1::ReleaseLeasesRequest& request);
+
 // Frontier.AddUrls.
 v1::AddUrlsRequest ToAddUrlsRequest(std::string_view collection, const std::vector<UrlToAdd>& urls);
 absl::StatusOr<std::vector<UrlToAdd>> FromAddUrlsRequest(const v1::AddUrlsRequest& request);

@@ -1041,7 +1041,8 @@ TEST_F(FetcherTest, StopHandsUnstartedLeasesBackToTheFrontier) {
   for (int i = 0; i < 30; ++i) {
     const std::string path = absl::StrCat("/p", i);
     web_.Set("a.test", path, Text(path));
-    urls.push_back(frontier::UrlToAdd{.canonical_url = "http://a.test" + path, .host_key = "a.test"});
+    urls.push_back(
+        frontier::UrlToAdd{.canonical_url = "http://a.test" + path, .host_key = "a.test"});
   }
   ASSERT_TRUE(local.AddUrls(urls).ok());
   options_.lease_max_per_host = 30;

@@ -18,6 +18,7 @@
 namespace crawler::frontier {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 constexpr uint64_t kMax64 = std::numeric_limits<uint64_t>::max();
@@ -406,6 +407,50 @@ TEST(FrontierConvertTest, RevisitOptionsRoundTripForEveryPolicy) {
   back = FromProto(v1::RevisitOptions{}, "revisit");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, RevisitOptions{});
+}
+
+TEST(FrontierConvertTest, CollectionsRoundTripWithAndWithoutLimits) {
+  CollectionSettings full{.name = "news",
+                          .max_pages = 0,
+                          .max_pages_per_host = 50,
+                          .max_in_flight_per_host = 3,
+                          .max_depth = 0,
+                          .revisit = {.enabled = true, .policy = "uniform"}};
+  for (const CollectionSettings& c : {full, CollectionSettings{.name = "b"}}) {
+    absl::StatusOr<OpenCollectionArgs> back =
+        FromOpenCollectionRequest(ToOpenCollectionRequest({c, 4}));
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(back->collection, c);
+    EXPECT_EQ(back->partition_count, 4u);
+  }
+  // Unset optional limits stay unset (unlimited), set zeros stay zeros.
+  const v1::FrontierCollection p = ToProto(CollectionSettings{.name = "b"});
+  EXPECT_FALSE(p.has_max_pages());
+  EXPECT_FALSE(p.has_max_depth());
+  EXPECT_TRUE(ToProto(full).has_max_pages());
+}
+
+TEST(FrontierConvertTest, OpenCollectionRequiresCollectionNameAndPartitionCount) {
+  v1::OpenCollectionRequest request;
+  request.set_partition_count(1);
+  EXPECT_THAT(FromOpenCollectionRequest(request).status().message(), HasSubstr("collection"));
+  request.mutable_collection()->set_max_in_flight_per_host(1);
+  EXPECT_THAT(FromOpenCollectionRequest(request).status().message(),
+              HasSubstr("collection.name"));
+  request.mutable_collection()->set_name("a");
+  EXPECT_TRUE(FromOpenCollectionRequest(request).ok());
+  request.set_partition_count(0);
+  EXPECT_THAT(FromOpenCollectionRequest(request).status().message(),
+              HasSubstr("partition_count"));
+}
+
+TEST(FrontierConvertTest, ReleaseLeasesRoundTripsAndRequiresCollection) {
+  absl::StatusOr<std::vector<LeaseId>> back =
+      FromReleaseLeasesRequest(ToReleaseLeasesRequest("c", {3, 1, 2}));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_THAT(*back, ElementsAre(3, 1, 2));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      FromReleaseLeasesRequest(ToReleaseLeasesRequest("", {1})).status()));
 }
 
 TEST(FrontierConvertTest, RevisitOptionsRejectNegativeAndMalformedDurations) {

@@ -1,0 +1,286 @@
+#include "services/frontier/grpc/frontier_host.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "crawler/v1/frontier.pb.h"
+#include "services/frontier/grpc/frontier_convert.h"
+
+namespace crawler::frontier {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kCollectionsDir[] = "collections";
+constexpr char kSettingsFile[] = "collection.binpb";
+constexpr char kStoreDir[] = "store";
+
+absl::Status Prefixed(const std::string& prefix, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat(prefix, status.message()));
+}
+
+absl::Status ErrnoError(const char* what, const std::string& path) {
+  return absl::UnavailableError(absl::StrCat(what, " ", path, ": ", std::strerror(errno)));
+}
+
+// Writes `contents` to `path` so that a crash leaves the old file or the new one, never a torn
+// one: a temporary file beside it, fsynced, renamed over it, and the directory fsynced.
+absl::Status WriteFileAtomically(const fs::path& path, const std::string& contents) {
+  const std::string tmp = path.string() + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoError("cannot create", tmp);
+  size_t written = 0;
+  while (written < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      absl::Status error = ErrnoError("cannot write", tmp);
+      ::close(fd);
+      return error;
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    absl::Status error = ErrnoError("cannot sync", tmp);
+    ::close(fd);
+    return error;
+  }
+  if (::close(fd) != 0) return ErrnoError("cannot close", tmp);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return ErrnoError("cannot rename", tmp);
+  const std::string dir = path.parent_path().string();
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return ErrnoError("cannot open", dir);
+  const int synced = ::fsync(dir_fd);
+  ::close(dir_fd);
+  if (synced != 0) return ErrnoError("cannot sync", dir);
+  return absl::OkStatus();
+}
+
+absl::Status WriteSettings(const fs::path& dir, const CollectionSettings& settings,
+                           uint32_t partition_count) {
+  const v1::OpenCollectionRequest request = ToOpenCollectionRequest(
+      OpenCollectionArgs{.collection = settings, .partition_count = partition_count});
+  return WriteFileAtomically(dir / kSettingsFile, request.SerializeAsString());
+}
+
+absl::StatusOr<OpenCollectionArgs> ReadSettings(const fs::path& dir) {
+  const fs::path path = dir / kSettingsFile;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path.string()));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  v1::OpenCollectionRequest request;
+  if (!in || !request.ParseFromString(bytes.str())) {
+    return absl::DataLossError(absl::StrCat(path.string(), " is not a collection's settings"));
+  }
+  absl::StatusOr<OpenCollectionArgs> args = FromOpenCollectionRequest(request);
+  if (!args.ok()) return Prefixed(absl::StrCat(path.string(), ": "), args.status());
+  return args;
+}
+
+}  // namespace
+
+FrontierHost::FrontierHost(const FrontierHostOptions& options, const Clock& clock)
+    : options_(options), clock_(clock) {}
+
+FrontierHost::~FrontierHost() {
+  absl::MutexLock lock(&mu_);
+  for (auto& [name, collection] : collections_) Close(collection);
+}
+
+absl::StatusOr<std::unique_ptr<FrontierHost>> FrontierHost::Open(const FrontierHostOptions& options,
+                                                                 const Clock& clock) {
+  if (options.data_dir.empty()) return absl::InvalidArgumentError("data_dir: required");
+  FrontierOptions base = options.base;
+  base.partition_index = options.partition_index;
+  base.partition_count = options.partition_count;
+  if (absl::Status s = ValidateFrontierOptions(base); !s.ok()) return s;
+
+  const fs::path root = fs::path(options.data_dir) / kCollectionsDir;
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create ", root.string(), ": ", ec.message()));
+  }
+  std::unique_ptr<FrontierHost> host(new FrontierHost(options, clock));
+  for (const fs::directory_entry& entry : fs::directory_iterator(root, ec)) {
+    const std::string name = entry.path().filename().string();
+    // Not a collection's directory, or one whose first OpenCollection died before its settings
+    // were written: the scheduler pushes that collection again.
+    if (!entry.is_directory() || !ValidateCollectionName(name).ok() ||
+        !fs::exists(entry.path() / kSettingsFile)) {
+      continue;
+    }
+    const std::string context = absl::StrCat("collection ", name, ": ");
+    absl::StatusOr<OpenCollectionArgs> stored = ReadSettings(entry.path());
+    if (!stored.ok()) return Prefixed(context, stored.status());
+    if (stored->collection.name != name) {
+      return absl::DataLossError(
+          absl::StrCat(context, "its settings name collection ", stored->collection.name));
+    }
+    if (stored->partition_count != options.partition_count) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(context, "stored for ", stored->partition_count,
+                       " partitions; this frontier is configured for ", options.partition_count));
+    }
+    absl::StatusOr<Collection> collection = host->OpenCore(stored->collection);
+    if (!collection.ok()) return Prefixed(context, collection.status());
+    absl::MutexLock lock(&host->mu_);
+    host->collections_.emplace(name, *std::move(collection));
+  }
+  if (ec) {
+    return absl::UnavailableError(absl::StrCat("cannot list ", root.string(), ": ", ec.message()));
+  }
+  return host;
+}
+
+std::string FrontierHost::CollectionDir(std::string_view name) const {
+  return (fs::path(options_.data_dir) / kCollectionsDir / std::string(name)).string();
+}
+
+absl::StatusOr<FrontierHost::Collection> FrontierHost::OpenCore(
+    const CollectionSettings& settings) const {
+  kv::RocksDbKvStoreOptions store_options = options_.store;
+  store_options.path = (fs::path(CollectionDir(settings.name)) / kStoreDir).string();
+  store_options.create_if_missing = true;
+  absl::StatusOr<std::unique_ptr<kv::RocksDbKvStore>> store =
+      kv::RocksDbKvStore::Open(store_options, Frontier::ColumnFamilies());
+  if (!store.ok()) return store.status();
+  std::shared_ptr<kv::RocksDbKvStore> shared_store = *std::move(store);
+  absl::StatusOr<std::unique_ptr<Frontier>> core = Frontier::Open(
+      WithCollection(options_.base, settings, options_.partition_index, options_.partition_count),
+      *shared_store, clock_);
+  if (!core.ok()) return core.status();
+  auto closed = std::make_shared<absl::Notification>();
+  // The last handle closes the core, then its store, then tells Close.
+  std::shared_ptr<Frontier> handle(
+      core->release(), [store = std::move(shared_store), closed](Frontier* frontier) mutable {
+        delete frontier;
+        store.reset();
+        closed->Notify();
+      });
+  return Collection{.settings = settings, .core = std::move(handle), .closed = std::move(closed)};
+}
+
+void FrontierHost::Close(Collection& collection) {
+  if (collection.core == nullptr) return;
+  collection.core.reset();
+  collection.closed->WaitForNotification();
+}
+
+absl::StatusOr<bool> FrontierHost::OpenCollection(const CollectionSettings& collection,
+                                                  uint32_t partition_count) {
+  if (absl::Status s = ValidateCollectionName(collection.name); !s.ok()) return s;
+  if (partition_count != options_.partition_count) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("partition_count: the scheduler routes by ", partition_count,
+                     " partitions; this frontier serves partition ", options_.partition_index,
+                     " of ", options_.partition_count));
+  }
+  if (absl::Status s = ValidateFrontierOptions(WithCollection(
+          options_.base, collection, options_.partition_index, options_.partition_count));
+      !s.ok()) {
+    return s;
+  }
+
+  absl::MutexLock lock(&mu_);
+  const fs::path dir = CollectionDir(collection.name);
+  auto it = collections_.find(collection.name);
+  if (it != collections_.end() && it->second.settings == collection) return false;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    return absl::UnavailableError(absl::StrCat("cannot create ", dir.string(), ": ", ec.message()));
+  }
+  // Settings first: once they are on disk a restart opens the collection with them, and a
+  // failed write changes nothing.
+  if (absl::Status s = WriteSettings(dir, collection, partition_count); !s.ok()) return s;
+
+  if (it == collections_.end()) {
+    absl::StatusOr<Collection> opened = OpenCore(collection);
+    if (!opened.ok()) {
+      fs::remove_all(dir, ec);
+      return opened.status();
+    }
+    collections_.emplace(collection.name, *std::move(opened));
+    return true;
+  }
+  Collection& current = it->second;
+  Close(current);
+  absl::StatusOr<Collection> reopened = OpenCore(collection);
+  if (reopened.ok()) {
+    current = *std::move(reopened);
+    return true;
+  }
+  // Back to the settings it ran with; if even that fails, the collection is gone from this
+  // server until the next OpenCollection.
+  absl::Status restored = WriteSettings(dir, current.settings, partition_count);
+  absl::StatusOr<Collection> previous = OpenCore(current.settings);
+  if (restored.ok() && previous.ok()) {
+    current = *std::move(previous);
+  } else {
+    collections_.erase(it);
+  }
+  return reopened.status();
+}
+
+absl::StatusOr<bool> FrontierHost::DropCollection(std::string_view name) {
+  if (absl::Status s = ValidateCollectionName(name); !s.ok()) return s;
+  absl::MutexLock lock(&mu_);
+  bool dropped = false;
+  if (auto it = collections_.find(name); it != collections_.end()) {
+    Close(it->second);
+    collections_.erase(it);
+    dropped = true;
+  }
+  // Also a directory left by an OpenCollection that failed half-way.
+  const std::string dir = CollectionDir(name);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("cannot delete ", dir, ": ", ec.message()));
+  return dropped;
+}
+
+std::shared_ptr<Frontier> FrontierHost::Find(std::string_view name) const {
+  absl::MutexLock lock(&mu_);
+  auto it = collections_.find(name);
+  return it == collections_.end() ? nullptr : it->second.core;
+}
+
+absl::StatusOr<CollectionSettings> FrontierHost::Settings(std::string_view name) const {
+  absl::MutexLock lock(&mu_);
+  auto it = collections_.find(name);
+  if (it == collections_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("collection ", std::string(name), " is not on this frontier"));
+  }
+  return it->second.settings;
+}
+
+std::vector<std::string> FrontierHost::Names() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> names;
+  names.reserve(collections_.size());
+  for (const auto& [name, collection] : collections_) names.push_back(name);
+  return names;
+}
+
+std::vector<std::shared_ptr<Frontier>> FrontierHost::Cores() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::shared_ptr<Frontier>> cores;
+  cores.reserve(collections_.size());
+  for (const auto& [name, collection] : collections_) cores.push_back(collection.core);
+  return cores;
+}
+
+}  // namespace crawler::frontier

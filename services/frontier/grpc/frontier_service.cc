@@ -1,0 +1,176 @@
+#include "services/frontier/grpc/frontier_service.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "services/common/grpc/status.h"
+#include "services/frontier/grpc/frontier_convert.h"
+#include "services/frontier/local_frontier_client.h"
+
+namespace crawler::frontier {
+namespace {
+
+using grpc_common::ToGrpcStatus;
+
+// Runs `call` on the collection's core through a LocalFrontierClient (the same calls an
+// in-process caller makes) and turns its error into the reply's status.
+template <typename Call>
+grpc::Status OnCore(const absl::StatusOr<std::shared_ptr<Frontier>>& core, Call call) {
+  if (!core.ok()) return ToGrpcStatus(core.status());
+  LocalFrontierClient local(**core);
+  return ToGrpcStatus(call(local));
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<Frontier>> FrontierService::Find(
+    const std::string& collection) const {
+  if (collection.empty()) return absl::InvalidArgumentError("collection: required");
+  std::shared_ptr<Frontier> core = host_.Find(collection);
+  if (core == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("collection ", collection, " is not open on this frontier"));
+  }
+  return core;
+}
+
+grpc::Status FrontierService::AddUrls(grpc::ServerContext*, const v1::AddUrlsRequest* request,
+                                      v1::AddUrlsResponse* response) {
+  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+    absl::StatusOr<std::vector<UrlToAdd>> urls = FromAddUrlsRequest(*request);
+    if (!urls.ok()) return urls.status();
+    absl::StatusOr<AddResult> result = core.AddUrls(*urls);
+    if (!result.ok()) return result.status();
+    *response = ToProto(*result);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::Lease(grpc::ServerContext*, const v1::LeaseRequest* request,
+                                    v1::LeaseResponse* response) {
+  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+    absl::StatusOr<LeaseArgs> args = FromLeaseRequest(*request);
+    if (!args.ok()) return args.status();
+    absl::StatusOr<std::vector<LeasedTask>> tasks = core.Lease(args->max_urls, args->max_per_host);
+    if (!tasks.ok()) return tasks.status();
+    *response = ToLeaseResponse(*tasks);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::Complete(grpc::ServerContext*, const v1::CompleteRequest* request,
+                                       v1::CompleteResponse* response) {
+  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+    absl::StatusOr<std::vector<FetchOutcome>> outcomes = FromCompleteRequest(*request);
+    if (!outcomes.ok()) return outcomes.status();
+    absl::StatusOr<CompleteResult> result = core.Complete(*outcomes);
+    if (!result.ok()) return result.status();
+    *response = ToProto(*result);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::ReportHostTimes(grpc::ServerContext*,
+                                              const v1::ReportHostTimesRequest* request,
+                                              v1::ReportHostTimesResponse* response) {
+  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+    absl::StatusOr<std::vector<HostTime>> times = FromReportHostTimesRequest(*request);
+    if (!times.ok()) return times.status();
+    absl::StatusOr<size_t> updated = core.ReportHostTimes(*times);
+    if (!updated.ok()) return updated.status();
+    response->set_hosts_updated(*updated);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::GetStats(grpc::ServerContext*, const v1::GetStatsRequest* request,
+                                       v1::GetStatsResponse* response) {
+  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+    absl::StatusOr<FrontierStats> stats = core.Stats();
+    if (!stats.ok()) return stats.status();
+    *response->mutable_stats() = ToProto(*stats);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::LookupUrls(grpc::ServerContext*, const v1::LookupUrlsRequest* request,
+                                         v1::LookupUrlsResponse* response) {
+  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+    absl::StatusOr<std::vector<std::string>> urls = FromLookupUrlsRequest(*request);
+    if (!urls.ok()) return urls.status();
+    absl::StatusOr<std::vector<std::optional<UrlRecord>>> records = core.LookupUrls(*urls);
+    if (!records.ok()) return records.status();
+    *response = ToLookupUrlsResponse(*records);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::GetRevisitStatus(grpc::ServerContext*,
+                                               const v1::GetRevisitStatusRequest* request,
+                                               v1::GetRevisitStatusResponse* response) {
+  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+    absl::StatusOr<RevisitStatus> status = core.GetRevisitStatus();
+    if (!status.ok()) return status.status();
+    *response = ToProto(*status);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::RetuneRevisits(grpc::ServerContext*,
+                                             const v1::RetuneRevisitsRequest* request,
+                                             v1::RetuneRevisitsResponse*) {
+  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+    absl::StatusOr<FleetSummaryValue> fleet = FromRetuneRevisitsRequest(*request);
+    if (!fleet.ok()) return fleet.status();
+    return core.RetuneRevisits(fleet->View());
+  });
+}
+
+grpc::Status FrontierService::ReleaseLeases(grpc::ServerContext*,
+                                            const v1::ReleaseLeasesRequest* request,
+                                            v1::ReleaseLeasesResponse* response) {
+  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+    absl::StatusOr<std::vector<LeaseId>> ids = FromReleaseLeasesRequest(*request);
+    if (!ids.ok()) return ids.status();
+    absl::StatusOr<size_t> released = core.ReleaseLeases(*ids);
+    if (!released.ok()) return released.status();
+    response->set_released(*released);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::OpenCollection(grpc::ServerContext*,
+                                             const v1::OpenCollectionRequest* request,
+                                             v1::OpenCollectionResponse* response) {
+  absl::StatusOr<OpenCollectionArgs> args = FromOpenCollectionRequest(*request);
+  if (!args.ok()) return ToGrpcStatus(args.status());
+  absl::StatusOr<bool> changed = host_.OpenCollection(args->collection, args->partition_count);
+  if (!changed.ok()) {
+    // The host names the settings' own fields; on the wire they sit under "collection".
+    const absl::Status& s = changed.status();
+    if (absl::IsInvalidArgument(s)) {
+      return ToGrpcStatus(absl::InvalidArgumentError(absl::StrCat("collection.", s.message())));
+    }
+    return ToGrpcStatus(s);
+  }
+  response->set_changed(*changed);
+  return grpc::Status::OK;
+}
+
+grpc::Status FrontierService::DropCollection(grpc::ServerContext*,
+                                             const v1::DropCollectionRequest* request,
+                                             v1::DropCollectionResponse* response) {
+  if (request->name().empty()) {
+    return ToGrpcStatus(absl::InvalidArgumentError("name: required"));
+  }
+  absl::StatusOr<bool> dropped = host_.DropCollection(request->name());
+  if (!dropped.ok()) return ToGrpcStatus(dropped.status());
+  response->set_dropped(*dropped);
+  return grpc::Status::OK;
+}
+
+}  // namespace crawler::frontier

@@ -1,0 +1,64 @@
+// FrontierService: the crawler.v1.Frontier gRPC handlers of a frontier server, over the
+// collections of a FrontierHost (frontier_host.h). Each handler only finds the request's
+// collection (NOT_FOUND naming it), decodes the request (frontier_convert.h: INVALID_ARGUMENT
+// naming the field), calls the core and encodes the reply; errors cross as
+// grpc_common::ToGrpcStatus maps them (a URL of a foreign host stays FAILED_PRECONDITION
+// naming its owner partition, a store failure UNAVAILABLE...). No business logic lives here.
+//
+// Bounds: LookupUrls takes at most kMaxLookupUrls URLs; the other batches are bounded by the
+// server's message size limit and the core's own caps (max_urls_per_lease).
+//
+// Thread-safety: thread-safe (gRPC calls the handlers from many threads). The host must
+// outlive the service.
+#ifndef CRAWLER_SERVICES_FRONTIER_GRPC_FRONTIER_SERVICE_H_
+#define CRAWLER_SERVICES_FRONTIER_GRPC_FRONTIER_SERVICE_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include "crawler/v1/frontier.grpc.pb.h"
+#include "services/frontier/grpc/frontier_host.h"
+
+namespace crawler::frontier {
+
+class FrontierService final : public v1::Frontier::Service {
+ public:
+  explicit FrontierService(FrontierHost& host) : host_(host) {}
+
+  grpc::Status AddUrls(grpc::ServerContext* context, const v1::AddUrlsRequest* request,
+                       v1::AddUrlsResponse* response) override;
+  grpc::Status Lease(grpc::ServerContext* context, const v1::LeaseRequest* request,
+                     v1::LeaseResponse* response) override;
+  grpc::Status Complete(grpc::ServerContext* context, const v1::CompleteRequest* request,
+                        v1::CompleteResponse* response) override;
+  grpc::Status ReportHostTimes(grpc::ServerContext* context,
+                               const v1::ReportHostTimesRequest* request,
+                               v1::ReportHostTimesResponse* response) override;
+  grpc::Status GetStats(grpc::ServerContext* context, const v1::GetStatsRequest* request,
+                        v1::GetStatsResponse* response) override;
+  grpc::Status LookupUrls(grpc::ServerContext* context, const v1::LookupUrlsRequest* request,
+                          v1::LookupUrlsResponse* response) override;
+  grpc::Status GetRevisitStatus(grpc::ServerContext* context,
+                                const v1::GetRevisitStatusRequest* request,
+                                v1::GetRevisitStatusResponse* response) override;
+  grpc::Status RetuneRevisits(grpc::ServerContext* context,
+                              const v1::RetuneRevisitsRequest* request,
+                              v1::RetuneRevisitsResponse* response) override;
+  grpc::Status ReleaseLeases(grpc::ServerContext* context, const v1::ReleaseLeasesRequest* request,
+                             v1::ReleaseLeasesResponse* response) override;
+  grpc::Status OpenCollection(grpc::ServerContext* context,
+                              const v1::OpenCollectionRequest* request,
+                              v1::OpenCollectionResponse* response) override;
+  grpc::Status DropCollection(grpc::ServerContext* context,
+                              const v1::DropCollectionRequest* request,
+                              v1::DropCollectionResponse* response) override;
+
+ private:
+  // The collection's core, or NOT_FOUND naming it (INVALID_ARGUMENT when no name is given).
+  absl::StatusOr<std::shared_ptr<Frontier>> Find(const std::string& collection) const;
+
+  FrontierHost& host_;
+};
+
+}  // namespace crawler::frontier
+
+#endif  // CRAWLER_SERVICES_FRONTIER_GRPC_FRONTIER_SERVICE_H_

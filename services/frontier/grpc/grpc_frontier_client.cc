@@ -1,0 +1,158 @@
+#include "services/frontier/grpc/grpc_frontier_client.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "absl/time/clock.h"
+#include "grpcpp/client_context.h"
+#include "services/common/grpc/status.h"
+#include "services/frontier/grpc/frontier_convert.h"
+
+namespace crawler::frontier {
+namespace {
+
+using grpc_common::FromGrpcStatus;
+
+// One RPC under the per-call deadline.
+template <typename Request, typename Response>
+absl::StatusOr<Response> Call(v1::Frontier::Stub& stub,
+                              grpc::Status (v1::Frontier::Stub::*method)(grpc::ClientContext*,
+                                                                         const Request&, Response*),
+                              absl::Duration deadline, const Request& request) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
+  Response response;
+  if (absl::Status s = FromGrpcStatus((stub.*method)(&context, request, &response)); !s.ok()) {
+    return s;
+  }
+  return response;
+}
+
+}  // namespace
+
+GrpcFrontierClient::GrpcFrontierClient(std::shared_ptr<grpc::Channel> channel,
+                                       std::string collection,
+                                       const GrpcFrontierClientOptions& options)
+    : options_(options),
+      collection_(std::move(collection)),
+      stub_(v1::Frontier::NewStub(std::move(channel))) {}
+
+absl::StatusOr<AddResult> GrpcFrontierClient::AddUrls(const std::vector<UrlToAdd>& urls) {
+  absl::StatusOr<v1::AddUrlsResponse> response = Call(
+      *stub_, &v1::Frontier::Stub::AddUrls, options_.deadline, ToAddUrlsRequest(collection_, urls));
+  if (!response.ok()) return response.status();
+  return FromProto(*response);
+}
+
+absl::StatusOr<std::vector<LeasedTask>> GrpcFrontierClient::Lease(size_t max_urls,
+                                                                  size_t max_per_host) {
+  // The server refuses 0 (a request that cannot be granted); the core answers it with nothing.
+  if (max_urls == 0 || max_per_host == 0) return std::vector<LeasedTask>{};
+  absl::StatusOr<v1::LeaseResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::Lease, options_.deadline,
+           ToLeaseRequest(collection_, {max_urls, max_per_host}));
+  if (!response.ok()) return response.status();
+  return FromLeaseResponse(*response);
+}
+
+absl::StatusOr<CompleteResult> GrpcFrontierClient::Complete(
+    const std::vector<FetchOutcome>& outcomes) {
+  absl::StatusOr<v1::CompleteResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::Complete, options_.deadline,
+           ToCompleteRequest(collection_, outcomes));
+  if (!response.ok()) return response.status();
+  return FromProto(*response);
+}
+
+absl::StatusOr<size_t> GrpcFrontierClient::ReleaseLeases(const std::vector<LeaseId>& lease_ids) {
+  absl::StatusOr<v1::ReleaseLeasesResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::ReleaseLeases, options_.deadline,
+           ToReleaseLeasesRequest(collection_, lease_ids));
+  if (!response.ok()) return response.status();
+  return static_cast<size_t>(response->released());
+}
+
+absl::StatusOr<size_t> GrpcFrontierClient::ReportHostTimes(const std::vector<HostTime>& times) {
+  absl::StatusOr<v1::ReportHostTimesResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::ReportHostTimes, options_.deadline,
+           ToReportHostTimesRequest(collection_, times));
+  if (!response.ok()) return response.status();
+  return static_cast<size_t>(response->hosts_updated());
+}
+
+absl::StatusOr<bool> GrpcFrontierClient::IsExhausted() {
+  absl::StatusOr<FrontierStats> stats = Stats();
+  if (!stats.ok()) return stats.status();
+  return stats->exhausted;
+}
+
+absl::StatusOr<FrontierStats> GrpcFrontierClient::Stats() {
+  v1::GetStatsRequest request;
+  request.set_collection(collection_);
+  absl::StatusOr<v1::GetStatsResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::GetStats, options_.deadline, request);
+  if (!response.ok()) return response.status();
+  return FromProto(response->stats(), "stats");
+}
+
+absl::StatusOr<std::vector<std::optional<UrlRecord>>> GrpcFrontierClient::LookupUrls(
+    const std::vector<std::string>& canonical_urls) {
+  std::vector<std::optional<UrlRecord>> records;
+  records.reserve(canonical_urls.size());
+  for (size_t begin = 0; begin < canonical_urls.size(); begin += kMaxLookupUrls) {
+    const size_t end = std::min(canonical_urls.size(), begin + kMaxLookupUrls);
+    const std::vector<std::string> chunk(canonical_urls.begin() + begin,
+                                         canonical_urls.begin() + end);
+    absl::StatusOr<v1::LookupUrlsResponse> response =
+        Call(*stub_, &v1::Frontier::Stub::LookupUrls, options_.deadline,
+             ToLookupUrlsRequest(collection_, chunk));
+    if (!response.ok()) return response.status();
+    absl::StatusOr<std::vector<std::optional<UrlRecord>>> got = FromLookupUrlsResponse(*response);
+    if (!got.ok()) return got.status();
+    if (got->size() != chunk.size()) {
+      return absl::InternalError("LookupUrls: the frontier answered for another number of URLs");
+    }
+    for (std::optional<UrlRecord>& record : *got) records.push_back(std::move(record));
+  }
+  return records;
+}
+
+absl::StatusOr<RevisitStatus> GrpcFrontierClient::GetRevisitStatus() {
+  v1::GetRevisitStatusRequest request;
+  request.set_collection(collection_);
+  absl::StatusOr<v1::GetRevisitStatusResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::GetRevisitStatus, options_.deadline, request);
+  if (!response.ok()) return response.status();
+  return FromProto(*response);
+}
+
+absl::Status GrpcFrontierClient::RetuneRevisits(const recrawl::FleetSummary& fleet) {
+  return Call(*stub_, &v1::Frontier::Stub::RetuneRevisits, options_.deadline,
+              ToRetuneRevisitsRequest(collection_, fleet))
+      .status();
+}
+
+FrontierControlClient::FrontierControlClient(std::shared_ptr<grpc::Channel> channel,
+                                             const GrpcFrontierClientOptions& options)
+    : options_(options), stub_(v1::Frontier::NewStub(std::move(channel))) {}
+
+absl::StatusOr<bool> FrontierControlClient::OpenCollection(const CollectionSettings& collection,
+                                                           uint32_t partition_count) {
+  absl::StatusOr<v1::OpenCollectionResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::OpenCollection, options_.deadline,
+           ToOpenCollectionRequest({collection, partition_count}));
+  if (!response.ok()) return response.status();
+  return response->changed();
+}
+
+absl::StatusOr<bool> FrontierControlClient::DropCollection(std::string_view name) {
+  v1::DropCollectionRequest request;
+  request.set_name(std::string(name));
+  absl::StatusOr<v1::DropCollectionResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::DropCollection, options_.deadline, request);
+  if (!response.ok()) return response.status();
+  return response->dropped();
+}
+
+}  // namespace crawler::frontier
