@@ -117,8 +117,9 @@ absl::StatusOr<std::unique_ptr<FrontierHost>> FrontierHost::Open(const FrontierH
     const std::string name = entry.path().filename().string();
     // Not a collection's directory, or one whose first OpenCollection died before its settings
     // were written: the scheduler pushes that collection again.
-    if (!entry.is_directory() || !ValidateCollectionName(name).ok() ||
-        !fs::exists(entry.path() / kSettingsFile)) {
+    std::error_code probe;
+    if (!entry.is_directory(probe) || !ValidateCollectionName(name).ok() ||
+        !fs::exists(entry.path() / kSettingsFile, probe)) {
       continue;
     }
     const std::string context = absl::StrCat("collection ", name, ": ");

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -148,6 +149,26 @@ TEST_F(FrontierHostTest, ChangedSettingsReopenTheCoreWithItsUrls) {
   EXPECT_EQ(core->Stats().queued_urls, 2u);
   core.reset();
   EXPECT_EQ(host->OpenCollection(shallow, 1).value(), false);
+}
+
+// A reopen waits for the calls in progress on the old core: a handle taken before it stays
+// usable until released, and the reopen then completes.
+TEST_F(FrontierHostTest, AReopenWaitsForHandlesInUse) {
+  std::unique_ptr<FrontierHost> host = OpenHost();
+  ASSERT_NE(host, nullptr);
+  ASSERT_TRUE(host->OpenCollection(Settings("news"), 1).ok());
+  std::shared_ptr<Frontier> old_core = host->Find("news");
+  CollectionSettings changed = Settings("news");
+  changed.max_depth = 3;
+  absl::StatusOr<bool> reopened = absl::UnknownError("not run");
+  std::thread reopen([&] { reopened = host->OpenCollection(changed, 1); });
+  // The old core still answers while the reopen waits for it.
+  EXPECT_EQ(old_core->AddUrls({U("a.test", "/1")})->added, 1u);
+  old_core.reset();
+  reopen.join();
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_TRUE(*reopened);
+  EXPECT_EQ(host->Find("news")->Stats().seen_urls, 1u);
 }
 
 TEST_F(FrontierHostTest, ARestartedHostServesTheSameCollections) {
