@@ -9,7 +9,10 @@ namespace {
 
 // Every role of crawlerd; adding one is one line here (role.h).
 constexpr crawler::crawlerd::RegisterRole kRoles[] = {
+    crawler::crawlerd::RegisterFrontierRole,
+    crawler::crawlerd::RegisterFetcherRole,
     crawler::crawlerd::RegisterDedupRole,
+    crawler::crawlerd::RegisterSchedulerRole,
 };
 
 }  // namespace

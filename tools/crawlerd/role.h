@@ -86,6 +86,9 @@ void AddRole(CLI::App& app, int* exit_code, RoleSpec<Config> spec) {
 // One per role (each in its <role>_role.cc).
 using RegisterRole = void (*)(CLI::App& app, int* exit_code);
 void RegisterDedupRole(CLI::App& app, int* exit_code);
+void RegisterFetcherRole(CLI::App& app, int* exit_code);
+void RegisterFrontierRole(CLI::App& app, int* exit_code);
+void RegisterSchedulerRole(CLI::App& app, int* exit_code);
 
 }  // namespace crawler::crawlerd
 

@@ -1,0 +1,197 @@
+#include "services/fetcher/grpc/fetcher_server.h"
+
+#include <pthread.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/net/address_policy.h"
+#include "lib/net/ip_address.h"
+#include "lib/politeness/in_process_politeness.h"
+#include "services/common/grpc/channel.h"
+#include "services/dedup/grpc/grpc_dedup_client.h"
+#include "services/fetcher/fetcher_config.h"
+#include "services/fetcher/resolver.h"
+#include "services/frontier/grpc/grpc_frontier_client.h"
+#include "services/scheduler/scheduler_config.h"
+
+namespace crawler::fetcher {
+
+FetcherServerConfig::FetcherServerConfig() {
+  common.listen = "0.0.0.0:50053";
+  // Hand-overs to the frontiers are RPCs here: half a second of a fetcher's outcomes and
+  // outlinks per call keeps them to a few per thousand pages (the standalone crawl's 50 ms
+  // costs nothing in one process).
+  fetcher.flush_interval = absl::Milliseconds(500);
+}
+
+absl::Status FetcherServerConfig::Validate() const {
+  if (absl::Status s = common.Validate(); !s.ok()) return s;
+  if (absl::Status s = peers.Validate(); !s.ok()) return s;
+  if (frontiers.empty()) {
+    return absl::InvalidArgumentError("frontiers: list every frontier partition's HOST:PORT");
+  }
+  for (size_t k = 0; k < frontiers.size(); ++k) {
+    if (absl::Status s =
+            service::ValidateHostPort(absl::StrCat("frontiers[", k, "]"), frontiers[k]);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (partition_index >= frontiers.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("partition_index ", partition_index,
+                                                   " is not below the number of frontiers (",
+                                                   frontiers.size(), ")"));
+  }
+  if (absl::Status s = service::ValidateHostPort("scheduler", scheduler); !s.ok()) return s;
+  if (!dedup.empty()) {
+    if (absl::Status s = service::ValidateHostPort("dedup", dedup); !s.ok()) return s;
+  }
+  if (data_dir.empty()) return absl::InvalidArgumentError("data_dir is required");
+  if (user_agent.empty()) return absl::InvalidArgumentError("user_agent must not be empty");
+  if (warc_max_file_bytes < 4096) {
+    return absl::InvalidArgumentError("warc_max_file_bytes must be >= 4096");
+  }
+  if (report_interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("report_interval must be > 0");
+  }
+  for (const std::string& cidr : allow_networks) {
+    if (absl::Status s = net::CidrBlock::Parse(cidr).status(); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("allow_networks: ", s.message()));
+    }
+  }
+  if (absl::Status s = politeness.Validate(); !s.ok()) return s;
+  return fetcher.Validate();
+}
+
+const config::KeyTable<FetcherServerConfig>& FetcherServerKeys() {
+  using C = FetcherServerConfig;
+  static const auto* const table = [] {
+    auto* t = new config::KeyTable<C>;
+    t->Include(service::ServiceCommonKeys(), &C::common)
+        .Include(service::PeerKeys(), &C::peers)
+        .Add({"partition_index", "--partition", "The partition this fetcher serves (0..N-1)"},
+             &C::partition_index)
+        .Add({"frontiers", "--frontier",
+              "Frontier partition k's HOST:PORT, in partition order (repeatable)", "required"},
+             &C::frontiers)
+        .Add({"scheduler", "--scheduler", "The scheduler's internal HOST:PORT", "required"},
+             &C::scheduler)
+        .Add({"dedup", "--dedup", "The dedup service's HOST:PORT (empty: no dedup)"}, &C::dedup)
+        .Add({"data_dir", "--data-dir", "Crawl logs (DATA_DIR/logs) and default WARC directory",
+              "required"},
+             &C::data_dir)
+        .Add({"warc_dir", "--warc-dir", "WARC output directory (a subdirectory per collection)",
+              "DATA_DIR/warc"},
+             &C::warc_dir)
+        .Add({"warc_max_file_bytes", "--warc-max-file-bytes", "Rotate WARC files at this size"},
+             &C::warc_max_file_bytes)
+        .Add({"user_agent", "--user-agent", "User-Agent (its first token matches robots.txt)"},
+             &C::user_agent)
+        .Add({"allow_networks", "--allow-network",
+              "CIDR the SSRF guard lets through (repeatable), e.g. 127.0.0.0/8"},
+             &C::allow_networks)
+        .Add({"partition_header", "--partition-header",
+              "Send each request's partition as X-Crawler-Partition (to check partitioning)"},
+             &C::partition_header)
+        .Add({"report_interval", "--report-interval",
+              "Time between reports to the scheduler (its reply may set another)"},
+             &C::report_interval)
+        .Include(scheduler::PolitenessKeys(), &C::politeness)
+        .Include(FetcherKeys(), &C::fetcher);
+    return t;
+  }();
+  return *table;
+}
+
+FetcherServer::FetcherServer() = default;
+FetcherServer::~FetcherServer() { Close().IgnoreError(); }
+
+absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
+    const FetcherServerConfig& config) {
+  if (absl::Status s = config.Validate(); !s.ok()) return s;
+  std::unique_ptr<FetcherServer> server(new FetcherServer);
+  FetcherServer& s = *server;
+  const grpc_common::ChannelOptions channel = config.peers.Channel();
+  for (const std::string& target : config.frontiers) {
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> c = grpc_common::MakeChannel(target, channel);
+    if (!c.ok()) return c.status();
+    s.frontier_channels_.push_back(*std::move(c));
+  }
+  if (!config.dedup.empty()) {
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> c =
+        grpc_common::MakeChannel(config.dedup, channel);
+    if (!c.ok()) return c.status();
+    s.dedup_ = std::make_unique<dedup::GrpcDedupClient>(
+        *std::move(c), dedup::GrpcDedupClientOptions{.call_timeout = config.peers.rpc_deadline});
+  }
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> scheduler =
+      grpc_common::MakeChannel(config.scheduler, channel);
+  if (!scheduler.ok()) return scheduler.status();
+  s.scheduler_ = std::make_unique<GrpcSchedulerLink>(*std::move(scheduler),
+                                                     config.peers.rpc_deadline);
+  std::random_device entropy;
+  s.politeness_ = std::make_unique<politeness::InProcessPoliteness>(
+      config.politeness, s.clock_, (static_cast<uint64_t>(entropy()) << 32) ^ entropy());
+  s.resolver_ = std::make_unique<SystemResolver>();
+  absl::StatusOr<net::AddressPolicy> guard = net::AddressPolicy::Create(config.allow_networks);
+  if (!guard.ok()) return guard.status();
+  s.guard_ = std::make_unique<net::AddressPolicy>(*std::move(guard));
+
+  const std::filesystem::path data(config.data_dir);
+  FetcherNodeOptions node;
+  node.partition_index = config.partition_index;
+  node.partition_count = static_cast<uint32_t>(config.frontiers.size());
+  node.fetcher = config.fetcher;
+  node.user_agent = config.user_agent;
+  node.warc_dir = config.warc_dir.empty() ? (data / "warc").string() : config.warc_dir;
+  node.log_dir = (data / "logs").string();
+  node.warc_max_file_bytes = config.warc_max_file_bytes;
+  node.partition_header = config.partition_header;
+  node.report_interval = config.report_interval;
+  const std::vector<std::shared_ptr<grpc::Channel>>* channels = &s.frontier_channels_;
+  const absl::Duration deadline = config.peers.rpc_deadline;
+  absl::StatusOr<std::unique_ptr<FetcherNode>> created = FetcherNode::Create(
+      node,
+      [channels, deadline](uint32_t k, const std::string& collection)
+          -> std::unique_ptr<frontier::FrontierClient> {
+        return std::make_unique<frontier::GrpcFrontierClient>(
+            (*channels)[k], collection, frontier::GrpcFrontierClientOptions{.deadline = deadline});
+      },
+      *s.scheduler_, s.dedup_.get(), *s.politeness_, *s.resolver_, *s.guard_, s.clock_);
+  if (!created.ok()) return created.status();
+  s.node_ = *std::move(created);
+
+  absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
+      grpc_server::ServerRunner::Start(
+          {.name = "fetcher", .endpoints = {config.common.InternalEndpoint({})}});
+  if (!runner.ok()) return runner.status();
+  s.runner_ = *std::move(runner);
+  FetcherNode* n = s.node_.get();
+  const uint32_t k = config.partition_index;
+  s.node_thread_ = std::thread([n, k] {
+    pthread_setname_np(pthread_self(), "fetcher-node");
+    if (absl::Status status = n->Run(); !status.ok()) {
+      std::fprintf(stderr, "fetcher %u: %s\n", k, status.ToString().c_str());
+    }
+  });
+  return server;
+}
+
+void FetcherServer::Stop() {
+  if (node_ != nullptr) node_->Stop();
+  if (node_thread_.joinable()) node_thread_.join();
+}
+
+absl::Status FetcherServer::Close() {
+  Stop();
+  if (runner_ != nullptr) runner_->Shutdown(absl::ZeroDuration());
+  runner_.reset();
+  node_.reset();
+  return absl::OkStatus();
+}
+
+}  // namespace crawler::fetcher

@@ -1,0 +1,103 @@
+#include "services/frontier/grpc/frontier_server.h"
+
+#include <cstdio>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "services/common/periodic_runner.h"
+#include "services/frontier/frontier_config.h"
+#include "services/frontier/grpc/frontier_host.h"
+#include "services/frontier/grpc/frontier_service.h"
+#include "services/frontier/lease_reaper.h"
+
+namespace crawler::frontier {
+
+FrontierServerConfig::FrontierServerConfig() { common.listen = "0.0.0.0:50050"; }
+
+absl::Status FrontierServerConfig::Validate() const {
+  if (absl::Status s = common.Validate(); !s.ok()) return s;
+  if (data_dir.empty()) return absl::InvalidArgumentError("data_dir is required");
+  if (partition_count < 1 || partition_count > 65536) {
+    return absl::InvalidArgumentError("partitions must be in [1, 65536]");
+  }
+  if (partition_index >= partition_count) {
+    return absl::InvalidArgumentError(absl::StrCat("partition ", partition_index,
+                                                   " is not below partitions (",
+                                                   partition_count, ")"));
+  }
+  return absl::OkStatus();
+}
+
+const config::KeyTable<FrontierServerConfig>& FrontierServerKeys() {
+  using C = FrontierServerConfig;
+  static const auto* const table = [] {
+    auto* t = new config::KeyTable<C>;
+    t->Include(service::ServiceCommonKeys(), &C::common)
+        .Add({"data_dir", "--data-dir", "Directory of the collections' RocksDB stores",
+              "required"},
+             &C::data_dir)
+        .Add({"partition_index", "--partition", "The partition this frontier serves (0..N-1)"},
+             &C::partition_index)
+        .Add({"partition_count", "--partitions", "N, the number of frontier partitions"},
+             &C::partition_count)
+        .Include(FrontierKeys(), &C::frontier);
+    return t;
+  }();
+  return *table;
+}
+
+FrontierServer::FrontierServer() = default;
+FrontierServer::~FrontierServer() { Close().IgnoreError(); }
+
+int FrontierServer::port() const { return runner_->Port(0); }
+
+absl::StatusOr<std::unique_ptr<FrontierServer>> FrontierServer::Start(
+    const FrontierServerConfig& config) {
+  if (absl::Status s = config.Validate(); !s.ok()) return s;
+  std::unique_ptr<FrontierServer> server(new FrontierServer);
+  FrontierHostOptions options;
+  options.data_dir = config.data_dir;
+  options.base = config.frontier;
+  options.partition_index = config.partition_index;
+  options.partition_count = config.partition_count;
+  absl::StatusOr<std::unique_ptr<FrontierHost>> host = FrontierHost::Open(options, server->clock_);
+  if (!host.ok()) return host.status();
+  server->host_ = *std::move(host);
+  const std::vector<std::string> names = server->host_->Names();
+  std::fprintf(stderr, "frontier: partition %u of %u, %zu collection(s) in %s\n",
+               config.partition_index, config.partition_count, names.size(),
+               config.data_dir.c_str());
+  server->service_ = std::make_unique<FrontierService>(*server->host_);
+  FrontierHost* h = server->host_.get();
+  server->reaper_ = std::make_unique<LeaseReaper>(
+      LeaseReaperOptions{}, [h] { return h->Cores(); },
+      [](const absl::Status& s) {
+        std::fprintf(stderr, "frontier: re-queuing expired leases failed: %s\n",
+                     s.ToString().c_str());
+      });
+  server->loop_ = std::make_unique<PeriodicRunner>(
+      PeriodicRunnerOptions{.thread_name = "frontier-reap"}, server->clock_,
+      std::vector<PeriodicJob*>{server->reaper_.get()});
+  absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
+      grpc_server::ServerRunner::Start(
+          {.name = "frontier",
+           .endpoints = {config.common.InternalEndpoint({server->service_.get()})}});
+  if (!runner.ok()) return runner.status();
+  server->runner_ = *std::move(runner);
+  server->loop_->Start();
+  return server;
+}
+
+absl::Status FrontierServer::Close() {
+  if (runner_ != nullptr) runner_->Shutdown(absl::ZeroDuration());
+  if (loop_ != nullptr) loop_->Stop();
+  loop_.reset();
+  reaper_.reset();
+  runner_.reset();
+  service_.reset();
+  // Closing the host closes every collection's store (RocksDB flushes on close).
+  host_.reset();
+  return absl::OkStatus();
+}
+
+}  // namespace crawler::frontier

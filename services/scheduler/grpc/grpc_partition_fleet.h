@@ -1,0 +1,53 @@
+// GrpcPartitionFleet: the frontier partitions over gRPC, partition k at targets[k] (one channel
+// each, shared by every collection's client). Open sends partition k its FrontierCollection:
+// the collection's page limits shared out over the N partitions, its re-visit options, its
+// depth limit and the URLs of a host on lease at once (services/wiring/collection_options.h).
+//
+// Thread-safety: thread-safe.
+#ifndef CRAWLER_SERVICES_SCHEDULER_GRPC_GRPC_PARTITION_FLEET_H_
+#define CRAWLER_SERVICES_SCHEDULER_GRPC_GRPC_PARTITION_FLEET_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "grpcpp/channel.h"
+#include "services/common/grpc/channel.h"
+#include "services/scheduler/grpc/partition_fleet.h"
+
+namespace crawler::scheduler {
+
+class GrpcPartitionFleet final : public PartitionFleet {
+ public:
+  // kInvalidArgument for no target or a bad one.
+  static absl::StatusOr<std::unique_ptr<PartitionFleet>> Create(
+      const std::vector<std::string>& targets, const grpc_common::ChannelOptions& channel,
+      absl::Duration deadline, absl::Duration lease_refill);
+  ~GrpcPartitionFleet() override;
+
+  uint32_t size() const override { return static_cast<uint32_t>(channels_.size()); }
+  frontier::FrontierClient& Partition(uint32_t k, const std::string& collection) override;
+  absl::Status Open(uint32_t k, const Collection& collection) override;
+  absl::Status Drop(uint32_t k, const std::string& name) override;
+
+ private:
+  GrpcPartitionFleet(std::vector<std::shared_ptr<grpc::Channel>> channels,
+                     absl::Duration deadline, absl::Duration lease_refill);
+
+  const std::vector<std::shared_ptr<grpc::Channel>> channels_;
+  const absl::Duration deadline_;
+  const absl::Duration lease_refill_;
+  absl::Mutex mu_;
+  std::map<std::pair<uint32_t, std::string>, std::unique_ptr<frontier::FrontierClient>> clients_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace crawler::scheduler
+
+#endif  // CRAWLER_SERVICES_SCHEDULER_GRPC_GRPC_PARTITION_FLEET_H_

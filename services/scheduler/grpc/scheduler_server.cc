@@ -1,0 +1,147 @@
+#include "services/scheduler/grpc/scheduler_server.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/clock/clock.h"
+#include "services/common/periodic_runner.h"
+#include "services/common/rocksdb/rocksdb_kv_store.h"
+#include "services/scheduler/grpc/admin_service.h"
+#include "services/scheduler/grpc/grpc_partition_fleet.h"
+#include "services/scheduler/scheduler_config.h"
+
+namespace crawler::scheduler {
+
+absl::Status SchedulerServerConfig::Validate() const {
+  if (absl::Status s = common.Validate(); !s.ok()) return s;
+  if (absl::Status s = peers.Validate(); !s.ok()) return s;
+  if (absl::Status s = service::ValidateHostPort("admin_listen", admin_listen); !s.ok()) return s;
+  if (admin_listen == common.listen) {
+    return absl::InvalidArgumentError(
+        "admin_listen must differ from listen (the Admin API has a port of its own)");
+  }
+  if (admin_token_file.empty()) {
+    return absl::InvalidArgumentError("admin_token_file is required (the Admin API's token)");
+  }
+  if (data_dir.empty()) return absl::InvalidArgumentError("data_dir is required");
+  if (frontiers.empty()) {
+    return absl::InvalidArgumentError("frontiers: list every frontier partition's HOST:PORT");
+  }
+  if (frontiers.size() > 1024) return absl::InvalidArgumentError("frontiers: at most 1024");
+  for (size_t k = 0; k < frontiers.size(); ++k) {
+    if (absl::Status s = service::ValidateHostPort(absl::StrCat("frontiers[", k, "]"),
+                                                   frontiers[k]);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (sync_interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("sync_interval must be > 0");
+  }
+  if (report_interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("report_interval must be > 0");
+  }
+  if (lease_refill <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("lease_refill must be > 0");
+  }
+  if (revisit_tuner.interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("revisit_tune_interval must be > 0");
+  }
+  return absl::OkStatus();
+}
+
+const config::KeyTable<SchedulerServerConfig>& SchedulerServerKeys() {
+  using C = SchedulerServerConfig;
+  static const auto* const table = [] {
+    auto* t = new config::KeyTable<C>;
+    t->Include(service::ServiceCommonKeys(), &C::common)
+        .Include(service::PeerKeys(), &C::peers)
+        .Add({"admin_listen", "--admin-listen", "HOST:PORT of the Admin API (crawlctl)"},
+             &C::admin_listen)
+        .Add({"admin_token_file", "--admin-token-file",
+              "File with the Admin API's bearer token (>= 16 characters)", "required"},
+             &C::admin_token_file)
+        .Add({"data_dir", "--data-dir", "Directory of the collections' RocksDB database",
+              "required"},
+             &C::data_dir)
+        .Add({"frontiers", "--frontier",
+              "Frontier partition k's HOST:PORT, in partition order (repeatable)", "required"},
+             &C::frontiers)
+        .Add({"sync_interval", "--sync-interval",
+              "Time between control-loop rounds (seeds owed, finishing, tuning)"},
+             &C::sync_interval)
+        .Add({"report_interval", "--report-interval", "How often fetchers report, e.g. 2s"},
+             &C::report_interval)
+        .Add({"lease_refill", "--lease-refill",
+              "Twice the fetchers' hand-over interval: sizes the URLs of a host on lease"},
+             &C::lease_refill)
+        .Include(RevisitTunerKeys(), &C::revisit_tuner);
+    return t;
+  }();
+  return *table;
+}
+
+SchedulerServer::SchedulerServer() = default;
+SchedulerServer::~SchedulerServer() { Close().IgnoreError(); }
+
+absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
+    const SchedulerServerConfig& config) {
+  if (absl::Status s = config.Validate(); !s.ok()) return s;
+  absl::StatusOr<std::string> token = ReadTokenFile(config.admin_token_file);
+  if (!token.ok()) return token.status();
+  std::unique_ptr<SchedulerServer> server(new SchedulerServer);
+  absl::StatusOr<std::unique_ptr<kv::RocksDbKvStore>> store =
+      kv::RocksDbKvStore::Open({.path = config.data_dir}, CollectionManager::ColumnFamilies());
+  if (!store.ok()) {
+    return absl::Status(store.status().code(),
+                        absl::StrCat("data_dir ", config.data_dir, ": ", store.status().message()));
+  }
+  server->store_ = *std::move(store);
+  absl::StatusOr<std::unique_ptr<PartitionFleet>> fleet = GrpcPartitionFleet::Create(
+      config.frontiers, config.peers.Channel(), config.peers.rpc_deadline, config.lease_refill);
+  if (!fleet.ok()) return fleet.status();
+  server->fleet_ = *std::move(fleet);
+  CollectionManagerOptions options;
+  options.tuner = config.revisit_tuner;
+  absl::StatusOr<std::unique_ptr<CollectionManager>> manager = CollectionManager::Open(
+      options, *server->store_, *server->fleet_, server->clock_);
+  if (!manager.ok()) return manager.status();
+  server->manager_ = *std::move(manager);
+  server->loop_ = std::make_unique<PeriodicRunner>(
+      PeriodicRunnerOptions{.tick = config.sync_interval, .thread_name = "sched-loop"},
+      server->clock_, std::vector<PeriodicJob*>{server->manager_.get()});
+  server->admin_ = std::make_unique<AdminService>(*server->manager_, *std::move(token));
+  server->internal_ =
+      std::make_unique<SchedulerInternalService>(*server->manager_, config.report_interval);
+  grpc_server::Endpoint admin;
+  admin.listen = config.admin_listen;
+  admin.tls = {config.common.tls_cert_file, config.common.tls_key_file,
+               config.common.tls_client_ca_file};
+  admin.services = {server->admin_.get()};
+  absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
+      grpc_server::ServerRunner::Start(
+          {.name = "scheduler",
+           .endpoints = {config.common.InternalEndpoint({server->internal_.get()}),
+                         std::move(admin)}});
+  if (!runner.ok()) return runner.status();
+  server->runner_ = *std::move(runner);
+  server->loop_->Start();
+  return server;
+}
+
+absl::Status SchedulerServer::Close() {
+  if (runner_ != nullptr) runner_->Shutdown(absl::ZeroDuration());
+  if (loop_ != nullptr) loop_->Stop();
+  loop_.reset();
+  runner_.reset();
+  admin_.reset();
+  internal_.reset();
+  manager_.reset();
+  fleet_.reset();
+  if (store_ == nullptr) return absl::OkStatus();
+  absl::Status flushed = store_->Flush();
+  store_.reset();
+  return flushed;
+}
+
+}  // namespace crawler::scheduler

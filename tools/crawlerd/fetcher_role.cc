@@ -1,0 +1,41 @@
+// `crawlerd fetcher`: replica k of the fetchers (services/fetcher/grpc/fetcher_server.h).
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "services/common/service/service_main.h"
+#include "services/fetcher/grpc/fetcher_server.h"
+#include "tools/crawlerd/role.h"
+
+namespace crawler::crawlerd {
+namespace {
+
+int RunFetcher(const fetcher::FetcherServerConfig& config) {
+  absl::StatusOr<std::unique_ptr<fetcher::FetcherServer>> server =
+      fetcher::FetcherServer::Start(config);
+  if (!server.ok()) {
+    std::fprintf(stderr, "fetcher: %s\n", server.status().ToString().c_str());
+    return absl::IsInvalidArgument(server.status()) ? service::kExitUsage
+                                                    : service::kExitFailure;
+  }
+  return service::ServeUntilSignal({.role = "fetcher",
+                                    .runner = &(*server)->runner(),
+                                    .drain_timeout = config.common.drain_timeout,
+                                    .metrics_listen = config.common.metrics_listen,
+                                    .stop = [&] { (*server)->Stop(); },
+                                    .close = [&] { return (*server)->Close(); }});
+}
+
+}  // namespace
+
+void RegisterFetcherRole(CLI::App& app, int* exit_code) {
+  AddRole<fetcher::FetcherServerConfig>(
+      app, exit_code,
+      {.name = "fetcher",
+       .description = "Fetches partition k of every collection (exchange mode)",
+       .keys = &fetcher::FetcherServerKeys(),
+       .validate = [](const fetcher::FetcherServerConfig& c) { return c.Validate(); },
+       .run = RunFetcher});
+}
+
+}  // namespace crawler::crawlerd

@@ -1,0 +1,40 @@
+// `crawlerd frontier`: one frontier partition (services/frontier/grpc/frontier_server.h).
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "services/common/service/service_main.h"
+#include "services/frontier/grpc/frontier_server.h"
+#include "tools/crawlerd/role.h"
+
+namespace crawler::crawlerd {
+namespace {
+
+int RunFrontier(const frontier::FrontierServerConfig& config) {
+  absl::StatusOr<std::unique_ptr<frontier::FrontierServer>> server =
+      frontier::FrontierServer::Start(config);
+  if (!server.ok()) {
+    std::fprintf(stderr, "frontier: %s\n", server.status().ToString().c_str());
+    return absl::IsInvalidArgument(server.status()) ? service::kExitUsage
+                                                    : service::kExitFailure;
+  }
+  return service::ServeUntilSignal({.role = "frontier",
+                                    .runner = &(*server)->runner(),
+                                    .drain_timeout = config.common.drain_timeout,
+                                    .metrics_listen = config.common.metrics_listen,
+                                    .close = [&] { return (*server)->Close(); }});
+}
+
+}  // namespace
+
+void RegisterFrontierRole(CLI::App& app, int* exit_code) {
+  AddRole<frontier::FrontierServerConfig>(
+      app, exit_code,
+      {.name = "frontier",
+       .description = "One frontier partition: URL queues, seen-set, per-URL state, leases",
+       .keys = &frontier::FrontierServerKeys(),
+       .validate = [](const frontier::FrontierServerConfig& c) { return c.Validate(); },
+       .run = RunFrontier});
+}
+
+}  // namespace crawler::crawlerd

@@ -1,0 +1,42 @@
+// `crawlerd scheduler`: collections, the Admin API and the control loop
+// (services/scheduler/grpc/scheduler_server.h).
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "services/common/service/service_main.h"
+#include "services/scheduler/grpc/scheduler_server.h"
+#include "tools/crawlerd/role.h"
+
+namespace crawler::crawlerd {
+namespace {
+
+int RunScheduler(const scheduler::SchedulerServerConfig& config) {
+  absl::StatusOr<std::unique_ptr<scheduler::SchedulerServer>> server =
+      scheduler::SchedulerServer::Start(config);
+  if (!server.ok()) {
+    std::fprintf(stderr, "scheduler: %s\n", server.status().ToString().c_str());
+    return absl::IsInvalidArgument(server.status()) || absl::IsNotFound(server.status())
+               ? service::kExitUsage
+               : service::kExitFailure;
+  }
+  return service::ServeUntilSignal({.role = "scheduler",
+                                    .runner = &(*server)->runner(),
+                                    .drain_timeout = config.common.drain_timeout,
+                                    .metrics_listen = config.common.metrics_listen,
+                                    .close = [&] { return (*server)->Close(); }});
+}
+
+}  // namespace
+
+void RegisterSchedulerRole(CLI::App& app, int* exit_code) {
+  AddRole<scheduler::SchedulerServerConfig>(
+      app, exit_code,
+      {.name = "scheduler",
+       .description = "Collections, the Admin API (crawlctl) and the re-visit policy",
+       .keys = &scheduler::SchedulerServerKeys(),
+       .validate = [](const scheduler::SchedulerServerConfig& c) { return c.Validate(); },
+       .run = RunScheduler});
+}
+
+}  // namespace crawler::crawlerd
