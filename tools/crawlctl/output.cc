@@ -119,7 +119,7 @@ std::string FormatAddSeeds(const v1::AddSeedsResponse& response) {
 }
 
 std::string FormatStats(const v1::CollectionStats& stats) {
-  Table table({1});
+  Table table;
   table.AddRow({"collection", stats.name()});
   table.AddRow({"as of", FormatTimestamp(stats.as_of())});
   table.AddRow({"partitions", absl::StrCat(stats.partitions_reporting(), "/",
