@@ -166,7 +166,8 @@ int CallByName(Session& session, const std::string& name, Method method,
   if (!status.ok()) return session.Fail(status, name);
   return Print(session, info, [&](const v1::CollectionInfo& i) {
     return verb.empty() ? FormatCollectionInfo(i)
-                        : absl::StrCat(verb, " collection '", name, "'\n", FormatCollectionInfo(i));
+                        : absl::StrCat(verb, " collection '", name, "' (state ",
+                                       StateLabel(i.state()), ")\n");
   });
 }
 

@@ -90,7 +90,7 @@ int UpdateCollection(Session& session, const std::string& name, const Collection
 int ListCollections(Session& session);
 // `collections get NAME`.
 int GetCollection(Session& session, const std::string& name);
-// `collections pause NAME` / `resume NAME`.
+// `collections pause NAME` / `resume NAME`: one line naming the new state.
 int PauseCollection(Session& session, const std::string& name);
 int ResumeCollection(Session& session, const std::string& name);
 // `collections delete NAME`.

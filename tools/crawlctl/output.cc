@@ -19,11 +19,11 @@ std::string YesNo(bool value) { return value ? "yes" : "no"; }
 
 std::string Count(uint64_t value) { return absl::StrCat(value); }
 
+}  // namespace
+
 std::string StateLabel(v1::CollectionState state) {
   return EnumLabel(v1::CollectionState_Name(state), "COLLECTION_STATE_");
 }
-
-}  // namespace
 
 std::string Table::Render() const {
   std::vector<size_t> widths;
@@ -93,11 +93,15 @@ std::string FormatCollectionInfo(const v1::CollectionInfo& info) {
   if (!collection.ok()) {
     return out + absl::StrCat("definition: cannot be shown: ", collection.status().message(), "\n");
   }
-  // The same keys, spelled as a collection file writes them.
+  // The same keys, spelled as a collection file writes them; a default that reads badly as a
+  // value (UINT64_MAX for "unlimited") shows as the table's text for it.
+  const scheduler::Collection defaults;
   Table keys;
   for (const auto& key : scheduler::CollectionKeys().keys()) {
     if (key.name == "name") continue;
-    keys.AddRow({"  " + key.name + ":", key.format(*collection)});
+    std::string value = key.format(*collection);
+    if (!key.default_text.empty() && value == key.format(defaults)) value = key.default_text;
+    keys.AddRow({"  " + key.name + ":", value});
   }
   return out + "definition:\n" + keys.Render();
 }

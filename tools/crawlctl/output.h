@@ -40,6 +40,8 @@ class Table {
 std::string FormatTimestamp(const google::protobuf::Timestamp& time);
 // The enum value's name without the type's prefix: "COLLECTION_STATE_PAUSED" -> "PAUSED".
 std::string EnumLabel(const std::string& full_name, const std::string& prefix);
+// A collection state's label: "ACTIVE", "PAUSED", "FINISHED".
+std::string StateLabel(v1::CollectionState state);
 
 // One line of JSON (protobuf's JSON mapping with the .proto field names, fields at their
 // default values included, so scripts find every field), ending in '\n'.
@@ -47,8 +49,8 @@ std::string ToJson(const google::protobuf::Message& message);
 
 // `collections list`: NAME, STATE, SEEDS, CREATED, UPDATED.
 std::string FormatCollectionList(const v1::ListCollectionsResponse& list);
-// `collections get` and the replies of create, update, pause and resume: state and times, then
-// the definition as its YAML keys (CollectionKeys()) with their values.
+// `collections get` and the replies of create and update: state and times, then the
+// definition as its YAML keys (CollectionKeys()) with their values.
 std::string FormatCollectionInfo(const v1::CollectionInfo& info);
 // `seeds add`: counts, then the rejected samples.
 std::string FormatAddSeeds(const v1::AddSeedsResponse& response);
