@@ -167,6 +167,10 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? cc::kExitOk : kExitInvalid;
   }
+  if (!run) {  // unreachable while every command group requires a subcommand
+    std::cerr << app.help();
+    return kExitInvalid;
+  }
   options.timeout = ParseDuration(timeout);
   absl::StatusOr<cc::Session> session = cc::Session::Open(options, std::cout, std::cerr);
   if (!session.ok()) {
