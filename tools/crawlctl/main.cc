@@ -1,0 +1,181 @@
+// `crawlctl`: the command-line client of the scheduler's Admin API (docs/crawlctl.md). main()
+// only parses the command line and calls the commands of commands.h.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "services/common/config/key_table.h"
+#include "tools/crawlctl/commands.h"
+#include "tools/crawlctl/requests.h"
+
+namespace {
+
+using crawler::crawlctl::kExitInvalid;
+
+// A duration flag ("10s", "500ms"), checked by CLI11 so a bad one is a usage error.
+CLI::Validator DurationValidator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        absl::StatusOr<absl::Duration> d = crawler::config::ParseNonNegativeDuration(text);
+        if (!d.ok()) return std::string(d.status().message());
+        if (*d <= absl::ZeroDuration()) return "must be positive";
+        return "";
+      },
+      "DURATION");
+}
+
+absl::Duration ParseDuration(const std::string& text) {
+  return *crawler::config::ParseNonNegativeDuration(text);  // validated by DurationValidator
+}
+
+absl::StatusOr<crawler::crawlctl::CollectionFile> LoadFile(const std::string& path) {
+  if (path != "-") return crawler::crawlctl::LoadCollectionFile(path);
+  std::stringstream text;
+  text << std::cin.rdbuf();
+  return crawler::crawlctl::ParseCollectionYaml(text.str(), "-");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace cc = crawler::crawlctl;
+  CLI::App app{"crawlctl: manage the crawler's collections through the scheduler's Admin API"};
+  app.require_subcommand(1);
+  cc::SessionOptions options;
+  std::string timeout = "10s";
+  app.add_option("--server", options.server, "Scheduler admin endpoint HOST:PORT")
+      ->envname("CRAWLCTL_SERVER")
+      ->capture_default_str();
+  app.add_option("--token-file", options.token_file,
+                 "File holding the bearer token (whitespace trimmed)")
+      ->envname("CRAWLCTL_TOKEN_FILE");
+  app.add_flag("--tls", options.tls, "Connect with TLS (system roots unless --ca-file)");
+  app.add_option("--ca-file", options.ca_file, "PEM roots to verify the server (implies --tls)");
+  app.add_option("--tls-server-name", options.tls_server_name,
+                 "Name expected in the server's certificate (default: the host of --server)");
+  app.add_option("--timeout", timeout, "Deadline of each call")
+      ->check(DurationValidator())
+      ->capture_default_str();
+  app.add_flag("--json", options.json, "Print each reply as JSON (protobuf's JSON mapping)");
+
+  // Each command stores what to run; it runs after parsing, once the session is open.
+  std::function<int(cc::Session&)> run;
+
+  CLI::App* collections = app.add_subcommand("collections", "Create, change and list collections");
+  collections->require_subcommand(1);
+  std::string file;
+  std::string name;
+
+  CLI::App* create = collections->add_subcommand(
+      "create", "Create a collection from a YAML file (keys of docs/configuration.md, with name)");
+  create->add_option("-f,--file", file, "Collection YAML file, or - for stdin")->required();
+  create->callback([&] {
+    run = [&](cc::Session& s) {
+      absl::StatusOr<cc::CollectionFile> loaded = LoadFile(file);
+      return loaded.ok() ? cc::CreateCollection(s, *loaded) : s.FailInput(loaded.status());
+    };
+  });
+
+  CLI::App* update = collections->add_subcommand(
+      "update", "Change the keys a YAML file sets; the others keep their values");
+  update->add_option("name", name, "Collection")->required();
+  update->add_option("-f,--file", file, "YAML file with the keys to change, or - for stdin")
+      ->required();
+  update->callback([&] {
+    run = [&](cc::Session& s) {
+      absl::StatusOr<cc::CollectionFile> loaded = LoadFile(file);
+      return loaded.ok() ? cc::UpdateCollection(s, name, *loaded) : s.FailInput(loaded.status());
+    };
+  });
+
+  collections->add_subcommand("list", "List every collection")->callback([&] {
+    run = [](cc::Session& s) { return cc::ListCollections(s); };
+  });
+
+  struct NamedCommand {
+    const char* verb;
+    const char* help;
+    int (*call)(cc::Session&, const std::string&);
+  };
+  for (const NamedCommand& c : {
+           NamedCommand{"get", "Show a collection: state, times and definition", cc::GetCollection},
+           NamedCommand{"pause", "Stop leasing a collection's URLs (idempotent)",
+                        cc::PauseCollection},
+           NamedCommand{"resume", "Lease a paused collection's URLs again (idempotent)",
+                        cc::ResumeCollection},
+           NamedCommand{"delete",
+                        "Delete a collection's definition and crawl state (WARC files stay); "
+                        "asks no confirmation",
+                        cc::DeleteCollection},
+       }) {
+    CLI::App* sub = collections->add_subcommand(c.verb, c.help);
+    sub->add_option("name", name, "Collection")->required();
+    sub->callback([&, call = c.call] {
+      run = [&, call](cc::Session& s) { return call(s, name); };
+    });
+  }
+
+  CLI::App* seeds = app.add_subcommand("seeds", "Add seeds to a collection");
+  seeds->require_subcommand(1);
+  std::string seed_file;
+  CLI::App* seeds_add = seeds->add_subcommand(
+      "add", "Stream URLs (one per line; blank lines and # comments skipped) to a collection");
+  seeds_add->add_option("name", name, "Collection")->required();
+  seeds_add->add_option("file", seed_file, "File of URLs, or - for stdin")->required();
+  seeds_add->callback([&] {
+    run = [&](cc::Session& s) {
+      if (seed_file == "-") return cc::AddSeeds(s, name, std::cin);
+      std::ifstream in(seed_file);
+      if (!in) return s.FailInput(absl::NotFoundError("cannot read " + seed_file));
+      return cc::AddSeeds(s, name, in);
+    };
+  });
+
+  CLI::App* stats = app.add_subcommand("stats", "A collection's statistics over every partition");
+  cc::WatchOptions watch;
+  std::string interval = "2s";
+  stats->add_option("name", name, "Collection")->required();
+  stats->add_flag("-w,--watch", watch.watch, "Refresh until interrupted (Ctrl-C)");
+  stats->add_option("--interval", interval, "Between refreshes with --watch")
+      ->check(DurationValidator())
+      ->capture_default_str();
+  stats->add_option("--count", watch.count, "With --watch: stop after N refreshes (0: never)");
+  stats->callback([&] {
+    watch.interval = ParseDuration(interval);
+    watch.clear_screen = watch.watch && isatty(STDOUT_FILENO) == 1;
+    run = [&](cc::Session& s) { return cc::Stats(s, name, watch); };
+  });
+
+  CLI::App* explain = app.add_subcommand(
+      "explain", "Why each URL is in its state: scope, partition, the frontier's record");
+  std::vector<std::string> urls;
+  explain->add_option("name", name, "Collection")->required();
+  explain->add_option("urls", urls, "URLs as a user writes them")->required();
+  explain->callback([&] {
+    run = [&](cc::Session& s) { return cc::Explain(s, name, urls); };
+  });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? cc::kExitOk : kExitInvalid;
+  }
+  if (!run) {  // unreachable while every command group requires a subcommand
+    std::cerr << app.help();
+    return kExitInvalid;
+  }
+  options.timeout = ParseDuration(timeout);
+  absl::StatusOr<cc::Session> session = cc::Session::Open(options, std::cout, std::cerr);
+  if (!session.ok()) {
+    std::cerr << "crawlctl: " << session.status().message() << "\n";
+    return kExitInvalid;
+  }
+  return run(*session);
+}

@@ -1,0 +1,193 @@
+#include "tools/crawlctl/output.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "services/scheduler/grpc/collection_convert.h"
+#include "services/scheduler/scheduler_config.h"
+
+namespace crawler::crawlctl {
+namespace {
+
+std::string YesNo(bool value) { return value ? "yes" : "no"; }
+
+std::string Count(uint64_t value) { return absl::StrCat(value); }
+
+}  // namespace
+
+std::string StateLabel(v1::CollectionState state) {
+  return EnumLabel(v1::CollectionState_Name(state), "COLLECTION_STATE_");
+}
+
+std::string Table::Render() const {
+  std::vector<size_t> widths;
+  for (const std::vector<std::string>& row : rows_) {
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const std::vector<std::string>& row : rows_) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i > 0) line += "  ";
+      const std::string pad(widths[i] - row[i].size(), ' ');
+      const bool right = std::find(right_aligned_.begin(), right_aligned_.end(), i) !=
+                         right_aligned_.end();
+      line += right ? pad + row[i] : row[i] + pad;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+std::string FormatTimestamp(const google::protobuf::Timestamp& time) {
+  if (time.seconds() == 0 && time.nanos() == 0) return "-";
+  const absl::Time t = absl::FromUnixSeconds(time.seconds()) + absl::Nanoseconds(time.nanos());
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
+}
+
+std::string EnumLabel(const std::string& full_name, const std::string& prefix) {
+  if (full_name.empty()) return "?";
+  return absl::StartsWith(full_name, prefix) ? full_name.substr(prefix.size()) : full_name;
+}
+
+std::string ToJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  std::string json;
+  // Printing a well-formed message cannot fail; a failure would leave `json` empty.
+  if (!google::protobuf::util::MessageToJsonString(message, &json, options).ok()) json = "{}";
+  return json + "\n";
+}
+
+std::string FormatCollectionList(const v1::ListCollectionsResponse& list) {
+  if (list.collections().empty()) return "no collections\n";
+  Table table({2});
+  table.AddRow({"NAME", "STATE", "SEEDS", "CREATED", "UPDATED"});
+  for (const v1::CollectionInfo& info : list.collections()) {
+    table.AddRow({info.collection().name(), StateLabel(info.state()),
+                  Count(static_cast<uint64_t>(info.collection().seeds_size())),
+                  FormatTimestamp(info.create_time()), FormatTimestamp(info.update_time())});
+  }
+  return table.Render();
+}
+
+std::string FormatCollectionInfo(const v1::CollectionInfo& info) {
+  Table table;
+  table.AddRow({"collection", info.collection().name()});
+  table.AddRow({"state", StateLabel(info.state())});
+  table.AddRow({"created", FormatTimestamp(info.create_time())});
+  table.AddRow({"updated", FormatTimestamp(info.update_time())});
+  std::string out = table.Render();
+  absl::StatusOr<scheduler::Collection> collection =
+      scheduler::FromProto(info.collection(), "collection");
+  if (!collection.ok()) {
+    return out + absl::StrCat("definition: cannot be shown: ", collection.status().message(), "\n");
+  }
+  // The same keys, spelled as a collection file writes them; a default that reads badly as a
+  // value (UINT64_MAX for "unlimited") shows as the table's text for it.
+  const scheduler::Collection defaults;
+  Table keys;
+  for (const auto& key : scheduler::CollectionKeys().keys()) {
+    if (key.name == "name") continue;
+    std::string value = key.format(*collection);
+    if (!key.default_text.empty() && value == key.format(defaults)) value = key.default_text;
+    keys.AddRow({"  " + key.name + ":", value});
+  }
+  return out + "definition:\n" + keys.Render();
+}
+
+std::string FormatAddSeeds(const v1::AddSeedsResponse& response) {
+  Table table({1});
+  table.AddRow({"seeds", Count(response.seeds())});
+  table.AddRow({"queued", Count(response.queued())});
+  table.AddRow({"already seen", Count(response.already_seen())});
+  table.AddRow({"rejected", Count(response.rejected())});
+  std::string out = table.Render();
+  if (!response.rejected_samples().empty()) {
+    out += absl::StrCat("rejected (first ", response.rejected_samples_size(), "):\n");
+    for (const std::string& sample : response.rejected_samples()) {
+      absl::StrAppend(&out, "  ", sample, "\n");
+    }
+  }
+  return out;
+}
+
+std::string FormatStats(const v1::CollectionStats& stats) {
+  Table table;
+  table.AddRow({"collection", stats.name()});
+  table.AddRow({"as of", FormatTimestamp(stats.as_of())});
+  table.AddRow({"partitions", absl::StrCat(stats.partitions_reporting(), "/",
+                                           stats.partitions_total(), " reporting")});
+  table.AddRow({"exhausted", YesNo(stats.exhausted())});
+  std::string out = table.Render();
+  Table counts({1});
+  counts.AddRow({"pages", Count(stats.pages())});
+  counts.AddRow({"queued", Count(stats.queued_urls())});
+  counts.AddRow({"waiting", Count(stats.waiting_urls())});
+  counts.AddRow({"in flight", Count(stats.in_flight_urls())});
+  counts.AddRow({"seen", Count(stats.seen_urls())});
+  counts.AddRow({"hosts", Count(stats.hosts())});
+  counts.AddRow({"robots denied", Count(stats.robots_denied())});
+  counts.AddRow({"duplicates", Count(stats.duplicates())});
+  counts.AddRow({"urls exchanged", Count(stats.urls_exchanged())});
+  counts.AddRow({"urls suppressed", Count(stats.urls_suppressed())});
+  out += "\n" + counts.Render();
+  if (!stats.outcomes().empty()) {
+    Table outcomes({1});
+    for (const v1::OutcomeCount& outcome : stats.outcomes()) {
+      outcomes.AddRow({"  " + EnumLabel(v1::OutcomeClass_Name(outcome.outcome()), "OUTCOME_CLASS_"),
+                       Count(outcome.count())});
+    }
+    out += "\noutcomes:\n" + outcomes.Render();
+  }
+  return out;
+}
+
+std::string FormatExplain(const v1::ExplainUrlResponse& response) {
+  std::string out;
+  for (const v1::UrlExplanation& e : response.explanations()) {
+    if (!out.empty()) out += "\n";
+    Table table;
+    table.AddRow({"url", e.url()});
+    if (!e.error().empty()) {
+      table.AddRow({"error", e.error()});
+      out += table.Render();
+      continue;
+    }
+    table.AddRow({"canonical", e.canonical_url()});
+    table.AddRow({"scope", EnumLabel(v1::ScopeVerdict_Name(e.scope_verdict()), "SCOPE_VERDICT_")});
+    table.AddRow({"partition", absl::StrCat(e.partition())});
+    table.AddRow({"found", YesNo(e.found())});
+    if (e.found()) {
+      const v1::UrlRecord& r = e.record();
+      table.AddRow({"state", EnumLabel(v1::UrlStatus_Name(r.status()), "URL_STATUS_")});
+      table.AddRow({"depth", absl::StrCat(r.depth())});
+      table.AddRow({"first seen", FormatTimestamp(r.first_seen())});
+      if (!r.discovered_from().empty()) table.AddRow({"found on", r.discovered_from()});
+      table.AddRow({"fetches", absl::StrCat(r.fetch_count(), " (", r.attempts(),
+                                            " failed attempts since the last)")});
+      std::string last = "-";
+      if (r.last_outcome() != v1::OUTCOME_CLASS_UNSPECIFIED) {
+        last = EnumLabel(v1::OutcomeClass_Name(r.last_outcome()), "OUTCOME_CLASS_");
+        if (r.http_status() != 0) absl::StrAppend(&last, ", HTTP ", r.http_status());
+      }
+      table.AddRow({"last outcome", last});
+      table.AddRow({"last fetch", FormatTimestamp(r.fetch_time())});
+      table.AddRow({"next visit", FormatTimestamp(r.next_visit())});
+    }
+    out += table.Render();
+  }
+  return out;
+}
+
+}  // namespace crawler::crawlctl
