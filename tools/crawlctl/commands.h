@@ -105,7 +105,7 @@ struct WatchOptions {
   uint64_t count = 0;                           // refreshes before stopping; 0: no bound
   bool clear_screen = false;                    // clear a terminal before each refresh
 };
-// `stats NAME [--watch [--interval D] [--count N]]`. With --json, one line per refresh.
+// `stats NAME [--watch] [--interval D] [--count N]`. With --json, one line per refresh.
 int Stats(Session& session, const std::string& name, const WatchOptions& watch = {});
 
 // `explain NAME URL...`: requests of at most 100 URLs, printed as one reply.

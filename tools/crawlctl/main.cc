@@ -145,8 +145,9 @@ int main(int argc, char** argv) {
   stats->add_option("--interval", interval, "Between refreshes with --watch")
       ->check(DurationValidator())
       ->capture_default_str();
-  stats->add_option("--count", watch.count, "With --watch: stop after N refreshes (0: never)");
+  stats->add_option("--count", watch.count, "Stop after N refreshes (implies --watch; 0: never)");
   stats->callback([&] {
+    watch.watch = watch.watch || watch.count > 0;
     watch.interval = ParseDuration(interval);
     watch.clear_screen = watch.watch && isatty(STDOUT_FILENO) == 1;
     run = [&](cc::Session& s) { return cc::Stats(s, name, watch); };
