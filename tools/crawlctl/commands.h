@@ -38,7 +38,7 @@ enum ExitCode : int {
 };
 
 struct SessionOptions {
-  std::string server = "localhost:50051";  // HOST:PORT of the scheduler's admin endpoint
+  std::string server = "localhost:50052";  // the scheduler's admin_listen default
   std::string token_file;                  // empty: no authorization metadata
   bool tls = false;                        // TLS with the system roots (or ca_file)
   std::string ca_file;                     // PEM roots to verify the server; implies TLS

@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the distributed crawl: the four crawlerd roles on loopback
+(scripts/cluster.py: N frontier partitions, N fetchers, dedup, the scheduler), driven through
+crawlctl, crawling websim.
+
+Scenarios:
+  n2, n3     one collection over 200 hosts with N = 2 / 3 partitions: every allowed page fetched
+             exactly once, each host only by the fetcher of the partition that owns it
+             (X-Crawler-Partition in websim's log against `crawler inspect partition`), no
+             politeness or robots.txt violation, every page archived once, the collection's
+             statistics (crawlctl stats) match websim's truth, every process drains on SIGTERM
+             and exits 0.
+  two        two collections at once over the same web (N = 3): each collection fetches every
+             page once (its own crawl log), the per-host delay holds across both collections
+             (one politeness budget per host in each fetcher), both finish.
+  faults     N = 2; during the crawl each kind of process is killed with SIGKILL once and
+             restarted (a frontier, a fetcher, dedup, the scheduler). Coverage stays 100%,
+             refetches stay within the URLs on lease at the kills, the collection and its seeds
+             survive, and while the scheduler is down crawlctl answers UNAVAILABLE (exit 3)
+             within its deadline instead of hanging.
+
+Python 3 standard library only; every wait is bounded and every process stopped in a `finally`.
+"""
+
+import argparse
+import collections
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+
+from cluster import Cluster, ClusterError  # noqa: E402
+from crawl_websim_test import (  # noqa: E402
+    check_crawl_log_pages, check_duplicates_none, check_partition_owners)
+from e2e_support import (  # noqa: E402
+    Checks, Fatal, Websim, WorkDir, archived_pages, check_coverage, check_politeness,
+    check_robots_fetches, read_crawl_log, wait_until)
+
+DELAY_MS = 50
+CRAWL_TIMEOUT_S = 300
+
+
+def field(d, name, default=0):
+    """A field of crawlctl's JSON (protobuf JSON: lowerCamelCase; snake_case accepted too)."""
+    if name in d:
+        return d[name]
+    parts = name.split("_")
+    camel = parts[0] + "".join(p.title() for p in parts[1:])
+    return d.get(camel, default)
+
+
+def as_int(v):
+    return int(v) if v not in (None, "") else 0
+
+
+def fetcher_args(sim_port, extra=()):
+    return ["--allow-network", "127.0.0.0/8", "--connect-to", f"127.0.0.1:{sim_port}",
+            "--min-delay", f"{DELAY_MS}ms", "--delay-factor", "0", "--partition-header",
+            "--report-interval", "1s", *extra]
+
+
+def write_collection(path, name, seeds, extra_lines=()):
+    with open(path, "w") as f:
+        f.write(f"name: {name}\n")
+        for line in extra_lines:
+            f.write(line + "\n")
+        f.write("seeds:\n")
+        for seed in seeds:
+            f.write(f"  - {seed}\n")
+
+
+def stats_of(cluster, name):
+    out = cluster.ctl("stats", name, json_out=True, check=False, timeout_s=30)
+    if out.returncode != 0:
+        return None
+    return json.loads(out.stdout)
+
+
+def state_of(cluster, name):
+    out = cluster.ctl("collections", "get", name, json_out=True, check=False, timeout_s=30)
+    if out.returncode != 0:
+        return None
+    return field(json.loads(out.stdout), "state", "")
+
+
+def wait_finished(cluster, names, timeout_s=CRAWL_TIMEOUT_S):
+    """Until every collection is FINISHED (every partition exhausted), and the fetchers have
+    reported their last counters. Returns the final stats per collection."""
+    def done():
+        return all(str(state_of(cluster, n)).endswith("FINISHED") for n in names)
+    wait_until(done, timeout_s, f"collections {names} to finish", poll_s=1.0)
+    time.sleep(2.5)  # > report_interval: the fetchers' last reports
+    return {n: stats_of(cluster, n) for n in names}
+
+
+def fetcher_logs(cluster, name):
+    lines, malformed = [], []
+    for k in range(cluster.n):
+        path = os.path.join(cluster.dir, f"fetcher-{k}", "logs", f"{name}.log")
+        if os.path.exists(path):
+            l, m = read_crawl_log(path)
+            lines += l
+            malformed += m
+    return lines, malformed
+
+
+def archive_captures(checks, cluster, name, what):
+    captures = collections.Counter()
+    still_open = []
+    for k in range(cluster.n):
+        d = os.path.join(cluster.dir, f"fetcher-{k}", "warc", name)
+        c, o = archived_pages(checks, d, f"{what} fetcher {k}")
+        captures.update(c)
+        still_open += o
+    return captures, still_open
+
+
+def check_stop_codes(checks, codes):
+    bad = {n: c for n, c in codes.items() if c != 0}
+    checks.check(not bad, f"processes that did not drain and exit 0 on SIGTERM: {bad}")
+
+
+def check_stats_against_truth(checks, stats, expected, truth, partitions, what):
+    if not checks.check(stats is not None, f"{what}: crawlctl stats failed"):
+        return
+    checks.check(as_int(field(stats, "pages")) == len(expected),
+                 f"{what}: stats pages {field(stats, 'pages')}, truth has {len(expected)}")
+    checks.check(as_int(field(stats, "robots_denied")) == len(truth["disallowed"]),
+                 f"{what}: stats robots_denied {field(stats, 'robots_denied')}, truth "
+                 f"{len(truth['disallowed'])}")
+    checks.check(as_int(field(stats, "queued_urls")) == 0 and
+                 as_int(field(stats, "in_flight_urls")) == 0,
+                 f"{what}: stats queued {field(stats, 'queued_urls')}, in flight "
+                 f"{field(stats, 'in_flight_urls')} after the end")
+    checks.check(field(stats, "exhausted", False) is True, f"{what}: stats not exhausted")
+    checks.check(as_int(field(stats, "partitions_reporting")) == partitions,
+                 f"{what}: {field(stats, 'partitions_reporting')} partitions reporting")
+    if partitions > 1:
+        checks.check(as_int(field(stats, "urls_exchanged")) > 0,
+                     f"{what}: no URL exchanged between partitions")
+
+
+def start_sim(args, work, hosts, pages, seed, extra=()):
+    return Websim(args.websim, work, hosts=hosts, pages=pages, seed=seed,
+                  extra_args=list(extra)).start()
+
+
+def scenario_partitions(args, checks, work, n):
+    sim = start_sim(args, work, hosts=200, pages=10, seed=21)
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), n,
+                      fetcher_args=fetcher_args(sim.port))
+    codes = {}
+    t0 = time.monotonic()
+    try:
+        cluster.start()
+        write_collection(work("coll.yaml"), "web", sim.seeds())
+        cluster.ctl("collections", "create", "-f", work("coll.yaml"))
+        final = wait_finished(cluster, ["web"])["web"]
+        elapsed = time.monotonic() - t0
+    finally:
+        codes = cluster.stop()
+        sim.stop()
+    check_stop_codes(checks, codes)
+    truth, _ = sim.truth()
+    expected = truth["page"] | truth["seed"]
+    requests = sim.requests()
+    counts, coverage = check_coverage(checks, requests, truth)
+    repeated = check_duplicates_none(checks, counts)
+    min_gap, gap_count = check_politeness(checks, requests, DELAY_MS)
+    check_robots_fetches(checks, requests, sim.hosts)
+    check_partition_owners(checks, args.crawler, requests, n)
+    lines, malformed = fetcher_logs(cluster, "web")
+    checks.check(not malformed, f"crawl logs: {len(malformed)} malformed lines")
+    check_crawl_log_pages(checks, lines, expected, "crawl logs")
+    captures, still_open = archive_captures(checks, cluster, "web", "archive")
+    checks.check(not still_open, f"WARC files left open: {still_open}")
+    missing = expected - set(captures)
+    checks.check(not missing, f"{len(missing)} pages not archived, e.g. {sorted(missing)[:3]}")
+    twice = {u: c for u, c in captures.items() if c > 1}
+    checks.check(not twice, f"{len(twice)} pages archived more than once")
+    check_stats_against_truth(checks, final, expected, truth, n, "web")
+    print(f"n={n}: {sim.hosts} hosts, {len(expected)} pages, coverage {coverage:.2f}%, "
+          f"{len(requests)} requests, {repeated} fetched twice, min gap "
+          f"{(min_gap or 0) / 1e6:.3f} ms over {gap_count} gaps, exchanged "
+          f"{field(final or {}, 'urls_exchanged')}, suppressed "
+          f"{field(final or {}, 'urls_suppressed')}, crawl {elapsed:.1f} s", flush=True)
+
+
+def scenario_two(args, checks, work):
+    n = 3
+    sim = start_sim(args, work, hosts=200, pages=8, seed=22)
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), n,
+                      fetcher_args=fetcher_args(sim.port))
+    codes = {}
+    try:
+        cluster.start()
+        for name in ("alpha", "beta"):
+            write_collection(work(f"{name}.yaml"), name, sim.seeds())
+            cluster.ctl("collections", "create", "-f", work(f"{name}.yaml"))
+        listed = cluster.ctl("collections", "list", json_out=True).stdout
+        checks.check("alpha" in listed and "beta" in listed, f"collections list: {listed}")
+        finals = wait_finished(cluster, ["alpha", "beta"])
+    finally:
+        codes = cluster.stop()
+        sim.stop()
+    check_stop_codes(checks, codes)
+    truth, _ = sim.truth()
+    expected = truth["page"] | truth["seed"]
+    requests = sim.requests()
+    pages = collections.Counter(f"http://{r.host}{r.target}" for r in requests
+                                if r.target not in ("/robots.txt", "/sitemap.xml"))
+    checks.check(set(pages) == expected,
+                 f"pages fetched differ from the truth: {len(expected - set(pages))} missing, "
+                 f"{len(set(pages) - expected)} extra")
+    not_twice = {u: c for u, c in pages.items() if c != 2}
+    checks.check(not not_twice, f"{len(not_twice)} pages not fetched exactly twice (once per "
+                                f"collection), e.g. {sorted(not_twice.items())[:3]}")
+    min_gap, gap_count = check_politeness(checks, requests, DELAY_MS)
+    check_partition_owners(checks, args.crawler, requests, n)
+    for name in ("alpha", "beta"):
+        lines, malformed = fetcher_logs(cluster, name)
+        checks.check(not malformed, f"{name}: malformed crawl log lines")
+        check_crawl_log_pages(checks, lines, expected, f"{name} crawl logs")
+        check_stats_against_truth(checks, finals[name], expected, truth, n, name)
+    print(f"two collections, n={n}: {len(expected)} pages each, {len(requests)} requests, min gap "
+          f"{(min_gap or 0) / 1e6:.3f} ms over {gap_count} gaps", flush=True)
+
+
+def scenario_faults(args, checks, work):
+    n = 2
+    sim = start_sim(args, work, hosts=200, pages=20, seed=23)
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), n,
+                      fetcher_args=fetcher_args(sim.port))
+    codes = {}
+    kills = []
+    on_lease_at_kills = 0
+    restarts_ns = []
+    try:
+        cluster.start()
+        write_collection(work("coll.yaml"), "web", sim.seeds())
+        cluster.ctl("collections", "create", "-f", work("coll.yaml"))
+        truth, _ = sim.truth()
+        total = len(truth["page"] | truth["seed"])
+        plan = [(0.15, "frontier", 1), (0.30, "fetcher", 0), (0.45, "dedup", 0),
+                (0.60, "scheduler", 0)]
+        for fraction, role, k in plan:
+            def reached():
+                served = sum(1 for r in sim.requests() if r.target != "/robots.txt")
+                return served >= fraction * total
+            wait_until(reached, CRAWL_TIMEOUT_S, f"{fraction:.0%} of the pages")
+            before = stats_of(cluster, "web") or {}
+            on_lease_at_kills += as_int(field(before, "in_flight_urls"))
+            cluster.kill9(role, k)
+            kills.append(f"{role}-{k}")
+            if role == "scheduler":
+                t0 = time.monotonic()
+                out = cluster.ctl("--timeout", "3s", "stats", "web", check=False, timeout_s=60)
+                took = time.monotonic() - t0
+                checks.check(out.returncode == 3,
+                             f"crawlctl with the scheduler down exited {out.returncode} "
+                             f"(want 3, UNAVAILABLE): {out.stderr.strip()}")
+                checks.check("UNAVAILABLE" in out.stderr or "reach" in out.stderr,
+                             f"crawlctl's error does not say the server is unavailable: "
+                             f"{out.stderr.strip()}")
+                checks.check(took < 10, f"crawlctl took {took:.1f} s with the scheduler down")
+            time.sleep(1.0)
+            cluster.restart(role, k)
+            restarts_ns.append(time.monotonic_ns())
+        final = wait_finished(cluster, ["web"])["web"]
+        checks.check(final is not None, "no stats after the faults")
+    finally:
+        codes = cluster.stop()
+        sim.stop()
+    check_stop_codes(checks, codes)
+    truth, _ = sim.truth()
+    expected = truth["page"] | truth["seed"]
+    requests = sim.requests()
+    counts, coverage = check_coverage(checks, requests, truth)
+    refetched = sum(c - 1 for c in counts.values() if c > 1)
+    checks.check(refetched <= on_lease_at_kills,
+                 f"{refetched} refetches, more than the {on_lease_at_kills} URLs on lease at the "
+                 f"kills")
+    check_politeness(checks, requests, DELAY_MS, restarts_ns)
+    print(f"faults: killed {', '.join(kills)} (SIGKILL, restarted); coverage {coverage:.2f}% of "
+          f"{len(expected)} pages, {refetched} refetches (bound: {on_lease_at_kills} on lease at "
+          f"the kills)", flush=True)
+
+
+SCENARIOS = {"n2": lambda a, c, w: scenario_partitions(a, c, w, 2),
+             "n3": lambda a, c, w: scenario_partitions(a, c, w, 3),
+             "two": scenario_two, "faults": scenario_faults}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--crawlerd", required=True)
+    parser.add_argument("--crawlctl", required=True)
+    parser.add_argument("--crawler", required=True)
+    parser.add_argument("--websim", required=True)
+    parser.add_argument("--scenario", required=True, choices=sorted(SCENARIOS))
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = parser.parse_args()
+    checks = Checks(f"distributed {args.scenario}")
+    work = WorkDir(f"dist-{args.scenario}-", keep=args.keep)
+    try:
+        SCENARIOS[args.scenario](args, checks, work)
+    except (Fatal, ClusterError, subprocess.TimeoutExpired) as e:
+        checks.fail(str(e))
+    rc = checks.exit_code()
+    work.finish(failed=rc != 0)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
