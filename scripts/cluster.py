@@ -16,6 +16,7 @@ back on its own address.
 """
 
 import argparse
+import json
 import os
 import secrets
 import signal
@@ -270,22 +271,22 @@ def cmd_demo(args):
               f"cluster of {args.partitions} partition(s) in {cluster.dir}", flush=True)
         coll = os.path.join(cluster.dir, "demo.yaml")
         with open(coll, "w") as f:
-            f.write("name: demo\nseeds:\n")
+            # The fetchers' politeness keys set the per-host delay of the distributed crawl; the
+            # collection says the same, for the reader of `collections get`.
+            f.write("name: demo\nmin_delay: 50ms\ndelay_factor: 0\nseeds:\n")
             for seed in open(seeds_file).read().split():
                 f.write(f"  - {seed}\n")
         print("$ crawlctl collections create -f demo.yaml", flush=True)
         print(cluster.ctl("collections", "create", "-f", coll).stdout, flush=True)
         start = time.monotonic()
         while True:
-            out = cluster.ctl("stats", "demo", "--json")
-            import json
-            stats = json.loads(out.stdout)
+            stats = json.loads(cluster.ctl("stats", "demo", json_out=True).stdout)
             if stats.get("exhausted"):
                 break
             if time.monotonic() - start > args.timeout:
                 raise ClusterError(f"demo crawl not done within {args.timeout} s")
             print(f"  {time.monotonic() - start:5.1f} s: {stats.get('pages', 0)} pages, "
-                  f"{stats.get('queuedUrls', 0)} queued", flush=True)
+                  f"{stats.get('queued_urls', 0)} queued", flush=True)
             time.sleep(2)
         time.sleep(3)  # the fetchers' last reports
         print(f"$ crawlctl stats demo   (crawled in {time.monotonic() - start:.1f} s)")
