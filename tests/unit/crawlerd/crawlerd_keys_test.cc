@@ -7,6 +7,9 @@
 #include "gtest/gtest.h"
 #include "services/common/service/service_config.h"
 #include "services/dedup/grpc/dedup_server.h"
+#include "services/fetcher/grpc/fetcher_server.h"
+#include "services/frontier/grpc/frontier_server.h"
+#include "services/scheduler/grpc/scheduler_server.h"
 #include "tests/unit/common/documented_keys.h"
 
 namespace crawler {
@@ -35,6 +38,9 @@ TEST(CrawlerdKeys, CommonBlockIsDocumentedAndItsFlagsStay) {
 }
 
 TEST(CrawlerdKeys, DedupRole) { ExpectRoleTable(dedup::DedupServerKeys()); }
+TEST(CrawlerdKeys, FrontierRole) { ExpectRoleTable(frontier::FrontierServerKeys()); }
+TEST(CrawlerdKeys, FetcherRole) { ExpectRoleTable(fetcher::FetcherServerKeys()); }
+TEST(CrawlerdKeys, SchedulerRole) { ExpectRoleTable(scheduler::SchedulerServerKeys()); }
 
 }  // namespace
 }  // namespace crawler
