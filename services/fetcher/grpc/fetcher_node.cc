@@ -258,7 +258,7 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
       raw.push_back(partitions.back().get());
     }
     absl::StatusOr<std::unique_ptr<frontier::RoutedFrontierClient>> router =
-        frontier::RoutedFrontierClient::Create({}, raw, k);
+        frontier::RoutedFrontierClient::Create(options_.routing, raw, k);
     if (!router.ok()) return router.status();
     if (crawl.router != nullptr) AddRouting(crawl.routing_folded, crawl.router->Routing());
     crawl.core = *std::move(core);

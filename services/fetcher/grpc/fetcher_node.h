@@ -48,6 +48,7 @@
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/frontier_client.h"
+#include "services/frontier/routed_frontier_client.h"
 
 namespace crawler::fetcher {
 
@@ -61,6 +62,8 @@ struct FetcherNodeOptions {
   std::string warc_dir;  // required
   std::string log_dir;   // required
   uint64_t warc_max_file_bytes = uint64_t{1} << 30;
+  // Outlink routing: batch size per destination and the popular-URL cache (0 entries: none).
+  frontier::RoutingOptions routing;
   // Send "X-Crawler-Partition: k" with every request (to check partitioning on a test web).
   bool partition_header = false;
   // Time between reports to the scheduler (the scheduler's reply may set another).

@@ -97,6 +97,9 @@ const config::KeyTable<FetcherServerConfig>& FetcherServerKeys() {
         .Add({"partition_header", "--partition-header",
               "Send each request's partition as X-Crawler-Partition (to check partitioning)"},
              &C::partition_header)
+        .Add({"popular_cache_entries", "--popular-cache-entries",
+              "Outlinks remembered as sent, dropped when found again (0: no cache)"},
+             &C::popular_cache_entries)
         .Add({"report_interval", "--report-interval",
               "Time between reports to the scheduler (its reply may set another)"},
              &C::report_interval)
@@ -151,6 +154,7 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   node.log_dir = (data / "logs").string();
   node.warc_max_file_bytes = config.warc_max_file_bytes;
   node.partition_header = config.partition_header;
+  node.routing.popular_cache_entries = config.popular_cache_entries;
   node.report_interval = config.report_interval;
   const std::vector<std::shared_ptr<grpc::Channel>>* channels = &s.frontier_channels_;
   const absl::Duration deadline = config.peers.rpc_deadline;

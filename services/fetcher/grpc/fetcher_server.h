@@ -67,6 +67,8 @@ struct FetcherServerConfig {
   // CIDRs the SSRF guard lets through, e.g. 127.0.0.0/8 for a test web on loopback.
   std::vector<std::string> allow_networks;
   bool partition_header = false;
+  // URLs the popular-URL cache remembers as sent (exchange mode); 0 turns it off.
+  size_t popular_cache_entries = size_t{1} << 16;
   absl::Duration report_interval = absl::Seconds(2);
   politeness::PolitenessOptions politeness;
   FetcherOptions fetcher;

@@ -90,6 +90,20 @@ absl::StatusOr<std::unique_ptr<FrontierServer>> FrontierServer::Start(
 
 absl::Status FrontierServer::Close() {
   if (runner_ != nullptr) runner_->Shutdown(absl::ZeroDuration());
+  if (service_ != nullptr) {
+    // What the crawl cost in calls, until metrics export it (docs/services.md).
+    const FrontierService::CallCounts c = service_->Calls();
+    std::fprintf(stderr,
+                 "frontier: calls served: AddUrls %llu, Lease %llu, Complete %llu, "
+                 "ReleaseLeases %llu, ReportHostTimes %llu, GetStats %llu, other %llu\n",
+                 static_cast<unsigned long long>(c.add_urls),
+                 static_cast<unsigned long long>(c.lease),
+                 static_cast<unsigned long long>(c.complete),
+                 static_cast<unsigned long long>(c.release_leases),
+                 static_cast<unsigned long long>(c.report_host_times),
+                 static_cast<unsigned long long>(c.get_stats),
+                 static_cast<unsigned long long>(c.other));
+  }
   if (loop_ != nullptr) loop_->Stop();
   loop_.reset();
   reaper_.reset();
