@@ -33,6 +33,8 @@ FrontierLinkOptions LinkOptionsOf(const FetcherOptions& o) {
                              .max_buffered_tasks = o.max_buffered_tasks,
                              .flush_batch = o.flush_batch,
                              .flush_interval = o.flush_interval,
+                             .lease_pause_empty = o.lease_pause_empty,
+                             .lease_pause_partial = o.lease_pause_partial,
                              .retry = o.frontier_retry};
 }
 
@@ -53,6 +55,9 @@ absl::Status FetcherOptions::Validate() const {
     return absl::InvalidArgumentError("worker_batch and flush_batch must be >= 1");
   }
   if (robots_agent.empty()) return absl::InvalidArgumentError("robots_agent must not be empty");
+  if (lease_pause_empty < absl::ZeroDuration() || lease_pause_partial < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("lease pauses must be >= 0");
+  }
   if (frontier_retry.initial <= absl::ZeroDuration() ||
       frontier_retry.max < frontier_retry.initial || frontier_retry.jitter < 0 ||
       frontier_retry.jitter > 1) {

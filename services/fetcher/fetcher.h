@@ -69,6 +69,12 @@ struct FetcherOptions {
   // them wait here; keep max_per_host x per-host delay well below the frontier's lease duration.
   size_t lease_batch = 512;
   size_t lease_max_per_host = 4;
+  // After a lease that brought nothing, the next waits this long; after one that brought fewer
+  // URLs than there was room for (the frontier's ready hosts are used up for now), this long.
+  // In one process a lease costs microseconds; over gRPC every lease is a call, and pausing
+  // keeps them to a few per thousand pages (the fetcher service sets 250 ms and 100 ms).
+  absl::Duration lease_pause_empty = absl::Milliseconds(20);
+  absl::Duration lease_pause_partial = absl::ZeroDuration();
   // Leased URLs held here, not yet started, at most; leasing resumes below half of it.
   size_t max_buffered_tasks = 4096;
   // A task whose lease ends within this margin is abandoned (the frontier re-queues it) rather

@@ -256,8 +256,12 @@ void FrontierLink::Loop() {
         if (want > 0) {
           if (leased.empty()) {
             // Nothing ready: ask again soon, not in a tight loop.
-            lease_not_before_ = now + absl::Milliseconds(20);
+            lease_not_before_ = now + options_.lease_pause_empty;
           } else {
+            // Fewer than there was room for: the ready hosts are used up for now.
+            if (leased.size() < std::min(options_.lease_batch, want)) {
+              lease_not_before_ = now + options_.lease_pause_partial;
+            }
             lease_wanted_ -= std::min(lease_wanted_, leased.size());
             for (LeasedUrl& t : leased) leased_.push_back(std::move(t));
           }

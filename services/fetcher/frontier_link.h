@@ -81,6 +81,8 @@ struct FrontierLinkOptions {
   size_t max_buffered_tasks = 4096;  // FetcherOptions::max_buffered_tasks
   size_t flush_batch = 512;          // FetcherOptions::flush_batch
   absl::Duration flush_interval = absl::Milliseconds(50);
+  absl::Duration lease_pause_empty = absl::Milliseconds(20);  // FetcherOptions::lease_pause_empty
+  absl::Duration lease_pause_partial = absl::ZeroDuration();   // FetcherOptions::lease_pause_partial
   retry::BackoffOptions retry;       // FetcherOptions::frontier_retry
 };
 

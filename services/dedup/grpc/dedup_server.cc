@@ -1,5 +1,7 @@
 #include "services/dedup/grpc/dedup_server.h"
 
+#include <cstdio>
+
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -56,6 +58,13 @@ DedupServer::~DedupServer() { Close().IgnoreError(); }
 
 absl::Status DedupServer::Close() {
   if (runner_ != nullptr) runner_->Shutdown(absl::ZeroDuration());
+  if (service_ != nullptr && dedup_ != nullptr) {  // once: Close is idempotent
+    const DedupService::CallCounts c = service_->Calls();
+    std::fprintf(stderr, "dedup: calls served: Check %llu, Record %llu (%llu queries)\n",
+                 static_cast<unsigned long long>(c.check),
+                 static_cast<unsigned long long>(c.record),
+                 static_cast<unsigned long long>(c.queries));
+  }
   dedup_.reset();
   if (store_ == nullptr) return absl::OkStatus();
   absl::Status flushed = store_->Flush();

@@ -8,6 +8,9 @@
 #ifndef CRAWLER_SERVICES_DEDUP_GRPC_DEDUP_SERVICE_H_
 #define CRAWLER_SERVICES_DEDUP_GRPC_DEDUP_SERVICE_H_
 
+#include <atomic>
+#include <cstdint>
+
 #include "crawler/v1/dedup.grpc.pb.h"
 #include "services/dedup/dedup.h"
 
@@ -17,6 +20,18 @@ class DedupService final : public v1::Dedup::Service {
  public:
   explicit DedupService(Dedup& dedup) : dedup_(dedup) {}
 
+  // Calls served since start (failed ones too), and the queries they carried.
+  struct CallCounts {
+    uint64_t check = 0;
+    uint64_t record = 0;
+    uint64_t queries = 0;
+  };
+  CallCounts Calls() const {
+    return {.check = check_.load(std::memory_order_relaxed),
+            .record = record_.load(std::memory_order_relaxed),
+            .queries = queries_.load(std::memory_order_relaxed)};
+  }
+
   grpc::Status Check(grpc::ServerContext* context, const v1::CheckRequest* request,
                      v1::CheckResponse* response) override;
   grpc::Status Record(grpc::ServerContext* context, const v1::RecordRequest* request,
@@ -24,6 +39,7 @@ class DedupService final : public v1::Dedup::Service {
 
  private:
   Dedup& dedup_;
+  std::atomic<uint64_t> check_{0}, record_{0}, queries_{0};
 };
 
 }  // namespace crawler::dedup

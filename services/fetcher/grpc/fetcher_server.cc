@@ -26,6 +26,13 @@ FetcherServerConfig::FetcherServerConfig() {
   // outlinks per call keeps them to a few per thousand pages (the standalone crawl's 50 ms
   // costs nothing in one process).
   fetcher.flush_interval = absl::Milliseconds(500);
+  // Likewise for leases: a frontier with nothing (more) ready is asked again after a pause.
+  fetcher.lease_pause_empty = absl::Milliseconds(250);
+  fetcher.lease_pause_partial = absl::Milliseconds(100);
+  // And for batches: a hand-over of up to 4,096 outcomes and outlinks (one call per
+  // destination, routing.max_batch_urls below), dedup checks of up to 64 pages.
+  fetcher.flush_batch = 4096;
+  fetcher.worker_batch = 64;
 }
 
 absl::Status FetcherServerConfig::Validate() const {
@@ -155,6 +162,7 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   node.warc_max_file_bytes = config.warc_max_file_bytes;
   node.partition_header = config.partition_header;
   node.routing.popular_cache_entries = config.popular_cache_entries;
+  node.routing.max_batch_urls = config.fetcher.flush_batch;
   node.report_interval = config.report_interval;
   const std::vector<std::shared_ptr<grpc::Channel>>* channels = &s.frontier_channels_;
   const absl::Duration deadline = config.peers.rpc_deadline;

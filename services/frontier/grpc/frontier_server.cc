@@ -90,7 +90,7 @@ absl::StatusOr<std::unique_ptr<FrontierServer>> FrontierServer::Start(
 
 absl::Status FrontierServer::Close() {
   if (runner_ != nullptr) runner_->Shutdown(absl::ZeroDuration());
-  if (service_ != nullptr) {
+  if (service_ != nullptr && host_ != nullptr) {  // once: Close is idempotent
     // What the crawl cost in calls, until metrics export it (docs/services.md).
     const FrontierService::CallCounts c = service_->Calls();
     std::fprintf(stderr,
