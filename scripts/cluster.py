@@ -18,6 +18,7 @@ back on its own address.
 import argparse
 import json
 import os
+import random
 import secrets
 import signal
 import socket
@@ -28,10 +29,30 @@ import time
 ROLES = ("frontier", "dedup", "scheduler", "fetcher")
 
 
+def ephemeral_range():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low, high = (int(x) for x in f.read().split())
+            return low, high
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port free now on 127.0.0.1, outside the kernel's ephemeral range: the crawl's own
+    outgoing connections (and other tests' port-0 listeners) take ports from that range, and
+    could take this one between now and the process's bind."""
+    low, high = ephemeral_range()
+    candidates = list(range(10000, low)) + list(range(high + 1, 65536))
+    for _ in range(200):
+        port = random.choice(candidates)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise ClusterError("no free port outside the ephemeral range")
 
 
 class ClusterError(Exception):
@@ -142,7 +163,22 @@ class Cluster:
     def log_path(self, role, k=0):
         return os.path.join(self.dir, f"{role}-{k}.log")
 
-    def start_one(self, role, k=0, timeout_s=60):
+    def start_one(self, role, k=0, timeout_s=60, first=False):
+        """Starts one process and waits until it serves. On its first start (`first`), a port
+        taken meanwhile by someone else is replaced by another free one."""
+        for attempt in range(5):
+            try:
+                return self._start_one(role, k, timeout_s)
+            except ClusterError as e:
+                if not (first and "Address already in use" in str(e)) or attempt == 4:
+                    raise
+                if role == "scheduler" and f":{self.admin_port}" in str(e):
+                    self.admin_port = free_port()
+                else:
+                    self.ports[(role, k)] = free_port()
+        raise ClusterError("unreachable")
+
+    def _start_one(self, role, k, timeout_s):
         proc = Process(f"{role}-{k}", self.command(role, k), self.log_path(role, k))
         offset = len(proc.log())
         proc.start()
@@ -160,11 +196,11 @@ class Cluster:
 
     def start(self):
         for k in range(self.n):
-            self.start_one("frontier", k)
-        self.start_one("dedup")
-        self.start_one("scheduler")
+            self.start_one("frontier", k, first=True)
+        self.start_one("dedup", first=True)
+        self.start_one("scheduler", first=True)
         for k in range(self.n):
-            self.start_one("fetcher", k)
+            self.start_one("fetcher", k, first=True)
         return self
 
     def kill9(self, role, k=0):
