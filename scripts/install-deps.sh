@@ -22,6 +22,7 @@ packages=(
   libxxhash-dev          # lib/partition, lib/fingerprint
   librocksdb-dev         # services: frontier, dedup and scheduler state
   libcurl4-openssl-dev   # services/fetcher: HTTP (multi interface)
+  openssl                # tests/e2e/tls_test.py: makes its certificates
   libssl-dev             # lib/fingerprint: SHA-1 of WARC digests (libcrypto)
   libre2-dev             # lib/scope: linear-time include/exclude patterns
   libcli11-dev           # tools/: command lines
