@@ -207,6 +207,24 @@ TEST_F(CollectionManagerTest, AOneOffCollectionFinishesWhenEveryPartitionIsExhau
   EXPECT_EQ(manager_->Get("once")->state(), v1::COLLECTION_STATE_ACTIVE);
 }
 
+// The re-visit policy is solved here and pushed to every partition (RevisitTuner).
+TEST_F(CollectionManagerTest, AReVisitingCollectionIsTunedOnEveryPartition) {
+  Collection c;
+  c.name = "fresh";
+  c.seeds = {"http://a.test/", "http://b.test/"};
+  c.revisit.options.enabled = true;
+  c.revisit.options.policy = "optimal";
+  c.revisit.budget_visits_per_day = 1000;
+  ASSERT_TRUE(manager_->Create(ToProto(c)).ok());
+  manager_->Tick(clock_.Now());
+  EXPECT_EQ(fleet_.retunes(), 2);
+  // A re-visiting collection never finishes.
+  EXPECT_EQ(manager_->Get("fresh")->state(), v1::COLLECTION_STATE_ACTIVE);
+  clock_.Advance(absl::Minutes(1));
+  manager_->Tick(clock_.Now());
+  EXPECT_EQ(fleet_.retunes(), 4);
+}
+
 TEST_F(CollectionManagerTest, StatsSumThePartitionsAndTheFetchersReports) {
   ASSERT_TRUE(manager_->Create(Proto("s", {"http://a.test/", "http://b.test/", "http://c.test/"}))
                   .ok());

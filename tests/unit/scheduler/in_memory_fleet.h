@@ -63,6 +63,8 @@ class InMemoryFleet final : public PartitionFleet {
     return it == cores_.end() ? nullptr : it->second.frontier.get();
   }
   int opens() const { return opens_; }
+  // RetuneRevisits calls that reached a partition's core.
+  int retunes() const { return retunes_; }
 
  private:
   struct CoreSlot {
@@ -122,6 +124,7 @@ class InMemoryFleet final : public PartitionFleet {
     absl::Status RetuneRevisits(const recrawl::FleetSummary& fleet) override {
       auto c = Get();
       if (!c.ok()) return c.status();
+      ++fleet_.retunes_;
       return (*c)->RetuneRevisits(fleet);
     }
     absl::StatusOr<size_t> ReleaseLeases(const std::vector<frontier::LeaseId>& ids) override {
@@ -149,6 +152,7 @@ class InMemoryFleet final : public PartitionFleet {
   std::map<std::pair<uint32_t, std::string>, CoreSlot> cores_;
   std::map<std::pair<uint32_t, std::string>, std::unique_ptr<Forwarding>> clients_;
   int opens_ = 0;
+  int retunes_ = 0;
 };
 
 }  // namespace crawler::scheduler
