@@ -160,6 +160,15 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
     if (extracted.ok()) {
       parsed.html = *std::move(extracted);
       parsed.parsed_html = true;
+      if (const uint64_t cut = parsed.html.skipped.over_limit; cut > 0) {
+        // Cut silently, a page's links past the cap would look like a smaller site.
+        e.links_cut = cut;
+        AppendDetail(e, absl::StrCat("links cut: ", cut, " of ", parsed.html.links.size() + cut));
+        if (counters_ != nullptr) {
+          counters_->Add(&FetcherStats::links_cut, cut);
+          counters_->Add(&FetcherStats::pages_with_links_cut);
+        }
+      }
       if (options_.fingerprints &&
           parsed.html.text.size() >= options_.min_text_bytes_for_simhash) {
         parsed.simhash = fingerprint::ComputeSimHash(parsed.html.text, options_.simhash);
