@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/fingerprint/content_key.h"
 #include "lib/fingerprint/sha1.h"
+#include "lib/http/chunked_decoder.h"
 #include "lib/http/content_decoder.h"
 #include "lib/http/content_sniffer.h"
 #include "lib/http/response_head.h"
@@ -107,7 +108,7 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
   if (auto v = parsed.head->Get("Last-Modified")) o.last_modified = std::string(*v);
 
   // Entity body: undo chunked framing, keep content codings (that is what payload digests cover).
-  parsed.payload = EntityBody(*parsed.head, page.http.body, parsed.dechunked);
+  parsed.payload = http::EntityBody(*parsed.head, page.http.body, parsed.dechunked);
   o.content_length = parsed.payload.size();
 
   if (status == 304) {
