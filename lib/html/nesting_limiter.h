@@ -18,9 +18,12 @@
 //   - a start tag that would push the modelled depth past `max_depth` is removed (Blink stops
 //     nesting at 512 the same way): the element's content stays, in the enclosing element (a
 //     text '<' just before a removed tag becomes "&lt;", so that it opens no new markup);
-//   - a formatting start tag (b, i, font, a, ...) is removed when 32 formatting elements are
+//   - a formatting start tag (b, i, font, ...) is removed when 32 formatting elements are
 //     already listed after the last marker: every text run re-opens the closed ones, so their
 //     number is per-token work (Noah's Ark limits identical ones, not distinct ones);
+//   - except <a> start tags, which are kept past both limits (up to max_depth + 35), as
+//     browsers keep the links: an <a> closes the one before it unless a marker (td, object,
+//     ...) lies between, so links do not nest deeper than the markers around them;
 //   - attributes of one tag beyond `max_attributes` are removed;
 //   - where the model reads text without looking for tags (raw text such as <script> and
 //     <textarea>, comments, CDATA, and <template> contents, which are inert to a crawler),

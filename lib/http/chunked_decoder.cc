@@ -1,7 +1,9 @@
 #include "lib/http/chunked_decoder.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -56,6 +58,15 @@ absl::StatusOr<DechunkedBody> DecodeChunked(std::string_view body) {
     if (pos < body.size() && body[pos] == '\n') ++pos;
   }
   return out;
+}
+
+std::string_view EntityBody(const ResponseHead& head, std::string_view body,
+                            std::string& dechunked) {
+  const std::optional<std::string_view> te = head.Get("Transfer-Encoding");
+  if (!te.has_value() || !IsChunked(*te)) return body;
+  absl::StatusOr<DechunkedBody> decoded = DecodeChunked(body);
+  dechunked = decoded.ok() ? std::move(decoded->data) : std::string();
+  return dechunked;
 }
 
 }  // namespace crawler::http

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "lib/http/response_head.h"
 
 namespace crawler::http {
 
@@ -25,6 +26,13 @@ absl::StatusOr<DechunkedBody> DecodeChunked(std::string_view body);
 
 // True when the response's Transfer-Encoding ends in "chunked" (RFC 9112 §6.1).
 bool IsChunked(std::string_view transfer_encoding_value);
+
+// The entity body of `body` as received under `head`: chunked framing undone (into `dechunked`,
+// which the result then views), content codings kept (WARC payload digests cover them, WARC
+// 1.1 §5.9). A body whose chunked framing is broken has no entity body: the result is empty.
+// Otherwise views `body`. The one definition of "payload" that WARC writers and readers share.
+std::string_view EntityBody(const ResponseHead& head, std::string_view body,
+                            std::string& dechunked);
 
 }  // namespace crawler::http
 

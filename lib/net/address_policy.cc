@@ -1,5 +1,8 @@
 #include "lib/net/address_policy.h"
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -58,11 +61,28 @@ absl::StatusOr<AddressPolicy> AddressPolicy::Create(const std::vector<std::strin
   return policy;
 }
 
-std::string_view AddressPolicy::RefusalReason(const IpAddress& address) const {
-  for (const CidrBlock& block : allowed_) {
-    if (block.Contains(address)) return "";
+namespace {
+
+// For an address of the NAT64 well-known prefix 64:ff9b::/96 (RFC 6052 §2.1), the IPv4 address
+// it carries in its last 32 bits (§2.2); else the address itself.
+IpAddress Nat64Unmapped(const IpAddress& address) {
+  constexpr std::array<uint8_t, 12> kWellKnownPrefix = {0x00, 0x64, 0xff, 0x9b};
+  const std::array<uint8_t, 16>& b = address.bytes();
+  if (address.is_v4() || !std::equal(kWellKnownPrefix.begin(), kWellKnownPrefix.end(), b.begin())) {
+    return address;
   }
-  const IpAddress a = address.Unmapped();
+  return IpAddress::V4((uint32_t{b[12]} << 24) | (uint32_t{b[13]} << 16) |
+                       (uint32_t{b[14]} << 8) | uint32_t{b[15]});
+}
+
+}  // namespace
+
+std::string_view AddressPolicy::RefusalReason(const IpAddress& address) const {
+  // A NAT64 gateway turns 64:ff9b::a.b.c.d into a.b.c.d, so it is judged (and allowed) as that.
+  const IpAddress a = Nat64Unmapped(address.Unmapped());
+  for (const CidrBlock& block : allowed_) {
+    if (block.Contains(address) || block.Contains(a)) return "";
+  }
   for (const auto& [block, name] : SpecialBlocks()) {
     if (block.Contains(a)) return name;
   }

@@ -76,27 +76,41 @@ absl::StatusOr<bool> WarcReader::Fill() {
   }
   z_stream& zs = inflater_->zs;
   const size_t before = buffer_.size();
+  long in_offset = 0;  // of in[0] in the file
+  size_t in_size = 0;
   while (buffer_.size() == before) {
     if (zs.avail_in == 0) {
       // zlib keeps pointing into `in` between calls only within this loop; unconsumed input is
       // re-read by seeking back (see below), so each call starts with an empty input buffer.
-      const size_t n = std::fread(in, 1, sizeof in, file_);
-      if (n == 0) {
+      in_offset = std::ftell(file_);
+      in_size = std::fread(in, 1, sizeof in, file_);
+      if (in_size == 0) {
         eof_ = true;
+        if (zs.total_in > 0) {  // part of a member was read, and its end never came
+          offset_ = member_offset_;
+          return absl::DataLossError("file ends inside a gzip member (truncated)");
+        }
         return false;
       }
       zs.next_in = reinterpret_cast<Bytef*>(in);
-      zs.avail_in = static_cast<uInt>(n);
+      zs.avail_in = static_cast<uInt>(in_size);
     }
     char out[kChunk];
     zs.next_out = reinterpret_cast<Bytef*>(out);
     zs.avail_out = sizeof out;
     const int rc = inflate(&zs, Z_NO_FLUSH);
+    // One inflate call stops at the end of a member: its output is all of one member.
+    if (sizeof out > zs.avail_out &&
+        (member_marks_.empty() || member_marks_.back().second != member_offset_)) {
+      member_marks_.emplace_back(erased_ + buffer_.size(), member_offset_);
+    }
     buffer_.append(out, sizeof out - zs.avail_out);
     if (rc == Z_STREAM_END) {
       // End of one gzip member: the next one (the next record) follows.
+      member_offset_ = static_cast<uint64_t>(in_offset) + (in_size - zs.avail_in);
       inflateReset(&zs);
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      offset_ = member_offset_;
       return absl::DataLossError(absl::StrCat("corrupt gzip data: ", zs.msg ? zs.msg : "?"));
     }
   }
@@ -108,9 +122,24 @@ absl::StatusOr<bool> WarcReader::Fill() {
   return true;
 }
 
+void WarcReader::Erase(size_t n) {
+  buffer_.erase(0, n);
+  erased_ += n;
+}
+
+void WarcReader::NoteRecordStart() {
+  if (inflater_ == nullptr) {
+    offset_ = erased_;
+    return;
+  }
+  // The member of the first byte still buffered: the last mark at or before it.
+  while (member_marks_.size() > 1 && member_marks_[1].first <= erased_) member_marks_.pop_front();
+  offset_ = member_marks_.empty() ? member_offset_ : member_marks_.front().second;
+}
+
 absl::StatusOr<std::optional<ParsedRecord>> WarcReader::Next() {
   // Drop what earlier records consumed.
-  buffer_.erase(0, consumed_);
+  Erase(consumed_);
   consumed_ = 0;
 
   // Skip blank lines between records (tolerates writers that pad differently).
@@ -118,7 +147,8 @@ absl::StatusOr<std::optional<ParsedRecord>> WarcReader::Next() {
   while (true) {
     size_t start = 0;
     while (start < buffer_.size() && (buffer_[start] == '\r' || buffer_[start] == '\n')) ++start;
-    buffer_.erase(0, start);
+    Erase(start);
+    if (!buffer_.empty()) NoteRecordStart();
     header_end = buffer_.find("\r\n\r\n");
     if (header_end != std::string::npos) break;
     if (buffer_.size() > kMaxHeaderBytes) return absl::DataLossError("WARC header too long");

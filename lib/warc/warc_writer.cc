@@ -1,6 +1,7 @@
 #include "lib/warc/warc_writer.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -27,6 +28,30 @@ absl::Status ErrnoStatus(const char* what, const std::string& path, int err) {
   return absl::UnavailableError(absl::StrCat(what, " ", path, ": ", std::strerror(err)));
 }
 
+constexpr std::string_view kOpenSuffix = ".open";
+
+// Takes the writer's exclusive lock on the file `fd` has open at `path` without waiting, and
+// checks that `path` still names that file (a recovering writer may have removed or renamed it
+// between our open() and the lock). False if another writer holds the lock or the name moved;
+// the caller then leaves the file alone.
+bool LockAndConfirm(int fd, const std::string& path) {
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) return false;
+  struct stat by_fd {};
+  struct stat by_path {};
+  return ::fstat(fd, &by_fd) == 0 && ::stat(path.c_str(), &by_path) == 0 &&
+         by_fd.st_dev == by_path.st_dev && by_fd.st_ino == by_path.st_ino;
+}
+
+// True if `name` is "<prefix>-<YYYYmmddHHMMSS>-...", a file of a writer with this prefix (and
+// not of one whose prefix merely starts with ours, such as "<prefix>-p1").
+bool IsNameOfPrefix(std::string_view name, std::string_view prefix) {
+  if (name.substr(0, prefix.size()) != prefix) return false;
+  name.remove_prefix(prefix.size());
+  if (name.size() < 16 || name[0] != '-' || name[15] != '-') return false;
+  return std::all_of(name.begin() + 1, name.begin() + 15,
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
 
 WarcWriter::WarcWriter(const WarcWriterOptions& options, const Clock& clock, uint64_t seed)
@@ -47,7 +72,7 @@ absl::StatusOr<std::unique_ptr<WarcWriter>> WarcWriter::Open(const WarcWriterOpt
     return absl::UnavailableError(
         absl::StrCat("cannot create WARC directory ", options.directory, ": ", ec.message()));
   }
-  absl::StatusOr<std::vector<std::string>> recovered = RecoverInterruptedFiles(options.directory);
+  absl::StatusOr<std::vector<std::string>> recovered = RecoverInterruptedFiles(options.directory, options.prefix);
   if (!recovered.ok()) return recovered.status();
   std::unique_ptr<WarcWriter> writer(new WarcWriter(options, clock, seed));
   absl::MutexLock lock(&writer->mu_);
@@ -60,22 +85,23 @@ WarcWriter::~WarcWriter() { Close().IgnoreError(); }
 
 namespace {
 
-// The length of the prefix of `path` made of complete gzip members.
-absl::StatusOr<uint64_t> CompleteMembersLength(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) return ErrnoStatus("cannot open", path, errno);
+// The length of the prefix of the file `fd` has open (at `path`) made of complete gzip members.
+absl::StatusOr<uint64_t> CompleteMembersLength(int fd, const std::string& path) {
   z_stream zs{};
-  if (inflateInit2(&zs, 15 + 16) != Z_OK) {
-    std::fclose(file);
-    return absl::InternalError("inflateInit2 failed");
-  }
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) return absl::InternalError("inflateInit2 failed");
   uint64_t consumed = 0;   // compressed bytes fed to zlib so far
   uint64_t complete = 0;   // end offset of the last member that ended cleanly
   char in[64 * 1024];
   char out[64 * 1024];
   bool corrupt = false;
   while (!corrupt) {
-    const size_t n = std::fread(in, 1, sizeof in, file);
+    const ssize_t n = ::pread(fd, in, sizeof in, static_cast<off_t>(consumed));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      inflateEnd(&zs);
+      return ErrnoStatus("cannot read", path, err);
+    }
     if (n == 0) break;
     zs.next_in = reinterpret_cast<Bytef*>(in);
     zs.avail_in = static_cast<uInt>(n);
@@ -95,33 +121,47 @@ absl::StatusOr<uint64_t> CompleteMembersLength(const std::string& path) {
     }
   }
   inflateEnd(&zs);
-  std::fclose(file);
   return complete;
 }
 
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> WarcWriter::RecoverInterruptedFiles(
-    const std::string& directory) {
+    const std::string& directory, const std::string& prefix) {
   std::vector<std::string> recovered;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!absl::EndsWith(name, ".warc.gz.open") || !IsNameOfPrefix(name, prefix)) continue;
     const std::string path = entry.path().string();
-    if (!entry.is_regular_file() || !absl::EndsWith(path, ".warc.gz.open")) continue;
-    absl::StatusOr<uint64_t> length = CompleteMembersLength(path);
-    if (!length.ok()) return length.status();
-    if (*length == 0) {  // killed before its first record: nothing to keep
-      std::filesystem::remove(path, ec);
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+      if (errno == ENOENT) continue;  // finished by its writer meanwhile
+      return ErrnoStatus("cannot open", path, errno);
+    }
+    // A live writer holds its file locked from creation until it has its final name; such a
+    // file, and one that moved meanwhile, is not ours to touch.
+    if (!LockAndConfirm(fd, path)) {
+      ::close(fd);
       continue;
     }
-    if (::truncate(path.c_str(), static_cast<off_t>(*length)) != 0) {
-      return ErrnoStatus("cannot truncate", path, errno);
+    // Holding the lock: no writer appends to this file while it is read and cut back.
+    absl::Status status = absl::OkStatus();
+    absl::StatusOr<uint64_t> length = CompleteMembersLength(fd, path);
+    const std::string final_path = path.substr(0, path.size() - kOpenSuffix.size());
+    if (!length.ok()) {
+      status = length.status();
+    } else if (*length == 0) {  // killed before its first record: nothing to keep
+      ::unlink(path.c_str());
+    } else if (::ftruncate(fd, static_cast<off_t>(*length)) != 0) {
+      status = ErrnoStatus("cannot truncate", path, errno);
+    } else if (std::rename(path.c_str(), final_path.c_str()) != 0) {
+      status = ErrnoStatus("cannot rename", path, errno);
+    } else {
+      recovered.push_back(final_path);
     }
-    const std::string final_path = path.substr(0, path.size() - std::string(".open").size());
-    if (std::rename(path.c_str(), final_path.c_str()) != 0) {
-      return ErrnoStatus("cannot rename", path, errno);
-    }
-    recovered.push_back(final_path);
+    ::close(fd);  // releases the lock, after the rename
+    if (!status.ok()) return status;
   }
   if (ec) {
     return absl::UnavailableError(absl::StrCat("cannot list ", directory, ": ", ec.message()));
@@ -159,15 +199,41 @@ std::string WarcWriter::NewRecordIdLocked() {
 
 absl::Status WarcWriter::OpenNextFileLocked() {
   const absl::Time now = clock_.Now();
-  ++serial_;
-  const std::string name =
-      absl::StrFormat("%s-%s-%05u-%d.warc.gz", options_.prefix,
-                      absl::FormatTime("%Y%m%d%H%M%S", now, absl::UTCTimeZone()), serial_,
-                      static_cast<int>(getpid()));
-  final_path_ = (std::filesystem::path(options_.directory) / name).string();
-  open_path_ = final_path_ + ".open";
-  fd_ = ::open(open_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd_ < 0) return ErrnoStatus("cannot create", open_path_, errno);
+  // The name is ours once we have created "<name>.open" (O_EXCL), hold its lock, and no
+  // finished "<name>" exists: every writer goes through the ".open" name, and recovery skips
+  // locked files. Names taken by another writer (of this process, or of another host with the
+  // same pid on shared storage) move on to the next serial.
+  std::string name;
+  constexpr int kMaxAttempts = 1000;
+  for (int attempt = 0;; ++attempt) {
+    if (attempt == kMaxAttempts) {
+      return absl::UnavailableError(absl::StrCat("cannot find a free WARC file name in ",
+                                                 options_.directory, " after ", kMaxAttempts,
+                                                 " tries (last: ", name, ")"));
+    }
+    ++serial_;
+    name = absl::StrFormat("%s-%s-%05u-%d.warc.gz", options_.prefix,
+                           absl::FormatTime("%Y%m%d%H%M%S", now, absl::UTCTimeZone()), serial_,
+                           static_cast<int>(getpid()));
+    final_path_ = (std::filesystem::path(options_.directory) / name).string();
+    open_path_ = final_path_ + std::string(kOpenSuffix);
+    fd_ = ::open(open_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+      if (errno == EEXIST) continue;
+      return ErrnoStatus("cannot create", open_path_, errno);
+    }
+    if (!LockAndConfirm(fd_, open_path_)) {  // a recovering writer took it for abandoned
+      ::close(fd_);
+      continue;
+    }
+    struct stat finished {};
+    if (::stat(final_path_.c_str(), &finished) == 0) {
+      ::unlink(open_path_.c_str());
+      ::close(fd_);
+      continue;
+    }
+    break;
+  }
   file_bytes_ = 0;
 
   WarcRecord info;
@@ -206,12 +272,14 @@ absl::Status WarcWriter::OpenNextFileLocked() {
 
 absl::Status WarcWriter::CloseFileLocked() {
   if (fd_ < 0) return absl::OkStatus();
+  // Renamed while still open, so still locked: once the lock goes, the ".open" name is gone
+  // too, and no recovering writer can take the file for abandoned.
   absl::Status status = absl::OkStatus();
-  if (::close(fd_) != 0) status = ErrnoStatus("cannot close", open_path_, errno);
-  fd_ = -1;
-  if (std::rename(open_path_.c_str(), final_path_.c_str()) != 0 && status.ok()) {
+  if (std::rename(open_path_.c_str(), final_path_.c_str()) != 0) {
     status = ErrnoStatus("cannot rename", open_path_, errno);
   }
+  if (::close(fd_) != 0 && status.ok()) status = ErrnoStatus("cannot close", open_path_, errno);
+  fd_ = -1;
   files_.push_back(final_path_);
   return status;
 }

@@ -7,10 +7,17 @@
 //   <prefix>-<YYYYmmddHHMMSS>-<serial, 5 digits>-<pid>.warc.gz
 // While a file is being written it carries a ".open" suffix, removed by rotation and Close(), so
 // a file without the suffix is complete. Each record is handed to the kernel in one write(), so a
-// killed process loses at most the record (or the batch, WriteAll) it was writing. Open()
-// finishes the ".open" files a killed writer left in the directory: each is cut back to its last
-// complete gzip member and renamed to its final name (RecoverInterruptedFiles). A write that
-// fails (a full disk) is cut back the same way at once.
+// killed process loses at most the record (or the batch, WriteAll) it was writing. A write that
+// fails (a full disk) is cut back to the last complete record at once.
+//
+// One writer owns each file: it creates the ".open" name exclusively (O_EXCL; a name already
+// taken, by a finished file too, moves on to the next serial) and holds an exclusive flock(2) on
+// it until the file has its final name, so writers of any prefix, in one process or several,
+// can share a directory. Open() finishes the ".open" files of its own prefix that no live writer
+// holds locked -- those of a killed writer: each is cut back to its last complete gzip member
+// and renamed to its final name (RecoverInterruptedFiles). A live writer's file is never
+// touched. (flock is advisory and, on NFS, emulated with byte-range locks: every writer of the
+// directory must be this class.)
 //
 // Compression (gzip_member.h has the measurements behind the settings): ISA-L's igzip at
 // `compression_level` 1 (the default), libdeflate at 2-9; one compressor per concurrent Write,
@@ -90,12 +97,12 @@ class WarcWriter {
   // Closes the current file (renaming it to its final name). Further writes fail.
   absl::Status Close();
 
-  // Finishes the ".open" files of `directory` left by a writer that was killed: truncates each
-  // to its last complete gzip member (a record) and renames it without the suffix. Returns the
-  // final names. Safe only while no other writer uses the directory (the crawl's data directory
-  // lock guarantees that for standalone crawls).
+  // Finishes the ".open" files "<prefix>-<timestamp>-..." of `directory` left by a writer that
+  // was killed: truncates each to its last complete gzip member (a record) and renames it
+  // without the suffix. Files that a live writer holds locked, and files of other prefixes, are
+  // left alone, so this is safe while other writers use the directory. Returns the final names.
   static absl::StatusOr<std::vector<std::string>> RecoverInterruptedFiles(
-      const std::string& directory);
+      const std::string& directory, const std::string& prefix);
 
   // Final names of every file completed so far (recovered ones included), and the current one
   // (with ".open").

@@ -22,6 +22,9 @@ struct FetchEvent {
   std::string content_type;  // sniffed essence, for fetched pages
   std::string detail;        // error text, duplicate-of URL, redirect target, ...
   uint32_t outlinks = 0;     // URLs sent to the frontier
+  // Links of the page past its cap (html::ExtractOptions::max_links), not followed; the
+  // detail then says "links cut: <links_cut> of <links found>".
+  uint64_t links_cut = 0;
   bool robots_txt = false;   // a robots.txt fetch, not a page of the collection
 };
 

@@ -40,6 +40,10 @@ struct FetcherStats {
   // Pages whose dedup check failed (the index unreachable): archived in full as new content,
   // their crawl log lines say "dedup unavailable: ...".
   uint64_t dedup_unavailable = 0;
+  // Links not followed because their page had more than html::ExtractOptions::max_links, and
+  // the pages that had (their crawl log lines say "links cut: N of M").
+  uint64_t links_cut = 0;
+  uint64_t pages_with_links_cut = 0;
 };
 
 class FetcherCounters {

@@ -17,6 +17,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/net/ip_address.h"
 
@@ -311,8 +312,13 @@ struct HttpClient::Impl {
                      t.extra_headers != nullptr ? t.extra_headers : constant_headers);
     curl_slist_free_all(old_headers);  // after the handle stopped pointing at it
     // Pinning: set on every request (libcurl loads RESOLVE entries when a transfer starts).
+    // An IPv6-literal host ("[::1]") is connected to as written: libcurl does not look it up,
+    // and cannot parse it in a RESOLVE entry.
+    const bool ipv6_literal = absl::StartsWith(request.host, "[");
     std::string entry;
-    if (!connect_to_ip.empty()) {
+    if (ipv6_literal) {
+      // nothing to pin
+    } else if (!connect_to_ip.empty()) {
       entry = ResolveEntry(request.host, connect_to_port, connect_to_ip);
     } else if (connect_to == nullptr && !request.ip.empty()) {
       entry = ResolveEntry(request.host, request.port, request.ip);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/fingerprint/content_key.h"
 #include "lib/fingerprint/sha1.h"
+#include "lib/http/chunked_decoder.h"
 #include "lib/http/content_decoder.h"
 #include "lib/http/content_sniffer.h"
 #include "lib/http/response_head.h"
@@ -107,7 +108,7 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
   if (auto v = parsed.head->Get("Last-Modified")) o.last_modified = std::string(*v);
 
   // Entity body: undo chunked framing, keep content codings (that is what payload digests cover).
-  parsed.payload = EntityBody(*parsed.head, page.http.body, parsed.dechunked);
+  parsed.payload = http::EntityBody(*parsed.head, page.http.body, parsed.dechunked);
   o.content_length = parsed.payload.size();
 
   if (status == 304) {
@@ -160,6 +161,15 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
     if (extracted.ok()) {
       parsed.html = *std::move(extracted);
       parsed.parsed_html = true;
+      if (const uint64_t cut = parsed.html.skipped.over_limit; cut > 0) {
+        // Cut silently, a page's links past the cap would look like a smaller site.
+        e.links_cut = cut;
+        AppendDetail(e, absl::StrCat("links cut: ", cut, " of ", parsed.html.links.size() + cut));
+        if (counters_ != nullptr) {
+          counters_->Add(&FetcherStats::links_cut, cut);
+          counters_->Add(&FetcherStats::pages_with_links_cut);
+        }
+      }
       if (options_.fingerprints &&
           parsed.html.text.size() >= options_.min_text_bytes_for_simhash) {
         parsed.simhash = fingerprint::ComputeSimHash(parsed.html.text, options_.simhash);

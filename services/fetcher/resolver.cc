@@ -10,7 +10,22 @@
 
 namespace crawler::fetcher {
 
+std::optional<net::IpAddress> IpLiteralHost(std::string_view host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+    absl::StatusOr<net::IpAddress> v6 = net::IpAddress::Parse(host);
+    if (v6.ok() && !v6->is_v4()) return *v6;
+    return std::nullopt;
+  }
+  absl::StatusOr<net::IpAddress> address = net::IpAddress::Parse(host);
+  if (!address.ok()) return std::nullopt;
+  return *address;
+}
+
 absl::StatusOr<std::vector<net::IpAddress>> SystemResolver::Resolve(const std::string& host) {
+  if (std::optional<net::IpAddress> literal = IpLiteralHost(host)) {
+    return std::vector<net::IpAddress>{*literal};
+  }
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -52,6 +67,9 @@ AsyncResolver::~AsyncResolver() {
 
 std::optional<absl::StatusOr<std::vector<net::IpAddress>>> AsyncResolver::Cached(
     const std::string& host) {
+  if (std::optional<net::IpAddress> literal = IpLiteralHost(host)) {
+    return std::vector<net::IpAddress>{*literal};
+  }
   absl::MutexLock lock(&mu_);
   auto it = cache_.find(host);
   if (it == cache_.end() || it->second.expires <= clock_.Now()) return std::nullopt;

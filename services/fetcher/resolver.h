@@ -16,6 +16,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -30,15 +31,20 @@
 
 namespace crawler::fetcher {
 
+// The address an IP-literal host names: "192.0.2.1", or "[2001:db8::1]" as URLs write IPv6
+// hosts (also accepted without the brackets). nullopt for a host name, which needs DNS. Literals
+// are never looked up: getaddrinfo knows nothing of the brackets, and there is nothing to ask.
+std::optional<net::IpAddress> IpLiteralHost(std::string_view host);
+
 class Resolver {
  public:
   virtual ~Resolver() = default;
-  // Addresses of `host` (an ASCII host name or IP literal), IPv4 first. kNotFound if the name
-  // does not exist, kUnavailable for temporary failures.
+  // Addresses of `host` (an ASCII host name or IP literal, IPv6 in brackets or not), IPv4
+  // first. kNotFound if the name does not exist, kUnavailable for temporary failures.
   virtual absl::StatusOr<std::vector<net::IpAddress>> Resolve(const std::string& host) = 0;
 };
 
-// getaddrinfo(3).
+// getaddrinfo(3); IP literals are answered without it (IpLiteralHost).
 class SystemResolver final : public Resolver {
  public:
   absl::StatusOr<std::vector<net::IpAddress>> Resolve(const std::string& host) override;
@@ -64,7 +70,7 @@ class AsyncResolver {
                 std::function<void()> notify);
   ~AsyncResolver();
 
-  // A cached answer, if fresh.
+  // A cached answer, if fresh; an IP-literal host's address at once (IpLiteralHost).
   std::optional<absl::StatusOr<std::vector<net::IpAddress>>> Cached(const std::string& host);
   // Starts a lookup unless one for `host` is under way. Its result arrives through Drain().
   void Request(const std::string& host);

@@ -2,19 +2,7 @@
 
 #include <utility>
 
-#include "absl/status/statusor.h"
-#include "lib/http/chunked_decoder.h"
-
 namespace crawler::fetcher {
-
-std::string_view EntityBody(const http::ResponseHead& head, const std::string& body,
-                            std::string& dechunked) {
-  auto te = head.Get("Transfer-Encoding");
-  if (!te.has_value() || !http::IsChunked(*te)) return body;
-  absl::StatusOr<http::DechunkedBody> decoded = http::DecodeChunked(body);
-  dechunked = decoded.ok() ? std::move(decoded->data) : std::string();
-  return dechunked;
-}
 
 warc::WarcRecord ResponseRecord(const HttpResult& http, const std::string& uri, absl::Time date,
                                 std::string record_id) {

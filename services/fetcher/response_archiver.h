@@ -1,7 +1,7 @@
-// The steps every HTTP response takes the same way, page or robots.txt: undoing the transfer
-// coding (the entity body is what digests, decoders and parsers read) and building the WARC
-// records of the exchange (a response record holding the message as transferred, and a request
-// record naming it). PageProcessor and RobotsCache both use these, so a robots.txt is decoded and
+// The steps every HTTP response takes the same way, page or robots.txt: building the WARC records
+// of the exchange (a response record holding the message as transferred, and a request record
+// naming it). PageProcessor and RobotsCache both use these, and both take the entity body (what
+// digests, decoders and parsers read) from http::EntityBody, so a robots.txt is decoded and
 // archived exactly as a page is.
 //
 // Pure functions over their arguments; thread-safe.
@@ -18,12 +18,6 @@
 #include "services/fetcher/http_transport.h"
 
 namespace crawler::fetcher {
-
-// The entity body of `body` as received under `head`: chunked framing undone (into `dechunked`,
-// which the result then views), content codings kept (payload digests cover them). A body whose
-// chunked framing is broken has no entity body: the result is empty. Otherwise views `body`.
-std::string_view EntityBody(const http::ResponseHead& head, const std::string& body,
-                            std::string& dechunked);
 
 // The response record of one exchange, without its block: type kResponse, the given id and date,
 // the target URI, the remote address, the HTTP content type and truncation. The caller sets the

@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "lib/http/chunked_decoder.h"
 #include "lib/http/content_decoder.h"
 #include "lib/http/response_head.h"
 #include "lib/url/host_key.h"
@@ -115,7 +116,7 @@ RobotsResponse RobotsCache::OnResponse(const std::string& host_key, const std::s
       // The same entity body a page would have (chunked framing undone), then its content
       // codings, bounded.
       std::string dechunked;
-      const std::string_view body = EntityBody(*head, result.body, dechunked);
+      const std::string_view body = http::EntityBody(*head, result.body, dechunked);
       absl::StatusOr<std::string> decoded =
           http::DecodeContent(body, head->content_encodings(), kMaxRobotsBytes);
       // A robots.txt too large to decode is parsed up to the limit (RFC 9309 §2.5).

@@ -107,6 +107,10 @@ void CrawlStats::CountLocked(const fetcher::FetchEvent& e) {
   }
   ++t.outcomes[std::string(frontier::OutcomeClassName(e.outcome))];
   if (e.http_status > 0) ++t.pages;
+  if (e.links_cut > 0) {
+    t.links_cut += e.links_cut;
+    ++t.pages_with_links_cut;
+  }
   switch (e.outcome) {
     case frontier::OutcomeClass::kRobotsDenied:
       ++t.robots_denied;
@@ -143,7 +147,9 @@ std::string SummaryJson(const CrawlTotals& t, absl::Duration elapsed,
       "{\n  \"pages\": ", t.pages, ",\n  \"fetches\": ", t.fetches, ",\n  \"bytes\": ", t.bytes,
       ",\n  \"errors\": ", t.errors, ",\n  \"errors_by_class\": ", object(t.errors_by_class),
       ",\n  \"duplicates\": ", t.duplicates, ",\n  \"robots_denied\": ", t.robots_denied,
-      ",\n  \"robots_txt_fetches\": ", t.robots_txt, ",\n  \"outcomes\": ", object(t.outcomes),
+      ",\n  \"robots_txt_fetches\": ", t.robots_txt, ",\n  \"links_cut\": ", t.links_cut,
+      ",\n  \"pages_with_links_cut\": ", t.pages_with_links_cut,
+      ",\n  \"outcomes\": ", object(t.outcomes),
       ",\n  \"pages_per_second\": ",
       absl::StrFormat("%.1f", seconds > 0 ? static_cast<double>(t.pages) / seconds : 0.0),
       ",\n  \"elapsed_seconds\": ", absl::StrFormat("%.3f", seconds));

@@ -52,6 +52,10 @@ struct CrawlTotals {
   uint64_t robots_denied = 0;
   uint64_t duplicates = 0;
   uint64_t errors = 0;                              // network errors and HTTP 4xx/5xx
+  // Links not followed because their page had more than the per-page cap (max_links), and the
+  // pages that had.
+  uint64_t links_cut = 0;
+  uint64_t pages_with_links_cut = 0;
   std::map<std::string, uint64_t> outcomes;         // by outcome class
   std::map<std::string, uint64_t> errors_by_class;  // "http_404", "timeout", ...
 };

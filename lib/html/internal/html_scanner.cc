@@ -28,6 +28,9 @@ constexpr size_t kImpliedDepth = 2;
 // Formatting elements (b, i, font, a, ...) allowed in the list of active formatting elements
 // after its last marker; real pages have a handful.
 constexpr size_t kMaxListedFormatting = 32;
+// How far past max_depth an <a> may still open (see StartTagInBody): the formatting elements
+// it re-opens, one more listed <a>, itself, and the <a> it closes.
+constexpr size_t kMaxLinkAllowance = kMaxListedFormatting + 3;
 // Longest tag name worth looking up in Gumbo's tag table ("annotation-xml", "foreignobject").
 constexpr size_t kMaxKnownTagName = 16;
 
@@ -836,11 +839,20 @@ class TreeModel {
     if (tag == GUMBO_TAG_FORM && form_pointer_ != 0 && !in_template) return StartResult::kKeep;
 
     const size_t reconstructed = SkipsReconstruction(tag) ? 0 : ReconstructCount();
-    if (depth() + reconstructed + 1 > max_depth_) return StartResult::kDrop;
+    // Links are kept past both limits, as browsers keep them: an <a> closes the <a> listed
+    // after the last marker (below), so <a> elements never nest within a marker's scope (and
+    // markers are held to max_depth), each <a> adds one list entry at most, and to the stack
+    // itself and the formatting elements it re-opens (at most kMaxListedFormatting + 1) at
+    // most. The stack so stays within max_depth + kMaxLinkAllowance.
+    const bool link = tag == GUMBO_TAG_A;
+    if (depth() + reconstructed + 1 > max_depth_ + (link ? kMaxLinkAllowance : 0)) {
+      return StartResult::kDrop;
+    }
     // Every text run re-opens the closed formatting elements listed after the last marker, so
     // their number is the parser's work (and tree growth) per token. Noah's Ark keeps three of
     // each tag-and-attributes; distinct attributes would let the list grow without end.
-    if (IsFormatting(tag) && list_.size() - FirstAfterMarker() >= kMaxListedFormatting) {
+    if (IsFormatting(tag) && !link &&
+        list_.size() - FirstAfterMarker() >= kMaxListedFormatting) {
       return StartResult::kDrop;
     }
 

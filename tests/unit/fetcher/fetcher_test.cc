@@ -1094,6 +1094,43 @@ TEST_F(FetcherTest, Design_6_ResolutionAndTheSsrfGuard) {
   EXPECT_THAT(web_.TargetsOf("a.test"), ElementsAre("/robots.txt", "/page"));
 }
 
+// RFC 3986 §3.2.2: http://[::1]:PORT/ names its address; it is fetched without a lookup (the
+// table resolver knows no host) when the guard allows ::1, and refused when it does not.
+TEST_F(FetcherTest, Rfc3986_3_2_2_Ipv6LiteralUrlsAreFetched) {
+  options_.http.connect_to.clear();
+  TestHttpServer server(
+      [](const std::string& head) {
+        if (absl::StartsWith(head, "GET /robots.txt ")) {
+          return TestResponse{Response(404, "Not Found", "")};
+        }
+        return TestResponse{Text("over IPv6")};
+      },
+      TestHttpServer::Family::kIpv6);
+  if (!server.ok()) GTEST_SKIP() << "no IPv6 loopback on this host";
+  const std::string authority = absl::StrCat("[::1]:", server.port());
+  allow_ = {"::1/128"};
+  const frontier::LeaseId page = frontier_.Add("http://" + authority + "/page", authority);
+  RunToCompletion();
+  EXPECT_EQ(OutcomeOf(page).outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(OutcomeOf(page).http_status, 200);
+  ASSERT_EQ(server.heads().size(), 2u);
+  EXPECT_THAT(server.heads()[1], HasSubstr("GET /page HTTP/1.1\r\nHost: " + authority + "\r\n"));
+}
+
+TEST_F(FetcherTest, Rfc3986_3_2_2_Ipv6LiteralsMeetTheSsrfGuard) {
+  options_.http.connect_to.clear();
+  TestHttpServer server([](const std::string&) { return TestResponse{Text("secret")}; },
+                        TestHttpServer::Family::kIpv6);
+  if (!server.ok()) GTEST_SKIP() << "no IPv6 loopback on this host";
+  const std::string authority = absl::StrCat("[::1]:", server.port());
+  const frontier::LeaseId page = frontier_.Add("http://" + authority + "/page", authority);
+  RunToCompletion();  // allow_ is 127.0.0.0/8 only
+  EXPECT_EQ(OutcomeOf(page).outcome, OutcomeClass::kOutOfScope);
+  ASSERT_EQ(observer_.events().size(), 1u);
+  EXPECT_EQ(observer_.events()[0].detail, "address refused (loopback): ::1");
+  EXPECT_EQ(server.requests(), 0);
+}
+
 TEST_F(FetcherTest, CreateRejectsBadOptionsAndAGuardedConnectTo) {
   {
     FetcherOptions saved = options_;

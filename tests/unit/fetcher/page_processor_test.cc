@@ -376,6 +376,26 @@ TEST_F(PageProcessorTest, ImagesAreFollowedOnlyWithFollowEmbeds) {
                           "http://a.test/d", "http://www.a.test/e", "http://a.test/img.png"));
 }
 
+// The per-page link cap holds, but what it cuts is said: in the page's crawl log detail and in
+// the fetcher's counters.
+TEST_F(PageProcessorTest, LinksPastThePerPageCapAreCountedAndLogged) {
+  options_.extract.max_links = 100;
+  Processor();
+  std::string body;
+  for (int i = 0; i < 1000; ++i) body += "<a href=/l" + std::to_string(i) + ">x</a>";
+  ProcessedPage cut = ProcessOne(Page("http://a.test/many", OkHead("text/html", body), body));
+  EXPECT_EQ(cut.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_EQ(cut.outlinks.size(), 100u);
+  EXPECT_EQ(cut.event.links_cut, 900u);
+  EXPECT_EQ(cut.event.detail, "links cut: 900 of 1000");
+  ProcessedPage whole =
+      ProcessOne(Page("http://a.test/few", OkHead("text/html", kLinkPage), kLinkPage));
+  EXPECT_EQ(whole.event.links_cut, 0u);
+  EXPECT_EQ(whole.event.detail, "");
+  EXPECT_EQ(counters_.Snapshot().links_cut, 900u);
+  EXPECT_EQ(counters_.Snapshot().pages_with_links_cut, 1u);
+}
+
 TEST_F(PageProcessorTest, MetaRobotsNofollowDropsEveryLink) {
   const std::string body =
       R"(<html><head><meta name="robots" content="nofollow"></head><body>)"

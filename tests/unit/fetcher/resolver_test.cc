@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,38 @@ class AsyncResolverTest : public ::testing::Test {
   int notified_seen_ ABSL_GUARDED_BY(mu_) = 0;
   std::unique_ptr<AsyncResolver> resolver_;
 };
+
+// RFC 3986 §3.2.2: an IPv6 host is written in brackets ("[::1]"). IP literals name their
+// address: no lookup (getaddrinfo would fail on the brackets), an answer at once.
+TEST(IpLiteralHost, LiteralsAreTheirAddressNamesAreNot) {
+  EXPECT_EQ(IpLiteralHost("[::1]"), Ip("::1"));
+  EXPECT_EQ(IpLiteralHost("[2001:db8::5]"), Ip("2001:db8::5"));
+  EXPECT_EQ(IpLiteralHost("::1"), Ip("::1"));
+  EXPECT_EQ(IpLiteralHost("127.0.0.1"), Ip("127.0.0.1"));
+  EXPECT_EQ(IpLiteralHost("a.test"), std::nullopt);
+  EXPECT_EQ(IpLiteralHost("[127.0.0.1]"), std::nullopt);  // brackets hold IPv6 only
+  EXPECT_EQ(IpLiteralHost("[::1"), std::nullopt);
+  EXPECT_EQ(IpLiteralHost(""), std::nullopt);
+}
+
+TEST(SystemResolver, Rfc3986_3_2_2_IpLiteralsResolveWithoutDns) {
+  SystemResolver resolver;
+  absl::StatusOr<std::vector<net::IpAddress>> v6 = resolver.Resolve("[::1]");
+  ASSERT_TRUE(v6.ok()) << v6.status();
+  EXPECT_THAT(*v6, ElementsAre(Ip("::1")));
+  absl::StatusOr<std::vector<net::IpAddress>> v4 = resolver.Resolve("127.0.0.1");
+  ASSERT_TRUE(v4.ok()) << v4.status();
+  EXPECT_THAT(*v4, ElementsAre(Ip("127.0.0.1")));
+}
+
+TEST_F(AsyncResolverTest, IpLiteralsAreAnsweredAtOnceWithoutALookup) {
+  Start();
+  auto cached = resolver_->Cached("[::1]");
+  ASSERT_TRUE(cached.has_value());
+  ASSERT_TRUE(cached->ok());
+  EXPECT_THAT(**cached, ElementsAre(Ip("::1")));
+  EXPECT_EQ(fake_.calls("[::1]"), 0);
+}
 
 TEST_F(AsyncResolverTest, AnswerArrivesThroughDrainAndIsCached) {
   Start();

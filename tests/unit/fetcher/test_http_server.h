@@ -1,6 +1,6 @@
-// TestHttpServer: a tiny HTTP/1.1 server on 127.0.0.1, port 0, for fetcher tests. Each request
-// head is handed to a handler that returns the raw response bytes to write (so tests can send
-// malformed, huge, slow or compressed answers). Keep-alive is honoured; a handler may ask to
+// TestHttpServer: a tiny HTTP/1.1 server on 127.0.0.1 (or ::1), port 0, for fetcher tests. Each
+// request head is handed to a handler that returns the raw response bytes to write (so tests can
+// send malformed, huge, slow or compressed answers). Keep-alive is honoured; a handler may ask to
 // close the connection after its response. Test-only; one thread per connection.
 #ifndef CRAWLER_TESTS_UNIT_FETCHER_TEST_HTTP_SERVER_H_
 #define CRAWLER_TESTS_UNIT_FETCHER_TEST_HTTP_SERVER_H_
@@ -30,17 +30,33 @@ class TestHttpServer {
  public:
   using Handler = std::function<TestResponse(const std::string& request_head)>;
 
-  explicit TestHttpServer(Handler handler) : handler_(std::move(handler)) {
-    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    ::listen(listen_fd_, 64);
-    socklen_t len = sizeof addr;
-    ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+  enum class Family { kIpv4, kIpv6 };
+
+  // Listens on 127.0.0.1, or on ::1 with Family::kIpv6 (ok() is false if the host has no IPv6
+  // loopback).
+  explicit TestHttpServer(Handler handler, Family family = Family::kIpv4)
+      : handler_(std::move(handler)) {
+    if (family == Family::kIpv6) {
+      listen_fd_ = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in6 addr{};
+      addr.sin6_family = AF_INET6;
+      addr.sin6_addr = in6addr_loopback;
+      ok_ = ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+      socklen_t len = sizeof addr;
+      ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+      port_ = ntohs(addr.sin6_port);
+    } else {
+      listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      addr.sin_port = 0;
+      ok_ = ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+      socklen_t len = sizeof addr;
+      ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+      port_ = ntohs(addr.sin_port);
+    }
+    ok_ = ok_ && ::listen(listen_fd_, 64) == 0;
     accept_thread_ = std::thread([this] { AcceptLoop(); });
   }
 
@@ -53,6 +69,7 @@ class TestHttpServer {
     for (std::thread& t : connections_) t.join();
   }
 
+  bool ok() const { return ok_; }
   uint16_t port() const { return port_; }
   int requests() const { return requests_; }
   int connections() const { return accepted_; }
@@ -113,6 +130,7 @@ class TestHttpServer {
 
   Handler handler_;
   int listen_fd_ = -1;
+  bool ok_ = false;
   uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
   std::atomic<int> requests_{0};

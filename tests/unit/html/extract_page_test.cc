@@ -537,6 +537,72 @@ TEST(Bounds, DeepNestingIsFlattened) {
   EXPECT_EQ(p.text, "s\ndeep\na");
 }
 
+// Links in sloppy markup that nests without end, as browsers keep them: the nesting limits
+// flatten the elements around the links, never the links. With either parser.
+class LinksInDeepMarkup : public ::testing::TestWithParam<ExtractOptions::Parser> {
+ protected:
+  ExtractedPage ExtractWithParser(const std::string& html) {
+    ExtractOptions options;
+    options.parser = GetParam();
+    return Extract(html, options);
+  }
+};
+
+std::string NumberedLinks(std::string_view before, size_t n, std::string_view after = "") {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    out.append(before);
+    out.append("<a href=/item").append(std::to_string(i)).append(">item</a>");
+    out.append(after);
+  }
+  return out;
+}
+
+std::vector<std::string> NumberedUrls(size_t n) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < n; ++i) out.push_back("a https://example.com/item" + std::to_string(i));
+  return out;
+}
+
+TEST_P(LinksInDeepMarkup, UnclosedDivsAroundUnclosedLinks) {
+  std::string html;
+  for (size_t i = 0; i < 600; ++i) html += "<div class=item><a href=/item" + std::to_string(i) + ">";
+  const ExtractedPage p = ExtractWithParser(html);
+  // Each <a> is closed by the next one, whose <div> it holds: the adoption agency clones it into
+  // that div (HTML 13.2.6.4.7), so the tree has every link twice, as a browser's does.
+  std::vector<std::string> distinct;
+  for (const std::string& link : Describe(p)) {
+    if (distinct.empty() || distinct.back() != link) distinct.push_back(link);
+  }
+  EXPECT_EQ(distinct, NumberedUrls(600));
+  EXPECT_GT(p.stats.start_tags_dropped, 0u);  // the divs past the depth limit
+}
+
+TEST_P(LinksInDeepMarkup, UnclosedFontsAroundLinks) {
+  std::string html;
+  for (size_t i = 0; i < 100; ++i) {
+    html += "<font color=#" + std::to_string(100000 + i) + "><a href=/item" + std::to_string(i) +
+            ">item</a>";
+  }
+  const ExtractedPage p = ExtractWithParser(html);
+  EXPECT_EQ(Describe(p), NumberedUrls(100));
+  EXPECT_GT(p.stats.start_tags_dropped, 0u);  // the fonts past the formatting-element limit
+}
+
+TEST_P(LinksInDeepMarkup, UnclosedSpansAndTableCells) {
+  const ExtractedPage spans = ExtractWithParser(NumberedLinks("<span>", 1000));
+  EXPECT_EQ(Describe(spans), NumberedUrls(1000));
+  const ExtractedPage cells = ExtractWithParser(NumberedLinks("<table><tr><td>", 1000));
+  EXPECT_EQ(Describe(cells), NumberedUrls(1000));
+}
+
+INSTANTIATE_TEST_SUITE_P(Parsers, LinksInDeepMarkup,
+                         ::testing::Values(ExtractOptions::Parser::kTokenizer,
+                                           ExtractOptions::Parser::kGumbo),
+                         [](const ::testing::TestParamInfo<ExtractOptions::Parser>& p) {
+                           return p.param == ExtractOptions::Parser::kGumbo ? "Gumbo" : "Tokenizer";
+                         });
+
 TEST(Bounds, HugeAttributeIsSkipped) {
   const std::string html = "<a href='/" + std::string(1 << 20, 'x') + "'>x</a><a href=/ok>ok</a>";
   const ExtractedPage p = Extract(html);

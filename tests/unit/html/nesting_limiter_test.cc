@@ -261,6 +261,15 @@ INSTANTIATE_TEST_SUITE_P(
         MarkupCase{"reopened formatting elements",
                    "<div>" + Numbered("<b id=", ">", 300) + "</div>" + Repeat("<div>x", kN)},
         MarkupCase{"nobr", Repeat("<nobr><div>", kN)},
+        // Links are kept past the limits (each <a> closes the one before it): still bounded.
+        MarkupCase{"links in divs", Repeat("<div class=item><a href=/x>", kN)},
+        MarkupCase{"links in distinct fonts", Numbered("<font color=", "><a href=/x>x", kN)},
+        MarkupCase{"links in objects", Repeat("<object><a href=/x>", kN)},
+        MarkupCase{"links in cells", Repeat("<table><tr><td><a href=/x>", kN)},
+        MarkupCase{"links in svg", "<svg>" + Repeat("<a href=/x>", kN)},
+        MarkupCase{"links reopening fonts",
+                   "<div>" + Numbered("<font id=", ">", 300) + "</div>" +
+                       Repeat("<div><a href=/x>x", kN)},
         // Patterns that once got past the model (each fixed): Gumbo nests, the model did not.
         MarkupCase{"svg font without attributes stays foreign",
                    "<svg><font>" + Repeat("<area>", kN)},

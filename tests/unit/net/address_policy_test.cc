@@ -64,6 +64,17 @@ TEST(Design6_SsrfGuard, SpecialPurposeAddressesRefusedByDefault) {
       {"::ffff:127.0.0.1", "loopback"},  // mapped loopback must not slip through
       {"::ffff:169.254.169.254", "link-local"},
       {"::", "unspecified"},
+      // RFC 6052 §2.1: a NAT64 gateway turns 64:ff9b::a.b.c.d into a.b.c.d, so these are
+      // judged as the IPv4 address they carry; RFC 8215's local-use prefix is refused whole.
+      {"64:ff9b::a9fe:a9fe", "link-local"},            // 169.254.169.254, cloud metadata
+      {"64:ff9b::169.254.169.254", "link-local"},      // the same, dotted
+      {"64:ff9b::a00:1", "private"},                   // 10.0.0.1
+      {"64:ff9b::7f00:1", "loopback"},                 // 127.0.0.1
+      {"64:ff9b::6464:64c8", "shared-address-space"},  // 100.100.100.200
+      {"64:ff9b::808:808", ""},                        // 8.8.8.8, as DNS64 hands it out
+      {"64:ff9b:1::a9fe:a9fe", "local-nat64"},
+      {"64:ff9b:1:2::8.8.8.8", "local-nat64"},
+      {"64:ff9c::a9fe:a9fe", ""},  // next to the prefix, not in it: no special range
   };
   for (const Case& c : cases) {
     EXPECT_EQ(policy->RefusalReason(Ip(c.ip)), c.reason) << c.ip;
@@ -80,6 +91,8 @@ TEST(Design6_SsrfGuard, AllowedBlocksAreExempt) {
   EXPECT_FALSE(policy->IsAllowed(Ip("10.8.3.4")));
   EXPECT_FALSE(policy->IsAllowed(Ip("::1")));  // IPv6 loopback is a different block
   EXPECT_FALSE(policy->IsAllowed(Ip("169.254.169.254")));
+  EXPECT_TRUE(policy->IsAllowed(Ip("64:ff9b::7f00:1")));  // NAT64 for 127.0.0.1
+  EXPECT_FALSE(policy->IsAllowed(Ip("64:ff9b::a9fe:a9fe")));
   EXPECT_EQ(AddressPolicy::Create({"127.0.0.1/8"}).status().code(),
             absl::StatusCode::kInvalidArgument);
 }

@@ -877,10 +877,14 @@ TEST(CrawlStats, TotalsCountFetchesPagesAndErrorsByClass) {
   stats.OnFetch(Event("http://a.test/d", 0, OutcomeClass::kRobotsDenied, 0, "Disallow: /d"));
   stats.OnFetch(Event("http://a.test/o", 301, OutcomeClass::kRedirect, 0, "http://a.test/p"));
   stats.OnFetch(Event("http://a.test/s", 304, OutcomeClass::kNotModified, 0));
+  fetcher::FetchEvent many = Event("http://a.test/many", 200, OutcomeClass::kFetched, 0,
+                                   "links cut: 90000 of 100000");
+  many.links_cut = 90000;
+  stats.OnFetch(many);
 
   const CrawlTotals t = stats.Totals();
-  EXPECT_EQ(t.fetches, 9u);  // everything but the robots-denied URL
-  EXPECT_EQ(t.pages, 7u);    // answered collection URLs (not robots.txt)
+  EXPECT_EQ(t.fetches, 10u);  // everything but the robots-denied URL
+  EXPECT_EQ(t.pages, 8u);     // answered collection URLs (not robots.txt)
   EXPECT_EQ(t.bytes, 50u + 1000 + 1000 + 10 + 10 + 5);
   EXPECT_EQ(t.robots_txt, 1u);
   EXPECT_EQ(t.robots_denied, 1u);
@@ -888,7 +892,9 @@ TEST(CrawlStats, TotalsCountFetchesPagesAndErrorsByClass) {
   EXPECT_EQ(t.errors, 4u);
   EXPECT_EQ(t.errors_by_class, (std::map<std::string, uint64_t>{
                                    {"http_404", 2}, {"http_503", 1}, {"timeout", 1}}));
-  EXPECT_EQ(t.outcomes, (std::map<std::string, uint64_t>{{"fetched", 1},
+  EXPECT_EQ(t.links_cut, 90000u);
+  EXPECT_EQ(t.pages_with_links_cut, 1u);
+  EXPECT_EQ(t.outcomes, (std::map<std::string, uint64_t>{{"fetched", 2},
                                                           {"duplicate", 1},
                                                           {"http_error", 3},
                                                           {"network_error", 1},
@@ -960,6 +966,8 @@ TEST(SummaryJson, IsValidJsonWithEveryTotal) {
   t.duplicates = 4;
   t.robots_denied = 5;
   t.robots_txt = 6;
+  t.links_cut = 7;
+  t.pages_with_links_cut = 8;
   t.outcomes = {{"fetched", 110}, {"http_error", 2}};
   const std::string json =
       SummaryJson(t, absl::Seconds(60), R"("warc_files": ["a.warc.gz"], "resumed": false)");
@@ -979,6 +987,8 @@ TEST(SummaryJson, IsValidJsonWithEveryTotal) {
   EXPECT_EQ(number("duplicates"), 4);
   EXPECT_EQ(number("robots_denied"), 5);
   EXPECT_EQ(number("robots_txt_fetches"), 6);
+  EXPECT_EQ(number("links_cut"), 7);
+  EXPECT_EQ(number("pages_with_links_cut"), 8);
   EXPECT_DOUBLE_EQ(number("pages_per_second"), 2.0);
   EXPECT_DOUBLE_EQ(number("elapsed_seconds"), 60.0);
   ASSERT_EQ(o.count("errors_by_class"), 1u);

@@ -2,15 +2,18 @@
 
 #include <sys/resource.h>
 
+#include <atomic>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -410,6 +413,125 @@ TEST(WarcWriter, OpenFinishesFilesOfAKilledWriter) {
   EXPECT_EQ(files.front(), finished);
 }
 
+std::string Incompressible(size_t n) {
+  std::mt19937_64 rng(7);
+  std::string s(n, '\0');
+  for (char& c : s) c = static_cast<char>(rng());
+  return s;
+}
+
+// Every *.warc.gz of `dir` read to its end: the number of records of each type, and no file
+// left ".open" or damaged.
+std::map<std::string, size_t> RecordsByType(const std::string& dir) {
+  std::map<std::string, size_t> by_type;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string path = entry.path().string();
+    EXPECT_TRUE(absl::EndsWith(path, ".warc.gz")) << path;
+    absl::Status final_status;
+    for (const ParsedRecord& record : ReadAll(path, &final_status)) {
+      ++by_type[std::string(record.Field("WARC-Type"))];
+    }
+    EXPECT_TRUE(final_status.ok()) << path << ": " << final_status;
+  }
+  return by_type;
+}
+
+// Two writers of one prefix in one directory at once (two crawls sharing a WARC directory): the
+// second one's start-up recovery must leave the first one's open file alone, and their names
+// must not collide (same pid, same second here).
+TEST(WarcWriter, TwoLiveWritersShareADirectory) {
+  TempDir dir;
+  FakeClock clock;
+  absl::StatusOr<std::unique_ptr<WarcWriter>> first =
+      WarcWriter::Open({.directory = dir.str(), .prefix = "t"}, clock, 1);
+  ASSERT_TRUE(first.ok()) << first.status();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE((*first)->Write(Response(absl::StrCat("http://a.test/", i), "a")).ok());
+  }
+  absl::StatusOr<std::unique_ptr<WarcWriter>> second =
+      WarcWriter::Open({.directory = dir.str(), .prefix = "t"}, clock, 2);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ((*second)->Files().size(), 1u);  // recovered nothing of the first
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE((*second)->Write(Response(absl::StrCat("http://b.test/", i), "b")).ok());
+    ASSERT_TRUE((*first)->Write(Response(absl::StrCat("http://a.test/", 3 + i), "a")).ok());
+  }
+  ASSERT_TRUE((*first)->Close().ok());
+  ASSERT_TRUE((*second)->Close().ok());
+  ASSERT_EQ((*first)->Files().size(), 1u);
+  ASSERT_EQ((*second)->Files().size(), 1u);
+  EXPECT_NE((*first)->Files()[0], (*second)->Files()[0]);
+  EXPECT_EQ(ReadAll((*first)->Files()[0]).size(), 7u);   // warcinfo + 6
+  EXPECT_EQ(ReadAll((*second)->Files()[0]).size(), 4u);  // warcinfo + 3
+  const std::map<std::string, size_t> by_type = RecordsByType(dir.str());
+  EXPECT_EQ(by_type.at("response"), 9u);
+  EXPECT_EQ(by_type.at("warcinfo"), 2u);
+}
+
+// The same, racing: one writer rotates every few records in a thread while writers of the same
+// prefix keep opening (each running start-up recovery), writing and closing.
+TEST(WarcWriter, RecoveryRacingALiveWriterLosesNothing) {
+  TempDir dir;
+  FakeClock clock;
+  absl::StatusOr<std::unique_ptr<WarcWriter>> busy = WarcWriter::Open(
+      {.directory = dir.str(), .prefix = "t", .max_file_bytes = 4096}, clock, 1);
+  ASSERT_TRUE(busy.ok()) << busy.status();
+  constexpr int kBusyRecords = 400;
+  constexpr int kShortLived = 40;
+  std::atomic<int> busy_failures{0};
+  std::thread writer([&] {
+    for (int i = 0; i < kBusyRecords; ++i) {
+      if (!(*busy)->Write(Response(absl::StrCat("http://a.test/", i), Incompressible(300))).ok()) {
+        ++busy_failures;
+      }
+    }
+    if (!(*busy)->Close().ok()) ++busy_failures;
+  });
+  int short_lived_failures = 0;
+  for (int i = 0; i < kShortLived; ++i) {
+    absl::StatusOr<std::unique_ptr<WarcWriter>> other = WarcWriter::Open(
+        {.directory = dir.str(), .prefix = "t", .max_file_bytes = 4096}, clock, 100 + i);
+    if (!other.ok() || !(*other)->Write(Response(absl::StrCat("http://b.test/", i), "b")).ok() ||
+        !(*other)->Close().ok()) {
+      ++short_lived_failures;
+    }
+  }
+  writer.join();
+  EXPECT_EQ(busy_failures.load(), 0);
+  EXPECT_EQ(short_lived_failures, 0);
+  EXPECT_EQ(RecordsByType(dir.str()).at("response"), size_t{kBusyRecords + kShortLived});
+}
+
+// Start-up recovery finishes only its own prefix's files: not those of another prefix, nor of
+// a prefix that merely begins with its own ("t-p1" for "t").
+TEST(WarcWriter, RecoveryLeavesOtherPrefixesAlone) {
+  TempDir dir;
+  FakeClock clock;
+  std::string member;
+  {
+    absl::StatusOr<std::unique_ptr<WarcWriter>> source =
+        WarcWriter::Open({.directory = dir.str() + "/src"}, clock, 1);
+    ASSERT_TRUE(source.ok());
+    ASSERT_TRUE((*source)->Close().ok());
+    std::ifstream in((*source)->Files()[0], std::ios::binary);
+    member.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string shared = dir.str() + "/shared";
+  fs::create_directories(shared);
+  for (const char* name : {"/other-20240101000000-00001-1.warc.gz.open",
+                           "/t-p1-20240101000000-00001-1.warc.gz.open",
+                           "/t-20240101000000-00001-1.warc.gz.open"}) {
+    std::ofstream(shared + name, std::ios::binary) << member;
+  }
+  absl::StatusOr<std::unique_ptr<WarcWriter>> writer =
+      WarcWriter::Open({.directory = shared, .prefix = "t"}, clock, 2);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  EXPECT_TRUE(fs::exists(shared + "/other-20240101000000-00001-1.warc.gz.open"));
+  EXPECT_TRUE(fs::exists(shared + "/t-p1-20240101000000-00001-1.warc.gz.open"));
+  EXPECT_TRUE(fs::exists(shared + "/t-20240101000000-00001-1.warc.gz"));
+  EXPECT_FALSE(fs::exists(shared + "/t-20240101000000-00001-1.warc.gz.open"));
+}
+
 // Lets this process's files grow only to `max_bytes` (RLIMIT_FSIZE: a write past it fails with
 // EFBIG, as on a full disk) until destroyed. SIGXFSZ is ignored meanwhile, or it would kill us.
 class FileSizeLimit {
@@ -430,13 +552,6 @@ class FileSizeLimit {
   rlimit saved_{};
   void (*old_handler_)(int) = nullptr;
 };
-
-std::string Incompressible(size_t n) {
-  std::mt19937_64 rng(7);
-  std::string s(n, '\0');
-  for (char& c : s) c = static_cast<char>(rng());
-  return s;
-}
 
 // A write that fails part-way (disk full) must not leave part of a member in the file: every
 // file reads cleanly to its end, and writing goes on in a new file once there is room again.
