@@ -21,6 +21,44 @@ constexpr char kCollectionsFamily[] = "collections";
 // Key: partition as 8 hex digits, '/', incarnation. Value: the last ReportFetcherStatsRequest.
 constexpr char kReportsFamily[] = "fetcher_reports";
 constexpr size_t kMaxExplainUrls = 100;
+// The incarnation under which a partition's retired incarnations' counters are summed.
+constexpr char kRetired[] = "~retired";
+
+// Adds `from`'s counters to `into`, collection by collection (gauges are not carried over).
+void Fold(const v1::ReportFetcherStatsRequest& from, v1::ReportFetcherStatsRequest& into) {
+  for (const v1::FetcherCollectionStats& c : from.collections()) {
+    v1::FetcherCollectionStats* sum = nullptr;
+    for (v1::FetcherCollectionStats& existing : *into.mutable_collections()) {
+      if (existing.collection() == c.collection()) sum = &existing;
+    }
+    if (sum == nullptr) {
+      sum = into.add_collections();
+      sum->set_collection(c.collection());
+    }
+    for (const v1::OutcomeCount& o : c.outcomes()) {
+      v1::OutcomeCount* count = nullptr;
+      for (v1::OutcomeCount& existing : *sum->mutable_outcomes()) {
+        if (existing.outcome() == o.outcome()) count = &existing;
+      }
+      if (count == nullptr) {
+        count = sum->add_outcomes();
+        count->set_outcome(o.outcome());
+      }
+      count->set_count(count->count() + o.count());
+    }
+    sum->set_robots_denied(sum->robots_denied() + c.robots_denied());
+    sum->set_requests_started(sum->requests_started() + c.requests_started());
+    sum->set_leases_abandoned(sum->leases_abandoned() + c.leases_abandoned());
+    sum->set_urls_routed(sum->urls_routed() + c.urls_routed());
+    sum->set_urls_suppressed(sum->urls_suppressed() + c.urls_suppressed());
+    sum->set_duplicates(sum->duplicates() + c.duplicates());
+    sum->set_dedup_unavailable(sum->dedup_unavailable() + c.dedup_unavailable());
+    for (int j = 0; j < c.urls_sent_size(); ++j) {
+      while (sum->urls_sent_size() <= j) sum->add_urls_sent(0);
+      sum->set_urls_sent(j, sum->urls_sent(j) + c.urls_sent(j));
+    }
+  }
+}
 
 std::string ReportKey(uint32_t partition, const std::string& incarnation) {
   char prefix[16];
@@ -488,25 +526,38 @@ absl::StatusOr<std::vector<v1::CollectionInfo>> CollectionManager::FetcherReport
   kv::WriteBatch batch;
   batch.Put(kReportsFamily, ReportKey(report.partition(), report.incarnation()),
             report.SerializeAsString());
-  // Keep the newest incarnations of this partition (the others' counters are folded away).
+  // Keep the newest incarnations of this partition; the older ones' counters are folded into
+  // the partition's retired record, so the sums stay whole.
   std::vector<std::pair<absl::Time, std::string>> mine;
   for (const auto& [key, r] : reports_) {
-    if (key.first != report.partition() || key.second == report.incarnation()) continue;
+    if (key.first != report.partition() || key.second == report.incarnation() ||
+        key.second == kRetired) {
+      continue;
+    }
     mine.emplace_back(grpc_common::TimeFromProto(r.start_time(), "start_time")
                           .value_or(absl::InfinitePast()),
                       key.second);
   }
   std::vector<std::string> dropped;
+  v1::ReportFetcherStatsRequest retired;
   if (mine.size() + 1 > options_.max_incarnations_per_partition) {
+    auto it = reports_.find({report.partition(), kRetired});
+    if (it != reports_.end()) retired = it->second;
+    retired.set_partition(report.partition());
+    retired.set_incarnation(kRetired);
     std::sort(mine.begin(), mine.end());
     const size_t excess = mine.size() + 1 - options_.max_incarnations_per_partition;
     for (size_t i = 0; i < excess; ++i) {
       batch.Delete(kReportsFamily, ReportKey(report.partition(), mine[i].second));
+      Fold(reports_.at({report.partition(), mine[i].second}), retired);
       dropped.push_back(mine[i].second);
     }
+    batch.Put(kReportsFamily, ReportKey(report.partition(), kRetired),
+              retired.SerializeAsString());
   }
   if (absl::Status s = store_.Write(batch); !s.ok()) return s;
   for (const std::string& incarnation : dropped) reports_.erase({report.partition(), incarnation});
+  if (!dropped.empty()) reports_[{report.partition(), kRetired}] = std::move(retired);
   reports_[{report.partition(), report.incarnation()}] = report;
   std::vector<v1::CollectionInfo> live;
   for (const auto& [name, entry] : entries_) {

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
 #include "lib/partition/partition.h"
@@ -205,6 +206,31 @@ TEST_F(CollectionManagerTest, AOneOffCollectionFinishesWhenEveryPartitionIsExhau
   // New seeds make it active again.
   ASSERT_EQ(manager_->AddSeeds("once", {"http://c.test/"})->queued, 1u);
   EXPECT_EQ(manager_->Get("once")->state(), v1::COLLECTION_STATE_ACTIVE);
+}
+
+// Beyond max_incarnations_per_partition, the oldest incarnations' counters are folded, not lost.
+TEST_F(CollectionManagerTest, OldFetcherIncarnationsAreFoldedNotLost) {
+  manager_.reset();
+  manager_ = CollectionManager::Open({.max_incarnations_per_partition = 2}, store_, fleet_, clock_)
+                 .value();
+  ASSERT_TRUE(manager_->Create(Proto("s", {"http://a.test/"})).ok());
+  for (int i = 0; i < 5; ++i) {
+    v1::ReportFetcherStatsRequest report;
+    report.set_partition(0);
+    report.set_incarnation(absl::StrCat("inc", i));
+    *report.mutable_start_time() = google::protobuf::util::TimeUtil::SecondsToTimestamp(100 + i);
+    v1::FetcherCollectionStats* c = report.add_collections();
+    c->set_collection("s");
+    c->set_robots_denied(1);
+    c->add_urls_sent(0);
+    c->add_urls_sent(3);
+    ASSERT_TRUE(manager_->FetcherReport(report).ok());
+  }
+  Reopen();
+  auto stats = manager_->Stats("s");
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->robots_denied(), 5u);
+  EXPECT_EQ(stats->urls_exchanged(), 15u);
 }
 
 // The re-visit policy is solved here and pushed to every partition (RevisitTuner).
