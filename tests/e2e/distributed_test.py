@@ -24,7 +24,7 @@ Python 3 standard library only; every wait is bounded and every process stopped 
 
 import argparse
 import collections
-import glob
+import contextlib
 import json
 import os
 import subprocess
@@ -147,27 +147,29 @@ def check_stats_against_truth(checks, stats, expected, truth, partitions, what):
                      f"{what}: no URL exchanged between partitions")
 
 
-def start_sim(args, work, hosts, pages, seed, extra=()):
-    return Websim(args.websim, work, hosts=hosts, pages=pages, seed=seed,
-                  extra_args=list(extra)).start()
+@contextlib.contextmanager
+def web_and_cluster(args, checks, work, n, hosts, pages, seed):
+    """websim and a cluster of `n` partitions set to crawl it. On the way out every process is
+    drained with SIGTERM and must exit 0; then websim stops (its request log is then whole)."""
+    sim = Websim(args.websim, work, hosts=hosts, pages=pages, seed=seed).start()
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), n,
+                      fetcher_args=fetcher_args(sim.port))
+    try:
+        cluster.start()
+        yield sim, cluster
+    finally:
+        codes = cluster.stop()
+        sim.stop()
+        check_stop_codes(checks, codes)
 
 
 def scenario_partitions(args, checks, work, n):
-    sim = start_sim(args, work, hosts=200, pages=10, seed=21)
-    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), n,
-                      fetcher_args=fetcher_args(sim.port))
-    codes = {}
     t0 = time.monotonic()
-    try:
-        cluster.start()
+    with web_and_cluster(args, checks, work, n, hosts=200, pages=10, seed=21) as (sim, cluster):
         write_collection(work("coll.yaml"), "web", sim.seeds())
         cluster.ctl("collections", "create", "-f", work("coll.yaml"))
         final = wait_finished(cluster, ["web"])["web"]
         elapsed = time.monotonic() - t0
-    finally:
-        codes = cluster.stop()
-        sim.stop()
-    check_stop_codes(checks, codes)
     truth, _ = sim.truth()
     expected = truth["page"] | truth["seed"]
     requests = sim.requests()
@@ -195,22 +197,13 @@ def scenario_partitions(args, checks, work, n):
 
 def scenario_two(args, checks, work):
     n = 3
-    sim = start_sim(args, work, hosts=200, pages=8, seed=22)
-    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), n,
-                      fetcher_args=fetcher_args(sim.port))
-    codes = {}
-    try:
-        cluster.start()
+    with web_and_cluster(args, checks, work, n, hosts=200, pages=8, seed=22) as (sim, cluster):
         for name in ("alpha", "beta"):
             write_collection(work(f"{name}.yaml"), name, sim.seeds())
             cluster.ctl("collections", "create", "-f", work(f"{name}.yaml"))
         listed = cluster.ctl("collections", "list", json_out=True).stdout
         checks.check("alpha" in listed and "beta" in listed, f"collections list: {listed}")
         finals = wait_finished(cluster, ["alpha", "beta"])
-    finally:
-        codes = cluster.stop()
-        sim.stop()
-    check_stop_codes(checks, codes)
     truth, _ = sim.truth()
     expected = truth["page"] | truth["seed"]
     requests = sim.requests()
@@ -235,15 +228,10 @@ def scenario_two(args, checks, work):
 
 def scenario_faults(args, checks, work):
     n = 2
-    sim = start_sim(args, work, hosts=200, pages=20, seed=23)
-    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), n,
-                      fetcher_args=fetcher_args(sim.port))
-    codes = {}
     kills = []
     on_lease_at_kills = 0
     restarts_ns = []
-    try:
-        cluster.start()
+    with web_and_cluster(args, checks, work, n, hosts=200, pages=20, seed=23) as (sim, cluster):
         write_collection(work("coll.yaml"), "web", sim.seeds())
         cluster.ctl("collections", "create", "-f", work("coll.yaml"))
         truth, _ = sim.truth()
@@ -275,10 +263,6 @@ def scenario_faults(args, checks, work):
             restarts_ns.append(time.monotonic_ns())
         final = wait_finished(cluster, ["web"])["web"]
         checks.check(final is not None, "no stats after the faults")
-    finally:
-        codes = cluster.stop()
-        sim.stop()
-    check_stop_codes(checks, codes)
     truth, _ = sim.truth()
     expected = truth["page"] | truth["seed"]
     requests = sim.requests()

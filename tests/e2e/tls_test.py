@@ -15,9 +15,11 @@ import tempfile
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from cluster import Cluster, ClusterError  # noqa: E402
+from e2e_support import Checks  # noqa: E402
 
 
 def openssl(*args, cwd):
@@ -44,12 +46,8 @@ def main():
     parser.add_argument("--crawlerd", required=True)
     parser.add_argument("--crawlctl", required=True)
     args = parser.parse_args()
-    failures = []
-
-    def check(ok, message):
-        if not ok:
-            failures.append(message)
-            print(f"  FAIL: {message}", flush=True)
+    checks = Checks("tls")
+    check = checks.check
 
     with tempfile.TemporaryDirectory(prefix="tls-") as work:
         ca, cert, key = make_certs(work)
@@ -83,11 +81,7 @@ def main():
         finally:
             codes = cluster.stop()
             check(all(c == 0 for c in codes.values()), f"exit codes: {codes}")
-    if failures:
-        print(f"tls: {len(failures)} check(s) failed")
-        return 1
-    print("tls: all checks passed")
-    return 0
+    return checks.exit_code()
 
 
 if __name__ == "__main__":

@@ -19,8 +19,10 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
+sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
 
 from cluster import Cluster  # noqa: E402
+from e2e_support import Checks  # noqa: E402
 
 
 def generate_stubs(out_dir, protoc, plugin):
@@ -40,12 +42,8 @@ def main():
     parser.add_argument("--protoc", default="/usr/bin/protoc")
     parser.add_argument("--plugin", default="/usr/bin/grpc_python_plugin")
     args = parser.parse_args()
-    failures = []
-
-    def check(ok, message):
-        if not ok:
-            failures.append(message)
-            print(f"  FAIL: {message}", flush=True)
+    checks = Checks("python client")
+    check = checks.check
 
     with tempfile.TemporaryDirectory(prefix="pyclient-") as work:
         generate_stubs(os.path.join(work, "gen"), args.protoc, args.plugin)
@@ -104,11 +102,7 @@ def main():
         finally:
             codes = cluster.stop()
             check(all(c == 0 for c in codes.values()), f"exit codes: {codes}")
-    if failures:
-        print(f"python client: {len(failures)} check(s) failed")
-        return 1
-    print("python client: all checks passed")
-    return 0
+    return checks.exit_code()
 
 
 if __name__ == "__main__":
