@@ -72,6 +72,9 @@ absl::StatusOr<v1::ReportFetcherStatsResponse> GrpcSchedulerLink::Report(
 
 struct FetcherNode::Crawl {
   std::string name;
+  // When the collection was created: a collection deleted and created again under the same
+  // name is another collection, whose counters start from zero.
+  google::protobuf::Timestamp create_time;
   // Kept for the life of the process (counters are cumulative per incarnation).
   std::unique_ptr<standalone::CrawlLog> log;
   standalone::CrawlStats stats;
@@ -188,9 +191,20 @@ void FetcherNode::Reconcile(const std::vector<v1::CollectionInfo>& collections, 
     const std::string& name = info.collection().name();
     listed.insert(name);
     std::unique_ptr<Crawl>& slot = crawls_[name];
+    if (slot != nullptr && !google::protobuf::util::MessageDifferencer::Equals(
+                               slot->create_time, info.create_time())) {
+      // Deleted and created again: finish the old one first, then start afresh.
+      if (slot->running() && !slot->done.load(std::memory_order_acquire)) {
+        slot->fetcher->Stop();
+        continue;
+      }
+      Reap(*slot);
+      slot.reset();
+    }
     if (slot == nullptr) {
       slot = std::make_unique<Crawl>();
       slot->name = name;
+      slot->create_time = info.create_time();
     }
     Crawl& crawl = *slot;
     if (crawl.running() && crawl.done.load(std::memory_order_acquire)) Reap(crawl);

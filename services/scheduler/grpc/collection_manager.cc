@@ -595,7 +595,22 @@ void CollectionManager::SyncOne(const std::shared_ptr<Entry>& entry, absl::Time 
     if (it == entries_.end() || it->second != entry) return;
     kv::WriteBatch batch;
     batch.Delete(kCollectionsFamily, name);
-    if (store_.Write(batch).ok()) entries_.erase(it);
+    // The fetchers' counters of the collection go with it: a collection created later under
+    // the same name starts from zero.
+    std::map<std::pair<uint32_t, std::string>, v1::ReportFetcherStatsRequest> stripped;
+    for (const auto& [key, report] : reports_) {
+      v1::ReportFetcherStatsRequest without = report;
+      without.clear_collections();
+      for (const v1::FetcherCollectionStats& c : report.collections()) {
+        if (c.collection() != name) *without.add_collections() = c;
+      }
+      if (without.collections_size() == report.collections_size()) continue;
+      batch.Put(kReportsFamily, ReportKey(key.first, key.second), without.SerializeAsString());
+      stripped[key] = std::move(without);
+    }
+    if (!store_.Write(batch).ok()) return;
+    entries_.erase(it);
+    for (auto& [key, report] : stripped) reports_[key] = std::move(report);
     return;
   }
   if (!e.opened_everywhere || now - e.last_open >= options_.reopen_interval) {

@@ -171,6 +171,26 @@ TEST_F(CollectionManagerTest, PauseResumeAndDeleteAreWhatFetchersSee) {
   EXPECT_TRUE(manager_->Create(Proto("a", {"http://x.test/"})).ok());
 }
 
+TEST_F(CollectionManagerTest, ACollectionCreatedAgainAfterADeleteStartsFromZero) {
+  ASSERT_TRUE(manager_->Create(Proto("again", {"http://a.test/"})).ok());
+  v1::ReportFetcherStatsRequest report;
+  report.set_partition(0);
+  report.set_incarnation("i");
+  v1::FetcherCollectionStats* c = report.add_collections();
+  c->set_collection("again");
+  c->set_robots_denied(7);
+  v1::FetcherCollectionStats* other = report.add_collections();
+  other->set_collection("other");
+  other->set_robots_denied(1);
+  ASSERT_TRUE(manager_->FetcherReport(report).ok());
+  ASSERT_EQ(manager_->Stats("again")->robots_denied(), 7u);
+  ASSERT_TRUE(manager_->Delete("again").ok());
+  ASSERT_TRUE(manager_->Create(Proto("again", {"http://a.test/"})).ok());
+  EXPECT_EQ(manager_->Stats("again")->robots_denied(), 0u);
+  Reopen();
+  EXPECT_EQ(manager_->Stats("again")->robots_denied(), 0u);
+}
+
 TEST_F(CollectionManagerTest, ListPagesByName) {
   for (const char* name : {"c", "a", "e", "b", "d"}) {
     ASSERT_TRUE(manager_->Create(Proto(name, {"http://a.test/"})).ok());
