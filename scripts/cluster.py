@@ -69,9 +69,11 @@ class Process:
         self.proc = None
 
     def start(self):
+        # A session of its own: Ctrl-C at the terminal reaches this script only, which then
+        # drains each process with one SIGTERM (a second signal would cut the drain short).
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=log,
-                                         stderr=log)
+                                         stderr=log, start_new_session=True)
         return self
 
     def running(self):
