@@ -19,6 +19,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "lib/http/response_head.h"
 #include "lib/net/ip_address.h"
 
 namespace crawler::fetcher {
@@ -40,6 +43,12 @@ std::string_view TransportErrorName(TransportError error) {
       return "none";
     case TransportError::kTimeout:
       return "timeout";
+    case TransportError::kHeaderTimeout:
+      return "header_timeout";
+    case TransportError::kBodyTimeout:
+      return "body_timeout";
+    case TransportError::kBadChunking:
+      return "bad_chunking";
     case TransportError::kConnectFailed:
       return "connect_failed";
     case TransportError::kAddressRefused:
@@ -69,6 +78,7 @@ struct Transfer {
   bool header_too_large = false;
   bool address_refused = false;
   bool in_multi = false;
+  char error_buffer[CURL_ERROR_SIZE] = {};  // libcurl's detail of the last failure
 
   ~Transfer() {
     curl_easy_cleanup(easy);  // first: the handle points at the lists
@@ -156,6 +166,15 @@ std::string ResolveEntry(const std::string& host, uint16_t port, const std::stri
 }
 
 using SteadyTime = std::chrono::steady_clock::time_point;
+
+// True once the final response head (not a 1xx interim one) has arrived in full.
+bool HeadComplete(const std::string& raw_headers) {
+  if (!absl::EndsWith(raw_headers, "\r\n\r\n") && !absl::EndsWith(raw_headers, "\n\n")) {
+    return false;
+  }
+  const std::optional<int> status = http::ResponseHead::PeekStatus(raw_headers);
+  return status.has_value() && *status >= 200;
+}
 
 }  // namespace
 
@@ -277,6 +296,7 @@ struct HttpClient::Impl {
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, OnOpenSocket);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &t);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error_buffer);
     if (options.capture_request) {
       curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, OnDebug);
       curl_easy_setopt(e, CURLOPT_DEBUGDATA, &t);
@@ -295,6 +315,7 @@ struct HttpClient::Impl {
     t.result.id = request.id;
     t.header_too_large = false;
     t.address_refused = false;
+    t.error_buffer[0] = '\0';
     curl_easy_setopt(e, CURLOPT_URL, request.url.c_str());
     // Content codings are requested by hand (constant_headers) so libcurl does not decode: the
     // WARC keeps the bytes as sent, lib/http decodes with a cap.
@@ -331,20 +352,36 @@ struct HttpClient::Impl {
 
   HttpResult Finish(Transfer* t, CURLcode code) {
     HttpResult result = std::move(t->result);
+    const absl::string_view detail(t->error_buffer);
     if (t->address_refused) {
       result.error = TransportError::kAddressRefused;
     } else if (t->header_too_large) {
       result.error = TransportError::kHeaderTooLarge;
+      result.error_message =
+          absl::StrCat("response head larger than max_header_bytes (", options.max_header_bytes,
+                       " bytes)");
     } else if (code == CURLE_WRITE_ERROR && result.truncated == "length") {
       result.error = TransportError::kNone;  // our body cap, not a failure
     } else if (code == CURLE_PARTIAL_FILE) {
       result.error = TransportError::kNone;
       result.truncated = "disconnect";
+    } else if (code == CURLE_OUT_OF_MEMORY && !HeadComplete(result.raw_headers)) {
+      // libcurl refuses a header line over CURL_MAX_HTTP_HEADER (100 KiB) this way.
+      result.error = TransportError::kHeaderTooLarge;
+      result.error_message = "a response header line longer than libcurl's limit (100 KiB)";
+    } else if (code == CURLE_OPERATION_TIMEDOUT) {
+      ClassifyTimeout(*t, detail, result);
+    } else if (absl::StrContains(detail, "chunked-encoding")) {
+      // libcurl parses the chunked framing even when it leaves it in the body.
+      result.error = TransportError::kBadChunking;
+      result.error_message = absl::StrCat("malformed chunked transfer coding after ",
+                                          result.body.size(), " body bytes (", detail, ")");
     } else {
       result.error = Classify(code);
     }
-    if (code != CURLE_OK && result.error != TransportError::kNone) {
-      result.error_message = curl_easy_strerror(code);
+    if (code != CURLE_OK && result.error != TransportError::kNone &&
+        result.error_message.empty()) {
+      result.error_message = detail.empty() ? curl_easy_strerror(code) : std::string(detail);
     }
     curl_off_t total_us = 0;
     curl_off_t ttfb_us = 0;
@@ -357,6 +394,31 @@ struct HttpClient::Impl {
       result.remote_ip = ip;
     }
     return result;
+  }
+
+  // Which phase a timed-out transfer was in: connecting, waiting for the response head, or
+  // reading the body; and whether the time limit or the minimum speed cut it off.
+  void ClassifyTimeout(Transfer& t, absl::string_view detail, HttpResult& result) const {
+    curl_off_t pretransfer_us = 0;
+    curl_easy_getinfo(t.easy, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
+    const bool too_slow = absl::StrContains(detail, "too slow");
+    const std::string limit =
+        too_slow ? absl::StrCat("arriving slower than ", options.low_speed_bytes_per_second,
+                                " bytes/s for ", absl::FormatDuration(options.low_speed_time))
+                 : absl::StrCat("not complete within the time limit (",
+                                absl::FormatDuration(options.total_timeout), ")");
+    if (pretransfer_us == 0) {
+      result.error = TransportError::kTimeout;
+      result.error_message = absl::StrCat("no connection within ",
+                                          absl::FormatDuration(options.connect_timeout));
+    } else if (!HeadComplete(result.raw_headers)) {
+      result.error = TransportError::kHeaderTimeout;
+      result.error_message = absl::StrCat("response head ", limit);
+    } else {
+      result.error = TransportError::kBodyTimeout;
+      result.error_message =
+          absl::StrCat("body ", limit, ", ", result.body.size(), " bytes received");
+    }
   }
 
   void FireTimerIfDue() {

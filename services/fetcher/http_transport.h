@@ -33,12 +33,17 @@ struct HttpRequest {
   std::vector<std::string> extra_headers;  // "If-None-Match: \"x\"", ...
 };
 
+// Why a transfer failed, one class per thing a user can act on; HttpResult::error_message says
+// it in one plain line.
 enum class TransportError {
   kNone,
-  kTimeout,         // total or connect time, or too slow
+  kTimeout,         // no connection within connect_timeout (or the time ran out before a request)
+  kHeaderTimeout,   // connected, but the response head did not arrive in time (or too slowly)
+  kBodyTimeout,     // the head arrived, the body did not complete in time (or came too slowly)
   kConnectFailed,   // refused, unreachable, reset before a response
   kAddressRefused,  // the SSRF guard refused the connect-time address
-  kHeaderTooLarge,
+  kHeaderTooLarge,  // the head over max_header_bytes, or one line over libcurl's 100 KiB
+  kBadChunking,     // malformed chunked transfer coding
   kTls,
   kProtocol,  // malformed response
   kOther,

@@ -24,9 +24,20 @@ using frontier::OutcomeClass;
 
 bool IsSitemapType(std::string_view essence) { return essence == "application/sitemap+xml"; }
 
+// Failures that may go away: the network or a slow server. A malformed head or TLS failure would
+// come back; malformed chunking is retried as the connection failure it used to be taken for.
 bool Retryable(TransportError error) {
-  return error == TransportError::kTimeout || error == TransportError::kConnectFailed ||
-         error == TransportError::kOther;
+  switch (error) {
+    case TransportError::kTimeout:
+    case TransportError::kHeaderTimeout:
+    case TransportError::kBodyTimeout:
+    case TransportError::kConnectFailed:
+    case TransportError::kBadChunking:
+    case TransportError::kOther:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace

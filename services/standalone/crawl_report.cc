@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/json/json_string.h"
@@ -112,6 +113,14 @@ void CrawlStats::CountLocked(const fetcher::FetchEvent& e) {
     ++t.pages_with_links_cut;
   }
   switch (e.outcome) {
+    case frontier::OutcomeClass::kOutOfScope:
+      // Refused at resolution ("address refused (...)") or at connect time
+      // ("address_refused: ...").
+      if (absl::StartsWith(e.detail, "address refused") ||
+          absl::StartsWith(e.detail, "address_refused")) {
+        if (t.address_refused++ == 0) t.first_address_refusal = e.detail;
+      }
+      break;
     case frontier::OutcomeClass::kRobotsDenied:
       ++t.robots_denied;
       break;

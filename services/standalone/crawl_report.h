@@ -56,6 +56,10 @@ struct CrawlTotals {
   // pages that had.
   uint64_t links_cut = 0;
   uint64_t pages_with_links_cut = 0;
+  // URLs the SSRF guard refused (their address is private, loopback, metadata...), and the
+  // crawl log detail of the first ("address refused (loopback): 127.0.0.1").
+  uint64_t address_refused = 0;
+  std::string first_address_refusal;
   std::map<std::string, uint64_t> outcomes;         // by outcome class
   std::map<std::string, uint64_t> errors_by_class;  // "http_404", "timeout", ...
 };

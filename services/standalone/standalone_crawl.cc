@@ -1,10 +1,15 @@
 #include "services/standalone/standalone_crawl.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -14,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/json/json_string.h"
@@ -36,8 +42,49 @@
 #include "services/wiring/collection_options.h"
 
 namespace crawler::standalone {
+namespace {
+
+// An exclusive flock(2) on <data_dir>/crawl.lock for the crawl's lifetime, so that a second
+// crawl of the same data dir is told so plainly (rather than by RocksDB's lock error), with the
+// holder's pid.
+class DataDirLock {
+ public:
+  static absl::StatusOr<std::unique_ptr<DataDirLock>> Acquire(const std::string& data_dir) {
+    const std::string path = (std::filesystem::path(data_dir) / "crawl.lock").string();
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      return absl::UnavailableError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      char pid[32] = {};
+      const ssize_t n = ::pread(fd, pid, sizeof pid - 1, 0);
+      ::close(fd);
+      const std::string holder(pid, n > 0 ? static_cast<size_t>(n) : 0);
+      return absl::UnavailableError(absl::StrCat(
+          "data dir ", data_dir, " is in use by another crawl",
+          holder.empty() ? "" : absl::StrCat(" (pid ", absl::StripAsciiWhitespace(holder), ")"),
+          "; wait for it to end or stop it, or give this crawl another --data-dir"));
+    }
+    const std::string pid = absl::StrCat(::getpid(), "\n");
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+      // The pid only makes the message friendlier; the lock is what counts.
+    }
+    return std::unique_ptr<DataDirLock>(new DataDirLock(fd));
+  }
+  ~DataDirLock() { ::close(fd_); }
+  DataDirLock(const DataDirLock&) = delete;
+  DataDirLock& operator=(const DataDirLock&) = delete;
+
+ private:
+  explicit DataDirLock(int fd) : fd_(fd) {}
+  const int fd_;
+};
+
+}  // namespace
 
 struct StandaloneCrawl::Parts {
+  // First member: released last, after every store is closed.
+  std::unique_ptr<DataDirLock> lock;
   CrawlConfig config;
   const Clock* clock = nullptr;
   // Per partition k: its store (<data_dir>/state, which also holds the content index, for
@@ -64,8 +111,10 @@ struct StandaloneCrawl::Parts {
   void StopFetchers() {
     for (auto& f : fetchers) f->Stop();
   }
+  // `refusal`: why every seed was refused (AllSeedsRefused), or empty.
   absl::Status WriteSummary(const std::string& path, const CrawlTotals& totals,
-                            absl::Duration elapsed, bool stopped_by_run_for);
+                            absl::Duration elapsed, bool stopped_by_run_for,
+                            const std::string& refusal);
   // The partitions' figures summed (local cores: cannot fail).
   frontier::FrontierStats FrontierTotals() {
     return seed_client().Stats().value_or(frontier::FrontierStats{});
@@ -121,6 +170,32 @@ absl::Status CheckPartitionCount(const std::filesystem::path& data_dir, int part
   return absl::OkStatus();
 }
 
+// When this run fetched nothing because every seed it was given was refused -- out of the
+// collection's scope, or its address refused by the SSRF guard -- says so and why, in one line;
+// else "". (A resumed crawl whose seeds are all known already refused nothing.)
+std::string AllSeedsRefused(const scheduler::SeedReport& seeds, const CrawlTotals& totals) {
+  const auto out = totals.outcomes.find("out_of_scope");
+  const uint64_t out_of_scope = out == totals.outcomes.end() ? 0 : out->second;
+  if (seeds.seeds == 0 || totals.fetches > 0 || totals.outcomes.size() != (out_of_scope > 0) ||
+      seeds.rejected.size() + out_of_scope == 0) {
+    return "";
+  }
+  std::vector<std::string> reasons;
+  if (totals.address_refused > 0) {
+    reasons.push_back(absl::StrCat(totals.address_refused, " by the SSRF guard (",
+                                   totals.first_address_refusal,
+                                   "; --allow-network lets a network through)"));
+  }
+  if (const uint64_t other = out_of_scope - totals.address_refused; other > 0) {
+    reasons.push_back(absl::StrCat(other, " out of scope when fetched"));
+  }
+  if (!seeds.rejected.empty()) {
+    reasons.push_back(absl::StrCat(seeds.rejected.size(), " out of the collection's scope (",
+                                   seeds.rejected.front(), ")"));
+  }
+  return absl::StrCat("nothing crawled: every seed was refused: ", absl::StrJoin(reasons, "; "));
+}
+
 }  // namespace
 
 // The stats_json summary: the totals, the partitions' state at the end, the WARC files and the
@@ -129,7 +204,8 @@ absl::Status CheckPartitionCount(const std::filesystem::path& data_dir, int part
 absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
                                                   const CrawlTotals& totals,
                                                   absl::Duration elapsed,
-                                                  bool stopped_by_run_for) {
+                                                  bool stopped_by_run_for,
+                                                  const std::string& refusal) {
   Parts& p = *this;
   std::vector<std::string> files;
   if (p.warc != nullptr) {
@@ -156,7 +232,10 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
       ",\n  \"partitions\": ", p.config.partitions,
       ",\n  \"outlinks_routed\": ", routed,
       ",\n  \"outlinks_exchanged\": ", exchanged,
-      ",\n  \"outlinks_suppressed\": ", suppressed);
+      ",\n  \"outlinks_suppressed\": ", suppressed,
+      ",\n  \"address_refused\": ", totals.address_refused,
+      ",\n  \"all_seeds_refused\": ", refusal.empty() ? "false" : "true",
+      refusal.empty() ? "" : absl::StrCat(",\n  \"refusal\": ", json::JsonString(refusal)));
   std::ofstream out(path);
   out << SummaryJson(totals, elapsed, extra);
   if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
@@ -181,6 +260,9 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
     return absl::UnavailableError(
         absl::StrCat("cannot create data directory ", c.data_dir, ": ", ec.message()));
   }
+  absl::StatusOr<std::unique_ptr<DataDirLock>> lock = DataDirLock::Acquire(c.data_dir);
+  if (!lock.ok()) return lock.status();
+  p->lock = *std::move(lock);
   if (absl::Status s = CheckPartitionCount(c.data_dir, c.partitions); !s.ok()) return s;
 
   for (uint32_t k = 0; k < n; ++k) {
@@ -346,12 +428,14 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
     if (status.ok()) status = closed;
   }
   const CrawlTotals totals = p.stats.Totals();
+  const std::string refusal = status.ok() ? AllSeedsRefused(*seeds, totals) : "";
   if (!p.config.stats_json.empty()) {
-    absl::Status written =
-        p.WriteSummary(p.config.stats_json, totals, p.clock->Now() - start, run_limit.reached());
+    absl::Status written = p.WriteSummary(p.config.stats_json, totals, p.clock->Now() - start,
+                                          run_limit.reached(), refusal);
     if (!written.ok()) return written;
   }
   if (!status.ok()) return status;
+  if (!refusal.empty()) return absl::FailedPreconditionError(refusal);
   return totals;
 }
 

@@ -30,13 +30,15 @@ namespace crawler::standalone {
 class StandaloneCrawl {
  public:
   // Opens the state and output; kInvalidArgument for bad configuration, kUnavailable when the
-  // data directory is unusable (e.g. another crawl holds its lock).
+  // data directory is unusable (e.g. another crawl holds its lock, <data_dir>/crawl.lock: the
+  // message says so plainly, with that crawl's pid).
   static absl::StatusOr<std::unique_ptr<StandaloneCrawl>> Open(CrawlConfig config,
                                                                const Clock& clock);
   ~StandaloneCrawl();
 
   // Crawls until the frontier is exhausted, a limit is reached, or Stop(). Writes the summary
-  // (stats_json) at the end. Returns the totals.
+  // (stats_json) at the end. Returns the totals; kFailedPrecondition, saying why, when nothing
+  // was fetched because every seed was refused (out of scope, or by the SSRF guard).
   absl::StatusOr<CrawlTotals> Run();
   void Stop();
 

@@ -150,6 +150,7 @@ TEST(HttpClient, HeaderCapAbortsTheTransfer) {
   std::vector<HttpResult> r = PollUntil(*client, 1);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].error, TransportError::kHeaderTooLarge);
+  EXPECT_EQ(r[0].error_message, "response head larger than max_header_bytes (8192 bytes)");
 }
 
 TEST(HttpClient, ServerClosingEarlyIsADisconnectTruncation) {
@@ -173,7 +174,40 @@ TEST(HttpClient, StalledServerTimesOut) {
   client->Start(Get(server, "/"));
   std::vector<HttpResult> r = PollUntil(*client, 1);
   ASSERT_EQ(r.size(), 1u);
-  EXPECT_EQ(r[0].error, TransportError::kTimeout) << r[0].error_message;
+  // The head came, the body did not: a body timeout, said plainly.
+  EXPECT_EQ(r[0].error, TransportError::kBodyTimeout) << r[0].error_message;
+  EXPECT_EQ(r[0].error_message,
+            "body not complete within the time limit (300ms), 6 bytes received");
+}
+
+// Malformed chunked framing is named as such, not as a connection failure.
+TEST(HttpClient, MalformedChunkingIsBadChunking) {
+  TestHttpServer server([](const std::string&) {
+    return TestResponse{
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\nbad\r\n0\r\n\r\n"};
+  });
+  auto client = Client();
+  client->Start(Get(server, "/"));
+  std::vector<HttpResult> r = PollUntil(*client, 1);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].error, TransportError::kBadChunking) << r[0].error_message;
+  EXPECT_TRUE(absl::StartsWith(r[0].error_message, "malformed chunked transfer coding after"))
+      << r[0].error_message;
+  EXPECT_EQ(TransportErrorName(r[0].error), "bad_chunking");
+}
+
+// One header line over libcurl's own limit (100 KiB) is a header too large, not "out of memory".
+TEST(HttpClient, AnOverlongHeaderLineIsHeaderTooLarge) {
+  TestHttpServer server([](const std::string&) {
+    return TestResponse{"HTTP/1.1 200 OK\r\nX-Big: " + std::string(1 << 20, 'a') +
+                        "\r\nContent-Length: 2\r\n\r\nok"};
+  });
+  auto client = Client({.max_header_bytes = 4 << 20});
+  client->Start(Get(server, "/"));
+  std::vector<HttpResult> r = PollUntil(*client, 1);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].error, TransportError::kHeaderTooLarge) << r[0].error_message;
+  EXPECT_EQ(r[0].error_message, "a response header line longer than libcurl's limit (100 KiB)");
 }
 
 // DESIGN.md §6: the SSRF guard refuses loopback unless allowed, also at connect time.
@@ -377,7 +411,9 @@ TEST(HttpClient, TimerEndsAWaitWithoutSocketActivity) {
   std::vector<HttpResult> r;
   for (int i = 0; i < 20 && r.empty(); ++i) r = client->Poll(absl::Seconds(30));
   ASSERT_EQ(r.size(), 1u);
-  EXPECT_EQ(r[0].error, TransportError::kTimeout) << r[0].error_message;
+  // Connected, no head: a header timeout.
+  EXPECT_EQ(r[0].error, TransportError::kHeaderTimeout) << r[0].error_message;
+  EXPECT_EQ(r[0].error_message, "response head not complete within the time limit (300ms)");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 

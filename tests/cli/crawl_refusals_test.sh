@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Contract test of `crawler crawl`'s plain refusals: a run whose every seed the SSRF guard refuses
+# exits 1 saying so (stderr and stats JSON "all_seeds_refused"); a second crawl of a data dir in
+# use exits 1 with a plain lock message naming the holder's pid. Loopback only, nothing listens.
+# Usage: crawl_refusals_test.sh CRAWLER_BINARY
+set -uo pipefail
+
+crawler=${1:?usage: crawl_refusals_test.sh CRAWLER_BINARY}
+source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+seed="http://127.0.0.1:$port/"
+
+timeout 60 "$crawler" crawl --seeds "$seed" --data-dir "$tmp/refused" --quiet --no-warc \
+  --stats-json "$tmp/refused.json" 2>"$tmp/refused.err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "refused: exit $rc, want 1"
+grep -qF "every seed was refused: 1 by the SSRF guard (address refused (loopback): 127.0.0.1" \
+  "$tmp/refused.err" || fail "refused: stderr: $(cat "$tmp/refused.err")"
+grep -q '"all_seeds_refused": true' "$tmp/refused.json" || fail "refused: $(cat "$tmp/refused.json")"
+
+timeout 60 "$crawler" crawl --seeds "$seed" --allow-network 127.0.0.0/8 --data-dir "$tmp/busy" \
+  --quiet --no-warc --run-for 20s 2>"$tmp/first.err" &
+first=$!
+for _ in $(seq 100); do grep -q "seeds" "$tmp/first.err" 2>/dev/null && break; sleep 0.1; done
+timeout 60 "$crawler" crawl --seeds "$seed" --allow-network 127.0.0.0/8 --data-dir "$tmp/busy" \
+  --quiet --no-warc 2>"$tmp/second.err"
+rc=$?
+kill "$first" 2>/dev/null
+wait "$first" 2>/dev/null
+[ "$rc" -eq 1 ] || fail "lock: exit $rc, want 1"
+grep -qE "data dir .*busy is in use by another crawl \(pid [0-9]+\)" "$tmp/second.err" \
+  || fail "lock: stderr: $(cat "$tmp/second.err")"
+
+[ "$failures" -eq 0 ] || exit 1
+echo "crawl refusals: all checks passed"
