@@ -21,6 +21,8 @@ packages=(
   libbrotli-dev          # lib/http: Content-Encoding: br
   libxxhash-dev          # lib/partition, lib/fingerprint
   librocksdb-dev         # services: frontier, dedup and scheduler state
+  libhiredis-dev         # services/common/redis: politeness state shared by fetchers
+  redis-server           # the politeness store; tests start their own on loopback
   libcurl4-openssl-dev   # services/fetcher: HTTP (multi interface)
   openssl                # tests/e2e/tls_test.py: makes its certificates
   libssl-dev             # lib/fingerprint: SHA-1 of WARC digests (libcrypto)

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string_view>
 
 #include "absl/time/time.h"
@@ -43,6 +44,12 @@ class DelayPolicy {
  private:
   const PolitenessOptions options_;
 };
+
+// A jitter_unit for NextDelay: 53 random bits -> [0, 1). (std::uniform_real_distribution is not
+// reproducible across standard libraries, and seeded runs should be.)
+inline double JitterUnit(std::mt19937_64& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
 
 // Parses an HTTP Retry-After value (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, relative
 // to `now`. Returns nullopt for malformed values; dates in the past give zero.

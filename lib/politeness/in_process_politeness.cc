@@ -6,16 +6,6 @@
 #include "absl/status/status.h"
 
 namespace crawler::politeness {
-namespace {
-
-double UniformUnit(std::mt19937_64& rng) {
-  // 53 random bits -> [0, 1); std::uniform_real_distribution is not reproducible across
-  // standard libraries, and seeded runs should be.
-  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
-}
-
-}  // namespace
-
 InProcessPoliteness::InProcessPoliteness(const PolitenessOptions& options, const Clock& clock,
                                          uint64_t seed)
     : policy_(options), clock_(clock), rng_(seed) {}
@@ -52,7 +42,7 @@ absl::StatusOr<ClaimResult> InProcessPoliteness::Claim(const ClaimRequest& reque
   return ClaimResult{.granted = true, .wait = absl::ZeroDuration()};
 }
 
-absl::Status InProcessPoliteness::Release(const ReleaseRequest& request) {
+absl::StatusOr<ReleaseResult> InProcessPoliteness::Release(const ReleaseRequest& request) {
   const absl::Duration now = clock_.MonotonicNow();
   absl::MutexLock lock(&mu_);
   auto host_it = hosts_.find(request.host_key);
@@ -66,9 +56,10 @@ absl::Status InProcessPoliteness::Release(const ReleaseRequest& request) {
   host.feedback.retry_after = request.retry_after;
   // The gap after a response: a slow or failing host gets room after it answered, not only
   // between request starts.
-  const absl::Duration delay = policy_.NextDelay(host.feedback, UniformUnit(rng_));
+  const absl::Duration delay = policy_.NextDelay(host.feedback, JitterUnit(rng_));
   host.feedback.retry_after.reset();  // a Retry-After blocks once, it is not a standing delay
   host.next_allowed = std::max(host.next_allowed, now + delay);
+  absl::Duration next = host.next_allowed;
 
   if (!request.ip.empty()) {
     auto address_it = addresses_.find(request.ip);
@@ -76,9 +67,10 @@ absl::Status InProcessPoliteness::Release(const ReleaseRequest& request) {
       Slot& address = address_it->second;
       --address.in_flight;
       address.next_allowed = std::max(address.next_allowed, now + delay);
+      next = std::max(next, address.next_allowed);
     }
   }
-  return absl::OkStatus();
+  return ReleaseResult{.wait = next - now};
 }
 
 size_t InProcessPoliteness::Forget(absl::Duration idle) {

@@ -26,7 +26,8 @@ class InProcessPoliteness final : public Politeness {
   InProcessPoliteness(const PolitenessOptions& options, const Clock& clock, uint64_t seed);
 
   absl::StatusOr<ClaimResult> Claim(const ClaimRequest& request) override;
-  absl::Status Release(const ReleaseRequest& request) override;
+  absl::StatusOr<ReleaseResult> Release(const ReleaseRequest& request) override;
+  int MaxConnectionsPerHost() const override { return policy_.options().max_connections_per_host; }
 
   // Drops hosts and addresses with nothing in flight, no failure streak, and a next-allowed time
   // more than `idle` in the past: their state no longer constrains anything (an idle host starts

@@ -7,13 +7,18 @@
 // granted inside one gap. Release() reports how the request went; the host's delay for the next
 // claim is recomputed from it (DelayPolicy) and its next-allowed time pushed out accordingly.
 //
-// Implementations: InProcessPoliteness (standalone crawl; this library) and a Redis-backed one
-// (distributed; services/common/redis). Both must be safe to call from any thread.
+// Claims and releases also come in batches (ClaimAll, ReleaseAll): a store in another process
+// answers a whole batch in one round trip, so a fetcher with many hosts due at once pays one.
+//
+// Implementations: InProcessPoliteness (standalone crawl; this library) and RedisPoliteness
+// (shared by processes; services/common/redis). Both must be safe to call from any thread.
 #ifndef CRAWLER_LIB_POLITENESS_POLITENESS_H_
 #define CRAWLER_LIB_POLITENESS_POLITENESS_H_
 
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -45,6 +50,12 @@ struct ReleaseRequest {
   std::optional<absl::Duration> retry_after;
 };
 
+struct ReleaseResult {
+  // How long from now until the host (and its address) may be claimed again: when to look at
+  // the host next, rather than being refused once to learn it.
+  absl::Duration wait = absl::ZeroDuration();
+};
+
 class Politeness {
  public:
   virtual ~Politeness() = default;
@@ -54,7 +65,18 @@ class Politeness {
   virtual absl::StatusOr<ClaimResult> Claim(const ClaimRequest& request) = 0;
 
   // Ends a granted claim. REQUIRES: a granted Claim with the same host_key and ip.
-  virtual absl::Status Release(const ReleaseRequest& request) = 0;
+  virtual absl::StatusOr<ReleaseResult> Release(const ReleaseRequest& request) = 0;
+
+  // Claims or releases several at once, in order: result i answers request i. The defaults call
+  // Claim / Release for each; a remote store overrides them to pay one round trip per batch.
+  virtual std::vector<absl::StatusOr<ClaimResult>> ClaimAll(
+      std::span<const ClaimRequest> requests);
+  virtual std::vector<absl::StatusOr<ReleaseResult>> ReleaseAll(
+      std::span<const ReleaseRequest> requests);
+
+  // Requests allowed in flight per host (and per address): a caller granted that many need not
+  // ask again before one of them ends.
+  virtual int MaxConnectionsPerHost() const = 0;
 };
 
 }  // namespace crawler::politeness

@@ -226,7 +226,7 @@ class SlowPoliteness : public politeness::Politeness {
     }
     return result;
   }
-  absl::Status Release(const politeness::ReleaseRequest& r) override {
+  absl::StatusOr<politeness::ReleaseResult> Release(const politeness::ReleaseRequest& r) override {
     {
       absl::MutexLock lock(&mu_);
       events_.push_back(
@@ -234,6 +234,7 @@ class SlowPoliteness : public politeness::Politeness {
     }
     return inner_.Release(r);
   }
+  int MaxConnectionsPerHost() const override { return inner_.MaxConnectionsPerHost(); }
 
   std::vector<Event> events() const {
     absl::MutexLock lock(&mu_);

@@ -83,13 +83,14 @@ class ClaimLedger final : public politeness::Politeness {
     }
     return result;
   }
-  absl::Status Release(const politeness::ReleaseRequest& r) override {
+  absl::StatusOr<politeness::ReleaseResult> Release(const politeness::ReleaseRequest& r) override {
     {
       absl::MutexLock lock(&mu_);
       ++released_;
     }
     return inner_.Release(r);
   }
+  int MaxConnectionsPerHost() const override { return inner_.MaxConnectionsPerHost(); }
 
   // A request of `host_key` starts: false if no granted claim is left for it.
   bool Use(const std::string& host_key) {

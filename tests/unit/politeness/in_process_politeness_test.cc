@@ -99,7 +99,10 @@ TEST(Design5_RetryAfter, BlocksTheHostOnce) {
   FakeClock clock;
   InProcessPoliteness p(Options(), clock, 1);
   ASSERT_TRUE(Granted(p, "h"));
-  ASSERT_TRUE(p.Release({.host_key = "h", .retry_after = absl::Seconds(5)}).ok());
+  absl::StatusOr<ReleaseResult> released =
+      p.Release({.host_key = "h", .retry_after = absl::Seconds(5)});
+  ASSERT_TRUE(released.ok());
+  EXPECT_EQ(released->wait, absl::Seconds(5));  // the caller knows when to look again
   clock.Advance(absl::Seconds(4));
   EXPECT_FALSE(Granted(p, "h"));
   clock.Advance(absl::Seconds(1));
@@ -112,7 +115,8 @@ TEST(Design5_RetryAfter, BlocksTheHostOnce) {
 TEST(InProcessPoliteness, ReleaseWithoutClaimIsAnError) {
   FakeClock clock;
   InProcessPoliteness p(Options(), clock, 1);
-  EXPECT_EQ(p.Release({.host_key = "never"}).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(p.Release({.host_key = "never"}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(InProcessPoliteness, ForgetDropsOnlyIdleEntries) {

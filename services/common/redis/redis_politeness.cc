@@ -1,0 +1,470 @@
+#include "services/common/redis/redis_politeness.h"
+
+#include <hiredis/hiredis.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace crawler::redis {
+namespace {
+
+using politeness::ClaimRequest;
+using politeness::ClaimResult;
+using politeness::HostFeedback;
+using politeness::ReleaseRequest;
+using politeness::ReleaseResult;
+
+// The claim: KEYS = epoch, host hash, host slots [, address hash, address slots];
+// ARGV = token, spacing (µs), max connections, slot ttl (µs), idle ttl (ms), host floor (µs),
+// address floor (µs), fresh grace (µs). Returns {granted, wait µs, now µs, next allowed µs}.
+constexpr char kClaimScript[] = R"lua(
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local token, spacing, maxc = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local slot_ttl, idle, grace = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[8])
+local epoch = tonumber(redis.call('GET', KEYS[1]))
+if not epoch then
+  epoch = now
+  redis.call('SET', KEYS[1], now)
+end
+local fresh = now - epoch < grace
+-- The next allowed start of a hash, raised to the caller's floor; an unknown key in a fresh
+-- Redis waits one spacing. Returns it and whether it must be written back.
+local function next_of(key, floor)
+  local n = redis.call('HGET', key, 'n')
+  if n then
+    n = tonumber(n)
+    if floor > n then return floor, true end
+    return n, false
+  end
+  if fresh then return math.max(now + spacing, floor), true end
+  return floor, floor > now
+end
+local function keep(key, n)
+  redis.call('HSET', key, 'n', n)
+  redis.call('PEXPIRE', key, math.floor(math.max(n - now, 0) / 1000) + idle)
+end
+local function busy(slots)
+  redis.call('ZREMRANGEBYSCORE', slots, '-inf', now)
+  return redis.call('ZCARD', slots) >= maxc
+end
+local with_ip = #KEYS == 5
+local hn, hw = next_of(KEYS[2], tonumber(ARGV[6]))
+local inx, iw = 0, false
+if with_ip then inx, iw = next_of(KEYS[4], tonumber(ARGV[7])) end
+local full = busy(KEYS[3]) or (with_ip and busy(KEYS[5]))
+local wait = math.max(hn - now, inx - now, 0)
+if wait > 0 or full then
+  if hw then keep(KEYS[2], hn) end
+  if iw then keep(KEYS[4], inx) end
+  return {0, wait, now, math.max(hn, inx)}
+end
+local gap = math.max(spacing, tonumber(redis.call('HGET', KEYS[2], 's') or 0))
+local n = now + gap
+keep(KEYS[2], n)
+redis.call('ZADD', KEYS[3], now + slot_ttl, token)
+redis.call('PEXPIRE', KEYS[3], math.floor(slot_ttl / 1000) + 1000)
+if with_ip then
+  keep(KEYS[4], n)
+  redis.call('ZADD', KEYS[5], now + slot_ttl, token)
+  redis.call('PEXPIRE', KEYS[5], math.floor(slot_ttl / 1000) + 1000)
+end
+return {1, 0, now, n}
+)lua";
+
+// The release: KEYS as the claim's; ARGV = token, spacing (µs), idle ttl (ms), delay after a
+// success (µs), then, after a failure only, the delays after 1, 2, ... K consecutive failures
+// (the last one for every count past K). Returns {now µs, next allowed µs}.
+constexpr char kReleaseScript[] = R"lua(
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local idle = tonumber(ARGV[3])
+local delay
+if #ARGV > 4 then
+  local f = redis.call('HINCRBY', KEYS[2], 'f', 1)
+  delay = tonumber(ARGV[4 + math.min(f, #ARGV - 4)])
+else
+  redis.call('HDEL', KEYS[2], 'f')
+  delay = tonumber(ARGV[4])
+end
+local function push(key, slots)
+  redis.call('ZREM', slots, ARGV[1])
+  local n = math.max(tonumber(redis.call('HGET', key, 'n') or 0), now + delay)
+  redis.call('HSET', key, 'n', n)
+  redis.call('PEXPIRE', key, math.floor((n - now) / 1000) + idle)
+  return n
+end
+local n = push(KEYS[2], KEYS[3])
+redis.call('HSET', KEYS[2], 's', ARGV[2])
+if #KEYS == 5 then n = math.max(n, push(KEYS[4], KEYS[5])) end
+return {now, n}
+)lua";
+
+int64_t Micros(absl::Duration d) { return absl::ToInt64Microseconds(d); }
+
+// Integer i of an array reply (0 when missing or of another type).
+int64_t IntAt(const redisReply& reply, size_t i) {
+  if (reply.type != REDIS_REPLY_ARRAY || i >= reply.elements) return 0;
+  const redisReply* e = reply.element[i];
+  return e->type == REDIS_REPLY_INTEGER ? e->integer : 0;
+}
+
+// Back-off steps worth sending: the doubling reaches error_backoff_max after this many
+// failures, and every later count gets the same delay.
+int BackoffSteps(const politeness::PolitenessOptions& o) {
+  int steps = 1;
+  while (steps < 31 && o.error_backoff_base * (int64_t{1} << (steps - 1)) < o.error_backoff_max) {
+    ++steps;
+  }
+  return steps;
+}
+
+}  // namespace
+
+struct RedisPoliteness::Held {
+  std::string token;
+  std::string ip;
+  std::optional<absl::Duration> crawl_delay;
+};
+
+RedisPoliteness::RedisPoliteness(const RedisPolitenessOptions& options,
+                                 const politeness::PolitenessOptions& policy, const Clock& clock,
+                                 uint64_t seed)
+    : options_(options),
+      policy_(policy),
+      clock_(clock),
+      instance_(absl::StrFormat("%016x", std::random_device{}() ^ (seed * 0x9E3779B97F4A7C15ull) ^
+                                             static_cast<uint64_t>(absl::ToUnixNanos(clock.Now())))),
+      rng_(seed) {}
+
+RedisPoliteness::~RedisPoliteness() = default;
+
+absl::StatusOr<std::unique_ptr<RedisPoliteness>> RedisPoliteness::Create(
+    const RedisPolitenessOptions& options, const politeness::PolitenessOptions& policy,
+    const Clock& clock, uint64_t seed) {
+  std::unique_ptr<RedisPoliteness> p(new RedisPoliteness(options, policy, clock, seed));
+  absl::StatusOr<std::unique_ptr<RedisConnection>> connection =
+      RedisConnection::Connect(options.redis);
+  if (!connection.ok()) return connection.status();
+  if (absl::Status s = p->LoadScripts(**connection); !s.ok()) return s;
+  p->Recycle(*std::move(connection));
+  return p;
+}
+
+absl::Status RedisPoliteness::LoadScripts(RedisConnection& connection) {
+  absl::StatusOr<std::vector<Reply>> replies = connection.Pipeline(
+      {{"SCRIPT", "LOAD", kClaimScript}, {"SCRIPT", "LOAD", kReleaseScript}});
+  if (!replies.ok()) return replies.status();
+  std::string shas[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const redisReply& r = *(*replies)[i];
+    if (r.type != REDIS_REPLY_STRING) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(options_.redis.address.ToString(), " cannot load the politeness scripts: ",
+                       ReplyError(r)));
+    }
+    shas[i] = std::string(r.str, r.len);
+  }
+  // The SHA-1 of a script's text is the same everywhere: a reload yields the same values.
+  claim_sha_ = shas[0];
+  release_sha_ = shas[1];
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<RedisConnection>> RedisPoliteness::Acquire(bool& fail_fast) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (down_ && clock_.MonotonicNow() < retry_at_) {
+      ++stats_.unavailable;
+      fail_fast = true;
+      return absl::UnavailableError(
+          absl::StrCat("politeness store ", options_.redis.address.ToString(), " unreachable"));
+    }
+    if (!idle_.empty()) {
+      std::unique_ptr<RedisConnection> connection = std::move(idle_.back());
+      idle_.pop_back();
+      return connection;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<RedisConnection>> connection =
+      RedisConnection::Connect(options_.redis);
+  if (!connection.ok()) return connection.status();
+  // A Redis restarted since the scripts were loaded has forgotten them.
+  if (absl::Status s = LoadScripts(**connection); !s.ok()) return s;
+  return connection;
+}
+
+void RedisPoliteness::Recycle(std::unique_ptr<RedisConnection> connection) {
+  absl::MutexLock lock(&mu_);
+  if (down_) {
+    std::fprintf(stderr, "politeness: Redis at %s answers again after %.1f s\n",
+                 options_.redis.address.ToString().c_str(),
+                 absl::ToDoubleSeconds(clock_.MonotonicNow() - down_since_));
+    down_ = false;
+  }
+  if (!connection->broken() && static_cast<int>(idle_.size()) < options_.max_idle_connections) {
+    idle_.push_back(std::move(connection));
+  }
+}
+
+absl::Status RedisPoliteness::Failed(const absl::Status& cause) {
+  absl::MutexLock lock(&mu_);
+  const absl::Duration now = clock_.MonotonicNow();
+  ++stats_.unavailable;
+  if (!down_) {
+    down_ = true;
+    down_since_ = now;
+    retry_wait_ = absl::Milliseconds(100);
+    ++stats_.outages;
+    idle_.clear();  // their server is gone or confused
+    std::fprintf(stderr,
+                 "politeness: Redis at %s unreachable (%s); no request is sent until it answers "
+                 "again\n",
+                 options_.redis.address.ToString().c_str(), std::string(cause.message()).c_str());
+  } else {
+    retry_wait_ = std::min(retry_wait_ * 2, absl::Seconds(5));
+  }
+  retry_at_ = now + retry_wait_;
+  return absl::UnavailableError(absl::StrCat("politeness store unreachable: ", cause.message()));
+}
+
+absl::StatusOr<std::vector<Reply>> RedisPoliteness::Run(
+    std::vector<std::vector<std::string>> commands) {
+  bool fail_fast = false;  // inside an outage already logged, before its next retry
+  absl::StatusOr<std::unique_ptr<RedisConnection>> connection = Acquire(fail_fast);
+  if (!connection.ok()) return fail_fast ? connection.status() : Failed(connection.status());
+  absl::StatusOr<std::vector<Reply>> replies = (*connection)->Pipeline(commands);
+  uint64_t trips = 1;
+  if (replies.ok()) {
+    // NOSCRIPT: the server lost the scripts (SCRIPT FLUSH) but kept the connection. Load them
+    // again and run what it refused once more.
+    std::vector<size_t> again;
+    for (size_t i = 0; i < replies->size(); ++i) {
+      if (absl::StartsWith(ReplyError(*(*replies)[i]), "NOSCRIPT")) again.push_back(i);
+    }
+    if (!again.empty()) {
+      if (absl::Status s = LoadScripts(**connection); !s.ok()) return Failed(s);
+      std::vector<std::vector<std::string>> retry;
+      for (size_t i : again) retry.push_back(commands[i]);
+      absl::StatusOr<std::vector<Reply>> second = (*connection)->Pipeline(retry);
+      trips += 2;
+      if (!second.ok()) {
+        replies = second.status();
+      } else {
+        for (size_t j = 0; j < again.size(); ++j) (*replies)[again[j]] = std::move((*second)[j]);
+      }
+    }
+  }
+  if (replies.ok()) {
+    for (const Reply& r : *replies) {
+      // A server that is loading, read-only or out of memory answers every script alike.
+      if (std::string error = ReplyError(*r); !error.empty()) {
+        return Failed(absl::UnavailableError(error));
+      }
+    }
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    stats_.round_trips += trips;
+  }
+  if (!replies.ok()) return Failed(replies.status());
+  Recycle(*std::move(connection));
+  return replies;
+}
+
+std::vector<std::string> RedisPoliteness::Keys(const std::string& host_key,
+                                               const std::string& ip) const {
+  const std::string& p = options_.key_prefix;
+  std::vector<std::string> keys = {absl::StrCat(p, "epoch"), absl::StrCat(p, "h:", host_key),
+                                   absl::StrCat(p, "hs:", host_key)};
+  if (!ip.empty()) {
+    keys.push_back(absl::StrCat(p, "i:", ip));
+    keys.push_back(absl::StrCat(p, "is:", ip));
+  }
+  return keys;
+}
+
+int64_t RedisPoliteness::EstimatedRedisNow() const {
+  return Micros(clock_.MonotonicNow()) + redis_offset_;
+}
+
+void RedisPoliteness::LearnRedisNow(int64_t redis_now) {
+  redis_offset_ = redis_now - Micros(clock_.MonotonicNow());
+  offset_known_ = true;
+}
+
+int64_t RedisPoliteness::Floor(const absl::flat_hash_map<std::string, int64_t>& floors,
+                               const std::string& key) const {
+  if (!offset_known_) return 0;
+  auto it = floors.find(key);
+  return it != floors.end() && it->second > EstimatedRedisNow() ? it->second : 0;
+}
+
+void RedisPoliteness::Remember(absl::flat_hash_map<std::string, int64_t>& floors,
+                               const std::string& key, int64_t next) {
+  if (key.empty()) return;
+  int64_t& floor = floors[key];
+  floor = std::max(floor, next);
+  if (++calls_since_prune_ >= 4096) {
+    // Floors in the past constrain nothing: the maps hold only hosts with a pending gap.
+    calls_since_prune_ = 0;
+    const int64_t now = EstimatedRedisNow();
+    absl::erase_if(host_floors_, [now](const auto& e) { return e.second <= now; });
+    absl::erase_if(ip_floors_, [now](const auto& e) { return e.second <= now; });
+  }
+}
+
+absl::StatusOr<ClaimResult> RedisPoliteness::Claim(const ClaimRequest& request) {
+  return std::move(ClaimAll(std::span<const ClaimRequest>(&request, 1)).front());
+}
+
+absl::StatusOr<ReleaseResult> RedisPoliteness::Release(const ReleaseRequest& request) {
+  return std::move(ReleaseAll(std::span<const ReleaseRequest>(&request, 1)).front());
+}
+
+std::vector<absl::StatusOr<ClaimResult>> RedisPoliteness::ClaimAll(
+    std::span<const ClaimRequest> requests) {
+  std::vector<absl::StatusOr<ClaimResult>> results;
+  if (requests.empty()) return results;
+  std::vector<std::vector<std::string>> commands;
+  std::vector<std::string> tokens;
+  commands.reserve(requests.size());
+  {
+    absl::MutexLock lock(&mu_);
+    stats_.claims += requests.size();
+    for (const ClaimRequest& r : requests) {
+      // The gap between request starts before any response told more (the script keeps the
+      // larger gap the last response time set).
+      const absl::Duration spacing = policy_.NextDelay(HostFeedback{.crawl_delay = r.crawl_delay}, 0);
+      tokens.push_back(absl::StrCat(instance_, ":", next_token_++));
+      std::vector<std::string> keys = Keys(r.host_key, r.ip);
+      std::vector<std::string> c = {"EVALSHA", claim_sha_, absl::StrCat(keys.size())};
+      c.insert(c.end(), keys.begin(), keys.end());
+      c.insert(c.end(), {tokens.back(), absl::StrCat(Micros(spacing)),
+                         absl::StrCat(policy_.options().max_connections_per_host),
+                         absl::StrCat(Micros(options_.slot_ttl)),
+                         absl::StrCat(absl::ToInt64Milliseconds(options_.idle_ttl)),
+                         absl::StrCat(Floor(host_floors_, r.host_key)),
+                         absl::StrCat(Floor(ip_floors_, r.ip)),
+                         absl::StrCat(Micros(options_.fresh_grace))});
+      commands.push_back(std::move(c));
+    }
+  }
+  absl::StatusOr<std::vector<Reply>> replies = Run(std::move(commands));
+  results.reserve(requests.size());
+  if (!replies.ok()) {
+    results.assign(requests.size(), replies.status());
+    return results;
+  }
+  absl::MutexLock lock(&mu_);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const redisReply& reply = *(*replies)[i];
+    const ClaimRequest& r = requests[i];
+    LearnRedisNow(IntAt(reply, 2));
+    const int64_t next = IntAt(reply, 3);
+    Remember(host_floors_, r.host_key, next);
+    Remember(ip_floors_, r.ip, next);
+    if (IntAt(reply, 0) == 1) {
+      ++stats_.granted;
+      held_[r.host_key].push_back(Held{std::move(tokens[i]), r.ip, r.crawl_delay});
+      results.push_back(ClaimResult{.granted = true});
+    } else {
+      results.push_back(
+          ClaimResult{.granted = false, .wait = absl::Microseconds(IntAt(reply, 1))});
+    }
+  }
+  return results;
+}
+
+std::vector<absl::StatusOr<ReleaseResult>> RedisPoliteness::ReleaseAll(
+    std::span<const ReleaseRequest> requests) {
+  std::vector<absl::StatusOr<ReleaseResult>> results(requests.size(), ReleaseResult{});
+  std::vector<std::vector<std::string>> commands;
+  std::vector<size_t> sent;               // request index of each command
+  std::vector<absl::Duration> fallback;  // the delay to remember if Redis is not reached
+  {
+    absl::MutexLock lock(&mu_);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      const ReleaseRequest& r = requests[i];
+      auto it = held_.find(r.host_key);
+      if (it == held_.end() || it->second.empty()) {
+        results[i] = absl::FailedPreconditionError("Release without a granted claim for " +
+                                                   r.host_key);
+        continue;
+      }
+      std::vector<Held>& held = it->second;
+      auto match = std::find_if(held.begin(), held.end(),
+                                [&](const Held& h) { return h.ip == r.ip; });
+      if (match == held.end()) match = held.begin();
+      Held claim = std::move(*match);
+      held.erase(match);
+      if (held.empty()) held_.erase(it);
+      ++stats_.releases;
+
+      HostFeedback feedback{.crawl_delay = claim.crawl_delay,
+                            .last_response_time = r.response_time,
+                            .retry_after = r.retry_after};
+      const double jitter = politeness::JitterUnit(rng_);
+      const absl::Duration ok_delay = policy_.NextDelay(feedback, jitter);
+      feedback.retry_after.reset();
+      const absl::Duration spacing = policy_.NextDelay(feedback, 0);
+      std::vector<std::string> keys = Keys(r.host_key, claim.ip);
+      std::vector<std::string> c = {"EVALSHA", release_sha_, absl::StrCat(keys.size())};
+      c.insert(c.end(), keys.begin(), keys.end());
+      c.insert(c.end(), {claim.token, absl::StrCat(Micros(spacing)),
+                         absl::StrCat(absl::ToInt64Milliseconds(options_.idle_ttl)),
+                         absl::StrCat(Micros(ok_delay))});
+      absl::Duration least = ok_delay;
+      if (r.failed) {
+        feedback.retry_after = r.retry_after;
+        const int steps = BackoffSteps(policy_.options());
+        for (int n = 1; n <= steps; ++n) {
+          feedback.consecutive_failures = n;
+          const absl::Duration d = policy_.NextDelay(feedback, jitter);
+          if (n == 1) least = d;
+          c.push_back(absl::StrCat(Micros(d)));
+        }
+      }
+      commands.push_back(std::move(c));
+      sent.push_back(i);
+      fallback.push_back(least);
+    }
+  }
+  if (commands.empty()) return results;
+  absl::StatusOr<std::vector<Reply>> replies = Run(std::move(commands));
+  absl::MutexLock lock(&mu_);
+  for (size_t j = 0; j < sent.size(); ++j) {
+    const ReleaseRequest& r = requests[sent[j]];
+    if (!replies.ok()) {
+      // The slot expires in Redis on its own; this process still keeps the host's gap.
+      if (offset_known_) {
+        const int64_t next = EstimatedRedisNow() + Micros(fallback[j]);
+        Remember(host_floors_, r.host_key, next);
+        Remember(ip_floors_, r.ip, next);
+      }
+      results[sent[j]] = replies.status();
+      continue;
+    }
+    const redisReply& reply = *(*replies)[j];
+    const int64_t now = IntAt(reply, 0);
+    const int64_t next = IntAt(reply, 1);
+    LearnRedisNow(now);
+    Remember(host_floors_, r.host_key, next);
+    Remember(ip_floors_, r.ip, next);
+    results[sent[j]] = ReleaseResult{.wait = absl::Microseconds(std::max<int64_t>(next - now, 0))};
+  }
+  return results;
+}
+
+RedisPolitenessStats RedisPoliteness::Stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+}  // namespace crawler::redis
