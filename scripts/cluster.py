@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A distributed crawler on loopback: N frontier partitions, N fetchers, dedup and the scheduler
-(`crawlerd` roles), each a process with its data under one directory and its log beside it.
+(`crawlerd` roles), and a redis-server holding the fetchers' shared politeness timers, each a
+process with its data under one directory and its log beside it.
 
     scripts/cluster.py up [--partitions N] [--dir DIR] [--build-dir build]
         starts the cluster, prints the crawlctl commands to use, runs until Ctrl-C (then drains
@@ -20,6 +21,7 @@ import json
 import os
 import random
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -106,11 +108,12 @@ class Process:
 
 
 class Cluster:
-    """The four roles on loopback. `fetcher_args` are added to every fetcher's command line
-    (e.g. --connect-to for a test web, politeness keys)."""
+    """The four roles on loopback, and a redis-server holding the fetchers' politeness timers
+    (`redis=False`: each fetcher keeps its own in process). `fetcher_args` are added to every
+    fetcher's command line (e.g. --connect-to for a test web, politeness keys)."""
 
     def __init__(self, crawlerd, crawlctl, directory, partitions=2, fetcher_args=(),
-                 frontier_args=(), scheduler_args=()):
+                 frontier_args=(), scheduler_args=(), redis=True):
         self.crawlerd = crawlerd
         self.crawlctl = crawlctl
         self.dir = os.path.abspath(directory)
@@ -129,6 +132,9 @@ class Cluster:
         self.ports[("dedup", 0)] = free_port()
         self.ports[("scheduler", 0)] = free_port()
         self.admin_port = free_port()
+        self.redis = redis
+        if redis:
+            self.ports[("redis", 0)] = free_port()
         self.procs = {}
 
     def address(self, role, k=0):
@@ -144,7 +150,15 @@ class Cluster:
             flags += ["--frontier", self.address("frontier", k)]
         return flags
 
+    def redis_url(self):
+        return f"redis://{self.address('redis')}" if self.redis else None
+
     def command(self, role, k=0):
+        if role == "redis":
+            # No persistence: a restarted Redis is empty (the fetchers' politeness survives it).
+            return [shutil.which("redis-server") or "/usr/bin/redis-server",
+                    "--port", str(self.ports[("redis", 0)]), "--bind", "127.0.0.1",
+                    "--dir", self.dir, "--save", "", "--appendonly", "no"]
         data = os.path.join(self.dir, f"{role}-{k}" if role in ("frontier", "fetcher") else role)
         common = [self.crawlerd, role, "--listen", self.address(role, k), "--data-dir", data,
                   "--drain-timeout", "10s"]
@@ -157,10 +171,11 @@ class Cluster:
             return common + ["--admin-listen", self.admin, "--admin-token-file",
                              self.token_file, "--rpc-deadline", "3s", *self.frontier_flags(),
                              *self.scheduler_args]
+        politeness = ["--politeness", self.redis_url()] if self.redis else []
         return common + ["--partition", str(k), *self.frontier_flags(),
                          "--scheduler", self.address("scheduler"),
                          "--dedup", self.address("dedup"), "--rpc-deadline", "3s",
-                         *self.fetcher_args]
+                         *politeness, *self.fetcher_args]
 
     def log_path(self, role, k=0):
         return os.path.join(self.dir, f"{role}-{k}.log")
@@ -185,7 +200,8 @@ class Cluster:
         offset = len(proc.log())
         proc.start()
         self.procs[(role, k)] = proc
-        want = f"{role}: serving on {self.address(role, k)}"
+        want = ("Ready to accept connections" if role == "redis"
+                else f"{role}: serving on {self.address(role, k)}")
         deadline = time.monotonic() + timeout_s
         while want not in proc.log()[offset:]:
             if not proc.running():
@@ -197,6 +213,8 @@ class Cluster:
         return proc
 
     def start(self):
+        if self.redis:
+            self.start_one("redis", first=True)
         for k in range(self.n):
             self.start_one("frontier", k, first=True)
         self.start_one("dedup", first=True)
@@ -212,11 +230,11 @@ class Cluster:
         return self.start_one(role, k)
 
     def stop(self):
-        """Drains every process with SIGTERM (fetchers first, frontiers last); returns
+        """Drains every process with SIGTERM (fetchers first, frontiers, then Redis, last); returns
         {name: exit code}."""
         codes = {}
         order = [("fetcher", k) for k in range(self.n)] + [("scheduler", 0), ("dedup", 0)] + \
-                [("frontier", k) for k in range(self.n)]
+                [("frontier", k) for k in range(self.n)] + [("redis", 0)]
         for key in order:
             proc = self.procs.get(key)
             if proc is not None:

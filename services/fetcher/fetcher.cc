@@ -174,16 +174,80 @@ struct Fetcher::Impl {
   }
 
   // ------------------------------------------------------------------ per-host state machine
-  // Returns the rules if known and fresh; otherwise starts (or waits for) the robots.txt fetch.
-  const RobotsEntry* Robots(HostWork& h, absl::Duration now) {
-    if (const RobotsEntry* entry = robots.Fresh(h.key); entry != nullptr) return entry;
-    if (h.robots_fetching) return nullptr;
-    if (scheduler.Claim(h, now, robots.CrawlDelay(h.key))) {
-      const std::string url = h.robots_next_url.empty() ? absl::StrCat(h.origin, "/robots.txt")
-                                                        : std::exchange(h.robots_next_url, "");
-      Launch(h, std::nullopt, url);
+  // What a due host's next request is, once its politeness claim is granted.
+  enum class Want { kNothing, kRobots, kPage };
+
+  // Walks a due host up to its politeness claim: address, robots.txt rules (fetched first when
+  // unknown or stale), lease deadline, robots verdict. Tasks that need no request are completed
+  // here. Returns what to claim for, or kNothing (the host waits for an address, its robots.txt,
+  // or a transfer of its own to end).
+  Want Prepare(HostWork& h) {
+    if (h.in_flight >= scheduler.max_connections_per_host()) return Want::kNothing;
+    while (!h.tasks.empty()) {
+      std::optional<AddressFailure> failure;
+      if (!scheduler.EnsureAddress(h, failure)) {
+        if (failure.has_value()) {
+          for (Task& t : scheduler.TakeAll(h)) {
+            CompleteWithoutRequest(t.lease, failure->outcome, failure->detail, failure->retry);
+          }
+        }
+        return Want::kNothing;
+      }
+      const RobotsEntry* entry = nullptr;
+      if (options.obey_robots) {
+        entry = robots.Fresh(h.key);
+        if (entry == nullptr) return h.robots_fetching ? Want::kNothing : Want::kRobots;
+      }
+      Task& task = h.tasks.front();
+      if (clock.Now() > task.lease.deadline - options.lease_safety_margin) {
+        // Too late to start: let the lease expire so the frontier re-queues the URL.
+        counters.Add(&FetcherStats::abandoned);
+        scheduler.DropFront(h);
+        continue;
+      }
+      if (entry != nullptr) {
+        if (std::optional<RobotsDenial> denial = robots.Check(*entry, task.url)) {
+          counters.Add(&FetcherStats::robots_denied);
+          CompleteWithoutRequest(task.lease, OutcomeClass::kRobotsDenied,
+                                 std::move(denial->detail), denial->retry,
+                                 denial->host_not_before);
+          scheduler.DropFront(h);
+          continue;
+        }
+      }
+      return Want::kPage;
     }
-    return nullptr;
+    return Want::kNothing;
+  }
+
+  // Claims for every host Prepare readied this turn, in one batch, and starts the transfers
+  // granted.
+  void ClaimAndLaunch(const std::vector<std::pair<HostWork*, Want>>& due, absl::Duration now) {
+    if (due.empty()) return;
+    std::vector<HostScheduler::ClaimAsk> asks;
+    asks.reserve(due.size());
+    for (const auto& [h, want] : due) {
+      asks.push_back({.host = h, .crawl_delay = robots.CrawlDelay(h->key)});
+    }
+    const std::vector<bool> granted = scheduler.ClaimAll(asks, now);
+    for (size_t i = 0; i < due.size(); ++i) {
+      if (!granted[i]) continue;
+      HostWork& h = *due[i].first;
+      if (due[i].second == Want::kRobots) {
+        const std::string url = h.robots_next_url.empty() ? absl::StrCat(h.origin, "/robots.txt")
+                                                          : std::exchange(h.robots_next_url, "");
+        Launch(h, std::nullopt, url);
+      } else {
+        Task next = scheduler.TakeFront(h);
+        const std::string url = next.lease.canonical_url;
+        Launch(h, std::move(next), url);
+      }
+      // Room for another connection to this host: look at it again next turn. Otherwise the end
+      // of one of its transfers wakes it (FlushReleases).
+      if (!h.tasks.empty() && h.in_flight < scheduler.max_connections_per_host()) {
+        scheduler.Schedule(h, now);
+      }
+    }
   }
 
   // Starts a transfer for which a claim was granted.
@@ -216,46 +280,6 @@ struct Fetcher::Impl {
     transfers.emplace(id, Pending{h.key, std::move(task), url});
     ++h.in_flight;
     http->Start(std::move(request));
-  }
-
-  void Advance(HostWork& h, absl::Duration now) {
-    while (!h.tasks.empty() && in_flight() < options.max_in_flight) {
-      std::optional<AddressFailure> failure;
-      if (!scheduler.EnsureAddress(h, failure)) {
-        if (failure.has_value()) {
-          for (Task& t : scheduler.TakeAll(h)) {
-            CompleteWithoutRequest(t.lease, failure->outcome, failure->detail, failure->retry);
-          }
-        }
-        return;
-      }
-      const RobotsEntry* entry = nullptr;
-      if (options.obey_robots) {
-        entry = Robots(h, now);
-        if (entry == nullptr) return;
-      }
-      Task& task = h.tasks.front();
-      if (clock.Now() > task.lease.deadline - options.lease_safety_margin) {
-        // Too late to start: let the lease expire so the frontier re-queues the URL.
-        counters.Add(&FetcherStats::abandoned);
-        scheduler.DropFront(h);
-        continue;
-      }
-      if (entry != nullptr) {
-        if (std::optional<RobotsDenial> denial = robots.Check(*entry, task.url)) {
-          counters.Add(&FetcherStats::robots_denied);
-          CompleteWithoutRequest(task.lease, OutcomeClass::kRobotsDenied,
-                                 std::move(denial->detail), denial->retry,
-                                 denial->host_not_before);
-          scheduler.DropFront(h);
-          continue;
-        }
-      }
-      if (!scheduler.Claim(h, now, robots.CrawlDelay(h.key))) return;
-      Task next = scheduler.TakeFront(h);
-      const std::string url = next.lease.canonical_url;
-      Launch(h, std::move(next), url);
-    }
   }
 
   // ------------------------------------------------------------------ results
@@ -348,9 +372,13 @@ struct Fetcher::Impl {
         // re-queued by the frontier at lease expiry or at its next start).
         for (frontier::LeaseId id : scheduler.DropAll()) unstarted.push_back(id);
       } else if (!backlogged) {
+        std::vector<std::pair<HostWork*, Want>> due;
         scheduler.RunDue(
-            now, [this] { return in_flight() < options.max_in_flight; },
-            [this, now](HostWork& h) { Advance(h, now); });
+            now, [&] { return in_flight() + due.size() < options.max_in_flight; },
+            [&](HostWork& h) {
+              if (Want want = Prepare(h); want != Want::kNothing) due.emplace_back(&h, want);
+            });
+        ClaimAndLaunch(due, now);
       }
       counters.SetGauges(in_flight(), scheduler.buffered(), scheduler.hosts());
 
@@ -376,6 +404,7 @@ struct Fetcher::Impl {
         timeout = std::clamp(*due - clock.MonotonicNow(), absl::ZeroDuration(), timeout);
       }
       for (HttpResult& r : http->Poll(timeout)) OnResult(std::move(r));
+      scheduler.FlushReleases();
     }
   }
 };

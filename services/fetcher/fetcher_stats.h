@@ -28,6 +28,9 @@ struct FetcherStats {
   uint64_t completed = 0;
   uint64_t outlinks_sent = 0;
   uint64_t politeness_waits = 0;
+  // Claims refused because the shared politeness store (Redis) could not be reached: no request
+  // was sent for them (fail closed).
+  uint64_t politeness_unavailable = 0;
   uint64_t in_flight = 0;
   uint64_t buffered = 0;
   uint64_t hosts = 0;

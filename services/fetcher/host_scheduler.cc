@@ -119,27 +119,43 @@ bool HostScheduler::EnsureAddress(HostWork& h, std::optional<AddressFailure>& fa
   return false;
 }
 
-bool HostScheduler::Claim(HostWork& h, absl::Duration now,
-                          std::optional<absl::Duration> crawl_delay) {
-  absl::StatusOr<politeness::ClaimResult> claim =
-      politeness_.Claim({.host_key = h.key, .ip = h.ip, .crawl_delay = crawl_delay});
-  if (!claim.ok()) {
-    // Shared politeness state unreachable: fail closed, try again shortly.
-    Schedule(h, now + absl::Milliseconds(200));
-    return false;
+std::vector<bool> HostScheduler::ClaimAll(const std::vector<ClaimAsk>& asks,
+                                          absl::Duration now) {
+  std::vector<politeness::ClaimRequest> requests;
+  requests.reserve(asks.size());
+  for (const ClaimAsk& ask : asks) {
+    requests.push_back(
+        {.host_key = ask.host->key, .ip = ask.host->ip, .crawl_delay = ask.crawl_delay});
   }
-  if (claim->granted) return true;
-  counters_.Add(&FetcherStats::politeness_waits);
-  if (claim->wait > absl::ZeroDuration()) {
-    // The wait counts from the claim, not from `now` (the start of this loop turn): woken
-    // before the claim can succeed, the host would be refused again for a sliver of time.
-    Schedule(h, std::max(now, clock_.MonotonicNow()) + claim->wait);
-  } else {
-    // A connection limit (of the host, or of its address shared with other hosts): look again
-    // shortly; a transfer of this host ending also wakes it.
-    Schedule(h, now + absl::Milliseconds(10));
+  std::vector<absl::StatusOr<politeness::ClaimResult>> claims = politeness_.ClaimAll(requests);
+  // The waits count from the claims, not from `now` (the start of this loop turn): woken before
+  // the claim can succeed, a host would be refused again for a sliver of time.
+  const absl::Duration answered = std::max(now, clock_.MonotonicNow());
+  std::vector<bool> granted(asks.size(), false);
+  for (size_t i = 0; i < asks.size(); ++i) {
+    HostWork& h = *asks[i].host;
+    const absl::StatusOr<politeness::ClaimResult>& claim = claims[i];
+    if (!claim.ok()) {
+      // Shared politeness state unreachable: fail closed, try again shortly (the store fails
+      // fast meanwhile, so this costs no round trips).
+      counters_.Add(&FetcherStats::politeness_unavailable);
+      Schedule(h, answered + absl::Milliseconds(200));
+      continue;
+    }
+    if (claim->granted) {
+      granted[i] = true;
+      continue;
+    }
+    counters_.Add(&FetcherStats::politeness_waits);
+    if (claim->wait > absl::ZeroDuration()) {
+      Schedule(h, answered + claim->wait);
+    } else {
+      // A connection limit (of the host, or of its address shared with other hosts): look again
+      // shortly; a transfer of this host ending also wakes it.
+      Schedule(h, answered + absl::Milliseconds(10));
+    }
   }
-  return false;
+  return granted;
 }
 
 HostScheduler::Ended HostScheduler::Finished(const std::string& host_key,
@@ -158,18 +174,29 @@ HostScheduler::Ended HostScheduler::Finished(const std::string& host_key,
       retry_after = politeness::ParseRetryAfter(*v, clock_.Now());
     }
   }
-  politeness_
-      .Release({.host_key = host_key,
-                .ip = h != nullptr ? h->ip : std::string(),
-                .response_time = result.total_time,
-                .failed = status == 0 || status >= 500,
-                .retry_after = retry_after})
-      .IgnoreError();
-  if (h != nullptr) {
-    --h->in_flight;
-    Schedule(*h, clock_.MonotonicNow());
-  }
+  releases_.push_back({.host_key = host_key,
+                        .ip = h != nullptr ? h->ip : std::string(),
+                        .response_time = result.total_time,
+                        .failed = status == 0 || status >= 500,
+                        .retry_after = retry_after});
+  if (h != nullptr) --h->in_flight;
   return Ended{.host = h, .retry_after = retry_after};
+}
+
+void HostScheduler::FlushReleases() {
+  if (releases_.empty()) return;
+  std::vector<absl::StatusOr<politeness::ReleaseResult>> released =
+      politeness_.ReleaseAll(releases_);
+  const absl::Duration now = clock_.MonotonicNow();
+  for (size_t i = 0; i < releases_.size(); ++i) {
+    auto it = hosts_.find(releases_[i].host_key);
+    if (it == hosts_.end()) continue;
+    // Unreachable store: its claims fail (closed) until it answers; look again shortly.
+    const absl::Duration wait =
+        released[i].ok() ? released[i]->wait : absl::Milliseconds(200);
+    Schedule(*it->second, now + wait);
+  }
+  releases_.clear();
 }
 
 }  // namespace crawler::fetcher

@@ -3,7 +3,8 @@
 // the heap of hosts by the monotonic time they are next due, each host's address (resolved
 // asynchronously, then checked by the SSRF guard), and the politeness side of every request:
 // Claim before it, Release (with the response time and any Retry-After) after it, and the
-// wake-up that follows either.
+// wake-up that follows either. Claims and releases go to the Politeness in batches: a store in
+// another process (Redis) then costs one round trip per batch, not per request.
 //
 // It decides nothing about robots.txt or leases; the fetcher's loop walks the due hosts
 // (RunDue) and decides per task.
@@ -106,17 +107,27 @@ class HostScheduler {
   // the host's tasks cannot be fetched (then complete them: TakeAll), or unset while resolving.
   bool EnsureAddress(HostWork& h, std::optional<AddressFailure>& failure);
 
-  // Asks for the politeness claim of one request to `h`. When refused, reschedules the host for
-  // when the claim could succeed.
-  bool Claim(HostWork& h, absl::Duration now, std::optional<absl::Duration> crawl_delay);
+  // Asks for the politeness claims of one request to each host, in one batch (one round trip
+  // to a shared store). A host refused is rescheduled for when its claim could succeed.
+  // Returns, per host, whether its claim was granted.
+  struct ClaimAsk {
+    HostWork* host;
+    std::optional<absl::Duration> crawl_delay;
+  };
+  std::vector<bool> ClaimAll(const std::vector<ClaimAsk>& asks, absl::Duration now);
+  // Requests allowed in flight per host: a host with that many needs no claim before one ends.
+  int max_connections_per_host() const { return politeness_.MaxConnectionsPerHost(); }
 
-  // A request of `host_key` ended: releases its claim with what the host told us, and wakes the
-  // host. Returns the host (null if it is gone) and the Retry-After of a 429/503, if any.
+  // A request of `host_key` ended: queues the release of its claim with what the host told us
+  // (sent by FlushReleases). Returns the host (null if it is gone) and the Retry-After of a
+  // 429/503, if any.
   struct Ended {
     HostWork* host = nullptr;
     std::optional<absl::Duration> retry_after;
   };
   Ended Finished(const std::string& host_key, const HttpResult& result);
+  // Sends the queued releases in one batch and wakes each host when it may be claimed again.
+  void FlushReleases();
 
  private:
   AsyncResolver& resolver_;
@@ -130,6 +141,7 @@ class HostScheduler {
   using HeapEntry = std::pair<absl::Duration, std::string>;
   std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> ready_;
   size_t buffered_ = 0;
+  std::vector<politeness::ReleaseRequest> releases_;  // queued by Finished
 };
 
 template <typename More, typename Advance>

@@ -32,6 +32,7 @@ const config::KeyTable<CrawlConfig>& CrawlConfigKeys() {
         .Add({"allow_networks", "--allow-network",
               "CIDR the SSRF guard lets through (repeatable), e.g. 127.0.0.0/8"},
              &CrawlConfig::allow_networks)
+        .Include(redis::PolitenessStoreKeys(), &CrawlConfig::politeness_store)
         .Add({"warc_max_file_bytes", "--warc-max-file-bytes", "Rotate WARC files at this size"},
              &CrawlConfig::warc_max_file_bytes)
         .Add({"partitions", "--partitions", "Frontier partitions run in this process (1..64)"},
@@ -101,6 +102,7 @@ absl::Status CrawlConfig::Finalize() {
     // RFC 9309 §2.4: no cached verdict is used for more than 24 hours.
     return absl::InvalidArgumentError("robots_retry_after must be in [1m, 24h]");
   }
+  if (absl::Status s = politeness_store.Validate(); !s.ok()) return s;
   for (const std::string& cidr : allow_networks) {
     if (absl::Status s = net::CidrBlock::Parse(cidr).status(); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("allow_networks: ", s.message()));

@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "lib/warc/warc_writer.h"
 #include "services/common/config/key_table.h"
+#include "services/common/redis/politeness_store.h"
 #include "services/fetcher/fetcher.h"
 #include "services/frontier/frontier_options.h"
 #include "services/scheduler/collection.h"
@@ -48,6 +49,9 @@ struct CrawlConfig {
   // cap from the collection and the fetcher.
   frontier::FrontierOptions frontier;
   std::vector<std::string> allow_networks;  // CIDR blocks the SSRF guard lets through
+  // Where politeness state lives: in this process (default), or a Redis shared with other
+  // crawls, so that together they keep every host's delay.
+  redis::PolitenessStoreConfig politeness_store;
   uint64_t warc_max_file_bytes = warc::WarcWriterOptions{}.max_file_bytes;
   // Frontier partitions run in this process (DESIGN.md §4), 1..64.
   int partitions = 1;
@@ -71,8 +75,8 @@ struct CrawlConfig {
 // Every key of a crawl's configuration: the YAML keys of LoadCrawlConfigYaml, the flags of
 // `crawler crawl` (except --seeds, --config and --quiet, which the command adds itself) and their
 // defaults. Composed of the components' tables (collection, fetcher, frontier, re-visit tuner)
-// and the crawl's own keys (paths, user_agent, allow_networks, warc_max_file_bytes, partitions,
-// progress_interval, run_for).
+// and the crawl's own keys (paths, user_agent, allow_networks, politeness store,
+// warc_max_file_bytes, partitions, progress_interval, run_for).
 const config::KeyTable<CrawlConfig>& CrawlConfigKeys();
 
 // Applies the YAML file's keys onto `config` (keys absent from the file keep their values, so

@@ -24,7 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "lib/json/json_string.h"
 #include "lib/net/address_policy.h"
-#include "lib/politeness/in_process_politeness.h"
+#include "services/common/redis/politeness_store.h"
 #include "lib/warc/warc_writer.h"
 #include "services/common/periodic_runner.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
@@ -95,7 +95,7 @@ struct StandaloneCrawl::Parts {
   std::unique_ptr<dedup::Dedup> dedup;
   std::unique_ptr<dedup::LocalDedupClient> dedup_client;
   std::unique_ptr<scheduler::Scheduler> scheduler;
-  std::unique_ptr<politeness::InProcessPoliteness> politeness;
+  std::unique_ptr<politeness::Politeness> politeness;
   std::unique_ptr<fetcher::SystemResolver> resolver;
   std::unique_ptr<net::AddressPolicy> guard;
   std::unique_ptr<warc::WarcWriter> warc;
@@ -299,8 +299,11 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   const uint64_t seed = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
   // One politeness state for every partition's fetcher: hosts are partitioned, but hosts of
   // different partitions can share an address, whose budget they share.
-  p->politeness =
-      std::make_unique<politeness::InProcessPoliteness>(c.collection.politeness, clock, seed);
+  absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness =
+      redis::OpenPolitenessStore(c.politeness_store, c.collection.politeness,
+                                 c.fetcher.http.total_timeout, clock, seed);
+  if (!politeness.ok()) return politeness.status();
+  p->politeness = *std::move(politeness);
   p->resolver = std::make_unique<fetcher::SystemResolver>();
   absl::StatusOr<net::AddressPolicy> guard = net::AddressPolicy::Create(c.allow_networks);
   if (!guard.ok()) return guard.status();

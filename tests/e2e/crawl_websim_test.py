@@ -37,7 +37,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from e2e_support import (  # noqa: E402
-    Checks, Crawl, Fatal, Websim, WorkDir, archived_pages, check_coverage, check_politeness,
+    Checks, Crawl, Fatal, Websim, WorkDir, archived_pages, check_coverage, check_crawl_log_pages,
+    check_politeness,
     check_robots_fetches, check_run_partition, crawl_command, is_page_request, read_crawl_log,
     read_stats, read_warc_records, url_of, wait_until)
 
@@ -108,20 +109,6 @@ def check_duplicates_none(checks, counts):
     checks.check(not repeated, f"{len(repeated)} pages requested more than once, e.g. "
                                f"{sorted(repeated.items())[:5]}")
     return len(repeated)
-
-
-def check_crawl_log_pages(checks, log_lines, expected, what):
-    """One `fetched` line with status 200 per page, for exactly the expected pages."""
-    fetched = collections.Counter(l.url for l in log_lines
-                                  if l.outcome == "fetched" and l.status == 200)
-    repeated = {u: n for u, n in fetched.items() if n > 1}
-    checks.check(not repeated, f"{what}: {len(repeated)} pages logged as fetched more than once, "
-                               f"e.g. {sorted(repeated.items())[:5]}")
-    missing = expected - set(fetched)
-    extra = set(fetched) - expected
-    checks.check(not missing and not extra,
-                 f"{what}: fetched pages differ from the truth: {len(missing)} missing "
-                 f"(e.g. {sorted(missing)[:3]}), {len(extra)} extra (e.g. {sorted(extra)[:3]})")
 
 
 def check_log_matches_requests(checks, log_lines, requests, what):

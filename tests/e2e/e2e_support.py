@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -358,6 +359,20 @@ def check_coverage(checks, requests, truth):
     return counts, coverage
 
 
+def check_crawl_log_pages(checks, log_lines, expected, what):
+    """One `fetched` line with status 200 per page, for exactly the expected pages."""
+    fetched = collections.Counter(l.url for l in log_lines
+                                  if l.outcome == "fetched" and l.status == 200)
+    repeated = {u: n for u, n in fetched.items() if n > 1}
+    checks.check(not repeated, f"{what}: {len(repeated)} pages logged as fetched more than once, "
+                               f"e.g. {sorted(repeated.items())[:5]}")
+    missing = expected - set(fetched)
+    extra = set(fetched) - expected
+    checks.check(not missing and not extra,
+                 f"{what}: fetched pages differ from the truth: {len(missing)} missing "
+                 f"(e.g. {sorted(missing)[:3]}), {len(extra)} extra (e.g. {sorted(extra)[:3]})")
+
+
 def check_robots_fetches(checks, requests, hosts, run_starts_ns=()):
     """robots.txt: once per host per crawler process (the robots cache lives in the process),
     and before any page of that host in that process."""
@@ -436,3 +451,59 @@ def archived_pages(checks, warc_dir, what):
                                f"are not in the archive, e.g. {sorted(dangling)[:3]}")
     still_open = sorted(os.path.basename(p) for p in glob.glob(os.path.join(warc_dir, "*.open")))
     return captures, still_open
+
+
+class RedisServer:
+    """A redis-server on a free loopback port, files in the work directory, no persistence: a
+    restart after kill() comes back empty, as a Redis without persistence after a crash."""
+
+    def __init__(self, workdir, name="redis"):
+        self.dir = workdir(name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.port = free_port()
+        self.proc = None
+
+    def url(self):
+        return f"redis://127.0.0.1:{self.port}"
+
+    def start(self):
+        binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+        cmd = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
+               "--save", "", "--appendonly", "no", "--logfile", os.path.join(self.dir, "log")]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+
+        def ready():
+            if self.proc.poll() is not None:
+                raise Fatal(f"redis-server exited with {self.proc.returncode} "
+                            f"(see {self.dir}/log)")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                    s.sendall(b"PING\r\n")
+                    return s.recv(16).startswith(b"+PONG")
+            except OSError:
+                return False
+
+        wait_until(ready, 30, f"redis-server on port {self.port}")
+        return self
+
+    def kill(self):
+        """SIGKILL, as a crash."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def free_port():
+    """A loopback port nobody listens on now (the caller binds it soon after)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -10,7 +10,6 @@
 #include "absl/strings/str_cat.h"
 #include "lib/net/address_policy.h"
 #include "lib/net/ip_address.h"
-#include "lib/politeness/in_process_politeness.h"
 #include "services/common/grpc/channel.h"
 #include "services/dedup/grpc/grpc_dedup_client.h"
 #include "services/fetcher/fetcher_config.h"
@@ -38,6 +37,7 @@ FetcherServerConfig::FetcherServerConfig() {
 absl::Status FetcherServerConfig::Validate() const {
   if (absl::Status s = common.Validate(); !s.ok()) return s;
   if (absl::Status s = peers.Validate(); !s.ok()) return s;
+  if (absl::Status s = politeness_store.Validate(); !s.ok()) return s;
   if (frontiers.empty()) {
     return absl::InvalidArgumentError("frontiers: list every frontier partition's HOST:PORT");
   }
@@ -111,6 +111,7 @@ const config::KeyTable<FetcherServerConfig>& FetcherServerKeys() {
               "Time between reports to the scheduler (its reply may set another)"},
              &C::report_interval)
         .Include(scheduler::PolitenessKeys(), &C::politeness)
+        .Include(redis::PolitenessStoreKeys(), &C::politeness_store)
         .Include(FetcherKeys(), &C::fetcher);
     return t;
   }();
@@ -144,8 +145,11 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   s.scheduler_ = std::make_unique<GrpcSchedulerLink>(*std::move(scheduler),
                                                      config.peers.rpc_deadline);
   std::random_device entropy;
-  s.politeness_ = std::make_unique<politeness::InProcessPoliteness>(
-      config.politeness, s.clock_, (static_cast<uint64_t>(entropy()) << 32) ^ entropy());
+  absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness = redis::OpenPolitenessStore(
+      config.politeness_store, config.politeness, config.fetcher.http.total_timeout, s.clock_,
+      (static_cast<uint64_t>(entropy()) << 32) ^ entropy());
+  if (!politeness.ok()) return politeness.status();
+  s.politeness_ = *std::move(politeness);
   s.resolver_ = std::make_unique<SystemResolver>();
   absl::StatusOr<net::AddressPolicy> guard = net::AddressPolicy::Create(config.allow_networks);
   if (!guard.ok()) return guard.status();

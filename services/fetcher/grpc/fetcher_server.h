@@ -30,6 +30,7 @@
 #include "lib/politeness/politeness_options.h"
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"
+#include "services/common/redis/politeness_store.h"
 #include "services/common/service/service_config.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/grpc/fetcher_node.h"
@@ -71,6 +72,9 @@ struct FetcherServerConfig {
   size_t popular_cache_entries = size_t{1} << 16;
   absl::Duration report_interval = absl::Seconds(2);
   politeness::PolitenessOptions politeness;
+  // Where politeness state lives: a redis:// URL shares one budget per host and address with
+  // every other fetcher (and standalone crawl) using that Redis; in-process keeps it here.
+  redis::PolitenessStoreConfig politeness_store;
   FetcherOptions fetcher;
 
   // kInvalidArgument naming the key.
