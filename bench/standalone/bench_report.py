@@ -323,6 +323,28 @@ def report(args):
     return 0 if all_pass else 1
 
 
+def redis_row(args):
+    """One line comparing the last two runs of runs.jsonl, the in-process polite run and the
+    same crawl on Redis: the pages/s ratio, and what the claims cost (from the Redis run's
+    stats JSON)."""
+    with open(args.runs) as f:
+        local, shared = [json.loads(line) for line in f.read().splitlines()[-2:]]
+    rate = [r["analysis"]["html_pages"] / r["wall_s"] if r["wall_s"] else 0.0
+            for r in (local, shared)]
+    with open(args.stats) as f:
+        p = json.load(f).get("politeness", {})
+    pages = shared["analysis"]["html_pages"] or 1
+    wall = shared["wall_s"] or 1
+    ratio = rate[1] / rate[0] if rate[0] else 0.0
+    print(f"polite on Redis (run {shared.get('repeat')}): {rate[1]:,.0f} pages/s = {ratio:.3f} x "
+          f"the in-process row's {rate[0]:,.0f} (target >= 0.9); "
+          f"{p.get('claims', 0) / wall:,.0f} claims/s ({p.get('granted', 0)} granted of "
+          f"{p.get('claims', 0)}), {p.get('releases', 0)} releases, "
+          f"{p.get('round_trips', 0) / pages:.2f} round trips per page; "
+          f"{shared['analysis'].get('violations')} violations")
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -336,10 +358,15 @@ def main():
     r.add_argument("--meta")
     r.add_argument("--csv", required=True)
     r.add_argument("--markdown", required=True)
+    c = sub.add_parser("redis-row")
+    c.add_argument("--runs", required=True)
+    c.add_argument("--stats", required=True)
     args = p.parse_args()
     if args.cmd == "analyze":
         analyze(args)
         return 0
+    if args.cmd == "redis-row":
+        return redis_row(args)
     return report(args)
 
 

@@ -193,8 +193,32 @@ cleanup() {
   server_pid=""
   server_dir=""
   nginx_pidfile=""
+  stop_redis
 }
 trap cleanup EXIT
+
+# The polite mode's Redis row: a redis-server on loopback holding the politeness timers.
+redis_pid=""
+redis_port=""
+start_redis() {  # dir
+  local dir=$1
+  for _ in 1 2 3 4 5; do
+    redis_port=$(free_port)
+    redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$dir" --save "" --appendonly no \
+      --logfile "$dir/redis.log" &
+    redis_pid=$!
+    if wait_for_port "$redis_port" 5 && kill -0 "$redis_pid" 2>/dev/null; then return 0; fi
+    stop_redis
+  done
+  die "redis-server did not start"
+}
+stop_redis() {
+  if [ -n "${redis_pid:-}" ]; then
+    kill -TERM "$redis_pid" 2>/dev/null || true
+    wait "$redis_pid" 2>/dev/null || true
+    redis_pid=""
+  fi
+}
 trap 'exit 130' INT TERM
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -499,6 +523,22 @@ if [ $want_polite = 1 ]; then
     run_crawler "$dir" polite "$polite_tool" 0.9 "$rep" "${polite_args[@]}"
     finish_run "$dir" polite "$polite_tool" crawler "$rep" 0.9 ns "$polite_delay_ms" 0 \
       "$polite_truth"
+    if command -v redis-server >/dev/null; then
+      # The same crawl with its politeness timers in Redis (--politeness redis://), right after
+      # the in-process one: their pages/s ratio is the cost of the shared store.
+      dir="$work/polite-redis-$rep"
+      start_websim "$dir" "${polite_web_args[@]}"
+      start_redis "$dir"
+      run_crawler "$dir" polite "$polite_tool, Redis" 0.9 "$rep" "${polite_args[@]}" \
+        --politeness "redis://127.0.0.1:$redis_port"
+      stop_redis
+      finish_run "$dir" polite "$polite_tool, Redis" crawler "$rep" 0.9 ns "$polite_delay_ms" 0 \
+        "$polite_truth"
+      notes+=("$(python3 "$report" redis-row --runs "$runs" --stats "$dir/stats.json")")
+      note "${notes[-1]}"
+    else
+      note "redis-server is missing: no polite row on Redis (scripts/install-deps.sh installs it)"
+    fi
   done
   notes+=("polite bound = hosts / delay = $hosts / ${polite_delay_ms} ms; violations = per-host gaps between request arrivals at websim (CLOCK_MONOTONIC) shorter than the delay, robots.txt included")
 fi

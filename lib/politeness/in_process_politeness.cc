@@ -15,6 +15,7 @@ absl::StatusOr<ClaimResult> InProcessPoliteness::Claim(const ClaimRequest& reque
   const int max_connections = policy_.options().max_connections_per_host;
 
   absl::MutexLock lock(&mu_);
+  ++stats_.claims;
   Slot& host = hosts_[request.host_key];
   if (request.crawl_delay.has_value()) host.feedback.crawl_delay = request.crawl_delay;
   Slot* address = request.ip.empty() ? nullptr : &addresses_[request.ip];
@@ -35,6 +36,7 @@ absl::StatusOr<ClaimResult> InProcessPoliteness::Claim(const ClaimRequest& reque
   const absl::Duration delay = policy_.NextDelay(base, 0.0);
   host.next_allowed = now + delay;
   ++host.in_flight;
+  ++stats_.granted;
   if (address != nullptr) {
     address->next_allowed = now + delay;
     ++address->in_flight;
@@ -51,6 +53,7 @@ absl::StatusOr<ReleaseResult> InProcessPoliteness::Release(const ReleaseRequest&
   }
   Slot& host = host_it->second;
   --host.in_flight;
+  ++stats_.releases;
   host.feedback.last_response_time = request.response_time;
   host.feedback.consecutive_failures = request.failed ? host.feedback.consecutive_failures + 1 : 0;
   host.feedback.retry_after = request.retry_after;
@@ -84,6 +87,11 @@ size_t InProcessPoliteness::Forget(absl::Duration idle) {
   absl::erase_if(hosts_, [&](const auto& entry) { return idle_slot(entry.second); });
   absl::erase_if(addresses_, [&](const auto& entry) { return idle_slot(entry.second); });
   return before - hosts_.size() - addresses_.size();
+}
+
+PolitenessStats InProcessPoliteness::Stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
 }
 
 size_t InProcessPoliteness::HostCount() const {

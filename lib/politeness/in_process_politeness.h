@@ -28,6 +28,7 @@ class InProcessPoliteness final : public Politeness {
   absl::StatusOr<ClaimResult> Claim(const ClaimRequest& request) override;
   absl::StatusOr<ReleaseResult> Release(const ReleaseRequest& request) override;
   int MaxConnectionsPerHost() const override { return policy_.options().max_connections_per_host; }
+  PolitenessStats Stats() const override;
 
   // Drops hosts and addresses with nothing in flight, no failure streak, and a next-allowed time
   // more than `idle` in the past: their state no longer constrains anything (an idle host starts
@@ -53,6 +54,7 @@ class InProcessPoliteness final : public Politeness {
   absl::flat_hash_map<std::string, Slot> hosts_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, Slot> addresses_ ABSL_GUARDED_BY(mu_);
   std::mt19937_64 rng_ ABSL_GUARDED_BY(mu_);
+  PolitenessStats stats_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace crawler::politeness

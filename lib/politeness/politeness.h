@@ -15,6 +15,7 @@
 #ifndef CRAWLER_LIB_POLITENESS_POLITENESS_H_
 #define CRAWLER_LIB_POLITENESS_POLITENESS_H_
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -50,6 +51,16 @@ struct ReleaseRequest {
   std::optional<absl::Duration> retry_after;
 };
 
+// Counters since construction, for reports and metrics.
+struct PolitenessStats {
+  uint64_t claims = 0;
+  uint64_t granted = 0;
+  uint64_t releases = 0;
+  uint64_t round_trips = 0;  // to a remote store: batches sent (a batch of claims is one)
+  uint64_t unavailable = 0;  // calls refused because the store could not be reached
+  uint64_t outages = 0;      // the store went from reachable to unreachable
+};
+
 struct ReleaseResult {
   // How long from now until the host (and its address) may be claimed again: when to look at
   // the host next, rather than being refused once to learn it.
@@ -77,6 +88,8 @@ class Politeness {
   // Requests allowed in flight per host (and per address): a caller granted that many need not
   // ask again before one of them ends.
   virtual int MaxConnectionsPerHost() const = 0;
+
+  virtual PolitenessStats Stats() const = 0;
 };
 
 }  // namespace crawler::politeness

@@ -221,6 +221,7 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
       if (j != r.home) exchanged += r.sent[j];
     }
   }
+  const politeness::PolitenessStats ps = p.politeness->Stats();
   const std::string extra = absl::StrCat(
       "\"complete\": ", p.seed_client().IsExhausted().value_or(false) ? "true" : "false",
       ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
@@ -234,6 +235,10 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
       ",\n  \"outlinks_exchanged\": ", exchanged,
       ",\n  \"outlinks_suppressed\": ", suppressed,
       ",\n  \"address_refused\": ", totals.address_refused,
+      ",\n  \"politeness\": {\"store\": ", json::JsonString(p.config.politeness_store.politeness),
+      ", \"claims\": ", ps.claims, ", \"granted\": ", ps.granted, ", \"releases\": ", ps.releases,
+      ", \"round_trips\": ", ps.round_trips, ", \"unavailable\": ", ps.unavailable,
+      ", \"outages\": ", ps.outages, "}",
       ",\n  \"all_seeds_refused\": ", refusal.empty() ? "false" : "true",
       refusal.empty() ? "" : absl::StrCat(",\n  \"refusal\": ", json::JsonString(refusal)));
   std::ofstream out(path);

@@ -462,7 +462,7 @@ std::vector<absl::StatusOr<ReleaseResult>> RedisPoliteness::ReleaseAll(
   return results;
 }
 
-RedisPolitenessStats RedisPoliteness::Stats() const {
+politeness::PolitenessStats RedisPoliteness::Stats() const {
   absl::MutexLock lock(&mu_);
   return stats_;
 }

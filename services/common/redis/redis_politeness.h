@@ -72,16 +72,6 @@ struct RedisPolitenessOptions {
   int max_idle_connections = 4;
 };
 
-// Counters since construction (for the benchmark and logs).
-struct RedisPolitenessStats {
-  uint64_t claims = 0;
-  uint64_t granted = 0;
-  uint64_t releases = 0;
-  uint64_t round_trips = 0;  // pipelines sent (a batch of claims or releases is one)
-  uint64_t unavailable = 0;  // calls refused because Redis could not be reached
-  uint64_t outages = 0;      // transitions from reachable to unreachable
-};
-
 class RedisPoliteness final : public politeness::Politeness {
  public:
   // Connects once to check the address and password (kUnavailable / kPermissionDenied), and
@@ -102,7 +92,7 @@ class RedisPoliteness final : public politeness::Politeness {
     return policy_.options().max_connections_per_host;
   }
 
-  RedisPolitenessStats Stats() const;
+  politeness::PolitenessStats Stats() const override;
 
  private:
   struct Held;  // a granted claim not yet released
@@ -154,7 +144,7 @@ class RedisPoliteness final : public politeness::Politeness {
   uint64_t next_token_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t calls_since_prune_ ABSL_GUARDED_BY(mu_) = 0;
   std::mt19937_64 rng_ ABSL_GUARDED_BY(mu_);
-  RedisPolitenessStats stats_ ABSL_GUARDED_BY(mu_);
+  politeness::PolitenessStats stats_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace crawler::redis

@@ -237,6 +237,7 @@ class SlowPoliteness : public politeness::Politeness {
     return result;
   }
   int MaxConnectionsPerHost() const override { return inner_.MaxConnectionsPerHost(); }
+  politeness::PolitenessStats Stats() const override { return inner_.Stats(); }
 
   std::vector<Event> events() const {
     absl::MutexLock lock(&mu_);

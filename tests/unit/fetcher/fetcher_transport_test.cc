@@ -91,6 +91,7 @@ class ClaimLedger final : public politeness::Politeness {
     return inner_.Release(r);
   }
   int MaxConnectionsPerHost() const override { return inner_.MaxConnectionsPerHost(); }
+  politeness::PolitenessStats Stats() const override { return inner_.Stats(); }
 
   // A request of `host_key` starts: false if no granted claim is left for it.
   bool Use(const std::string& host_key) {
