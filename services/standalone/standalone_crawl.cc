@@ -259,6 +259,17 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   const CrawlConfig& c = p->config;
   const auto n = static_cast<uint32_t>(c.partitions);
 
+  std::random_device entropy;
+  const uint64_t seed = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+  // One politeness state for every partition's fetcher: hosts are partitioned, but hosts of
+  // different partitions can share an address, whose budget they share. Opened first, so that a
+  // crawl whose politeness store cannot be reached leaves nothing behind.
+  absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness =
+      redis::OpenPolitenessStore(c.politeness_store, c.collection.politeness,
+                                 c.fetcher.http.total_timeout, clock, seed);
+  if (!politeness.ok()) return politeness.status();
+  p->politeness = *std::move(politeness);
+
   std::error_code ec;
   std::filesystem::create_directories(c.data_dir, ec);
   if (ec) {
@@ -300,15 +311,6 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   if (!scheduler.ok()) return scheduler.status();
   p->scheduler = *std::move(scheduler);
 
-  std::random_device entropy;
-  const uint64_t seed = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
-  // One politeness state for every partition's fetcher: hosts are partitioned, but hosts of
-  // different partitions can share an address, whose budget they share.
-  absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness =
-      redis::OpenPolitenessStore(c.politeness_store, c.collection.politeness,
-                                 c.fetcher.http.total_timeout, clock, seed);
-  if (!politeness.ok()) return politeness.status();
-  p->politeness = *std::move(politeness);
   p->resolver = std::make_unique<fetcher::SystemResolver>();
   absl::StatusOr<net::AddressPolicy> guard = net::AddressPolicy::Create(c.allow_networks);
   if (!guard.ok()) return guard.status();

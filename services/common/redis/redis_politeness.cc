@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -152,12 +153,15 @@ absl::StatusOr<std::unique_ptr<RedisPoliteness>> RedisPoliteness::Create(
   absl::StatusOr<std::unique_ptr<RedisConnection>> connection =
       RedisConnection::Connect(options.redis);
   if (!connection.ok()) return connection.status();
-  if (absl::Status s = p->LoadScripts(**connection); !s.ok()) return s;
+  absl::StatusOr<std::pair<std::string, std::string>> shas = p->LoadScripts(**connection);
+  if (!shas.ok()) return shas.status();
+  std::tie(p->claim_sha_, p->release_sha_) = *std::move(shas);
   p->Recycle(*std::move(connection));
   return p;
 }
 
-absl::Status RedisPoliteness::LoadScripts(RedisConnection& connection) {
+absl::StatusOr<std::pair<std::string, std::string>> RedisPoliteness::LoadScripts(
+    RedisConnection& connection) const {
   absl::StatusOr<std::vector<Reply>> replies = connection.Pipeline(
       {{"SCRIPT", "LOAD", kClaimScript}, {"SCRIPT", "LOAD", kReleaseScript}});
   if (!replies.ok()) return replies.status();
@@ -171,10 +175,8 @@ absl::Status RedisPoliteness::LoadScripts(RedisConnection& connection) {
     }
     shas[i] = std::string(r.str, r.len);
   }
-  // The SHA-1 of a script's text is the same everywhere: a reload yields the same values.
-  claim_sha_ = shas[0];
-  release_sha_ = shas[1];
-  return absl::OkStatus();
+  // The SHA-1 of a script's text: a reload yields the values Create kept.
+  return std::make_pair(std::move(shas[0]), std::move(shas[1]));
 }
 
 absl::StatusOr<std::unique_ptr<RedisConnection>> RedisPoliteness::Acquire(bool& fail_fast) {
@@ -196,7 +198,7 @@ absl::StatusOr<std::unique_ptr<RedisConnection>> RedisPoliteness::Acquire(bool& 
       RedisConnection::Connect(options_.redis);
   if (!connection.ok()) return connection.status();
   // A Redis restarted since the scripts were loaded has forgotten them.
-  if (absl::Status s = LoadScripts(**connection); !s.ok()) return s;
+  if (absl::Status s = LoadScripts(**connection).status(); !s.ok()) return s;
   return connection;
 }
 
@@ -249,7 +251,7 @@ absl::StatusOr<std::vector<Reply>> RedisPoliteness::Run(
       if (absl::StartsWith(ReplyError(*(*replies)[i]), "NOSCRIPT")) again.push_back(i);
     }
     if (!again.empty()) {
-      if (absl::Status s = LoadScripts(**connection); !s.ok()) return Failed(s);
+      if (absl::Status s = LoadScripts(**connection).status(); !s.ok()) return Failed(s);
       std::vector<std::vector<std::string>> retry;
       for (size_t i : again) retry.push_back(commands[i]);
       absl::StatusOr<std::vector<Reply>> second = (*connection)->Pipeline(retry);

@@ -19,7 +19,9 @@
 // Failure behaviour (fail closed): when Redis cannot be reached, claims return kUnavailable and
 // the caller sends nothing. The first failure is logged once; later calls fail fast without
 // touching the network until a back-off (100 ms doubling to 5 s) has passed, then one attempt
-// reconnects; recovery is logged once.
+// reconnects; recovery is logged once. An error reply (a Redis still loading, out of memory, a
+// read-only replica) fails its whole batch the same way; slots the batch's other claims took
+// meanwhile expire after `slot_ttl`.
 //
 // A Redis that comes back empty (restarted without persistence, or flushed) must not let hosts
 // be contacted early. Two rules cover it:
@@ -105,7 +107,9 @@ class RedisPoliteness final : public politeness::Politeness {
   // A pooled or new connection; `fail_fast` is set when refused without trying (in an outage,
   // before its next retry).
   absl::StatusOr<std::unique_ptr<RedisConnection>> Acquire(bool& fail_fast);
-  absl::Status LoadScripts(RedisConnection& connection);
+  // Loads both scripts on `connection`; returns their SHA-1s (claim, release).
+  absl::StatusOr<std::pair<std::string, std::string>> LoadScripts(
+      RedisConnection& connection) const;
   void Recycle(std::unique_ptr<RedisConnection> connection);
   absl::Status Failed(const absl::Status& cause);
 
@@ -123,7 +127,7 @@ class RedisPoliteness final : public politeness::Politeness {
   const politeness::DelayPolicy policy_;
   const Clock& clock_;
   const std::string instance_;  // makes claim tokens unique across processes
-  std::string claim_sha_;       // set by Create, then constant
+  std::string claim_sha_;  // set by Create, then constant
   std::string release_sha_;
 
   mutable absl::Mutex mu_;
