@@ -220,16 +220,15 @@ struct Fetcher::Impl {
     return Want::kNothing;
   }
 
-  // Claims for every host Prepare readied this turn, in one batch, and starts the transfers
-  // granted.
+  // Sends the releases of the transfers that ended and the claims of every host Prepare readied
+  // this turn, in one batch, and starts the transfers granted.
   void ClaimAndLaunch(const std::vector<std::pair<HostWork*, Want>>& due, absl::Duration now) {
-    if (due.empty()) return;
     std::vector<HostScheduler::ClaimAsk> asks;
     asks.reserve(due.size());
     for (const auto& [h, want] : due) {
       asks.push_back({.host = h, .crawl_delay = robots.CrawlDelay(h->key)});
     }
-    const std::vector<bool> granted = scheduler.ClaimAll(asks, now);
+    const std::vector<bool> granted = scheduler.ReleaseAndClaim(asks, now);
     for (size_t i = 0; i < due.size(); ++i) {
       if (!granted[i]) continue;
       HostWork& h = *due[i].first;
@@ -243,7 +242,7 @@ struct Fetcher::Impl {
         Launch(h, std::move(next), url);
       }
       // Room for another connection to this host: look at it again next turn. Otherwise the end
-      // of one of its transfers wakes it (FlushReleases).
+      // of one of its transfers wakes it (its release).
       if (!h.tasks.empty() && h.in_flight < scheduler.max_connections_per_host()) {
         scheduler.Schedule(h, now);
       }
@@ -367,19 +366,20 @@ struct Fetcher::Impl {
       Refill();
 
       const bool backlogged = !stop && workers.Backlogged(options.max_in_flight);
+      std::vector<std::pair<HostWork*, Want>> ready;  // hosts whose claims go out this turn
       if (stop) {
         // Leased URLs not started are handed back when the link finishes (or, if that fails,
         // re-queued by the frontier at lease expiry or at its next start).
         for (frontier::LeaseId id : scheduler.DropAll()) unstarted.push_back(id);
       } else if (!backlogged) {
-        std::vector<std::pair<HostWork*, Want>> due;
         scheduler.RunDue(
-            now, [&] { return in_flight() + due.size() < options.max_in_flight; },
+            now, [&] { return in_flight() + ready.size() < options.max_in_flight; },
             [&](HostWork& h) {
-              if (Want want = Prepare(h); want != Want::kNothing) due.emplace_back(&h, want);
+              if (Want want = Prepare(h); want != Want::kNothing) ready.emplace_back(&h, want);
             });
-        ClaimAndLaunch(due, now);
       }
+      // The releases of the last poll's transfers go out with these claims, or alone.
+      ClaimAndLaunch(ready, now);
       counters.SetGauges(in_flight(), scheduler.buffered(), scheduler.hosts());
 
       const bool settled = in_flight() == 0 && scheduler.buffered() == 0 && workers.Idle() &&
@@ -404,7 +404,6 @@ struct Fetcher::Impl {
         timeout = std::clamp(*due - clock.MonotonicNow(), absl::ZeroDuration(), timeout);
       }
       for (HttpResult& r : http->Poll(timeout)) OnResult(std::move(r));
-      scheduler.FlushReleases();
     }
   }
 };
