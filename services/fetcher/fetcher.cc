@@ -180,8 +180,17 @@ struct Fetcher::Impl {
   // Walks a due host up to its politeness claim: address, robots.txt rules (fetched first when
   // unknown or stale), lease deadline, robots verdict. Tasks that need no request are completed
   // here. Returns what to claim for, or kNothing (the host waits for an address, its robots.txt,
-  // or a transfer of its own to end).
-  Want Prepare(HostWork& h) {
+  // a transfer of its own to end, or the time its last release named: then it is rescheduled).
+  Want Prepare(HostWork& h, absl::Duration now) {
+    const Want want = NextRequest(h);
+    if (want != Want::kNothing && now < h.claim_not_before) {
+      scheduler.Schedule(h, h.claim_not_before);
+      return Want::kNothing;
+    }
+    return want;
+  }
+
+  Want NextRequest(HostWork& h) {
     if (h.in_flight >= scheduler.max_connections_per_host()) return Want::kNothing;
     while (!h.tasks.empty()) {
       std::optional<AddressFailure> failure;
@@ -375,7 +384,9 @@ struct Fetcher::Impl {
         scheduler.RunDue(
             now, [&] { return in_flight() + ready.size() < options.max_in_flight; },
             [&](HostWork& h) {
-              if (Want want = Prepare(h); want != Want::kNothing) ready.emplace_back(&h, want);
+              if (Want want = Prepare(h, now); want != Want::kNothing) {
+                ready.emplace_back(&h, want);
+              }
             });
       }
       // The releases of the last poll's transfers go out with these claims, or alone.

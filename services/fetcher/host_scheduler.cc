@@ -138,7 +138,9 @@ std::vector<bool> HostScheduler::ReleaseAndClaim(const std::vector<ClaimAsk>& as
     if (it == hosts_.end()) continue;
     // Unreachable store: its claims fail (closed) until it answers; look again shortly.
     const absl::StatusOr<politeness::ReleaseResult>& released = answers.released[i];
-    Schedule(*it->second, answered + (released.ok() ? released->wait : absl::Milliseconds(200)));
+    HostWork& h = *it->second;
+    h.claim_not_before = answered + (released.ok() ? released->wait : absl::Milliseconds(200));
+    Schedule(h, answered);
   }
   releases_.clear();
   for (size_t i = 0; i < asks.size(); ++i) {

@@ -61,6 +61,9 @@ struct HostWork {
   int robots_redirects = 0;
   std::string robots_next_url;                    // a redirect target still to fetch
   absl::Duration wake_at = absl::ZeroDuration();  // monotonic; not before
+  // Monotonic; no claim before then (its last release said so). Tasks that need no request
+  // (a robots.txt denial, an expired lease) are settled sooner.
+  absl::Duration claim_not_before = absl::ZeroDuration();
 };
 
 // Why a host's URLs cannot be fetched at all (name error, address refused): each of its tasks
@@ -109,8 +112,8 @@ class HostScheduler {
 
   // Sends the releases Finished queued, then asks for the politeness claims of one request to
   // each host in `asks`, in one batch (one round trip to a shared store). A released host is
-  // woken when its release says it may be claimed again; a host refused is rescheduled for when
-  // its claim could succeed. Returns, per ask, whether its claim was granted. Call it every
+  // woken at once, to settle what needs no request, and claims no sooner than its release said
+  // (claim_not_before); a host refused is rescheduled for when its claim could succeed. Returns, per ask, whether its claim was granted. Call it every
   // loop turn, with no asks too: the releases must not wait.
   struct ClaimAsk {
     HostWork* host;
