@@ -49,6 +49,13 @@ struct CrawlConfig {
   frontier::FrontierOptions frontier;
   std::vector<std::string> allow_networks;  // CIDR blocks the SSRF guard lets through
   uint64_t warc_max_file_bytes = warc::WarcWriterOptions{}.max_file_bytes;
+  // The crawl stops cleanly (as on SIGTERM, exit status 1) when the file system of data_dir or
+  // warc_dir has less than this many bytes free, before a write fails: a stop with room to spare
+  // records every completion, so the resumed crawl fetches nothing twice. 256 MiB covers a drain
+  // and RocksDB's compactions of a crawl state of a few GB; 0 turns the check off (a full disk
+  // then stops the crawl at the first failed write, and the pages of the completions not yet
+  // recorded are fetched again on resume).
+  uint64_t min_free_bytes = uint64_t{256} << 20;
   // Frontier partitions run in this process (DESIGN.md §4), 1..64.
   int partitions = 1;
   // Send X-Crawler-Partition: <k> with every request of partition k's fetcher, so a server's log

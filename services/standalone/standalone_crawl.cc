@@ -26,6 +26,7 @@
 #include "lib/net/address_policy.h"
 #include "lib/politeness/in_process_politeness.h"
 #include "lib/warc/warc_writer.h"
+#include "services/common/free_space_guard.h"
 #include "services/common/periodic_runner.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/dedup/dedup.h"
@@ -170,6 +171,35 @@ absl::Status CheckPartitionCount(const std::filesystem::path& data_dir, int part
   return absl::OkStatus();
 }
 
+// A data dir is new (absent, or holding only what a crawl writes there), or holds a crawl (its
+// state/ directory or partitions file). Any other directory is someone else's, refused before
+// anything is written into it (the lock file included).
+absl::Status CheckDataDirIsACrawl(const CrawlConfig& c) {
+  const std::filesystem::path dir(c.data_dir);
+  std::error_code ec;
+  if (std::filesystem::exists(dir / "state", ec) || std::filesystem::exists(dir / "partitions", ec)) {
+    return absl::OkStatus();
+  }
+  std::vector<std::string> own = {"crawl.lock", "warc", "crawl.log", "lost+found"};
+  for (const std::string& configured : {c.warc_dir, c.crawl_log, c.stats_json}) {
+    const std::filesystem::path path(configured);
+    if (!configured.empty() && std::filesystem::equivalent(path.parent_path(), dir, ec)) {
+      own.push_back(path.filename().string());
+    }
+  }
+  std::filesystem::directory_iterator it(dir, ec);
+  if (ec) return absl::OkStatus();  // absent (created below) or unreadable (the lock says why)
+  for (const std::filesystem::directory_entry& entry : it) {
+    const std::string name = entry.path().filename().string();
+    if (std::find(own.begin(), own.end(), name) == own.end()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "data dir ", c.data_dir, " holds files but no crawl (e.g. \"", name,
+          "\"); give a new or empty directory, or the data dir of an earlier crawl to resume it"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // When this run fetched nothing because every seed it was given was refused -- out of the
 // collection's scope, or its address refused by the SSRF guard -- says so and why, in one line;
 // else "". (A resumed crawl whose seeds are all known already refused nothing.)
@@ -254,6 +284,7 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   const CrawlConfig& c = p->config;
   const auto n = static_cast<uint32_t>(c.partitions);
 
+  if (absl::Status s = CheckDataDirIsACrawl(c); !s.ok()) return s;
   std::error_code ec;
   std::filesystem::create_directories(c.data_dir, ec);
   if (ec) {
@@ -374,6 +405,17 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
     p.StopFetchers();
   });
   jobs.push_back(&run_limit);
+  FreeSpaceGuard free_space({.directories = {p.config.data_dir, p.config.warc_dir},
+                             .min_free_bytes = p.config.min_free_bytes},
+                            [&p](const absl::Status&) {
+                              std::fprintf(stderr, "crawl: low on disk space, finishing "
+                                                   "transfers in flight\n");
+                              p.StopFetchers();
+                            });
+  // A disk already too full is refused before anything is fetched.
+  free_space.Tick(start);
+  if (free_space.fired()) return free_space.status();
+  jobs.push_back(&free_space);
   std::optional<scheduler::RevisitTuner> tuner;
   if (p.config.collection.revisit.options.enabled) {
     tuner.emplace(
@@ -427,6 +469,7 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
     absl::Status closed = p.warc->Close();
     if (status.ok()) status = closed;
   }
+  if (status.ok()) status = free_space.status();
   const CrawlTotals totals = p.stats.Totals();
   const std::string refusal = status.ok() ? AllSeedsRefused(*seeds, totals) : "";
   if (!p.config.stats_json.empty()) {
