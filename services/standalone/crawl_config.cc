@@ -34,6 +34,9 @@ const config::KeyTable<CrawlConfig>& CrawlConfigKeys() {
              &CrawlConfig::allow_networks)
         .Add({"warc_max_file_bytes", "--warc-max-file-bytes", "Rotate WARC files at this size"},
              &CrawlConfig::warc_max_file_bytes)
+        .Add({"fsync", "--no-fsync",
+              "fsync WARC records, then the frontier's log, before a page counts as done"},
+             &CrawlConfig::fsync)
         .Add({"min_free_bytes", "--min-free-bytes",
               "Stop cleanly when data_dir or warc_dir has less free space (0 = never)"},
              &CrawlConfig::min_free_bytes)

@@ -56,6 +56,11 @@ struct CrawlConfig {
   // then stops the crawl at the first failed write, and the pages of the completions not yet
   // recorded are fetched again on resume).
   uint64_t min_free_bytes = uint64_t{256} << 20;
+  // A page is marked done only once its WARC records are on disk: the WARC file is fsynced once
+  // per batch of completions handed to the frontier, then the frontier's write of that batch
+  // is fsynced (docs/benchmarks.md has the cost). Off: a kernel crash or power loss may lose
+  // records of pages marked done (a killed process loses nothing either way).
+  bool fsync = true;
   // Frontier partitions run in this process (DESIGN.md §4), 1..64.
   int partitions = 1;
   // Send X-Crawler-Partition: <k> with every request of partition k's fetcher, so a server's log

@@ -125,9 +125,11 @@ struct StandaloneCrawl::Parts {
 namespace {
 
 frontier::FrontierOptions FrontierOptionsFor(const CrawlConfig& c, uint32_t k) {
-  return wiring::FrontierOptionsFor(c.frontier, c.collection, k,
-                                    static_cast<uint32_t>(c.partitions),
-                                    wiring::RefillTime(c.fetcher.flush_interval));
+  frontier::FrontierOptions options = wiring::FrontierOptionsFor(
+      c.frontier, c.collection, k, static_cast<uint32_t>(c.partitions),
+      wiring::RefillTime(c.fetcher.flush_interval));
+  options.sync_completions = c.fsync;
+  return options;
 }
 
 fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c, uint32_t k) {
@@ -344,7 +346,8 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
                                 .max_file_bytes = c.warc_max_file_bytes,
                                 .description = absl::StrCat("collection ", c.collection.name),
                                 .http_header_user_agent = c.user_agent,
-                                .robots_policy = c.fetcher.obey_robots ? "obey" : "ignore"},
+                                .robots_policy = c.fetcher.obey_robots ? "obey" : "ignore",
+                                .sync = c.fsync},
                                clock, seed ^ 0x9E3779B97F4A7C15ull);
     if (!warc.ok()) return warc.status();
     p->warc = *std::move(warc);

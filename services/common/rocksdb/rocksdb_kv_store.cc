@@ -540,7 +540,7 @@ absl::Status RocksDbKvStore::Write(const WriteBatch& batch) {
     if (!status.ok()) return ToAbslStatus(status, "rocksdb batch");
   }
   rocksdb::WriteOptions write;
-  write.sync = options_.sync_writes;
+  write.sync = options_.sync_writes || batch.sync();
   const rocksdb::Status status = db_->Write(write, &native);
   if (status.ok()) return absl::OkStatus();
   const absl::Status error = ToAbslStatus(status, absl::StrCat("cannot write ", options_.path));
