@@ -20,55 +20,57 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-FrontierBatch TwoCompletions(frontier::LeaseId a, frontier::LeaseId b) {
-  FrontierBatch batch;
-  batch.outcomes.push_back(frontier::FetchOutcome{.lease_id = a});
-  batch.outcomes.push_back(frontier::FetchOutcome{.lease_id = b});
-  return batch;
-}
-
-TEST(FrontierLink, MakesTheArchiveDurableOncePerBatchBeforeCompleting) {
+// A frontier with two leases out, and a batch completing both.
+struct TwoLeases {
   testing::FakeFrontierClient frontier;
-  const frontier::LeaseId a = frontier.Add("http://a.test/", "a.test");
-  const frontier::LeaseId b = frontier.Add("http://b.test/", "b.test");
   SystemClock clock;
   FetcherCounters counters;
+  FrontierBatch Completions() {
+    FrontierBatch batch;
+    for (const char* host : {"a.test", "b.test"}) {
+      batch.outcomes.push_back(frontier::FetchOutcome{
+          .lease_id = frontier.Add(absl::StrCat("http://", host, "/"), host)});
+    }
+    return batch;
+  }
+};
+
+TEST(FrontierLink, MakesTheArchiveDurableOncePerBatchBeforeCompleting) {
+  TwoLeases t;
   absl::Mutex mu;
   std::vector<std::string> calls;
-  FrontierLink link({}, frontier, clock, counters, [] {}, [&] {
+  FrontierLink link({}, t.frontier, t.clock, t.counters, [] {}, [&] {
     absl::MutexLock lock(&mu);
-    calls.push_back(absl::StrCat("durable after ", frontier.completions().size(), " completions"));
+    calls.push_back(
+        absl::StrCat("durable after ", t.frontier.completions().size(), " completions"));
     return absl::OkStatus();
   });
   link.Start();
-  FrontierBatch batch = TwoCompletions(a, b);
+  FrontierBatch batch = t.Completions();
   ASSERT_TRUE(link.Hand(batch, /*force=*/true).ok());
   FrontierBatch links_only;
-  links_only.adds.push_back(frontier::UrlToAdd{.canonical_url = "http://c.test/", .host_key = "c.test"});
+  links_only.adds.push_back(
+      frontier::UrlToAdd{.canonical_url = "http://c.test/", .host_key = "c.test"});
   ASSERT_TRUE(link.Hand(links_only, /*force=*/true).ok());
   ASSERT_TRUE(link.Finish().ok());
   absl::MutexLock lock(&mu);
   EXPECT_THAT(calls, ElementsAre("durable after 0 completions"));
-  EXPECT_EQ(frontier.completions().size(), 2u);
+  EXPECT_EQ(t.frontier.completions().size(), 2u);
 }
 
 TEST(FrontierLink, AnArchiveThatCannotBeMadeDurableCompletesNothing) {
-  testing::FakeFrontierClient frontier;
-  const frontier::LeaseId a = frontier.Add("http://a.test/", "a.test");
-  const frontier::LeaseId b = frontier.Add("http://b.test/", "b.test");
-  SystemClock clock;
-  FetcherCounters counters;
-  FrontierLink link({}, frontier, clock, counters, [] {}, [] {
+  TwoLeases t;
+  FrontierLink link({}, t.frontier, t.clock, t.counters, [] {}, [] {
     return absl::UnavailableError("cannot fsync /warc/x.warc.gz.open: Input/output error");
   });
   link.Start();
-  FrontierBatch batch = TwoCompletions(a, b);
+  FrontierBatch batch = t.Completions();
   link.Hand(batch, /*force=*/true).IgnoreError();
   const absl::Status finished = link.Finish();
   EXPECT_TRUE(absl::IsFailedPrecondition(finished)) << finished;
   EXPECT_THAT(std::string(finished.message()),
               HasSubstr("cannot fsync /warc/x.warc.gz.open: Input/output error"));
-  EXPECT_TRUE(frontier.completions().empty());
+  EXPECT_TRUE(t.frontier.completions().empty());
 }
 
 }  // namespace
