@@ -235,6 +235,7 @@ absl::Status WarcWriter::OpenNextFileLocked() {
     break;
   }
   file_bytes_ = 0;
+  directory_unsynced_ = true;
 
   WarcRecord info;
   info.type = RecordType::kWarcinfo;
@@ -275,7 +276,13 @@ absl::Status WarcWriter::CloseFileLocked() {
   // Renamed while still open, so still locked: once the lock goes, the ".open" name is gone
   // too, and no recovering writer can take the file for abandoned.
   absl::Status status = absl::OkStatus();
-  if (std::rename(open_path_.c_str(), final_path_.c_str()) != 0) {
+  // Its records are durable before the final name says the file is complete.
+  if (options_.sync && unsynced_ && ::fsync(fd_) != 0) {
+    status = ErrnoStatus("cannot fsync", open_path_, errno);
+  }
+  unsynced_ = false;
+  directory_unsynced_ = true;
+  if (status.ok() && std::rename(open_path_.c_str(), final_path_.c_str()) != 0) {
     status = ErrnoStatus("cannot rename", open_path_, errno);
   }
   if (::close(fd_) != 0 && status.ok()) status = ErrnoStatus("cannot close", open_path_, errno);
@@ -309,6 +316,7 @@ absl::Status WarcWriter::WriteBytesLocked(std::string_view gz) {
     done += static_cast<size_t>(n);
   }
   file_bytes_ += gz.size();
+  unsynced_ = true;
   return absl::OkStatus();
 }
 
@@ -428,6 +436,42 @@ std::unique_ptr<GzipCompressor> WarcWriter::TakeCompressor() {
 void WarcWriter::ReturnCompressor(std::unique_ptr<GzipCompressor> compressor) {
   absl::MutexLock lock(&compressors_mu_);
   idle_compressors_.push_back(std::move(compressor));
+}
+
+absl::Status WarcWriter::Sync() {
+  if (!options_.sync) return absl::OkStatus();
+  absl::MutexLock sync_lock(&sync_mu_);
+  int fd = -1;
+  std::string path;
+  bool directory = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (unsynced_ && fd_ >= 0) {
+      fd = ::dup(fd_);
+      if (fd < 0) return ErrnoStatus("cannot duplicate the descriptor of", open_path_, errno);
+      path = open_path_;
+    }
+    unsynced_ = false;
+    directory = directory_unsynced_;
+    directory_unsynced_ = false;
+  }
+  absl::Status status = absl::OkStatus();
+  if (fd >= 0) {
+    if (::fsync(fd) != 0) status = ErrnoStatus("cannot fsync", path, errno);
+    ::close(fd);
+  }
+  if (status.ok() && directory) {
+    const int dir = ::open(options_.directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0 || ::fsync(dir) != 0) status = ErrnoStatus("cannot fsync", options_.directory, errno);
+    if (dir >= 0) ::close(dir);
+  }
+  if (!status.ok()) {
+    // Not durable: the next Sync tries again (and fails the same way unless the cause went).
+    absl::MutexLock lock(&mu_);
+    unsynced_ = unsynced_ || fd >= 0;
+    directory_unsynced_ = directory_unsynced_ || directory;
+  }
+  return status;
 }
 
 absl::Status WarcWriter::Close() {

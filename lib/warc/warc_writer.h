@@ -63,6 +63,11 @@ struct WarcWriterOptions {
   std::string description;
   std::string http_header_user_agent;
   std::string robots_policy = "obey";
+  // Durability: Sync() fsyncs what was written, and a file finished by rotation or Close() is
+  // fsynced before its rename (its directory at the next Sync). Off: Sync() does nothing and
+  // records reach the disk when the kernel writes them back (a kernel crash or power loss may
+  // lose the last seconds of records; a killed process loses nothing it wrote).
+  bool sync = true;
 };
 
 class WarcWriter {
@@ -93,6 +98,13 @@ class WarcWriter {
   // will be referred to need their record_id set beforehand (NewRecordId). Errors as Write; the
   // records before the one whose write failed may be in a file, the others are not.
   absl::Status WriteAll(std::vector<WarcRecord> records);
+
+  // Makes every record written before the call durable (fsync of the current file and, when a
+  // file was created or renamed since the last Sync, of the directory), so a page may be
+  // marked done once the records it wrote are in. Nothing written since the last Sync: returns
+  // at once. Writers are not held up by the fsync (it works on a duplicate of the descriptor).
+  // Errors: kUnavailable naming the file and the cause. A no-op when options.sync is off.
+  absl::Status Sync() ABSL_LOCKS_EXCLUDED(mu_);
 
   // Closes the current file (renaming it to its final name). Further writes fail.
   absl::Status Close();
@@ -141,6 +153,12 @@ class WarcWriter {
   std::string final_path_ ABSL_GUARDED_BY(mu_);  // without
   std::string warcinfo_id_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> files_ ABSL_GUARDED_BY(mu_);
+  // Bytes written to the current file that no Sync has covered; a file was created or renamed
+  // since the last Sync (the directory needs an fsync).
+  bool unsynced_ ABSL_GUARDED_BY(mu_) = false;
+  bool directory_unsynced_ ABSL_GUARDED_BY(mu_) = false;
+  // One Sync at a time (taken before mu_): a second waits for the first, then finds less to do.
+  absl::Mutex sync_mu_ ABSL_ACQUIRED_BEFORE(mu_);
 
   // Compressors not in use: as many as Write calls ran at once (the page workers). A leaf lock:
   // nothing else is acquired while holding it.

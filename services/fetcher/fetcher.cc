@@ -90,7 +90,8 @@ struct Fetcher::Impl {
         robots(RobotsOptionsOf(o), s, w, c, obs),
         scheduler(resolver, g, p, c, std::move(connect_to), counters),
         workers(processor, o.worker_batch, [this] { Wake(); }),
-        link(LinkOptionsOf(o), f, c, counters, [this] { Wake(); }) {}
+        link(LinkOptionsOf(o), f, c, counters, [this] { Wake(); },
+             w == nullptr ? std::function<absl::Status()>() : [w] { return w->Sync(); }) {}
 
   // ---- constant after construction
   const FetcherOptions options;

@@ -90,6 +90,13 @@ struct FrontierOptions {
   // [1, 65536], partition_index < partition_count.
   uint32_t partition_index = 0;
   uint32_t partition_count = 1;
+
+  // Complete's write is durable when it returns (the store's log is fsynced, and with it every
+  // earlier write: the outlinks the completions' pages produced). The fetcher has made the
+  // pages' WARC records durable before calling Complete, so after a power loss a page is done
+  // only if its records survived, and marked done if it was. One fsync per Complete batch. Off:
+  // a kernel crash or power loss may forget the last completions (their pages are fetched again).
+  bool sync_completions = true;
 };
 
 // kInvalidArgument naming the first field out of range.
