@@ -22,7 +22,7 @@ const config::KeyTable<FetcherOptions>& FetcherKeys() {
                            "Body bytes held in memory over all transfers; beyond, they wait"},
                           [](Options& o) -> size_t& { return o.http.body_memory_bytes; })
         .AddField<absl::Duration>(
-            {"drain_timeout", "--drain-timeout",
+            {"transfer_drain_timeout", "--transfer-drain-timeout",
              "On a stop, transfers still running after this are cut and re-queued"},
             [](Options& o) -> absl::Duration& { return o.drain_timeout; })
         .AddField<std::string>(

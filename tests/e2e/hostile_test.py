@@ -8,9 +8,10 @@ Scenarios:
           worker threads' copies; without the budget it holds max_body_bytes per transfer
           (64 x 16 MiB).
   drain   two hosts whose responses never finish (a few bytes every 100 ms, above the minimum
-          speed) and one ordinary page: SIGTERM stops the crawl within --drain-timeout (2 s
-          here) plus a margin instead of the per-request --timeout (60 s); exit 0; the stuck
-          URLs are not in the crawl log; a second run with the same data dir fetches them.
+          speed) and one ordinary page: SIGTERM stops the crawl within
+          --transfer-drain-timeout (2 s here) plus a margin instead of the per-request --timeout
+          (60 s); exit 0; the stuck URLs are not in the crawl log; a second run with the same
+          data dir fetches them.
 
   traps   spider traps, one host each: an endless calendar (/cal?date=N), a session id in every
           link (?sid=<new token>), ever-longer paths (a new long segment per level), repeated
@@ -230,7 +231,7 @@ def scenario_drain(args, checks, work):
         seeds = write_seeds(work, "seeds.txt", ["http://h0.hostile.test/stuck",
                                                 "http://h1.hostile.test/stuck",
                                                 "http://h2.hostile.test/ok"])
-        extra = () if args.baseline else ("--drain-timeout", f"{drain_s}s")
+        extra = () if args.baseline else ("--transfer-drain-timeout", f"{drain_s}s")
         cmd = crawl_cmd(args, seeds, work("data"), server.port, ("--timeout", "60s", *extra))
         crawl = Crawl(cmd, work("crawl.stderr"))
         try:
@@ -263,7 +264,8 @@ def scenario_drain(args, checks, work):
             crawl.kill()
         checks.check(rc == 0, f"resumed crawl exited {rc}: {crawl.stderr()}")
         log, _ = read_crawl_log(os.path.join(work("data"), "crawl.log"))
-        done = sorted(line.url for line in log if line.url.endswith("/stuck") and line.status == 200)
+        done = sorted(line.url for line in log
+                      if line.url.endswith("/stuck") and line.status == 200)
         checks.check(done == ["http://h0.hostile.test/stuck", "http://h1.hostile.test/stuck"],
                      f"the resumed crawl must fetch both stuck URLs, crawl log has {done}")
 
@@ -328,7 +330,7 @@ def main():
     parser.add_argument("--crawler", required=True)
     parser.add_argument("--scenario", required=True, choices=sorted(SCENARIOS))
     parser.add_argument("--baseline", action="store_true",
-                        help="a crawler without --body-memory-bytes and --drain-timeout")
+                        help="a crawler without --body-memory-bytes and --transfer-drain-timeout")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
     checks = Checks(f"e2e hostile {args.scenario}")
