@@ -55,6 +55,12 @@ absl::Status FetcherOptions::Validate() const {
     return absl::InvalidArgumentError("worker_batch and flush_batch must be >= 1");
   }
   if (robots_agent.empty()) return absl::InvalidArgumentError("robots_agent must not be empty");
+  if (http.body_memory_bytes < http.max_body_bytes) {
+    return absl::InvalidArgumentError("body_memory_bytes must be >= max_body_bytes");
+  }
+  if (drain_timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("drain_timeout must be >= 0");
+  }
   if (lease_pause_empty < absl::ZeroDuration() || lease_pause_partial < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("lease pauses must be >= 0");
   }
@@ -111,6 +117,8 @@ struct Fetcher::Impl {
   FrontierBatch to_frontier;  // not yet handed to the link
   std::vector<frontier::LeaseId> unstarted;  // dropped at the stop, handed back at the end
   std::atomic<bool> stop{false};
+  // Set at the first turn after Stop(): when transfers still running are aborted.
+  std::optional<absl::Duration> drain_deadline;
   // The first WARC write that failed (loop thread): the crawl stops and Run returns it.
   absl::Status archive_status;
 
@@ -343,6 +351,20 @@ struct Fetcher::Impl {
     }
   }
 
+  // After a stop, transfers still running at the drain deadline are given up: their leases go
+  // back with those not started (re-queued at once, fetched again when the crawl resumes), an
+  // unfinished robots.txt fetch is dropped. A result the transport returns later is ignored.
+  void AbortAtDrainDeadline(absl::Duration now) {
+    if (!drain_deadline.has_value()) drain_deadline = now + options.drain_timeout;
+    if (now < *drain_deadline || transfers.empty()) return;
+    for (auto& [id, pending] : transfers) {
+      if (!pending.task.has_value()) continue;
+      unstarted.push_back(pending.task->lease.lease_id);
+      counters.Add(&FetcherStats::drain_aborted);
+    }
+    transfers.clear();
+  }
+
   // ------------------------------------------------------------------ the loop
   absl::Status Run() {
     workers.Start(options.worker_threads);
@@ -381,6 +403,7 @@ struct Fetcher::Impl {
         // Leased URLs not started are handed back when the link finishes (or, if that fails,
         // re-queued by the frontier at lease expiry or at its next start).
         for (frontier::LeaseId id : scheduler.DropAll()) unstarted.push_back(id);
+        AbortAtDrainDeadline(now);
       } else if (!backlogged) {
         scheduler.RunDue(
             now, [&] { return in_flight() + ready.size() < options.max_in_flight; },

@@ -45,8 +45,10 @@ struct FrontierOptions {
   uint64_t max_pages_per_host = kUnlimited;
 
   // Most URLs ever accepted per host: a bound on disk use against crawler traps (endless
-  // calendars, session ids in paths) independent of the page budget.
-  uint64_t max_urls_per_host = kUnlimited;
+  // calendars, session ids in paths) independent of the page budget. A million is more than
+  // all but the largest sites have, and reached by a trap in hours, not days; URLs refused for
+  // it count in rejected_by_limit.
+  uint64_t max_urls_per_host = 1'000'000;
 
   // URLs deeper than this (seeds are depth 0) are rejected by AddUrls.
   uint32_t max_depth = std::numeric_limits<uint32_t>::max();

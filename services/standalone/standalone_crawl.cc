@@ -138,6 +138,9 @@ fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c, uint32_t k) {
   // The partitions' fetchers share the process's transfers and worker threads.
   base.max_in_flight = std::max<size_t>(1, c.fetcher.max_in_flight / n);
   base.worker_threads = std::max(1, c.fetcher.worker_threads / static_cast<int>(n));
+  // ... and the memory budget of bodies (each fetcher still needs room for one whole body).
+  base.http.body_memory_bytes =
+      std::max(c.fetcher.http.max_body_bytes, c.fetcher.http.body_memory_bytes / n);
   return wiring::FetcherOptionsFor(base, c.collection, c.user_agent,
                                    c.partition_header ? static_cast<int>(k) : -1);
 }
@@ -257,6 +260,7 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
   const std::string extra = absl::StrCat(
       "\"complete\": ", p.seed_client().IsExhausted().value_or(false) ? "true" : "false",
       ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
+      ",\n  \"urls_rejected_by_limit\": ", fs.urls_rejected_by_limit,
       ",\n  \"warc_records\": ", p.warc != nullptr ? p.warc->RecordsWritten() : 0,
       ",\n  \"warc_files\": [", absl::StrJoin(files, ", "), "]",
       ",\n  \"stopped_by_run_for\": ", stopped_by_run_for ? "true" : "false",
