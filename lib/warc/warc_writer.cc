@@ -72,11 +72,15 @@ absl::StatusOr<std::unique_ptr<WarcWriter>> WarcWriter::Open(const WarcWriterOpt
     return absl::UnavailableError(
         absl::StrCat("cannot create WARC directory ", options.directory, ": ", ec.message()));
   }
-  absl::StatusOr<std::vector<std::string>> recovered = RecoverInterruptedFiles(options.directory, options.prefix);
+  absl::StatusOr<std::vector<Recovered>> recovered =
+      RecoverInterruptedFiles(options.directory, options.prefix);
   if (!recovered.ok()) return recovered.status();
   std::unique_ptr<WarcWriter> writer(new WarcWriter(options, clock, seed));
+  writer->recovered_ = *std::move(recovered);
   absl::MutexLock lock(&writer->mu_);
-  writer->files_ = *std::move(recovered);
+  for (const Recovered& r : writer->recovered_) {
+    if (!r.path.empty()) writer->files_.push_back(r.path);
+  }
   if (absl::Status s = writer->OpenNextFileLocked(); !s.ok()) return s;
   return writer;
 }
@@ -126,9 +130,20 @@ absl::StatusOr<uint64_t> CompleteMembersLength(int fd, const std::string& path) 
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> WarcWriter::RecoverInterruptedFiles(
+std::string WarcWriter::Recovered::Describe() const {
+  if (path.empty()) {
+    return absl::StrCat("warc: removed ", open_path, " of an interrupted run: no complete record (",
+                        cut_bytes, " bytes)");
+  }
+  if (cut_bytes == 0) return absl::StrCat("warc: finished ", path, " of an interrupted run");
+  return absl::StrCat("warc: finished ", path, " of an interrupted run: torn record at offset ",
+                      kept_bytes, " cut (", cut_bytes,
+                      " bytes); its page was not marked done and is fetched again");
+}
+
+absl::StatusOr<std::vector<WarcWriter::Recovered>> WarcWriter::RecoverInterruptedFiles(
     const std::string& directory, const std::string& prefix) {
-  std::vector<std::string> recovered;
+  std::vector<Recovered> recovered;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
     const std::string name = entry.path().filename().string();
@@ -149,16 +164,22 @@ absl::StatusOr<std::vector<std::string>> WarcWriter::RecoverInterruptedFiles(
     absl::Status status = absl::OkStatus();
     absl::StatusOr<uint64_t> length = CompleteMembersLength(fd, path);
     const std::string final_path = path.substr(0, path.size() - kOpenSuffix.size());
+    struct stat st {};
+    const uint64_t size = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
     if (!length.ok()) {
       status = length.status();
     } else if (*length == 0) {  // killed before its first record: nothing to keep
       ::unlink(path.c_str());
+      recovered.push_back({.open_path = path, .kept_bytes = 0, .cut_bytes = size});
     } else if (::ftruncate(fd, static_cast<off_t>(*length)) != 0) {
       status = ErrnoStatus("cannot truncate", path, errno);
     } else if (std::rename(path.c_str(), final_path.c_str()) != 0) {
       status = ErrnoStatus("cannot rename", path, errno);
     } else {
-      recovered.push_back(final_path);
+      recovered.push_back({.path = final_path,
+                           .open_path = path,
+                           .kept_bytes = *length,
+                           .cut_bytes = size > *length ? size - *length : 0});
     }
     ::close(fd);  // releases the lock, after the rename
     if (!status.ok()) return status;
@@ -166,7 +187,8 @@ absl::StatusOr<std::vector<std::string>> WarcWriter::RecoverInterruptedFiles(
   if (ec) {
     return absl::UnavailableError(absl::StrCat("cannot list ", directory, ": ", ec.message()));
   }
-  std::sort(recovered.begin(), recovered.end());
+  std::sort(recovered.begin(), recovered.end(),
+            [](const Recovered& a, const Recovered& b) { return a.open_path < b.open_path; });
   return recovered;
 }
 

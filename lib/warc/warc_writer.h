@@ -109,12 +109,30 @@ class WarcWriter {
   // Closes the current file (renaming it to its final name). Further writes fail.
   absl::Status Close();
 
+  // A ".open" file of a killed writer, finished at Open: its final name (empty when nothing in
+  // it was complete and it was removed), the bytes kept (complete records) and the bytes of a
+  // torn last record that were cut off.
+  struct Recovered {
+    std::string path;
+    std::string open_path;
+    uint64_t kept_bytes = 0;
+    uint64_t cut_bytes = 0;
+
+    // One line for the crawl's log: what was finished, and where a torn record was cut.
+    std::string Describe() const;
+  };
+
   // Finishes the ".open" files "<prefix>-<timestamp>-..." of `directory` left by a writer that
   // was killed: truncates each to its last complete gzip member (a record) and renames it
   // without the suffix. Files that a live writer holds locked, and files of other prefixes, are
-  // left alone, so this is safe while other writers use the directory. Returns the final names.
-  static absl::StatusOr<std::vector<std::string>> RecoverInterruptedFiles(
+  // left alone, so this is safe while other writers use the directory. A torn record holds a
+  // page whose completion was never sent (records are made durable before the page is marked
+  // done, Sync), so the page is fetched again when the crawl resumes.
+  static absl::StatusOr<std::vector<Recovered>> RecoverInterruptedFiles(
       const std::string& directory, const std::string& prefix);
+
+  // What Open recovered (RecoverInterruptedFiles), for the caller to report.
+  const std::vector<Recovered>& recovered() const { return recovered_; }
 
   // Final names of every file completed so far (recovered ones included), and the current one
   // (with ".open").
@@ -123,6 +141,7 @@ class WarcWriter {
 
  private:
   WarcWriter(const WarcWriterOptions& options, const Clock& clock, uint64_t seed);
+  std::vector<Recovered> recovered_;  // set by Open, then constant
   absl::Status OpenNextFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CloseFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AbandonFileAfterFailedWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -366,6 +366,9 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
                                clock, seed ^ 0x9E3779B97F4A7C15ull);
     if (!warc.ok()) return warc.status();
     p->warc = *std::move(warc);
+    for (const warc::WarcWriter::Recovered& r : p->warc->recovered()) {
+      std::fprintf(stderr, "%s\n", r.Describe().c_str());
+    }
   }
   absl::StatusOr<std::unique_ptr<CrawlLog>> log = CrawlLog::Open(c.crawl_log);
   if (!log.ok()) return log.status();
