@@ -36,8 +36,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e_support import (Checks, Crawl, Fatal, WorkDir, read_crawl_log,  # noqa: E402
-                         read_stats, wait_until)
+from e2e_support import (  # noqa: E402
+    Crawl, Fatal, read_crawl_log, read_stats, run_scenario, wait_until)
 
 MIB = 1 << 20
 
@@ -333,15 +333,7 @@ def main():
                         help="a crawler without --body-memory-bytes and --transfer-drain-timeout")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
-    checks = Checks(f"e2e hostile {args.scenario}")
-    work = WorkDir(f"e2e-hostile-{args.scenario}-", keep=args.keep)
-    try:
-        SCENARIOS[args.scenario](args, checks, work)
-    except Fatal as e:
-        checks.fail(str(e))
-    rc = checks.exit_code()
-    work.finish(failed=rc != 0)
-    return rc
+    return run_scenario(args, SCENARIOS, "e2e hostile", "e2e-hostile")
 
 
 if __name__ == "__main__":
