@@ -291,14 +291,16 @@ def wait_finished(ctl, name, timeout_s=600):
     return ctl.stats(name)
 
 
-def check_stats(checks, stats, expected, truth, what):
+def check_stats(checks, stats, expected, truth, what, disturbed=False):
+    """The collection's statistics against websim's truth. Robots denials are events: a crawl
+    disturbed by restarts denies a re-leased URL again, so there they are a lower bound."""
     if not checks.check(stats is not None, f"{what}: crawlctl stats failed"):
         return
     checks.check(int(field(stats, "pages") or 0) == len(expected),
                  f"{what}: stats pages {field(stats, 'pages')}, truth {len(expected)}")
-    checks.check(int(field(stats, "robots_denied") or 0) == len(truth["disallowed"]),
-                 f"{what}: stats robots_denied {field(stats, 'robots_denied')}, truth "
-                 f"{len(truth['disallowed'])}")
+    denied = int(field(stats, "robots_denied") or 0)
+    checks.check(denied >= len(truth["disallowed"]) if disturbed else denied == len(truth["disallowed"]),
+                 f"{what}: stats robots_denied {denied}, truth {len(truth['disallowed'])}")
     checks.check(field(stats, "exhausted", False) is True and
                  int(field(stats, "partitions_reporting") or 0) == 2,
                  f"{what}: not exhausted, or not every partition reporting: {stats}")
@@ -439,6 +441,10 @@ def inner(args):
         log(f"helm install: {len(pods)} pods ready in {timings['helm install --wait']:.0f} s: "
             f"{', '.join(sorted(pods))}")
         checks.check(len(pods) == 7, f"{len(pods)} crawler pods, expected 7")
+        # Started together, the fetchers wait for Redis (redis_start_wait) instead of crashing.
+        restarted = {n: p["status"]["containerStatuses"][0]["restartCount"] for n, p in pods.items()
+                     if p["status"]["containerStatuses"][0]["restartCount"]}
+        checks.check(not restarted, f"containers restarted during the install: {restarted}")
         for name, pod in pods.items():
             ctx = pod["spec"]["containers"][0].get("securityContext", {})
             checks.check(ctx.get("readOnlyRootFilesystem") is True and
@@ -477,26 +483,30 @@ def inner(args):
         t = time.monotonic()
         create_collection(ctl, work, "web2", seeds)
         wait_until(lambda: pages_of(ctl, "web2") >= len(expected) // 4, 300, "a quarter of web2")
-        before = ctl.stats("web2") or {}
-        on_lease = int(field(before, "in_flight_urls") or 0)
+        # URLs on lease around the deletion (sampled just before and just after it): a restarted
+        # frontier puts back what it had on lease, and those URLs may be fetched twice.
+        samples = [ctl.stats("web2") or {} for _ in range(3)]
         deleted = [f"{RELEASE}-fetcher-0-0", f"{RELEASE}-frontier-1-0"]
-        log(f"web2: {field(before, 'pages')} of {len(expected)} pages, {on_lease} on lease; "
-            f"deleting {deleted}")
+        old = {n: p["metadata"]["uid"] for n, p in kube.crawler_pods().items() if n in deleted}
         kube("delete", "pod", *deleted, "--wait=false")
+        samples.append(ctl.stats("web2") or {})
+        on_lease = max(int(field(x, "in_flight_urls") or 0) for x in samples)
+        log(f"web2: {field(samples[0], 'pages')} of {len(expected)} pages, {on_lease} on lease; "
+            f"deleted {deleted}")
+        wait_rolled(kube, old)
         final = wait_finished(ctl, "web2")
         timings["web2 crawl with pods deleted"] = time.monotonic() - t
         requests = websim_requests(sim_dir)[web1_requests:]
         pages2 = collections.Counter(f"http://{r.host}{r.target}" for r in requests)
         missing = expected - set(pages2)
-        refetched = sum(n - 1 for u, n in pages2.items() if u in expected and n > 1)
+        refetched = {u: n for u, n in pages2.items() if u in expected and n > 1}
         checks.check(not missing, f"web2: {len(missing)} pages never fetched, e.g. {sorted(missing)[:5]}")
-        # A deleted pod drains, but URLs leased in the last moments (a reply the fetcher never
-        # read) come back only when their lease expires, and may then be fetched again.
-        checks.check(refetched <= on_lease, f"web2: {refetched} refetches, more than the "
-                                            f"{on_lease} URLs on lease at the deletion")
-        check_stats(checks, final, expected, truth, "web2")
+        extra = sum(refetched.values()) - len(refetched)
+        checks.check(extra <= on_lease, f"web2: {extra} refetches, more than the {on_lease} URLs "
+                                        f"on lease at the deletion")
+        check_stats(checks, final, expected, truth, "web2", disturbed=True)
         log(f"web2: finished in {timings['web2 crawl with pods deleted']:.0f} s: {len(expected) - len(missing)}"
-            f" of {len(expected)} pages, {refetched} refetched (bound {on_lease})")
+            f" of {len(expected)} pages, {extra} refetches ({on_lease} URLs on lease at the deletion)")
         report_restarts(kube)
         web2_end = web1_requests + len(requests)
 
@@ -520,7 +530,7 @@ def inner(args):
         checks.check(not missing, f"web3: {len(missing)} pages lost across the upgrade, e.g. "
                                   f"{sorted(missing)[:5]}")
         checks.check(malformed == 0, f"web3: {malformed} malformed crawl-log lines")
-        check_stats(checks, final, expected, truth, "web3")
+        check_stats(checks, final, expected, truth, "web3", disturbed=True)
         cm = kube.json("get", "configmap", f"{RELEASE}-config")["data"]["fetcher.yaml"]
         checks.check("popular_cache_entries: 50000" in cm, "the upgrade did not change the ConfigMap")
         requests = websim_requests(sim_dir)[web2_end:]

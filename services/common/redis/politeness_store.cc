@@ -1,11 +1,14 @@
 #include "services/common/redis/politeness_store.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "lib/politeness/in_process_politeness.h"
 #include "services/common/redis/redis_politeness.h"
 
@@ -19,6 +22,9 @@ absl::Status PolitenessStoreConfig::Validate() const {
           "redis:// URL)");
     }
     return absl::OkStatus();
+  }
+  if (redis_start_wait < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("redis_start_wait must be >= 0");
   }
   absl::StatusOr<RedisAddress> address = RedisAddress::Parse(politeness);
   if (!address.ok()) {
@@ -37,7 +43,10 @@ const config::KeyTable<PolitenessStoreConfig>& PolitenessStoreKeys() {
            &PolitenessStoreConfig::politeness)
         .Add({"redis_password_file", "--redis-password-file",
               "File holding the Redis password (with a redis:// politeness store)"},
-             &PolitenessStoreConfig::redis_password_file);
+             &PolitenessStoreConfig::redis_password_file)
+        .Add({"redis_start_wait", "--redis-start-wait",
+              "How long to retry at start while the Redis cannot be reached (0: fail at once)"},
+             &PolitenessStoreConfig::redis_start_wait);
     return t;
   }();
   return *table;
@@ -65,8 +74,22 @@ absl::StatusOr<std::unique_ptr<politeness::Politeness>> OpenPolitenessStore(
   // A request ends within the fetcher's total timeout; the margin covers its release in flight.
   options.slot_ttl = request_timeout + absl::Seconds(30);
   options.fresh_grace = policy.max_delay;
+  // Only an unreachable Redis is waited for (a refused password or a bad reply is not going to
+  // change); the wait is real time, with a back-off from 100 ms to 2 s between attempts.
+  const absl::Time deadline = absl::Now() + config.redis_start_wait;
+  absl::Duration pause = absl::Milliseconds(100);
   absl::StatusOr<std::unique_ptr<RedisPoliteness>> store =
       RedisPoliteness::Create(options, policy, clock, seed);
+  if (absl::IsUnavailable(store.status()) && config.redis_start_wait > absl::ZeroDuration()) {
+    std::fprintf(stderr, "politeness: waiting up to %s for Redis at %s (%s)\n",
+                 absl::FormatDuration(config.redis_start_wait).c_str(), config.politeness.c_str(),
+                 std::string(store.status().message()).c_str());
+  }
+  while (absl::IsUnavailable(store.status()) && absl::Now() < deadline) {
+    absl::SleepFor(std::min(pause, deadline - absl::Now()));
+    pause = std::min(pause * 2, absl::Seconds(2));
+    store = RedisPoliteness::Create(options, policy, clock, seed);
+  }
   if (!store.ok()) {
     return absl::Status(store.status().code(),
                         absl::StrCat("politeness store: ", store.status().message()));

@@ -27,17 +27,22 @@ struct PolitenessStoreConfig {
   std::string politeness = kInProcessStore;
   // A file holding the Redis password (one line; a trailing newline is ignored). Empty: none.
   std::string redis_password_file;
+  // How long to keep trying at start while the Redis cannot be reached (e.g. a service started
+  // with its Redis, as in Kubernetes). Zero: fail at once, as a crawl on the command line does.
+  absl::Duration redis_start_wait = absl::ZeroDuration();
 
   // kInvalidArgument naming the key.
   absl::Status Validate() const;
 };
 
-// politeness (--politeness), redis_password_file (--redis-password-file).
+// politeness (--politeness), redis_password_file (--redis-password-file), redis_start_wait
+// (--redis-start-wait).
 const config::KeyTable<PolitenessStoreConfig>& PolitenessStoreKeys();
 
 // Builds the configured store. `request_timeout` (the fetcher's total timeout) sizes how long a
 // claimed connection slot outlives a fetcher that died mid-request. Redis: kUnavailable when it
-// cannot be reached at start (a crawl does not start blind), kPermissionDenied for a refused
+// cannot be reached at start, within redis_start_wait (one line on stderr says it waits; a crawl
+// does not start blind), kPermissionDenied for a refused
 // password, kNotFound for an unreadable password file.
 absl::StatusOr<std::unique_ptr<politeness::Politeness>> OpenPolitenessStore(
     const PolitenessStoreConfig& config, const politeness::PolitenessOptions& policy,

@@ -2,6 +2,7 @@
 // limits, waits, Retry-After, back-off, slot expiry, clocks), batching, failing closed, and a
 // Redis that comes back empty.
 #include "services/common/redis/redis_politeness.h"
+#include "services/common/redis/politeness_store.h"
 
 #include <hiredis/hiredis.h>
 
@@ -346,6 +347,42 @@ TEST(RedisPolitenessUnreachable, CreateSaysWhichAddress) {
   auto p = RedisPoliteness::Create(options, Policy(absl::Milliseconds(10)), clock, 1);
   EXPECT_EQ(p.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_NE(p.status().message().find("redis://127.0.0.1:1"), std::string::npos) << p.status();
+}
+
+TEST(OpenPolitenessStore, RetriesAnUnreachableRedisForRedisStartWaitThenSaysSo) {
+  SystemClock clock;
+  PolitenessStoreConfig config;
+  config.politeness = "redis://127.0.0.1:1";
+  config.redis_start_wait = absl::Milliseconds(400);
+  const absl::Time start = absl::Now();
+  auto p = OpenPolitenessStore(config, Policy(absl::Milliseconds(10)), absl::Seconds(10), clock, 1);
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(p.status().message().find("redis://127.0.0.1:1"), std::string::npos) << p.status();
+  // Tried for the whole wait (attempts at 0, 0.1, 0.3 and 0.4 s), not much longer.
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(400));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+
+  config.redis_start_wait = absl::ZeroDuration();
+  const absl::Time again = absl::Now();
+  p = OpenPolitenessStore(config, Policy(absl::Milliseconds(10)), absl::Seconds(10), clock, 1);
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_LT(absl::Now() - again, absl::Milliseconds(400));  // no wait: one attempt
+
+  config.redis_start_wait = absl::Seconds(-1);
+  EXPECT_EQ(config.Validate().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(OpenPolitenessStore, AReachableRedisIsUsedAtOnceWhateverTheWait) {
+  LocalRedis redis;
+  ASSERT_TRUE(redis.Start());
+  SystemClock clock;
+  PolitenessStoreConfig config;
+  config.politeness = redis.url();
+  config.redis_start_wait = absl::Seconds(30);
+  auto p = OpenPolitenessStore(config, Policy(absl::Milliseconds(10)), absl::Seconds(10), clock, 1);
+  ASSERT_TRUE(p.ok()) << p.status();
+  // A Redis just started makes an unknown host wait its delay once (10 ms here), no more.
+  EXPECT_LT(ClaimWhenAllowed(**p, "a.test"), absl::Seconds(1));
 }
 
 }  // namespace
