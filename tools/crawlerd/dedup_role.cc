@@ -13,10 +13,7 @@ namespace {
 int RunDedup(const dedup::DedupServerConfig& config) {
   absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> metrics =
       service::StartMetrics("dedup", config.common.metrics_listen);
-  if (!metrics.ok()) {
-    std::fprintf(stderr, "dedup: %s\n", metrics.status().ToString().c_str());
-    return service::ExitCodeFor(metrics.status());
-  }
+  if (!metrics.ok()) return service::ExitCodeFor(metrics.status());
   absl::StatusOr<std::unique_ptr<dedup::DedupServer>> server =
       dedup::DedupServer::Start(config, metrics->get());
   if (!server.ok()) {

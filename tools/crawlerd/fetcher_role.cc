@@ -13,10 +13,7 @@ namespace {
 int RunFetcher(const fetcher::FetcherServerConfig& config) {
   absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> metrics =
       service::StartMetrics("fetcher", config.common.metrics_listen);
-  if (!metrics.ok()) {
-    std::fprintf(stderr, "fetcher: %s\n", metrics.status().ToString().c_str());
-    return service::ExitCodeFor(metrics.status());
-  }
+  if (!metrics.ok()) return service::ExitCodeFor(metrics.status());
   absl::StatusOr<std::unique_ptr<fetcher::FetcherServer>> server =
       fetcher::FetcherServer::Start(config, metrics->get());
   if (!server.ok()) {

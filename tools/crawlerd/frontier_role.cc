@@ -13,10 +13,7 @@ namespace {
 int RunFrontier(const frontier::FrontierServerConfig& config) {
   absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> metrics =
       service::StartMetrics("frontier", config.common.metrics_listen);
-  if (!metrics.ok()) {
-    std::fprintf(stderr, "frontier: %s\n", metrics.status().ToString().c_str());
-    return service::ExitCodeFor(metrics.status());
-  }
+  if (!metrics.ok()) return service::ExitCodeFor(metrics.status());
   absl::StatusOr<std::unique_ptr<frontier::FrontierServer>> server =
       frontier::FrontierServer::Start(config, metrics->get());
   if (!server.ok()) {

@@ -14,10 +14,7 @@ namespace {
 int RunScheduler(const scheduler::SchedulerServerConfig& config) {
   absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> metrics =
       service::StartMetrics("scheduler", config.common.metrics_listen);
-  if (!metrics.ok()) {
-    std::fprintf(stderr, "scheduler: %s\n", metrics.status().ToString().c_str());
-    return service::ExitCodeFor(metrics.status());
-  }
+  if (!metrics.ok()) return service::ExitCodeFor(metrics.status());
   absl::StatusOr<std::unique_ptr<scheduler::SchedulerServer>> server =
       scheduler::SchedulerServer::Start(config, metrics->get());
   if (!server.ok()) {

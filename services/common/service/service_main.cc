@@ -48,6 +48,8 @@ absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> StartMetrics(const std::
   if (server.ok()) {
     std::fprintf(stderr, "%s: metrics on http://%s/metrics\n", role.c_str(),
                  (*server)->address().c_str());
+  } else {
+    std::fprintf(stderr, "%s: %s\n", role.c_str(), server.status().ToString().c_str());
   }
   return server;
 }

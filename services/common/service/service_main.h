@@ -15,7 +15,7 @@
 // tools/crawlerd/dedup_role.cc:
 //
 //   auto metrics = service::StartMetrics("dedup", config.common.metrics_listen);
-//   if (!metrics.ok()) { ...; return service::ExitCodeFor(metrics.status()); }
+//   if (!metrics.ok()) return service::ExitCodeFor(metrics.status());  // logged
 //   auto server = dedup::DedupServer::Start(config, metrics->get());  // logs "serving on ..."
 //   if (!server.ok()) { ...; return service::ExitCodeFor(server.status()); }
 //   return service::ServeUntilSignal({.role = "dedup",
@@ -51,7 +51,7 @@ int ExitCodeFor(const absl::Status& error);
 
 // The role's metrics endpoint (docs/metrics.md) at `listen` (the common block's
 // metrics_listen), logging "<role>: metrics on http://HOST:PORT/metrics"; null when `listen` is
-// empty. Errors as metrics::MetricsServer::Start. Start it before the role's server, which
+// empty. Errors as metrics::MetricsServer::Start, logged as "<role>: <error>". Start it before the role's server, which
 // registers its metrics in it, and keep it until that server is closed.
 absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> StartMetrics(const std::string& role,
                                                                      const std::string& listen);
