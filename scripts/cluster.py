@@ -113,7 +113,7 @@ class Cluster:
     fetcher's command line (e.g. --connect-to for a test web, politeness keys)."""
 
     def __init__(self, crawlerd, crawlctl, directory, partitions=2, fetcher_args=(),
-                 frontier_args=(), scheduler_args=(), redis=True):
+                 frontier_args=(), scheduler_args=(), redis=True, metrics=False):
         self.crawlerd = crawlerd
         self.crawlctl = crawlctl
         self.dir = os.path.abspath(directory)
@@ -133,6 +133,8 @@ class Cluster:
         self.ports[("scheduler", 0)] = free_port()
         self.admin_port = free_port()
         self.redis = redis
+        # Every role serves /metrics on a port of its choosing (metrics_address tells which).
+        self.metrics = metrics
         if redis:
             self.ports[("redis", 0)] = free_port()
         self.procs = {}
@@ -162,6 +164,8 @@ class Cluster:
         data = os.path.join(self.dir, f"{role}-{k}" if role in ("frontier", "fetcher") else role)
         common = [self.crawlerd, role, "--listen", self.address(role, k), "--data-dir", data,
                   "--drain-timeout", "10s"]
+        if self.metrics:
+            common += ["--metrics-listen", "127.0.0.1:0"]
         if role == "frontier":
             return common + ["--partition", str(k), "--partitions", str(self.n),
                              *self.frontier_args]
@@ -176,6 +180,15 @@ class Cluster:
                          "--scheduler", self.address("scheduler"),
                          "--dedup", self.address("dedup"), "--rpc-deadline", "3s",
                          *politeness, *self.fetcher_args]
+
+    def metrics_address(self, role, k=0):
+        """HOST:PORT of the role's /metrics, from its latest "<role>: metrics on" log line."""
+        marker = f"{role}: metrics on http://"
+        log = self.procs[(role, k)].log()
+        at = log.rfind(marker)
+        if at < 0:
+            raise ClusterError(f"{role}-{k} logged no metrics address")
+        return log[at + len(marker):].split("/", 1)[0]
 
     def log_path(self, role, k=0):
         return os.path.join(self.dir, f"{role}-{k}.log")

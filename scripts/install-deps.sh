@@ -34,8 +34,10 @@ packages=(
   protobuf-compiler      # proto/: protoc, run at build time (nothing generated is committed)
   libgrpc++-dev          # proto/, services/*/grpc: gRPC C++ runtime (pkg-config grpc++)
   protobuf-compiler-grpc  # proto/: grpc_cpp_plugin, the stub generator protoc runs
+  prometheus-cpp-dev     # services/common/metrics: metric types and the /metrics endpoint (core + pull)
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3
+  prometheus             # tests/e2e/metrics_test.py: promtool checks every /metrics scrape
   # Python clients of the services: grpcio is the runtime. Generate their stubs with Debian's
   # protoc and grpc_python_plugin (docs/api.md): grpc-tools 1.14 bundles a protoc that predates
   # proto3 `optional` and rejects proto/crawler/v1.

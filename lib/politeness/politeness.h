@@ -60,6 +60,8 @@ struct PolitenessStats {
   uint64_t round_trips = 0;  // to a remote store: batches sent (a batch of claims is one)
   uint64_t unavailable = 0;  // calls refused because the store could not be reached
   uint64_t outages = 0;      // the store went from reachable to unreachable
+  // Current state: false while the store is in an outage (always true in process).
+  bool store_up = true;
 };
 
 struct ReleaseResult {

@@ -50,6 +50,10 @@ const config::KeyTable<CrawlConfig>& CrawlConfigKeys() {
             {"progress_interval", "--progress-interval",
              "Time between progress lines on stderr, e.g. 5s (0 = none)"},
             [](CrawlConfig& c) -> absl::Duration& { return c.progress.interval; })
+        .Add(
+            {"metrics_listen", "--metrics-listen",
+             "Serve Prometheus metrics at http://ADDR/metrics, e.g. 127.0.0.1:9100 (empty = none)"},
+            &CrawlConfig::metrics_listen)
         .Add({"run_for", "--run-for",
               "Stop cleanly after this long, e.g. 10m (a re-visiting crawl runs until then)",
               "unlimited"},

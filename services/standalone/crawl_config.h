@@ -72,6 +72,9 @@ struct CrawlConfig {
   // nothing of the crawler's layout.
   bool partition_header = false;
   ProgressReporterOptions progress;  // progress_interval; zero: no progress lines
+  // Serve Prometheus metrics (docs/metrics.md) at http://<metrics_listen>/metrics, "host:port";
+  // empty: no metrics endpoint.
+  std::string metrics_listen;
   // Stop after this long, cleanly (as on SIGTERM; the same data dir resumes). Infinite: run until
   // the frontier is exhausted or a limit is reached. A re-visiting crawl is never exhausted:
   // give it a run_for or stop it with a signal.

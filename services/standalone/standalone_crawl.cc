@@ -26,14 +26,18 @@
 #include "lib/net/address_policy.h"
 #include "lib/warc/warc_writer.h"
 #include "services/common/free_space_guard.h"
+#include "services/common/metrics/metrics_server.h"
+#include "services/common/metrics/snapshot_collector.h"
 #include "services/common/periodic_runner.h"
 #include "services/common/redis/politeness_store.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/dedup/dedup.h"
 #include "services/dedup/local_dedup_client.h"
 #include "services/fetcher/fetcher.h"
+#include "services/fetcher/fetcher_metrics.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/frontier.h"
+#include "services/frontier/frontier_metrics.h"
 #include "services/frontier/lease_reaper.h"
 #include "services/frontier/local_frontier_client.h"
 #include "services/frontier/routed_frontier_client.h"
@@ -102,13 +106,18 @@ struct StandaloneCrawl::Parts {
   std::unique_ptr<warc::WarcWriter> warc;
   std::unique_ptr<CrawlLog> log;
   CrawlStats stats;
+  std::unique_ptr<fetcher::FetcherMetrics> fetcher_metrics;  // with a metrics server
   ObserverList observers;
   // routers[k] is fetcher k's view of the frontier: its own partition for leases and
   // completions, every partition for outlinks. routers.back() (home 0) feeds the seeds.
   std::vector<std::unique_ptr<frontier::RoutedFrontierClient>> routers;
   std::vector<std::unique_ptr<fetcher::Fetcher>> fetchers;
+  // With a metrics server: the collector reading the parts above when scraped (last member: it
+  // stops being served before those parts go).
+  metrics::ScopedCollector collector;
 
   frontier::RoutedFrontierClient& seed_client() { return *routers.back(); }
+  std::vector<prometheus::MetricFamily> CollectMetrics();
   void StopFetchers() {
     for (auto& f : fetchers) f->Stop();
   }
@@ -286,8 +295,38 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
 StandaloneCrawl::StandaloneCrawl(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
 StandaloneCrawl::~StandaloneCrawl() = default;
 
-absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConfig config,
-                                                                       const Clock& clock) {
+// The crawl's metrics read when scraped: the same names as the fetcher and frontier services'.
+std::vector<prometheus::MetricFamily> StandaloneCrawl::Parts::CollectMetrics() {
+  Parts& p = *this;
+  metrics::SnapshotFamilies out;
+  fetcher::FetcherSnapshot f;
+  for (auto& fetcher : p.fetchers) fetcher::AddFetcherStats(fetcher->Stats(), f.fetcher);
+  f.politeness = p.politeness->Stats();
+  if (p.config.partitions > 1) {
+    frontier::RoutingStats routing;
+    for (size_t k = 0; k + 1 < p.routers.size(); ++k) {
+      // Each fetcher's router: its own partition is "local", the others "sent".
+      const frontier::RoutingStats r = p.routers[k]->Routing();
+      routing.suppressed += r.suppressed;
+      routing.sent.resize(2);
+      for (size_t d = 0; d < r.sent.size(); ++d) routing.sent[d == r.home ? 0 : 1] += r.sent[d];
+    }
+    routing.home = 0;
+    f.routing = routing;
+  }
+  fetcher::AppendFetcherSnapshot(f, out);
+  std::vector<frontier::PartitionFigures> partitions;
+  for (size_t k = 0; k < p.frontiers.size(); ++k) {
+    partitions.push_back({.collection = p.config.collection.name,
+                          .partition = static_cast<uint32_t>(k),
+                          .stats = p.frontiers[k]->Stats()});
+  }
+  frontier::AppendFrontierSnapshot(partitions, p.config.data_dir, out);
+  return out.Take();
+}
+
+absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
+    CrawlConfig config, const Clock& clock, metrics::MetricsServer* metrics) {
   if (absl::Status s = config.Finalize(); !s.ok()) return s;
   auto p = std::make_unique<Parts>();
   p->config = std::move(config);
@@ -375,6 +414,10 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   p->log = *std::move(log);
   p->observers.Add(p->log.get());
   p->observers.Add(&p->stats);
+  if (metrics != nullptr) {
+    p->fetcher_metrics = std::make_unique<fetcher::FetcherMetrics>(metrics->registry());
+    p->observers.Add(&p->fetcher_metrics->ForCollection(c.collection.name));
+  }
 
   std::vector<frontier::FrontierClient*> partitions;
   for (auto& local : p->locals) partitions.push_back(local.get());
@@ -391,6 +434,8 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
     if (!f.ok()) return f.status();
     p->fetchers.push_back(*std::move(f));
   }
+  p->collector =
+      metrics::ScopedCollector(metrics, [parts = p.get()] { return parts->CollectMetrics(); });
   return std::unique_ptr<StandaloneCrawl>(new StandaloneCrawl(std::move(p)));
 }
 

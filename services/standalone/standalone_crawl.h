@@ -25,6 +25,10 @@
 #include "services/standalone/crawl_config.h"
 #include "services/standalone/crawl_report.h"
 
+namespace crawler::metrics {
+class MetricsServer;
+}  // namespace crawler::metrics
+
 namespace crawler::standalone {
 
 class StandaloneCrawl {
@@ -33,8 +37,11 @@ class StandaloneCrawl {
   // data directory is unusable (e.g. another crawl holds its lock, <data_dir>/crawl.lock: the
   // message says so plainly, with that crawl's pid), kFailedPrecondition for a directory that
   // holds other files but no crawl (nothing is written into it).
-  static absl::StatusOr<std::unique_ptr<StandaloneCrawl>> Open(CrawlConfig config,
-                                                               const Clock& clock);
+  //
+  // With `metrics` (may be null; must outlive the crawl) the crawl's metrics are served there
+  // (docs/metrics.md: the fetcher's, the frontier partitions', the politeness store's).
+  static absl::StatusOr<std::unique_ptr<StandaloneCrawl>> Open(
+      CrawlConfig config, const Clock& clock, metrics::MetricsServer* metrics = nullptr);
   ~StandaloneCrawl();
 
   // Crawls until the frontier is exhausted, a limit is reached, or Stop(). Writes the summary

@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
 #include "services/common/config/flag_binding.h"
+#include "services/common/metrics/metrics_server.h"
 #include "services/standalone/crawl_config.h"
 #include "services/standalone/standalone_crawl.h"
 #include "tools/crawler/commands.h"
@@ -89,9 +90,22 @@ int RunCrawl(const CrawlFlags& flags) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // Before the crawl, so it outlives the crawl's collectors.
+  std::unique_ptr<metrics::MetricsServer> metrics_server;
+  if (!config->metrics_listen.empty()) {
+    absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> started =
+        metrics::MetricsServer::Start(config->metrics_listen);
+    if (!started.ok()) {
+      std::fprintf(stderr, "crawl: %s\n", std::string(started.status().message()).c_str());
+      return absl::IsInvalidArgument(started.status()) ? kExitUsage : kExitFailure;
+    }
+    metrics_server = *std::move(started);
+    std::fprintf(stderr, "crawl: metrics on http://%s/metrics\n",
+                 metrics_server->address().c_str());
+  }
   SystemClock clock;
   absl::StatusOr<std::unique_ptr<standalone::StandaloneCrawl>> crawl =
-      standalone::StandaloneCrawl::Open(*std::move(config), clock);
+      standalone::StandaloneCrawl::Open(*std::move(config), clock, metrics_server.get());
   if (!crawl.ok()) {
     std::fprintf(stderr, "crawl: %s\n", std::string(crawl.status().message()).c_str());
     return absl::IsInvalidArgument(crawl.status()) ? kExitUsage : kExitFailure;

@@ -11,15 +11,18 @@ namespace crawler::crawlerd {
 namespace {
 
 int RunDedup(const dedup::DedupServerConfig& config) {
-  absl::StatusOr<std::unique_ptr<dedup::DedupServer>> server = dedup::DedupServer::Start(config);
+  absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> metrics =
+      service::StartMetrics("dedup", config.common.metrics_listen);
+  if (!metrics.ok()) return service::ExitCodeFor(metrics.status());
+  absl::StatusOr<std::unique_ptr<dedup::DedupServer>> server =
+      dedup::DedupServer::Start(config, metrics->get());
   if (!server.ok()) {
     std::fprintf(stderr, "dedup: %s\n", server.status().ToString().c_str());
-    return absl::IsInvalidArgument(server.status()) ? service::kExitUsage : service::kExitFailure;
+    return service::ExitCodeFor(server.status());
   }
   return service::ServeUntilSignal({.role = "dedup",
                                     .runner = &(*server)->runner(),
                                     .drain_timeout = config.common.drain_timeout,
-                                    .metrics_listen = config.common.metrics_listen,
                                     .close = [&] { return (*server)->Close(); }});
 }
 

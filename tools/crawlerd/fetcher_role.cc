@@ -11,17 +11,18 @@ namespace crawler::crawlerd {
 namespace {
 
 int RunFetcher(const fetcher::FetcherServerConfig& config) {
+  absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> metrics =
+      service::StartMetrics("fetcher", config.common.metrics_listen);
+  if (!metrics.ok()) return service::ExitCodeFor(metrics.status());
   absl::StatusOr<std::unique_ptr<fetcher::FetcherServer>> server =
-      fetcher::FetcherServer::Start(config);
+      fetcher::FetcherServer::Start(config, metrics->get());
   if (!server.ok()) {
     std::fprintf(stderr, "fetcher: %s\n", server.status().ToString().c_str());
-    return absl::IsInvalidArgument(server.status()) ? service::kExitUsage
-                                                    : service::kExitFailure;
+    return service::ExitCodeFor(server.status());
   }
   return service::ServeUntilSignal({.role = "fetcher",
                                     .runner = &(*server)->runner(),
                                     .drain_timeout = config.common.drain_timeout,
-                                    .metrics_listen = config.common.metrics_listen,
                                     .stop = [&] { (*server)->Stop(); },
                                     .close = [&] { return (*server)->Close(); }});
 }

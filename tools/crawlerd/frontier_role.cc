@@ -11,17 +11,18 @@ namespace crawler::crawlerd {
 namespace {
 
 int RunFrontier(const frontier::FrontierServerConfig& config) {
+  absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> metrics =
+      service::StartMetrics("frontier", config.common.metrics_listen);
+  if (!metrics.ok()) return service::ExitCodeFor(metrics.status());
   absl::StatusOr<std::unique_ptr<frontier::FrontierServer>> server =
-      frontier::FrontierServer::Start(config);
+      frontier::FrontierServer::Start(config, metrics->get());
   if (!server.ok()) {
     std::fprintf(stderr, "frontier: %s\n", server.status().ToString().c_str());
-    return absl::IsInvalidArgument(server.status()) ? service::kExitUsage
-                                                    : service::kExitFailure;
+    return service::ExitCodeFor(server.status());
   }
   return service::ServeUntilSignal({.role = "frontier",
                                     .runner = &(*server)->runner(),
                                     .drain_timeout = config.common.drain_timeout,
-                                    .metrics_listen = config.common.metrics_listen,
                                     .close = [&] { return (*server)->Close(); }});
 }
 

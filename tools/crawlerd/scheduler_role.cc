@@ -12,8 +12,11 @@ namespace crawler::crawlerd {
 namespace {
 
 int RunScheduler(const scheduler::SchedulerServerConfig& config) {
+  absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> metrics =
+      service::StartMetrics("scheduler", config.common.metrics_listen);
+  if (!metrics.ok()) return service::ExitCodeFor(metrics.status());
   absl::StatusOr<std::unique_ptr<scheduler::SchedulerServer>> server =
-      scheduler::SchedulerServer::Start(config);
+      scheduler::SchedulerServer::Start(config, metrics->get());
   if (!server.ok()) {
     std::fprintf(stderr, "scheduler: %s\n", server.status().ToString().c_str());
     return absl::IsInvalidArgument(server.status()) || absl::IsNotFound(server.status())
@@ -23,7 +26,6 @@ int RunScheduler(const scheduler::SchedulerServerConfig& config) {
   return service::ServeUntilSignal({.role = "scheduler",
                                     .runner = &(*server)->runner(),
                                     .drain_timeout = config.common.drain_timeout,
-                                    .metrics_listen = config.common.metrics_listen,
                                     .close = [&] { return (*server)->Close(); }});
 }
 

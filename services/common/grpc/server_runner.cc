@@ -71,6 +71,7 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::Start(const ServerOp
     builder.SetMaxReceiveMessageSize(options.max_message_bytes);
     builder.SetMaxSendMessageSize(options.max_message_bytes);
     for (grpc::Service* service : endpoint.services) builder.RegisterService(service);
+    if (options.interceptors) builder.experimental().SetInterceptorCreators(options.interceptors());
     std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
     if (server == nullptr || port == 0) {
       for (auto& s : servers) s->Shutdown();

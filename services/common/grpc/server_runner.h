@@ -10,6 +10,7 @@
 #ifndef CRAWLER_SERVICES_COMMON_GRPC_SERVER_RUNNER_H_
 #define CRAWLER_SERVICES_COMMON_GRPC_SERVER_RUNNER_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/server.h"
 #include "grpcpp/support/config.h"
+#include "grpcpp/support/server_interceptor.h"
 
 namespace grpc {
 class Service;
@@ -50,6 +52,11 @@ struct ServerOptions {
   // Largest request or response accepted, bytes (a 512-URL batch is ~100 KiB; a stats answer
   // with a re-visit histogram a few KiB).
   int max_message_bytes = 64 << 20;
+  // Server interceptors, made afresh for each endpoint's server (each takes ownership of its
+  // own), e.g. metrics::RpcMetrics::NewFactory. Empty: none.
+  std::function<
+      std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>()>
+      interceptors;
 };
 
 class ServerRunner {

@@ -502,7 +502,9 @@ RedisPoliteness::Exchanged RedisPoliteness::Exchange(std::span<const ReleaseRequ
 
 politeness::PolitenessStats RedisPoliteness::Stats() const {
   absl::MutexLock lock(&mu_);
-  return stats_;
+  politeness::PolitenessStats stats = stats_;
+  stats.store_up = !down_;
+  return stats;
 }
 
 }  // namespace crawler::redis

@@ -36,12 +36,26 @@ int WaitForStopSignal() {
   return sig;
 }
 
+int ExitCodeFor(const absl::Status& error) {
+  return absl::IsInvalidArgument(error) ? kExitUsage : kExitFailure;
+}
+
+absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> StartMetrics(const std::string& role,
+                                                                     const std::string& listen) {
+  if (listen.empty()) return nullptr;
+  absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> server =
+      metrics::MetricsServer::Start(listen);
+  if (server.ok()) {
+    std::fprintf(stderr, "%s: metrics on http://%s/metrics\n", role.c_str(),
+                 (*server)->address().c_str());
+  } else {
+    std::fprintf(stderr, "%s: %s\n", role.c_str(), server.status().ToString().c_str());
+  }
+  return server;
+}
+
 int ServeUntilSignal(const ServeOptions& options) {
   const char* role = options.role.c_str();
-  if (!options.metrics_listen.empty()) {
-    std::fprintf(stderr, "%s: metrics_listen %s is not served yet (no metrics are exported)\n",
-                 role, options.metrics_listen.c_str());
-  }
   const int first = WaitForStopSignal();
   std::fprintf(stderr, "%s: %s received, draining (again to exit at once)\n", role,
                SignalName(first));

@@ -1,5 +1,6 @@
-// What every crawlerd role's main shares (docs/services.md "Start, signals, exit codes"): SIGTERM and SIGINT are
-// taken by sigwait, never by an asynchronous handler, and the first one starts the drain:
+// What every crawlerd role's main shares (docs/services.md "Start, signals, exit codes"): SIGTERM
+// and SIGINT are taken by sigwait, never by an asynchronous handler, and the first one starts the
+// drain:
 //
 //   1. the role's stop hook (e.g. the fetcher finishes its transfers and hands back its leases);
 //   2. health turns NOT_SERVING, so load balancers and clients move away;
@@ -13,12 +14,13 @@
 // Usage, in a role's run function (tools/crawlerd/role.h; main() ran BlockStopSignals), e.g.
 // tools/crawlerd/dedup_role.cc:
 //
-//   auto server = dedup::DedupServer::Start(config);  // its ServerRunner logs "serving on ..."
-//   if (!server.ok()) { ...; return service::kExitFailure; }
+//   auto metrics = service::StartMetrics("dedup", config.common.metrics_listen);
+//   if (!metrics.ok()) return service::ExitCodeFor(metrics.status());  // logged
+//   auto server = dedup::DedupServer::Start(config, metrics->get());  // logs "serving on ..."
+//   if (!server.ok()) { ...; return service::ExitCodeFor(server.status()); }
 //   return service::ServeUntilSignal({.role = "dedup",
 //                                     .runner = &(*server)->runner(),
 //                                     .drain_timeout = config.common.drain_timeout,
-//                                     .metrics_listen = config.common.metrics_listen,
 //                                     .close = [&] { return (*server)->Close(); }});
 //
 // Thread-safety: BlockStopSignals must run before the process starts any thread (threads
@@ -28,11 +30,14 @@
 #define CRAWLER_SERVICES_COMMON_SERVICE_SERVICE_MAIN_H_
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/common/grpc/server_runner.h"
+#include "services/common/metrics/metrics_server.h"
 
 namespace crawler::service {
 
@@ -40,6 +45,16 @@ namespace crawler::service {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;  // could not start (bind, storage) or close cleanly
 inline constexpr int kExitUsage = 2;    // bad flags or configuration
+
+// kExitUsage for kInvalidArgument (a bad flag or key), kExitFailure for any other error.
+int ExitCodeFor(const absl::Status& error);
+
+// The role's metrics endpoint (docs/metrics.md) at `listen` (the common block's
+// metrics_listen), logging "<role>: metrics on http://HOST:PORT/metrics"; null when `listen` is
+// empty. Errors as metrics::MetricsServer::Start, logged as "<role>: <error>". Start it before the role's server, which
+// registers its metrics in it, and keep it until that server is closed.
+absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> StartMetrics(const std::string& role,
+                                                                     const std::string& listen);
 
 // Blocks SIGTERM and SIGINT in the calling thread, hence in every thread it starts later.
 void BlockStopSignals();
@@ -54,9 +69,6 @@ struct ServeOptions {
   grpc_server::ServerRunner* runner = nullptr;
   // Calls in progress get this long to finish once the server stops accepting new ones.
   absl::Duration drain_timeout = absl::Seconds(20);
-  // The common block's metrics_listen: no role exports metrics yet, so a non-empty address is
-  // only reported as not served (one line at start), rather than silently ignored.
-  std::string metrics_listen;
   // Step 1 of the drain, while the server still serves (the role's own work winds down). May
   // be empty.
   std::function<void()> stop;

@@ -1,11 +1,12 @@
 #include "services/dedup/grpc/dedup_server.h"
 
 #include <cstdio>
-
 #include <filesystem>
 #include <system_error>
 #include <utility>
 
+#include "services/common/metrics/metrics_server.h"
+#include "services/common/metrics/snapshot_collector.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/dedup/dedup_config.h"
 #include "services/dedup/grpc/dedup_service.h"
@@ -31,7 +32,8 @@ const config::KeyTable<DedupServerConfig>& DedupServerKeys() {
   return *table;
 }
 
-absl::StatusOr<std::unique_ptr<DedupServer>> DedupServer::Start(const DedupServerConfig& config) {
+absl::StatusOr<std::unique_ptr<DedupServer>> DedupServer::Start(const DedupServerConfig& config,
+                                                                metrics::MetricsServer* metrics) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   std::unique_ptr<DedupServer> server(new DedupServer);
   // Parents too (RocksDB creates only the last component): a volume's subdirectory, say.
@@ -48,9 +50,23 @@ absl::StatusOr<std::unique_ptr<DedupServer>> DedupServer::Start(const DedupServe
   absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
       grpc_server::ServerRunner::Start(
           {.name = "dedup",
-           .endpoints = {config.common.InternalEndpoint({server->service_.get()})}});
+           .endpoints = {config.common.InternalEndpoint({server->service_.get()})},
+           .interceptors = metrics::RpcInterceptors(metrics, "dedup")});
   if (!runner.ok()) return runner.status();
   server->runner_ = *std::move(runner);
+  server->collector_ = metrics::ScopedCollector(metrics, [service = server->service_.get()] {
+    const DedupService::CallCounts c = service->Calls();
+    metrics::SnapshotFamilies out;
+    out.Counter("crawler_dedup_lookups_total",
+                "Content checks answered, by verdict (unique, exact or near duplicate).")
+        .Add({{"result", "unique"}}, static_cast<double>(c.unique))
+        .Add({{"result", "exact"}}, static_cast<double>(c.exact))
+        .Add({{"result", "near"}}, static_cast<double>(c.near));
+    out.Counter("crawler_dedup_index_entries_added_total",
+                "Entries added to the content index since the service started.")
+        .Add({}, static_cast<double>(c.recorded));
+    return out.Take();
+  });
   return server;
 }
 
@@ -58,6 +74,7 @@ DedupServer::~DedupServer() { Close().IgnoreError(); }
 
 absl::Status DedupServer::Close() {
   if (runner_ != nullptr) runner_->Shutdown(absl::ZeroDuration());
+  collector_.Reset();
   if (service_ != nullptr && dedup_ != nullptr) {  // once: Close is idempotent
     const DedupService::CallCounts c = service_->Calls();
     std::fprintf(stderr, "dedup: calls served: Check %llu, Record %llu (%llu queries)\n",

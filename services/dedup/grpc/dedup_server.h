@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"
+#include "services/common/metrics/metrics_server.h"
 #include "services/common/service/service_config.h"
 #include "services/dedup/dedup.h"
 
@@ -49,7 +50,10 @@ class DedupServer {
   // Opens the database and starts serving (logging "dedup: serving on HOST:PORT").
   // kInvalidArgument for a bad config, kUnavailable when data_dir is locked by another process
   // or the address cannot be bound, other codes from RocksDB.
-  static absl::StatusOr<std::unique_ptr<DedupServer>> Start(const DedupServerConfig& config);
+  // With `metrics` (may be null; must outlive the server) its metrics are served there
+  // (docs/metrics.md, "Dedup").
+  static absl::StatusOr<std::unique_ptr<DedupServer>> Start(
+      const DedupServerConfig& config, metrics::MetricsServer* metrics = nullptr);
   ~DedupServer();
   DedupServer(const DedupServer&) = delete;
   DedupServer& operator=(const DedupServer&) = delete;
@@ -69,6 +73,8 @@ class DedupServer {
   std::unique_ptr<Dedup> dedup_;
   std::unique_ptr<DedupService> service_;
   std::unique_ptr<grpc_server::ServerRunner> runner_;
+  // Figures read from the parts above when scraped; reset first in Close.
+  metrics::ScopedCollector collector_;
 };
 
 }  // namespace crawler::dedup

@@ -17,6 +17,12 @@ grpc::Status DedupService::Check(grpc::ServerContext* /*context*/, const v1::Che
   if (!queries.ok()) return ToGrpcStatus(queries.status());
   absl::StatusOr<std::vector<ContentVerdict>> verdicts = dedup_.Check(*queries);
   if (!verdicts.ok()) return ToGrpcStatus(verdicts.status());
+  for (const ContentVerdict& v : *verdicts) {
+    (v.verdict == Verdict::kExactDuplicate  ? exact_
+     : v.verdict == Verdict::kNearDuplicate ? near_
+                                            : unique_)
+        .fetch_add(1, std::memory_order_relaxed);
+  }
   *response = ToCheckResponse(*verdicts);
   return grpc::Status::OK;
 }
@@ -29,6 +35,7 @@ grpc::Status DedupService::Record(grpc::ServerContext* /*context*/,
   if (!queries.ok()) return ToGrpcStatus(queries.status());
   absl::StatusOr<size_t> recorded = dedup_.Record(*queries);
   if (!recorded.ok()) return ToGrpcStatus(recorded.status());
+  recorded_.fetch_add(*recorded, std::memory_order_relaxed);
   response->set_recorded(*recorded);
   return grpc::Status::OK;
 }

@@ -25,11 +25,20 @@ class DedupService final : public v1::Dedup::Service {
     uint64_t check = 0;
     uint64_t record = 0;
     uint64_t queries = 0;
+    // Check's verdicts, by kind, and the entries Record added to the index.
+    uint64_t unique = 0;
+    uint64_t exact = 0;
+    uint64_t near = 0;
+    uint64_t recorded = 0;
   };
   CallCounts Calls() const {
     return {.check = check_.load(std::memory_order_relaxed),
             .record = record_.load(std::memory_order_relaxed),
-            .queries = queries_.load(std::memory_order_relaxed)};
+            .queries = queries_.load(std::memory_order_relaxed),
+            .unique = unique_.load(std::memory_order_relaxed),
+            .exact = exact_.load(std::memory_order_relaxed),
+            .near = near_.load(std::memory_order_relaxed),
+            .recorded = recorded_.load(std::memory_order_relaxed)};
   }
 
   grpc::Status Check(grpc::ServerContext* context, const v1::CheckRequest* request,
@@ -40,6 +49,7 @@ class DedupService final : public v1::Dedup::Service {
  private:
   Dedup& dedup_;
   std::atomic<uint64_t> check_{0}, record_{0}, queries_{0};
+  std::atomic<uint64_t> unique_{0}, exact_{0}, near_{0}, recorded_{0};
 };
 
 }  // namespace crawler::dedup

@@ -289,6 +289,9 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
     crawl.log = *std::move(log);
     crawl.observers.Add(crawl.log.get());
     crawl.observers.Add(&crawl.stats);
+    if (options_.metrics != nullptr) {
+      crawl.observers.Add(&options_.metrics->ForCollection(collection->name));
+    }
   }
   if (collection->store_bodies) {
     const std::filesystem::path dir = std::filesystem::path(options_.warc_dir) / collection->name;
@@ -341,11 +344,9 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
 void FetcherNode::Reap(Crawl& crawl) {
   if (!crawl.running()) return;
   if (crawl.thread.joinable()) crawl.thread.join();
-  const FetcherStats s = crawl.fetcher->Stats();
-  crawl.folded.requests_started += s.requests_started;
-  crawl.folded.robots_denied += s.robots_denied;
-  crawl.folded.abandoned += s.abandoned;
-  crawl.folded.completed += s.completed;
+  AddFetcherStats(crawl.fetcher->Stats(), crawl.folded);
+  // Gauges of a Fetcher that stopped: nothing is in flight or buffered any more.
+  crawl.folded.in_flight = crawl.folded.buffered = crawl.folded.hosts = 0;
   absl::Status status = crawl.result;
   if (crawl.warc != nullptr) {
     absl::Status closed = crawl.warc->Close();
@@ -396,6 +397,23 @@ v1::ReportFetcherStatsRequest FetcherNode::Snapshot() const {
     for (uint64_t sent : routing.sent) c->add_urls_sent(sent);
   }
   return report;
+}
+
+FetcherSnapshot FetcherNode::MetricsSnapshot() const {
+  FetcherSnapshot out;
+  out.politeness = politeness_.Stats();
+  frontier::RoutingStats routing;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [name, crawl] : crawls_) {
+    AddFetcherStats(crawl->folded, out.fetcher);
+    if (crawl->running()) AddFetcherStats(crawl->fetcher->Stats(), out.fetcher);
+    AddRouting(routing, crawl->routing_folded);
+    if (crawl->router != nullptr) AddRouting(routing, crawl->router->Routing());
+  }
+  routing.home = options_.partition_index;
+  routing.sent.resize(options_.partition_count);
+  out.routing = std::move(routing);
+  return out;
 }
 
 std::vector<std::string> FetcherNode::Running() const {

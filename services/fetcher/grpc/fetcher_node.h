@@ -46,6 +46,7 @@
 #include "lib/politeness/politeness.h"
 #include "services/dedup/dedup_client.h"
 #include "services/fetcher/fetcher.h"
+#include "services/fetcher/fetcher_metrics.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/frontier_client.h"
 #include "services/frontier/routed_frontier_client.h"
@@ -64,6 +65,9 @@ struct FetcherNodeOptions {
   uint64_t warc_max_file_bytes = uint64_t{1} << 30;
   // Outlink routing: batch size per destination and the popular-URL cache (0 entries: none).
   frontier::RoutingOptions routing;
+  // Where each collection's per-page metrics go (one observer per collection); null: none. Not
+  // owned; must outlive the node.
+  FetcherMetrics* metrics = nullptr;
   // Send "X-Crawler-Partition: k" with every request (to check partitioning on a test web).
   bool partition_header = false;
   // Time between reports to the scheduler (the scheduler's reply may set another).
@@ -114,6 +118,9 @@ class FetcherNode {
 
   // The report Run would send now (for tests and logs).
   v1::ReportFetcherStatsRequest Snapshot() const;
+  // The counters the metrics read when scraped (fetcher_metrics.h): every collection's Fetchers
+  // (running and finished) summed, the politeness store's, the outlink routing's.
+  FetcherSnapshot MetricsSnapshot() const;
   // Collections with a Fetcher running now.
   std::vector<std::string> Running() const;
 

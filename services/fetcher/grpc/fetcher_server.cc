@@ -11,6 +11,8 @@
 #include "lib/net/address_policy.h"
 #include "lib/net/ip_address.h"
 #include "services/common/grpc/channel.h"
+#include "services/common/metrics/metrics_server.h"
+#include "services/common/metrics/snapshot_collector.h"
 #include "services/dedup/grpc/grpc_dedup_client.h"
 #include "services/fetcher/fetcher_config.h"
 #include "services/fetcher/resolver.h"
@@ -122,7 +124,7 @@ FetcherServer::FetcherServer() = default;
 FetcherServer::~FetcherServer() { Close().IgnoreError(); }
 
 absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
-    const FetcherServerConfig& config) {
+    const FetcherServerConfig& config, metrics::MetricsServer* metrics) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   std::unique_ptr<FetcherServer> server(new FetcherServer);
   FetcherServer& s = *server;
@@ -160,6 +162,10 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   node.partition_index = config.partition_index;
   node.partition_count = static_cast<uint32_t>(config.frontiers.size());
   node.fetcher = config.fetcher;
+  if (metrics != nullptr) {
+    s.fetcher_metrics_ = std::make_unique<FetcherMetrics>(metrics->registry());
+    node.metrics = s.fetcher_metrics_.get();
+  }
   node.user_agent = config.user_agent;
   node.warc_dir = config.warc_dir.empty() ? (data / "warc").string() : config.warc_dir;
   node.log_dir = (data / "logs").string();
@@ -183,9 +189,16 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
 
   absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
       grpc_server::ServerRunner::Start(
-          {.name = "fetcher", .endpoints = {config.common.InternalEndpoint({})}});
+          {.name = "fetcher",
+           .endpoints = {config.common.InternalEndpoint({})},
+           .interceptors = metrics::RpcInterceptors(metrics, "fetcher")});
   if (!runner.ok()) return runner.status();
   s.runner_ = *std::move(runner);
+  s.collector_ = metrics::ScopedCollector(metrics, [node = s.node_.get()] {
+    metrics::SnapshotFamilies out;
+    AppendFetcherSnapshot(node->MetricsSnapshot(), out);
+    return out.Take();
+  });
   FetcherNode* n = s.node_.get();
   const uint32_t k = config.partition_index;
   s.node_thread_ = std::thread([n, k] {
@@ -205,6 +218,7 @@ void FetcherServer::Stop() {
 absl::Status FetcherServer::Close() {
   Stop();
   if (runner_ != nullptr) runner_->Shutdown(absl::ZeroDuration());
+  collector_.Reset();
   runner_.reset();
   node_.reset();
   return absl::OkStatus();

@@ -30,6 +30,7 @@
 #include "lib/politeness/politeness_options.h"
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"
+#include "services/common/metrics/metrics_server.h"
 #include "services/common/redis/politeness_store.h"
 #include "services/common/service/service_config.h"
 #include "services/fetcher/fetcher.h"
@@ -87,7 +88,10 @@ class FetcherServer {
  public:
   // Starts serving health and crawling. kInvalidArgument for a bad config, kUnavailable when
   // the health address cannot be bound.
-  static absl::StatusOr<std::unique_ptr<FetcherServer>> Start(const FetcherServerConfig& config);
+  // With `metrics` (may be null; must outlive the server) its metrics are served there
+  // (docs/metrics.md, "Fetcher").
+  static absl::StatusOr<std::unique_ptr<FetcherServer>> Start(
+      const FetcherServerConfig& config, metrics::MetricsServer* metrics = nullptr);
   ~FetcherServer();
   FetcherServer(const FetcherServer&) = delete;
   FetcherServer& operator=(const FetcherServer&) = delete;
@@ -108,6 +112,10 @@ class FetcherServer {
   std::unique_ptr<politeness::Politeness> politeness_;
   std::unique_ptr<SystemResolver> resolver_;
   std::unique_ptr<net::AddressPolicy> guard_;
+  // Before node_: its Fetchers report to these observers.
+  std::unique_ptr<FetcherMetrics> fetcher_metrics_;
+  // Figures read from the parts above when scraped; reset first in Close.
+  metrics::ScopedCollector collector_;
   std::unique_ptr<FetcherNode> node_;
   std::thread node_thread_;
   std::unique_ptr<grpc_server::ServerRunner> runner_;

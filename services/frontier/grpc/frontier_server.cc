@@ -4,8 +4,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "services/common/metrics/metrics_server.h"
+#include "services/common/metrics/snapshot_collector.h"
 #include "services/common/periodic_runner.h"
 #include "services/frontier/frontier_config.h"
+#include "services/frontier/frontier_metrics.h"
 #include "services/frontier/grpc/frontier_host.h"
 #include "services/frontier/grpc/frontier_service.h"
 #include "services/frontier/lease_reaper.h"
@@ -52,7 +55,7 @@ FrontierServer::~FrontierServer() { Close().IgnoreError(); }
 int FrontierServer::port() const { return runner_->Port(0); }
 
 absl::StatusOr<std::unique_ptr<FrontierServer>> FrontierServer::Start(
-    const FrontierServerConfig& config) {
+    const FrontierServerConfig& config, metrics::MetricsServer* metrics) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   std::unique_ptr<FrontierServer> server(new FrontierServer);
   FrontierHostOptions options;
@@ -81,15 +84,29 @@ absl::StatusOr<std::unique_ptr<FrontierServer>> FrontierServer::Start(
   absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
       grpc_server::ServerRunner::Start(
           {.name = "frontier",
-           .endpoints = {config.common.InternalEndpoint({server->service_.get()})}});
+           .endpoints = {config.common.InternalEndpoint({server->service_.get()})},
+           .interceptors = metrics::RpcInterceptors(metrics, "frontier")});
   if (!runner.ok()) return runner.status();
   server->runner_ = *std::move(runner);
+  server->collector_ = metrics::ScopedCollector(metrics, [h, partition = config.partition_index,
+                                                          dir = config.data_dir] {
+    std::vector<PartitionFigures> partitions;
+    for (const std::string& name : h->Names()) {
+      std::shared_ptr<Frontier> core = h->Find(name);
+      if (core == nullptr) continue;  // dropped meanwhile
+      partitions.push_back({.collection = name, .partition = partition, .stats = core->Stats()});
+    }
+    metrics::SnapshotFamilies out;
+    AppendFrontierSnapshot(partitions, dir, out);
+    return out.Take();
+  });
   server->loop_->Start();
   return server;
 }
 
 absl::Status FrontierServer::Close() {
   if (runner_ != nullptr) runner_->Shutdown(absl::ZeroDuration());
+  collector_.Reset();
   if (service_ != nullptr && host_ != nullptr) {  // once: Close is idempotent
     // What the crawl cost in calls, until metrics export it (docs/services.md).
     const FrontierService::CallCounts c = service_->Calls();

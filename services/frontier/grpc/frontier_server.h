@@ -21,6 +21,7 @@
 #include "lib/clock/clock.h"
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"
+#include "services/common/metrics/metrics_server.h"
 #include "services/common/service/service_config.h"
 #include "services/frontier/frontier_options.h"
 
@@ -57,7 +58,10 @@ class FrontierServer {
   // Opens the collections and starts serving (logging "frontier: serving on HOST:PORT").
   // kInvalidArgument for a bad config, kUnavailable when a store is locked by another process or
   // the address cannot be bound, the store's or core's error otherwise.
-  static absl::StatusOr<std::unique_ptr<FrontierServer>> Start(const FrontierServerConfig& config);
+  // With `metrics` (may be null; must outlive the server) its metrics are served there
+  // (docs/metrics.md, "Frontier").
+  static absl::StatusOr<std::unique_ptr<FrontierServer>> Start(
+      const FrontierServerConfig& config, metrics::MetricsServer* metrics = nullptr);
   ~FrontierServer();
   FrontierServer(const FrontierServer&) = delete;
   FrontierServer& operator=(const FrontierServer&) = delete;
@@ -78,6 +82,8 @@ class FrontierServer {
   std::unique_ptr<LeaseReaper> reaper_;
   std::unique_ptr<PeriodicRunner> loop_;
   std::unique_ptr<grpc_server::ServerRunner> runner_;
+  // Figures read from the parts above when scraped; reset first in Close.
+  metrics::ScopedCollector collector_;
 };
 
 }  // namespace crawler::frontier

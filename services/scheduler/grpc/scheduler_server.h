@@ -22,6 +22,7 @@
 #include "lib/clock/clock.h"
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"
+#include "services/common/metrics/metrics_server.h"
 #include "services/common/service/service_config.h"
 #include "services/scheduler/grpc/collection_manager.h"
 #include "services/scheduler/revisit_tuner.h"
@@ -71,8 +72,10 @@ class SchedulerServer {
   // Opens the database and starts serving (logging "scheduler: serving on HOST:PORT" for both
   // endpoints). kInvalidArgument for a bad config, kNotFound for an unreadable token file,
   // kUnavailable when data_dir is locked or an address cannot be bound.
+  // With `metrics` (may be null; must outlive the server) its metrics are served there
+  // (docs/metrics.md, "Scheduler").
   static absl::StatusOr<std::unique_ptr<SchedulerServer>> Start(
-      const SchedulerServerConfig& config);
+      const SchedulerServerConfig& config, metrics::MetricsServer* metrics = nullptr);
   ~SchedulerServer();
   SchedulerServer(const SchedulerServer&) = delete;
   SchedulerServer& operator=(const SchedulerServer&) = delete;
@@ -95,6 +98,8 @@ class SchedulerServer {
   std::unique_ptr<AdminService> admin_;
   std::unique_ptr<SchedulerInternalService> internal_;
   std::unique_ptr<grpc_server::ServerRunner> runner_;
+  // Figures read from the parts above when scraped; reset first in Close.
+  metrics::ScopedCollector collector_;
 };
 
 }  // namespace crawler::scheduler

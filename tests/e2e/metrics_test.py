@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""End-to-end test of the Prometheus metrics (docs/metrics.md): /metrics scraped from
+`crawler crawl --metrics-listen` and from every crawlerd role, the key series checked against
+the crawl's own figures, and every scrape passed through `promtool check metrics` (exit 0).
+
+Scenarios (--scenario):
+  crawl    `crawler crawl --metrics-listen 127.0.0.1:0` of websim, scraped while it runs (the
+           last scrape before it exits is checked): the key series exist, pages_total's HTTP
+           classes add up to at most the stats JSON's page count and success > 0, counters never
+           go down between scrapes; an address in use makes the crawl exit 1 saying so.
+  cluster  the four crawlerd roles (scripts/cluster.py, N = 2, --metrics-listen on each) crawl
+           websim; each role is scraped at the end: its series exist, the fetchers' pages add
+           up to crawlctl's page count, promtool accepts every scrape.
+
+promtool comes with Debian's `prometheus` package (scripts/install-deps.sh); without it the
+test is skipped (exit 77, ctest's SKIP_RETURN_CODE) saying so, never passed.
+
+Usage: metrics_test.py --crawler BIN --websim BIN [--crawlerd BIN --crawlctl BIN]
+       --scenario NAME [--promtool BIN] [--keep]
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+
+from e2e_support import (  # noqa: E402
+    Crawl, Fatal, Websim, crawl_command, read_stats, run_scenario, wait_until)
+
+CRAWL_TIMEOUT_S = 300
+HTTP_CLASSES = ("success", "not_modified", "redirect", "client_error", "server_error")
+
+# Series every scrape of the crawl must hold (docs/metrics.md).
+CRAWL_SERIES = (
+    "crawler_build_info", "crawler_fetcher_pages_total", "crawler_fetcher_bytes_total",
+    "crawler_fetcher_fetch_duration_seconds_bucket", "crawler_fetcher_robots_denied_total",
+    "crawler_fetcher_duplicates_total", "crawler_fetcher_transfers_in_flight",
+    "crawler_fetcher_politeness_claims_total", "crawler_fetcher_politeness_store_up",
+    "crawler_frontier_urls_queued", "crawler_frontier_due_backlog",
+    "crawler_frontier_leases_active", "crawler_frontier_disk_free_bytes",
+    "crawler_frontier_disk_size_bytes",
+)
+ROLE_SERIES = {
+    "frontier": ("crawler_build_info", "crawler_frontier_urls_queued",
+                 "crawler_frontier_due_backlog", "crawler_frontier_leases_active",
+                 "crawler_frontier_disk_free_bytes", "crawler_frontier_rpc_duration_seconds_bucket"),
+    "fetcher": ("crawler_build_info", "crawler_fetcher_pages_total", "crawler_fetcher_bytes_total",
+                "crawler_fetcher_fetch_duration_seconds_bucket",
+                "crawler_fetcher_exchange_urls_total", "crawler_fetcher_politeness_claims_total",
+                "crawler_fetcher_politeness_store_up", "crawler_fetcher_transfers_in_flight"),
+    "dedup": ("crawler_build_info", "crawler_dedup_lookups_total",
+              "crawler_dedup_rpc_duration_seconds_bucket"),
+    "scheduler": ("crawler_build_info", "crawler_scheduler_collections",
+                  "crawler_scheduler_rpc_duration_seconds_bucket"),
+}
+
+SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)')
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def parse(text):
+    """{(name, frozenset(labels)): value} of a text-format scrape."""
+    out = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = SAMPLE.match(line)
+        if m:
+            labels = frozenset(LABEL.findall(m.group(2) or ""))
+            out[(m.group(1), labels)] = float(m.group(3))
+    return out
+
+
+def total(samples, name, **labels):
+    want = set(labels.items())
+    return sum(v for (n, ls), v in samples.items() if n == name and want <= set(ls))
+
+
+def scrape(address):
+    with urllib.request.urlopen(f"http://{address}/metrics", timeout=10) as r:
+        return r.read().decode()
+
+
+def promtool_check(checks, promtool, text, what):
+    out = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True,
+                         text=True, timeout=60)
+    checks.check(out.returncode == 0 and not out.stdout.strip() and not out.stderr.strip(),
+                 f"{what}: promtool check metrics exited {out.returncode}: "
+                 f"{(out.stdout + out.stderr).strip()[:2000]}")
+
+
+def check_series(checks, samples, names, what):
+    present = {n for (n, _) in samples}
+    missing = [n for n in names if n not in present]
+    checks.check(not missing, f"{what}: series missing: {missing}")
+
+
+def check_no_url_labels(checks, samples, what):
+    bad = sorted({k for (_, ls) in samples for k, _ in ls if k in ("url", "host", "domain")})
+    checks.check(not bad, f"{what}: unbounded labels {bad}")
+
+
+def metrics_address(stderr, who):
+    m = re.search(re.escape(who) + r": metrics on http://([^/\s]+)/metrics", stderr)
+    return m.group(1) if m else None
+
+
+def scenario_crawl(args, checks, work):
+    sim = Websim(args.websim, work, hosts=12, pages=25, seed=31).start()
+    scrapes = []
+    try:
+        crawl = Crawl(crawl_command(args.crawler, sim.seeds_file, work("data"), sim.port,
+                                    work("stats.json"), 20,
+                                    ("--metrics-listen", "127.0.0.1:0")),
+                      work("crawl.stderr"))
+        try:
+            wait_until(lambda: metrics_address(crawl.stderr(), "crawl") or not crawl.running(),
+                       60, "the crawl to log its metrics address")
+            address = metrics_address(crawl.stderr(), "crawl")
+            if address is None:
+                raise Fatal(f"no metrics address logged: {crawl.stderr()[-2000:]}")
+            deadline = time.monotonic() + CRAWL_TIMEOUT_S
+            while crawl.running() and time.monotonic() < deadline:
+                try:
+                    scrapes.append(scrape(address))
+                except OSError:
+                    pass  # the crawl is exiting
+                time.sleep(0.1)
+            rc = crawl.wait(60)
+        finally:
+            crawl.kill()
+        # An address in use (websim's) is a clear error, exit 1.
+        busy = subprocess.run(
+            crawl_command(args.crawler, sim.seeds_file, work("busy"), sim.port,
+                          work("busy.json"), 20, ("--metrics-listen", f"127.0.0.1:{sim.port}")),
+            capture_output=True, text=True, timeout=60)
+    finally:
+        sim.stop()
+    checks.check(rc == 0, f"crawl exited with {rc}: {crawl.stderr()[-2000:]}")
+    checks.check(busy.returncode == 1 and "cannot serve metrics" in busy.stderr,
+                 f"a busy metrics address: exit {busy.returncode}, {busy.stderr.strip()[-500:]}")
+    if not checks.check(len(scrapes) >= 2, f"only {len(scrapes)} scrapes during the crawl"):
+        return
+    stats = read_stats(work("stats.json"))
+    last = parse(scrapes[-1])
+    check_series(checks, last, CRAWL_SERIES, "crawl")
+    check_no_url_labels(checks, last, "crawl")
+    success = total(last, "crawler_fetcher_pages_total", outcome="success")
+    http = sum(total(last, "crawler_fetcher_pages_total", outcome=c) for c in HTTP_CLASSES)
+    checks.check(success > 0, "crawler_fetcher_pages_total{outcome=success} is 0")
+    checks.check(http <= stats["pages"],
+                 f"pages_total's HTTP classes {http} > the stats' {stats['pages']} pages")
+    checks.check(total(last, "crawler_fetcher_bytes_total") > 0, "bytes_total is 0")
+    checks.check(total(last, "crawler_fetcher_fetch_duration_seconds_count") >= success,
+                 "fewer fetch durations than successful pages")
+    checks.check(total(last, "crawler_frontier_disk_size_bytes") > 0, "disk_size_bytes is 0")
+    # Counters never go down from one scrape to the next.
+    previous = {}
+    for text in scrapes:
+        samples = parse(text)
+        for key, value in samples.items():
+            if key[0].endswith("_total") and value < previous.get(key, 0):
+                checks.fail(f"counter {key[0]}{dict(key[1])} went down: "
+                            f"{previous[key]} -> {value}")
+        previous.update(samples)
+    promtool_check(checks, args.promtool, scrapes[-1], "crawl")
+    print(f"crawl: {len(scrapes)} scrapes; last: {http:.0f} pages ({success:.0f} success) of "
+          f"{stats['pages']} in the stats", flush=True)
+
+
+def scenario_cluster(args, checks, work):
+    from cluster import Cluster  # noqa: E402
+    from distributed_test import (  # noqa: E402
+        as_int, field, fetcher_args, wait_finished, write_collection)
+
+    sim = Websim(args.websim, work, hosts=30, pages=10, seed=37).start()
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), 2,
+                      fetcher_args=fetcher_args(sim.port), metrics=True)
+    texts = {}
+    try:
+        cluster.start()
+        write_collection(work("coll.yaml"), "web", sim.seeds())
+        cluster.ctl("collections", "create", "-f", work("coll.yaml"))
+        final = wait_finished(cluster, ["web"])["web"] or {}
+        for (role, k) in list(cluster.procs):
+            if role == "redis":
+                continue
+            texts[(role, k)] = scrape(cluster.metrics_address(role, k))
+    finally:
+        codes = cluster.stop()
+        sim.stop()
+    checks.check(all(c == 0 for c in codes.values()), f"exit codes {codes}")
+    pages = 0
+    for (role, k), text in sorted(texts.items()):
+        samples = parse(text)
+        what = f"{role}-{k}"
+        check_series(checks, samples, ROLE_SERIES[role], what)
+        check_no_url_labels(checks, samples, what)
+        promtool_check(checks, args.promtool, text, what)
+        if role == "fetcher":
+            pages += sum(total(samples, "crawler_fetcher_pages_total", outcome=c)
+                         for c in HTTP_CLASSES)
+            checks.check(total(samples, "crawler_fetcher_exchange_urls_total",
+                               direction="local") > 0, f"{what}: no local outlinks")
+    checks.check(len(texts) == 6, f"scraped {sorted(texts)}, not the 6 roles")
+    want = as_int(field(final, "pages"))
+    checks.check(pages > 0 and pages == want,
+                 f"the fetchers' pages_total (HTTP classes) {pages:.0f} != crawlctl's {want}")
+    print(f"cluster: {len(texts)} roles scraped; fetchers counted {pages:.0f} pages, "
+          f"crawlctl stats {want}", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--crawler", required=True)
+    parser.add_argument("--websim", required=True)
+    parser.add_argument("--crawlerd")
+    parser.add_argument("--crawlctl")
+    parser.add_argument("--promtool", default=shutil.which("promtool"))
+    parser.add_argument("--scenario", required=True, choices=("crawl", "cluster"))
+    parser.add_argument("--keep", action="store_true")
+    args = parser.parse_args()
+    if not args.promtool:
+        print("metrics_test: promtool not found (Debian package prometheus); cannot check the "
+              "metrics text: skipped", file=sys.stderr)
+        return 77
+    from cluster import ClusterError  # noqa: E402
+    scenarios = {"crawl": scenario_crawl, "cluster": scenario_cluster}
+    return run_scenario(args, scenarios, "metrics", "metrics-e2e",
+                        errors=(Fatal, ClusterError, OSError))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

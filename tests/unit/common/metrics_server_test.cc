@@ -1,0 +1,96 @@
+#include "services/common/metrics/metrics_server.h"
+
+#include <curl/curl.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "prometheus/counter.h"
+
+namespace crawler::metrics {
+namespace {
+
+using ::testing::HasSubstr;
+
+size_t Append(char* data, size_t size, size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+
+// GET http://<address><path>; the body, or the curl error as the body with status 0.
+std::pair<long, std::string> Get(const std::string& address, const std::string& path) {
+  std::string body;
+  CURL* curl = curl_easy_init();
+  const std::string url = absl::StrCat("http://", address, path);
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &Append);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT, 10L);
+  long code = 0;
+  if (CURLcode rc = curl_easy_perform(curl); rc != CURLE_OK) {
+    body = curl_easy_strerror(rc);
+  } else {
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
+  }
+  curl_easy_cleanup(curl);
+  return {code, body};
+}
+
+TEST(MetricsServerTest, ServesTheRegistryInTextFormatOnAFreeLoopbackPort) {
+  absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start("127.0.0.1:0");
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_GT((*server)->port(), 0);
+  EXPECT_EQ((*server)->address(), absl::StrCat("127.0.0.1:", (*server)->port()));
+  prometheus::BuildCounter()
+      .Name("crawler_test_things_total")
+      .Help("Things counted by the test.")
+      .Register((*server)->registry())
+      .Add({{"outcome", "success"}})
+      .Increment(3);
+
+  auto [code, body] = Get((*server)->address(), "/metrics");
+  EXPECT_EQ(code, 200) << body;
+  EXPECT_THAT(body, HasSubstr("# TYPE crawler_test_things_total counter"));
+  EXPECT_THAT(body, HasSubstr("crawler_test_things_total{outcome=\"success\"} 3"));
+  EXPECT_THAT(body,
+              HasSubstr(absl::StrCat("crawler_build_info{version=\"", BuildVersion(), "\"} 1")));
+}
+
+TEST(MetricsServerTest, RpcMetricsAreMadeOncePerService) {
+  absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start("127.0.0.1:0");
+  ASSERT_TRUE(server.ok()) << server.status();
+  RpcMetrics& a = (*server)->Rpc("dedup");
+  EXPECT_EQ(&a, &(*server)->Rpc("dedup"));
+  static const char kMethod[] = "/crawler.v1.Dedup/Check";
+  a.Record(kMethod, 0.002, grpc::StatusCode::OK);
+  a.Record(kMethod, 0.003, grpc::StatusCode::UNAVAILABLE);
+  auto [code, body] = Get((*server)->address(), "/metrics");
+  EXPECT_THAT(body, HasSubstr("crawler_dedup_rpc_duration_seconds_count{method=\"Check\"} 2"));
+  EXPECT_THAT(body,
+              HasSubstr("crawler_dedup_rpc_errors_total{code=\"UNAVAILABLE\",method=\"Check\"} 1"));
+}
+
+TEST(MetricsServerTest, AnAddressInUseIsAClearError) {
+  absl::StatusOr<std::unique_ptr<MetricsServer>> first = MetricsServer::Start("127.0.0.1:0");
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::string taken = (*first)->address();
+  absl::StatusOr<std::unique_ptr<MetricsServer>> second = MetricsServer::Start(taken);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(second.status().message(), HasSubstr(taken));
+}
+
+TEST(MetricsServerTest, AMalformedAddressIsInvalidArgument) {
+  for (const char* bad : {"", "9100", ":9100", "127.0.0.1:http", "127.0.0.1:70000"}) {
+    absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start(bad);
+    ASSERT_FALSE(server.ok()) << bad;
+    EXPECT_EQ(server.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace crawler::metrics
