@@ -179,7 +179,8 @@ def chart_values(websim_ip, work):
         "frontier": {"resources": small, "storage": storage},
         "dedup": {"resources": small, "storage": storage},
         "scheduler": {"resources": small, "storage": storage,
-                      "config": {"report_interval": "1s", "sync_interval": "2s"}},
+                      "config": {"report_interval": "1s", "sync_interval": "2s",
+                                 "revisit_tune_interval": "5s"}},
         "fetcher": {"resources": small, "storage": storage, "config": {
             "allow_networks": ["10.96.0.0/16", "10.244.0.0/24"],
             "connect_to": f"{websim_ip}:{WEBSIM_PORT}",
@@ -271,10 +272,10 @@ def field(d, name, default=0):
     return d.get(parts[0] + "".join(p.title() for p in parts[1:]), default)
 
 
-def create_collection(ctl, work, name, seeds):
+def create_collection(ctl, work, name, seeds, extra=""):
     path = os.path.join(work, f"{name}.yaml")
     with open(path, "w") as f:
-        f.write(f"name: {name}\nmin_delay: {DELAY_MS}ms\ndelay_factor: 0\nseeds:\n")
+        f.write(f"name: {name}\nmin_delay: {DELAY_MS}ms\ndelay_factor: 0\n{extra}seeds:\n")
         f.writelines(f"  - {s}\n" for s in seeds)
     ctl("collections", "create", "-f", path)
 
@@ -543,6 +544,14 @@ def inner(args):
         log(f"politeness: {len(requests)} requests, {gaps} same-host gaps, "
             f"smallest {smallest / 1e6 if smallest else 0:.1f} ms (delay {DELAY_MS} ms)")
 
+        # --- a collection kept fresh, for the scheduler's re-visit series (its pages are not
+        # due again within the test)
+        create_collection(ctl, work, "fresh", seeds[:4],
+                          "revisit: true\nrevisit_policy: optimal\nrevisit_budget: 100/h\n"
+                          "revisit_min_interval: 1h\n")
+        wait_until(lambda: pages_of(ctl, "fresh") > 0, 120, "the first pages of collection fresh",
+                   poll_s=1)
+
         # --- Prometheus and the dashboards
         write_targets(kube, prom_dir)
         names = set(kube.crawler_pods()) - {f"{RELEASE}-redis-0"}
@@ -556,11 +565,20 @@ def inner(args):
             log(f"prometheus: {len(up)} pods scraped: {', '.join(sorted(up))}")
         except Fatal as e:
             checks.fail(f"{e}: {[(t['labels'].get('pod'), t['health'], t.get('lastError')) for t in prom_targets()]}")
-        time.sleep(8)  # several scrapes of every pod: rate() has samples
         dashboards = sorted(os.path.join(ROOT, "deploy", "grafana", "dashboards", f)
                             for f in os.listdir(os.path.join(ROOT, "deploy", "grafana", "dashboards")))
-        out = run([sys.executable, os.path.join(K8S, "check-dashboard-queries.py"), "--prom",
-                   "http://127.0.0.1:19090", *dashboards], check=False)
+
+        def queries():
+            return run([sys.executable, os.path.join(K8S, "check-dashboard-queries.py"), "--prom",
+                        "http://127.0.0.1:19090", *dashboards], check=False)
+        # rate() needs two scrapes of a series, the scheduler's gauges a tuning round: give the
+        # queries a minute to all return data, then report the last round.
+        try:
+            wait_until(lambda: queries().returncode == 0, 60, "every dashboard query to return data",
+                       poll_s=5)
+        except Fatal:
+            pass
+        out = queries()
         print(out.stdout, flush=True)
         checks.check(out.returncode == 0, f"dashboard queries without data: {out.stderr.strip()}")
         out = run([os.path.join(K8S, "check-dashboard-schema.sh"), *dashboards], check=False)
