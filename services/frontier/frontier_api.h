@@ -147,6 +147,9 @@ struct FetchOutcome {
   absl::Time host_next_allowed = absl::InfinitePast();
   // Transient failure (503, timeout...): try again after a backoff, up to max_attempts.
   bool retry = false;
+  // External links on the page that the collection had not seen before (a focused collection's
+  // reward, docs/focused.md); 0 when links are not recorded. Not carried over gRPC yet.
+  uint32_t new_external_links = 0;
 
   friend bool operator==(const FetchOutcome&, const FetchOutcome&) = default;
 };
@@ -218,6 +221,11 @@ struct FrontierStats {
   uint64_t changes_detected = 0;    // of those, visits that found the content changed
   uint64_t due_promoted = 0;  // due-index entries moved back into host queues
   uint64_t repairs = 0;       // inconsistent entries found and fixed (should stay 0)
+  // Focused collections (FrontierOptions::focus): pages the bandit was told of, the new external
+  // links they brought, and how often it was rebuilt for hosts joining or leaving the game.
+  uint64_t focus_pulls = 0;
+  uint64_t focus_reward = 0;
+  uint64_t focus_rebuilds = 0;
 
   // Frontier::IsExhausted at the moment these figures were taken (one consistent snapshot).
   bool exhausted = false;

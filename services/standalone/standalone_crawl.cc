@@ -31,6 +31,7 @@
 #include "services/dedup/dedup.h"
 #include "services/dedup/local_dedup_client.h"
 #include "services/fetcher/fetcher.h"
+#include "services/fetcher/link_ledger.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/lease_reaper.h"
@@ -100,6 +101,9 @@ struct StandaloneCrawl::Parts {
   std::unique_ptr<net::AddressPolicy> guard;
   std::unique_ptr<warc::WarcWriter> warc;
   std::unique_ptr<CrawlLog> log;
+  // Every page's links (record_links or focus): <data_dir>/links.tsv; the PSL it classifies by.
+  std::unique_ptr<url::PublicSuffixList> psl;
+  std::unique_ptr<fetcher::LinkLedger> links;
   CrawlStats stats;
   ObserverList observers;
   // routers[k] is fetcher k's view of the frontier: its own partition for leases and
@@ -129,14 +133,17 @@ frontier::FrontierOptions FrontierOptionsFor(const CrawlConfig& c, uint32_t k) {
                                     wiring::RefillTime(c.fetcher.flush_interval));
 }
 
-fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c, uint32_t k) {
+fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c, uint32_t k,
+                                          fetcher::LinkSink* links) {
   const auto n = static_cast<size_t>(c.partitions);
   fetcher::FetcherOptions base = c.fetcher;
   // The partitions' fetchers share the process's transfers and worker threads.
   base.max_in_flight = std::max<size_t>(1, c.fetcher.max_in_flight / n);
   base.worker_threads = std::max(1, c.fetcher.worker_threads / static_cast<int>(n));
-  return wiring::FetcherOptionsFor(base, c.collection, c.user_agent,
-                                   c.partition_header ? static_cast<int>(k) : -1);
+  fetcher::FetcherOptions options = wiring::FetcherOptionsFor(
+      base, c.collection, c.user_agent, c.partition_header ? static_cast<int>(k) : -1);
+  options.processing.link_sink = links;
+  return options;
 }
 
 // A data dir keeps the partition count it was started with: a host's URLs live in the store of
@@ -239,6 +246,10 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
       ", \"claims\": ", ps.claims, ", \"granted\": ", ps.granted, ", \"releases\": ", ps.releases,
       ", \"round_trips\": ", ps.round_trips, ", \"unavailable\": ", ps.unavailable,
       ", \"outages\": ", ps.outages, "}",
+      ",\n  \"focus\": {\"pulls\": ", fs.focus_pulls, ", \"reward\": ", fs.focus_reward,
+      ", \"rebuilds\": ", fs.focus_rebuilds, ", \"external_links_seen\": ",
+      p.links != nullptr ? p.links->external_links_seen() : 0, ", \"link_write_failures\": ",
+      p.links != nullptr ? p.links->write_failures() : 0, "}",
       ",\n  \"all_seeds_refused\": ", refusal.empty() ? "false" : "true",
       refusal.empty() ? "" : absl::StrCat(",\n  \"refusal\": ", json::JsonString(refusal)));
   std::ofstream out(path);
@@ -333,6 +344,18 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   p->log = *std::move(log);
   p->observers.Add(p->log.get());
   p->observers.Add(&p->stats);
+  if (c.collection.record_links || c.collection.focus.enabled()) {
+    const bool by_host = c.collection.focus.external == "host";
+    if (!by_host) {
+      absl::StatusOr<url::PublicSuffixList> psl = url::PublicSuffixList::LoadDefault();
+      if (!psl.ok()) return psl.status();
+      p->psl = std::make_unique<url::PublicSuffixList>(*std::move(psl));
+    }
+    absl::StatusOr<std::unique_ptr<fetcher::LinkLedger>> links = fetcher::LinkLedger::Open(
+        (std::filesystem::path(c.data_dir) / "links.tsv").string(), p->psl.get(), by_host);
+    if (!links.ok()) return links.status();
+    p->links = *std::move(links);
+  }
 
   std::vector<frontier::FrontierClient*> partitions;
   for (auto& local : p->locals) partitions.push_back(local.get());
@@ -344,7 +367,7 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   }
   for (uint32_t k = 0; k < n; ++k) {
     absl::StatusOr<std::unique_ptr<fetcher::Fetcher>> f = fetcher::Fetcher::Create(
-        FetcherOptionsFor(c, k), *p->routers[k], p->dedup_client.get(), *p->politeness,
+        FetcherOptionsFor(c, k, p->links.get()), *p->routers[k], p->dedup_client.get(), *p->politeness,
         *p->resolver, *p->guard, p->scheduler->scope(), p->warc.get(), clock, &p->observers);
     if (!f.ok()) return f.status();
     p->fetchers.push_back(*std::move(f));
