@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "services/frontier/focus_selector.h"
 
 namespace crawler::scheduler {
 
