@@ -6,7 +6,7 @@ JOBS        ?= $(shell nproc)
 FUZZ_DIR    ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps configure build test crawl demo cluster cluster-demo bench bench-recrawl bench-distributed fuzz clean
+.PHONY: deps configure build test crawl demo cluster cluster-demo images bench bench-recrawl bench-distributed fuzz clean
 
 deps:
 	./scripts/install-deps.sh
@@ -44,6 +44,10 @@ cluster: build
 # websim crawled by a cluster of 2 partitions through crawlctl; prints the collection's stats.
 cluster-demo: build
 	python3 scripts/cluster.py demo --partitions 2 --dir cluster-demo --build-dir $(BUILD_DIR)
+
+# The container images (docker/build-images.sh: podman, a Debian base made locally, no registry).
+images: build
+	./docker/build-images.sh $(BUILD_DIR)
 
 # bench/standalone: the crawler against wget2 (max mode) and the politeness bound (polite mode).
 bench: deps

@@ -297,6 +297,8 @@ def cmd_up(args):
 def cmd_demo(args):
     crawlerd, crawlctl = build_paths(args.build_dir)
     websim = os.path.join(args.build_dir, "tools", "websim", "websim")
+    # A demo starts afresh: a cluster left by an earlier demo already holds the collection.
+    shutil.rmtree(os.path.join(args.dir, "cluster"), ignore_errors=True)
     os.makedirs(args.dir, exist_ok=True)
     sim_dir = os.path.join(os.path.abspath(args.dir), "websim")
     os.makedirs(sim_dir, exist_ok=True)

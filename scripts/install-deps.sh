@@ -41,6 +41,12 @@ packages=(
   # proto3 `optional` and rejects proto/crawler/v1.
   python3-grpcio python3-grpc-tools
   gnuplot-nox            # docs: plots of the re-visit simulator (scripts/recrawl-report.sh)
+  # containers and Kubernetes (docker/, helm/, deploy/, tests/k8s): images built with podman
+  # from a Debian base made by mmdebstrap; the test cluster's runtime, network and store; its
+  # Kubernetes is built from Debian's source package with Go (scripts/k8s/install-tools.sh)
+  podman runc conmon catatonit netavark aardvark-dns uidmap fuse-overlayfs mmdebstrap
+  containerd containernetworking-plugins etcd-server iptables iproute2 golang-go rsync unzip
+  prometheus             # promtool (metrics, rules, dashboards' PromQL) and the test's scraper
   wget2 nginx            # bench/standalone: the reference crawler and its static server
 )
 
@@ -58,14 +64,27 @@ if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
   missing+=(nodejs npm)
 fi
 
+# podman on VMs without CAP_SYS_RESOURCE and with hybrid cgroups: no ulimits raised per
+# container, runc rather than crun. Written only when the machine has no podman configuration.
+podman_conf() {
+  if [ ! -e /etc/containers/containers.conf ]; then
+    $sudo mkdir -p /etc/containers
+    printf '[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\n' |
+      $sudo tee /etc/containers/containers.conf >/dev/null
+    echo "install-deps: wrote /etc/containers/containers.conf (runc, no default ulimits)"
+  fi
+}
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 if [ ${#missing[@]} -eq 0 ]; then
+  podman_conf
   echo "install-deps: all ${#packages[@]} packages present"
   exit 0
 fi
 
 echo "install-deps: installing ${missing[*]}"
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+podman_conf

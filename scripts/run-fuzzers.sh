@@ -7,7 +7,7 @@ build_dir=${1:?usage: run-fuzzers.sh BUILD_DIR SECONDS [NAME...]}
 seconds=${2:?usage: run-fuzzers.sh BUILD_DIR SECONDS [NAME...]}
 shift 2
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(url robots html sitemap)
+[ ${#names[@]} -gt 0 ] || names=(url robots html sitemap http warc)
 root=$(cd "$(dirname "$0")/.." && pwd)
 status=0
 for name in "${names[@]}"; do

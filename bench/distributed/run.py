@@ -138,9 +138,12 @@ def service_calls(cluster):
 def run_distributed(args, work, n, web_extra=(), fetcher_extra=(), label=None):
     sim = Websim(args.websim, os.path.join(work, "web"), args.hosts, args.pages, args.seed,
                  web_extra)
+    # In-process politeness in each fetcher, like the standalone crawl it is compared with (what
+    # Redis costs is bench/standalone's polite Redis row).
     cluster = Cluster(args.crawlerd, args.crawlctl, os.path.join(work, "cluster"), n,
                       fetcher_args=["--allow-network", "127.0.0.0/8", "--connect-to",
-                                    f"127.0.0.1:{sim.port}", *CRAWL_SETTINGS, *fetcher_extra])
+                                    f"127.0.0.1:{sim.port}", *CRAWL_SETTINGS, *fetcher_extra],
+                      redis=False)
     try:
         cluster.start()
         procs = {p.name: p.proc.pid for p in cluster.procs.values()}

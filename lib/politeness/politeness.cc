@@ -2,20 +2,14 @@
 
 namespace crawler::politeness {
 
-std::vector<absl::StatusOr<ClaimResult>> Politeness::ClaimAll(
-    std::span<const ClaimRequest> requests) {
-  std::vector<absl::StatusOr<ClaimResult>> results;
-  results.reserve(requests.size());
-  for (const ClaimRequest& r : requests) results.push_back(Claim(r));
-  return results;
-}
-
-std::vector<absl::StatusOr<ReleaseResult>> Politeness::ReleaseAll(
-    std::span<const ReleaseRequest> requests) {
-  std::vector<absl::StatusOr<ReleaseResult>> results;
-  results.reserve(requests.size());
-  for (const ReleaseRequest& r : requests) results.push_back(Release(r));
-  return results;
+Politeness::Exchanged Politeness::Exchange(std::span<const ReleaseRequest> releases,
+                                           std::span<const ClaimRequest> claims) {
+  Exchanged out;
+  out.released.reserve(releases.size());
+  for (const ReleaseRequest& r : releases) out.released.push_back(Release(r));
+  out.claimed.reserve(claims.size());
+  for (const ClaimRequest& c : claims) out.claimed.push_back(Claim(c));
+  return out;
 }
 
 }  // namespace crawler::politeness

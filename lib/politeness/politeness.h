@@ -7,8 +7,9 @@
 // granted inside one gap. Release() reports how the request went; the host's delay for the next
 // claim is recomputed from it (DelayPolicy) and its next-allowed time pushed out accordingly.
 //
-// Claims and releases also come in batches (ClaimAll, ReleaseAll): a store in another process
-// answers a whole batch in one round trip, so a fetcher with many hosts due at once pays one.
+// Claims and releases also come in batches (Exchange: releases, then claims): a store in another
+// process answers a whole batch in one round trip, so a fetcher with many hosts due at once, and
+// the transfers that ended since its last batch, pays one.
 //
 // Implementations: InProcessPoliteness (standalone crawl; this library) and RedisPoliteness
 // (shared by processes; services/common/redis). Both must be safe to call from any thread.
@@ -78,12 +79,23 @@ class Politeness {
   // Ends a granted claim. REQUIRES: a granted Claim with the same host_key and ip.
   virtual absl::StatusOr<ReleaseResult> Release(const ReleaseRequest& request) = 0;
 
-  // Claims or releases several at once, in order: result i answers request i. The defaults call
-  // Claim / Release for each; a remote store overrides them to pay one round trip per batch.
-  virtual std::vector<absl::StatusOr<ClaimResult>> ClaimAll(
-      std::span<const ClaimRequest> requests);
-  virtual std::vector<absl::StatusOr<ReleaseResult>> ReleaseAll(
-      std::span<const ReleaseRequest> requests);
+  // Releases, then claims, several at once, in order: released[i] answers releases[i] and
+  // claimed[i] claims[i]. The default calls Release and Claim for each; a remote store overrides
+  // it to pay one round trip per batch.
+  struct Exchanged {
+    std::vector<absl::StatusOr<ReleaseResult>> released;
+    std::vector<absl::StatusOr<ClaimResult>> claimed;
+  };
+  virtual Exchanged Exchange(std::span<const ReleaseRequest> releases,
+                             std::span<const ClaimRequest> claims);
+  // Exchange with claims only, or releases only.
+  std::vector<absl::StatusOr<ClaimResult>> ClaimAll(std::span<const ClaimRequest> claims) {
+    return Exchange({}, claims).claimed;
+  }
+  std::vector<absl::StatusOr<ReleaseResult>> ReleaseAll(
+      std::span<const ReleaseRequest> releases) {
+    return Exchange(releases, {}).released;
+  }
 
   // Requests allowed in flight per host (and per address): a caller granted that many need not
   // ask again before one of them ends.

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -34,9 +35,48 @@ std::string_view VerdictName(Verdict verdict) {
       return "excluded";
     case Verdict::kTooDeep:
       return "too_deep";
+    case Verdict::kTooLong:
+      return "trap_too_long";
+    case Verdict::kRepeatedSegments:
+      return "trap_repeated_segments";
+    case Verdict::kTooManyParams:
+      return "trap_too_many_params";
   }
   return "unknown";
 }
+
+bool IsTrap(Verdict verdict) {
+  return verdict == Verdict::kTooLong || verdict == Verdict::kRepeatedSegments ||
+         verdict == Verdict::kTooManyParams;
+}
+
+namespace {
+
+// The non-empty pieces of `text` between any of `separators`.
+std::vector<std::string_view> Pieces(std::string_view text, std::string_view separators) {
+  std::vector<std::string_view> pieces;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = text.find_first_of(separators, begin);
+    if (end == std::string_view::npos) end = text.size();
+    if (end > begin) pieces.push_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return pieces;
+}
+
+// True when some non-empty segment of `path` occurs more than `max_repeats` times.
+bool HasRepeatedSegments(std::string_view path, uint32_t max_repeats) {
+  const std::vector<std::string_view> segments = Pieces(path, "/");
+  if (segments.size() <= max_repeats) return false;
+  absl::flat_hash_map<std::string_view, uint32_t> counts;
+  for (std::string_view segment : segments) {
+    if (++counts[segment] > max_repeats) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 absl::StatusOr<std::string> NormalizeHostSuffix(std::string_view suffix) {
   std::string_view s = suffix;
@@ -133,6 +173,14 @@ Verdict Scope::Check(const url::Url& url, std::string_view canonical_url, uint32
     if (re2::RE2::PartialMatch(text, *re)) return Verdict::kExcluded;
   }
   if (d.options.max_depth.has_value() && depth > *d.options.max_depth) return Verdict::kTooDeep;
+  const ScopeOptions& o = d.options;
+  if (o.max_url_bytes > 0 && canonical_url.size() > o.max_url_bytes) return Verdict::kTooLong;
+  if (o.max_segment_repeats > 0 && HasRepeatedSegments(url.path(), o.max_segment_repeats)) {
+    return Verdict::kRepeatedSegments;
+  }
+  if (o.max_query_params > 0 && Pieces(url.query(), "&;").size() > o.max_query_params) {
+    return Verdict::kTooManyParams;
+  }
   return Verdict::kInScope;
 }
 

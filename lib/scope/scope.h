@@ -4,7 +4,11 @@
 //   - same-site-only: only hosts whose registrable domain (Public Suffix List) is that of a seed;
 //   - include / exclude regular expressions over the canonical URL (RE2 syntax, unanchored; RE2
 //     runs in linear time, so a hostile URL cannot make a pattern take exponential time);
-//   - a maximum link depth (seeds are depth 0).
+//   - a maximum link depth (seeds are depth 0);
+//   - spider-trap defences, on by default: a URL length cap, a cap on repeats of one path
+//     segment (ever-longer paths such as /a/b/a/b/a/b/...), a cap on query parameters
+//     (parameter explosion). Endless calendars and session ids in every link pass these (their
+//     URLs look like any other); the frontier's per-host URL cap (max_urls_per_host) bounds them.
 // Checks run in that order and the first failing one is reported, so logs say why a URL was out.
 //
 // Thread-safety: immutable after Create; Check is safe from any thread.
@@ -38,11 +42,33 @@ struct ScopeOptions {
   // nullopt: unlimited. Endless link chains (calendars, session-id loops) are otherwise bounded
   // only by max pages, so archivists usually set one.
   std::optional<uint32_t> max_depth;
+  // Spider traps; 0 turns a check off. The canonical URL's length in bytes: real pages rarely
+  // pass a few hundred, and 2,048 is what the long-lived browsers and sitemaps.org allow.
+  size_t max_url_bytes = 2048;
+  // Times one path segment may appear in a path: /a/b/c/a/b/c/a/b/c/ is fine at 3, a fourth
+  // /a/ is a relative link resolved against itself again and again.
+  uint32_t max_segment_repeats = 3;
+  // Query parameters (name=value pairs, '&' or ';' separated) in one URL: faceted search and
+  // generated filters multiply pages with every parameter added.
+  uint32_t max_query_params = 16;
 
   friend bool operator==(const ScopeOptions&, const ScopeOptions&) = default;
 };
 
-enum class Verdict { kInScope, kHostNotAllowed, kOtherSite, kNotIncluded, kExcluded, kTooDeep };
+enum class Verdict {
+  kInScope,
+  kHostNotAllowed,
+  kOtherSite,
+  kNotIncluded,
+  kExcluded,
+  kTooDeep,
+  // Spider traps (ScopeOptions::max_url_bytes, max_segment_repeats, max_query_params).
+  kTooLong,
+  kRepeatedSegments,
+  kTooManyParams,
+};
+// True for the verdicts of the spider-trap defences.
+bool IsTrap(Verdict verdict);
 std::string_view VerdictName(Verdict verdict);
 
 class Scope {

@@ -72,11 +72,15 @@ absl::StatusOr<std::unique_ptr<WarcWriter>> WarcWriter::Open(const WarcWriterOpt
     return absl::UnavailableError(
         absl::StrCat("cannot create WARC directory ", options.directory, ": ", ec.message()));
   }
-  absl::StatusOr<std::vector<std::string>> recovered = RecoverInterruptedFiles(options.directory, options.prefix);
+  absl::StatusOr<std::vector<Recovered>> recovered =
+      RecoverInterruptedFiles(options.directory, options.prefix);
   if (!recovered.ok()) return recovered.status();
   std::unique_ptr<WarcWriter> writer(new WarcWriter(options, clock, seed));
+  writer->recovered_ = *std::move(recovered);
   absl::MutexLock lock(&writer->mu_);
-  writer->files_ = *std::move(recovered);
+  for (const Recovered& r : writer->recovered_) {
+    if (!r.path.empty()) writer->files_.push_back(r.path);
+  }
   if (absl::Status s = writer->OpenNextFileLocked(); !s.ok()) return s;
   return writer;
 }
@@ -126,9 +130,20 @@ absl::StatusOr<uint64_t> CompleteMembersLength(int fd, const std::string& path) 
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> WarcWriter::RecoverInterruptedFiles(
+std::string WarcWriter::Recovered::Describe() const {
+  if (path.empty()) {
+    return absl::StrCat("warc: removed ", open_path, " of an interrupted run: no complete record (",
+                        cut_bytes, " bytes)");
+  }
+  if (cut_bytes == 0) return absl::StrCat("warc: finished ", path, " of an interrupted run");
+  return absl::StrCat("warc: finished ", path, " of an interrupted run: torn record at offset ",
+                      kept_bytes, " cut (", cut_bytes,
+                      " bytes); its page was not marked done and is fetched again");
+}
+
+absl::StatusOr<std::vector<WarcWriter::Recovered>> WarcWriter::RecoverInterruptedFiles(
     const std::string& directory, const std::string& prefix) {
-  std::vector<std::string> recovered;
+  std::vector<Recovered> recovered;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
     const std::string name = entry.path().filename().string();
@@ -149,16 +164,22 @@ absl::StatusOr<std::vector<std::string>> WarcWriter::RecoverInterruptedFiles(
     absl::Status status = absl::OkStatus();
     absl::StatusOr<uint64_t> length = CompleteMembersLength(fd, path);
     const std::string final_path = path.substr(0, path.size() - kOpenSuffix.size());
+    struct stat st {};
+    const uint64_t size = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
     if (!length.ok()) {
       status = length.status();
     } else if (*length == 0) {  // killed before its first record: nothing to keep
       ::unlink(path.c_str());
+      recovered.push_back({.open_path = path, .kept_bytes = 0, .cut_bytes = size});
     } else if (::ftruncate(fd, static_cast<off_t>(*length)) != 0) {
       status = ErrnoStatus("cannot truncate", path, errno);
     } else if (std::rename(path.c_str(), final_path.c_str()) != 0) {
       status = ErrnoStatus("cannot rename", path, errno);
     } else {
-      recovered.push_back(final_path);
+      recovered.push_back({.path = final_path,
+                           .open_path = path,
+                           .kept_bytes = *length,
+                           .cut_bytes = size > *length ? size - *length : 0});
     }
     ::close(fd);  // releases the lock, after the rename
     if (!status.ok()) return status;
@@ -166,7 +187,8 @@ absl::StatusOr<std::vector<std::string>> WarcWriter::RecoverInterruptedFiles(
   if (ec) {
     return absl::UnavailableError(absl::StrCat("cannot list ", directory, ": ", ec.message()));
   }
-  std::sort(recovered.begin(), recovered.end());
+  std::sort(recovered.begin(), recovered.end(),
+            [](const Recovered& a, const Recovered& b) { return a.open_path < b.open_path; });
   return recovered;
 }
 
@@ -235,6 +257,7 @@ absl::Status WarcWriter::OpenNextFileLocked() {
     break;
   }
   file_bytes_ = 0;
+  directory_unsynced_ = true;
 
   WarcRecord info;
   info.type = RecordType::kWarcinfo;
@@ -275,7 +298,13 @@ absl::Status WarcWriter::CloseFileLocked() {
   // Renamed while still open, so still locked: once the lock goes, the ".open" name is gone
   // too, and no recovering writer can take the file for abandoned.
   absl::Status status = absl::OkStatus();
-  if (std::rename(open_path_.c_str(), final_path_.c_str()) != 0) {
+  // Its records are durable before the final name says the file is complete.
+  if (options_.sync && unsynced_ && ::fsync(fd_) != 0) {
+    status = ErrnoStatus("cannot fsync", open_path_, errno);
+  }
+  unsynced_ = false;
+  directory_unsynced_ = true;
+  if (status.ok() && std::rename(open_path_.c_str(), final_path_.c_str()) != 0) {
     status = ErrnoStatus("cannot rename", open_path_, errno);
   }
   if (::close(fd_) != 0 && status.ok()) status = ErrnoStatus("cannot close", open_path_, errno);
@@ -309,6 +338,7 @@ absl::Status WarcWriter::WriteBytesLocked(std::string_view gz) {
     done += static_cast<size_t>(n);
   }
   file_bytes_ += gz.size();
+  unsynced_ = true;
   return absl::OkStatus();
 }
 
@@ -428,6 +458,42 @@ std::unique_ptr<GzipCompressor> WarcWriter::TakeCompressor() {
 void WarcWriter::ReturnCompressor(std::unique_ptr<GzipCompressor> compressor) {
   absl::MutexLock lock(&compressors_mu_);
   idle_compressors_.push_back(std::move(compressor));
+}
+
+absl::Status WarcWriter::Sync() {
+  if (!options_.sync) return absl::OkStatus();
+  absl::MutexLock sync_lock(&sync_mu_);
+  int fd = -1;
+  std::string path;
+  bool directory = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (unsynced_ && fd_ >= 0) {
+      fd = ::dup(fd_);
+      if (fd < 0) return ErrnoStatus("cannot duplicate the descriptor of", open_path_, errno);
+      path = open_path_;
+    }
+    unsynced_ = false;
+    directory = directory_unsynced_;
+    directory_unsynced_ = false;
+  }
+  absl::Status status = absl::OkStatus();
+  if (fd >= 0) {
+    if (::fsync(fd) != 0) status = ErrnoStatus("cannot fsync", path, errno);
+    ::close(fd);
+  }
+  if (status.ok() && directory) {
+    const int dir = ::open(options_.directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0 || ::fsync(dir) != 0) status = ErrnoStatus("cannot fsync", options_.directory, errno);
+    if (dir >= 0) ::close(dir);
+  }
+  if (!status.ok()) {
+    // Not durable: the next Sync tries again (and fails the same way unless the cause went).
+    absl::MutexLock lock(&mu_);
+    unsynced_ = unsynced_ || fd >= 0;
+    directory_unsynced_ = directory_unsynced_ || directory;
+  }
+  return status;
 }
 
 absl::Status WarcWriter::Close() {

@@ -63,6 +63,11 @@ struct WarcWriterOptions {
   std::string description;
   std::string http_header_user_agent;
   std::string robots_policy = "obey";
+  // Durability: Sync() fsyncs what was written, and a file finished by rotation or Close() is
+  // fsynced before its rename (its directory at the next Sync). Off: Sync() does nothing and
+  // records reach the disk when the kernel writes them back (a kernel crash or power loss may
+  // lose the last seconds of records; a killed process loses nothing it wrote).
+  bool sync = true;
 };
 
 class WarcWriter {
@@ -94,15 +99,40 @@ class WarcWriter {
   // records before the one whose write failed may be in a file, the others are not.
   absl::Status WriteAll(std::vector<WarcRecord> records);
 
+  // Makes every record written before the call durable (fsync of the current file and, when a
+  // file was created or renamed since the last Sync, of the directory), so a page may be
+  // marked done once the records it wrote are in. Nothing written since the last Sync: returns
+  // at once. Writers are not held up by the fsync (it works on a duplicate of the descriptor).
+  // Errors: kUnavailable naming the file and the cause. A no-op when options.sync is off.
+  absl::Status Sync() ABSL_LOCKS_EXCLUDED(mu_);
+
   // Closes the current file (renaming it to its final name). Further writes fail.
   absl::Status Close();
+
+  // A ".open" file of a killed writer, finished at Open: its final name (empty when nothing in
+  // it was complete and it was removed), the bytes kept (complete records) and the bytes of a
+  // torn last record that were cut off.
+  struct Recovered {
+    std::string path;
+    std::string open_path;
+    uint64_t kept_bytes = 0;
+    uint64_t cut_bytes = 0;
+
+    // One line for the crawl's log: what was finished, and where a torn record was cut.
+    std::string Describe() const;
+  };
 
   // Finishes the ".open" files "<prefix>-<timestamp>-..." of `directory` left by a writer that
   // was killed: truncates each to its last complete gzip member (a record) and renames it
   // without the suffix. Files that a live writer holds locked, and files of other prefixes, are
-  // left alone, so this is safe while other writers use the directory. Returns the final names.
-  static absl::StatusOr<std::vector<std::string>> RecoverInterruptedFiles(
+  // left alone, so this is safe while other writers use the directory. A torn record holds a
+  // page whose completion was never sent (records are made durable before the page is marked
+  // done, Sync), so the page is fetched again when the crawl resumes.
+  static absl::StatusOr<std::vector<Recovered>> RecoverInterruptedFiles(
       const std::string& directory, const std::string& prefix);
+
+  // What Open recovered (RecoverInterruptedFiles), for the caller to report.
+  const std::vector<Recovered>& recovered() const { return recovered_; }
 
   // Final names of every file completed so far (recovered ones included), and the current one
   // (with ".open").
@@ -111,6 +141,7 @@ class WarcWriter {
 
  private:
   WarcWriter(const WarcWriterOptions& options, const Clock& clock, uint64_t seed);
+  std::vector<Recovered> recovered_;  // set by Open, then constant
   absl::Status OpenNextFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CloseFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AbandonFileAfterFailedWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -141,6 +172,12 @@ class WarcWriter {
   std::string final_path_ ABSL_GUARDED_BY(mu_);  // without
   std::string warcinfo_id_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> files_ ABSL_GUARDED_BY(mu_);
+  // Bytes written to the current file that no Sync has covered; a file was created or renamed
+  // since the last Sync (the directory needs an fsync).
+  bool unsynced_ ABSL_GUARDED_BY(mu_) = false;
+  bool directory_unsynced_ ABSL_GUARDED_BY(mu_) = false;
+  // One Sync at a time (taken before mu_): a second waits for the first, then finds less to do.
+  absl::Mutex sync_mu_ ABSL_ACQUIRED_BEFORE(mu_);
 
   // Compressors not in use: as many as Write calls ran at once (the page workers). A leaf lock:
   // nothing else is acquired while holding it.

@@ -25,6 +25,9 @@ struct FetchEvent {
   // Links of the page past its cap (html::ExtractOptions::max_links), not followed; the
   // detail then says "links cut: <links_cut> of <links found>".
   uint64_t links_cut = 0;
+  // Links dropped as spider traps (lib/scope: too long, repeated path segments, too many query
+  // parameters); the detail then says "trap links dropped: N (last: <verdict>)".
+  uint64_t trap_links = 0;
   bool robots_txt = false;   // a robots.txt fetch, not a page of the collection
 };
 

@@ -55,6 +55,12 @@ absl::Status FetcherOptions::Validate() const {
     return absl::InvalidArgumentError("worker_batch and flush_batch must be >= 1");
   }
   if (robots_agent.empty()) return absl::InvalidArgumentError("robots_agent must not be empty");
+  if (http.body_memory_bytes < http.max_body_bytes) {
+    return absl::InvalidArgumentError("body_memory_bytes must be >= max_body_bytes");
+  }
+  if (drain_timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("drain_timeout must be >= 0");
+  }
   if (lease_pause_empty < absl::ZeroDuration() || lease_pause_partial < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("lease pauses must be >= 0");
   }
@@ -90,7 +96,8 @@ struct Fetcher::Impl {
         robots(RobotsOptionsOf(o), s, w, c, obs),
         scheduler(resolver, g, p, c, std::move(connect_to), counters),
         workers(processor, o.worker_batch, [this] { Wake(); }),
-        link(LinkOptionsOf(o), f, c, counters, [this] { Wake(); }) {}
+        link(LinkOptionsOf(o), f, c, counters, [this] { Wake(); },
+             w == nullptr ? std::function<absl::Status()>() : [w] { return w->Sync(); }) {}
 
   // ---- constant after construction
   const FetcherOptions options;
@@ -110,6 +117,8 @@ struct Fetcher::Impl {
   FrontierBatch to_frontier;  // not yet handed to the link
   std::vector<frontier::LeaseId> unstarted;  // dropped at the stop, handed back at the end
   std::atomic<bool> stop{false};
+  // Set at the first turn after Stop(): when transfers still running are aborted.
+  std::optional<absl::Duration> drain_deadline;
   // The first WARC write that failed (loop thread): the crawl stops and Run returns it.
   absl::Status archive_status;
 
@@ -180,8 +189,17 @@ struct Fetcher::Impl {
   // Walks a due host up to its politeness claim: address, robots.txt rules (fetched first when
   // unknown or stale), lease deadline, robots verdict. Tasks that need no request are completed
   // here. Returns what to claim for, or kNothing (the host waits for an address, its robots.txt,
-  // or a transfer of its own to end).
-  Want Prepare(HostWork& h) {
+  // a transfer of its own to end, or the time its last release named: then it is rescheduled).
+  Want Prepare(HostWork& h, absl::Duration now) {
+    const Want want = NextRequest(h);
+    if (want != Want::kNothing && now < h.claim_not_before) {
+      scheduler.Schedule(h, h.claim_not_before);
+      return Want::kNothing;
+    }
+    return want;
+  }
+
+  Want NextRequest(HostWork& h) {
     if (h.in_flight >= scheduler.max_connections_per_host()) return Want::kNothing;
     while (!h.tasks.empty()) {
       std::optional<AddressFailure> failure;
@@ -220,16 +238,15 @@ struct Fetcher::Impl {
     return Want::kNothing;
   }
 
-  // Claims for every host Prepare readied this turn, in one batch, and starts the transfers
-  // granted.
+  // Sends the releases of the transfers that ended and the claims of every host Prepare readied
+  // this turn, in one batch, and starts the transfers granted.
   void ClaimAndLaunch(const std::vector<std::pair<HostWork*, Want>>& due, absl::Duration now) {
-    if (due.empty()) return;
     std::vector<HostScheduler::ClaimAsk> asks;
     asks.reserve(due.size());
     for (const auto& [h, want] : due) {
       asks.push_back({.host = h, .crawl_delay = robots.CrawlDelay(h->key)});
     }
-    const std::vector<bool> granted = scheduler.ClaimAll(asks, now);
+    const std::vector<bool> granted = scheduler.ReleaseAndClaim(asks, now);
     for (size_t i = 0; i < due.size(); ++i) {
       if (!granted[i]) continue;
       HostWork& h = *due[i].first;
@@ -243,7 +260,7 @@ struct Fetcher::Impl {
         Launch(h, std::move(next), url);
       }
       // Room for another connection to this host: look at it again next turn. Otherwise the end
-      // of one of its transfers wakes it (FlushReleases).
+      // of one of its transfers wakes it (its release).
       if (!h.tasks.empty() && h.in_flight < scheduler.max_connections_per_host()) {
         scheduler.Schedule(h, now);
       }
@@ -334,6 +351,20 @@ struct Fetcher::Impl {
     }
   }
 
+  // After a stop, transfers still running at the drain deadline are given up: their leases go
+  // back with those not started (re-queued at once, fetched again when the crawl resumes), an
+  // unfinished robots.txt fetch is dropped. A result the transport returns later is ignored.
+  void AbortAtDrainDeadline(absl::Duration now) {
+    if (!drain_deadline.has_value()) drain_deadline = now + options.drain_timeout;
+    if (now < *drain_deadline || transfers.empty()) return;
+    for (auto& [id, pending] : transfers) {
+      if (!pending.task.has_value()) continue;
+      unstarted.push_back(pending.task->lease.lease_id);
+      counters.Add(&FetcherStats::drain_aborted);
+    }
+    transfers.clear();
+  }
+
   // ------------------------------------------------------------------ the loop
   absl::Status Run() {
     workers.Start(options.worker_threads);
@@ -367,19 +398,23 @@ struct Fetcher::Impl {
       Refill();
 
       const bool backlogged = !stop && workers.Backlogged(options.max_in_flight);
+      std::vector<std::pair<HostWork*, Want>> ready;  // hosts whose claims go out this turn
       if (stop) {
         // Leased URLs not started are handed back when the link finishes (or, if that fails,
         // re-queued by the frontier at lease expiry or at its next start).
         for (frontier::LeaseId id : scheduler.DropAll()) unstarted.push_back(id);
+        AbortAtDrainDeadline(now);
       } else if (!backlogged) {
-        std::vector<std::pair<HostWork*, Want>> due;
         scheduler.RunDue(
-            now, [&] { return in_flight() + due.size() < options.max_in_flight; },
+            now, [&] { return in_flight() + ready.size() < options.max_in_flight; },
             [&](HostWork& h) {
-              if (Want want = Prepare(h); want != Want::kNothing) due.emplace_back(&h, want);
+              if (Want want = Prepare(h, now); want != Want::kNothing) {
+                ready.emplace_back(&h, want);
+              }
             });
-        ClaimAndLaunch(due, now);
       }
+      // The releases of the last poll's transfers go out with these claims, or alone.
+      ClaimAndLaunch(ready, now);
       counters.SetGauges(in_flight(), scheduler.buffered(), scheduler.hosts());
 
       const bool settled = in_flight() == 0 && scheduler.buffered() == 0 && workers.Idle() &&
@@ -404,7 +439,6 @@ struct Fetcher::Impl {
         timeout = std::clamp(*due - clock.MonotonicNow(), absl::ZeroDuration(), timeout);
       }
       for (HttpResult& r : http->Poll(timeout)) OnResult(std::move(r));
-      scheduler.FlushReleases();
     }
   }
 };

@@ -80,6 +80,10 @@ struct FetcherOptions {
   // A task whose lease ends within this margin is abandoned (the frontier re-queues it) rather
   // than started, so a slow response cannot outlive its lease.
   absl::Duration lease_safety_margin = absl::Seconds(15);
+  // After Stop(), transfers still running this long are aborted and their URLs handed back to
+  // the frontier (not completed: fetched again when the crawl resumes). Under the 30 s a
+  // container runtime usually waits between SIGTERM and SIGKILL, with room to flush.
+  absl::Duration drain_timeout = absl::Seconds(20);
   int worker_threads = 2;
   size_t worker_batch = 16;  // pages per PageProcessor::Process call (one dedup call)
   // Completions and outlinks are sent when this many are pending or this much time passed.
@@ -116,8 +120,8 @@ class Fetcher {
   ~Fetcher();
 
   // Runs until the frontier is exhausted and everything here is finished (returns OK), until
-  // Stop() (finishes the transfers in flight, returns OK; leases not started are abandoned and
-  // re-queued by the frontier), until the frontier fails with a non-retryable error (returns
+  // Stop() (finishes the transfers in flight, for at most drain_timeout, then aborts the rest;
+  // returns OK; leases not started or aborted are handed back and re-queued by the frontier), until the frontier fails with a non-retryable error (returns
   // it), or until WARC records of a page or of a robots.txt cannot be written (finishes as after
   // Stop() and returns kUnavailable; the pages not archived are not completed, so their leases
   // expire and they are fetched again). A frontier failing with retryable errors is waited out

@@ -18,6 +18,13 @@ const config::KeyTable<FetcherOptions>& FetcherKeys() {
             [](Options& o) -> absl::Duration& { return o.http.total_timeout; })
         .AddField<size_t>({"max_body_bytes", "--max-body-bytes", "Body bytes kept per response"},
                           [](Options& o) -> size_t& { return o.http.max_body_bytes; })
+        .AddField<size_t>({"body_memory_bytes", "--body-memory-bytes",
+                           "Body bytes held in memory over all transfers; beyond, they wait"},
+                          [](Options& o) -> size_t& { return o.http.body_memory_bytes; })
+        .AddField<absl::Duration>(
+            {"transfer_drain_timeout", "--transfer-drain-timeout",
+             "On a stop, transfers still running after this are cut and re-queued"},
+            [](Options& o) -> absl::Duration& { return o.drain_timeout; })
         .AddField<std::string>(
             {"connect_to", "--connect-to", "Send every request to HOST:PORT (websim)"},
             [](Options& o) -> std::string& { return o.http.connect_to; })

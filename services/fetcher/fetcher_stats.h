@@ -25,6 +25,9 @@ struct FetcherStats {
   // Leases not started when the fetcher stopped, handed back to the frontier (ReleaseLeases)
   // and re-queued there at once; those it could not hand back count as abandoned.
   uint64_t leases_released = 0;
+  // Transfers still running at the drain deadline after a stop (FetcherOptions::drain_timeout),
+  // aborted; their leases are handed back with the unstarted ones.
+  uint64_t drain_aborted = 0;
   uint64_t completed = 0;
   uint64_t outlinks_sent = 0;
   uint64_t politeness_waits = 0;
@@ -47,6 +50,8 @@ struct FetcherStats {
   // the pages that had (their crawl log lines say "links cut: N of M").
   uint64_t links_cut = 0;
   uint64_t pages_with_links_cut = 0;
+  // Links dropped as spider traps (FetchEvent::trap_links).
+  uint64_t trap_links = 0;
 };
 
 class FetcherCounters {

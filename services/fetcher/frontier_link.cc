@@ -27,12 +27,14 @@ void MoveAppend(std::vector<T>& from, std::vector<T>& to) {
 
 FrontierLink::FrontierLink(const FrontierLinkOptions& options, frontier::FrontierClient& frontier,
                            const Clock& clock, FetcherCounters& counters,
-                           std::function<void()> wake)
+                           std::function<void()> wake,
+                           std::function<absl::Status()> make_durable)
     : options_(options),
       frontier_(frontier),
       clock_(clock),
       counters_(counters),
       wake_(std::move(wake)),
+      make_durable_(std::move(make_durable)),
       backoff_(options.retry) {}
 
 FrontierLink::~FrontierLink() {
@@ -205,6 +207,13 @@ void FrontierLink::Loop() {
         }
       }
       // Only after the outlinks are durable (the ordering invariant above).
+      if (status.ok() && !batch.outcomes.empty() && make_durable_) {
+        if (absl::Status durable = make_durable_(); !durable.ok()) {
+          // Retrying the frontier would not help: the archive is what failed.
+          status = absl::FailedPreconditionError(absl::StrCat(
+              "the archive cannot be made durable (", durable.message(), ")"));
+        }
+      }
       if (status.ok() && !batch.outcomes.empty()) {
         status = frontier_.Complete(batch.outcomes).status();
         if (status.ok()) {

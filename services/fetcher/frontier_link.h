@@ -11,6 +11,11 @@
 // hand-over. A completion must never be durable while the links its page produced are not (a
 // crash in between would lose them: the page is never fetched again).
 //
+// Durable archive: before each Complete call the link calls `make_durable` (when given; the
+// fetcher passes its WARC writer's Sync), so the records of the pages it marks done are on
+// disk first -- one fsync per batch of completions, not per record. Its failure is fatal (the
+// pages stay leased and are fetched again later).
+//
 // Host times (ReportHostTimes) go after the completions; they are hints, retried like the rest
 // through an outage, and dropped (counted, not fatal) when the frontier refuses them otherwise.
 //
@@ -90,8 +95,10 @@ class FrontierLink {
  public:
   // `wake` is called (from the I/O thread) after each exchange with the frontier, so the loop
   // takes leases, sees an error, or finds the crawl finished.
+  // `make_durable`: see "Durable archive" above; empty: nothing to make durable.
   FrontierLink(const FrontierLinkOptions& options, frontier::FrontierClient& frontier,
-               const Clock& clock, FetcherCounters& counters, std::function<void()> wake);
+               const Clock& clock, FetcherCounters& counters, std::function<void()> wake,
+               std::function<absl::Status()> make_durable = nullptr);
   ~FrontierLink();  // Finish()es if still running.
 
   void Start();
@@ -136,6 +143,7 @@ class FrontierLink {
   const Clock& clock_;
   FetcherCounters& counters_;
   const std::function<void()> wake_;
+  const std::function<absl::Status()> make_durable_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 

@@ -119,22 +119,33 @@ bool HostScheduler::EnsureAddress(HostWork& h, std::optional<AddressFailure>& fa
   return false;
 }
 
-std::vector<bool> HostScheduler::ClaimAll(const std::vector<ClaimAsk>& asks,
-                                          absl::Duration now) {
+std::vector<bool> HostScheduler::ReleaseAndClaim(const std::vector<ClaimAsk>& asks,
+                                                 absl::Duration now) {
+  std::vector<bool> granted(asks.size(), false);
+  if (asks.empty() && releases_.empty()) return granted;
   std::vector<politeness::ClaimRequest> requests;
   requests.reserve(asks.size());
   for (const ClaimAsk& ask : asks) {
     requests.push_back(
         {.host_key = ask.host->key, .ip = ask.host->ip, .crawl_delay = ask.crawl_delay});
   }
-  std::vector<absl::StatusOr<politeness::ClaimResult>> claims = politeness_.ClaimAll(requests);
-  // The waits count from the claims, not from `now` (the start of this loop turn): woken before
-  // the claim can succeed, a host would be refused again for a sliver of time.
+  politeness::Politeness::Exchanged answers = politeness_.Exchange(releases_, requests);
+  // The waits count from the answers, not from `now` (the start of this loop turn): woken
+  // before the claim can succeed, a host would be refused again for a sliver of time.
   const absl::Duration answered = std::max(now, clock_.MonotonicNow());
-  std::vector<bool> granted(asks.size(), false);
+  for (size_t i = 0; i < releases_.size(); ++i) {
+    auto it = hosts_.find(releases_[i].host_key);
+    if (it == hosts_.end()) continue;
+    // Unreachable store: its claims fail (closed) until it answers; look again shortly.
+    const absl::StatusOr<politeness::ReleaseResult>& released = answers.released[i];
+    HostWork& h = *it->second;
+    h.claim_not_before = answered + (released.ok() ? released->wait : absl::Milliseconds(200));
+    Schedule(h, answered);
+  }
+  releases_.clear();
   for (size_t i = 0; i < asks.size(); ++i) {
     HostWork& h = *asks[i].host;
-    const absl::StatusOr<politeness::ClaimResult>& claim = claims[i];
+    const absl::StatusOr<politeness::ClaimResult>& claim = answers.claimed[i];
     if (!claim.ok()) {
       // Shared politeness state unreachable: fail closed, try again shortly (the store fails
       // fast meanwhile, so this costs no round trips).
@@ -181,22 +192,6 @@ HostScheduler::Ended HostScheduler::Finished(const std::string& host_key,
                         .retry_after = retry_after});
   if (h != nullptr) --h->in_flight;
   return Ended{.host = h, .retry_after = retry_after};
-}
-
-void HostScheduler::FlushReleases() {
-  if (releases_.empty()) return;
-  std::vector<absl::StatusOr<politeness::ReleaseResult>> released =
-      politeness_.ReleaseAll(releases_);
-  const absl::Duration now = clock_.MonotonicNow();
-  for (size_t i = 0; i < releases_.size(); ++i) {
-    auto it = hosts_.find(releases_[i].host_key);
-    if (it == hosts_.end()) continue;
-    // Unreachable store: its claims fail (closed) until it answers; look again shortly.
-    const absl::Duration wait =
-        released[i].ok() ? released[i]->wait : absl::Milliseconds(200);
-    Schedule(*it->second, now + wait);
-  }
-  releases_.clear();
 }
 
 }  // namespace crawler::fetcher

@@ -61,6 +61,9 @@ struct HostWork {
   int robots_redirects = 0;
   std::string robots_next_url;                    // a redirect target still to fetch
   absl::Duration wake_at = absl::ZeroDuration();  // monotonic; not before
+  // Monotonic; no claim before then (its last release said so). Tasks that need no request
+  // (a robots.txt denial, an expired lease) are settled sooner.
+  absl::Duration claim_not_before = absl::ZeroDuration();
 };
 
 // Why a host's URLs cannot be fetched at all (name error, address refused): each of its tasks
@@ -107,27 +110,27 @@ class HostScheduler {
   // the host's tasks cannot be fetched (then complete them: TakeAll), or unset while resolving.
   bool EnsureAddress(HostWork& h, std::optional<AddressFailure>& failure);
 
-  // Asks for the politeness claims of one request to each host, in one batch (one round trip
-  // to a shared store). A host refused is rescheduled for when its claim could succeed.
-  // Returns, per host, whether its claim was granted.
+  // Sends the releases Finished queued, then asks for the politeness claims of one request to
+  // each host in `asks`, in one batch (one round trip to a shared store). A released host is
+  // woken at once, to settle what needs no request, and claims no sooner than its release said
+  // (claim_not_before); a host refused is rescheduled for when its claim could succeed. Returns, per ask, whether its claim was granted. Call it every
+  // loop turn, with no asks too: the releases must not wait.
   struct ClaimAsk {
     HostWork* host;
     std::optional<absl::Duration> crawl_delay;
   };
-  std::vector<bool> ClaimAll(const std::vector<ClaimAsk>& asks, absl::Duration now);
+  std::vector<bool> ReleaseAndClaim(const std::vector<ClaimAsk>& asks, absl::Duration now);
   // Requests allowed in flight per host: a host with that many needs no claim before one ends.
   int max_connections_per_host() const { return politeness_.MaxConnectionsPerHost(); }
 
   // A request of `host_key` ended: queues the release of its claim with what the host told us
-  // (sent by FlushReleases). Returns the host (null if it is gone) and the Retry-After of a
-  // 429/503, if any.
+  // (sent by the next ReleaseAndClaim). Returns the host (null if it is gone) and the
+  // Retry-After of a 429/503, if any.
   struct Ended {
     HostWork* host = nullptr;
     std::optional<absl::Duration> retry_after;
   };
   Ended Finished(const std::string& host_key, const HttpResult& result);
-  // Sends the queued releases in one batch and wakes each host when it may be claimed again.
-  void FlushReleases();
 
  private:
   AsyncResolver& resolver_;

@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -65,6 +67,47 @@ std::string_view TransportErrorName(TransportError error) {
   return "other";
 }
 
+struct Transfer;
+
+// The memory budget of bodies (HttpClientOptions::body_memory_bytes). `held` counts the bytes
+// reserved for bodies of transfers and of results not yet destroyed; results release theirs
+// from whichever thread destroys them (a page-processing worker), so it is atomic, and shared
+// with the results (they may outlive the client). The rest belongs to the Start/Poll thread.
+struct BodyMemory {
+  explicit BodyMemory(size_t limit_bytes) : limit(limit_bytes) {}
+
+  const size_t limit;
+  std::atomic<size_t> held{0};
+  std::atomic<size_t> paused_count{0};
+
+  // ---- the Start/Poll thread's
+  std::deque<Transfer*> paused;  // oldest first
+  size_t paused_held = 0;        // bytes held by the paused transfers
+
+  // Reserves n bytes unless that would pass the limit.
+  bool TryCharge(size_t n) {
+    size_t current = held.load(std::memory_order_relaxed);
+    do {
+      if (current + n > limit) return false;
+    } while (!held.compare_exchange_weak(current, current + n, std::memory_order_relaxed));
+    return true;
+  }
+
+  // Returns n bytes; wakes the Poll thread when transfers wait for them.
+  void Release(size_t n) {
+    held.fetch_sub(n, std::memory_order_relaxed);
+    if (paused_count.load(std::memory_order_relaxed) == 0) return;
+    std::lock_guard<std::mutex> lock(wake_mu);
+    if (wake_fd >= 0) {
+      const uint64_t one = 1;
+      [[maybe_unused]] const ssize_t written = ::write(wake_fd, &one, sizeof one);
+    }
+  }
+
+  std::mutex wake_mu;
+  int wake_fd = -1;  // the client's eventfd; -1 once the client is gone
+};
+
 // One easy handle with its per-transfer state. Pooled: the handle keeps its constant options
 // (set once, pointing at this object) across transfers; only URL, headers and the pinned address
 // change per request. Owned by Impl::pool.
@@ -78,6 +121,10 @@ struct Transfer {
   bool header_too_large = false;
   bool address_refused = false;
   bool in_multi = false;
+  BodyMemory* memory = nullptr;
+  size_t charged = 0;      // bytes of `memory` reserved for result.body
+  bool paused = false;     // waiting in memory->paused
+  bool overdraft = false;  // may grow past the budget (it alone was left to make progress)
   char error_buffer[CURL_ERROR_SIZE] = {};  // libcurl's detail of the last failure
 
   ~Transfer() {
@@ -100,10 +147,39 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
+// Smallest reservation for a body: small pages take one step, and a transfer does not come
+// back to the budget for every network read.
+constexpr size_t kMinBodyReserve = 64 << 10;
+
+// Makes room for `need` bytes of body, charging the budget for the growth (doubling, capped at
+// max_body_bytes). False when the budget is spent: the transfer is then queued as paused, and
+// the caller pauses it.
+bool ReserveBody(Transfer& t, size_t need) {
+  if (need <= t.charged) return true;
+  const size_t cap =
+      std::min(t.options->max_body_bytes, std::max({need, 2 * t.charged, kMinBodyReserve}));
+  const size_t grow = cap - t.charged;
+  BodyMemory& memory = *t.memory;
+  if (t.overdraft) {
+    memory.held.fetch_add(grow, std::memory_order_relaxed);
+  } else if (!memory.TryCharge(grow)) {
+    t.paused = true;
+    memory.paused.push_back(&t);
+    memory.paused_held += t.charged;
+    memory.paused_count.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  t.result.body.reserve(cap);
+  t.charged = cap;
+  return true;
+}
+
 size_t OnBody(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const size_t n = size * count;
   const size_t room = t->options->max_body_bytes - t->result.body.size();
+  // libcurl keeps the data of a paused write and offers it again when the transfer resumes.
+  if (!ReserveBody(*t, t->result.body.size() + std::min(n, room))) return CURL_WRITEFUNC_PAUSE;
   if (n > room) {
     t->result.body.append(data, room);
     t->result.truncated = "length";
@@ -191,6 +267,8 @@ struct HttpClient::Impl {
   std::string connect_to_ip;
   uint16_t connect_to_port = 0;
 
+  std::shared_ptr<BodyMemory> memory;
+
   // ---- the Start/Poll thread's
   std::vector<std::unique_ptr<Transfer>> pool;  // every handle ever made (bounded by peak)
   std::vector<Transfer*> idle;
@@ -201,6 +279,10 @@ struct HttpClient::Impl {
   bool pwait2_available = true;
 
   ~Impl() {
+    if (memory != nullptr) {
+      std::lock_guard<std::mutex> lock(memory->wake_mu);
+      memory->wake_fd = -1;
+    }
     for (std::unique_ptr<Transfer>& t : pool) {
       if (t->in_multi) curl_multi_remove_handle(multi, t->easy);
     }
@@ -259,6 +341,7 @@ struct HttpClient::Impl {
     if (t->easy == nullptr) std::abort();  // out of memory
     t->options = &options;
     t->guard = &guard;
+    t->memory = memory.get();
     ConfigureOnce(*t);
     pool.push_back(std::move(owned));
     return t;
@@ -313,6 +396,9 @@ struct HttpClient::Impl {
     CURL* e = t.easy;
     t.result = HttpResult{};
     t.result.id = request.id;
+    t.charged = 0;
+    t.paused = false;
+    t.overdraft = false;
     t.header_too_large = false;
     t.address_refused = false;
     t.error_buffer[0] = '\0';
@@ -351,7 +437,14 @@ struct HttpClient::Impl {
   }
 
   HttpResult Finish(Transfer* t, CURLcode code) {
+    if (t->paused) Unqueue(*t);
     HttpResult result = std::move(t->result);
+    if (t->charged > 0) {
+      // The result holds the body's bytes now: they are returned when it is destroyed.
+      result.body_memory = std::shared_ptr<const void>(
+          nullptr, [memory = memory, n = t->charged](const void*) { memory->Release(n); });
+      t->charged = 0;
+    }
     const absl::string_view detail(t->error_buffer);
     if (t->address_refused) {
       result.error = TransportError::kAddressRefused;
@@ -421,6 +514,34 @@ struct HttpClient::Impl {
     }
   }
 
+  // Takes a paused transfer off the queue (it resumes, or it ended while paused: timed out).
+  void Unqueue(Transfer& t) {
+    memory->paused.erase(std::find(memory->paused.begin(), memory->paused.end(), &t));
+    memory->paused_held -= t.charged;
+    memory->paused_count.fetch_sub(1, std::memory_order_relaxed);
+    t.paused = false;
+  }
+
+  // Resumes paused transfers, oldest first, while their next step fits the budget. When all
+  // the memory held is held by paused transfers, nothing would ever release any: the oldest
+  // then resumes with leave to overdraw (one at a time, as it is then the one that holds
+  // unpaused memory), which bounds the peak at the budget plus one max_body_bytes.
+  void ResumePaused() {
+    for (size_t turns = memory->paused.size(); turns > 0 && !memory->paused.empty(); --turns) {
+      Transfer* t = memory->paused.front();
+      const size_t step = std::min(options.max_body_bytes,
+                                   std::max(2 * t->charged, kMinBodyReserve)) - t->charged;
+      const size_t held = memory->held.load(std::memory_order_relaxed);
+      const bool fits = held + step <= memory->limit;
+      const bool stalled = held == memory->paused_held;
+      if (!fits && !stalled) return;
+      Unqueue(*t);
+      t->overdraft = !fits;
+      // libcurl offers the kept data to OnBody at once, which may pause the transfer again.
+      curl_easy_pause(t->easy, CURLPAUSE_CONT);
+    }
+  }
+
   void FireTimerIfDue() {
     if (!timer.has_value() || *timer > std::chrono::steady_clock::now()) return;
     timer.reset();  // OnTimer sets it again if libcurl still wants one
@@ -479,6 +600,11 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const HttpClientO
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->guard = std::move(guard);
+  if (options.body_memory_bytes < options.max_body_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("body_memory_bytes (", options.body_memory_bytes,
+                     ") must be >= max_body_bytes (", options.max_body_bytes, ")"));
+  }
   if (!options.connect_to.empty()) {
     const size_t colon = options.connect_to.rfind(':');
     uint32_t port = 0;
@@ -524,6 +650,8 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const HttpClientO
   if (impl->epoll_fd < 0 || impl->wake_fd < 0) {
     return absl::InternalError(absl::StrCat("epoll/eventfd: ", std::strerror(errno)));
   }
+  impl->memory = std::make_shared<BodyMemory>(options.body_memory_bytes);
+  impl->memory->wake_fd = impl->wake_fd;
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.fd = impl->wake_fd;
@@ -559,6 +687,7 @@ std::vector<HttpResult> HttpClient::Poll(absl::Duration timeout) {
   std::vector<HttpResult> done;
   m.FireTimerIfDue();
   m.Collect(done);
+  m.ResumePaused();
   std::chrono::nanoseconds cap(0);  // results to return: do not block
   if (done.empty()) {
     cap = std::chrono::nanoseconds(
@@ -586,6 +715,14 @@ std::vector<HttpResult> HttpClient::Poll(absl::Duration timeout) {
 }
 
 size_t HttpClient::in_flight() const { return impl_->running + impl_->queued.size(); }
+
+size_t HttpClient::body_memory_held() const {
+  return impl_->memory->held.load(std::memory_order_relaxed);
+}
+
+size_t HttpClient::paused_for_memory() const {
+  return impl_->memory->paused_count.load(std::memory_order_relaxed);
+}
 
 void HttpClient::Wakeup() {
   const uint64_t one = 1;

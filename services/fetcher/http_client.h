@@ -46,6 +46,14 @@ struct HttpClientOptions {
   // Bytes of body kept (as transferred, i.e. compressed if the server compressed); beyond it the
   // transfer is cut and the result marked truncated (WARC-Truncated: length).
   size_t max_body_bytes = 16 << 20;
+  // Bytes of body held in memory over all transfers, from the first byte received until the
+  // result is destroyed (after the page is processed): the memory budget of responses in flight.
+  // A transfer that would grow past it is paused (its socket is not read; the server waits) and
+  // resumed when bodies are released. When every body that holds memory is paused, the oldest
+  // paused transfer may overdraw, so the crawl cannot stall: the peak is at most
+  // body_memory_bytes + max_body_bytes. Without the budget the peak is max_in_flight x
+  // max_body_bytes (256 x 16 MiB = 4 GiB by default). Must be >= max_body_bytes.
+  size_t body_memory_bytes = size_t{512} << 20;
   size_t max_header_bytes = 64 << 10;
   // Sent as Accept-Encoding; libcurl does not decode (lib/http does, bounded).
   std::string accept_encoding = "gzip, deflate, br";
@@ -83,6 +91,10 @@ class HttpClient final : public HttpTransport {
   std::vector<HttpResult> Poll(absl::Duration timeout) override;
   // Transfers started and not yet returned by Poll.
   size_t in_flight() const override;
+  // Body bytes held against options.body_memory_bytes (transfers and results not yet
+  // destroyed), and transfers paused now for want of it. Thread-safe.
+  size_t body_memory_held() const;
+  size_t paused_for_memory() const;
   // Makes a blocked Poll return early. Thread-safe.
   void Wakeup() override;
 

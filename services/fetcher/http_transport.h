@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,9 @@ struct HttpResult {
   std::string remote_ip;
   absl::Duration total_time = absl::ZeroDuration();
   absl::Duration time_to_first_byte = absl::ZeroDuration();
+  // Keeps `body`'s bytes charged to the transport's memory budget until the last copy of the
+  // result is destroyed (HttpClientOptions::body_memory_bytes); null when nothing is charged.
+  std::shared_ptr<const void> body_memory;
 };
 
 class HttpTransport {

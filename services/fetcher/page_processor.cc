@@ -209,7 +209,14 @@ void PageProcessor::AddOutlink(const FetchedPage& page, const url::Url& target,
   absl::StatusOr<url::CanonicalUrl> canonical = url::Canonicalize(target, options_.canonical);
   if (!canonical.ok()) return;
   const uint32_t depth = page.task.depth + 1;
-  if (scope_.Check(target, canonical->str(), depth) != scope::Verdict::kInScope) return;
+  const scope::Verdict verdict = scope_.Check(target, canonical->str(), depth);
+  if (verdict != scope::Verdict::kInScope) {
+    if (scope::IsTrap(verdict)) {
+      ++out.event.trap_links;
+      out.trap_kind = verdict;
+    }
+    return;
+  }
   out.outlinks.push_back(frontier::UrlToAdd{.canonical_url = canonical->str(),
                                             .host_key = url::HostKey::Of(target).str(),
                                             .depth = depth,
@@ -272,6 +279,12 @@ void PageProcessor::CollectLinks(const FetchedPage& page, const Parsed& parsed,
   }
   out.outlinks = std::move(unique);
   out.event.outlinks = static_cast<uint32_t>(out.outlinks.size());
+  if (const uint64_t traps = out.event.trap_links; traps > 0) {
+    // A trap stopped is said, so that a site that looks smaller than it is can be explained.
+    AppendDetail(out.event, absl::StrCat("trap links dropped: ", traps, " (last: ",
+                                         std::string(scope::VerdictName(out.trap_kind)), ")"));
+    if (counters_ != nullptr) counters_->Add(&FetcherStats::trap_links, traps);
+  }
 }
 
 bool PageProcessor::Stored(const Parsed& parsed) const {

@@ -95,6 +95,8 @@ struct ProcessedPage {
   // Not OK when the page's WARC records could not be written (a full disk): the page must not
   // be completed, or the archive would lose it for good.
   absl::Status archive_status;
+  // The last spider-trap verdict among the dropped links (event.trap_links > 0).
+  scope::Verdict trap_kind = scope::Verdict::kInScope;
 };
 
 class PageProcessor {

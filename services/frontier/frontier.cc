@@ -819,6 +819,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
               storage::EncodeRevisitObservations(staged_fleet->changes_seen,
                                                  staged_fleet->days_observed));
   }
+  batch.set_sync(options_.sync_completions);
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
   if (staged_fleet.has_value()) revisit_fleet_ = *std::move(staged_fleet);
   counters_.revisits_scheduled += revisits;

@@ -11,7 +11,10 @@ const config::KeyTable<FrontierOptions>& FrontierKeys() {
               "Wait before the first retry, doubling after each"},
              &FrontierOptions::retry_backoff_initial)
         .Add({"retry_backoff_max", "--retry-backoff-max", "Longest wait between retries"},
-             &FrontierOptions::retry_backoff_max);
+             &FrontierOptions::retry_backoff_max)
+        .Add({"max_urls_per_host", "--max-urls-per-host",
+              "URLs accepted per host at most (spider traps: calendars, session ids)"},
+             &FrontierOptions::max_urls_per_host);
     return t;
   }();
   return *table;

@@ -46,8 +46,10 @@ struct FrontierOptions {
   uint64_t max_pages_per_host = kUnlimited;
 
   // Most URLs ever accepted per host: a bound on disk use against crawler traps (endless
-  // calendars, session ids in paths) independent of the page budget.
-  uint64_t max_urls_per_host = kUnlimited;
+  // calendars, session ids in paths) independent of the page budget. A million is more than
+  // all but the largest sites have, and reached by a trap in hours, not days; URLs refused for
+  // it count in rejected_by_limit.
+  uint64_t max_urls_per_host = 1'000'000;
 
   // URLs deeper than this (seeds are depth 0) are rejected by AddUrls.
   uint32_t max_depth = std::numeric_limits<uint32_t>::max();
@@ -97,6 +99,13 @@ struct FrontierOptions {
   // [1, 65536], partition_index < partition_count.
   uint32_t partition_index = 0;
   uint32_t partition_count = 1;
+
+  // Complete's write is durable when it returns (the store's log is fsynced, and with it every
+  // earlier write: the outlinks the completions' pages produced). The fetcher has made the
+  // pages' WARC records durable before calling Complete, so after a power loss a page is done
+  // only if its records survived, and marked done if it was. One fsync per Complete batch. Off:
+  // a kernel crash or power loss may forget the last completions (their pages are fetched again).
+  bool sync_completions = true;
 };
 
 // kInvalidArgument naming the first field out of range.

@@ -35,6 +35,12 @@ const config::KeyTable<CrawlConfig>& CrawlConfigKeys() {
         .Include(redis::PolitenessStoreKeys(), &CrawlConfig::politeness_store)
         .Add({"warc_max_file_bytes", "--warc-max-file-bytes", "Rotate WARC files at this size"},
              &CrawlConfig::warc_max_file_bytes)
+        .Add({"fsync", "--no-fsync",
+              "fsync WARC records, then the frontier's log, before a page counts as done"},
+             &CrawlConfig::fsync)
+        .Add({"min_free_bytes", "--min-free-bytes",
+              "Stop cleanly when data_dir or warc_dir has less free space (0 = never)"},
+             &CrawlConfig::min_free_bytes)
         .Add({"partitions", "--partitions", "Frontier partitions run in this process (1..64)"},
              &CrawlConfig::partitions)
         .Add({"partition_header", "--partition-header",

@@ -53,6 +53,18 @@ struct CrawlConfig {
   // crawls, so that together they keep every host's delay.
   redis::PolitenessStoreConfig politeness_store;
   uint64_t warc_max_file_bytes = warc::WarcWriterOptions{}.max_file_bytes;
+  // The crawl stops cleanly (as on SIGTERM, exit status 1) when the file system of data_dir or
+  // warc_dir has less than this many bytes free, before a write fails: a stop with room to spare
+  // records every completion, so the resumed crawl fetches nothing twice. 256 MiB covers a drain
+  // and RocksDB's compactions of a crawl state of a few GB; 0 turns the check off (a full disk
+  // then stops the crawl at the first failed write, and the pages of the completions not yet
+  // recorded are fetched again on resume).
+  uint64_t min_free_bytes = uint64_t{256} << 20;
+  // A page is marked done only once its WARC records are on disk: the WARC file is fsynced once
+  // per batch of completions handed to the frontier, then the frontier's write of that batch
+  // is fsynced (docs/benchmarks.md has the cost). Off: a kernel crash or power loss may lose
+  // records of pages marked done (a killed process loses nothing either way).
+  bool fsync = true;
   // Frontier partitions run in this process (DESIGN.md §4), 1..64.
   int partitions = 1;
   // Send X-Crawler-Partition: <k> with every request of partition k's fetcher, so a server's log

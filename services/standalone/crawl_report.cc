@@ -108,6 +108,7 @@ void CrawlStats::CountLocked(const fetcher::FetchEvent& e) {
   }
   ++t.outcomes[std::string(frontier::OutcomeClassName(e.outcome))];
   if (e.http_status > 0) ++t.pages;
+  t.trap_links += e.trap_links;
   if (e.links_cut > 0) {
     t.links_cut += e.links_cut;
     ++t.pages_with_links_cut;
@@ -158,6 +159,7 @@ std::string SummaryJson(const CrawlTotals& t, absl::Duration elapsed,
       ",\n  \"duplicates\": ", t.duplicates, ",\n  \"robots_denied\": ", t.robots_denied,
       ",\n  \"robots_txt_fetches\": ", t.robots_txt, ",\n  \"links_cut\": ", t.links_cut,
       ",\n  \"pages_with_links_cut\": ", t.pages_with_links_cut,
+      ",\n  \"trap_links\": ", t.trap_links,
       ",\n  \"outcomes\": ", object(t.outcomes),
       ",\n  \"pages_per_second\": ",
       absl::StrFormat("%.1f", seconds > 0 ? static_cast<double>(t.pages) / seconds : 0.0),

@@ -24,9 +24,10 @@
 #include "absl/strings/str_join.h"
 #include "lib/json/json_string.h"
 #include "lib/net/address_policy.h"
-#include "services/common/redis/politeness_store.h"
 #include "lib/warc/warc_writer.h"
+#include "services/common/free_space_guard.h"
 #include "services/common/periodic_runner.h"
+#include "services/common/redis/politeness_store.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/dedup/dedup.h"
 #include "services/dedup/local_dedup_client.h"
@@ -128,9 +129,11 @@ struct StandaloneCrawl::Parts {
 namespace {
 
 frontier::FrontierOptions FrontierOptionsFor(const CrawlConfig& c, uint32_t k) {
-  return wiring::FrontierOptionsFor(c.frontier, c.collection, k,
-                                    static_cast<uint32_t>(c.partitions),
-                                    wiring::RefillTime(c.fetcher.flush_interval));
+  frontier::FrontierOptions options = wiring::FrontierOptionsFor(
+      c.frontier, c.collection, k, static_cast<uint32_t>(c.partitions),
+      wiring::RefillTime(c.fetcher.flush_interval));
+  options.sync_completions = c.fsync;
+  return options;
 }
 
 fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c, uint32_t k,
@@ -140,6 +143,9 @@ fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c, uint32_t k,
   // The partitions' fetchers share the process's transfers and worker threads.
   base.max_in_flight = std::max<size_t>(1, c.fetcher.max_in_flight / n);
   base.worker_threads = std::max(1, c.fetcher.worker_threads / static_cast<int>(n));
+  // ... and the memory budget of bodies (each fetcher still needs room for one whole body).
+  base.http.body_memory_bytes =
+      std::max(c.fetcher.http.max_body_bytes, c.fetcher.http.body_memory_bytes / n);
   fetcher::FetcherOptions options = wiring::FetcherOptionsFor(
       base, c.collection, c.user_agent, c.partition_header ? static_cast<int>(k) : -1);
   options.processing.link_sink = links;
@@ -174,6 +180,35 @@ absl::Status CheckPartitionCount(const std::filesystem::path& data_dir, int part
   std::ofstream out(file);
   out << partitions << "\n";
   if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", file.string()));
+  return absl::OkStatus();
+}
+
+// A data dir is new (absent, or holding only what a crawl writes there), or holds a crawl (its
+// state/ directory or partitions file). Any other directory is someone else's, refused before
+// anything is written into it (the lock file included).
+absl::Status CheckDataDirIsACrawl(const CrawlConfig& c) {
+  const std::filesystem::path dir(c.data_dir);
+  std::error_code ec;
+  if (std::filesystem::exists(dir / "state", ec) || std::filesystem::exists(dir / "partitions", ec)) {
+    return absl::OkStatus();
+  }
+  std::vector<std::string> own = {"crawl.lock", "warc", "crawl.log", "lost+found"};
+  for (const std::string& configured : {c.warc_dir, c.crawl_log, c.stats_json}) {
+    const std::filesystem::path path(configured);
+    if (!configured.empty() && std::filesystem::equivalent(path.parent_path(), dir, ec)) {
+      own.push_back(path.filename().string());
+    }
+  }
+  std::filesystem::directory_iterator it(dir, ec);
+  if (ec) return absl::OkStatus();  // absent (created below) or unreadable (the lock says why)
+  for (const std::filesystem::directory_entry& entry : it) {
+    const std::string name = entry.path().filename().string();
+    if (std::find(own.begin(), own.end(), name) == own.end()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "data dir ", c.data_dir, " holds files but no crawl (e.g. \"", name,
+          "\"); give a new or empty directory, or the data dir of an earlier crawl to resume it"));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -232,6 +267,7 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
   const std::string extra = absl::StrCat(
       "\"complete\": ", p.seed_client().IsExhausted().value_or(false) ? "true" : "false",
       ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
+      ",\n  \"urls_rejected_by_limit\": ", fs.urls_rejected_by_limit,
       ",\n  \"warc_records\": ", p.warc != nullptr ? p.warc->RecordsWritten() : 0,
       ",\n  \"warc_files\": [", absl::StrJoin(files, ", "), "]",
       ",\n  \"stopped_by_run_for\": ", stopped_by_run_for ? "true" : "false",
@@ -270,11 +306,13 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
   const CrawlConfig& c = p->config;
   const auto n = static_cast<uint32_t>(c.partitions);
 
+  if (absl::Status s = CheckDataDirIsACrawl(c); !s.ok()) return s;
+
   std::random_device entropy;
   const uint64_t seed = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
   // One politeness state for every partition's fetcher: hosts are partitioned, but hosts of
-  // different partitions can share an address, whose budget they share. Opened first, so that a
-  // crawl whose politeness store cannot be reached leaves nothing behind.
+  // different partitions can share an address, whose budget they share. Opened before anything
+  // is written, so that a crawl whose politeness store cannot be reached leaves nothing behind.
   absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness =
       redis::OpenPolitenessStore(c.politeness_store, c.collection.politeness,
                                  c.fetcher.http.total_timeout, clock, seed);
@@ -334,10 +372,14 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
                                 .max_file_bytes = c.warc_max_file_bytes,
                                 .description = absl::StrCat("collection ", c.collection.name),
                                 .http_header_user_agent = c.user_agent,
-                                .robots_policy = c.fetcher.obey_robots ? "obey" : "ignore"},
+                                .robots_policy = c.fetcher.obey_robots ? "obey" : "ignore",
+                                .sync = c.fsync},
                                clock, seed ^ 0x9E3779B97F4A7C15ull);
     if (!warc.ok()) return warc.status();
     p->warc = *std::move(warc);
+    for (const warc::WarcWriter::Recovered& r : p->warc->recovered()) {
+      std::fprintf(stderr, "%s\n", r.Describe().c_str());
+    }
   }
   absl::StatusOr<std::unique_ptr<CrawlLog>> log = CrawlLog::Open(c.crawl_log);
   if (!log.ok()) return log.status();
@@ -407,6 +449,17 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
     p.StopFetchers();
   });
   jobs.push_back(&run_limit);
+  FreeSpaceGuard free_space({.directories = {p.config.data_dir, p.config.warc_dir},
+                             .min_free_bytes = p.config.min_free_bytes},
+                            [&p](const absl::Status&) {
+                              std::fprintf(stderr, "crawl: low on disk space, finishing "
+                                                   "transfers in flight\n");
+                              p.StopFetchers();
+                            });
+  // A disk already too full is refused before anything is fetched.
+  free_space.Tick(start);
+  if (free_space.fired()) return free_space.status();
+  jobs.push_back(&free_space);
   std::optional<scheduler::RevisitTuner> tuner;
   if (p.config.collection.revisit.options.enabled) {
     tuner.emplace(
@@ -460,6 +513,7 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
     absl::Status closed = p.warc->Close();
     if (status.ok()) status = closed;
   }
+  if (status.ok()) status = free_space.status();
   const CrawlTotals totals = p.stats.Totals();
   const std::string refusal = status.ok() ? AllSeedsRefused(*seeds, totals) : "";
   if (!p.config.stats_json.empty()) {

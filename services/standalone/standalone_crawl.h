@@ -31,7 +31,8 @@ class StandaloneCrawl {
  public:
   // Opens the state and output; kInvalidArgument for bad configuration, kUnavailable when the
   // data directory is unusable (e.g. another crawl holds its lock, <data_dir>/crawl.lock: the
-  // message says so plainly, with that crawl's pid).
+  // message says so plainly, with that crawl's pid), kFailedPrecondition for a directory that
+  // holds other files but no crawl (nothing is written into it).
   static absl::StatusOr<std::unique_ptr<StandaloneCrawl>> Open(CrawlConfig config,
                                                                const Clock& clock);
   ~StandaloneCrawl();

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Contract test of `crawler crawl`'s plain refusals: a run whose every seed the SSRF guard refuses
 # exits 1 saying so (stderr and stats JSON "all_seeds_refused"); a second crawl of a data dir in
-# use exits 1 with a plain lock message naming the holder's pid. Loopback only, nothing listens.
+# use exits 1 with a plain lock message naming the holder's pid; a foreign directory (files, no
+# crawl) given as the data dir exits 1 with a plain message and is left as it was. Loopback only,
+# nothing listens.
 # Usage: crawl_refusals_test.sh CRAWLER_BINARY
 set -uo pipefail
 
@@ -30,6 +32,15 @@ wait "$first" 2>/dev/null
 [ "$rc" -eq 1 ] || fail "lock: exit $rc, want 1"
 grep -qE "data dir .*busy is in use by another crawl \(pid [0-9]+\)" "$tmp/second.err" \
   || fail "lock: stderr: $(cat "$tmp/second.err")"
+
+mkdir -p "$tmp/foreign"
+echo "my notes" >"$tmp/foreign/notes.txt"
+timeout 60 "$crawler" crawl --seeds "$seed" --data-dir "$tmp/foreign" --quiet 2>"$tmp/foreign.err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "foreign: exit $rc, want 1"
+grep -qF "data dir $tmp/foreign holds files but no crawl (e.g. \"notes.txt\")" "$tmp/foreign.err" \
+  || fail "foreign: stderr: $(cat "$tmp/foreign.err")"
+[ "$(ls -A "$tmp/foreign")" = "notes.txt" ] || fail "foreign: written into: $(ls -A "$tmp/foreign")"
 
 [ "$failures" -eq 0 ] || exit 1
 echo "crawl refusals: all checks passed"

@@ -37,10 +37,9 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from e2e_support import (  # noqa: E402
-    Checks, Crawl, Fatal, Websim, WorkDir, archived_pages, check_coverage, check_crawl_log_pages,
-    check_politeness,
+    Crawl, Websim, archived_pages, check_coverage, check_crawl_log_pages, check_politeness,
     check_robots_fetches, check_run_partition, crawl_command, is_page_request, read_crawl_log,
-    read_stats, read_warc_records, url_of, wait_until)
+    read_stats, read_warc_records, run_scenario, url_of, wait_until)
 
 # The per-host delay of every crawl here (--min-delay, with --delay-factor 0). Request arrivals
 # at websim must be at least this far apart per host, with no slack: the crawler spaces
@@ -535,15 +534,7 @@ def main():
     parser.add_argument("--scenario", required=True, choices=sorted(SCENARIOS))
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
-    checks = Checks(f"e2e {args.scenario}")
-    work = WorkDir(f"e2e-{args.scenario}-", keep=args.keep)
-    try:
-        SCENARIOS[args.scenario](args, checks, work)
-    except Fatal as e:
-        checks.fail(str(e))
-    rc = checks.exit_code()
-    work.finish(failed=rc != 0)
-    return rc
+    return run_scenario(args, SCENARIOS, "e2e", "e2e")
 
 
 if __name__ == "__main__":

@@ -42,8 +42,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 from cluster import Cluster, ClusterError  # noqa: E402
 from crawl_websim_test import check_duplicates_none, check_partition_owners  # noqa: E402
 from e2e_support import (  # noqa: E402
-    Checks, Fatal, Websim, WorkDir, archived_pages, check_coverage, check_politeness,
-    check_crawl_log_pages, check_robots_fetches, read_crawl_log, wait_until)
+    Fatal, Websim, archived_pages, check_coverage, check_crawl_log_pages, check_politeness,
+    check_robots_fetches, read_crawl_log, run_scenario, wait_until)
 
 DELAY_MS = 50
 CRAWL_TIMEOUT_S = 300
@@ -318,15 +318,7 @@ def main():
     parser.add_argument("--scenario", required=True, choices=sorted(SCENARIOS))
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
-    checks = Checks(f"distributed {args.scenario}")
-    work = WorkDir(f"dist-{args.scenario}-", keep=args.keep)
-    try:
-        SCENARIOS[args.scenario](args, checks, work)
-    except (Fatal, ClusterError, subprocess.TimeoutExpired) as e:
-        checks.fail(str(e))
-    rc = checks.exit_code()
-    work.finish(failed=rc != 0)
-    return rc
+    return run_scenario(args, SCENARIOS, "distributed", "dist", errors=(Fatal, ClusterError, subprocess.TimeoutExpired))
 
 
 if __name__ == "__main__":

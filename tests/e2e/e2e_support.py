@@ -55,6 +55,21 @@ class Fatal(Exception):
     """A step the rest of the test cannot do without (a server that does not start, ...)."""
 
 
+def run_scenario(args, scenarios, name, prefix, errors=(Fatal,)):
+    """The body of every e2e script's main(): runs `scenarios[args.scenario]` in a fresh work
+    directory (kept on failure or with args.keep), collecting failed checks; an exception of
+    `errors` counts as one failed check. Returns the exit status."""
+    checks = Checks(f"{name} {args.scenario}")
+    work = WorkDir(f"{prefix}-{args.scenario}-", keep=args.keep)
+    try:
+        scenarios[args.scenario](args, checks, work)
+    except errors as e:
+        checks.fail(str(e))
+    rc = checks.exit_code()
+    work.finish(failed=rc != 0)
+    return rc
+
+
 def wait_until(predicate, timeout_s, what, poll_s=0.05):
     """Polls `predicate` until it returns a truthy value; Fatal after `timeout_s`."""
     deadline = time.monotonic() + timeout_s

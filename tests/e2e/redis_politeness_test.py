@@ -25,8 +25,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from e2e_support import (  # noqa: E402
-    Checks, Crawl, Fatal, RedisServer, Websim, WorkDir, check_crawl_log_pages, check_politeness,
-    crawl_command, monotonic_ns, read_crawl_log, read_stats, wait_until)
+    Crawl, RedisServer, Websim, check_crawl_log_pages, check_politeness, crawl_command,
+    monotonic_ns, read_crawl_log, read_stats, run_scenario, wait_until)
 
 CRAWL_TIMEOUT_S = 300
 
@@ -134,15 +134,7 @@ def main():
     parser.add_argument("--scenario", required=True, choices=sorted(SCENARIOS))
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
-    checks = Checks(f"e2e redis {args.scenario}")
-    work = WorkDir(f"e2e-redis-{args.scenario}-", keep=args.keep)
-    try:
-        SCENARIOS[args.scenario](args, checks, work)
-    except Fatal as e:
-        checks.fail(str(e))
-    rc = checks.exit_code()
-    work.finish(failed=rc != 0)
-    return rc
+    return run_scenario(args, SCENARIOS, "e2e redis", "e2e-redis")
 
 
 if __name__ == "__main__":

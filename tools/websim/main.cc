@@ -80,6 +80,9 @@ int main(int argc, char** argv) {
   CLI::App app{"websim: a deterministic synthetic web on 127.0.0.1 for crawler tests"};
   WebsimOptions options;
   int port = 0;
+  // A test web never leaves loopback; a container serving it to other pods binds its own
+  // address (0.0.0.0) instead.
+  std::string bind_address = "127.0.0.1";
   int threads = 1;
   double max_seconds = 3600;
   double crawl_delay_seconds = 0;
@@ -166,7 +169,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--focus-replay", focus_replay_file,
                  "write the focused sites' new external links per page (banditsim --replay)");
-  app.add_option("--port", port, "TCP port on 127.0.0.1 (0 = ephemeral)")->capture_default_str();
+  app.add_option("--port", port, "TCP port (0 = ephemeral)")->capture_default_str();
+  app.add_option("--bind", bind_address,
+                 "IPv4 address to listen on (0.0.0.0: every interface, e.g. in a container)")
+      ->capture_default_str();
   app.add_option("--port-file", port_file, "write the port number to this file once listening");
   app.add_option("--threads", threads, "server threads")->capture_default_str();
   app.add_option("--log", log_file, "request log file (docs/websim.md: Request log)");
@@ -313,6 +319,7 @@ int main(int argc, char** argv) {
   crawler::websim::WebsimHandler handler(&*model, start_ns);
   crawler::websim::HttpServerOptions server_options;
   server_options.port = port;
+  server_options.address = bind_address;
   server_options.threads = threads;
   absl::StatusOr<std::unique_ptr<crawler::websim::HttpServer>> server =
       crawler::websim::HttpServer::Start(server_options, &handler, log.get());
@@ -323,8 +330,8 @@ int main(int argc, char** argv) {
       return Fail(s);
     }
   }
-  std::cerr << "websim listening on 127.0.0.1:" << bound_port << " (" << options.num_hosts
-            << " hosts x " << options.pages_per_host << " pages, seed " << options.seed << ")"
+  std::cerr << "websim listening on " << bind_address << ":" << bound_port << " ("
+            << options.num_hosts << " hosts x " << options.pages_per_host << " pages, seed " << options.seed << ")"
             << std::endl;
 
   const int64_t deadline_ns =

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <map>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -91,7 +91,7 @@ void DuplicateKeyInTable(const std::string& name) {
 
 absl::Status CheckMapKeys(const YAML::Node& map, const std::vector<std::string>& known) {
   if (!map.IsMap()) return absl::InvalidArgumentError("not a mapping");
-  std::set<std::string> seen;
+  std::map<std::string, int> first_line;  // 1-based, as editors count
   for (const auto& entry : map) {
     if (!entry.first.IsScalar()) return absl::InvalidArgumentError("keys must be plain names");
     const std::string& key = entry.first.Scalar();
@@ -102,9 +102,11 @@ absl::Status CheckMapKeys(const YAML::Node& map, const std::vector<std::string>&
           absl::StrCat("unknown key \"", key, "\"; known keys: ", absl::StrJoin(sorted, ", ")));
     }
     // yaml-cpp keeps both entries of a repeated key (lookups see the first): a silent override
-    // either way, so it is an error.
-    if (!seen.insert(key).second) {
-      return absl::InvalidArgumentError(absl::StrCat("key \"", key, "\" given twice"));
+    // either way, so it is an error. The lines point the user at both.
+    const int line = entry.first.Mark().line + 1;
+    if (auto [it, added] = first_line.emplace(key, line); !added) {
+      return absl::InvalidArgumentError(absl::StrCat("key \"", key, "\" given twice (lines ",
+                                                     it->second, " and ", line, ")"));
     }
   }
   return absl::OkStatus();

@@ -10,7 +10,7 @@
 // member that holds that component's struct.
 //
 // Loading rejects, with kInvalidArgument naming the key: unknown keys (listing the known ones),
-// keys given twice (yaml-cpp keeps both silently), wrong types and bad values. Keys absent from
+// keys given twice (yaml-cpp keeps both silently; the message names both lines), wrong types and bad values. Keys absent from
 // the document keep the values `out` already holds. Validation of ranges and of combinations is
 // the options struct's own business (e.g. a Validate() or Finalize()), after all sources are in.
 //

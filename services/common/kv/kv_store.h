@@ -12,7 +12,10 @@
 //
 // Errors are absl::Status with the canonical codes: kNotFound for an absent key (Get only),
 // kInvalidArgument for an undeclared column family, kDataLoss for corruption, kUnavailable or
-// kResourceExhausted for storage that cannot currently be written (I/O error, disk full).
+// kResourceExhausted for storage that cannot currently be read. A Write that fails on the
+// storage (I/O error, disk full) returns kFailedPrecondition with a message naming the store's
+// path and the cause: the store refuses every write after it until it is opened again, so the
+// writer must stop rather than retry.
 //
 // Thread-safety: implementations are safe to call from several threads. A write batch is applied
 // atomically: after a crash either all of it is visible or none.

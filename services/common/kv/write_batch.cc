@@ -28,6 +28,7 @@ void WriteBatch::Clear() {
   column_families_.clear();
   ops_.clear();
   payload_bytes_ = 0;
+  sync_ = false;
 }
 
 }  // namespace crawler::kv

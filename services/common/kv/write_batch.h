@@ -34,6 +34,12 @@ class WriteBatch {
   // Sum of key and value sizes: lets a caller cap a batch by bytes.
   size_t payload_bytes() const { return payload_bytes_; }
 
+  // Durable: the store's Write returns only once this batch (and every earlier one) would
+  // survive a power loss (RocksDB: the log is fsynced). Off by default: a batch survives the
+  // process being killed, not the kernel.
+  void set_sync(bool sync) { sync_ = sync; }
+  bool sync() const { return sync_; }
+
   const std::vector<Op>& ops() const { return ops_; }
   const std::vector<std::string>& column_families() const { return column_families_; }
 
@@ -43,6 +49,7 @@ class WriteBatch {
   std::vector<std::string> column_families_;
   std::vector<Op> ops_;
   size_t payload_bytes_ = 0;
+  bool sync_ = false;
 };
 
 }  // namespace crawler::kv

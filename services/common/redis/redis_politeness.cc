@@ -21,9 +21,11 @@ using politeness::HostFeedback;
 using politeness::ReleaseRequest;
 using politeness::ReleaseResult;
 
-// The claim: KEYS = epoch, host hash, host slots [, address hash, address slots];
-// ARGV = token, spacing (µs), max connections, slot ttl (µs), idle ttl (ms), host floor (µs),
-// address floor (µs), fresh grace (µs). Returns {granted, wait µs, now µs, next allowed µs}.
+// The claim: KEYS = epoch, host hash [, address hash]; ARGV = token, spacing (µs), max
+// connections, slot ttl (µs), idle ttl (ms), host floor (µs), address floor (µs), fresh grace
+// (µs). Returns {granted, wait µs, now µs, next allowed µs}. A hash holds n (next allowed start),
+// s (spacing) and f (failures) of a host, and one field "@<token>" per claimed slot whose value
+// is the slot's expiry: one HGETALL reads everything the claim decides on.
 constexpr char kClaimScript[] = R"lua(
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -35,75 +37,110 @@ if not epoch then
   redis.call('SET', KEYS[1], now)
 end
 local fresh = now - epoch < grace
--- The next allowed start of a hash, raised to the caller's floor; an unknown key in a fresh
--- Redis waits one spacing. Returns it and whether it must be written back.
-local function next_of(key, floor)
-  local n = redis.call('HGET', key, 'n')
-  if n then
-    n = tonumber(n)
-    if floor > n then return floor, true end
-    return n, false
+-- A hash's next allowed start raised to the caller's floor (an unknown key in a fresh Redis
+-- waits one spacing), its spacing, its live slots and their latest expiry; expired slots go.
+local function load(key, floor)
+  local h = redis.call('HGETALL', key)
+  local st = {n = nil, s = 0, slots = 0, last = now, write = false}
+  local dead = {}
+  for i = 1, #h, 2 do
+    local f = h[i]
+    if f == 'n' then
+      st.n = tonumber(h[i + 1])
+    elseif f == 's' then
+      st.s = tonumber(h[i + 1])
+    elseif string.byte(f, 1) == 64 then
+      local e = tonumber(h[i + 1])
+      if e <= now then
+        dead[#dead + 1] = f
+      else
+        st.slots = st.slots + 1
+        st.last = math.max(st.last, e)
+      end
+    end
   end
-  if fresh then return math.max(now + spacing, floor), true end
-  return floor, floor > now
+  if #dead > 0 then redis.call('HDEL', key, unpack(dead)) end
+  if st.n then
+    if floor > st.n then st.n, st.write = floor, true end
+  elseif fresh then
+    st.n, st.write = math.max(now + spacing, floor), true
+  else
+    st.n, st.write = floor, floor > now
+  end
+  return st
 end
-local function keep(key, n)
-  redis.call('HSET', key, 'n', n)
-  redis.call('PEXPIRE', key, math.floor(math.max(n - now, 0) / 1000) + idle)
+-- Kept `idle` past its next allowed start and past its last slot's expiry.
+local function expire(key, n, last)
+  redis.call('PEXPIRE', key, math.floor((math.max(n, last) - now) / 1000) + idle)
 end
-local function busy(slots)
-  redis.call('ZREMRANGEBYSCORE', slots, '-inf', now)
-  return redis.call('ZCARD', slots) >= maxc
+local with_ip = #KEYS == 3
+local host = load(KEYS[2], tonumber(ARGV[6]))
+local ip = nil
+if with_ip then ip = load(KEYS[3], tonumber(ARGV[7])) end
+local wait = math.max(host.n - now, 0)
+local full = host.slots >= maxc
+if ip then
+  wait = math.max(wait, ip.n - now)
+  full = full or ip.slots >= maxc
 end
-local with_ip = #KEYS == 5
-local hn, hw = next_of(KEYS[2], tonumber(ARGV[6]))
-local inx, iw = 0, false
-if with_ip then inx, iw = next_of(KEYS[4], tonumber(ARGV[7])) end
-local full = busy(KEYS[3]) or (with_ip and busy(KEYS[5]))
-local wait = math.max(hn - now, inx - now, 0)
 if wait > 0 or full then
-  if hw then keep(KEYS[2], hn) end
-  if iw then keep(KEYS[4], inx) end
-  return {0, wait, now, math.max(hn, inx)}
+  if host.write then
+    redis.call('HSET', KEYS[2], 'n', host.n)
+    expire(KEYS[2], host.n, host.last)
+  end
+  if ip and ip.write then
+    redis.call('HSET', KEYS[3], 'n', ip.n)
+    expire(KEYS[3], ip.n, ip.last)
+  end
+  return {0, wait, now, math.max(host.n, ip and ip.n or 0)}
 end
-local gap = math.max(spacing, tonumber(redis.call('HGET', KEYS[2], 's') or 0))
-local n = now + gap
-keep(KEYS[2], n)
-redis.call('ZADD', KEYS[3], now + slot_ttl, token)
-redis.call('PEXPIRE', KEYS[3], math.floor(slot_ttl / 1000) + 1000)
-if with_ip then
-  keep(KEYS[4], n)
-  redis.call('ZADD', KEYS[5], now + slot_ttl, token)
-  redis.call('PEXPIRE', KEYS[5], math.floor(slot_ttl / 1000) + 1000)
+local n = now + math.max(spacing, host.s)
+local slot, until_ = '@' .. token, now + slot_ttl
+redis.call('HSET', KEYS[2], 'n', n, slot, until_)
+expire(KEYS[2], n, math.max(host.last, until_))
+if ip then
+  redis.call('HSET', KEYS[3], 'n', n, slot, until_)
+  expire(KEYS[3], n, math.max(ip.last, until_))
 end
 return {1, 0, now, n}
 )lua";
 
-// The release: KEYS as the claim's; ARGV = token, spacing (µs), idle ttl (ms), delay after a
-// success (µs), then, after a failure only, the delays after 1, 2, ... K consecutive failures
-// (the last one for every count past K). Returns {now µs, next allowed µs}.
+// The release: KEYS as the claim's; ARGV = token, spacing (µs), idle ttl (ms), slot ttl (µs),
+// delay after a success (µs), then, after a failure only, the delays after 1, 2, ... K
+// consecutive failures (the last one for every count past K). Returns {now µs, next allowed µs}.
 constexpr char kReleaseScript[] = R"lua(
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local idle = tonumber(ARGV[3])
+local slot, idle, slot_ttl = '@' .. ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4])
+local h = redis.call('HMGET', KEYS[2], 'n', 'f')
 local delay
-if #ARGV > 4 then
-  local f = redis.call('HINCRBY', KEYS[2], 'f', 1)
-  delay = tonumber(ARGV[4 + math.min(f, #ARGV - 4)])
+if #ARGV > 5 then
+  local f = (tonumber(h[2]) or 0) + 1
+  delay = tonumber(ARGV[5 + math.min(f, #ARGV - 5)])
+  redis.call('HDEL', KEYS[2], slot)
+  redis.call('HSET', KEYS[2], 'f', f)
 else
-  redis.call('HDEL', KEYS[2], 'f')
-  delay = tonumber(ARGV[4])
+  redis.call('HDEL', KEYS[2], slot, 'f')
+  delay = tonumber(ARGV[5])
 end
-local function push(key, slots)
-  redis.call('ZREM', slots, ARGV[1])
-  local n = math.max(tonumber(redis.call('HGET', key, 'n') or 0), now + delay)
-  redis.call('HSET', key, 'n', n)
-  redis.call('PEXPIRE', key, math.floor((n - now) / 1000) + idle)
+-- Pushes a hash's next allowed start out to now + delay; kept `idle` past it and past any slot
+-- still held (at most slot_ttl from now).
+local function push(key, n)
+  n = math.max(tonumber(n or 0), now + delay)
+  redis.call('PEXPIRE', key, math.floor(math.max(n - now, slot_ttl) / 1000) + idle)
   return n
 end
-local n = push(KEYS[2], KEYS[3])
-redis.call('HSET', KEYS[2], 's', ARGV[2])
-if #KEYS == 5 then n = math.max(n, push(KEYS[4], KEYS[5])) end
+local n = math.max(tonumber(h[1] or 0), now + delay)
+redis.call('HSET', KEYS[2], 'n', n, 's', ARGV[2])
+push(KEYS[2], n)
+if #KEYS == 3 then
+  local inx = redis.call('HGET', KEYS[3], 'n')
+  redis.call('HDEL', KEYS[3], slot)
+  inx = math.max(tonumber(inx or 0), now + delay)
+  redis.call('HSET', KEYS[3], 'n', inx)
+  push(KEYS[3], inx)
+  n = math.max(n, inx)
+end
 return {now, n}
 )lua";
 
@@ -283,12 +320,8 @@ absl::StatusOr<std::vector<Reply>> RedisPoliteness::Run(
 std::vector<std::string> RedisPoliteness::Keys(const std::string& host_key,
                                                const std::string& ip) const {
   const std::string& p = options_.key_prefix;
-  std::vector<std::string> keys = {absl::StrCat(p, "epoch"), absl::StrCat(p, "h:", host_key),
-                                   absl::StrCat(p, "hs:", host_key)};
-  if (!ip.empty()) {
-    keys.push_back(absl::StrCat(p, "i:", ip));
-    keys.push_back(absl::StrCat(p, "is:", ip));
-  }
+  std::vector<std::string> keys = {absl::StrCat(p, "epoch"), absl::StrCat(p, "h:", host_key)};
+  if (!ip.empty()) keys.push_back(absl::StrCat(p, "i:", ip));
   return keys;
 }
 
@@ -323,134 +356,116 @@ void RedisPoliteness::Remember(absl::flat_hash_map<std::string, int64_t>& floors
 }
 
 absl::StatusOr<ClaimResult> RedisPoliteness::Claim(const ClaimRequest& request) {
-  return std::move(ClaimAll(std::span<const ClaimRequest>(&request, 1)).front());
+  return std::move(Exchange({}, std::span<const ClaimRequest>(&request, 1)).claimed.front());
 }
 
 absl::StatusOr<ReleaseResult> RedisPoliteness::Release(const ReleaseRequest& request) {
-  return std::move(ReleaseAll(std::span<const ReleaseRequest>(&request, 1)).front());
+  return std::move(Exchange(std::span<const ReleaseRequest>(&request, 1), {}).released.front());
 }
 
-std::vector<absl::StatusOr<ClaimResult>> RedisPoliteness::ClaimAll(
-    std::span<const ClaimRequest> requests) {
-  std::vector<absl::StatusOr<ClaimResult>> results;
-  if (requests.empty()) return results;
+struct RedisPoliteness::Pending {
   std::vector<std::vector<std::string>> commands;
-  std::vector<std::string> tokens;
-  commands.reserve(requests.size());
-  {
-    absl::MutexLock lock(&mu_);
-    stats_.claims += requests.size();
-    for (const ClaimRequest& r : requests) {
-      // The gap between request starts before any response told more (the script keeps the
-      // larger gap the last response time set).
-      const absl::Duration spacing = policy_.NextDelay(HostFeedback{.crawl_delay = r.crawl_delay}, 0);
-      tokens.push_back(absl::StrCat(instance_, ":", next_token_++));
-      std::vector<std::string> keys = Keys(r.host_key, r.ip);
-      std::vector<std::string> c = {"EVALSHA", claim_sha_, absl::StrCat(keys.size())};
-      c.insert(c.end(), keys.begin(), keys.end());
-      c.insert(c.end(), {tokens.back(), absl::StrCat(Micros(spacing)),
-                         absl::StrCat(policy_.options().max_connections_per_host),
-                         absl::StrCat(Micros(options_.slot_ttl)),
-                         absl::StrCat(absl::ToInt64Milliseconds(options_.idle_ttl)),
-                         absl::StrCat(Floor(host_floors_, r.host_key)),
-                         absl::StrCat(Floor(ip_floors_, r.ip)),
-                         absl::StrCat(Micros(options_.fresh_grace))});
-      commands.push_back(std::move(c));
+  std::vector<size_t> released;           // per release command: its request's index
+  std::vector<absl::Duration> fallback;   // per release command: the delay if Redis is not reached
+  std::vector<std::string> tokens;        // per claim: its slot token
+};
+
+void RedisPoliteness::AddReleases(std::span<const ReleaseRequest> releases, Pending& pending,
+                                  Exchanged& out) {
+  out.released.assign(releases.size(), ReleaseResult{});
+  for (size_t i = 0; i < releases.size(); ++i) {
+    const ReleaseRequest& r = releases[i];
+    auto it = held_.find(r.host_key);
+    if (it == held_.end() || it->second.empty()) {
+      out.released[i] =
+          absl::FailedPreconditionError("Release without a granted claim for " + r.host_key);
+      continue;
     }
-  }
-  absl::StatusOr<std::vector<Reply>> replies = Run(std::move(commands));
-  results.reserve(requests.size());
-  if (!replies.ok()) {
-    results.assign(requests.size(), replies.status());
-    return results;
-  }
-  absl::MutexLock lock(&mu_);
-  for (size_t i = 0; i < requests.size(); ++i) {
-    const redisReply& reply = *(*replies)[i];
-    const ClaimRequest& r = requests[i];
-    LearnRedisNow(IntAt(reply, 2));
-    const int64_t next = IntAt(reply, 3);
-    Remember(host_floors_, r.host_key, next);
-    Remember(ip_floors_, r.ip, next);
-    if (IntAt(reply, 0) == 1) {
-      ++stats_.granted;
-      held_[r.host_key].push_back(Held{std::move(tokens[i]), r.ip, r.crawl_delay});
-      results.push_back(ClaimResult{.granted = true});
-    } else {
-      results.push_back(
-          ClaimResult{.granted = false, .wait = absl::Microseconds(IntAt(reply, 1))});
+    std::vector<Held>& held = it->second;
+    auto match =
+        std::find_if(held.begin(), held.end(), [&](const Held& h) { return h.ip == r.ip; });
+    if (match == held.end()) match = held.begin();
+    Held claim = std::move(*match);
+    held.erase(match);
+    if (held.empty()) held_.erase(it);
+    ++stats_.releases;
+
+    HostFeedback feedback{.crawl_delay = claim.crawl_delay,
+                          .last_response_time = r.response_time,
+                          .retry_after = r.retry_after};
+    const double jitter = politeness::JitterUnit(rng_);
+    const absl::Duration ok_delay = policy_.NextDelay(feedback, jitter);
+    feedback.retry_after.reset();
+    const absl::Duration spacing = policy_.NextDelay(feedback, 0);
+    std::vector<std::string> keys = Keys(r.host_key, claim.ip);
+    std::vector<std::string> c = {"EVALSHA", release_sha_, absl::StrCat(keys.size())};
+    c.insert(c.end(), keys.begin(), keys.end());
+    c.insert(c.end(), {claim.token, absl::StrCat(Micros(spacing)),
+                       absl::StrCat(absl::ToInt64Milliseconds(options_.idle_ttl)),
+                       absl::StrCat(Micros(options_.slot_ttl)), absl::StrCat(Micros(ok_delay))});
+    absl::Duration least = ok_delay;
+    if (r.failed) {
+      feedback.retry_after = r.retry_after;
+      const int steps = BackoffSteps(policy_.options());
+      for (int n = 1; n <= steps; ++n) {
+        feedback.consecutive_failures = n;
+        const absl::Duration d = policy_.NextDelay(feedback, jitter);
+        if (n == 1) least = d;
+        c.push_back(absl::StrCat(Micros(d)));
+      }
     }
+    pending.commands.push_back(std::move(c));
+    pending.released.push_back(i);
+    pending.fallback.push_back(least);
   }
-  return results;
 }
 
-std::vector<absl::StatusOr<ReleaseResult>> RedisPoliteness::ReleaseAll(
-    std::span<const ReleaseRequest> requests) {
-  std::vector<absl::StatusOr<ReleaseResult>> results(requests.size(), ReleaseResult{});
-  std::vector<std::vector<std::string>> commands;
-  std::vector<size_t> sent;               // request index of each command
-  std::vector<absl::Duration> fallback;  // the delay to remember if Redis is not reached
+void RedisPoliteness::AddClaims(std::span<const ClaimRequest> claims, Pending& pending) {
+  stats_.claims += claims.size();
+  for (const ClaimRequest& r : claims) {
+    // The gap between request starts before any response told more (the script keeps the
+    // larger gap the last response time set).
+    const absl::Duration spacing =
+        policy_.NextDelay(HostFeedback{.crawl_delay = r.crawl_delay}, 0);
+    pending.tokens.push_back(absl::StrCat(instance_, ":", next_token_++));
+    std::vector<std::string> keys = Keys(r.host_key, r.ip);
+    std::vector<std::string> c = {"EVALSHA", claim_sha_, absl::StrCat(keys.size())};
+    c.insert(c.end(), keys.begin(), keys.end());
+    c.insert(c.end(), {pending.tokens.back(), absl::StrCat(Micros(spacing)),
+                       absl::StrCat(policy_.options().max_connections_per_host),
+                       absl::StrCat(Micros(options_.slot_ttl)),
+                       absl::StrCat(absl::ToInt64Milliseconds(options_.idle_ttl)),
+                       absl::StrCat(Floor(host_floors_, r.host_key)),
+                       absl::StrCat(Floor(ip_floors_, r.ip)),
+                       absl::StrCat(Micros(options_.fresh_grace))});
+    pending.commands.push_back(std::move(c));
+  }
+}
+
+RedisPoliteness::Exchanged RedisPoliteness::Exchange(std::span<const ReleaseRequest> releases,
+                                                     std::span<const ClaimRequest> claims) {
+  Exchanged out;
+  Pending pending;
   {
     absl::MutexLock lock(&mu_);
-    for (size_t i = 0; i < requests.size(); ++i) {
-      const ReleaseRequest& r = requests[i];
-      auto it = held_.find(r.host_key);
-      if (it == held_.end() || it->second.empty()) {
-        results[i] = absl::FailedPreconditionError("Release without a granted claim for " +
-                                                   r.host_key);
-        continue;
-      }
-      std::vector<Held>& held = it->second;
-      auto match = std::find_if(held.begin(), held.end(),
-                                [&](const Held& h) { return h.ip == r.ip; });
-      if (match == held.end()) match = held.begin();
-      Held claim = std::move(*match);
-      held.erase(match);
-      if (held.empty()) held_.erase(it);
-      ++stats_.releases;
-
-      HostFeedback feedback{.crawl_delay = claim.crawl_delay,
-                            .last_response_time = r.response_time,
-                            .retry_after = r.retry_after};
-      const double jitter = politeness::JitterUnit(rng_);
-      const absl::Duration ok_delay = policy_.NextDelay(feedback, jitter);
-      feedback.retry_after.reset();
-      const absl::Duration spacing = policy_.NextDelay(feedback, 0);
-      std::vector<std::string> keys = Keys(r.host_key, claim.ip);
-      std::vector<std::string> c = {"EVALSHA", release_sha_, absl::StrCat(keys.size())};
-      c.insert(c.end(), keys.begin(), keys.end());
-      c.insert(c.end(), {claim.token, absl::StrCat(Micros(spacing)),
-                         absl::StrCat(absl::ToInt64Milliseconds(options_.idle_ttl)),
-                         absl::StrCat(Micros(ok_delay))});
-      absl::Duration least = ok_delay;
-      if (r.failed) {
-        feedback.retry_after = r.retry_after;
-        const int steps = BackoffSteps(policy_.options());
-        for (int n = 1; n <= steps; ++n) {
-          feedback.consecutive_failures = n;
-          const absl::Duration d = policy_.NextDelay(feedback, jitter);
-          if (n == 1) least = d;
-          c.push_back(absl::StrCat(Micros(d)));
-        }
-      }
-      commands.push_back(std::move(c));
-      sent.push_back(i);
-      fallback.push_back(least);
-    }
+    AddReleases(releases, pending, out);
+    AddClaims(claims, pending);
   }
-  if (commands.empty()) return results;
-  absl::StatusOr<std::vector<Reply>> replies = Run(std::move(commands));
+  out.claimed.reserve(claims.size());
+  if (pending.commands.empty()) return out;
+  const size_t first_claim = pending.released.size();
+  absl::StatusOr<std::vector<Reply>> replies = Run(std::move(pending.commands));
   absl::MutexLock lock(&mu_);
-  for (size_t j = 0; j < sent.size(); ++j) {
-    const ReleaseRequest& r = requests[sent[j]];
+  for (size_t j = 0; j < pending.released.size(); ++j) {
+    const ReleaseRequest& r = releases[pending.released[j]];
     if (!replies.ok()) {
       // The slot expires in Redis on its own; this process still keeps the host's gap.
       if (offset_known_) {
-        const int64_t next = EstimatedRedisNow() + Micros(fallback[j]);
+        const int64_t next = EstimatedRedisNow() + Micros(pending.fallback[j]);
         Remember(host_floors_, r.host_key, next);
         Remember(ip_floors_, r.ip, next);
       }
-      results[sent[j]] = replies.status();
+      out.released[pending.released[j]] = replies.status();
       continue;
     }
     const redisReply& reply = *(*replies)[j];
@@ -459,9 +474,30 @@ std::vector<absl::StatusOr<ReleaseResult>> RedisPoliteness::ReleaseAll(
     LearnRedisNow(now);
     Remember(host_floors_, r.host_key, next);
     Remember(ip_floors_, r.ip, next);
-    results[sent[j]] = ReleaseResult{.wait = absl::Microseconds(std::max<int64_t>(next - now, 0))};
+    out.released[pending.released[j]] =
+        ReleaseResult{.wait = absl::Microseconds(std::max<int64_t>(next - now, 0))};
   }
-  return results;
+  for (size_t i = 0; i < claims.size(); ++i) {
+    if (!replies.ok()) {
+      out.claimed.push_back(replies.status());
+      continue;
+    }
+    const redisReply& reply = *(*replies)[first_claim + i];
+    const ClaimRequest& r = claims[i];
+    LearnRedisNow(IntAt(reply, 2));
+    const int64_t next = IntAt(reply, 3);
+    Remember(host_floors_, r.host_key, next);
+    Remember(ip_floors_, r.ip, next);
+    if (IntAt(reply, 0) == 1) {
+      ++stats_.granted;
+      held_[r.host_key].push_back(Held{std::move(pending.tokens[i]), r.ip, r.crawl_delay});
+      out.claimed.push_back(ClaimResult{.granted = true});
+    } else {
+      out.claimed.push_back(
+          ClaimResult{.granted = false, .wait = absl::Microseconds(IntAt(reply, 1))});
+    }
+  }
+  return out;
 }
 
 politeness::PolitenessStats RedisPoliteness::Stats() const {

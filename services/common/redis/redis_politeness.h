@@ -8,13 +8,12 @@
 // only, never URLs:
 //   <prefix>epoch        when this Redis first saw a claim (µs, Redis time); never expires
 //   <prefix>h:<host key> hash: n = next allowed start (µs), s = spacing between request
-//                        starts (µs, from the last response time), f = consecutive failures
-//   <prefix>hs:<host key> sorted set of the host's claimed connection slots: member a claim
-//                        token, score the slot's expiry (µs)
-//   <prefix>i:<address>  hash: n = next allowed start for the IP address
-//   <prefix>is:<address> sorted set of the address's slots
-// Hashes expire `idle_ttl` after their next-allowed time; slot sets after `slot_ttl`. A slot
-// expires on its own after `slot_ttl` (a fetcher that died mid-request cannot hold a host).
+//                        starts (µs, from the last response time), f = consecutive failures,
+//                        and "@<token>" = expiry (µs) of each connection slot claimed
+//   <prefix>i:<address>  hash: n = next allowed start of the IP address, and its slots
+// A hash expires `idle_ttl` after its next-allowed time and its slots' expiry. A slot expires on
+// its own after `slot_ttl` (a fetcher that died mid-request cannot hold a host): a claim drops
+// the expired slots it finds. Tokens are this process's random id and a counter.
 //
 // Failure behaviour (fail closed): when Redis cannot be reached, claims return kUnavailable and
 // the caller sends nothing. The first failure is logged once; later calls fail fast without
@@ -86,10 +85,9 @@ class RedisPoliteness final : public politeness::Politeness {
   absl::StatusOr<politeness::ClaimResult> Claim(const politeness::ClaimRequest& request) override;
   absl::StatusOr<politeness::ReleaseResult> Release(
       const politeness::ReleaseRequest& request) override;
-  std::vector<absl::StatusOr<politeness::ClaimResult>> ClaimAll(
-      std::span<const politeness::ClaimRequest> requests) override;
-  std::vector<absl::StatusOr<politeness::ReleaseResult>> ReleaseAll(
-      std::span<const politeness::ReleaseRequest> requests) override;
+  // One pipeline: every release, then every claim.
+  Exchanged Exchange(std::span<const politeness::ReleaseRequest> releases,
+                     std::span<const politeness::ClaimRequest> claims) override;
   int MaxConnectionsPerHost() const override {
     return policy_.options().max_connections_per_host;
   }
@@ -98,6 +96,7 @@ class RedisPoliteness final : public politeness::Politeness {
 
  private:
   struct Held;  // a granted claim not yet released
+  struct Pending;  // the commands of one Exchange, and what their replies are for
   RedisPoliteness(const RedisPolitenessOptions& options,
                   const politeness::PolitenessOptions& policy, const Clock& clock, uint64_t seed);
 
@@ -113,6 +112,12 @@ class RedisPoliteness final : public politeness::Politeness {
   void Recycle(std::unique_ptr<RedisConnection> connection);
   absl::Status Failed(const absl::Status& cause);
 
+  // Adds the release / claim commands of an Exchange (results of requests that need no command,
+  // e.g. a release without a claim, are filled in at once).
+  void AddReleases(std::span<const politeness::ReleaseRequest> releases, Pending& pending,
+                   Exchanged& out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AddClaims(std::span<const politeness::ClaimRequest> claims, Pending& pending)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<std::string> Keys(const std::string& host_key, const std::string& ip) const;
   // Redis time (µs) estimated from this process's clock and the last reply.
   int64_t EstimatedRedisNow() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -1,6 +1,13 @@
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,10 +21,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "lib/encoding/absl_view.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
+#include "rocksdb/env.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/iterator.h"
 #include "rocksdb/options.h"
@@ -130,6 +140,98 @@ absl::StatusOr<rocksdb::ColumnFamilyOptions> MakeColumnFamilyOptions(
         std::make_shared<InsertHintPrefix>(spec.insert_hint_prefix);
   }
   return cf;
+}
+
+// RocksDB's info log (<path>/LOG) written through stdio, dropping the lines a failing disk
+// refuses. RocksDB's own file logger aborts the process (an assertion in WritableFileWriter) on
+// the line after a failed write, and a full disk makes that line certain: the crawl must stop
+// with a message instead. The previous run's log is kept as LOG.old.
+class TolerantInfoLog final : public rocksdb::Logger {
+ public:
+  // A log that discards everything when the file cannot be opened (RocksDB's Open then reports
+  // the directory's real problem).
+  static std::shared_ptr<TolerantInfoLog> Open(const std::string& dir) {
+    const std::filesystem::path log = std::filesystem::path(dir) / "LOG";
+    std::error_code ec;
+    if (std::filesystem::exists(log, ec)) {
+      std::filesystem::rename(log, std::filesystem::path(dir) / "LOG.old", ec);
+    }
+    return std::make_shared<TolerantInfoLog>(std::fopen(log.c_str(), "ae"));
+  }
+  explicit TolerantInfoLog(std::FILE* file)
+      : rocksdb::Logger(rocksdb::InfoLogLevel::INFO_LEVEL), file_(file) {}
+  ~TolerantInfoLog() override {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+
+  using rocksdb::Logger::Logv;
+  void Logv(const char* format, va_list ap) override {
+    if (file_ == nullptr) return;
+    char line[2048];
+    const std::string stamp = absl::FormatTime("%Y/%m/%d-%H:%M:%E6S ", absl::Now(),
+                                               absl::LocalTimeZone());
+    size_t n = std::min(stamp.size(), sizeof line - 2);
+    std::memcpy(line, stamp.data(), n);
+    const int body = std::vsnprintf(line + n, sizeof line - n - 1, format, ap);
+    if (body < 0) return;
+    n = std::min(n + static_cast<size_t>(body), sizeof line - 2);
+    if (line[n - 1] != '\n') line[n++] = '\n';
+    // One fwrite per line (stdio locks the stream), so threads do not interleave.
+    if (std::fwrite(line, 1, n, file_) != n || std::fflush(file_) != 0) std::clearerr(file_);
+  }
+
+ private:
+  std::FILE* const file_;
+};
+
+// A RocksDB file name (the kinds a database directory holds, complete or mid-creation).
+bool IsRocksDbFileName(std::string_view name) {
+  // lost+found: the root of a fresh ext4 volume (a Kubernetes persistent volume) holds one.
+  for (std::string_view exact : {"CURRENT", "LOCK", "LOG", "IDENTITY", "lost+found"}) {
+    if (name == exact) return true;
+  }
+  for (std::string_view prefix : {"LOG.old", "MANIFEST-", "OPTIONS-"}) {
+    if (name.starts_with(prefix)) return true;
+  }
+  // Numbered files: 000012.log (write-ahead log), .sst, .blob, .dbtmp (a file being replaced).
+  const size_t dot = name.find('.');
+  if (dot == 0 || dot == std::string_view::npos) return false;
+  if (name.substr(0, dot).find_first_not_of("0123456789") != std::string_view::npos) return false;
+  const std::string_view ext = name.substr(dot);
+  return ext == ".log" || ext == ".sst" || ext == ".blob" || ext == ".dbtmp";
+}
+
+// Refuses a directory that holds anything but RocksDB's files: Open would otherwise create a
+// database (and its LOG) among someone else's files.
+absl::Status CheckNotForeign(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(path, ec);
+  if (ec) return absl::OkStatus();  // absent (created), or unreadable (DB::Open says why)
+  for (const std::filesystem::directory_entry& entry : it) {
+    const std::string name = entry.path().filename().string();
+    if (!IsRocksDbFileName(name)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          path, " is not a database of this crawler (it holds \"", name,
+          "\"); give an empty or new directory, or the one an earlier run used"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The plain reason a failed DB::Open of `path` gives, when another process holds the
+// database's lock (RocksDB's LOCK file, an fcntl lock): which process, and what to do.
+std::optional<std::string> LockHolderMessage(const std::string& path) {
+  const std::string lock = (std::filesystem::path(path) / "LOCK").string();
+  const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct flock probe {};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  const bool held = ::fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+  ::close(fd);
+  if (!held) return std::nullopt;
+  return absl::StrCat(path, " is in use by another process (pid ", probe.l_pid,
+                      "); stop it, or give this one another data directory");
 }
 
 // What both cursors share: a RocksDB iterator, and reading the entry it is on.
@@ -253,6 +355,13 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
   // which is exactly the unacknowledged write.
   db_options.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
 
+  if (absl::Status foreign = CheckNotForeign(options.path); !foreign.ok()) return foreign;
+  if (options.create_if_missing) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.path, ec);  // DB::Open reports a failure
+  }
+  db_options.info_log = TolerantInfoLog::Open(options.path);
+
   const std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(options.block_cache_bytes);
 
   // Declared families, plus "default" (always present) and any others found on disk, which
@@ -311,6 +420,11 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
   const rocksdb::Status open =
       rocksdb::DB::Open(db_options, options.path, to_open, &handles, &raw_db);
   if (!open.ok()) {
+    if (open.IsIOError()) {
+      if (std::optional<std::string> held = LockHolderMessage(options.path); held.has_value()) {
+        return absl::UnavailableError(*held);
+      }
+    }
     return ToAbslStatus(open, absl::StrCat("opening RocksDB at ", options.path));
   }
   std::unique_ptr<rocksdb::DB> db(raw_db);
@@ -426,8 +540,14 @@ absl::Status RocksDbKvStore::Write(const WriteBatch& batch) {
     if (!status.ok()) return ToAbslStatus(status, "rocksdb batch");
   }
   rocksdb::WriteOptions write;
-  write.sync = options_.sync_writes;
-  return ToAbslStatus(db_->Write(write, &native), "rocksdb write");
+  write.sync = options_.sync_writes || batch.sync();
+  const rocksdb::Status status = db_->Write(write, &native);
+  if (status.ok()) return absl::OkStatus();
+  const absl::Status error = ToAbslStatus(status, absl::StrCat("cannot write ", options_.path));
+  // After a failed write to its log RocksDB refuses every write until the database is opened
+  // again: retrying cannot help, the writer must stop.
+  if (status.IsIOError()) return absl::FailedPreconditionError(error.message());
+  return error;
 }
 
 absl::StatusOr<std::unique_ptr<KvIterator>> RocksDbKvStore::NewIterator(

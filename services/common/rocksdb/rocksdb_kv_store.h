@@ -13,7 +13,10 @@
 // are atomic in both modes. Column families found on disk but not declared are kept open
 // untouched, so several cores can share one directory.
 //
-// Library errors are translated by ToAbslStatus (rocksdb_status.h).
+// Library errors are translated by ToAbslStatus (rocksdb_status.h); a failed Write is
+// kFailedPrecondition ("cannot write <path>: <cause>", see kv_store.h). RocksDB's info log
+// (<path>/LOG, the previous run's as LOG.old) is written so that a full disk drops its lines
+// instead of aborting the process.
 //
 // Thread-safety: all methods are thread-safe. Iterators read a consistent snapshot taken at
 // their creation. Only one process may open a directory at a time (RocksDB's LOCK file): a

@@ -309,6 +309,9 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
         clock_, (static_cast<uint64_t>(entropy()) << 32) ^ entropy());
     if (!warc.ok()) return warc.status();
     crawl.warc = *std::move(warc);
+    for (const warc::WarcWriter::Recovered& r : crawl.warc->recovered()) {
+      std::fprintf(stderr, "fetcher %u: %s\n", k, r.Describe().c_str());
+    }
   }
   const FetcherOptions fetcher_options =
       wiring::FetcherOptionsFor(options_.fetcher, *collection, options_.user_agent,

@@ -14,7 +14,7 @@ using grpc_common::FieldPath;
 using grpc_common::InvalidField;
 using grpc_common::OptionalDurationFromProto;
 
-static_assert(v1::ScopeVerdict_MAX == v1::SCOPE_VERDICT_TOO_DEEP);
+static_assert(v1::ScopeVerdict_MAX == v1::SCOPE_VERDICT_TRAP_TOO_MANY_PARAMS);
 
 }  // namespace
 
@@ -54,6 +54,12 @@ v1::ScopeVerdict ToProto(scope::Verdict verdict) {
       return v1::SCOPE_VERDICT_EXCLUDED;
     case scope::Verdict::kTooDeep:
       return v1::SCOPE_VERDICT_TOO_DEEP;
+    case scope::Verdict::kTooLong:
+      return v1::SCOPE_VERDICT_TRAP_TOO_LONG;
+    case scope::Verdict::kRepeatedSegments:
+      return v1::SCOPE_VERDICT_TRAP_REPEATED_SEGMENTS;
+    case scope::Verdict::kTooManyParams:
+      return v1::SCOPE_VERDICT_TRAP_TOO_MANY_PARAMS;
   }
   return v1::SCOPE_VERDICT_UNSPECIFIED;  // unreachable: the switch covers every verdict
 }
@@ -72,6 +78,12 @@ absl::StatusOr<scope::Verdict> FromProto(v1::ScopeVerdict verdict, std::string_v
       return scope::Verdict::kExcluded;
     case v1::SCOPE_VERDICT_TOO_DEEP:
       return scope::Verdict::kTooDeep;
+    case v1::SCOPE_VERDICT_TRAP_TOO_LONG:
+      return scope::Verdict::kTooLong;
+    case v1::SCOPE_VERDICT_TRAP_REPEATED_SEGMENTS:
+      return scope::Verdict::kRepeatedSegments;
+    case v1::SCOPE_VERDICT_TRAP_TOO_MANY_PARAMS:
+      return scope::Verdict::kTooManyParams;
     case v1::SCOPE_VERDICT_UNSPECIFIED:
       return InvalidField(field, "required");
     default:

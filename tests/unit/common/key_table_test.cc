@@ -109,7 +109,7 @@ TEST(KeyTable, KeyGivenTwiceIsRejected) {
   Options o;
   absl::Status s = LoadText("count: 1\nlabel: a\ncount: 2\n", o);
   ASSERT_TRUE(absl::IsInvalidArgument(s)) << s;
-  EXPECT_THAT(std::string(s.message()), HasSubstr("\"count\" given twice"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("\"count\" given twice (lines 1 and 3)"));
 }
 
 TEST(KeyTable, WrongTypesAndBadValuesNameTheKey) {

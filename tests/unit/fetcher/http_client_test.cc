@@ -141,6 +141,57 @@ TEST(HttpClient, BodyCapKeepsPrefixAndMarksTruncated) {
   EXPECT_EQ(r[0].body.size(), 10000u);
 }
 
+// http_client.h: bodies share body_memory_bytes; a transfer past it pauses until results that
+// hold memory are destroyed, and the held bytes never pass the budget plus one body.
+TEST(HttpClient, BodyMemoryBudgetPausesTransfersUntilResultsAreReleased) {
+  const size_t body_bytes = 1 << 20;
+  const std::string big(body_bytes, 'x');
+  TestHttpServer server([&](const std::string&) { return TestResponse{Ok(big)}; });
+  auto client = Client({.max_body_bytes = body_bytes, .body_memory_bytes = 2 * body_bytes});
+  constexpr int kTransfers = 8;
+  for (int i = 0; i < kTransfers; ++i) client->Start(Get(server, "/", i));
+
+  std::vector<HttpResult> kept;
+  int finished = 0;
+  size_t peak_held = 0;
+  bool saw_paused = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  // Results are kept (their bodies held) until nothing moves any more: then the budget is spent
+  // by what is kept and the rest waits, paused.
+  while (finished < kTransfers && std::chrono::steady_clock::now() < deadline) {
+    std::vector<HttpResult> done = client->Poll(absl::Milliseconds(50));
+    peak_held = std::max(peak_held, client->body_memory_held());
+    saw_paused = saw_paused || client->paused_for_memory() > 0;
+    if (done.empty() && client->paused_for_memory() > 0 && !kept.empty()) {
+      EXPECT_LE(client->body_memory_held(), 3 * body_bytes);
+      kept.erase(kept.begin());  // releases its body's memory
+      continue;
+    }
+    for (HttpResult& r : done) {
+      EXPECT_EQ(r.error, TransportError::kNone) << r.error_message;
+      EXPECT_EQ(r.body.size(), body_bytes);
+      EXPECT_EQ(r.truncated, "");
+      kept.push_back(std::move(r));
+      ++finished;
+    }
+  }
+  EXPECT_EQ(finished, kTransfers);
+  EXPECT_TRUE(saw_paused);
+  EXPECT_LE(peak_held, 3 * body_bytes);  // budget + one body (an overdraft)
+  EXPECT_EQ(client->in_flight(), 0u);
+  kept.clear();
+  EXPECT_EQ(client->body_memory_held(), 0u);
+}
+
+TEST(HttpClient, BodyMemoryBudgetBelowTheBodyCapIsRefused) {
+  absl::StatusOr<net::AddressPolicy> guard = net::AddressPolicy::Create({});
+  ASSERT_TRUE(guard.ok());
+  EXPECT_EQ(HttpClient::Create({.max_body_bytes = 2 << 20, .body_memory_bytes = 1 << 20}, *guard)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(HttpClient, HeaderCapAbortsTheTransfer) {
   std::string headers;
   for (int i = 0; i < 2000; ++i) headers += "X-Padding: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n";

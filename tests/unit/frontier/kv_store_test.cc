@@ -6,9 +6,12 @@
 
 #include <dirent.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <set>
@@ -434,6 +437,63 @@ TEST(RocksDbKvStore, SecondOpenOfADirectoryIsUnavailable) {
   ASSERT_TRUE(first.ok());
   auto second = RocksDbKvStore::Open(SmallOptions(path), Families());
   EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable) << second.status();
+}
+
+// Another process holding the database: the message names it and says what to do, instead of
+// RocksDB's "While lock file ... Resource temporarily unavailable".
+TEST(RocksDbKvStore, LockHeldByAnotherProcessIsNamed) {
+  TempDir dir;
+  const std::string path = dir.path() + "/db";
+  int opened[2], release[2];
+  ASSERT_EQ(::pipe(opened), 0);
+  ASSERT_EQ(::pipe(release), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(release[1]);  // so that the parent's close is the end of the pipe
+    auto store = RocksDbKvStore::Open(SmallOptions(path), Families());
+    char byte = store.ok() ? 1 : 0;
+    if (::write(opened[1], &byte, 1) != 1 || ::read(release[0], &byte, 1) < 0) _exit(1);
+    _exit(0);
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(opened[0], &byte, 1), 1);
+  ASSERT_EQ(byte, 1) << "the child could not open the store";
+  auto second = RocksDbKvStore::Open(SmallOptions(path), Families());
+  ::close(release[1]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  for (int fd : {opened[0], opened[1], release[0]}) ::close(fd);
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable) << second.status();
+  EXPECT_EQ(second.status().message(),
+            absl::StrCat(path, " is in use by another process (pid ", child,
+                         "); stop it, or give this one another data directory"));
+}
+
+// A directory holding someone else's files is refused and left as it was (no LOG, no LOCK).
+TEST(RocksDbKvStore, ForeignDirectoryIsRefusedUntouched) {
+  TempDir dir;
+  const std::string path = dir.path() + "/photos";
+  std::filesystem::create_directories(path);
+  { std::ofstream(path + "/holiday.jpg") << "not a database"; }
+  auto store = RocksDbKvStore::Open(SmallOptions(path), Families());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition) << store.status();
+  EXPECT_NE(store.status().message().find("is not a database of this crawler (it holds "
+                                          "\"holiday.jpg\")"),
+            std::string_view::npos)
+      << store.status();
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(path)) {
+    names.push_back(entry.path().filename().string());
+  }
+  EXPECT_EQ(names, std::vector<std::string>{"holiday.jpg"});
+}
+
+// A fresh volume's root (lost+found) is not foreign.
+TEST(RocksDbKvStore, VolumeRootWithLostAndFoundIsAccepted) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/volume/lost+found");
+  EXPECT_TRUE(RocksDbKvStore::Open(SmallOptions(dir.path() + "/volume"), Families()).ok());
 }
 
 TEST(RocksDbKvStore, MissingDatabaseWithoutCreateIsAnError) {

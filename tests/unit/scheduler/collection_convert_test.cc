@@ -98,14 +98,16 @@ TEST(CollectionConvertTest, ScopeDistinguishesDepthZeroFromUnlimited) {
 TEST(CollectionConvertTest, EveryScopeVerdictRoundTrips) {
   for (scope::Verdict v :
        {scope::Verdict::kInScope, scope::Verdict::kHostNotAllowed, scope::Verdict::kOtherSite,
-        scope::Verdict::kNotIncluded, scope::Verdict::kExcluded, scope::Verdict::kTooDeep}) {
+        scope::Verdict::kNotIncluded, scope::Verdict::kExcluded, scope::Verdict::kTooDeep,
+        scope::Verdict::kTooLong, scope::Verdict::kRepeatedSegments,
+        scope::Verdict::kTooManyParams}) {
     absl::StatusOr<scope::Verdict> back = FromProto(ToProto(v), "scope_verdict");
     ASSERT_TRUE(back.ok()) << back.status();
     EXPECT_EQ(*back, v);
   }
   ExpectInvalid(FromProto(v1::SCOPE_VERDICT_UNSPECIFIED, "explanations[0].scope_verdict").status(),
                 "explanations[0].scope_verdict");
-  ExpectInvalid(FromProto(static_cast<v1::ScopeVerdict>(7), "v").status(), "v");
+  ExpectInvalid(FromProto(static_cast<v1::ScopeVerdict>(10), "v").status(), "v");
 }
 
 TEST(CollectionConvertTest, RejectsMissingNameAndNegativeDurations) {

@@ -86,7 +86,9 @@ TEST(Scope_Patterns, IncludeThenExclude) {
 
 TEST(Scope_Patterns, PathologicalPatternOnLongUrlIsLinear) {
   // (a+)+$ backtracks exponentially in std::regex; RE2 answers immediately.
-  absl::StatusOr<Scope> scope = Scope::Create({.exclude_patterns = {"(a+)+b$"}}, {}, nullptr);
+  // The length cap (a trap defence) would refuse the URL before the pattern runs.
+  absl::StatusOr<Scope> scope =
+      Scope::Create({.exclude_patterns = {"(a+)+b$"}, .max_url_bytes = 0}, {}, nullptr);
   ASSERT_TRUE(scope.ok());
   const std::string long_url = "https://a.test/" + std::string(50000, 'a') + "c";
   EXPECT_EQ(CheckUrl(*scope, long_url), Verdict::kInScope);
@@ -108,6 +110,42 @@ TEST(HostHasSuffix, LabelBoundaries) {
   EXPECT_TRUE(HostHasSuffix("x.gov.si", "gov.si"));
   EXPECT_FALSE(HostHasSuffix("xgov.si", "gov.si"));
   EXPECT_FALSE(HostHasSuffix("si", "gov.si"));
+}
+
+// scope.h: spider-trap defences are on by default and each reports its own verdict.
+TEST(Scope_Traps, DefaultsStopLongUrlsRepeatedSegmentsAndParameterExplosions) {
+  absl::StatusOr<Scope> scope = Scope::Create({}, {}, nullptr);
+  ASSERT_TRUE(scope.ok());
+  const std::string base = "http://a.test/";
+  EXPECT_EQ(CheckUrl(*scope, base + std::string(2048 - base.size(), 'x')), Verdict::kInScope);
+  EXPECT_EQ(CheckUrl(*scope, base + std::string(2049 - base.size(), 'x')), Verdict::kTooLong);
+
+  EXPECT_EQ(CheckUrl(*scope, "http://a.test/a/b/a/b/a/b/p.html"), Verdict::kInScope);
+  EXPECT_EQ(CheckUrl(*scope, "http://a.test/a/b/a/b/a/b/a/p.html"), Verdict::kRepeatedSegments);
+  EXPECT_EQ(CheckUrl(*scope, "http://a.test/x//x//x//y"), Verdict::kInScope);  // empty: not counted
+
+  std::string query = "http://a.test/f?p0=0";
+  for (int i = 1; i < 16; ++i) query += "&p" + std::to_string(i) + "=" + std::to_string(i);
+  EXPECT_EQ(CheckUrl(*scope, query), Verdict::kInScope);
+  EXPECT_EQ(CheckUrl(*scope, query + ";p16=16"), Verdict::kTooManyParams);
+  EXPECT_EQ(CheckUrl(*scope, "http://a.test/f?&&&&&&&&&&&&&&&&&&&&&&&a=1"), Verdict::kInScope);
+
+  EXPECT_TRUE(IsTrap(Verdict::kTooLong));
+  EXPECT_TRUE(IsTrap(Verdict::kRepeatedSegments));
+  EXPECT_TRUE(IsTrap(Verdict::kTooManyParams));
+  EXPECT_FALSE(IsTrap(Verdict::kTooDeep));
+  EXPECT_EQ(VerdictName(Verdict::kRepeatedSegments), "trap_repeated_segments");
+}
+
+TEST(Scope_Traps, ZeroTurnsEachCheckOff) {
+  absl::StatusOr<Scope> scope = Scope::Create(
+      {.max_url_bytes = 0, .max_segment_repeats = 0, .max_query_params = 0}, {}, nullptr);
+  ASSERT_TRUE(scope.ok());
+  EXPECT_EQ(CheckUrl(*scope, "http://a.test/" + std::string(5000, 'x')), Verdict::kInScope);
+  EXPECT_EQ(CheckUrl(*scope, "http://a.test/a/a/a/a/a/a"), Verdict::kInScope);
+  std::string query = "http://a.test/f?p=0";
+  for (int i = 0; i < 40; ++i) query += "&q=1";
+  EXPECT_EQ(CheckUrl(*scope, query), Verdict::kInScope);
 }
 
 }  // namespace

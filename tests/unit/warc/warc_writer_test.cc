@@ -380,6 +380,7 @@ TEST(WarcReader, TruncatedFileYieldsCompleteRecordsThenDataLoss) {
 // complete records and gives it its final name.
 TEST(WarcWriter, OpenFinishesFilesOfAKilledWriter) {
   TempDir dir;
+  uint64_t partial_bytes = 0;
   const std::string crashed = dir.str() + "/crashed";
   fs::create_directories(crashed);
   FakeClock clock;
@@ -396,6 +397,7 @@ TEST(WarcWriter, OpenFinishesFilesOfAKilledWriter) {
     fs::copy_file(open_file, target);
     const std::string partial = GzipMember(std::string(500, 'x'), 1);
     std::ofstream(target, std::ios::app) << partial.substr(0, partial.size() / 2);
+    partial_bytes = partial.size() / 2;
   }
   std::ofstream(crashed + "/t-20240101000000-00002-1.warc.gz.open").close();  // empty: dropped
   absl::StatusOr<std::unique_ptr<WarcWriter>> reopened =
@@ -411,6 +413,18 @@ TEST(WarcWriter, OpenFinishesFilesOfAKilledWriter) {
   EXPECT_TRUE(final_status.ok()) << final_status;
   const std::vector<std::string> files = (*reopened)->Files();
   EXPECT_EQ(files.front(), finished);
+  // The torn record is reported: where it started and how much was cut.
+  const std::vector<WarcWriter::Recovered>& recovered = (*reopened)->recovered();
+  ASSERT_EQ(recovered.size(), 2u);
+  EXPECT_EQ(recovered[0].path, finished);
+  EXPECT_EQ(recovered[0].kept_bytes, fs::file_size(finished));
+  EXPECT_EQ(recovered[0].cut_bytes, partial_bytes);
+  EXPECT_NE(recovered[0].Describe().find(absl::StrCat("torn record at offset ",
+                                                      fs::file_size(finished))),
+            std::string::npos)
+      << recovered[0].Describe();
+  EXPECT_EQ(recovered[1].path, "");  // the empty file, removed
+  EXPECT_NE(recovered[1].Describe().find("no complete record"), std::string::npos);
 }
 
 std::string Incompressible(size_t n) {

@@ -1,0 +1,135 @@
+{{/* The release's name prefix of every object: "<release>" (or "<release>-crawler" when the
+release name does not say crawler), at most 40 characters so that "-frontier-NNN-N" fits the
+63 characters of a pod name. */}}
+{{- define "crawler.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "crawler.labels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{/* Selector labels of one component: (dict "root" $ "component" "frontier" "partition" "0"). */}}
+{{- define "crawler.selector" -}}
+app.kubernetes.io/name: {{ .root.Chart.Name }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+{{ include "crawler.componentLabels" . }}
+{{- end -}}
+
+{{/* The labels that tell one component (and partition) apart, same argument. */}}
+{{- define "crawler.componentLabels" -}}
+app.kubernetes.io/component: {{ .component }}
+{{- if hasKey . "partition" }}
+crawler.io/partition: {{ .partition | quote }}
+{{- end }}
+{{- end -}}
+
+{{- define "crawler.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
+{{/* HOST:PORT of one of this release's Services (dict "root" $ "service" "<name>" "port" N):
+its DNS name with cluster DNS, else $(<NAME>_SERVICE_HOST), which the kubelet expands in a
+container's args from the environment variables of the namespace's Services. */}}
+{{- define "crawler.address" -}}
+{{- if .root.Values.clusterDNS -}}
+{{ .service }}.{{ .root.Release.Namespace }}.svc.{{ .root.Values.clusterDomain }}:{{ .port }}
+{{- else -}}
+$({{ .service | upper | replace "-" "_" }}_SERVICE_HOST):{{ .port }}
+{{- end -}}
+{{- end -}}
+
+{{/* The fetchers' politeness store: the bundled Redis, an external one, or none. */}}
+{{- define "crawler.redisURL" -}}
+{{- if .Values.redis.enabled -}}
+redis://{{ include "crawler.address" (dict "root" . "service" (printf "%s-redis" (include "crawler.fullname" .)) "port" 6379) }}
+{{- else -}}
+{{ .Values.redis.external }}
+{{- end -}}
+{{- end -}}
+
+{{/* Pod annotations: Prometheus scraping and the checksum of the role's configuration, so that
+a changed key rolls the pods. (dict "root" $ "role" "frontier") */}}
+{{- define "crawler.podAnnotations" -}}
+checksum/config: {{ include (print .root.Template.BasePath "/configmap.yaml") .root | sha256sum }}
+{{- if .root.Values.metrics.annotations }}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ .root.Values.ports.metrics | quote }}
+prometheus.io/path: /metrics
+{{- end }}
+{{- end -}}
+
+{{/* Readiness and liveness of a crawlerd role: gRPC health where the cluster has gRPC probes
+(1.24+), else a TCP connect to the gRPC port. */}}
+{{- define "crawler.probes" -}}
+{{- $p := .Values.probes -}}
+readinessProbe:
+{{- if semverCompare ">=1.24-0" .Capabilities.KubeVersion.Version }}
+  grpc:
+    port: {{ .Values.ports.grpc }}
+{{- else }}
+  tcpSocket:
+    port: grpc
+{{- end }}
+  periodSeconds: {{ $p.readiness.periodSeconds }}
+  failureThreshold: {{ $p.readiness.failureThreshold }}
+livenessProbe:
+  tcpSocket:
+    port: grpc
+  initialDelaySeconds: {{ $p.liveness.initialDelaySeconds }}
+  periodSeconds: {{ $p.liveness.periodSeconds }}
+  failureThreshold: {{ $p.liveness.failureThreshold }}
+{{- end -}}
+
+{{/* The pod-level parts every workload shares. */}}
+{{- define "crawler.podCommon" -}}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+{{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext:
+{{- toYaml .Values.podSecurityContext | nindent 2 }}
+enableServiceLinks: {{ not .Values.clusterDNS }}
+{{- if not .Values.clusterDNS }}
+dnsPolicy: Default
+{{- end }}
+{{- with .Values.nodeSelector }}
+nodeSelector:
+{{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.tolerations }}
+tolerations:
+{{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.affinity }}
+affinity:
+{{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* The persistent volume claim template "data" of a StatefulSet (its storage block). */}}
+{{- define "crawler.dataClaim" -}}
+volumeClaimTemplates:
+  - metadata:
+      name: data
+    spec:
+      accessModes: [ReadWriteOnce]
+      {{- with .storageClassName }}
+      storageClassName: {{ . | quote }}
+      {{- end }}
+      resources:
+        requests:
+          storage: {{ .size }}
+{{- end -}}
+
+{{- define "crawler.adminSecretName" -}}
+{{- .Values.adminToken.existingSecret | default (printf "%s-admin-token" (include "crawler.fullname" .)) -}}
+{{- end -}}

@@ -1,0 +1,90 @@
+{{/* One crawlerd role as a StatefulSet with its data volume claim:
+(dict "root" $ "role" "frontier" "name" "<object name>" "service" "<governing Service>"
+      "replicas" N "partition" k (optional) "args" (list ...) "adminToken" bool) */}}
+{{- define "crawler.statefulset" -}}
+{{- $root := .root -}}
+{{- $v := index $root.Values .role -}}
+{{- $sel := dict "root" $root "component" .role -}}
+{{- if hasKey . "partition" }}{{- $_ := set $sel "partition" .partition -}}{{- end }}
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: {{ .name }}
+  labels:
+    {{- include "crawler.labels" $root | nindent 4 }}
+    {{- include "crawler.componentLabels" $sel | nindent 4 }}
+spec:
+  serviceName: {{ .service }}
+  replicas: {{ .replicas }}
+  podManagementPolicy: Parallel
+  updateStrategy:
+    type: RollingUpdate
+  selector:
+    matchLabels:
+      {{- include "crawler.selector" $sel | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "crawler.labels" $root | nindent 8 }}
+        {{- include "crawler.componentLabels" $sel | nindent 8 }}
+      annotations:
+        {{- include "crawler.podAnnotations" (dict "root" $root) | nindent 8 }}
+    spec:
+      {{- include "crawler.podCommon" $root | trim | nindent 6 }}
+      terminationGracePeriodSeconds: {{ $v.terminationGracePeriodSeconds }}
+      containers:
+        - name: {{ .role }}
+          image: {{ include "crawler.image" $root }}
+          imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+          command: [/usr/local/bin/crawlerd]
+          args:
+            - {{ .role }}
+            - --config
+            - /etc/crawler/{{ .role }}.yaml
+            {{- range .args }}
+            - {{ . | quote }}
+            {{- end }}
+            {{- range $v.extraArgs }}
+            - {{ . | quote }}
+            {{- end }}
+          ports:
+            - {name: grpc, containerPort: {{ $root.Values.ports.grpc }}}
+            - {name: metrics, containerPort: {{ $root.Values.ports.metrics }}}
+            {{- if .adminToken }}
+            - {name: admin, containerPort: {{ $root.Values.ports.admin }}}
+            {{- end }}
+          {{- include "crawler.probes" $root | nindent 10 }}
+          resources:
+            {{- toYaml $v.resources | nindent 12 }}
+          securityContext:
+            {{- toYaml $root.Values.securityContext | nindent 12 }}
+          volumeMounts:
+            - {name: data, mountPath: /data}
+            - {name: config, mountPath: /etc/crawler, readOnly: true}
+            - {name: tmp, mountPath: /tmp}
+            {{- if .adminToken }}
+            - {name: admin-token, mountPath: /etc/crawler/admin, readOnly: true}
+            {{- end }}
+            {{- if and (eq .role "fetcher") $root.Values.redis.passwordSecret }}
+            - {name: redis-password, mountPath: /etc/crawler/redis, readOnly: true}
+            {{- end }}
+      volumes:
+        - name: config
+          configMap:
+            name: {{ include "crawler.fullname" $root }}-config
+        - name: tmp
+          emptyDir: {sizeLimit: 64Mi}
+        {{- if .adminToken }}
+        - name: admin-token
+          secret:
+            secretName: {{ include "crawler.adminSecretName" $root }}
+            defaultMode: 0440
+        {{- end }}
+        {{- if and (eq .role "fetcher") $root.Values.redis.passwordSecret }}
+        - name: redis-password
+          secret:
+            secretName: {{ $root.Values.redis.passwordSecret }}
+            defaultMode: 0440
+        {{- end }}
+  {{- include "crawler.dataClaim" $v.storage | nindent 2 }}
+{{- end -}}

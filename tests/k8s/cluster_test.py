@@ -1,0 +1,633 @@
+#!/usr/bin/env python3
+"""The crawler on a real Kubernetes: the Helm chart installed on a single-node cluster (1.20,
+built from Debian's source package) that this test starts inside a network namespace of its own,
+with no route out, and stops at the end.
+
+  1. images: docker/build-images.sh (crawler, crawler-redis) and the cluster's pause image;
+  2. cluster: scripts/k8s/cluster-up.sh inside scripts/k8s/in-netns.sh; the images imported into
+     its containerd; hostPath PersistentVolumes for the chart's volume claims;
+  3. websim as a pod (with a Service), its request log and ground truth on a hostPath volume;
+  4. `helm install` with N = 2 partitions, the bundled Redis, no cluster DNS (peers found by the
+     Services' environment variables);
+  5. collections created with crawlctl through `kubectl port-forward`: `web1` undisturbed, every
+     allowed page fetched exactly once (websim's log) and the statistics match;
+  6. `web2` while a fetcher pod and a frontier pod are deleted (their StatefulSets make them
+     again): every page fetched, refetches within the URLs on lease at the deletion;
+     `web3` while `helm upgrade` changes a configuration value, which rolls every crawler pod:
+     every page in the crawl logs on the fetchers' volumes, no URL lost;
+  7. politeness: no two requests to a host closer than the delay, over the three collections
+     (one budget per host in Redis, across every pod restart);
+  8. Debian's Prometheus scrapes every crawler pod (file_sd targets from the API); every query
+     of every dashboard returns data; the dashboards match Grafana's schema types.
+
+usage: cluster_test.py --build-dir BUILD [--keep]   (root; the tools of scripts/k8s/install-tools.sh)
+Every wait is bounded; everything started is stopped in a `finally`, also when a step fails.
+"""
+
+import argparse
+import base64
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+
+from e2e_support import (  # noqa: E402
+    Checks, Fatal, Request, WEBSIM_INTERNAL_PREFIX, check_coverage, check_politeness,
+    read_crawl_log, wait_until)
+
+K8S = os.path.join(ROOT, "scripts", "k8s")
+CACHE = os.environ.get("CRAWLER_K8S_CACHE", "/var/cache/crawler-k8s")
+HELM = os.path.join(CACHE, "tools", "helm", "helm")
+KUBECTL = os.path.join(CACHE, "tools", "kubectl", "kubectl")
+RELEASE = "crawler"
+NAMESPACE = "default"
+# A web that takes the crawl about half a minute (each host's pages one delay apart), long
+# enough to delete pods and roll the release in the middle of it.
+DELAY_MS = 200
+HOSTS, PAGES, SEED = 40, 30, 5
+WEBSIM_PORT = 8080
+STORAGE_CLASS = "crawler-test"
+PV_COUNT = 7  # 2 frontiers, 2 fetchers, dedup, scheduler, redis
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def run(cmd, timeout_s=300, check=True, **kwargs):
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, **kwargs)
+    if check and out.returncode != 0:
+        raise Fatal(f"{' '.join(cmd[:4])}... exited with {out.returncode}: "
+                    f"{(out.stderr or out.stdout).strip()[-2000:]}")
+    return out
+
+
+class Kube:
+    def __init__(self, state):
+        self.kubeconfig = os.path.join(state, "admin.kubeconfig")
+
+    def __call__(self, *args, timeout_s=120, check=True, stdin=None):
+        return run([KUBECTL, "--kubeconfig", self.kubeconfig, "-n", NAMESPACE, *args],
+                   timeout_s=timeout_s, check=check, input=stdin)
+
+    def json(self, *args):
+        return json.loads(self(*args, "-o", "json").stdout)
+
+    def apply(self, manifest):
+        self("apply", "-f", "-", stdin=manifest)
+
+    def helm(self, *args, timeout_s=600):
+        return run([HELM, "--kubeconfig", self.kubeconfig, "-n", NAMESPACE, *args],
+                   timeout_s=timeout_s)
+
+    def pods(self):
+        return {p["metadata"]["name"]: p for p in self.json("get", "pods")["items"]}
+
+    def crawler_pods(self):
+        return {n: p for n, p in self.pods().items()
+                if p["metadata"].get("labels", {}).get("app.kubernetes.io/instance") == RELEASE}
+
+
+def ready(pod):
+    if pod["metadata"].get("deletionTimestamp"):
+        return False
+    conds = pod.get("status", {}).get("conditions", [])
+    return any(c["type"] == "Ready" and c["status"] == "True" for c in conds)
+
+
+# ---------------------------------------------------------------- the parts of the cluster
+
+def hostpath_volumes(kube, state):
+    """Static hostPath PersistentVolumes (the test cluster has no provisioner) of the class
+    the chart's claims ask for; their directories are readable from the test (crawl logs)."""
+    docs = []
+    for i in range(PV_COUNT):
+        path = os.path.join(state, "pv", f"pv{i}")
+        os.makedirs(path, exist_ok=True)
+        os.chmod(path, 0o777)
+        docs.append(f"""apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: crawler-test-pv{i}}}
+spec:
+  capacity: {{storage: 5Gi}}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: {STORAGE_CLASS}
+  hostPath: {{path: {path}, type: Directory}}
+""")
+    kube("apply", "-f", "-", stdin="---\n".join(docs))
+
+
+def start_websim(kube, sim_dir):
+    os.makedirs(sim_dir, exist_ok=True)
+    os.chmod(sim_dir, 0o777)
+    kube.apply(f"""apiVersion: v1
+kind: Pod
+metadata:
+  name: websim
+  labels: {{app: websim}}
+spec:
+  securityContext: {{runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532}}
+  dnsPolicy: Default
+  containers:
+    - name: websim
+      image: localhost/crawler:latest
+      imagePullPolicy: Never
+      command: [/usr/local/bin/websim]
+      args: [--hosts, "{HOSTS}", --pages, "{PAGES}", --seed, "{SEED}", --bind, 0.0.0.0,
+             --port, "{WEBSIM_PORT}", --threads, "2", --log, /sim/requests.log,
+             --truth, /sim/truth.tsv, --seeds-file, /sim/seeds.txt, --max-seconds, "2400"]
+      ports: [{{containerPort: {WEBSIM_PORT}}}]
+      readinessProbe: {{tcpSocket: {{port: {WEBSIM_PORT}}}, periodSeconds: 2}}
+      securityContext: {{readOnlyRootFilesystem: true, allowPrivilegeEscalation: false}}
+      volumeMounts: [{{name: sim, mountPath: /sim}}]
+  volumes:
+    - name: sim
+      hostPath: {{path: {sim_dir}, type: Directory}}
+---
+apiVersion: v1
+kind: Service
+metadata: {{name: websim}}
+spec:
+  selector: {{app: websim}}
+  ports: [{{port: {WEBSIM_PORT}, targetPort: {WEBSIM_PORT}}}]
+""")
+    wait_until(lambda: ready(kube.json("get", "pod", "websim")), 120, "the websim pod", poll_s=1)
+    return kube.json("get", "service", "websim")["spec"]["clusterIP"]
+
+
+def chart_values(websim_ip, work):
+    """The test's values: no cluster DNS, small requests (one 2-core node), the hostPath class,
+    the fetchers pointed at websim's Service."""
+    small = {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "1Gi"}}
+    storage = {"size": "1Gi", "storageClassName": STORAGE_CLASS}
+    values = {
+        "partitions": 2,
+        "clusterDNS": False,
+        "image": {"pullPolicy": "Never"},
+        "redis": {"image": {"pullPolicy": "Never"}, "resources": small, "storage": storage},
+        "frontier": {"resources": small, "storage": storage},
+        "dedup": {"resources": small, "storage": storage},
+        "scheduler": {"resources": small, "storage": storage,
+                      "config": {"report_interval": "1s", "sync_interval": "2s"}},
+        "fetcher": {"resources": small, "storage": storage, "config": {
+            "allow_networks": ["10.96.0.0/16", "10.244.0.0/24"],
+            "connect_to": f"{websim_ip}:{WEBSIM_PORT}",
+            "min_delay": f"{DELAY_MS}ms", "delay_factor": 0, "partition_header": True,
+            "report_interval": "1s", "timeout": "10s"}},
+    }
+    path = os.path.join(work, "values.json")
+    with open(path, "w") as f:
+        json.dump(values, f)
+    return path
+
+
+class PortForward:
+    """`kubectl port-forward` of the admin Service to a free port of this namespace's loopback,
+    started again if it dies (its pod may be rolled)."""
+
+    def __init__(self, kube, work):
+        self.kube = kube
+        self.work = work
+        self.proc = None
+        self.port = None
+
+    def start(self):
+        self.stop()
+        out_path = os.path.join(self.work, "port-forward.log")
+        self.out = open(out_path, "w")
+        self.proc = subprocess.Popen(
+            [KUBECTL, "--kubeconfig", self.kube.kubeconfig, "-n", NAMESPACE, "port-forward",
+             f"svc/{RELEASE}-admin", ":7443", "--address", "127.0.0.1"],
+            stdout=self.out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+        def bound():
+            if self.proc.poll() is not None:
+                raise Fatal(f"kubectl port-forward exited: {open(out_path).read()[-500:]}")
+            m = re.search(r"Forwarding from 127\.0\.0\.1:(\d+)", open(out_path).read())
+            return int(m.group(1)) if m else None
+        self.port = wait_until(bound, 60, "kubectl port-forward", poll_s=0.2)
+        return self
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+
+class Ctl:
+    """crawlctl through the port-forward; a call that fails (pod rolling, forward broken) is
+    retried within the caller's bounded wait."""
+
+    def __init__(self, crawlctl, forward, token_file):
+        self.crawlctl = crawlctl
+        self.forward = forward
+        self.token_file = token_file
+
+    def __call__(self, *args, json_out=False, check=True):
+        if not self.forward.alive():
+            self.forward.start()
+        cmd = [self.crawlctl, "--server", f"127.0.0.1:{self.forward.port}",
+               "--token-file", self.token_file, *(["--json"] if json_out else []), *args]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        if check and out.returncode != 0:
+            raise Fatal(f"crawlctl {' '.join(args)}: exit {out.returncode}: {out.stderr.strip()}")
+        return out
+
+    def stats(self, name):
+        out = self(*["stats", name], json_out=True, check=False)
+        if out.returncode != 0:
+            if "Connection refused" in out.stderr or out.returncode == 3:
+                self.forward.stop()  # the admin pod moved: forward again next call
+            return None
+        return json.loads(out.stdout)
+
+    def state(self, name):
+        out = self("collections", "get", name, json_out=True, check=False)
+        if out.returncode != 0:
+            self.forward.stop()
+            return ""
+        return str(json.loads(out.stdout).get("state", ""))
+
+
+def field(d, name, default=0):
+    if name in d:
+        return d[name]
+    parts = name.split("_")
+    return d.get(parts[0] + "".join(p.title() for p in parts[1:]), default)
+
+
+def create_collection(ctl, work, name, seeds):
+    path = os.path.join(work, f"{name}.yaml")
+    with open(path, "w") as f:
+        f.write(f"name: {name}\nmin_delay: {DELAY_MS}ms\ndelay_factor: 0\nseeds:\n")
+        f.writelines(f"  - {s}\n" for s in seeds)
+    ctl("collections", "create", "-f", path)
+
+
+def pages_of(ctl, name):
+    s = ctl.stats(name)
+    return int(field(s, "pages") or 0) if s else 0
+
+
+def wait_finished(ctl, name, timeout_s=600):
+    wait_until(lambda: ctl.state(name).endswith("FINISHED"), timeout_s,
+               f"collection {name} to finish", poll_s=2)
+    time.sleep(3)  # > the fetchers' report interval: their last counters
+    return ctl.stats(name)
+
+
+def check_stats(checks, stats, expected, truth, what):
+    if not checks.check(stats is not None, f"{what}: crawlctl stats failed"):
+        return
+    checks.check(int(field(stats, "pages") or 0) == len(expected),
+                 f"{what}: stats pages {field(stats, 'pages')}, truth {len(expected)}")
+    checks.check(int(field(stats, "robots_denied") or 0) == len(truth["disallowed"]),
+                 f"{what}: stats robots_denied {field(stats, 'robots_denied')}, truth "
+                 f"{len(truth['disallowed'])}")
+    checks.check(field(stats, "exhausted", False) is True and
+                 int(field(stats, "partitions_reporting") or 0) == 2,
+                 f"{what}: not exhausted, or not every partition reporting: {stats}")
+
+
+def report_restarts(kube):
+    """Containers restarted in place (not pods replaced): which, and why (their last run's end
+    and log), for the test's log."""
+    for name, pod in sorted(kube.crawler_pods().items()):
+        status = pod["status"]["containerStatuses"][0]
+        if status["restartCount"]:
+            last = status.get("lastState", {}).get("terminated", {})
+            prev = kube("logs", name, "--previous", "--tail", "5", check=False).stdout.strip()
+            log(f"{name}: restarted {status['restartCount']}x, last exit {last.get('exitCode')}: "
+                f"{prev.splitlines()[-1] if prev else '(no log)'}")
+
+
+def wait_rolled(kube, before, timeout_s=300):
+    """Until every crawler pod of `before` (name -> uid) is replaced by a ready one."""
+    def done():
+        pods = kube.crawler_pods()
+        return len(pods) >= len(before) and all(
+            n in pods and pods[n]["metadata"]["uid"] != uid and ready(pods[n])
+            for n, uid in before.items())
+    wait_until(done, timeout_s, "every crawler pod rolled and ready", poll_s=2)
+
+
+def wait_all_ready(kube, count, timeout_s=300):
+    def done():
+        pods = kube.crawler_pods()
+        return len(pods) == count and all(ready(p) for p in pods.values())
+    wait_until(done, timeout_s, f"{count} crawler pods ready", poll_s=2)
+
+
+# ---------------------------------------------------------------- websim's files
+
+def websim_requests(sim_dir):
+    out = []
+    with open(os.path.join(sim_dir, "requests.log")) as f:
+        for line in f:
+            if not line.endswith("\n"):
+                break
+            x = line.rstrip("\n").split("\t")
+            r = Request(int(x[0]), x[1], x[2], int(x[3]), int(x[4]), int(x[5]), x[6],
+                        x[7] if len(x) > 7 else "-")
+            if not r.target.startswith(WEBSIM_INTERNAL_PREFIX):
+                out.append(r)
+    out.sort(key=lambda r: r.ns)
+    return out
+
+
+def websim_truth(sim_dir):
+    kinds = collections.defaultdict(set)
+    with open(os.path.join(sim_dir, "truth.tsv")) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line and not line.startswith("#"):
+                kind, url = line.split("\t")
+                kinds[kind].add(url)
+    return kinds
+
+
+def crawl_log_urls(state, name):
+    """URL -> number of lines, over the crawl logs of `name` on every fetcher volume."""
+    counts = collections.Counter()
+    malformed = 0
+    for root, _, files in os.walk(os.path.join(state, "pv")):
+        if f"{name}.log" in files and os.path.basename(root) == "logs":
+            good, bad = read_crawl_log(os.path.join(root, f"{name}.log"))
+            counts.update(line.url for line in good)
+            malformed += len(bad)
+    return counts, malformed
+
+
+# ---------------------------------------------------------------- Prometheus
+
+def start_prometheus(kube, state):
+    prom = os.path.join(state, "prom")
+    os.makedirs(os.path.join(prom, "targets"), exist_ok=True)
+    config = open(os.path.join(ROOT, "deploy", "prometheus", "prometheus-file-sd.yml")).read()
+    # Scraped every 2 s here, so that rate() has samples within the test's minutes.
+    config = config.replace("scrape_interval: 15s", "scrape_interval: 2s").replace(
+        "refresh_interval: 15s", "refresh_interval: 2s")
+    with open(os.path.join(prom, "prometheus.yml"), "w") as f:
+        f.write(config)
+    shutil.copy(os.path.join(ROOT, "deploy", "prometheus", "alerts.yml"), prom)
+    run(["promtool", "check", "config", os.path.join(prom, "prometheus.yml")])
+    write_targets(kube, prom)
+    proc = subprocess.Popen(
+        ["prometheus", f"--config.file={prom}/prometheus.yml", f"--storage.tsdb.path={prom}/tsdb",
+         "--web.listen-address=127.0.0.1:19090"],
+        stdout=open(os.path.join(prom, "prometheus.log"), "w"), stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL)
+    with open(os.path.join(state, "prometheus.pid"), "w") as f:
+        f.write(str(proc.pid))
+    return proc, prom
+
+
+def write_targets(kube, prom):
+    run([sys.executable, os.path.join(K8S, "pod-targets.py"), os.path.join(prom, "targets", "pods.json"),
+         "--kubeconfig", kube.kubeconfig], env={**os.environ, "KUBECTL": KUBECTL})
+
+
+def prom_targets():
+    import urllib.request
+    with urllib.request.urlopen("http://127.0.0.1:19090/api/v1/targets", timeout=5) as r:
+        return json.load(r)["data"]["activeTargets"]
+
+
+# ---------------------------------------------------------------- the test
+
+def inner(args):
+    """Runs inside the network namespace."""
+    checks = Checks("k8s.cluster")
+    state = args.state
+    work = os.path.join(state, "work")
+    os.makedirs(work, exist_ok=True)
+    kube = Kube(state)
+    t0 = time.monotonic()
+    timings = {}
+    try:
+        log("cluster: starting (etcd, apiserver, controller-manager, scheduler, kubelet, kube-proxy)")
+        run([os.path.join(K8S, "cluster-up.sh"), state, args.pause_tar,
+             os.path.join(args.images, "crawler.tar"), os.path.join(args.images, "crawler-redis.tar")],
+            timeout_s=300)
+        timings["cluster up"] = time.monotonic() - t0
+        hostpath_volumes(kube, state)
+        sim_dir = os.path.join(state, "sim")
+        websim_ip = start_websim(kube, sim_dir)
+        log(f"websim: pod ready, Service {websim_ip}:{WEBSIM_PORT}")
+
+        values = chart_values(websim_ip, work)
+        chart = os.path.join(ROOT, "helm", "crawler")
+        t = time.monotonic()
+        kube.helm("install", RELEASE, chart, "-f", values, "--wait", "--timeout", "5m")
+        timings["helm install --wait"] = time.monotonic() - t
+        pods = kube.crawler_pods()
+        log(f"helm install: {len(pods)} pods ready in {timings['helm install --wait']:.0f} s: "
+            f"{', '.join(sorted(pods))}")
+        checks.check(len(pods) == 7, f"{len(pods)} crawler pods, expected 7")
+        for name, pod in pods.items():
+            ctx = pod["spec"]["containers"][0].get("securityContext", {})
+            checks.check(ctx.get("readOnlyRootFilesystem") is True and
+                         pod["spec"].get("securityContext", {}).get("runAsNonRoot") is True,
+                         f"{name}: not read-only or may run as root")
+
+        token = base64.b64decode(kube.json("get", "secret", f"{RELEASE}-admin-token")["data"]["token"])
+        token_file = os.path.join(work, "admin.token")
+        with open(token_file, "wb") as f:
+            f.write(token)
+        os.chmod(token_file, 0o600)
+        forward = PortForward(kube, work).start()
+        ctl = Ctl(args.crawlctl, forward, token_file)
+        prom_proc, prom_dir = start_prometheus(kube, state)
+
+        truth = websim_truth(sim_dir)
+        expected = truth["page"] | truth["seed"]
+        seeds = [l.strip() for l in open(os.path.join(sim_dir, "seeds.txt")) if l.strip()]
+
+        # --- web1: the whole web, undisturbed: every allowed page exactly once
+        t = time.monotonic()
+        create_collection(ctl, work, "web1", seeds)
+        final = wait_finished(ctl, "web1")
+        timings["web1 crawl"] = time.monotonic() - t
+        requests = websim_requests(sim_dir)
+        counts, coverage = check_coverage(checks, requests, truth)
+        repeated = {u: n for u, n in counts.items() if n > 1}
+        checks.check(not repeated, f"web1: pages fetched more than once: {list(repeated.items())[:5]}")
+        check_stats(checks, final, expected, truth, "web1")
+        log(f"web1: finished in {timings['web1 crawl']:.0f} s: coverage {coverage:.2f}%, "
+            f"{len(requests)} requests, {len(repeated)} pages fetched twice")
+        report_restarts(kube)
+        web1_requests = len(requests)
+
+        # --- web2: a fetcher pod and a frontier pod deleted mid-crawl
+        t = time.monotonic()
+        create_collection(ctl, work, "web2", seeds)
+        wait_until(lambda: pages_of(ctl, "web2") >= len(expected) // 4, 300, "a quarter of web2")
+        before = ctl.stats("web2") or {}
+        on_lease = int(field(before, "in_flight_urls") or 0)
+        deleted = [f"{RELEASE}-fetcher-0-0", f"{RELEASE}-frontier-1-0"]
+        log(f"web2: {field(before, 'pages')} of {len(expected)} pages, {on_lease} on lease; "
+            f"deleting {deleted}")
+        kube("delete", "pod", *deleted, "--wait=false")
+        final = wait_finished(ctl, "web2")
+        timings["web2 crawl with pods deleted"] = time.monotonic() - t
+        requests = websim_requests(sim_dir)[web1_requests:]
+        pages2 = collections.Counter(f"http://{r.host}{r.target}" for r in requests)
+        missing = expected - set(pages2)
+        refetched = sum(n - 1 for u, n in pages2.items() if u in expected and n > 1)
+        checks.check(not missing, f"web2: {len(missing)} pages never fetched, e.g. {sorted(missing)[:5]}")
+        # A deleted pod drains, but URLs leased in the last moments (a reply the fetcher never
+        # read) come back only when their lease expires, and may then be fetched again.
+        checks.check(refetched <= on_lease, f"web2: {refetched} refetches, more than the "
+                                            f"{on_lease} URLs on lease at the deletion")
+        check_stats(checks, final, expected, truth, "web2")
+        log(f"web2: finished in {timings['web2 crawl with pods deleted']:.0f} s: {len(expected) - len(missing)}"
+            f" of {len(expected)} pages, {refetched} refetched (bound {on_lease})")
+        report_restarts(kube)
+        web2_end = web1_requests + len(requests)
+
+        # --- web3: helm upgrade mid-crawl changes a key and rolls every pod
+        t = time.monotonic()
+        create_collection(ctl, work, "web3", seeds)
+        wait_until(lambda: pages_of(ctl, "web3") >= len(expected) // 4, 300, "a quarter of web3")
+        # Every crawler pod carries the ConfigMap's checksum, so each is replaced; Redis is not
+        # configured by it and stays.
+        before = {n: p["metadata"]["uid"] for n, p in kube.crawler_pods().items()
+                  if n != f"{RELEASE}-redis-0"}
+        log(f"web3: {pages_of(ctl, 'web3')} pages; helm upgrade (fetcher popular_cache_entries)")
+        kube.helm("upgrade", RELEASE, chart, "-f", values, "--set",
+                  "fetcher.config.popular_cache_entries=50000", "--wait", "--timeout", "5m")
+        wait_rolled(kube, before)
+        forward.stop()
+        final = wait_finished(ctl, "web3")
+        timings["web3 crawl with upgrade"] = time.monotonic() - t
+        logged, malformed = crawl_log_urls(state, "web3")
+        missing = expected - set(logged)
+        checks.check(not missing, f"web3: {len(missing)} pages lost across the upgrade, e.g. "
+                                  f"{sorted(missing)[:5]}")
+        checks.check(malformed == 0, f"web3: {malformed} malformed crawl-log lines")
+        check_stats(checks, final, expected, truth, "web3")
+        cm = kube.json("get", "configmap", f"{RELEASE}-config")["data"]["fetcher.yaml"]
+        checks.check("popular_cache_entries: 50000" in cm, "the upgrade did not change the ConfigMap")
+        requests = websim_requests(sim_dir)[web2_end:]
+        log(f"web3: finished in {timings['web3 crawl with upgrade']:.0f} s: {len(logged)} pages in the "
+            f"crawl logs, {len(missing)} missing, {len(requests)} requests; every crawler pod rolled")
+
+        # --- politeness over the three collections and every restart
+        requests = websim_requests(sim_dir)
+        smallest, gaps = check_politeness(checks, requests, DELAY_MS)
+        log(f"politeness: {len(requests)} requests, {gaps} same-host gaps, "
+            f"smallest {smallest / 1e6 if smallest else 0:.1f} ms (delay {DELAY_MS} ms)")
+
+        # --- Prometheus and the dashboards
+        write_targets(kube, prom_dir)
+        names = set(kube.crawler_pods()) - {f"{RELEASE}-redis-0"}
+
+        def all_up():
+            ts = prom_targets()
+            up = {t["labels"].get("pod") for t in ts if t["health"] == "up"}
+            return up if names <= up else None
+        try:
+            up = wait_until(all_up, 120, "Prometheus scraping every crawler pod", poll_s=2)
+            log(f"prometheus: {len(up)} pods scraped: {', '.join(sorted(up))}")
+        except Fatal as e:
+            checks.fail(f"{e}: {[(t['labels'].get('pod'), t['health'], t.get('lastError')) for t in prom_targets()]}")
+        time.sleep(8)  # several scrapes of every pod: rate() has samples
+        dashboards = sorted(os.path.join(ROOT, "deploy", "grafana", "dashboards", f)
+                            for f in os.listdir(os.path.join(ROOT, "deploy", "grafana", "dashboards")))
+        out = run([sys.executable, os.path.join(K8S, "check-dashboard-queries.py"), "--prom",
+                   "http://127.0.0.1:19090", *dashboards], check=False)
+        print(out.stdout, flush=True)
+        checks.check(out.returncode == 0, f"dashboard queries without data: {out.stderr.strip()}")
+        out = run([os.path.join(K8S, "check-dashboard-schema.sh"), *dashboards], check=False)
+        checks.check(out.returncode == 0, f"dashboard schema: {out.stdout[-2000:]} {out.stderr[-500:]}")
+        prom_proc.terminate()
+        prom_proc.wait(timeout=30)
+        forward.stop()
+    except (Fatal, subprocess.TimeoutExpired) as e:
+        checks.fail(str(e))
+    timings["total"] = time.monotonic() - t0
+    log("timings: " + ", ".join(f"{k} {v:.0f} s" for k, v in timings.items()))
+    return checks
+
+
+def dump_diagnostics(state):
+    """On failure: the pods, events and the crawler pods' logs, while the cluster still runs."""
+    kube = Kube(state)
+    for args in (("get", "pods", "-o", "wide"), ("get", "events", "--sort-by=.lastTimestamp")):
+        out = kube(*args, check=False)
+        print(out.stdout[-6000:], flush=True)
+    for name in sorted(kube.pods()) if os.path.exists(kube.kubeconfig) else []:
+        out = kube("logs", name, "--tail", "40", check=False)
+        print(f"--- logs of {name}\n{out.stdout[-3000:]}{out.stderr[-500:]}", flush=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--build-dir", required=True)
+    p.add_argument("--keep", action="store_true", help="keep the cluster's state directory")
+    p.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--state", help=argparse.SUPPRESS)
+    p.add_argument("--images", help=argparse.SUPPRESS)
+    p.add_argument("--pause-tar", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    args.build_dir = os.path.abspath(args.build_dir)
+    args.crawlctl = os.path.join(args.build_dir, "tools", "crawlctl", "crawlctl")
+    if args.inner:
+        checks = inner(args)
+        if checks.failures:
+            dump_diagnostics(args.state)
+        return checks.exit_code()
+
+    if os.geteuid() != 0:
+        print("k8s.cluster: needs root (network namespace, containerd, kubelet)", flush=True)
+        return 1
+    for tool in (HELM, KUBECTL, os.path.join(CACHE, "k8s-1.20.2", "kubelet")):
+        if not os.access(tool, os.X_OK):
+            print(f"k8s.cluster: {tool} is missing: run scripts/k8s/install-tools.sh", flush=True)
+            return 1
+    work = tempfile.mkdtemp(prefix="crawler-k8s-")
+    state = os.path.join(work, "cluster")
+    images = os.path.join(work, "images")
+    rc = 1
+    try:
+        t = time.monotonic()
+        out = run([os.path.join(ROOT, "docker", "build-images.sh"), args.build_dir], timeout_s=900,
+                  env={**os.environ, "IMAGE_ARCHIVE_DIR": images})
+        log(f"images built in {time.monotonic() - t:.0f} s: " + "; ".join(
+            l for l in out.stdout.splitlines() if l.startswith("localhost/")))
+        pause_tar = os.path.join(CACHE, "pause-image.tar")
+        run([os.path.join(K8S, "pause-image.sh"), pause_tar])
+        cmd = [os.path.join(K8S, "in-netns.sh"), sys.executable, os.path.abspath(__file__),
+               "--inner", "--build-dir", args.build_dir, "--state", state, "--images", images,
+               "--pause-tar", pause_tar]
+        rc = subprocess.run(cmd, timeout=3000).returncode
+    finally:
+        env = {**os.environ, "KEEP_STATE": "1" if args.keep or rc != 0 else "0"}
+        t = time.monotonic()
+        subprocess.run([os.path.join(K8S, "cluster-down.sh"), state], env=env, timeout=300)
+        log(f"cluster down in {time.monotonic() - t:.0f} s")
+        shutil.rmtree(images, ignore_errors=True)
+        if rc == 0 and not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"  files kept in {work}", flush=True)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Offline checks of what deploys the crawler (no cluster needed):
+
+  chart        `helm lint`; `helm template` with cluster DNS and without, with an external
+               Redis and with N = 3; every rendered object validated by kubernetes-models (npm);
+               values.schema.json rejects bad values; the topology flags each pod gets (partition,
+               every frontier in partition order, Redis) and the security context of every pod
+  rules        `promtool check rules` and `promtool test rules` of deploy/prometheus; `promtool
+               check config` of the file_sd scrape configuration; the kubernetes_sd one relabels
+               as the file_sd targets are labelled
+  dashboards   the committed JSON is what deploy/grafana/dashboards.py writes; every query's
+               PromQL parses (promtool); every dashboard matches Grafana's schema types
+
+usage: deploy_test.py --scenario chart|rules|dashboards
+"""
+
+import argparse
+import filecmp
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+
+from e2e_support import Checks  # noqa: E402
+
+CACHE = os.environ.get("CRAWLER_K8S_CACHE", "/var/cache/crawler-k8s")
+HELM = os.path.join(CACHE, "tools", "helm", "helm")
+NODE_TOOLS = os.path.join(CACHE, "node")
+CHART = os.path.join(ROOT, "helm", "crawler")
+K8S = os.path.join(ROOT, "scripts", "k8s")
+
+
+def run(cmd, **kwargs):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kwargs)
+
+
+def render(*sets):
+    args = [HELM, "template", "crawler", CHART, "--namespace", "crawl"]
+    for s in sets:
+        args += ["--set", s]
+    return run(args)
+
+
+def validate_with_node(checks, manifest_text, what):
+    """kubernetes-models validation of every object; returns the objects as JSON."""
+    script = os.path.join(HERE, "validate_manifests.mjs")
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(manifest_text)
+    try:
+        out = run(["node", script, f.name], env={**os.environ, "NODE_TOOLS": NODE_TOOLS})
+    finally:
+        os.unlink(f.name)
+    checks.check(out.returncode == 0, f"{what}: manifests invalid: {out.stderr.strip()[-2000:]}")
+    try:
+        return json.loads(out.stdout)
+    except json.JSONDecodeError:
+        return []
+
+
+def pod_specs(objs):
+    return {o["metadata"]["name"]: o["spec"]["template"]["spec"] for o in objs
+            if o["kind"] in ("StatefulSet", "Deployment")}
+
+
+def scenario_chart(checks):
+    out = run([HELM, "lint", "--strict", CHART])
+    checks.check(out.returncode == 0, f"helm lint: {out.stdout[-1500:]} {out.stderr[-500:]}")
+
+    # Cluster DNS (the default): peers by their Services' names.
+    out = render()
+    checks.check(out.returncode == 0, f"helm template: {out.stderr.strip()}")
+    objs = validate_with_node(checks, out.stdout, "default values")
+    kinds = sorted(f"{o['kind']}/{o['metadata']['name']}" for o in objs)
+    print(f"  default values: {len(objs)} objects: {', '.join(kinds)}", flush=True)
+    specs = pod_specs(objs)
+    checks.check(sorted(specs) == sorted(["crawler-frontier-0", "crawler-frontier-1",
+                                          "crawler-fetcher-0", "crawler-fetcher-1",
+                                          "crawler-dedup", "crawler-scheduler", "crawler-redis"]),
+                 f"workloads: {sorted(specs)}")
+    frontiers = ["crawler-frontier-0.crawl.svc.cluster.local:7000",
+                 "crawler-frontier-1.crawl.svc.cluster.local:7000"]
+    fetcher1 = specs.get("crawler-fetcher-1", {}).get("containers", [{}])[0].get("args", [])
+    checks.check(fetcher1[:3] == ["fetcher", "--config", "/etc/crawler/fetcher.yaml"] and
+                 "--partition" in fetcher1 and fetcher1[fetcher1.index("--partition") + 1] == "1",
+                 f"fetcher 1's args: {fetcher1}")
+    got = [fetcher1[i + 1] for i, a in enumerate(fetcher1) if a == "--frontier"]
+    checks.check(got == frontiers, f"fetcher 1's frontiers {got}, expected {frontiers}")
+    checks.check("redis://crawler-redis.crawl.svc.cluster.local:6379" in fetcher1,
+                 f"fetcher 1 not given the bundled Redis: {fetcher1}")
+    for name, spec in specs.items():
+        pod, ctr = spec.get("securityContext", {}), spec["containers"][0].get("securityContext", {})
+        checks.check(pod.get("runAsNonRoot") is True and ctr.get("readOnlyRootFilesystem") is True
+                     and ctr.get("allowPrivilegeEscalation") is False,
+                     f"{name}: security context {pod} {ctr}")
+        probes = spec["containers"][0]
+        checks.check("readinessProbe" in probes and "livenessProbe" in probes, f"{name}: probes missing")
+    sts = {o["metadata"]["name"]: o for o in objs if o["kind"] == "StatefulSet"}
+    for name, o in sts.items():
+        claims = o["spec"].get("volumeClaimTemplates", [])
+        checks.check(len(claims) == 1 and claims[0]["metadata"]["name"] == "data",
+                     f"{name}: volume claim templates {claims}")
+        notes = o["spec"]["template"]["metadata"].get("annotations", {})
+        if name != "crawler-redis":  # configured by its args, not scraped (no exporter)
+            checks.check("checksum/config" in notes, f"{name}: no config checksum annotation")
+            checks.check(notes.get("prometheus.io/scrape") == "true", f"{name}: not annotated for scraping")
+    cms = [o for o in objs if o["kind"] == "ConfigMap"]
+    checks.check(len(cms) == 1 and sorted(cms[0]["data"]) ==
+                 ["dedup.yaml", "fetcher.yaml", "frontier.yaml", "scheduler.yaml"],
+                 f"config maps: {[sorted(c['data']) for c in cms]}")
+    checks.check(any(o["kind"] == "NetworkPolicy" for o in objs), "no NetworkPolicy")
+    checks.check(any(o["kind"] == "Secret" for o in objs), "no admin token Secret")
+
+    # No cluster DNS: the kubelet expands $(NAME_SERVICE_HOST) from the Services' variables.
+    out = render("clusterDNS=false", "partitions=3")
+    objs = validate_with_node(checks, out.stdout, "clusterDNS=false, N=3")
+    spec = pod_specs(objs).get("crawler-fetcher-2", {})
+    args = spec.get("containers", [{}])[0].get("args", [])
+    got = [args[i + 1] for i, a in enumerate(args) if a == "--frontier"]
+    checks.check(got == [f"$(CRAWLER_FRONTIER_{k}_SERVICE_HOST):7000" for k in range(3)],
+                 f"without DNS, fetcher 2's frontiers: {got}")
+    checks.check(spec.get("enableServiceLinks") is True, "without DNS, service links are off")
+    checks.check("redis://$(CRAWLER_REDIS_SERVICE_HOST):6379" in args, f"without DNS, Redis: {args}")
+
+    # An external Redis with a password, and two fetchers per partition.
+    out = render("redis.enabled=false", "redis.external=redis://redis.example:6380/2",
+                 "redis.passwordSecret=redis-pw", "fetcher.replicasPerPartition=2")
+    objs = validate_with_node(checks, out.stdout, "external Redis")
+    specs = pod_specs(objs)
+    args = specs.get("crawler-fetcher-0", {}).get("containers", [{}])[0].get("args", [])
+    checks.check("crawler-redis" not in specs and "redis://redis.example:6380/2" in args and
+                 "/etc/crawler/redis/password" in args, f"external Redis: {sorted(specs)} {args}")
+    replicas = [o["spec"]["replicas"] for o in objs if o["metadata"]["name"] == "crawler-fetcher-0"]
+    checks.check(replicas == [2], f"fetcher replicas per partition: {replicas}")
+
+    # Values the schema or the templates refuse, each with a message naming the value.
+    for sets, words in [(["partitions=0"], "partitions"),
+                        (["redis.external=http://x"], "redis.external"),
+                        (["fetcher.replicasPerPartition=2", "redis.enabled=false"], "Redis"),
+                        (["unknownKey=1"], "unknownKey"),
+                        (["image.pullPolicy=Sometimes"], "pullPolicy")]:
+        out = render(*sets)
+        checks.check(out.returncode != 0 and words in out.stderr,
+                     f"helm template {sets} should fail naming {words}: {out.stderr.strip()[-300:]}")
+
+
+def scenario_rules(checks):
+    prom = os.path.join(ROOT, "deploy", "prometheus")
+    out = run(["promtool", "check", "rules", os.path.join(prom, "alerts.yml")])
+    checks.check(out.returncode == 0, f"promtool check rules: {out.stdout} {out.stderr}")
+    out = run(["promtool", "test", "rules", "alerts_test.yml"], cwd=prom)
+    print(out.stdout.strip(), flush=True)
+    checks.check(out.returncode == 0, f"promtool test rules: {out.stdout[-3000:]} {out.stderr}")
+    out = run(["promtool", "check", "config", "prometheus-file-sd.yml"], cwd=prom)
+    checks.check(out.returncode == 0, f"promtool check config: {out.stdout} {out.stderr}")
+    # Debian's promtool cannot parse kubernetes_sd_configs; check that prometheus.yml relabels
+    # pods to the labels pod-targets.py gives file_sd targets, and loads the same rules.
+    text = open(os.path.join(prom, "prometheus.yml")).read()
+    for label in ("namespace", "pod", "component", "release", "__metrics_path__", "__address__"):
+        checks.check(f"target_label: {label}" in text, f"prometheus.yml does not set {label}")
+    checks.check("- alerts.yml" in text and "role: pod" in text, "prometheus.yml: rules or pod role")
+    sys.path.insert(0, os.path.join(ROOT, "scripts", "k8s"))
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("pod_targets", os.path.join(K8S, "pod-targets.py"))
+    pod_targets = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pod_targets)
+    pods = {"items": [
+        {"metadata": {"name": "crawler-fetcher-0-0", "namespace": "crawl",
+                      "annotations": {"prometheus.io/scrape": "true", "prometheus.io/port": "9102"},
+                      "labels": {"app.kubernetes.io/name": "crawler",
+                                 "app.kubernetes.io/component": "fetcher",
+                                 "app.kubernetes.io/instance": "crawler"}},
+         "status": {"podIP": "10.0.0.7", "phase": "Running"}},
+        {"metadata": {"name": "other", "namespace": "crawl", "annotations": {"prometheus.io/scrape": "true"},
+                      "labels": {}}, "status": {"podIP": "10.0.0.8", "phase": "Running"}},
+        {"metadata": {"name": "pending", "namespace": "crawl",
+                      "annotations": {"prometheus.io/scrape": "true"},
+                      "labels": {"app.kubernetes.io/name": "crawler"}}, "status": {"phase": "Pending"}},
+    ]}
+    got = pod_targets.targets(pods)
+    checks.check(got == [{"targets": ["10.0.0.7:9102"], "labels": {
+        "__metrics_path__": "/metrics", "namespace": "crawl", "pod": "crawler-fetcher-0-0",
+        "component": "fetcher", "release": "crawler"}}], f"pod-targets: {got}")
+
+
+def scenario_dashboards(checks):
+    committed = os.path.join(ROOT, "deploy", "grafana", "dashboards")
+    with tempfile.TemporaryDirectory() as d:
+        out = run([sys.executable, os.path.join(ROOT, "deploy", "grafana", "dashboards.py"), d])
+        checks.check(out.returncode == 0, f"dashboards.py: {out.stderr}")
+        fresh = sorted(os.listdir(d))
+        checks.check(fresh == sorted(os.listdir(committed)),
+                     f"dashboards.py writes {fresh}, committed {sorted(os.listdir(committed))}")
+        for name in fresh:
+            checks.check(os.path.exists(os.path.join(committed, name)) and
+                         filecmp.cmp(os.path.join(d, name), os.path.join(committed, name), shallow=False),
+                         f"{name}: committed JSON differs from dashboards.py's output (run it)")
+    files = sorted(os.path.join(committed, f) for f in os.listdir(committed))
+    out = run([sys.executable, os.path.join(K8S, "check-dashboard-queries.py"), *files])
+    print(out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr, flush=True)
+    checks.check(out.returncode == 0, f"dashboard PromQL: {out.stdout[-2000:]}")
+    out = run([os.path.join(K8S, "check-dashboard-schema.sh"), *files])
+    print(out.stdout.strip(), flush=True)
+    checks.check(out.returncode == 0, f"dashboard schema: {out.stdout[-2000:]} {out.stderr[-500:]}")
+    for f in files:
+        d = json.load(open(f))
+        checks.check(all(p.get("targets") for p in d["panels"]), f"{f}: a panel without queries")
+    provisioning = os.path.join(ROOT, "deploy", "grafana", "provisioning")
+    checks.check(os.path.exists(os.path.join(provisioning, "dashboards", "crawler.yaml")) and
+                 os.path.exists(os.path.join(provisioning, "datasources", "crawler-prometheus.yaml")),
+                 "provisioning files missing")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--scenario", required=True, choices=["chart", "rules", "dashboards"])
+    args = p.parse_args()
+    checks = Checks(f"k8s.deploy_{args.scenario}")
+    {"chart": scenario_chart, "rules": scenario_rules, "dashboards": scenario_dashboards}[args.scenario](checks)
+    return checks.exit_code()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+// FrontierLink's durable archive: make_durable runs once per batch of completions, before the
+// frontier hears of them; when it fails, nothing is completed and the error is fatal.
+#include "services/fetcher/frontier_link.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/clock/clock.h"
+#include "services/fetcher/fetcher_stats.h"
+#include "tests/unit/fetcher/fetcher_fakes.h"
+
+namespace crawler::fetcher {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A frontier with two leases out, and a batch completing both.
+struct TwoLeases {
+  testing::FakeFrontierClient frontier;
+  SystemClock clock;
+  FetcherCounters counters;
+  FrontierBatch Completions() {
+    FrontierBatch batch;
+    for (const char* host : {"a.test", "b.test"}) {
+      batch.outcomes.push_back(frontier::FetchOutcome{
+          .lease_id = frontier.Add(absl::StrCat("http://", host, "/"), host)});
+    }
+    return batch;
+  }
+};
+
+TEST(FrontierLink, MakesTheArchiveDurableOncePerBatchBeforeCompleting) {
+  TwoLeases t;
+  absl::Mutex mu;
+  std::vector<std::string> calls;
+  FrontierLink link({}, t.frontier, t.clock, t.counters, [] {}, [&] {
+    absl::MutexLock lock(&mu);
+    calls.push_back(
+        absl::StrCat("durable after ", t.frontier.completions().size(), " completions"));
+    return absl::OkStatus();
+  });
+  link.Start();
+  FrontierBatch batch = t.Completions();
+  ASSERT_TRUE(link.Hand(batch, /*force=*/true).ok());
+  FrontierBatch links_only;
+  links_only.adds.push_back(
+      frontier::UrlToAdd{.canonical_url = "http://c.test/", .host_key = "c.test"});
+  ASSERT_TRUE(link.Hand(links_only, /*force=*/true).ok());
+  ASSERT_TRUE(link.Finish().ok());
+  absl::MutexLock lock(&mu);
+  EXPECT_THAT(calls, ElementsAre("durable after 0 completions"));
+  EXPECT_EQ(t.frontier.completions().size(), 2u);
+}
+
+TEST(FrontierLink, AnArchiveThatCannotBeMadeDurableCompletesNothing) {
+  TwoLeases t;
+  FrontierLink link({}, t.frontier, t.clock, t.counters, [] {}, [] {
+    return absl::UnavailableError("cannot fsync /warc/x.warc.gz.open: Input/output error");
+  });
+  link.Start();
+  FrontierBatch batch = t.Completions();
+  link.Hand(batch, /*force=*/true).IgnoreError();
+  const absl::Status finished = link.Finish();
+  EXPECT_TRUE(absl::IsFailedPrecondition(finished)) << finished;
+  EXPECT_THAT(std::string(finished.message()),
+              HasSubstr("cannot fsync /warc/x.warc.gz.open: Input/output error"));
+  EXPECT_TRUE(t.frontier.completions().empty());
+}
+
+}  // namespace
+}  // namespace crawler::fetcher
