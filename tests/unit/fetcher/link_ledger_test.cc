@@ -2,6 +2,8 @@
 // collection, the file reads back, survives a torn last page, and a reopened ledger remembers.
 #include "services/fetcher/link_ledger.h"
 
+#include <stdlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -36,15 +38,19 @@ std::vector<LedgerPage> ReadAll(const std::string& path) {
 
 class LinkLedgerTest : public ::testing::Test {
  protected:
-  LinkLedgerTest()
-      : psl_(url::PublicSuffixList::LoadDefault().value()),
-        path_((std::filesystem::path(::testing::TempDir()) /
-               (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                ".links.tsv"))
-                  .string()) {
-    std::filesystem::remove(path_);
+  LinkLedgerTest() : psl_(url::PublicSuffixList::LoadDefault().value()) {}
+  // A directory of this test's own (other checkouts may run the same test at the same time).
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "link_ledger_test_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr) << "mkdtemp " << pattern;
+    dir_ = pattern;
+    path_ = (std::filesystem::path(dir_) / "links.tsv").string();
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
   url::PublicSuffixList psl_;
+  std::string dir_;
   std::string path_;
 };
 
