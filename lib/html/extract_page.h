@@ -66,6 +66,11 @@ struct ExtractOptions {
   // Visible text kept, in bytes; 1 MiB is far more than a fingerprint needs.
   size_t max_text_bytes = 1 << 20;
   size_t max_anchor_text_bytes = 256;
+  // References that are not followable URLs (javascript:, mailto:, data:, other schemes, invalid)
+  // kept verbatim in ExtractedPage::unresolved, at most this many per page, each cut to
+  // max_anchor_text_bytes; they are counted in SkippedLinks either way. 0 keeps none: only a
+  // crawl that exports them (a focused collection) pays for the copies.
+  size_t max_unresolved_kept = 0;
   size_t max_title_bytes = 1024;
   // Elements nested deeper are flattened before parsing (nesting_limiter.h). Parse time grows
   // linearly with it on hostile input.

@@ -63,6 +63,15 @@ struct ExtractStats {
   size_t parse_memory_bytes = 0;  // Gumbo's peak live memory; 0 if no tree was built
 };
 
+// A reference that is not a followable URL, as written (ExtractOptions::max_unresolved_kept).
+struct UnresolvedRef {
+  // "javascript", "mailto", "data", "other_scheme" or "invalid" (the SkippedLinks field).
+  std::string reason;
+  std::string value;  // trimmed, cut to ExtractOptions::max_anchor_text_bytes
+
+  friend bool operator==(const UnresolvedRef&, const UnresolvedRef&) = default;
+};
+
 struct ExtractedPage {
   // In document order; duplicates are kept (each occurrence has its own anchor text).
   std::vector<Link> links;
@@ -70,6 +79,9 @@ struct ExtractedPage {
   std::string text;
   PageMeta meta;
   SkippedLinks skipped;
+  // The first ExtractOptions::max_unresolved_kept of the javascript, mailto, data, other_scheme
+  // and invalid references, in document order.
+  std::vector<UnresolvedRef> unresolved;
   ExtractStats stats;
 };
 

@@ -63,9 +63,12 @@ struct PageProcessor::Parsed {
 
 namespace {
 
-// A page's visible text only feeds its SimHash: without fingerprints it is not built.
-PageProcessorOptions WithoutUnusedText(PageProcessorOptions options) {
+// A page's visible text only feeds its SimHash: without fingerprints it is not built. Unresolved
+// references are copied only for a link sink.
+PageProcessorOptions WithDerivedExtractOptions(PageProcessorOptions options) {
   if (!options.fingerprints) options.extract.collect_text = false;
+  options.extract.max_unresolved_kept =
+      options.link_sink != nullptr ? options.max_unresolved_per_page : 0;
   return options;
 }
 
@@ -79,7 +82,7 @@ void AppendDetail(FetchEvent& event, absl::string_view note) {
 PageProcessor::PageProcessor(const PageProcessorOptions& options, const scope::Scope& scope,
                              dedup::DedupClient* dedup, warc::WarcWriter* warc,
                              FetchObserver* observer, FetcherCounters* counters)
-    : options_(WithoutUnusedText(options)),
+    : options_(WithDerivedExtractOptions(options)),
       scope_(scope),
       dedup_(dedup),
       warc_(warc),
@@ -247,6 +250,14 @@ void PageProcessor::CollectLinks(const FetchedPage& page, const Parsed& parsed,
   }
   // Duplicates' links were followed from the first copy (DESIGN.md §3 dedup).
   if (out.outcome.outcome == OutcomeClass::kDuplicate) return;
+  if (parsed.parsed_html && options_.link_sink != nullptr) {
+    out.outcome.new_external_links = options_.link_sink->RecordPage(
+        PageLinks{.canonical_url = page.task.canonical_url,
+                  .url = page.url,
+                  .depth = page.task.depth,
+                  .links = parsed.html.links,
+                  .unresolved = parsed.html.unresolved});
+  }
   if (parsed.parsed_html) {
     for (const html::Link& link : parsed.html.links) {
       if (link.nofollow) continue;

@@ -41,6 +41,7 @@
 #include "services/fetcher/fetch_event.h"
 #include "services/fetcher/fetcher_stats.h"
 #include "services/fetcher/http_client.h"
+#include "services/fetcher/link_sink.h"
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_client.h"
 
@@ -72,6 +73,11 @@ struct PageProcessorOptions {
   // Redirect targets whose hop count is remembered (oldest forgotten first): bounds the memory;
   // a chain longer than this many concurrent redirects could restart its count.
   size_t max_tracked_redirects = 100'000;
+  // Where every HTML page's links go (link_sink.h), and the source of each page's reward
+  // (FetchOutcome::new_external_links); null: nowhere. Not owned; must outlive the fetcher.
+  LinkSink* link_sink = nullptr;
+  // Unresolvable references (javascript:, mailto: ...) handed to link_sink per page, at most.
+  size_t max_unresolved_per_page = 100;
 };
 
 // One finished transfer of a leased URL.

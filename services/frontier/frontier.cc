@@ -103,7 +103,11 @@ class Frontier::Staging {
 std::vector<kv::ColumnFamilySpec> Frontier::ColumnFamilies() { return storage::ColumnFamilies(); }
 
 Frontier::Frontier(const FrontierOptions& options, kv::KvStore& store, const Clock& clock)
-    : options_(options), store_(store), clock_(clock) {}
+    : options_(options), store_(store), clock_(clock) {
+  if (options_.focus.enabled) {
+    focus_ = std::make_unique<FocusSelector>(options_.focus, options_.max_pages_total);
+  }
+}
 
 Frontier::~Frontier() = default;
 
@@ -520,6 +524,12 @@ absl::StatusOr<std::vector<LeasedTask>> Frontier::Lease(size_t max_urls, size_t 
   };
   std::vector<Take> plan;
   const absl::Time ready_until = now + options_.ready_horizon;
+  if (focus_ != nullptr) {
+    for (const auto& [host, count] : FocusPlanLocked(budget, max_per_host)) {
+      plan.push_back(Take{host, count});
+    }
+    budget = 0;  // the loop below is the coverage crawl's order
+  }
   for (const auto& [next_allowed, index] : ready_) {
     if (budget == 0 || next_allowed > ready_until) break;
     const HostState& state = hosts_[index].state;
@@ -672,6 +682,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
   CompleteResult result;
 
   std::vector<std::pair<const FetchOutcome*, const InFlight*>> accepted;
+  std::vector<std::pair<uint32_t, uint32_t>> focus_pulls;  // (host, reward) of final outcomes
   std::vector<std::string> keys;
   absl::flat_hash_set<LeaseId> consumed;
   for (const FetchOutcome& outcome : outcomes) {
@@ -774,6 +785,8 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
     } else {
       // Pages count once: re-visits of a page are not new pages.
       if (CountsAsPage(outcome.outcome) && record.fetch_count == 0) ++state.pages;
+      // Every final outcome is a pull: a page that failed still spent the budget.
+      if (focus_ != nullptr) focus_pulls.emplace_back(lease.host, outcome.new_external_links);
       record.attempts = 0;
       ++record.fetch_count;
       const bool holds_content = outcome.outcome == OutcomeClass::kFetched ||
@@ -812,6 +825,11 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
   counters_.revisits_scheduled += revisits;
   counters_.changes_detected += changes;
 
+  if (focus_ != nullptr) {
+    for (const auto& [host, reward] : focus_pulls) focus_->Observe(host, reward);
+    counters_.focus_pulls += focus_pulls.size();
+    for (const auto& [host, reward] : focus_pulls) counters_.focus_reward += reward;
+  }
   for (const auto& [outcome, lease] : accepted) {
     auto it = leases_.find(outcome->lease_id);
     lease_deadlines_.erase({it->second.monotonic_deadline, outcome->lease_id});
@@ -1095,6 +1113,45 @@ FrontierStats Frontier::Stats() const {
   stats.next_ready_time = ready_.empty() ? absl::InfiniteFuture() : ready_.begin()->first;
   stats.exhausted = ExhaustedLocked();
   return stats;
+}
+
+std::vector<std::pair<uint32_t, uint64_t>> Frontier::FocusPlanLocked(uint64_t budget,
+                                                                     size_t max_per_host) {
+  // A host is in the game while it has URLs to fetch or pages in flight that may bring some.
+  std::vector<bool> playable(hosts_.size());
+  for (size_t i = 0; i < hosts_.size(); ++i) {
+    const HostState& state = hosts_[i].state;
+    playable[i] = state.in_flight > 0 || (state.queued + state.waiting > 0 && !PageCapped(state));
+  }
+  focus_->Sync(playable);
+  counters_.focus_rebuilds = focus_->rebuilds();
+  uint64_t slots = std::min<uint64_t>(
+      budget, SaturatingSub(options_.focus.max_in_flight, totals_.in_flight));
+  std::vector<std::pair<uint32_t, uint64_t>> plan;
+  while (slots > 0) {
+    const int host = focus_->ChooseHost();
+    if (host < 0) break;
+    const HostState& state = hosts_[host].state;
+    auto it = std::find_if(plan.begin(), plan.end(), [&](const auto& p) {
+      return p.first == static_cast<uint32_t>(host);
+    });
+    const uint64_t planned = it == plan.end() ? 0 : it->second;
+    const uint64_t room =
+        std::min({static_cast<uint64_t>(max_per_host),
+                  static_cast<uint64_t>(SaturatingSub(options_.max_in_flight_per_host,
+                                                      state.in_flight)),
+                  PagesLeft(state), state.queued});
+    // The chosen site cannot take another pull now: the slot waits for a later Lease rather
+    // than going to a site the policy did not choose.
+    if (planned >= room) break;
+    if (it == plan.end()) {
+      plan.emplace_back(static_cast<uint32_t>(host), 1);
+    } else {
+      ++it->second;
+    }
+    --slots;
+  }
+  return plan;
 }
 
 bool Frontier::IsExhausted() const {

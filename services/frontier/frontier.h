@@ -23,7 +23,11 @@
 // insertion order. Among hosts, Lease takes ready hosts in order of their next-allowed hint
 // (fed by Complete and ReportHostTimes; leasing moves it to at least the lease time, so hosts
 // take turns). The hint is only a hint: the fetcher's politeness claim decides when a request
-// is actually made (DESIGN.md §5).
+// is actually made (DESIGN.md §5). A focused collection (FrontierOptions::focus) picks hosts by
+// its bandit instead (focus_selector.h): one choice per free slot of focus.max_in_flight, a
+// chosen host that cannot take another lease now (its in-flight cap, an empty queue while its
+// pages are in flight) holding the slot until a later Lease; the hints are ignored, politeness
+// still holds in the fetcher.
 //
 // Failures: a method whose store write fails returns that error and changes nothing, in memory
 // or on disk; the caller may retry the same call.
@@ -59,6 +63,7 @@
 #include "lib/recrawl/revisit_policy.h"
 #include "services/common/kv/kv_store.h"
 #include "services/common/kv/write_batch.h"
+#include "services/frontier/focus_selector.h"
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_options.h"
 #include "services/frontier/seen_cache.h"
@@ -222,6 +227,10 @@ class Frontier {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   bool ExhaustedLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Focused collections: the hosts the bandit may pull, then its choices for up to `budget`
+  // URLs (at most `max_per_host` per host) as (host, count).
+  std::vector<std::pair<uint32_t, uint64_t>> FocusPlanLocked(uint64_t budget, size_t max_per_host)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Eligible(const HostState& state) const;
   bool PageCapped(const HostState& state) const;
   uint64_t PagesLeft(const HostState& state) const;
@@ -253,6 +262,8 @@ class Frontier {
   std::unique_ptr<recrawl::RevisitPolicy> revisit_policy_ ABSL_GUARDED_BY(mu_);
   RevisitFleet revisit_fleet_ ABSL_GUARDED_BY(mu_);
   FrontierStats counters_ ABSL_GUARDED_BY(mu_);  // only the "since opened" counters are used
+  // The focused collection's bandit; null unless options_.focus.enabled.
+  std::unique_ptr<FocusSelector> focus_ ABSL_GUARDED_BY(mu_);
   // URLs known to have a record in the URLs family (so never one that lacks it): filled by
   // AddUrls after its batch is written and with what its store lookup found. URL records are
   // never deleted, so nothing has to be invalidated.

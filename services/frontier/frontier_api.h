@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "lib/bandit/policy_factory.h"
 #include "lib/recrawl/policy_factory.h"
 #include "lib/recrawl/rate_histogram.h"
 #include "services/frontier/url_record.h"
@@ -50,6 +51,27 @@ struct RevisitOptions {
 
   friend bool operator==(const RevisitOptions&, const RevisitOptions&) = default;
 };
+
+// A focused collection's host choice (focus_selector.h, docs/focused.md).
+struct FocusOptions {
+  // Off: hosts are leased in order of their politeness hints (the coverage crawl).
+  bool enabled = false;
+  // A lib/bandit policy name (policy_factory.h): r1, r2, r3, thompson, d-thompson,
+  // rested-thompson (the recommended one, docs/focused.md), d-ucb.
+  std::string policy = "rested-thompson";
+  bandit::PolicyOptions policy_options;
+  // Seeds the randomised policies' generator.
+  uint64_t seed = 1;
+  // URLs of the collection out on lease at once, [1, 1024]. Every slot is one choice of the
+  // policy made before the rewards of the pulls in flight are known: 1 is the sequential bandit
+  // of the simulator (tools/banditsim); more keeps several sites' politeness delays busy at once.
+  uint32_t max_in_flight = 4;
+
+  friend bool operator==(const FocusOptions&, const FocusOptions&) = default;
+};
+
+// kInvalidArgument naming the field (only when enabled); `budget` is the page budget N.
+absl::Status ValidateFocusOptions(const FocusOptions& options, uint64_t budget);
 
 // What a frontier partition needs of a collection to run its queues (proto FrontierCollection;
 // the scheduler pushes it with OpenCollection). Server-wide settings (lease duration, retries,
@@ -147,6 +169,9 @@ struct FetchOutcome {
   absl::Time host_next_allowed = absl::InfinitePast();
   // Transient failure (503, timeout...): try again after a backoff, up to max_attempts.
   bool retry = false;
+  // External links on the page that the collection had not seen before (a focused collection's
+  // reward, docs/focused.md); 0 when links are not recorded. Not carried over gRPC yet.
+  uint32_t new_external_links = 0;
 
   friend bool operator==(const FetchOutcome&, const FetchOutcome&) = default;
 };
@@ -218,6 +243,11 @@ struct FrontierStats {
   uint64_t changes_detected = 0;    // of those, visits that found the content changed
   uint64_t due_promoted = 0;  // due-index entries moved back into host queues
   uint64_t repairs = 0;       // inconsistent entries found and fixed (should stay 0)
+  // Focused collections (FrontierOptions::focus): pages the bandit was told of, the new external
+  // links they brought, and how often it was rebuilt for hosts joining or leaving the game.
+  uint64_t focus_pulls = 0;
+  uint64_t focus_reward = 0;
+  uint64_t focus_rebuilds = 0;
 
   // Frontier::IsExhausted at the moment these figures were taken (one consistent snapshot).
   bool exhausted = false;

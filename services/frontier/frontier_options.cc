@@ -55,6 +55,17 @@ absl::Status ValidateFrontierOptions(const FrontierOptions& options) {
     return absl::InvalidArgumentError(
         "partition_count must be in [1, 65536] and partition_index below it");
   }
+  if (options.focus.enabled) {
+    if (options.revisit.enabled) {
+      return absl::InvalidArgumentError("a focused collection cannot re-visit");
+    }
+    if (options.max_pages_total == FrontierOptions::kUnlimited) {
+      return absl::InvalidArgumentError("a focused collection needs a page budget (max_pages)");
+    }
+    if (absl::Status s = ValidateFocusOptions(options.focus, options.max_pages_total); !s.ok()) {
+      return s;
+    }
+  }
   if (!options.revisit.enabled) return absl::OkStatus();
   if (absl::Status s = ValidateRevisitOptions(options.revisit); !s.ok()) return s;
   if (options.max_pages_total != FrontierOptions::kUnlimited ||

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "services/frontier/focus_selector.h"
 #include "services/frontier/frontier_api.h"
 
 namespace crawler::frontier {
@@ -84,6 +85,12 @@ struct FrontierOptions {
   // Off by default. Cannot be combined with the page budgets (max_pages_total,
   // max_pages_per_host): a host at its cap is not leased at all, which would stop its re-visits.
   RevisitOptions revisit;
+
+  // Off by default. A focused collection (focus_selector.h, docs/focused.md): Lease picks hosts
+  // by a bandit policy instead of by their politeness hints, at most focus.max_in_flight URLs of
+  // the partition out at once, and Complete feeds it each page's reward. Needs a page budget
+  // (max_pages_total); cannot be combined with re-visiting.
+  FocusOptions focus;
 
   // This frontier's partition of the crawl (DESIGN.md §4): it owns the hosts with
   // partition::Partition(host_key, partition_count) == partition_index and refuses URLs of

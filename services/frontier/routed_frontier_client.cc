@@ -226,6 +226,9 @@ absl::StatusOr<FrontierStats> RoutedFrontierClient::Stats() {
     sum.changes_detected += s->changes_detected;
     sum.due_promoted += s->due_promoted;
     sum.repairs += s->repairs;
+    sum.focus_pulls += s->focus_pulls;
+    sum.focus_reward += s->focus_reward;
+    sum.focus_rebuilds += s->focus_rebuilds;
     sum.exhausted = sum.exhausted && s->exhausted;
   }
   return sum;

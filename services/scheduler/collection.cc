@@ -29,6 +29,30 @@ absl::Status Collection::Validate() const {
     }
     if (absl::Status s = frontier::ValidateRevisitOptions(revisit.options); !s.ok()) return s;
   }
+  if (focus.target != "none" && focus.target != "external_links" &&
+      focus.target != "external-links") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "focus must be none or external_links, got \"", focus.target, "\""));
+  }
+  if (focus.external != "domain" && focus.external != "host") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("focus_external must be domain or host, got \"", focus.external, "\""));
+  }
+  if (focus.enabled()) {
+    if (limits.max_pages == CollectionLimits::kUnlimited) {
+      return absl::InvalidArgumentError("a focused collection needs a page budget (max_pages)");
+    }
+    if (revisit.options.enabled) {
+      return absl::InvalidArgumentError("a focused collection cannot re-visit");
+    }
+    const frontier::FocusOptions options{.enabled = true,
+                                         .policy = focus.policy,
+                                         .seed = focus.seed,
+                                         .max_in_flight = focus.max_in_flight};
+    if (absl::Status s = frontier::ValidateFocusOptions(options, limits.max_pages); !s.ok()) {
+      return s;
+    }
+  }
   return absl::OkStatus();
 }
 

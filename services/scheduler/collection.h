@@ -38,6 +38,26 @@ struct CollectionRevisit {
   friend bool operator==(const CollectionRevisit&, const CollectionRevisit&) = default;
 };
 
+// A focused collection (DESIGN.md §8, docs/focused.md): a yield instead of coverage. The sites
+// of the seeds are the arms of a bandit that picks which one to fetch from next within the page
+// budget (limits.max_pages, required).
+struct CollectionFocus {
+  // "none" (a coverage crawl) or "external_links" (also spelled "external-links"): the reward of
+  // a page is the number of its external links the collection had not seen before.
+  std::string target = "none";
+  // A lib/bandit policy (frontier::FocusOptions::policy).
+  std::string policy = "rested-thompson";
+  // "domain": a link is external when its registrable domain (Public Suffix List) differs from
+  // the page's; "host": when its host does.
+  std::string external = "domain";
+  // Fetches the bandit has chosen and not yet seen the reward of, at most (per partition).
+  uint32_t max_in_flight = 4;
+  uint64_t seed = 1;
+
+  bool enabled() const { return target != "none"; }
+  friend bool operator==(const CollectionFocus&, const CollectionFocus&) = default;
+};
+
 struct Collection {
   std::string name = "default";
   std::vector<std::string> seeds;  // absolute http(s) URLs
@@ -53,6 +73,10 @@ struct Collection {
   // judge change by the validators instead of the SimHash.
   bool fingerprints = true;
   CollectionRevisit revisit;
+  CollectionFocus focus;
+  // Record every link of every HTML page (<data_dir>/links.tsv, docs/focused.md) for `crawler
+  // export links|domains|rewards`. On whenever focus is.
+  bool record_links = false;
 
   // Checks every field; kInvalidArgument names the first bad one.
   absl::Status Validate() const;

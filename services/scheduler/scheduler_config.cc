@@ -106,7 +106,30 @@ const config::KeyTable<Collection>& CollectionKeys() {
         .AddField<int>(
             {"change_threshold_bits", "--change-threshold-bits",
              "SimHash bits that make a re-visit count as a change"},
-            [](Collection& c) -> int& { return c.revisit.options.change_threshold_bits; });
+            [](Collection& c) -> int& { return c.revisit.options.change_threshold_bits; })
+        // focused collections
+        .AddField<std::string>(
+            {"focus", "--focus",
+             "none, or external_links: a bandit picks the site to fetch next for new external "
+             "links (needs max_pages)"},
+            [](Collection& c) -> std::string& { return c.focus.target; })
+        .AddField<std::string>(
+            {"focus_policy", "--focus-policy",
+             "r1, r2, r3, thompson, d-thompson, rested-thompson, d-ucb"},
+            [](Collection& c) -> std::string& { return c.focus.policy; })
+        .AddField<std::string>(
+            {"focus_external", "--focus-external",
+             "domain (another registrable domain is external) or host (another host)"},
+            [](Collection& c) -> std::string& { return c.focus.external; })
+        .AddField<uint32_t>(
+            {"focus_in_flight", "--focus-in-flight",
+             "Pages chosen by the bandit and not yet seen, at most (1: strictly sequential)"},
+            [](Collection& c) -> uint32_t& { return c.focus.max_in_flight; })
+        .AddField<uint64_t>({"focus_seed", "--focus-seed", "Seed of the bandit's random draws"},
+                            [](Collection& c) -> uint64_t& { return c.focus.seed; })
+        .Add({"record_links", "--record-links",
+              "Record every page's links for crawler export (on with focus)"},
+             &Collection::record_links);
     return t;
   }();
   return *table;

@@ -35,6 +35,7 @@
 #include "services/dedup/local_dedup_client.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/fetcher_metrics.h"
+#include "services/fetcher/link_ledger.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/frontier_metrics.h"
@@ -105,6 +106,9 @@ struct StandaloneCrawl::Parts {
   std::unique_ptr<net::AddressPolicy> guard;
   std::unique_ptr<warc::WarcWriter> warc;
   std::unique_ptr<CrawlLog> log;
+  // Every page's links (record_links or focus): <data_dir>/links.tsv; the PSL it classifies by.
+  std::unique_ptr<url::PublicSuffixList> psl;
+  std::unique_ptr<fetcher::LinkLedger> links;
   CrawlStats stats;
   std::unique_ptr<fetcher::FetcherMetrics> fetcher_metrics;  // with a metrics server
   ObserverList observers;
@@ -141,7 +145,8 @@ frontier::FrontierOptions FrontierOptionsFor(const CrawlConfig& c, uint32_t k) {
   return options;
 }
 
-fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c, uint32_t k) {
+fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c, uint32_t k,
+                                          fetcher::LinkSink* links) {
   const auto n = static_cast<size_t>(c.partitions);
   fetcher::FetcherOptions base = c.fetcher;
   // The partitions' fetchers share the process's transfers and worker threads.
@@ -150,8 +155,10 @@ fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c, uint32_t k) {
   // ... and the memory budget of bodies (each fetcher still needs room for one whole body).
   base.http.body_memory_bytes =
       std::max(c.fetcher.http.max_body_bytes, c.fetcher.http.body_memory_bytes / n);
-  return wiring::FetcherOptionsFor(base, c.collection, c.user_agent,
-                                   c.partition_header ? static_cast<int>(k) : -1);
+  fetcher::FetcherOptions options = wiring::FetcherOptionsFor(
+      base, c.collection, c.user_agent, c.partition_header ? static_cast<int>(k) : -1);
+  options.processing.link_sink = links;
+  return options;
 }
 
 // A data dir keeps the partition count it was started with: a host's URLs live in the store of
@@ -284,6 +291,10 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
       ", \"claims\": ", ps.claims, ", \"granted\": ", ps.granted, ", \"releases\": ", ps.releases,
       ", \"round_trips\": ", ps.round_trips, ", \"unavailable\": ", ps.unavailable,
       ", \"outages\": ", ps.outages, "}",
+      ",\n  \"focus\": {\"pulls\": ", fs.focus_pulls, ", \"reward\": ", fs.focus_reward,
+      ", \"rebuilds\": ", fs.focus_rebuilds, ", \"external_links_seen\": ",
+      p.links != nullptr ? p.links->external_links_seen() : 0, ", \"link_write_failures\": ",
+      p.links != nullptr ? p.links->write_failures() : 0, "}",
       ",\n  \"all_seeds_refused\": ", refusal.empty() ? "false" : "true",
       refusal.empty() ? "" : absl::StrCat(",\n  \"refusal\": ", json::JsonString(refusal)));
   std::ofstream out(path);
@@ -418,6 +429,18 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
     p->fetcher_metrics = std::make_unique<fetcher::FetcherMetrics>(metrics->registry());
     p->observers.Add(&p->fetcher_metrics->ForCollection(c.collection.name));
   }
+  if (c.collection.record_links || c.collection.focus.enabled()) {
+    const bool by_host = c.collection.focus.external == "host";
+    if (!by_host) {
+      absl::StatusOr<url::PublicSuffixList> psl = url::PublicSuffixList::LoadDefault();
+      if (!psl.ok()) return psl.status();
+      p->psl = std::make_unique<url::PublicSuffixList>(*std::move(psl));
+    }
+    absl::StatusOr<std::unique_ptr<fetcher::LinkLedger>> links = fetcher::LinkLedger::Open(
+        (std::filesystem::path(c.data_dir) / "links.tsv").string(), p->psl.get(), by_host);
+    if (!links.ok()) return links.status();
+    p->links = *std::move(links);
+  }
 
   std::vector<frontier::FrontierClient*> partitions;
   for (auto& local : p->locals) partitions.push_back(local.get());
@@ -429,7 +452,7 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
   }
   for (uint32_t k = 0; k < n; ++k) {
     absl::StatusOr<std::unique_ptr<fetcher::Fetcher>> f = fetcher::Fetcher::Create(
-        FetcherOptionsFor(c, k), *p->routers[k], p->dedup_client.get(), *p->politeness,
+        FetcherOptionsFor(c, k, p->links.get()), *p->routers[k], p->dedup_client.get(), *p->politeness,
         *p->resolver, *p->guard, p->scheduler->scope(), p->warc.get(), clock, &p->observers);
     if (!f.ok()) return f.status();
     p->fetchers.push_back(*std::move(f));

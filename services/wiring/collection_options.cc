@@ -36,6 +36,10 @@ frontier::FrontierOptions FrontierOptionsFor(const frontier::FrontierOptions& ba
   options.max_pages_total = ShareOf(collection.limits.max_pages, k, n);
   options.max_pages_per_host = collection.limits.max_pages_per_host;
   options.revisit = collection.revisit.options;
+  options.focus.enabled = collection.focus.enabled();
+  options.focus.policy = collection.focus.policy;
+  options.focus.seed = collection.focus.seed;
+  options.focus.max_in_flight = collection.focus.max_in_flight;
   options.max_in_flight_per_host =
       static_cast<uint32_t>(LeaseAheadPerHost(collection.politeness, refill));
   options.partition_index = k;
@@ -60,6 +64,12 @@ fetcher::FetcherOptions FetcherOptionsFor(const fetcher::FetcherOptions& base,
                                                 collection.politeness.max_connections_per_host);
   options.processing.store_content_types = collection.store_content_types;
   options.processing.fingerprints = collection.fingerprints;
+  if (collection.focus.enabled()) {
+    // Each reward is worth a choice: hand completions over and ask for the next lease soon,
+    // rather than at the coverage crawl's batching pace.
+    options.flush_interval = std::min(options.flush_interval, absl::Milliseconds(5));
+    options.lease_pause_empty = std::min(options.lease_pause_empty, absl::Milliseconds(5));
+  }
   return options;
 }
 

@@ -11,11 +11,14 @@
 // Exit codes: 0 ok, 1 failure, 2 usage.
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "lib/bandit/policy_factory.h"
 #include "tools/banditsim/simulator.h"
 #include "tools/banditsim/site_set.h"
@@ -67,6 +70,10 @@ int main(int argc, char** argv) {
   app.add_option("--seeds", config.seeds, "site sets drawn per set type")->capture_default_str();
   app.add_option("--seed", config.seed, "base random seed")->capture_default_str();
   app.add_option("--csv", csv_path, "write the summaries here");
+  std::string replay_path;
+  app.add_option("--replay", replay_path,
+                 "run on this site set (name<TAB>new links per page, comma-separated; websim "
+                 "--focus-replay, crawler export rewards) instead of drawn ones");
   app.add_option("--threads", config.threads, "worker threads (results do not depend on it)")
       ->capture_default_str();
   app.add_option("--occurrences", config.duplicates.occurrences_per_link,
@@ -105,6 +112,20 @@ int main(int argc, char** argv) {
   }
 
   config.set_types = Expand(sets, crawler::banditsim::SetTypeNames());
+  if (!replay_path.empty()) {
+    std::ifstream in(replay_path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) {
+      return Fail(absl::NotFoundError(absl::StrCat("cannot read ", replay_path)), kExitUsage);
+    }
+    absl::StatusOr<std::vector<crawler::banditsim::Site>> replay =
+        crawler::banditsim::ParseReplay(text.str());
+    if (!replay.ok()) return Fail(replay.status(), kExitUsage);
+    config.replay = *std::move(replay);
+    config.sites = static_cast<int>(config.replay.size());
+    config.set_types = {"replay"};
+  }
   config.policies = Expand(policies, crawler::bandit::PolicyNames());
   if (absl::Status s = crawler::banditsim::ValidateExperiment(config); !s.ok()) {
     return Fail(s, kExitUsage);

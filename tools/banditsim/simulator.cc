@@ -38,12 +38,14 @@ using SetResults = std::vector<std::vector<int64_t>>;
 
 absl::Status RunSeed(const ExperimentConfig& config, size_t type_index, int seed_index,
                      std::vector<int64_t>& out) {
-  bandit::Random random(StreamSeed(config.seed, type_index, seed_index, kSitesUse));
-  absl::StatusOr<std::vector<SiteSpec>> specs =
-      DrawSiteSpecs(config.set_types[type_index], config.sites, random);
-  if (!specs.ok()) return specs.status();
-  std::vector<Site> sites;
-  for (const SiteSpec& spec : *specs) sites.push_back(BuildSite(spec, config.duplicates, random));
+  std::vector<Site> sites = config.replay;
+  if (sites.empty()) {
+    bandit::Random random(StreamSeed(config.seed, type_index, seed_index, kSitesUse));
+    absl::StatusOr<std::vector<SiteSpec>> specs =
+        DrawSiteSpecs(config.set_types[type_index], config.sites, random);
+    if (!specs.ok()) return specs.status();
+    for (const SiteSpec& spec : *specs) sites.push_back(BuildSite(spec, config.duplicates, random));
+  }
   out.assign(config.policies.size() + 1, 0);
   out[0] = OracleLinks(sites, config.budget);
   for (size_t p = 0; p < config.policies.size(); ++p) {
@@ -132,8 +134,13 @@ absl::Status ValidateExperiment(const ExperimentConfig& config) {
   if (config.set_types.empty() || config.policies.empty()) {
     return absl::InvalidArgumentError("at least one set type and one policy");
   }
+  if (!config.replay.empty() &&
+      (config.set_types != std::vector<std::string>{"replay"} ||
+       config.sites != static_cast<int>(config.replay.size()))) {
+    return absl::InvalidArgumentError("a replay runs set type \"replay\" over its own sites");
+  }
   for (const std::string& type : config.set_types) {
-    if (!Contains(SetTypeNames(), type)) {
+    if (config.replay.empty() && !Contains(SetTypeNames(), type)) {
       return absl::InvalidArgumentError(absl::StrCat("unknown site set type \"", type, "\""));
     }
   }

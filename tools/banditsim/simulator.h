@@ -54,6 +54,10 @@ struct ExperimentConfig {
   bandit::PolicyOptions policy_options;
   // Worker threads over seeds; results do not depend on it.
   int threads = 1;
+  // A replayed set (ParseReplay) instead of drawn ones: when not empty, set_types must be
+  // {"replay"}, sites is its size, and each seed runs the policies on these sites with another
+  // stream of the randomised policies' draws.
+  std::vector<Site> replay;
 };
 
 // One (set type, policy) cell; policy "oracle" is the oracle.

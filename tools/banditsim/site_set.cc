@@ -4,7 +4,9 @@
 #include <cmath>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace crawler::banditsim {
 namespace {
@@ -254,6 +256,36 @@ absl::StatusOr<std::vector<SiteSpec>> DrawSiteSpecs(std::string_view type, int s
   // breaks ties towards the lowest index.
   for (size_t i = specs.size(); i > 1; --i) std::swap(specs[i - 1], specs[random.Below(i)]);
   return specs;
+}
+
+absl::StatusOr<std::vector<Site>> ParseReplay(std::string_view text) {
+  std::vector<Site> sites;
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(absl::string_view(text.data(), text.size()), '\n')) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line.front() == '#') continue;
+    const size_t tab = line.find('\t');
+    const auto bad = [&](absl::string_view why) {
+      return absl::InvalidArgumentError(absl::StrCat("replay line ", line_number, ": ", why));
+    };
+    if (tab == absl::string_view::npos) return bad("no tab between name and counts");
+    Site site;
+    const absl::string_view counts = line.substr(tab + 1);
+    for (absl::string_view field : absl::StrSplit(counts, ',')) {
+      int32_t n = 0;
+      if (!absl::SimpleAtoi(field, &n) || n < 0) {
+        return bad("counts must be non-negative integers");
+      }
+      site.new_links.push_back(n);
+      site.distinct_links += n;
+    }
+    site.spec.pages = static_cast<int64_t>(site.new_links.size());
+    site.occurrences = site.distinct_links;
+    sites.push_back(std::move(site));
+  }
+  if (sites.empty()) return absl::InvalidArgumentError("replay: no site");
+  return sites;
 }
 
 }  // namespace crawler::banditsim

@@ -84,6 +84,13 @@ std::vector<std::string> SetTypeNames();
 absl::StatusOr<std::vector<SiteSpec>> DrawSiteSpecs(std::string_view type, int sites,
                                                     bandit::Random& random);
 
+// A replayed site set (banditsim --replay): one site per line, "<name>\t<n0>,<n1>,...", the new
+// external links of each page in the order a crawler fetches them (breadth-first); websim's
+// --focus-replay writes it for its focused sites, `crawler export rewards` for a real crawl.
+// Empty lines and lines starting with '#' are skipped. kInvalidArgument naming the line for a
+// malformed line or a negative count, or when no site is given.
+absl::StatusOr<std::vector<Site>> ParseReplay(std::string_view text);
+
 }  // namespace crawler::banditsim
 
 #endif  // CRAWLER_TOOLS_BANDITSIM_SITE_SET_H_

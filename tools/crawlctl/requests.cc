@@ -42,6 +42,12 @@ constexpr std::pair<std::string_view, std::string_view> kMaskPaths[] = {
     {"revisit_max_interval", "revisit.options.max_interval"},
     {"revisit_min_visits", "revisit.options.policy_options.optimal.min_visits_per_day"},
     {"change_threshold_bits", "revisit.options.change_threshold_bits"},
+    {"focus", "focus.target"},
+    {"focus_policy", "focus.policy"},
+    {"focus_external", "focus.external"},
+    {"focus_in_flight", "focus.max_in_flight"},
+    {"focus_seed", "focus.seed"},
+    {"record_links", "record_links"},
 };
 
 bool Has(const std::vector<std::string>& keys, std::string_view key) {

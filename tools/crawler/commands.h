@@ -20,6 +20,8 @@ void AddInspectSitemapCommand(CLI::App& inspect, int* exit_code);
 void AddInspectPartitionCommand(CLI::App& inspect, int* exit_code);
 // `crawler crawl` (crawl_command.cc).
 void AddCrawlCommand(CLI::App& app, int* exit_code);
+// `crawler export links|domains|unresolved|rewards` (export_command.cc).
+void AddExportCommand(CLI::App& app, int* exit_code);
 // `crawler warc verify` (warc_verify.cc).
 void AddWarcCommand(CLI::App& app, int* exit_code);
 

@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   crawler::cli::AddInspectPartitionCommand(*inspect, &exit_code);
   crawler::cli::AddCrawlCommand(app, &exit_code);
   crawler::cli::AddWarcCommand(app, &exit_code);
+  crawler::cli::AddExportCommand(app, &exit_code);
 
   try {
     app.parse(argc, argv);

@@ -17,7 +17,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "lib/bandit/random.h"
+#include "tools/banditsim/site_set.h"
 #include "tools/websim/change_log.h"
+#include "tools/websim/focus_sites.h"
 #include "tools/websim/ground_truth.h"
 #include "tools/websim/http_server.h"
 #include "tools/websim/request_log.h"
@@ -90,6 +93,8 @@ int main(int argc, char** argv) {
   double time_scale = 0;
   int64_t epoch_unix_seconds = absl::ToUnixSeconds(options.change_epoch);
   bool print_seeds = false, print_truth = false, no_serve = false;
+  std::string focus_set, focus_replay_file;
+  std::vector<std::string> focus_site_texts;
 
   app.add_option("--hosts", options.num_hosts, "number of hosts h0<suffix> ...")
       ->capture_default_str();
@@ -150,6 +155,20 @@ int main(int argc, char** argv) {
   app.add_option("--change-log", change_log_file,
                  "write every page's rate and change times to this file at exit");
   app.add_option("--rates-file", rates_file, "write url<TAB>rate_per_day of every page");
+  app.add_option("--focus-set", focus_set,
+                 "focused-collection sites: draw --hosts sites of banditsim's set type "
+                 "(table1, institute, university, mixed) with --seed");
+  app.add_option("--focus-site", focus_site_texts,
+                 "focused-collection site PAGES:DENSITY:PLACEMENT[:START:SCALE[:BURSTS:LINKS]] "
+                 "(repeatable, one host each)");
+  app.add_option("--focus-occurrences", options.focus_duplicates.occurrences_per_link,
+                 "focused sites: occurrences per distinct external link")
+      ->capture_default_str();
+  app.add_option("--focus-zipf", options.focus_duplicates.zipf,
+                 "focused sites: Zipf exponent of the repeated links' popularity")
+      ->capture_default_str();
+  app.add_option("--focus-replay", focus_replay_file,
+                 "write the focused sites' new external links per page (banditsim --replay)");
   app.add_option("--port", port, "TCP port (0 = ephemeral)")->capture_default_str();
   app.add_option("--bind", bind_address,
                  "IPv4 address to listen on (0.0.0.0: every interface, e.g. in a container)")
@@ -195,6 +214,34 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   options.change_epoch = absl::FromUnixSeconds(epoch_unix_seconds);
+  if (!focus_set.empty() && !focus_site_texts.empty()) {
+    std::cerr << "websim: --focus-set and --focus-site exclude each other\n";
+    return kExitUsage;
+  }
+  if (!focus_set.empty()) {
+    crawler::bandit::Random random(options.seed);
+    absl::StatusOr<std::vector<crawler::banditsim::SiteSpec>> specs =
+        crawler::banditsim::DrawSiteSpecs(focus_set, options.num_hosts, random);
+    if (!specs.ok()) {
+      std::cerr << "websim: --focus-set: " << specs.status().message() << "\n";
+      return kExitUsage;
+    }
+    options.UseFocusSites(*std::move(specs));
+  } else if (!focus_site_texts.empty()) {
+    std::vector<crawler::banditsim::SiteSpec> specs;
+    for (const std::string& text : focus_site_texts) {
+      absl::StatusOr<crawler::banditsim::SiteSpec> spec = crawler::websim::ParseFocusSite(text);
+      if (!spec.ok()) {
+        std::cerr << "websim: " << spec.status().message() << "\n";
+        return kExitUsage;
+      }
+      specs.push_back(*spec);
+    }
+    options.UseFocusSites(std::move(specs));
+  } else if (!focus_replay_file.empty()) {
+    std::cerr << "websim: --focus-replay needs --focus-set or --focus-site\n";
+    return kExitUsage;
+  }
   if (!(max_seconds > 0)) {
     std::cerr << "websim: --max-seconds must be > 0\n";
     return kExitUsage;
@@ -221,6 +268,15 @@ int main(int argc, char** argv) {
   }
   if (!seeds_file.empty()) {
     if (absl::Status s = WriteFileAtomically(seeds_file, crawler::websim::FormatSeeds(*model));
+        !s.ok()) {
+      return Fail(s);
+    }
+  }
+  if (!focus_replay_file.empty()) {
+    std::vector<std::string> names;
+    for (int host = 0; host < model->num_hosts(); ++host) names.push_back(model->HostName(host));
+    if (absl::Status s =
+            WriteFileAtomically(focus_replay_file, model->focus()->FormatReplay(names));
         !s.ok()) {
       return Fail(s);
     }

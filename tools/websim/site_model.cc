@@ -257,11 +257,20 @@ struct SiteModel::Layout {
 
 absl::StatusOr<SiteModel> SiteModel::Create(WebsimOptions options) {
   if (absl::Status s = options.Validate(); !s.ok()) return s;
-  return SiteModel(std::move(options));
+  std::shared_ptr<const FocusSites> focus;
+  if (!options.focus_sites.empty()) {
+    absl::StatusOr<FocusSites> sites =
+        FocusSites::Create(options.focus_sites, options.focus_duplicates, options.seed);
+    if (!sites.ok()) return sites.status();
+    focus = std::make_shared<const FocusSites>(*std::move(sites));
+  }
+  return SiteModel(std::move(options), std::move(focus));
 }
 
-SiteModel::SiteModel(WebsimOptions options)
-    : options_(std::move(options)), sentences_(MakeSentences(options_.seed)) {
+SiteModel::SiteModel(WebsimOptions options, std::shared_ptr<const FocusSites> focus)
+    : options_(std::move(options)),
+      sentences_(MakeSentences(options_.seed)),
+      focus_(std::move(focus)) {
   if (options_.change_rates.kind != ChangeRates::Kind::kNone) {
     changes_ = std::make_shared<const ChangeProcess>(options_.seed, options_.change_rates);
   }
@@ -308,6 +317,15 @@ SiteModel::SiteModel(WebsimOptions options)
     quota_private_open_ = quota(p_private_open_);
     quota_nofollow_only_ = quota(p_nofollow_only_);
   }
+}
+
+int SiteModel::PagesOf(int host) const {
+  return focus_ != nullptr ? focus_->PagesOf(host) : options_.pages_per_host;
+}
+
+std::vector<ExternalLink> SiteModel::ExternalLinksOf(PageRef page) const {
+  if (focus_ == nullptr || page.page >= focus_->PagesOf(page.host)) return {};
+  return focus_->LinksOf(page.host, page.page, HostName(page.host));
 }
 
 std::string SiteModel::HostName(int host) const {
@@ -401,6 +419,7 @@ std::optional<PageRef> SiteModel::FindPage(int host, absl::string_view target) c
   if (host < 0 || host >= options_.num_hosts) return std::nullopt;
   std::optional<int> id = IdFromTarget(target);
   if (!id || *id >= num_page_ids()) return std::nullopt;
+  if (focus_ != nullptr && *id >= focus_->PagesOf(host)) return std::nullopt;
   PageRef page{host, *id};
   if (PathOf(page) != target) return std::nullopt;
   return page;
@@ -452,8 +471,10 @@ std::string SiteModel::HrefFor(PageRef from, const std::string& from_path, PageR
 std::vector<OutLink> SiteModel::LinksOf(PageRef page) const {
   std::vector<OutLink> links;
   const std::string from_path = PathOf(page);
-  const int pages = options_.pages_per_host;
+  const int pages = PagesOf(page.host);
   const int hosts = options_.num_hosts;
+  // Focused sites link only down their tree, so breadth-first order is page-id order.
+  const bool focused = focus_ != nullptr;
   Rng rng(Hash(options_.seed, kSaltLinks, page.host, page.page));
 
   auto add = [&](PageRef to, bool nofollow, LinkForm form) {
@@ -484,7 +505,7 @@ std::vector<OutLink> SiteModel::LinksOf(PageRef page) const {
       LinkForm::kSchemeRelative, LinkForm::kAbsoluteUrl, LinkForm::kAbsoluteUrlNonCanonical};
 
   // The roots form a ring so that every host is reachable from any seed.
-  if (page.page == 0 && hosts > 1) {
+  if (page.page == 0 && hosts > 1 && !focused) {
     add(PageRef{(page.host + 1) % hosts, 0}, false, kCrossForms[rng.Below(kCrossForms.size())]);
   }
   if (options_.popular_links > 0) {
@@ -502,7 +523,7 @@ std::vector<OutLink> SiteModel::LinksOf(PageRef page) const {
   }
   // Pagination between the view pages of one directory: the only query-only ("?id=...") hrefs.
   const Layout layout = LayoutOf(page);
-  if (layout.kind == Layout::kView) {
+  if (layout.kind == Layout::kView && !focused) {
     const int end = std::min(pages, page.page + 1 + kNextScanLimit);
     for (int next = page.page + 1; next < end; ++next) {
       PageRef candidate{page.host, next};
@@ -634,6 +655,11 @@ std::string SiteModel::RenderVersion(PageRef page, int64_t version,
     }
     absl::StrAppend(&out, "page ", link.target.page, " of h", link.target.host,
                     upper ? "</A>" : "</a>", "</li>\n");
+  }
+  for (const ExternalLink& link : ExternalLinksOf(page)) {
+    out.append("<li><a href=\"");
+    AppendEscaped(&out, link.url);
+    absl::StrAppend(&out, "\">", link.anchor_text, "</a></li>\n");
   }
   // Links a crawler must not turn into fetches of web pages.
   absl::StrAppend(&out, "<li><a href=\"mailto:webmaster@", host, "\">webmaster</a></li>\n",

@@ -31,6 +31,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "tools/websim/change_process.h"
+#include "tools/websim/focus_sites.h"
 #include "tools/websim/websim_options.h"
 
 namespace crawler::websim {
@@ -104,6 +105,14 @@ class SiteModel {
   // Page ids per host: pages_per_host linked pages, then sitemap_only_pages.
   int num_page_ids() const { return options_.pages_per_host + options_.sitemap_only_pages; }
 
+  // Pages of `host`: pages_per_host, or its site's size with focus_sites.
+  int PagesOf(int host) const;
+  // The focused-collection sites (focus_sites.h); null unless WebsimOptions::focus_sites is set.
+  const FocusSites* focus() const { return focus_.get(); }
+  // External links of the page (focused sites only; empty otherwise), in document order after
+  // LinksOf's links.
+  std::vector<ExternalLink> ExternalLinksOf(PageRef page) const;
+
   // "h<host><suffix>", lower case.
   std::string HostName(int host) const;
   // The host index of a lower-case host name without port, if it is one of ours.
@@ -156,7 +165,7 @@ class SiteModel {
                        absl::Duration elapsed, const RequestConditions& conditions) const;
 
  private:
-  explicit SiteModel(WebsimOptions options);
+  SiteModel(WebsimOptions options, std::shared_ptr<const FocusSites> focus);
 
   struct Layout;
   Layout LayoutOf(PageRef page) const;
@@ -184,6 +193,8 @@ class SiteModel {
   int64_t quota_nofollow_only_ = 0;
   // When pages change; null on a static web. Shared by copies (it memoises a pure function).
   std::shared_ptr<const ChangeProcess> changes_;
+  // Null unless focused sites are on. Shared by copies.
+  std::shared_ptr<const FocusSites> focus_;
 };
 
 }  // namespace crawler::websim

@@ -1,6 +1,8 @@
 #include "tools/websim/websim_options.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -147,7 +149,37 @@ absl::Status WebsimOptions::Validate() const {
     return absl::InvalidArgumentError(
         "changing pages need both change rates and a time scale > 0 (or neither)");
   }
+  if (!focus_sites.empty()) {
+    int64_t largest = 0;
+    for (const banditsim::SiteSpec& site : focus_sites) largest = std::max(largest, site.pages);
+    if (num_hosts != static_cast<int>(focus_sites.size()) || pages_per_host != largest ||
+        links_per_page != 0 || popular_links != 0 || private_fraction != 0 ||
+        private_open_fraction != 0 || nofollow_only_fraction != 0 || sitemap_only_pages != 0 ||
+        sitemap_fraction != 0 || equal_host_sizes) {
+      return absl::InvalidArgumentError(
+          "focus_sites: hosts, pages and link options must be set by UseFocusSites");
+    }
+    if (change_rates.kind != ChangeRates::Kind::kNone) {
+      return absl::InvalidArgumentError("focus_sites cannot be combined with change_rates");
+    }
+  }
   return absl::OkStatus();
+}
+
+void WebsimOptions::UseFocusSites(std::vector<banditsim::SiteSpec> sites) {
+  focus_sites = std::move(sites);
+  num_hosts = static_cast<int>(focus_sites.size());
+  int64_t largest = 1;
+  for (const banditsim::SiteSpec& site : focus_sites) largest = std::max(largest, site.pages);
+  pages_per_host = static_cast<int>(largest);
+  links_per_page = 0;
+  popular_links = 0;
+  private_fraction = 0;
+  private_open_fraction = 0;
+  nofollow_only_fraction = 0;
+  sitemap_only_pages = 0;
+  sitemap_fraction = 0;
+  equal_host_sizes = false;
 }
 
 }  // namespace crawler::websim

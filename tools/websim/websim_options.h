@@ -11,11 +11,13 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "tools/banditsim/site_set.h"
 
 namespace crawler::websim {
 
@@ -115,6 +117,19 @@ struct WebsimOptions {
   // The wall-clock time of simulated time 0, for Last-Modified and the noise time stamp. A fixed
   // default keeps responses reproducible; 2000-01-01T00:00:00Z.
   absl::Time change_epoch = absl::FromUnixSeconds(946'684'800);
+
+  // Focused-collection sites (docs/websim.md, "Focused sites"; focus_sites.h): empty, the
+  // default, is off. Otherwise host h is site focus_sites[h] of banditsim's model: its pages are
+  // a 4-ary tree in breadth-first order with no other internal links, and carry the site's
+  // external links. UseFocusSites sets the fields this mode depends on; Validate checks them.
+  std::vector<banditsim::SiteSpec> focus_sites;
+  banditsim::DuplicateModel focus_duplicates;
+
+  // Makes the web focused-collection sites: one host per spec, pages_per_host the largest site,
+  // and no link or page kind that would reorder a site's breadth-first walk or make pages
+  // unreachable (extra, popular and pagination links, private, nofollow-only and sitemap-only
+  // pages, sitemap entries).
+  void UseFocusSites(std::vector<banditsim::SiteSpec> sites);
 
   // Checks ranges; InvalidArgument names the first offending field.
   absl::Status Validate() const;

@@ -1,5 +1,6 @@
 #include "lib/html/internal/page_builder.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -117,16 +118,27 @@ size_t LinkResolver::Add(LinkKind kind, std::string_view value, bool rel_nofollo
   }
   absl::StatusOr<url::Url> resolved = url::Url::Parse(trimmed, base_);
   if (!resolved.ok()) {
+    std::string_view reason;
     if (resolved.status().code() != absl::StatusCode::kUnimplemented) {
       ++skipped.invalid;
+      reason = "invalid";
     } else if (const std::string scheme = SchemeOf(trimmed); scheme == "javascript") {
       ++skipped.javascript;
+      reason = "javascript";
     } else if (scheme == "mailto") {
       ++skipped.mailto;
+      reason = "mailto";
     } else if (scheme == "data") {
       ++skipped.data;
+      reason = "data";
     } else {
       ++skipped.other_scheme;
+      reason = "other_scheme";
+    }
+    if (page_.unresolved.size() < options_.max_unresolved_kept) {
+      page_.unresolved.push_back(UnresolvedRef{
+          std::string(reason),
+          std::string(trimmed.substr(0, std::min(trimmed.size(), options_.max_anchor_text_bytes)))});
     }
     return kNoLink;
   }

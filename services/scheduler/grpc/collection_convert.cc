@@ -173,6 +173,26 @@ absl::StatusOr<CollectionRevisit> FromProto(const v1::CollectionRevisit& p,
                            .budget_visits_per_day = p.budget_visits_per_day()};
 }
 
+v1::CollectionFocus ToProto(const CollectionFocus& focus) {
+  v1::CollectionFocus p;
+  p.set_target(focus.target);
+  p.set_policy(focus.policy);
+  p.set_external(focus.external);
+  p.set_max_in_flight(focus.max_in_flight);
+  p.set_seed(focus.seed);
+  return p;
+}
+
+CollectionFocus FromProto(const v1::CollectionFocus& p) {
+  CollectionFocus focus;  // the defaults of every unset field
+  if (!p.target().empty()) focus.target = p.target();
+  if (!p.policy().empty()) focus.policy = p.policy();
+  if (!p.external().empty()) focus.external = p.external();
+  if (p.has_max_in_flight()) focus.max_in_flight = p.max_in_flight();
+  if (p.has_seed()) focus.seed = p.seed();
+  return focus;
+}
+
 v1::Collection ToProto(const Collection& collection) {
   v1::Collection p;
   p.set_name(collection.name);
@@ -185,6 +205,8 @@ v1::Collection ToProto(const Collection& collection) {
   p.set_store_bodies(collection.store_bodies);
   p.set_fingerprints(collection.fingerprints);
   *p.mutable_revisit() = ToProto(collection.revisit);
+  *p.mutable_focus() = ToProto(collection.focus);
+  p.set_record_links(collection.record_links);
   return p;
 }
 
@@ -206,6 +228,8 @@ absl::StatusOr<Collection> FromProto(const v1::Collection& p, std::string_view f
   absl::StatusOr<CollectionRevisit> revisit = FromProto(p.revisit(), FieldPath(field, "revisit"));
   if (!revisit.ok()) return revisit.status();
   collection.revisit = *std::move(revisit);
+  collection.focus = FromProto(p.focus());
+  if (p.has_record_links()) collection.record_links = p.record_links();
   return collection;
 }
 

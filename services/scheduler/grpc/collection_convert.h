@@ -41,6 +41,10 @@ v1::CollectionRevisit ToProto(const CollectionRevisit& revisit);
 absl::StatusOr<CollectionRevisit> FromProto(const v1::CollectionRevisit& revisit,
                                             std::string_view field);
 
+// Unset fields take CollectionFocus's defaults.
+v1::CollectionFocus ToProto(const CollectionFocus& focus);
+CollectionFocus FromProto(const v1::CollectionFocus& focus);
+
 // `field` prefixes error paths ("collection.politeness.min_delay"); name is required.
 v1::Collection ToProto(const Collection& collection);
 absl::StatusOr<Collection> FromProto(const v1::Collection& collection, std::string_view field);

@@ -21,6 +21,22 @@ constexpr char kCollectionsFamily[] = "collections";
 // Key: partition as 8 hex digits, '/', incarnation. Value: the last ReportFetcherStatsRequest.
 constexpr char kReportsFamily[] = "fetcher_reports";
 constexpr size_t kMaxExplainUrls = 100;
+
+// The partitions do not run a focused collection's bandit, and the fetcher service records no
+// links (docs/focused.md, "Distributed mode"): such a collection would silently crawl for
+// coverage, so it is refused until they do.
+absl::Status CheckRunnable(const Collection& collection) {
+  if (collection.focus.enabled()) {
+    return absl::UnimplementedError(
+        "collection.focus: focused collections run in the standalone crawler (crawler crawl) "
+        "only; the distributed crawl does not split the bandit over its partitions yet");
+  }
+  if (collection.record_links) {
+    return absl::UnimplementedError(
+        "collection.record_links: only the standalone crawler (crawler crawl) records links");
+  }
+  return absl::OkStatus();
+}
 // The incarnation under which a partition's retired incarnations' counters are summed.
 constexpr char kRetired[] = "~retired";
 
@@ -223,6 +239,7 @@ absl::StatusOr<v1::CollectionInfo> CollectionManager::Create(const v1::Collectio
   absl::StatusOr<Collection> collection = FromProto(proto, "collection");
   if (!collection.ok()) return collection.status();
   if (absl::Status s = collection->Validate(); !s.ok()) return s;
+  if (absl::Status s = CheckRunnable(*collection); !s.ok()) return s;
   v1::StoredCollection stored;
   v1::CollectionInfo& info = *stored.mutable_info();
   *info.mutable_collection() = ToProto(*collection);
@@ -297,6 +314,7 @@ absl::StatusOr<v1::CollectionInfo> CollectionManager::Update(
   absl::StatusOr<Collection> collection = FromProto(merged, "collection");
   if (!collection.ok()) return collection.status();
   if (absl::Status s = collection->Validate(); !s.ok()) return s;
+  if (absl::Status s = CheckRunnable(*collection); !s.ok()) return s;
   *stored.mutable_info()->mutable_collection() = ToProto(*collection);
   *stored.mutable_info()->mutable_update_time() = grpc_common::TimeToProto(clock_.Now());
   absl::StatusOr<std::shared_ptr<Entry>> entry = Build(stored);

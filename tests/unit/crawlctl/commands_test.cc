@@ -6,6 +6,9 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -187,11 +190,18 @@ class CommandsTest : public ::testing::Test {
             {.name = "fake-admin", .endpoints = {{.listen = "127.0.0.1:0", .services = {&fake_}}}});
     ASSERT_TRUE(runner.ok()) << runner.status();
     runner_ = *std::move(runner);
-    token_file_ = ::testing::TempDir() + "/crawlctl_token";
+    // A file of this test's own: the tests of this fixture run as parallel processes (ctest -j),
+    // and so may other checkouts' builds of them, all under the same temp dir.
+    std::string pattern = ::testing::TempDir() + "crawlctl_token_XXXXXX";
+    const int fd = mkstemp(pattern.data());
+    ASSERT_GE(fd, 0) << "mkstemp " << pattern;
+    close(fd);
+    token_file_ = pattern;
     WriteFile(token_file_, std::string("  ") + kToken + "\n");
   }
 
   void TearDown() override {
+    if (!token_file_.empty()) std::remove(token_file_.c_str());
     if (runner_ != nullptr) {
       runner_->Shutdown(absl::Seconds(5));
       runner_->Wait();

@@ -283,6 +283,23 @@ TEST(SkippedReferences, CountedByReason) {
   EXPECT_EQ(p.skipped.total(), 12u);
 }
 
+TEST(SkippedReferences, UnresolvedKeptVerbatimOnRequest) {
+  const std::string html =
+      "<a href=' javascript:go(1) '>1</a><a href='mailto:a@example.com'>2</a>"
+      "<a href='http://[bad'>3</a><a href='tel:+1'>4</a><a href='data:,x'>5</a>";
+  EXPECT_TRUE(Extract(html).unresolved.empty()) << "none kept by default";
+  ExtractOptions options;
+  options.max_unresolved_kept = 4;
+  options.max_anchor_text_bytes = 12;
+  const ExtractedPage p = Extract(html, options);
+  ASSERT_EQ(p.unresolved.size(), 4u);
+  EXPECT_EQ(p.unresolved[0], (UnresolvedRef{"javascript", "javascript:g"}));
+  EXPECT_EQ(p.unresolved[1], (UnresolvedRef{"mailto", "mailto:a@exa"}));
+  EXPECT_EQ(p.unresolved[2].reason, "invalid");
+  EXPECT_EQ(p.unresolved[3].reason, "other_scheme");
+  EXPECT_EQ(p.skipped.data, 1u) << "counted though not kept";
+}
+
 TEST(SkippedReferences, SameDocumentOnlyForFragmentOnlyAnchors) {
   const ExtractedPage p = Extract(
       "<a href=#a>1</a><a href='page.html#b'>2</a><img src=#c><a href=''>4</a>");

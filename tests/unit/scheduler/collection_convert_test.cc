@@ -49,6 +49,12 @@ Collection FullCollection() {
   c.revisit.options.min_interval = absl::Seconds(30);
   c.revisit.options.policy_options.nutch.inc_rate = 0.1;
   c.revisit.budget_visits_per_day = 432'000;
+  c.focus = {.target = "external_links",
+             .policy = "r3",
+             .external = "host",
+             .max_in_flight = 1,
+             .seed = 7};
+  c.record_links = true;
   return c;
 }
 
@@ -72,6 +78,18 @@ TEST(CollectionConvertTest, DefaultsRoundTripAndUnsetFieldsDecodeToThem) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, Collection{});
   EXPECT_EQ(back->limits.max_pages, CollectionLimits::kUnlimited);
+  EXPECT_FALSE(back->focus.enabled());
+}
+
+// A client that only turns the focus on gets the documented policy, external rule and slots.
+TEST(CollectionConvertTest, AFocusOfOnlyItsTargetTakesTheDefaults) {
+  v1::Collection p;
+  p.set_name("unis");
+  p.mutable_focus()->set_target("external_links");
+  absl::StatusOr<Collection> back = FromProto(p, "collection");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->focus, (CollectionFocus{.target = "external_links"}));
+  EXPECT_FALSE(back->record_links);
 }
 
 TEST(CollectionConvertTest, LimitsCarryMaxUint64AsUnlimited) {

@@ -351,5 +351,25 @@ TEST_F(CollectionManagerTest, UpdateChangesOnlyTheMaskedFieldsAndNeverNameOrSeed
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("update_mask"));
 }
 
+// The partitions do not run the bandit yet: a focused collection is refused, not crawled for
+// coverage, whether it is created focused or updated to be.
+TEST_F(CollectionManagerTest, AFocusedCollectionIsRefusedUntilThePartitionsRunTheBandit) {
+  v1::Collection focused = Proto("f", {"http://a.test/"});
+  focused.mutable_limits()->set_max_pages(100);
+  focused.mutable_focus()->set_target("external_links");
+  auto created = manager_->Create(focused);
+  EXPECT_TRUE(absl::IsUnimplemented(created.status())) << created.status();
+  EXPECT_THAT(std::string(created.status().message()), HasSubstr("collection.focus"));
+
+  ASSERT_TRUE(manager_->Create(Proto("g", {"http://a.test/"})).ok());
+  v1::Collection change = Proto("g", {});
+  change.set_record_links(true);
+  google::protobuf::FieldMask mask;
+  mask.add_paths("record_links");
+  auto updated = manager_->Update(change, mask);
+  EXPECT_TRUE(absl::IsUnimplemented(updated.status())) << updated.status();
+  EXPECT_FALSE(manager_->Get("g")->collection().record_links());
+}
+
 }  // namespace
 }  // namespace crawler::scheduler

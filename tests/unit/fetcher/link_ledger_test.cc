@@ -1,0 +1,111 @@
+// LinkLedger (services/fetcher/link_ledger.h): rewards count each external link once per
+// collection, the file reads back, survives a torn last page, and a reopened ledger remembers.
+#include "services/fetcher/link_ledger.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lib/url/public_suffix_list.h"
+
+namespace crawler::fetcher {
+namespace {
+
+html::Link A(const std::string& href, const std::string& text) {
+  return html::Link{url::Url::Parse(href).value(), html::LinkKind::kA, false, text};
+}
+
+uint32_t Record(LinkLedger& ledger, const std::string& page, uint32_t depth,
+                const std::vector<html::Link>& links,
+                const std::vector<html::UnresolvedRef>& unresolved = {}) {
+  const url::Url parsed = url::Url::Parse(page).value();
+  return ledger.RecordPage(PageLinks{.canonical_url = page,
+                                     .url = parsed,
+                                     .depth = depth,
+                                     .links = links,
+                                     .unresolved = unresolved});
+}
+
+std::vector<LedgerPage> ReadAll(const std::string& path) {
+  std::vector<LedgerPage> pages;
+  EXPECT_TRUE(ReadLinkLedger(path, [&](const LedgerPage& p) { pages.push_back(p); }).ok());
+  return pages;
+}
+
+class LinkLedgerTest : public ::testing::Test {
+ protected:
+  LinkLedgerTest() : psl_(url::PublicSuffixList::LoadDefault().value()) {}
+  // A directory of this test's own (other checkouts may run the same test at the same time).
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "link_ledger_test_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr) << "mkdtemp " << pattern;
+    dir_ = pattern;
+    path_ = (std::filesystem::path(dir_) / "links.tsv").string();
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  url::PublicSuffixList psl_;
+  std::string dir_;
+  std::string path_;
+};
+
+TEST_F(LinkLedgerTest, ExternalLinksCountOncePerCollection) {
+  std::unique_ptr<LinkLedger> ledger = LinkLedger::Open(path_, &psl_, false).value();
+  EXPECT_EQ(Record(*ledger, "http://www.uni.example/", 0,
+                   {A("http://lib.uni.example/", "library"),  // same registrable domain
+                    A("http://partner.org/a", "partner\ttab"), A("HTTP://PARTNER.ORG:80/a", "again"),
+                    A("http://other.net/", "other")},
+                   {{"javascript", "javascript:go()"}}),
+            2u);
+  EXPECT_EQ(Record(*ledger, "http://www.uni.example/p1", 1,
+                   {A("http://partner.org/a", "seen"), A("http://third.org/", "new")}),
+            1u);
+  EXPECT_EQ(ledger->external_links_seen(), 3u);
+  ledger.reset();
+
+  const std::vector<LedgerPage> pages = ReadAll(path_);
+  ASSERT_EQ(pages.size(), 2u);
+  EXPECT_EQ(pages[0].url, "http://www.uni.example/");
+  EXPECT_EQ(pages[0].new_external_links, 2u);
+  ASSERT_EQ(pages[0].links.size(), 4u);
+  EXPECT_FALSE(pages[0].links[0].external);
+  EXPECT_EQ(pages[0].links[1].target, "http://partner.org/a");
+  EXPECT_EQ(pages[0].links[1].anchor_text, "partner\ttab");
+  EXPECT_EQ(pages[0].links[2].target, "http://partner.org/a");
+  ASSERT_EQ(pages[0].unresolved.size(), 1u);
+  EXPECT_EQ(pages[0].unresolved[0].value, "javascript:go()");
+  EXPECT_EQ(pages[1].depth, 1u);
+
+  // A torn last page (a crash mid-write) is skipped and cut off; the seen set survives.
+  { std::ofstream(path_, std::ios::app) << "page\thttp://www.uni.example/p2\t2\t1\t3\t0\nlink\thttp"; }
+  EXPECT_EQ(ReadAll(path_).size(), 2u);
+  ledger = LinkLedger::Open(path_, &psl_, false).value();
+  EXPECT_EQ(ledger->external_links_seen(), 3u);
+  EXPECT_EQ(Record(*ledger, "http://www.uni.example/p3", 2,
+                   {A("http://third.org/", "seen"), A("http://fourth.org/", "new")}),
+            1u);
+  ledger.reset();
+  EXPECT_EQ(ReadAll(path_).size(), 3u);
+}
+
+TEST_F(LinkLedgerTest, ByHostEveryOtherHostIsExternal) {
+  std::unique_ptr<LinkLedger> ledger = LinkLedger::Open(path_, nullptr, true).value();
+  EXPECT_EQ(Record(*ledger, "http://www.uni.example/", 0,
+                   {A("http://lib.uni.example/", "library"), A("http://www.uni.example/x", "in")}),
+            1u);
+  EXPECT_FALSE(LinkLedger::Open(path_ + ".2", nullptr, false).ok()) << "domains need a PSL";
+}
+
+TEST_F(LinkLedgerTest, MalformedLinesAreDataLoss) {
+  { std::ofstream(path_) << "garbage\n"; }
+  EXPECT_TRUE(absl::IsDataLoss(ReadLinkLedger(path_, [](const LedgerPage&) {})));
+  EXPECT_TRUE(absl::IsNotFound(ReadLinkLedger(path_ + ".none", [](const LedgerPage&) {})));
+}
+
+}  // namespace
+}  // namespace crawler::fetcher
