@@ -690,6 +690,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
   std::optional<RevisitFleet> staged_fleet;
   uint64_t revisits = 0;
   uint64_t changes = 0;
+  uint64_t revisits_completed = 0;  // leases of URLs visited before (they left revisits_queued_)
   for (size_t i = 0; i < accepted.size(); ++i) {
     const FetchOutcome& outcome = *accepted[i].first;
     const InFlight& lease = *accepted[i].second;
@@ -713,6 +714,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
       stored->first_seen = now;
     }
     UrlRecord& record = *stored;
+    if (record.fetch_count > 0) ++revisits_completed;
     const PreviousContent previous{.fingerprint = record.content_fingerprint,
                                    .etag = record.etag,
                                    .length = record.content_length};
@@ -795,6 +797,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
   if (staged_fleet.has_value()) revisit_fleet_ = *std::move(staged_fleet);
   counters_.revisits_scheduled += revisits;
+  revisits_queued_ = SaturatingSub(revisits_queued_, revisits_completed);
   counters_.changes_detected += changes;
 
   for (const auto& [outcome, lease] : accepted) {
@@ -878,7 +881,12 @@ absl::Status Frontier::RequeueLeasesLocked(const std::vector<LeaseId>& ids) {
 absl::Status Frontier::PromoteDueLocked() {
   if (totals_.waiting == 0) return absl::OkStatus();
   const absl::Time now = clock_.Now();
-  if (now < due_scanned_until_) return absl::OkStatus();
+  // Re-visits held back by the budget are behind the scan position: go back for them once the
+  // budget has a token again.
+  const bool rescan = revisits_held_from_ < due_scanned_until_ &&
+                      revisit_budget_.Available(now);
+  if (now < due_scanned_until_ && !rescan) return absl::OkStatus();
+  const absl::Time scan_from = rescan ? revisits_held_from_ : due_scanned_until_;
 
   struct Due {
     std::string key;
@@ -890,7 +898,7 @@ absl::Status Frontier::PromoteDueLocked() {
   bool exhausted = false;
   {
     absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
-        store_.NewIterator(storage::kDueFamily, storage::DueKeyPrefix(due_scanned_until_),
+        store_.NewIterator(storage::kDueFamily, storage::DueKeyPrefix(scan_from),
                            storage::DueKeyPrefix(now + absl::Microseconds(1)));
     if (!it.ok()) return it.status();
     for (; (*it)->Valid() && due.size() < options_.max_due_promotions_per_lease; (*it)->Next()) {
@@ -907,7 +915,8 @@ absl::Status Frontier::PromoteDueLocked() {
     exhausted = !(*it)->Valid();
   }
   if (due.empty()) {
-    due_scanned_until_ = now;
+    due_scanned_until_ = std::max(due_scanned_until_, now);
+    if (rescan) revisits_held_from_ = absl::InfiniteFuture();
     return absl::OkStatus();
   }
 
@@ -917,13 +926,27 @@ absl::Status Frontier::PromoteDueLocked() {
   Staging staging(hosts_);
   kv::WriteBatch batch;
   uint64_t promoted = 0;
+  uint64_t revisits = 0;
+  uint64_t waited = 0;
+  absl::Duration wait;
+  absl::Time held_from = absl::InfiniteFuture();
+  // A rescan cut short by max_due_promotions_per_lease has not seen every held entry.
+  if (rescan && !exhausted) held_from = due.back().due;
   for (size_t i = 0; i < due.size(); ++i) {
-    batch.Delete(storage::kDueFamily, due[i].key);
     std::optional<UrlRecord> record;
     if ((*values)[i].has_value()) {
       absl::StatusOr<UrlRecord> decoded = storage::DecodeUrlRecord(*(*values)[i]);
       if (decoded.ok()) record = *std::move(decoded);
     }
+    // A re-visit proper (not a retry, which was paid for by the visit it repeats) needs a token;
+    // without one it stays in the due index, and so do the re-visits due after it.
+    const bool revisit = record.has_value() && record->status == UrlStatus::kWaiting &&
+                         record->fetch_count > 0 && record->attempts == 0;
+    if (revisit && !revisit_budget_.TryTake(now)) {
+      held_from = std::min(held_from, due[i].due);
+      continue;
+    }
+    batch.Delete(storage::kDueFamily, due[i].key);
     if (!record.has_value() || record->status != UrlStatus::kWaiting ||
         record->host_id >= hosts_.size() ||
         storage::DueKeyPrefix(record->next_visit) != storage::DueKeyPrefix(due[i].due)) {
@@ -946,10 +969,22 @@ absl::Status Frontier::PromoteDueLocked() {
     ++state.queued;
     state.cursor = std::min(state.cursor, pos);
     ++promoted;
+    if (record->fetch_count > 0) ++revisits;
+    // Everything before the scan position that is still in the due index was held back.
+    if (revisit && rescan && due[i].due < due_scanned_until_) {
+      ++waited;
+      wait += now - due[i].due;
+    }
   }
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
-  due_scanned_until_ = exhausted ? now : due.back().due;
+  // A rescan never moves the scan position back: the entries it passed were scanned before.
+  due_scanned_until_ = std::max(rescan ? due_scanned_until_ : absl::InfinitePast(),
+                                exhausted ? now : due.back().due);
+  revisits_held_from_ = rescan ? held_from : std::min(revisits_held_from_, held_from);
+  revisits_queued_ += revisits;
   counters_.due_promoted += promoted;
+  counters_.revisits_waited += waited;
+  counters_.revisit_wait_seconds += absl::ToDoubleSeconds(wait);
   return absl::OkStatus();
 }
 
@@ -987,6 +1022,7 @@ FrontierStats Frontier::Stats() const {
   stats.pages_completed = totals_.pages;
   stats.next_ready_time = ready_.empty() ? absl::InfiniteFuture() : ready_.begin()->first;
   stats.exhausted = ExhaustedLocked();
+  stats.revisit_budget_visits_per_day = revisit_budget_.visits_per_day();
   return stats;
 }
 

@@ -61,6 +61,7 @@
 #include "services/common/kv/write_batch.h"
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_options.h"
+#include "services/frontier/revisit_budget.h"
 #include "services/frontier/seen_cache.h"
 #include "services/frontier/storage_format.h"
 #include "services/frontier/url_record.h"
@@ -124,6 +125,10 @@ class Frontier {
   // Re-tunes the re-visit policy with the fleet-wide summary (for "optimal": solves mu for the
   // collection's budget over fleet.rates); later completions use it. The scheduler calls it
   // whenever the budget or the estimates have moved. kFailedPrecondition if re-visiting is off.
+  // It also sets this partition's hard cap on re-visits (RevisitOptions::budget_burst): the
+  // collection's budget split by page count, budget x (this partition's histogram pages +
+  // pending first visits) / fleet.page_count, so the partitions' shares add up to the budget
+  // (the whole budget when fleet.page_count is 0).
   absl::Status RetuneRevisits(const recrawl::FleetSummary& fleet);
 
   // The stored state of one URL; kNotFound if it was never accepted.
@@ -221,6 +226,8 @@ class Frontier {
                               const std::string& url, UrlRecord& record, RevisitFleet& fleet)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // Queued or leased URLs never visited (GetRevisitStatus::pending_urls).
+  uint64_t PendingFirstVisitsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool ExhaustedLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Eligible(const HostState& state) const;
   bool PageCapped(const HostState& state) const;
@@ -252,6 +259,14 @@ class Frontier {
   // meta family with every batch that changes it).
   std::unique_ptr<recrawl::RevisitPolicy> revisit_policy_ ABSL_GUARDED_BY(mu_);
   RevisitFleet revisit_fleet_ ABSL_GUARDED_BY(mu_);
+  RevisitBudget revisit_budget_ ABSL_GUARDED_BY(mu_);
+  // Due re-visits held back by revisit_budget_ are all at or after this time in the due index
+  // (InfiniteFuture: none held); promotion rescans from here once a token is available.
+  absl::Time revisits_held_from_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
+  // Re-visits (URLs visited before) queued or leased: GetRevisitStatus leaves them out of
+  // pending_urls, as they are in the histogram already. In memory: after a restart the
+  // re-visits queued at the time count as pending until they complete.
+  uint64_t revisits_queued_ ABSL_GUARDED_BY(mu_) = 0;
   FrontierStats counters_ ABSL_GUARDED_BY(mu_);  // only the "since opened" counters are used
   // URLs known to have a record in the URLs family (so never one that lacks it): filled by
   // AddUrls after its batch is written and with what its store lookup found. URL records are

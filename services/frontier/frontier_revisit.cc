@@ -101,6 +101,11 @@ Frontier::RevisitPlan Frontier::ScheduleRevisit(const FetchOutcome& outcome,
                      .changed = changed && page.history.size() > 0};
 }
 
+uint64_t Frontier::PendingFirstVisitsLocked() const {
+  const uint64_t queued = totals_.queued + totals_.in_flight;
+  return queued > revisits_queued_ ? queued - revisits_queued_ : 0;
+}
+
 RevisitStatus Frontier::GetRevisitStatus() const {
   absl::MutexLock lock(&mu_);
   RevisitStatus status;
@@ -109,7 +114,7 @@ RevisitStatus Frontier::GetRevisitStatus() const {
   status.rates = revisit_fleet_.rates;
   status.changes_seen = revisit_fleet_.changes_seen;
   status.days_observed = revisit_fleet_.days_observed;
-  status.pending_urls = totals_.queued + totals_.in_flight;
+  status.pending_urls = PendingFirstVisitsLocked();
   return status;
 }
 
@@ -122,6 +127,16 @@ absl::Status Frontier::RetuneRevisits(const recrawl::FleetSummary& fleet) {
     return absl::InvalidArgumentError("re-visit budget must be a positive number");
   }
   revisit_policy_->Retune(fleet);
+  double share = fleet.budget_visits_per_day;
+  if (fleet.page_count > 0) {
+    const double local =
+        static_cast<double>(revisit_fleet_.rates.page_count() + PendingFirstVisitsLocked());
+    share = std::min(share, share * local / static_cast<double>(fleet.page_count));
+  }
+  // A partition with no pages yet still gets a trickle, or its first re-visits would wait
+  // for the next tuning.
+  share = std::max(share, fleet.budget_visits_per_day * 1e-6);
+  revisit_budget_.SetRate(share, options_.revisit.budget_burst, clock_.Now());
   return absl::OkStatus();
 }
 

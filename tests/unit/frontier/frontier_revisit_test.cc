@@ -307,5 +307,55 @@ TEST_F(FrontierRevisitTest, OptionsAreValidated) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// The budget is a cap: ten pages due at once under a budget of 24 re-visits a day with no
+// burst go out one per hour, first due first; a new URL is not held; the waits are counted.
+TEST_F(FrontierRevisitTest, BudgetCapsRevisitsAndCountsTheWaits) {
+  FrontierOptions options = Revisiting();
+  options.revisit.budget_burst = absl::ZeroDuration();
+  Open(options);
+  std::vector<UrlToAdd> urls;
+  for (int k = 0; k < 10; ++k) urls.push_back(U("h" + std::to_string(k) + ".test", "/"));
+  ASSERT_TRUE(frontier_->AddUrls(urls).ok());
+  auto complete = [&](const std::vector<LeasedTask>& tasks) {
+    std::vector<FetchOutcome> outcomes;
+    for (const LeasedTask& task : tasks) {
+      outcomes.push_back({.lease_id = task.lease_id,
+                          .outcome = OutcomeClass::kFetched,
+                          .http_status = 200,
+                          .content_fingerprint = 7,
+                          .content_length = 10});
+    }
+    ASSERT_TRUE(frontier_->Complete(outcomes).ok());
+  };
+  complete(LeaseAll());
+  RevisitStatus status = frontier_->GetRevisitStatus();
+  ASSERT_TRUE(frontier_
+                  ->RetuneRevisits(recrawl::FleetSummary{
+                      .budget_visits_per_day = 24, .page_count = 10, .rates = &status.rates})
+                  .ok());
+  EXPECT_DOUBLE_EQ(frontier_->Stats().revisit_budget_visits_per_day, 24);
+  clock_.Advance(absl::Hours(2));  // every page is due (hourly, first re-visit spread)
+  std::vector<LeasedTask> first = LeaseAll();
+  ASSERT_EQ(first.size(), 1u);  // the one token the bucket starts with
+  complete(first);
+  EXPECT_TRUE(LeaseAll().empty());
+  ASSERT_TRUE(frontier_->AddUrls({U("new.test", "/")}).ok());
+  std::vector<LeasedTask> fresh = LeaseAll();
+  ASSERT_EQ(fresh.size(), 1u);  // a first visit needs no token
+  EXPECT_EQ(fresh[0].host_key, "new.test");
+  complete(fresh);
+  for (int hour = 0; hour < 9; ++hour) {
+    clock_.Advance(absl::Hours(1));
+    std::vector<LeasedTask> next = LeaseAll();
+    ASSERT_EQ(next.size(), 1u) << hour;
+    complete(next);
+  }
+  const FrontierStats stats = frontier_->Stats();
+  EXPECT_EQ(stats.revisits_waited, 9u);
+  // Due within the first hour (spread), released 3..11 hours after the first visits.
+  EXPECT_GE(stats.revisit_wait_seconds, (63 - 9) * 3600);
+  EXPECT_LE(stats.revisit_wait_seconds, (63 - 9 * 10.0 / 60) * 3600);
+}
+
 }  // namespace
 }  // namespace crawler::frontier
