@@ -231,8 +231,21 @@ absl::Status Frontier::Recover() {
           store_.Get(storage::kMetaFamily, storage::kMetaRevisitRatesKey);
       rates.ok()) {
     absl::StatusOr<recrawl::RateHistogram> decoded = recrawl::RateHistogram::Decode(*rates);
-    if (!decoded.ok()) return decoded.status();
-    revisit_fleet_.rates = *std::move(decoded);
+    if (decoded.ok()) {
+      revisit_fleet_.rates = *std::move(decoded);
+    } else {
+      // A summary of the URL records: rebuilt from them rather than refusing to open.
+      absl::StatusOr<recrawl::RateHistogram> rebuilt = RebuildRateHistogramLocked();
+      if (!rebuilt.ok()) return rebuilt.status();
+      revisit_fleet_.rates = *std::move(rebuilt);
+      kv::WriteBatch batch;
+      batch.Put(storage::kMetaFamily, storage::kMetaRevisitRatesKey,
+                revisit_fleet_.rates.Encode());
+      if (absl::Status status = store_.Write(batch); !status.ok()) return status;
+      open_warnings_.push_back(absl::StrCat(
+          "frontier: the re-visit rate histogram did not decode (", decoded.status().message(),
+          "); rebuilt from the URL records (", revisit_fleet_.rates.page_count(), " pages)"));
+    }
   } else if (!absl::IsNotFound(rates.status())) {
     return rates.status();
   }

@@ -76,6 +76,8 @@ class Frontier {
   // Opens the frontier kept in `store`: validates `options`, checks the format version, rebuilds
   // the host table from the hosts family (time and memory grow with hosts) and puts every lease
   // left by a previous process back into its queue.
+  // A re-visit rate histogram that does not decode is rebuilt from the URL records (a scan of
+  // every URL) and reported in OpenWarnings.
   // Errors: kInvalidArgument (options), kFailedPrecondition (missing column family, unknown
   // format version), kDataLoss (corrupt records), kResourceExhausted (the seen cache's table
   // cannot be mapped), or the store's error.
@@ -135,6 +137,10 @@ class Frontier {
   absl::StatusOr<UrlRecord> LookupUrl(std::string_view canonical_url) const;
 
   FrontierStats Stats() const;
+
+  // What Open found wrong and repaired, one line each, for the owner's log (e.g. a re-visit
+  // rate histogram that did not decode, rebuilt from the URL records). Constant after Open.
+  const std::vector<std::string>& OpenWarnings() const { return open_warnings_; }
 
   // True when nothing more will be leased: no URL in flight and no queued or waiting URL
   // under an unexhausted budget. The standalone crawl stops here.
@@ -226,6 +232,9 @@ class Frontier {
                               const std::string& url, UrlRecord& record, RevisitFleet& fleet)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // The histogram of the rate estimates in every URL record (a full scan of the URLs family).
+  absl::StatusOr<recrawl::RateHistogram> RebuildRateHistogramLocked() const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Queued or leased URLs never visited (GetRevisitStatus::pending_urls).
   uint64_t PendingFirstVisitsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool ExhaustedLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -238,6 +247,8 @@ class Frontier {
   const FrontierOptions options_;
   kv::KvStore& store_;
   const Clock& clock_;
+
+  std::vector<std::string> open_warnings_;  // written by Open only
 
   mutable absl::Mutex mu_;
   // Indexed by host id (ids are dense: assigned from a persisted counter, never reused). A

@@ -2,6 +2,7 @@
 // outcome, and the fleet state the scheduler reads and tunes. Split from frontier.cc only for
 // size; the class contract is in frontier.h.
 #include <algorithm>
+#include <memory>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -16,7 +17,9 @@
 #include "lib/fingerprint/change_detection.h"
 #include "lib/http/http_date.h"
 #include "lib/recrawl/page_state.h"
+#include "services/common/kv/kv_store.h"
 #include "services/frontier/frontier.h"
+#include "services/frontier/storage_format.h"
 
 namespace crawler::frontier {
 namespace {
@@ -99,6 +102,25 @@ Frontier::RevisitPlan Frontier::ScheduleRevisit(const FetchOutcome& outcome,
   interval = std::clamp(interval, revisit.min_interval, revisit.max_interval);
   return RevisitPlan{.due = record.fetch_time + interval,
                      .changed = changed && page.history.size() > 0};
+}
+
+absl::StatusOr<recrawl::RateHistogram> Frontier::RebuildRateHistogramLocked() const {
+  recrawl::RateHistogram rates;
+  absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
+      store_.NewIterator(storage::kUrlsFamily, "", "");
+  if (!it.ok()) return it.status();
+  for (; (*it)->Valid(); (*it)->Next()) {
+    absl::StatusOr<UrlRecord> record = storage::DecodeUrlRecord((*it)->value());
+    if (!record.ok() || record->visit_history.empty()) continue;
+    absl::StatusOr<recrawl::PageRevisitState> page =
+        recrawl::PageRevisitState::Decode(record->visit_history);
+    // The same rule as ScheduleRevisit's: a page is in the histogram once it has a visit.
+    if (page.ok() && page->history.last_visit().has_value()) {
+      rates.Add(page->policy.rate_per_day);
+    }
+  }
+  if (absl::Status status = (*it)->status(); !status.ok()) return status;
+  return rates;
 }
 
 uint64_t Frontier::PendingFirstVisitsLocked() const {

@@ -335,6 +335,9 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(CrawlConf
     absl::StatusOr<std::unique_ptr<frontier::Frontier>> frontier =
         frontier::Frontier::Open(FrontierOptionsFor(c, k), *p->stores.back(), clock);
     if (!frontier.ok()) return frontier.status();
+    for (const std::string& warning : (*frontier)->OpenWarnings()) {
+      std::fprintf(stderr, "crawl: %s\n", warning.c_str());
+    }
     p->frontiers.push_back(*std::move(frontier));
     p->locals.push_back(std::make_unique<frontier::LocalFrontierClient>(*p->frontiers.back()));
   }

@@ -12,6 +12,7 @@
 #include "lib/clock/fake_clock.h"
 #include "lib/recrawl/page_state.h"
 #include "services/common/kv/in_memory_kv_store.h"
+#include "services/common/kv/write_batch.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/frontier_options.h"
 
@@ -355,6 +356,48 @@ TEST_F(FrontierRevisitTest, BudgetCapsRevisitsAndCountsTheWaits) {
   // Due within the first hour (spread), released 3..11 hours after the first visits.
   EXPECT_GE(stats.revisit_wait_seconds, (63 - 9) * 3600);
   EXPECT_LE(stats.revisit_wait_seconds, (63 - 9 * 10.0 / 60) * 3600);
+}
+
+// The histogram in the meta family is a summary of the URL records: when it does not decode,
+// Open rebuilds it from them (and says so) instead of refusing to open.
+TEST_F(FrontierRevisitTest, CorruptRateHistogramIsRebuiltFromTheUrlRecords) {
+  Open(Revisiting("optimal"));
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/"), U("b.test", "/"), U("c.test", "/")}).ok());
+  for (int round = 0; round < 3; ++round) {
+    std::vector<FetchOutcome> outcomes;
+    for (const LeasedTask& task : LeaseAll()) {
+      outcomes.push_back({.lease_id = task.lease_id,
+                          .outcome = OutcomeClass::kFetched,
+                          .http_status = 200,
+                          .content_fingerprint = task.host_key == "a.test" ? 1u + round : 9u});
+    }
+    ASSERT_TRUE(frontier_->Complete(outcomes).ok());
+    clock_.Advance(absl::Hours(49));
+  }
+  const recrawl::RateHistogram original = frontier_->GetRevisitStatus().rates;
+  ASSERT_EQ(original.page_count(), 3);
+  EXPECT_TRUE(frontier_->OpenWarnings().empty());
+  frontier_.reset();
+  kv::WriteBatch batch;
+  batch.Put(storage::kMetaFamily, storage::kMetaRevisitRatesKey, "not a histogram");
+  ASSERT_TRUE(store_.Write(batch).ok());
+  Open(Revisiting("optimal"));
+  ASSERT_EQ(frontier_->OpenWarnings().size(), 1u);
+  EXPECT_NE(frontier_->OpenWarnings()[0].find("rebuilt from the URL records (3 pages)"),
+            std::string::npos)
+      << frontier_->OpenWarnings()[0];
+  // Equal up to the rounding left by the Remove/Add pairs of the incremental histogram.
+  const recrawl::RateHistogram rebuilt = frontier_->GetRevisitStatus().rates;
+  EXPECT_EQ(rebuilt.page_count(), original.page_count());
+  EXPECT_EQ(rebuilt.static_pages(), original.static_pages());
+  EXPECT_NEAR(rebuilt.total_rate(), original.total_rate(), 1e-9);
+  ASSERT_EQ(rebuilt.bins().size(), original.bins().size());
+  for (size_t i = 0; i < original.bins().size(); ++i) {
+    EXPECT_NEAR(rebuilt.bins()[i].pages, original.bins()[i].pages, 1e-9) << i;
+    EXPECT_NEAR(rebuilt.bins()[i].rate_sum, original.bins()[i].rate_sum, 1e-9) << i;
+  }
+  Open(Revisiting("optimal"));  // the rebuilt histogram was written back
+  EXPECT_TRUE(frontier_->OpenWarnings().empty());
 }
 
 }  // namespace

@@ -154,9 +154,8 @@ TEST(SchedulerRevisitTest, PagesQueuedForARevisitAreCountedOnce) {
     urls.push_back({.canonical_url = absl::StrCat("http://", host, "/"), .host_key = host});
   }
   ASSERT_TRUE(p.frontier->AddUrls(urls).ok());
-  auto visit_all = [&] {
+  auto complete = [&](const std::vector<frontier::LeasedTask>& tasks) {
     std::vector<frontier::FetchOutcome> outcomes;
-    const std::vector<frontier::LeasedTask> tasks = p.frontier->Lease(1000, 1000).value();
     for (const frontier::LeasedTask& task : tasks) {
       outcomes.push_back({.lease_id = task.lease_id,
                           .outcome = frontier::OutcomeClass::kFetched,
@@ -165,23 +164,16 @@ TEST(SchedulerRevisitTest, PagesQueuedForARevisitAreCountedOnce) {
                           .content_length = 100});
     }
     EXPECT_TRUE(p.frontier->Complete(outcomes).ok());
-    return outcomes.size();
   };
-  ASSERT_EQ(visit_all(), 10u);
+  const std::vector<frontier::LeasedTask> first = p.frontier->Lease(1000, 1000).value();
+  ASSERT_EQ(first.size(), 10u);
+  complete(first);
   clock.Advance(absl::Hours(24 * 30));  // every first re-visit is due
   std::vector<frontier::LeasedTask> leased = p.frontier->Lease(1000, 1000).value();
   ASSERT_EQ(leased.size(), 10u);
   EXPECT_EQ(p.frontier->GetRevisitStatus().pending_urls, 0u);
   ASSERT_TRUE(s->TuneRevisits({p.client.get()}).ok());
-  std::vector<frontier::FetchOutcome> outcomes;
-  for (const frontier::LeasedTask& task : leased) {
-    outcomes.push_back({.lease_id = task.lease_id,
-                        .outcome = frontier::OutcomeClass::kFetched,
-                        .http_status = 200,
-                        .content_fingerprint = 0x1234,
-                        .content_length = 100});
-  }
-  ASSERT_TRUE(p.frontier->Complete(outcomes).ok());
+  complete(leased);
   const frontier::UrlRecord record = p.frontier->LookupUrl("http://h0.test/").value();
   EXPECT_NEAR(absl::ToDoubleHours(record.next_visit - record.fetch_time), 24, 0.01);
 }
