@@ -730,7 +730,9 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
     if (record.fetch_count > 0) ++revisits_completed;
     const PreviousContent previous{.fingerprint = record.content_fingerprint,
                                    .etag = record.etag,
-                                   .length = record.content_length};
+                                   .length = record.content_length,
+                                   .fetch_time = record.fetch_time,
+                                   .http_status = record.http_status};
     record.last_outcome = outcome.outcome;
     record.http_status = outcome.http_status;
     record.fetch_time = outcome.fetch_time == absl::InfinitePast() ? now : outcome.fetch_time;
@@ -792,8 +794,22 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
         ++revisits;
         if (plan.changed) ++changes;
       } else {
-        record.status = UrlStatus::kDone;
-        record.next_visit = absl::InfinitePast();
+        std::optional<absl::Time> due;
+        if (revisit_policy_ != nullptr && !record.visit_history.empty()) {
+          if (!staged_fleet.has_value()) staged_fleet = revisit_fleet_;
+          due = ScheduleFailedRevisit(outcome, previous, record, *staged_fleet);
+        }
+        if (due.has_value()) {
+          record.status = UrlStatus::kWaiting;
+          record.next_visit = *due;
+          batch.Put(storage::kDueFamily, storage::DueKey(*due, lease.url),
+                    storage::EncodeDueValue(lease.host));
+          ++state.waiting;
+          earliest_due = std::min(earliest_due, *due);
+        } else {
+          record.status = UrlStatus::kDone;
+          record.next_visit = absl::InfinitePast();
+        }
       }
     }
     batch.Put(storage::kUrlsFamily, lease.url, storage::EncodeUrlRecord(record));

@@ -211,6 +211,9 @@ class Frontier {
     uint64_t fingerprint = 0;
     std::string etag;
     uint64_t length = 0;
+    // The previous visit's time and HTTP status.
+    absl::Time fetch_time = absl::InfinitePast();
+    int http_status = 0;
   };
   struct RevisitPlan {
     absl::Time due;
@@ -237,6 +240,15 @@ class Frontier {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Queued or leased URLs never visited (GetRevisitStatus::pending_urls).
   uint64_t PendingFirstVisitsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After a final outcome without content for a page in the re-visit fleet (its record has a
+  // visit history): the page stopped working. A 404 or 410 after a 404 or 410, or a URL now out
+  // of scope, leaves the fleet (its estimate leaves `fleet`'s histogram, its history is
+  // cleared): returns nullopt. Anything else (errors after their retries, redirects, robots
+  // denials) is re-visited after twice the time since the previous visit, clamped to the
+  // interval bounds: the page's interval doubles with each consecutive failure.
+  std::optional<absl::Time> ScheduleFailedRevisit(const FetchOutcome& outcome,
+                                                  const PreviousContent& previous,
+                                                  UrlRecord& record, RevisitFleet& fleet) const;
   bool ExhaustedLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Eligible(const HostState& state) const;
   bool PageCapped(const HostState& state) const;

@@ -30,7 +30,12 @@ namespace crawler::frontier {
 // change_threshold_bits; a 304 is unchanged), asks the policy for the next interval and clamps
 // it to [min_interval, max_interval]. The policy's fleet-wide parameters (for "optimal": the
 // multiplier mu that spends the re-visit budget) come from the scheduler (Frontier::
-// RetuneRevisits). Redirects, errors and robots-denied URLs are not re-visited.
+// RetuneRevisits). A URL whose first visit ends in a redirect, an error or a robots denial is
+// not re-visited. A page that held content and then fails (an error after its retries, a
+// redirect, a robots denial) stays in the re-visit fleet, re-visited after twice the time since
+// its previous visit (doubling per consecutive failure, within the interval bounds); a 404 or
+// 410 twice in a row, or a URL now out of scope, leaves the fleet and its rate histogram. A
+// redirect's target is re-visited as its own URL (it comes in through AddUrls).
 struct RevisitOptions {
   bool enabled = false;
   // A lib/recrawl policy name (policy_factory.h): optimal, uniform, proportional, fixed, nutch,

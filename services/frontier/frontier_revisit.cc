@@ -128,6 +128,30 @@ uint64_t Frontier::PendingFirstVisitsLocked() const {
   return queued > revisits_queued_ ? queued - revisits_queued_ : 0;
 }
 
+std::optional<absl::Time> Frontier::ScheduleFailedRevisit(const FetchOutcome& outcome,
+                                                          const PreviousContent& previous,
+                                                          UrlRecord& record,
+                                                          RevisitFleet& fleet) const {
+  auto gone = [](int status) { return status == 404 || status == 410; };
+  if ((gone(outcome.http_status) && gone(previous.http_status)) ||
+      outcome.outcome == OutcomeClass::kOutOfScope) {
+    // Twice in a row: not a blip. The optimal solve must not spend budget on it any more.
+    absl::StatusOr<recrawl::PageRevisitState> page =
+        recrawl::PageRevisitState::Decode(record.visit_history);
+    if (page.ok() && page->history.last_visit().has_value()) {
+      fleet.rates.Remove(page->policy.rate_per_day);
+    }
+    record.visit_history.clear();
+    return std::nullopt;
+  }
+  // The previous visit may itself have failed: doubling the time since it doubles the interval
+  // per consecutive failure, starting from the page's own interval, without a stored counter.
+  const absl::Duration interval = std::clamp(2 * (record.fetch_time - previous.fetch_time),
+                                             options_.revisit.min_interval,
+                                             options_.revisit.max_interval);
+  return record.fetch_time + interval;
+}
+
 RevisitStatus Frontier::GetRevisitStatus() const {
   absl::MutexLock lock(&mu_);
   RevisitStatus status;

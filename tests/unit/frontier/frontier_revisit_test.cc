@@ -400,5 +400,45 @@ TEST_F(FrontierRevisitTest, CorruptRateHistogramIsRebuiltFromTheUrlRecords) {
   EXPECT_TRUE(frontier_->OpenWarnings().empty());
 }
 
+// A page that held content and stops working: an error after its retries (or a redirect) keeps
+// it in the fleet, re-visited after twice the time since its previous visit; a 404 twice in a
+// row takes it out, histogram included.
+TEST_F(FrontierRevisitTest, PagesThatStopWorkingBackOffAndLeaveAfterTwoNotFound) {
+  FrontierOptions options = Revisiting();
+  options.max_attempts = 1;  // an error is final at once
+  Open(options);
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/page")}).ok());
+  const std::string url = "http://a.test/page";
+  Visit(OutcomeClass::kFetched, 1);
+  ASSERT_EQ(frontier_->GetRevisitStatus().rates.page_count(), 1);
+  auto fail = [&](OutcomeClass outcome, int status) {
+    clock_.Advance(frontier_->LookupUrl(url)->next_visit - clock_.Now());
+    std::vector<LeasedTask> tasks = LeaseAll();
+    ASSERT_EQ(tasks.size(), 1u);
+    ASSERT_TRUE(frontier_
+                    ->Complete({FetchOutcome{
+                        .lease_id = tasks[0].lease_id, .outcome = outcome, .http_status = status}})
+                    .ok());
+  };
+  absl::Time previous = clock_.Now();
+  fail(OutcomeClass::kHttpError, 503);
+  UrlRecord record = *frontier_->LookupUrl(url);
+  ASSERT_EQ(record.status, UrlStatus::kWaiting);
+  const absl::Duration first = record.next_visit - record.fetch_time;
+  EXPECT_EQ(first, 2 * (clock_.Now() - previous));
+  previous = clock_.Now();
+  fail(OutcomeClass::kRedirect, 301);
+  record = *frontier_->LookupUrl(url);
+  ASSERT_EQ(record.status, UrlStatus::kWaiting);
+  EXPECT_EQ(record.next_visit - record.fetch_time, 2 * first);  // doubled again
+  EXPECT_EQ(frontier_->GetRevisitStatus().rates.page_count(), 1);
+  fail(OutcomeClass::kHttpError, 404);
+  ASSERT_EQ(frontier_->LookupUrl(url)->status, UrlStatus::kWaiting);  // once may be a blip
+  fail(OutcomeClass::kHttpError, 404);
+  EXPECT_EQ(frontier_->LookupUrl(url)->status, UrlStatus::kDone);
+  EXPECT_EQ(frontier_->GetRevisitStatus().rates.page_count(), 0);
+  EXPECT_TRUE(frontier_->IsExhausted());
+}
+
 }  // namespace
 }  // namespace crawler::frontier
