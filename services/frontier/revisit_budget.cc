@@ -9,8 +9,9 @@ void RevisitBudget::SetRate(double visits_per_day, absl::Duration burst, absl::T
   if (!first) Refill(now);
   visits_per_day_ = visits_per_day;
   capacity_ = std::max(1.0, visits_per_day * absl::ToDoubleHours(burst) / 24);
-  // The first budget starts with a full burst: re-visits already due go out at once.
-  tokens_ = first ? capacity_ : std::min(tokens_, capacity_);
+  // The first budget starts with one token, not a full burst: a burst is only what was saved
+  // by spending less than the budget, so spend over any stretch stays within budget + burst.
+  tokens_ = first ? 1.0 : std::min(tokens_, capacity_);
   refilled_ = now;
 }
 

@@ -6,7 +6,8 @@
 // Tokens accrue continuously at visits_per_day, up to a capacity of one burst's worth
 // (visits_per_day x burst, at least one token so a small budget still releases whole visits).
 // A new rate keeps the tokens already saved (up to the new capacity). Unlimited until the first
-// SetRate: before the scheduler's first tuning there is no budget to split.
+// SetRate: before the scheduler's first tuning there is no budget to split. The first SetRate
+// starts with one token; tokens saved beyond it come only from spending less than the budget.
 //
 // Thread-safety: none; the Frontier holds it under its mutex. Time comes from the caller.
 #ifndef CRAWLER_SERVICES_FRONTIER_REVISIT_BUDGET_H_
