@@ -1,7 +1,6 @@
 #include "services/frontier/frontier.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -20,10 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "lib/fingerprint/change_detection.h"
-#include "lib/http/http_date.h"
 #include "lib/partition/partition.h"
-#include "lib/recrawl/page_state.h"
 #include "lib/recrawl/policy_factory.h"
 #include "services/common/kv/kv_store.h"
 #include "services/common/kv/write_batch.h"
@@ -52,17 +48,6 @@ uint8_t QueueFlagsOf(const UrlRecord& record) {
 }
 
 uint64_t SaturatingSub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
-
-// A number in (0, 1] that depends only on `text` (FNV-1a, then a murmur-style finaliser), the
-// same in every process and on every machine.
-double UnitPhase(std::string_view text) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (const char c : text) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return (static_cast<double>(h >> 11) + 1.0) / 9007199254740992.0;  // 2^53
-}
 
 }  // namespace
 
@@ -250,8 +235,21 @@ absl::Status Frontier::Recover() {
           store_.Get(storage::kMetaFamily, storage::kMetaRevisitRatesKey);
       rates.ok()) {
     absl::StatusOr<recrawl::RateHistogram> decoded = recrawl::RateHistogram::Decode(*rates);
-    if (!decoded.ok()) return decoded.status();
-    revisit_fleet_.rates = *std::move(decoded);
+    if (decoded.ok()) {
+      revisit_fleet_.rates = *std::move(decoded);
+    } else {
+      // A summary of the URL records: rebuilt from them rather than refusing to open.
+      absl::StatusOr<recrawl::RateHistogram> rebuilt = RebuildRateHistogramLocked();
+      if (!rebuilt.ok()) return rebuilt.status();
+      revisit_fleet_.rates = *std::move(rebuilt);
+      kv::WriteBatch batch;
+      batch.Put(storage::kMetaFamily, storage::kMetaRevisitRatesKey,
+                revisit_fleet_.rates.Encode());
+      if (absl::Status status = store_.Write(batch); !status.ok()) return status;
+      open_warnings_.push_back(absl::StrCat(
+          "frontier: the re-visit rate histogram did not decode (", decoded.status().message(),
+          "); rebuilt from the URL records (", revisit_fleet_.rates.page_count(), " pages)"));
+    }
   } else if (!absl::IsNotFound(rates.status())) {
     return rates.status();
   }
@@ -716,6 +714,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
   std::optional<RevisitFleet> staged_fleet;
   uint64_t revisits = 0;
   uint64_t changes = 0;
+  uint64_t revisits_completed = 0;  // leases of URLs visited before (they left revisits_queued_)
   for (size_t i = 0; i < accepted.size(); ++i) {
     const FetchOutcome& outcome = *accepted[i].first;
     const InFlight& lease = *accepted[i].second;
@@ -739,9 +738,12 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
       stored->first_seen = now;
     }
     UrlRecord& record = *stored;
+    if (record.fetch_count > 0) ++revisits_completed;
     const PreviousContent previous{.fingerprint = record.content_fingerprint,
                                    .etag = record.etag,
-                                   .length = record.content_length};
+                                   .length = record.content_length,
+                                   .fetch_time = record.fetch_time,
+                                   .http_status = record.http_status};
     record.last_outcome = outcome.outcome;
     record.http_status = outcome.http_status;
     record.fetch_time = outcome.fetch_time == absl::InfinitePast() ? now : outcome.fetch_time;
@@ -805,8 +807,22 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
         ++revisits;
         if (plan.changed) ++changes;
       } else {
-        record.status = UrlStatus::kDone;
-        record.next_visit = absl::InfinitePast();
+        std::optional<absl::Time> due;
+        if (revisit_policy_ != nullptr && !record.visit_history.empty()) {
+          if (!staged_fleet.has_value()) staged_fleet = revisit_fleet_;
+          due = ScheduleFailedRevisit(outcome, previous, record, *staged_fleet);
+        }
+        if (due.has_value()) {
+          record.status = UrlStatus::kWaiting;
+          record.next_visit = *due;
+          batch.Put(storage::kDueFamily, storage::DueKey(*due, lease.url),
+                    storage::EncodeDueValue(lease.host));
+          ++state.waiting;
+          earliest_due = std::min(earliest_due, *due);
+        } else {
+          record.status = UrlStatus::kDone;
+          record.next_visit = absl::InfinitePast();
+        }
       }
     }
     batch.Put(storage::kUrlsFamily, lease.url, storage::EncodeUrlRecord(record));
@@ -823,6 +839,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
   if (staged_fleet.has_value()) revisit_fleet_ = *std::move(staged_fleet);
   counters_.revisits_scheduled += revisits;
+  revisits_queued_ = SaturatingSub(revisits_queued_, revisits_completed);
   counters_.changes_detected += changes;
 
   if (focus_ != nullptr) {
@@ -841,98 +858,6 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
   counters_.completions_unknown += result.unknown_leases.size();
   counters_.retries_scheduled += result.retries_scheduled;
   return result;
-}
-
-// ---- re-visits ---------------------------------------------------------------------------
-
-Frontier::RevisitPlan Frontier::ScheduleRevisit(const FetchOutcome& outcome,
-                                                const PreviousContent& previous,
-                                                const std::string& url, UrlRecord& record,
-                                                RevisitFleet& fleet) {
-  const RevisitOptions& revisit = options_.revisit;
-  recrawl::PageRevisitState page{.history = recrawl::VisitHistory(revisit.history_capacity)};
-  bool in_histogram = false;
-  if (!record.visit_history.empty()) {
-    // A state that does not decode (a newer format, corruption) restarts the page's history:
-    // re-visiting it is still right, only the evidence is lost.
-    absl::StatusOr<recrawl::PageRevisitState> decoded =
-        recrawl::PageRevisitState::Decode(record.visit_history);
-    if (decoded.ok()) {
-      page = *std::move(decoded);
-      in_histogram = page.history.last_visit().has_value();
-    } else {
-      ++counters_.repairs;
-    }
-  }
-
-  // Changed or not (DESIGN.md §7): a 304 is unchanged; otherwise the SimHash decides, and only
-  // pages without one (not HTML, too little text) fall back to the validators or the length.
-  bool changed = false;
-  if (outcome.outcome != OutcomeClass::kNotModified) {
-    if (previous.fingerprint != 0 && outcome.content_fingerprint != 0) {
-      changed = fingerprint::SignificantlyChanged(fingerprint::SimHash64(previous.fingerprint),
-                                                  fingerprint::SimHash64(outcome.content_fingerprint),
-                                                  revisit.change_threshold_bits);
-    } else if (!previous.etag.empty() && !outcome.etag.empty()) {
-      changed = previous.etag != outcome.etag;
-    } else {
-      changed = previous.length != outcome.content_length;
-    }
-  }
-  const std::optional<absl::Time> last_modified = http::ParseHttpDate(record.last_modified);
-  page.history.Record(record.fetch_time, changed, last_modified);
-  if (in_histogram) {
-    // A re-visit (the first visit only anchors the history): evidence of the fleet's rate.
-    fleet.changes_seen += page.history.latest().changed ? 1 : 0;
-    fleet.days_observed += page.history.latest().interval_days();
-  }
-
-  const double now_days = absl::ToDoubleSeconds(record.fetch_time - absl::UnixEpoch()) /
-                          recrawl::kSecondsPerDay;
-  const recrawl::Decision decision =
-      revisit_policy_->Decide(recrawl::PageView{.history = page.history, .now_days = now_days},
-                              page.policy);
-  if (in_histogram) fleet.rates.Remove(page.policy.rate_per_day);
-  page.policy = decision.state;
-  fleet.rates.Add(page.policy.rate_per_day);
-  record.visit_history = page.Encode();
-
-  absl::Duration interval = revisit.max_interval;
-  if (std::isfinite(decision.next_visit_in_days)) {
-    interval = absl::Seconds(decision.next_visit_in_days * recrawl::kSecondsPerDay);
-    // The first re-visit at a phase in (0, 1] of the interval (hash of the URL, deterministic):
-    // pages discovered together then come back spread out, not as one burst per interval.
-    if (!in_histogram) {
-      interval *= UnitPhase(url);
-    }
-  }
-  interval = std::clamp(interval, revisit.min_interval, revisit.max_interval);
-  return RevisitPlan{.due = record.fetch_time + interval,
-                     .changed = changed && page.history.size() > 0};
-}
-
-RevisitStatus Frontier::GetRevisitStatus() const {
-  absl::MutexLock lock(&mu_);
-  RevisitStatus status;
-  status.enabled = revisit_policy_ != nullptr;
-  if (status.enabled) status.policy = std::string(revisit_policy_->name());
-  status.rates = revisit_fleet_.rates;
-  status.changes_seen = revisit_fleet_.changes_seen;
-  status.days_observed = revisit_fleet_.days_observed;
-  status.pending_urls = totals_.queued + totals_.in_flight;
-  return status;
-}
-
-absl::Status Frontier::RetuneRevisits(const recrawl::FleetSummary& fleet) {
-  absl::MutexLock lock(&mu_);
-  if (revisit_policy_ == nullptr) {
-    return absl::FailedPreconditionError("re-visiting is off in this frontier");
-  }
-  if (!(fleet.budget_visits_per_day > 0) || !std::isfinite(fleet.budget_visits_per_day)) {
-    return absl::InvalidArgumentError("re-visit budget must be a positive number");
-  }
-  revisit_policy_->Retune(fleet);
-  return absl::OkStatus();
 }
 
 // ---- expiry and due promotion ------------------------------------------------------------
@@ -1003,7 +928,12 @@ absl::Status Frontier::RequeueLeasesLocked(const std::vector<LeaseId>& ids) {
 absl::Status Frontier::PromoteDueLocked() {
   if (totals_.waiting == 0) return absl::OkStatus();
   const absl::Time now = clock_.Now();
-  if (now < due_scanned_until_) return absl::OkStatus();
+  // Re-visits held back by the budget are behind the scan position: go back for them once the
+  // budget has a token again.
+  const bool rescan = revisits_held_from_ < due_scanned_until_ &&
+                      revisit_budget_.Available(now);
+  if (now < due_scanned_until_ && !rescan) return absl::OkStatus();
+  const absl::Time scan_from = rescan ? revisits_held_from_ : due_scanned_until_;
 
   struct Due {
     std::string key;
@@ -1015,7 +945,7 @@ absl::Status Frontier::PromoteDueLocked() {
   bool exhausted = false;
   {
     absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
-        store_.NewIterator(storage::kDueFamily, storage::DueKeyPrefix(due_scanned_until_),
+        store_.NewIterator(storage::kDueFamily, storage::DueKeyPrefix(scan_from),
                            storage::DueKeyPrefix(now + absl::Microseconds(1)));
     if (!it.ok()) return it.status();
     for (; (*it)->Valid() && due.size() < options_.max_due_promotions_per_lease; (*it)->Next()) {
@@ -1032,7 +962,8 @@ absl::Status Frontier::PromoteDueLocked() {
     exhausted = !(*it)->Valid();
   }
   if (due.empty()) {
-    due_scanned_until_ = now;
+    due_scanned_until_ = std::max(due_scanned_until_, now);
+    if (rescan) revisits_held_from_ = absl::InfiniteFuture();
     return absl::OkStatus();
   }
 
@@ -1042,13 +973,27 @@ absl::Status Frontier::PromoteDueLocked() {
   Staging staging(hosts_);
   kv::WriteBatch batch;
   uint64_t promoted = 0;
+  uint64_t revisits = 0;
+  uint64_t waited = 0;
+  absl::Duration wait;
+  absl::Time held_from = absl::InfiniteFuture();
+  // A rescan cut short by max_due_promotions_per_lease has not seen every held entry.
+  if (rescan && !exhausted) held_from = due.back().due;
   for (size_t i = 0; i < due.size(); ++i) {
-    batch.Delete(storage::kDueFamily, due[i].key);
     std::optional<UrlRecord> record;
     if ((*values)[i].has_value()) {
       absl::StatusOr<UrlRecord> decoded = storage::DecodeUrlRecord(*(*values)[i]);
       if (decoded.ok()) record = *std::move(decoded);
     }
+    // A re-visit proper (not a retry, which was paid for by the visit it repeats) needs a token;
+    // without one it stays in the due index, and so do the re-visits due after it.
+    const bool revisit = record.has_value() && record->status == UrlStatus::kWaiting &&
+                         record->fetch_count > 0 && record->attempts == 0;
+    if (revisit && !revisit_budget_.TryTake(now)) {
+      held_from = std::min(held_from, due[i].due);
+      continue;
+    }
+    batch.Delete(storage::kDueFamily, due[i].key);
     if (!record.has_value() || record->status != UrlStatus::kWaiting ||
         record->host_id >= hosts_.size() ||
         storage::DueKeyPrefix(record->next_visit) != storage::DueKeyPrefix(due[i].due)) {
@@ -1071,10 +1016,22 @@ absl::Status Frontier::PromoteDueLocked() {
     ++state.queued;
     state.cursor = std::min(state.cursor, pos);
     ++promoted;
+    if (record->fetch_count > 0) ++revisits;
+    // Everything before the scan position that is still in the due index was held back.
+    if (revisit && rescan && due[i].due < due_scanned_until_) {
+      ++waited;
+      wait += now - due[i].due;
+    }
   }
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
-  due_scanned_until_ = exhausted ? now : due.back().due;
+  // A rescan never moves the scan position back: the entries it passed were scanned before.
+  due_scanned_until_ = std::max(rescan ? due_scanned_until_ : absl::InfinitePast(),
+                                exhausted ? now : due.back().due);
+  revisits_held_from_ = rescan ? held_from : std::min(revisits_held_from_, held_from);
+  revisits_queued_ += revisits;
   counters_.due_promoted += promoted;
+  counters_.revisits_waited += waited;
+  counters_.revisit_wait_seconds += absl::ToDoubleSeconds(wait);
   return absl::OkStatus();
 }
 
@@ -1112,6 +1069,7 @@ FrontierStats Frontier::Stats() const {
   stats.pages_completed = totals_.pages;
   stats.next_ready_time = ready_.empty() ? absl::InfiniteFuture() : ready_.begin()->first;
   stats.exhausted = ExhaustedLocked();
+  stats.revisit_budget_visits_per_day = revisit_budget_.visits_per_day();
   return stats;
 }
 

@@ -66,6 +66,7 @@
 #include "services/frontier/focus_selector.h"
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_options.h"
+#include "services/frontier/revisit_budget.h"
 #include "services/frontier/seen_cache.h"
 #include "services/frontier/storage_format.h"
 #include "services/frontier/url_record.h"
@@ -80,6 +81,8 @@ class Frontier {
   // Opens the frontier kept in `store`: validates `options`, checks the format version, rebuilds
   // the host table from the hosts family (time and memory grow with hosts) and puts every lease
   // left by a previous process back into its queue.
+  // A re-visit rate histogram that does not decode is rebuilt from the URL records (a scan of
+  // every URL) and reported in OpenWarnings.
   // Errors: kInvalidArgument (options), kFailedPrecondition (missing column family, unknown
   // format version), kDataLoss (corrupt records), kResourceExhausted (the seen cache's table
   // cannot be mapped), or the store's error.
@@ -129,12 +132,20 @@ class Frontier {
   // Re-tunes the re-visit policy with the fleet-wide summary (for "optimal": solves mu for the
   // collection's budget over fleet.rates); later completions use it. The scheduler calls it
   // whenever the budget or the estimates have moved. kFailedPrecondition if re-visiting is off.
+  // It also sets this partition's hard cap on re-visits (RevisitOptions::budget_burst): the
+  // collection's budget split by page count, budget x (this partition's histogram pages +
+  // pending first visits) / fleet.page_count, so the partitions' shares add up to the budget
+  // (the whole budget when fleet.page_count is 0).
   absl::Status RetuneRevisits(const recrawl::FleetSummary& fleet);
 
   // The stored state of one URL; kNotFound if it was never accepted.
   absl::StatusOr<UrlRecord> LookupUrl(std::string_view canonical_url) const;
 
   FrontierStats Stats() const;
+
+  // What Open found wrong and repaired, one line each, for the owner's log (e.g. a re-visit
+  // rate histogram that did not decode, rebuilt from the URL records). Constant after Open.
+  const std::vector<std::string>& OpenWarnings() const { return open_warnings_; }
 
   // True when nothing more will be leased: no URL in flight and no queued or waiting URL
   // under an unexhausted budget. The standalone crawl stops here.
@@ -205,6 +216,9 @@ class Frontier {
     uint64_t fingerprint = 0;
     std::string etag;
     uint64_t length = 0;
+    // The previous visit's time and HTTP status.
+    absl::Time fetch_time = absl::InfinitePast();
+    int http_status = 0;
   };
   struct RevisitPlan {
     absl::Time due;
@@ -226,6 +240,20 @@ class Frontier {
                               const std::string& url, UrlRecord& record, RevisitFleet& fleet)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // The histogram of the rate estimates in every URL record (a full scan of the URLs family).
+  absl::StatusOr<recrawl::RateHistogram> RebuildRateHistogramLocked() const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Queued or leased URLs never visited (GetRevisitStatus::pending_urls).
+  uint64_t PendingFirstVisitsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After a final outcome without content for a page in the re-visit fleet (its record has a
+  // visit history): the page stopped working. A 404 or 410 after a 404 or 410, or a URL now out
+  // of scope, leaves the fleet (its estimate leaves `fleet`'s histogram, its history is
+  // cleared): returns nullopt. Anything else (errors after their retries, redirects, robots
+  // denials) is re-visited after twice the time since the previous visit, clamped to the
+  // interval bounds: the page's interval doubles with each consecutive failure.
+  std::optional<absl::Time> ScheduleFailedRevisit(const FetchOutcome& outcome,
+                                                  const PreviousContent& previous,
+                                                  UrlRecord& record, RevisitFleet& fleet) const;
   bool ExhaustedLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Focused collections: the hosts the bandit may pull, then its choices for up to `budget`
   // URLs (at most `max_per_host` per host) as (host, count).
@@ -240,6 +268,8 @@ class Frontier {
   const FrontierOptions options_;
   kv::KvStore& store_;
   const Clock& clock_;
+
+  std::vector<std::string> open_warnings_;  // written by Open only
 
   mutable absl::Mutex mu_;
   // Indexed by host id (ids are dense: assigned from a persisted counter, never reused). A
@@ -261,6 +291,14 @@ class Frontier {
   // meta family with every batch that changes it).
   std::unique_ptr<recrawl::RevisitPolicy> revisit_policy_ ABSL_GUARDED_BY(mu_);
   RevisitFleet revisit_fleet_ ABSL_GUARDED_BY(mu_);
+  RevisitBudget revisit_budget_ ABSL_GUARDED_BY(mu_);
+  // Due re-visits held back by revisit_budget_ are all at or after this time in the due index
+  // (InfiniteFuture: none held); promotion rescans from here once a token is available.
+  absl::Time revisits_held_from_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
+  // Re-visits (URLs visited before) queued or leased: GetRevisitStatus leaves them out of
+  // pending_urls, as they are in the histogram already. In memory: after a restart the
+  // re-visits queued at the time count as pending until they complete.
+  uint64_t revisits_queued_ ABSL_GUARDED_BY(mu_) = 0;
   FrontierStats counters_ ABSL_GUARDED_BY(mu_);  // only the "since opened" counters are used
   // The focused collection's bandit; null unless options_.focus.enabled.
   std::unique_ptr<FocusSelector> focus_ ABSL_GUARDED_BY(mu_);

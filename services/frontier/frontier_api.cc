@@ -29,6 +29,9 @@ absl::Status ValidateRevisitOptions(const RevisitOptions& revisit) {
     return absl::InvalidArgumentError(
         "revisit intervals must satisfy 0 < min_interval <= max_interval");
   }
+  if (revisit.budget_burst < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("revisit budget_burst must be >= 0");
+  }
   if (revisit.history_capacity < 1 ||
       revisit.history_capacity > recrawl::VisitHistory::kMaxCapacity) {
     return absl::InvalidArgumentError("revisit history_capacity must be in [1, 64]");

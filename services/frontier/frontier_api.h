@@ -31,7 +31,12 @@ namespace crawler::frontier {
 // change_threshold_bits; a 304 is unchanged), asks the policy for the next interval and clamps
 // it to [min_interval, max_interval]. The policy's fleet-wide parameters (for "optimal": the
 // multiplier mu that spends the re-visit budget) come from the scheduler (Frontier::
-// RetuneRevisits). Redirects, errors and robots-denied URLs are not re-visited.
+// RetuneRevisits). A URL whose first visit ends in a redirect, an error or a robots denial is
+// not re-visited. A page that held content and then fails (an error after its retries, a
+// redirect, a robots denial) stays in the re-visit fleet, re-visited after twice the time since
+// its previous visit (doubling per consecutive failure, within the interval bounds); a 404 or
+// 410 twice in a row, or a URL now out of scope, leaves the fleet and its rate histogram. A
+// redirect's target is re-visited as its own URL (it comes in through AddUrls).
 struct RevisitOptions {
   bool enabled = false;
   // A lib/recrawl policy name (policy_factory.h): optimal, uniform, proportional, fixed, nutch,
@@ -48,6 +53,13 @@ struct RevisitOptions {
   int history_capacity = 32;
   // SimHash bits that make a visit "changed" (lib/fingerprint/change_detection.h), [0, 64].
   int change_threshold_bits = 7;
+  // The re-visit budget is a hard cap (revisit_budget.h): this partition's share of the
+  // collection's budget (set by RetuneRevisits) accrues as tokens, and a re-visit that is due
+  // when none is left waits in the due index, first due first. `budget_burst` is how much of
+  // the budget may be saved up and spent at once: longer smooths bursts of due pages, shorter
+  // holds the measured spend closer to the budget over short stretches. >= 0 (at least one
+  // visit is always allowed). Not in the collection config: a server-wide setting.
+  absl::Duration budget_burst = absl::Hours(1);
 
   friend bool operator==(const RevisitOptions&, const RevisitOptions&) = default;
 };
@@ -199,8 +211,9 @@ struct RevisitStatus {
   // observed rate, which centres the estimators' prior).
   double changes_seen = 0;
   double days_observed = 0;
-  // URLs queued or leased, not yet in the histogram if they were never visited: with
-  // rates.page_count() the size of the fleet while the crawl still discovers pages.
+  // URLs queued or leased for their first visit (re-visits, already in the histogram, are not
+  // counted): with rates.page_count() the size of the fleet while the crawl still discovers
+  // pages.
   uint64_t pending_urls = 0;
 
   friend bool operator==(const RevisitStatus&, const RevisitStatus&) = default;
@@ -242,6 +255,13 @@ struct FrontierStats {
   uint64_t revisits_scheduled = 0;  // visits after which a URL went back to the due index
   uint64_t changes_detected = 0;    // of those, visits that found the content changed
   uint64_t due_promoted = 0;  // due-index entries moved back into host queues
+  // Re-visits that were due while this partition's budget had no token left, and their waits
+  // in total (from the due time to the release into the host queue).
+  uint64_t revisits_waited = 0;
+  double revisit_wait_seconds = 0;
+  // This partition's share of the collection's re-visit budget (the cap); 0 before the
+  // scheduler's first tuning (no cap yet). Summed over partitions: the collection's budget.
+  double revisit_budget_visits_per_day = 0;
   uint64_t repairs = 0;       // inconsistent entries found and fixed (should stay 0)
   // Focused collections (FrontierOptions::focus): pages the bandit was told of, the new external
   // links they brought, and how often it was rebuilt for hosts joining or leaving the game.

@@ -225,6 +225,9 @@ absl::StatusOr<FrontierStats> RoutedFrontierClient::Stats() {
     sum.revisits_scheduled += s->revisits_scheduled;
     sum.changes_detected += s->changes_detected;
     sum.due_promoted += s->due_promoted;
+    sum.revisits_waited += s->revisits_waited;
+    sum.revisit_wait_seconds += s->revisit_wait_seconds;
+    sum.revisit_budget_visits_per_day += s->revisit_budget_visits_per_day;
     sum.repairs += s->repairs;
     sum.focus_pulls += s->focus_pulls;
     sum.focus_reward += s->focus_reward;

@@ -24,10 +24,15 @@ std::string FormatProgress(absl::Duration elapsed, double rate, const CrawlTotal
     absl::StrAppendFormat(
         &text,
         "  revisits: pages %.0f  re-visits %llu  changes seen %llu  observed rate "
-        "%.3g/d  budget %.3g/d  mu %s  expected freshness %s\n",
+        "%.3g/d  budget %.3g/d  waited %llu (mean %s)  mu %s  expected freshness %s\n",
         tuning->pages, static_cast<unsigned long long>(frontier.revisits_scheduled),
         static_cast<unsigned long long>(frontier.changes_detected), tuning->observed_rate_per_day,
-        tuning->budget_visits_per_day,
+        tuning->budget_visits_per_day, static_cast<unsigned long long>(frontier.revisits_waited),
+        frontier.revisits_waited > 0
+            ? absl::FormatDuration(absl::Trunc(
+                  absl::Seconds(frontier.revisit_wait_seconds / frontier.revisits_waited),
+                  absl::Seconds(1)))
+            : std::string("-"),
         tuning->mu.has_value() ? absl::StrFormat("%.3g", *tuning->mu) : "-",
         tuning->expected_freshness.has_value()
             ? absl::StrFormat("%.3f", *tuning->expected_freshness)

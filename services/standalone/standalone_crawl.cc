@@ -282,6 +282,9 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
       ",\n  \"stopped_by_run_for\": ", stopped_by_run_for ? "true" : "false",
       ",\n  \"revisits_scheduled\": ", fs.revisits_scheduled,
       ",\n  \"changes_detected\": ", fs.changes_detected,
+      ",\n  \"revisits_waited\": ", fs.revisits_waited,
+      ",\n  \"revisit_wait_seconds\": ", fs.revisit_wait_seconds,
+      ",\n  \"revisit_budget_visits_per_day\": ", fs.revisit_budget_visits_per_day,
       ",\n  \"partitions\": ", p.config.partitions,
       ",\n  \"outlinks_routed\": ", routed,
       ",\n  \"outlinks_exchanged\": ", exchanged,
@@ -382,6 +385,9 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
     absl::StatusOr<std::unique_ptr<frontier::Frontier>> frontier =
         frontier::Frontier::Open(FrontierOptionsFor(c, k), *p->stores.back(), clock);
     if (!frontier.ok()) return frontier.status();
+    for (const std::string& warning : (*frontier)->OpenWarnings()) {
+      std::fprintf(stderr, "crawl: %s\n", warning.c_str());
+    }
     p->frontiers.push_back(*std::move(frontier));
     p->locals.push_back(std::make_unique<frontier::LocalFrontierClient>(*p->frontiers.back()));
   }

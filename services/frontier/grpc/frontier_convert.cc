@@ -613,6 +613,9 @@ v1::FrontierStats ToProto(const FrontierStats& stats) {
   p.set_revisits_scheduled(stats.revisits_scheduled);
   p.set_changes_detected(stats.changes_detected);
   p.set_due_promoted(stats.due_promoted);
+  p.set_revisits_waited(stats.revisits_waited);
+  p.set_revisit_wait_seconds(stats.revisit_wait_seconds);
+  p.set_revisit_budget_visits_per_day(stats.revisit_budget_visits_per_day);
   p.set_repairs(stats.repairs);
   p.set_exhausted(stats.exhausted);
   return p;
@@ -648,6 +651,9 @@ absl::StatusOr<FrontierStats> FromProto(const v1::FrontierStats& p, std::string_
   stats.revisits_scheduled = p.revisits_scheduled();
   stats.changes_detected = p.changes_detected();
   stats.due_promoted = p.due_promoted();
+  stats.revisits_waited = p.revisits_waited();
+  stats.revisit_wait_seconds = p.revisit_wait_seconds();
+  stats.revisit_budget_visits_per_day = p.revisit_budget_visits_per_day();
   stats.repairs = p.repairs();
   stats.exhausted = p.exhausted();
   return stats;

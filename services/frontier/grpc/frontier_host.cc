@@ -1,5 +1,6 @@
 #include "services/frontier/grpc/frontier_host.h"
 
+#include <cstdio>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -162,6 +163,9 @@ absl::StatusOr<FrontierHost::Collection> FrontierHost::OpenCore(
       WithCollection(options_.base, settings, options_.partition_index, options_.partition_count),
       *shared_store, clock_);
   if (!core.ok()) return core.status();
+  for (const std::string& warning : (*core)->OpenWarnings()) {
+    std::fprintf(stderr, "%s (collection %s)\n", warning.c_str(), settings.name.c_str());
+  }
   auto closed = std::make_shared<absl::Notification>();
   // The last handle closes the core, then its store, then tells Close.
   std::shared_ptr<Frontier> handle(

@@ -462,6 +462,10 @@ absl::StatusOr<v1::CollectionStats> CollectionManager::Stats(const std::string& 
     out.set_in_flight_urls(out.in_flight_urls() + s->in_flight_urls);
     out.set_seen_urls(out.seen_urls() + s->seen_urls);
     out.set_hosts(out.hosts() + s->hosts);
+    out.set_revisits_waited(out.revisits_waited() + s->revisits_waited);
+    out.set_revisit_wait_seconds(out.revisit_wait_seconds() + s->revisit_wait_seconds);
+    out.set_revisit_budget_visits_per_day(out.revisit_budget_visits_per_day() +
+                                          s->revisit_budget_visits_per_day);
     exhausted = exhausted && s->exhausted;
   }
   out.set_exhausted(exhausted);

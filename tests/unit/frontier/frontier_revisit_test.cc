@@ -12,6 +12,7 @@
 #include "lib/clock/fake_clock.h"
 #include "lib/recrawl/page_state.h"
 #include "services/common/kv/in_memory_kv_store.h"
+#include "services/common/kv/write_batch.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/frontier_options.h"
 
@@ -305,6 +306,138 @@ TEST_F(FrontierRevisitTest, OptionsAreValidated) {
   options.revisit.max_interval = absl::Hours(1);
   EXPECT_EQ(Frontier::Open(options, store_, clock_).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// The budget is a cap: ten pages due at once under a budget of 24 re-visits a day with no
+// burst go out one per hour, first due first; a new URL is not held; the waits are counted.
+TEST_F(FrontierRevisitTest, BudgetCapsRevisitsAndCountsTheWaits) {
+  FrontierOptions options = Revisiting();
+  options.revisit.budget_burst = absl::ZeroDuration();
+  Open(options);
+  std::vector<UrlToAdd> urls;
+  for (int k = 0; k < 10; ++k) urls.push_back(U("h" + std::to_string(k) + ".test", "/"));
+  ASSERT_TRUE(frontier_->AddUrls(urls).ok());
+  auto complete = [&](const std::vector<LeasedTask>& tasks) {
+    std::vector<FetchOutcome> outcomes;
+    for (const LeasedTask& task : tasks) {
+      outcomes.push_back({.lease_id = task.lease_id,
+                          .outcome = OutcomeClass::kFetched,
+                          .http_status = 200,
+                          .content_fingerprint = 7,
+                          .content_length = 10});
+    }
+    ASSERT_TRUE(frontier_->Complete(outcomes).ok());
+  };
+  complete(LeaseAll());
+  RevisitStatus status = frontier_->GetRevisitStatus();
+  ASSERT_TRUE(frontier_
+                  ->RetuneRevisits(recrawl::FleetSummary{
+                      .budget_visits_per_day = 24, .page_count = 10, .rates = &status.rates})
+                  .ok());
+  EXPECT_DOUBLE_EQ(frontier_->Stats().revisit_budget_visits_per_day, 24);
+  clock_.Advance(absl::Hours(2));  // every page is due (hourly, first re-visit spread)
+  std::vector<LeasedTask> first = LeaseAll();
+  ASSERT_EQ(first.size(), 1u);  // the one token the bucket starts with
+  complete(first);
+  EXPECT_TRUE(LeaseAll().empty());
+  ASSERT_TRUE(frontier_->AddUrls({U("new.test", "/")}).ok());
+  std::vector<LeasedTask> fresh = LeaseAll();
+  ASSERT_EQ(fresh.size(), 1u);  // a first visit needs no token
+  EXPECT_EQ(fresh[0].host_key, "new.test");
+  complete(fresh);
+  for (int hour = 0; hour < 9; ++hour) {
+    clock_.Advance(absl::Hours(1));
+    std::vector<LeasedTask> next = LeaseAll();
+    ASSERT_EQ(next.size(), 1u) << hour;
+    complete(next);
+  }
+  const FrontierStats stats = frontier_->Stats();
+  EXPECT_EQ(stats.revisits_waited, 9u);
+  // Due within the first hour (spread), released 3..11 hours after the first visits.
+  EXPECT_GE(stats.revisit_wait_seconds, (63 - 9) * 3600);
+  EXPECT_LE(stats.revisit_wait_seconds, (63 - 9 * 10.0 / 60) * 3600);
+}
+
+// The histogram in the meta family is a summary of the URL records: when it does not decode,
+// Open rebuilds it from them (and says so) instead of refusing to open.
+TEST_F(FrontierRevisitTest, CorruptRateHistogramIsRebuiltFromTheUrlRecords) {
+  Open(Revisiting("optimal"));
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/"), U("b.test", "/"), U("c.test", "/")}).ok());
+  for (int round = 0; round < 3; ++round) {
+    std::vector<FetchOutcome> outcomes;
+    for (const LeasedTask& task : LeaseAll()) {
+      outcomes.push_back({.lease_id = task.lease_id,
+                          .outcome = OutcomeClass::kFetched,
+                          .http_status = 200,
+                          .content_fingerprint = task.host_key == "a.test" ? 1u + round : 9u});
+    }
+    ASSERT_TRUE(frontier_->Complete(outcomes).ok());
+    clock_.Advance(absl::Hours(49));
+  }
+  const recrawl::RateHistogram original = frontier_->GetRevisitStatus().rates;
+  ASSERT_EQ(original.page_count(), 3);
+  EXPECT_TRUE(frontier_->OpenWarnings().empty());
+  frontier_.reset();
+  kv::WriteBatch batch;
+  batch.Put(storage::kMetaFamily, storage::kMetaRevisitRatesKey, "not a histogram");
+  ASSERT_TRUE(store_.Write(batch).ok());
+  Open(Revisiting("optimal"));
+  ASSERT_EQ(frontier_->OpenWarnings().size(), 1u);
+  EXPECT_NE(frontier_->OpenWarnings()[0].find("rebuilt from the URL records (3 pages)"),
+            std::string::npos)
+      << frontier_->OpenWarnings()[0];
+  // Equal up to the rounding left by the Remove/Add pairs of the incremental histogram.
+  const recrawl::RateHistogram rebuilt = frontier_->GetRevisitStatus().rates;
+  EXPECT_EQ(rebuilt.page_count(), original.page_count());
+  EXPECT_EQ(rebuilt.static_pages(), original.static_pages());
+  EXPECT_NEAR(rebuilt.total_rate(), original.total_rate(), 1e-9);
+  ASSERT_EQ(rebuilt.bins().size(), original.bins().size());
+  for (size_t i = 0; i < original.bins().size(); ++i) {
+    EXPECT_NEAR(rebuilt.bins()[i].pages, original.bins()[i].pages, 1e-9) << i;
+    EXPECT_NEAR(rebuilt.bins()[i].rate_sum, original.bins()[i].rate_sum, 1e-9) << i;
+  }
+  Open(Revisiting("optimal"));  // the rebuilt histogram was written back
+  EXPECT_TRUE(frontier_->OpenWarnings().empty());
+}
+
+// A page that held content and stops working: an error after its retries (or a redirect) keeps
+// it in the fleet, re-visited after twice the time since its previous visit; a 404 twice in a
+// row takes it out, histogram included.
+TEST_F(FrontierRevisitTest, PagesThatStopWorkingBackOffAndLeaveAfterTwoNotFound) {
+  FrontierOptions options = Revisiting();
+  options.max_attempts = 1;  // an error is final at once
+  Open(options);
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/page")}).ok());
+  const std::string url = "http://a.test/page";
+  Visit(OutcomeClass::kFetched, 1);
+  ASSERT_EQ(frontier_->GetRevisitStatus().rates.page_count(), 1);
+  auto fail = [&](OutcomeClass outcome, int status) {
+    clock_.Advance(frontier_->LookupUrl(url)->next_visit - clock_.Now());
+    std::vector<LeasedTask> tasks = LeaseAll();
+    ASSERT_EQ(tasks.size(), 1u);
+    ASSERT_TRUE(frontier_
+                    ->Complete({FetchOutcome{
+                        .lease_id = tasks[0].lease_id, .outcome = outcome, .http_status = status}})
+                    .ok());
+  };
+  absl::Time previous = clock_.Now();
+  fail(OutcomeClass::kHttpError, 503);
+  UrlRecord record = *frontier_->LookupUrl(url);
+  ASSERT_EQ(record.status, UrlStatus::kWaiting);
+  const absl::Duration first = record.next_visit - record.fetch_time;
+  EXPECT_EQ(first, 2 * (clock_.Now() - previous));
+  previous = clock_.Now();
+  fail(OutcomeClass::kRedirect, 301);
+  record = *frontier_->LookupUrl(url);
+  ASSERT_EQ(record.status, UrlStatus::kWaiting);
+  EXPECT_EQ(record.next_visit - record.fetch_time, 2 * first);  // doubled again
+  EXPECT_EQ(frontier_->GetRevisitStatus().rates.page_count(), 1);
+  fail(OutcomeClass::kHttpError, 404);
+  ASSERT_EQ(frontier_->LookupUrl(url)->status, UrlStatus::kWaiting);  // once may be a blip
+  fail(OutcomeClass::kHttpError, 404);
+  EXPECT_EQ(frontier_->LookupUrl(url)->status, UrlStatus::kDone);
+  EXPECT_EQ(frontier_->GetRevisitStatus().rates.page_count(), 0);
+  EXPECT_TRUE(frontier_->IsExhausted());
 }
 
 }  // namespace

@@ -138,5 +138,67 @@ TEST(SchedulerRevisitTest, PartitionsSpendTheBudgetTogether) {
   EXPECT_NEAR(visits_per_day, budget, 0.15 * budget);
 }
 
+// Every page visited once and its re-visit queued (promoted from the due index): the fleet is
+// the pages in the histogram, not those plus the same pages again as pending URLs. Uniform
+// spaces re-visits by page_count / budget, so a double count doubles the interval.
+TEST(SchedulerRevisitTest, PagesQueuedForARevisitAreCountedOnce) {
+  Collection c = Revisiting(10);  // 10 pages: one re-visit a day each
+  c.revisit.options.policy = "uniform";
+  std::unique_ptr<Scheduler> s = Scheduler::Create(c, {}).value();
+  FakeClock clock;
+  clock.Advance(absl::FromUnixSeconds(1'800'000'000) - clock.Now());
+  Partition p(c, clock);
+  std::vector<frontier::UrlToAdd> urls;
+  for (int k = 0; k < 10; ++k) {
+    const std::string host = absl::StrCat("h", k, ".test");
+    urls.push_back({.canonical_url = absl::StrCat("http://", host, "/"), .host_key = host});
+  }
+  ASSERT_TRUE(p.frontier->AddUrls(urls).ok());
+  auto complete = [&](const std::vector<frontier::LeasedTask>& tasks) {
+    std::vector<frontier::FetchOutcome> outcomes;
+    for (const frontier::LeasedTask& task : tasks) {
+      outcomes.push_back({.lease_id = task.lease_id,
+                          .outcome = frontier::OutcomeClass::kFetched,
+                          .http_status = 200,
+                          .content_fingerprint = 0x1234,
+                          .content_length = 100});
+    }
+    EXPECT_TRUE(p.frontier->Complete(outcomes).ok());
+  };
+  const std::vector<frontier::LeasedTask> first = p.frontier->Lease(1000, 1000).value();
+  ASSERT_EQ(first.size(), 10u);
+  complete(first);
+  clock.Advance(absl::Hours(24 * 30));  // every first re-visit is due
+  std::vector<frontier::LeasedTask> leased = p.frontier->Lease(1000, 1000).value();
+  ASSERT_EQ(leased.size(), 10u);
+  EXPECT_EQ(p.frontier->GetRevisitStatus().pending_urls, 0u);
+  ASSERT_TRUE(s->TuneRevisits({p.client.get()}).ok());
+  complete(leased);
+  const frontier::UrlRecord record = p.frontier->LookupUrl("http://h0.test/").value();
+  EXPECT_NEAR(absl::ToDoubleHours(record.next_visit - record.fetch_time), 24, 0.01);
+}
+
+// The re-visit budget is split between the partitions by their page counts: 30 pages and 10
+// pages share 100 visits a day as 75 and 25, and the shares add up to the budget.
+TEST(SchedulerRevisitTest, PartitionsCapsAreSharesOfTheBudgetByPageCount) {
+  Collection c = Revisiting(100);
+  std::unique_ptr<Scheduler> s = Scheduler::Create(c, {}).value();
+  FakeClock clock;
+  Partition p0(c, clock);
+  Partition p1(c, clock);
+  EXPECT_EQ(p0.frontier->Stats().revisit_budget_visits_per_day, 0);  // no cap before tuning
+  for (Partition* p : {&p0, &p1}) {
+    std::vector<frontier::UrlToAdd> urls;
+    for (int k = 0; k < (p == &p0 ? 30 : 10); ++k) {
+      const std::string host = absl::StrCat("h", k, p == &p0 ? ".a.test" : ".b.test");
+      urls.push_back({.canonical_url = absl::StrCat("http://", host, "/"), .host_key = host});
+    }
+    ASSERT_TRUE(p->frontier->AddUrls(urls).ok());
+  }
+  ASSERT_TRUE(s->TuneRevisits({p0.client.get(), p1.client.get()}).ok());
+  EXPECT_DOUBLE_EQ(p0.frontier->Stats().revisit_budget_visits_per_day, 75);
+  EXPECT_DOUBLE_EQ(p1.frontier->Stats().revisit_budget_visits_per_day, 25);
+}
+
 }  // namespace
 }  // namespace crawler::scheduler

@@ -1,0 +1,189 @@
+// The re-visit side of Frontier (DESIGN.md §7): scheduling a page's next visit after a content
+// outcome, and the fleet state the scheduler reads and tunes. Split from frontier.cc only for
+// size; the class contract is in frontier.h.
+#include <algorithm>
+#include <memory>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "lib/fingerprint/change_detection.h"
+#include "lib/http/http_date.h"
+#include "lib/recrawl/page_state.h"
+#include "services/common/kv/kv_store.h"
+#include "services/frontier/frontier.h"
+#include "services/frontier/storage_format.h"
+
+namespace crawler::frontier {
+namespace {
+
+// A number in (0, 1] that depends only on `text` (FNV-1a, then a murmur-style finaliser), the
+// same in every process and on every machine.
+double UnitPhase(std::string_view text) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const char c : text) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return (static_cast<double>(h >> 11) + 1.0) / 9007199254740992.0;  // 2^53
+}
+
+
+}  // namespace
+
+Frontier::RevisitPlan Frontier::ScheduleRevisit(const FetchOutcome& outcome,
+                                                const PreviousContent& previous,
+                                                const std::string& url, UrlRecord& record,
+                                                RevisitFleet& fleet) {
+  const RevisitOptions& revisit = options_.revisit;
+  recrawl::PageRevisitState page{.history = recrawl::VisitHistory(revisit.history_capacity)};
+  bool in_histogram = false;
+  if (!record.visit_history.empty()) {
+    // A state that does not decode (a newer format, corruption) restarts the page's history:
+    // re-visiting it is still right, only the evidence is lost.
+    absl::StatusOr<recrawl::PageRevisitState> decoded =
+        recrawl::PageRevisitState::Decode(record.visit_history);
+    if (decoded.ok()) {
+      page = *std::move(decoded);
+      in_histogram = page.history.last_visit().has_value();
+    } else {
+      ++counters_.repairs;
+    }
+  }
+
+  // Changed or not (DESIGN.md §7): a 304 is unchanged; otherwise the SimHash decides, and only
+  // pages without one (not HTML, too little text) fall back to the validators or the length.
+  bool changed = false;
+  if (outcome.outcome != OutcomeClass::kNotModified) {
+    if (previous.fingerprint != 0 && outcome.content_fingerprint != 0) {
+      changed = fingerprint::SignificantlyChanged(fingerprint::SimHash64(previous.fingerprint),
+                                                  fingerprint::SimHash64(outcome.content_fingerprint),
+                                                  revisit.change_threshold_bits);
+    } else if (!previous.etag.empty() && !outcome.etag.empty()) {
+      changed = previous.etag != outcome.etag;
+    } else {
+      changed = previous.length != outcome.content_length;
+    }
+  }
+  const std::optional<absl::Time> last_modified = http::ParseHttpDate(record.last_modified);
+  page.history.Record(record.fetch_time, changed, last_modified);
+  if (in_histogram) {
+    // A re-visit (the first visit only anchors the history): evidence of the fleet's rate.
+    fleet.changes_seen += page.history.latest().changed ? 1 : 0;
+    fleet.days_observed += page.history.latest().interval_days();
+  }
+
+  const double now_days = absl::ToDoubleSeconds(record.fetch_time - absl::UnixEpoch()) /
+                          recrawl::kSecondsPerDay;
+  const recrawl::Decision decision =
+      revisit_policy_->Decide(recrawl::PageView{.history = page.history, .now_days = now_days},
+                              page.policy);
+  if (in_histogram) fleet.rates.Remove(page.policy.rate_per_day);
+  page.policy = decision.state;
+  fleet.rates.Add(page.policy.rate_per_day);
+  record.visit_history = page.Encode();
+
+  absl::Duration interval = revisit.max_interval;
+  if (std::isfinite(decision.next_visit_in_days)) {
+    interval = absl::Seconds(decision.next_visit_in_days * recrawl::kSecondsPerDay);
+    // The first re-visit at a phase in (0, 1] of the interval (hash of the URL, deterministic):
+    // pages discovered together then come back spread out, not as one burst per interval.
+    if (!in_histogram) {
+      interval *= UnitPhase(url);
+    }
+  }
+  interval = std::clamp(interval, revisit.min_interval, revisit.max_interval);
+  return RevisitPlan{.due = record.fetch_time + interval,
+                     .changed = changed && page.history.size() > 0};
+}
+
+absl::StatusOr<recrawl::RateHistogram> Frontier::RebuildRateHistogramLocked() const {
+  recrawl::RateHistogram rates;
+  absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
+      store_.NewIterator(storage::kUrlsFamily, "", "");
+  if (!it.ok()) return it.status();
+  for (; (*it)->Valid(); (*it)->Next()) {
+    absl::StatusOr<UrlRecord> record = storage::DecodeUrlRecord((*it)->value());
+    if (!record.ok() || record->visit_history.empty()) continue;
+    absl::StatusOr<recrawl::PageRevisitState> page =
+        recrawl::PageRevisitState::Decode(record->visit_history);
+    // The same rule as ScheduleRevisit's: a page is in the histogram once it has a visit.
+    if (page.ok() && page->history.last_visit().has_value()) {
+      rates.Add(page->policy.rate_per_day);
+    }
+  }
+  if (absl::Status status = (*it)->status(); !status.ok()) return status;
+  return rates;
+}
+
+uint64_t Frontier::PendingFirstVisitsLocked() const {
+  const uint64_t queued = totals_.queued + totals_.in_flight;
+  return queued > revisits_queued_ ? queued - revisits_queued_ : 0;
+}
+
+std::optional<absl::Time> Frontier::ScheduleFailedRevisit(const FetchOutcome& outcome,
+                                                          const PreviousContent& previous,
+                                                          UrlRecord& record,
+                                                          RevisitFleet& fleet) const {
+  auto gone = [](int status) { return status == 404 || status == 410; };
+  if ((gone(outcome.http_status) && gone(previous.http_status)) ||
+      outcome.outcome == OutcomeClass::kOutOfScope) {
+    // Twice in a row: not a blip. The optimal solve must not spend budget on it any more.
+    absl::StatusOr<recrawl::PageRevisitState> page =
+        recrawl::PageRevisitState::Decode(record.visit_history);
+    if (page.ok() && page->history.last_visit().has_value()) {
+      fleet.rates.Remove(page->policy.rate_per_day);
+    }
+    record.visit_history.clear();
+    return std::nullopt;
+  }
+  // The previous visit may itself have failed: doubling the time since it doubles the interval
+  // per consecutive failure, starting from the page's own interval, without a stored counter.
+  const absl::Duration interval = std::clamp(2 * (record.fetch_time - previous.fetch_time),
+                                             options_.revisit.min_interval,
+                                             options_.revisit.max_interval);
+  return record.fetch_time + interval;
+}
+
+RevisitStatus Frontier::GetRevisitStatus() const {
+  absl::MutexLock lock(&mu_);
+  RevisitStatus status;
+  status.enabled = revisit_policy_ != nullptr;
+  if (status.enabled) status.policy = std::string(revisit_policy_->name());
+  status.rates = revisit_fleet_.rates;
+  status.changes_seen = revisit_fleet_.changes_seen;
+  status.days_observed = revisit_fleet_.days_observed;
+  status.pending_urls = PendingFirstVisitsLocked();
+  return status;
+}
+
+absl::Status Frontier::RetuneRevisits(const recrawl::FleetSummary& fleet) {
+  absl::MutexLock lock(&mu_);
+  if (revisit_policy_ == nullptr) {
+    return absl::FailedPreconditionError("re-visiting is off in this frontier");
+  }
+  if (!(fleet.budget_visits_per_day > 0) || !std::isfinite(fleet.budget_visits_per_day)) {
+    return absl::InvalidArgumentError("re-visit budget must be a positive number");
+  }
+  revisit_policy_->Retune(fleet);
+  double share = fleet.budget_visits_per_day;
+  if (fleet.page_count > 0) {
+    const double local =
+        static_cast<double>(revisit_fleet_.rates.page_count() + PendingFirstVisitsLocked());
+    share = std::min(share, share * local / static_cast<double>(fleet.page_count));
+  }
+  // A partition with no pages yet still gets a trickle, or its first re-visits would wait
+  // for the next tuning.
+  share = std::max(share, fleet.budget_visits_per_day * 1e-6);
+  revisit_budget_.SetRate(share, options_.revisit.budget_burst, clock_.Now());
+  return absl::OkStatus();
+}
+
+}  // namespace crawler::frontier
