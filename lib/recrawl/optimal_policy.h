@@ -41,7 +41,7 @@ class OptimalPolicy final : public RevisitPolicy {
  private:
   OptimalPolicyOptions options_;
   AllocationSolver solver_;
-  GammaPrior prior_;
+  PagePrior prior_;
   Allocation allocation_;
   double uniform_interval_days_ = 1.0;
 };

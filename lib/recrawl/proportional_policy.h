@@ -30,7 +30,7 @@ class ProportionalPolicy final : public RevisitPolicy {
 
  private:
   ProportionalOptions options_;
-  GammaPrior prior_;
+  PagePrior prior_;
   double budget_visits_per_day_ = 0;
   double total_rate_per_day_ = 0;
   double uniform_interval_days_ = 1.0;
