@@ -24,8 +24,7 @@ constexpr double kMaxRate = 1e8;
 struct Score {
   double a = 0;
   double b = 0;
-  std::array<double, VisitHistory::kMaxCapacity> c{};
-  int c_size = 0;
+  const ChangeEvidence* evidence = nullptr;
 
   struct Point {
     double value;
@@ -35,8 +34,8 @@ struct Score {
   Point Evaluate(double lambda) const {
     double s = a / lambda - b;
     double ds = -a / (lambda * lambda);
-    for (int i = 0; i < c_size; ++i) {
-      const double t = c[i];
+    for (int i = 0; i < evidence->untimed_count; ++i) {
+      const double t = evidence->untimed_days[i];
       const double x = lambda * t;
       if (x > 700) continue;  // both terms underflow to 0
       const double em1 = std::expm1(x);
@@ -45,17 +44,22 @@ struct Score {
     }
     return {s, ds * lambda};
   }
-
-  double At(double lambda) const { return Evaluate(lambda).value; }
 };
 
+// Score of `evidence` plus a prior acting as `pseudo_changes` over `pseudo_days`.
+Score ScoreOf(const ChangeEvidence& evidence, double pseudo_changes = 0, double pseudo_days = 0) {
+  return Score{evidence.timed_changes + pseudo_changes, evidence.quiet_days + pseudo_days,
+               &evidence};
+}
+
 double SolveScore(const Score& score, double guess) {
-  if (score.a <= 0 && score.c_size == 0) return 0.0;  // no evidence of any change
-  if (score.b <= 0) return kInfinity;                 // no evidence of any quiet time
+  const ChangeEvidence& evidence = *score.evidence;
+  if (score.a <= 0 && evidence.untimed_count == 0) return 0.0;  // no evidence of any change
+  if (score.b <= 0) return kInfinity;                          // no evidence of any quiet time
   if (!(guess > 0) || !std::isfinite(guess)) {
     double c_days = 0;
-    for (int i = 0; i < score.c_size; ++i) c_days += score.c[i];
-    guess = (score.a + score.c_size) / (score.b + c_days);
+    for (int i = 0; i < evidence.untimed_count; ++i) c_days += evidence.untimed_days[i];
+    guess = (score.a + evidence.untimed_count) / (score.b + c_days);
   }
   // Newton on u = ln(lambda), where S is smooth and monotone. The bracket [u_lo, u_hi] holds the
   // root once both signs were seen; a step that leaves it bisects instead, and while one side is
@@ -92,32 +96,37 @@ double SolveScore(const Score& score, double guess) {
   return std::exp(u);
 }
 
-// `score` plus the observations of a history; Last-Modified is used only if `use_last_modified`.
-Score AddObservations(const VisitHistory& history, bool use_last_modified, Score score) {
+}  // namespace
+
+double ChangeEvidence::LogLikelihood(double lambda) const {
+  double log_l = timed_changes * std::log(lambda) - lambda * quiet_days;
+  for (int i = 0; i < untimed_count; ++i) {
+    log_l += std::log(-std::expm1(-lambda * untimed_days[i]));
+  }
+  return log_l;
+}
+
+ChangeEvidence EvidenceOf(const VisitHistory& history, bool use_last_modified) {
+  ChangeEvidence evidence;
   for (int i = 0; i < history.size(); ++i) {
     const Visit& visit = history[i];
     const double t = visit.interval_days();
     if (!visit.changed) {
-      score.b += t;
+      evidence.quiet_days += t;
       continue;
     }
-    // A Last-Modified equal to the fetch time is what dynamically generated pages send on every
-    // request; it says nothing about when the content changed. One older than the previous visit
-    // contradicts the detected change. Neither is used.
     const bool usable = use_last_modified && visit.has_last_modified &&
                         visit.since_last_modified_seconds > 0 &&
                         visit.since_last_modified_seconds <= visit.interval_seconds;
     if (usable) {
-      score.a += 1;
-      score.b += visit.since_last_modified_seconds / kSecondsPerDay;
+      evidence.timed_changes += 1;
+      evidence.quiet_days += visit.since_last_modified_seconds / kSecondsPerDay;
     } else {
-      score.c[score.c_size++] = t;
+      evidence.untimed_days[evidence.untimed_count++] = t;
     }
   }
-  return score;
+  return evidence;
 }
-
-}  // namespace
 
 double NaiveRate(const VisitHistory& history) {
   const double days = history.total_interval_days();
@@ -139,21 +148,39 @@ double RegularIntervalRate(const VisitHistory& history) {
 }
 
 double MaximumLikelihoodRate(const VisitHistory& history) {
-  return SolveScore(AddObservations(history, /*use_last_modified=*/false, Score{}), 0.0);
+  const ChangeEvidence evidence = EvidenceOf(history, /*use_last_modified=*/false);
+  return SolveScore(ScoreOf(evidence), 0.0);
 }
 
 double LastModifiedRate(const VisitHistory& history) {
-  return SolveScore(AddObservations(history, /*use_last_modified=*/true, Score{}), 0.0);
+  const ChangeEvidence evidence = EvidenceOf(history, /*use_last_modified=*/true);
+  return SolveScore(ScoreOf(evidence), 0.0);
+}
+
+double BiasCorrectedLastModifiedRate(int visits, int changes, double quiet_days) {
+  assert(visits >= 0 && changes >= 0 && changes <= visits && quiet_days >= 0);
+  if (changes == 0 || !(quiet_days > 0)) return 0.0;
+  const double x = changes;
+  const double n = visits;
+  // X = n: ln(1 - X/n) = -infinity and the term is 0.
+  const double correction = changes == visits ? 0.0 : x / (n * std::log1p(-x / n));
+  return std::max(0.0, ((x - 1.0) - correction) / quiet_days);
+}
+
+double BiasCorrectedLastModifiedRate(const VisitHistory& history) {
+  const ChangeEvidence evidence = EvidenceOf(history, /*use_last_modified=*/true);
+  double quiet_days = evidence.quiet_days;
+  for (int i = 0; i < evidence.untimed_count; ++i) quiet_days += evidence.untimed_days[i];
+  return BiasCorrectedLastModifiedRate(history.size(), history.changed_count(), quiet_days);
 }
 
 double BayesianRate(const VisitHistory& history, const GammaPrior& prior,
                     double initial_guess_per_day) {
   assert(prior.shape > 1 && prior.rate_days > 0);
-  Score prior_only;
-  prior_only.a = std::max(prior.shape - 1.0, 1e-9);
-  prior_only.b = std::max(prior.rate_days, 1e-12);
-  return SolveScore(AddObservations(history, /*use_last_modified=*/true, prior_only),
-                    initial_guess_per_day);
+  const ChangeEvidence evidence = EvidenceOf(history, /*use_last_modified=*/true);
+  return SolveScore(
+      ScoreOf(evidence, std::max(prior.shape - 1.0, 1e-9), std::max(prior.rate_days, 1e-12)),
+      initial_guess_per_day);
 }
 
 }  // namespace crawler::recrawl

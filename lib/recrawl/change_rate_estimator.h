@@ -15,9 +15,33 @@
 #ifndef CRAWLER_LIB_RECRAWL_CHANGE_RATE_ESTIMATOR_H_
 #define CRAWLER_LIB_RECRAWL_CHANGE_RATE_ESTIMATOR_H_
 
+#include <array>
+
 #include "lib/recrawl/visit_history.h"
 
 namespace crawler::recrawl {
+
+// What the Poisson likelihood of a history depends on:
+//   L(lambda) = lambda^timed_changes * exp(-lambda * quiet_days)
+//               * prod_{t in untimed_days} (1 - exp(-lambda * t))
+// timed changes are changed visits with a usable Last-Modified (the change happened at a known
+// time); quiet days are the days known to be change-free (unchanged intervals, plus the time since
+// Last-Modified of timed changes); untimed intervals are known only to contain some change.
+struct ChangeEvidence {
+  double timed_changes = 0;
+  double quiet_days = 0;
+  std::array<double, VisitHistory::kMaxCapacity> untimed_days{};
+  int untimed_count = 0;
+
+  // ln L(lambda), for lambda > 0.
+  double LogLikelihood(double lambda) const;
+};
+
+// The evidence of a history. Last-Modified is used only if `use_last_modified`, and only where it
+// is usable: a value equal to the fetch time (what dynamically generated pages send on every
+// request) says nothing about when the content changed, and one older than the previous visit
+// contradicts the detected change.
+ChangeEvidence EvidenceOf(const VisitHistory& history, bool use_last_modified = true);
 
 // Naive estimator X / T (TOIT §4.1): changes detected over the total observed time. Biased low
 // for pages that change more than once per interval. 0 for an empty history.
@@ -48,6 +72,17 @@ double MaximumLikelihoodRate(const VisitHistory& history);
 // the server claims. With Last-Modified on every changed visit this is X / (sum s_i + sum t_j).
 // Returns 0 without changes, +infinity when the likelihood is unbounded.
 double LastModifiedRate(const VisitHistory& history);
+
+// The bias-corrected Last-Modified estimator (TOIT §5.1, "last date of change", regular visits):
+//   lambda = ((X - 1) - X / (n ln(1 - X / n))) / T
+// with n visits, X of them changed and T the days known to be change-free (each changed visit's
+// time since Last-Modified plus each unchanged interval). The plain MLE X / T is biased high for
+// few visits ((X - 1) / T is the unbiased form when every visit changed, X = n); the correction
+// term vanishes as n grows. Changed visits without a usable Last-Modified are counted as changes
+// with their whole interval as quiet time, which errs low. 0 without changes or time.
+double BiasCorrectedLastModifiedRate(const VisitHistory& history);
+// The formula itself. REQUIRES: 0 <= changes <= visits, quiet_days >= 0.
+double BiasCorrectedLastModifiedRate(int visits, int changes, double quiet_days);
 
 // Gamma prior over lambda (changes per day) for BayesianRate(): density ~ lambda^(shape-1) *
 // exp(-rate_days * lambda). It acts like (shape - 1) extra observed changes over rate_days extra

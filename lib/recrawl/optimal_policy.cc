@@ -7,10 +7,10 @@ namespace crawler::recrawl {
 OptimalPolicy::OptimalPolicy(OptimalPolicyOptions options)
     : options_(options),
       solver_(AllocationOptions{options.min_visits_per_day}),
-      prior_(FleetPrior(FleetSummary{}, options.prior_shape)) {}
+      prior_(FleetPagePrior(FleetSummary{}, options.prior_shape)) {}
 
 void OptimalPolicy::Retune(const FleetSummary& fleet) {
-  prior_ = FleetPrior(fleet, options_.prior_shape);
+  prior_ = FleetPagePrior(fleet, options_.prior_shape);
   if (fleet.budget_visits_per_day > 0 && fleet.page_count > 0) {
     uniform_interval_days_ = static_cast<double>(fleet.page_count) / fleet.budget_visits_per_day;
   }

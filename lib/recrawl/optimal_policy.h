@@ -1,7 +1,8 @@
 // OptimalPolicy: the freshness-optimal allocation of Cho & Garcia-Molina (TODS 2003, §5) driven
 // by estimated rates (DESIGN.md §7). Retune() solves the multiplier mu over the fleet's histogram
 // of rate estimates (AllocationSolver); Decide() re-estimates the page's rate from its history
-// (BayesianRate() with a Gamma prior centred on the fleet's mean rate, or the true rate in oracle
+// (PageRate(): the posterior under the fleet's fitted prior when the fleet summary carries one,
+// else BayesianRate() with a Gamma prior centred on the fleet's mean rate; the true rate in oracle
 // runs) and returns 1 / f with f = OptimalFrequency(lambda, weight, mu), O(1) per page. Pages too
 // fast for the budget get f = 0 unless min_visits_per_day keeps them explored. Uses
 // PolicyState::rate_per_day.
@@ -41,7 +42,7 @@ class OptimalPolicy final : public RevisitPolicy {
  private:
   OptimalPolicyOptions options_;
   AllocationSolver solver_;
-  GammaPrior prior_;
+  PagePrior prior_;
   Allocation allocation_;
   double uniform_interval_days_ = 1.0;
 };

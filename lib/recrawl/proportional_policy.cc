@@ -5,10 +5,10 @@
 namespace crawler::recrawl {
 
 ProportionalPolicy::ProportionalPolicy(ProportionalOptions options)
-    : options_(options), prior_(FleetPrior(FleetSummary{}, options.prior_shape)) {}
+    : options_(options), prior_(FleetPagePrior(FleetSummary{}, options.prior_shape)) {}
 
 void ProportionalPolicy::Retune(const FleetSummary& fleet) {
-  prior_ = FleetPrior(fleet, options_.prior_shape);
+  prior_ = FleetPagePrior(fleet, options_.prior_shape);
   budget_visits_per_day_ = fleet.budget_visits_per_day;
   total_rate_per_day_ = fleet.rates != nullptr ? fleet.rates->total_rate() : 0.0;
   if (fleet.budget_visits_per_day > 0 && fleet.page_count > 0) {

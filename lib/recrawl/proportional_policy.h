@@ -2,7 +2,7 @@
 // f_i = budget * lambda_i / sum_j lambda_j (the "proportional allocation" of Cho &
 // Garcia-Molina, TODS 2003, §5, which they show is worse than uniform: it spends most of the
 // budget on pages that change too often to be kept fresh anyway). lambda_i is the page's
-// BayesianRate() estimate, or its true rate in oracle runs; the sum comes from the fleet's
+// PageRate() estimate (revisit_policy.h), or its true rate in oracle runs; the sum comes from the fleet's
 // RateHistogram. Uses PolicyState::rate_per_day.
 //
 // Thread-safety: see revisit_policy.h.
@@ -30,7 +30,7 @@ class ProportionalPolicy final : public RevisitPolicy {
 
  private:
   ProportionalOptions options_;
-  GammaPrior prior_;
+  PagePrior prior_;
   double budget_visits_per_day_ = 0;
   double total_rate_per_day_ = 0;
   double uniform_interval_days_ = 1.0;

@@ -4,9 +4,16 @@
 
 namespace crawler::recrawl {
 
-double PageRate(const PageView& page, const PolicyState& previous, const GammaPrior& prior) {
+double PageRate(const PageView& page, const PolicyState& previous, const PagePrior& prior) {
   if (page.known_rate_per_day >= 0) return page.known_rate_per_day;
-  return BayesianRate(page.history, prior, previous.rate_per_day);
+  if (prior.fitted.has_value()) return prior.fitted->PosteriorRate(page.history);
+  return BayesianRate(page.history, prior.gamma, previous.rate_per_day);
+}
+
+PagePrior FleetPagePrior(const FleetSummary& fleet, double shape) {
+  PagePrior prior{FleetPrior(fleet, shape), std::nullopt};
+  if (fleet.prior != nullptr) prior.fitted = *fleet.prior;
+  return prior;
 }
 
 GammaPrior FleetPrior(const FleetSummary& fleet, double shape) {

@@ -23,10 +23,12 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "lib/recrawl/change_rate_estimator.h"
 #include "lib/recrawl/rate_histogram.h"
+#include "lib/recrawl/rate_prior.h"
 #include "lib/recrawl/visit_history.h"
 
 namespace crawler::recrawl {
@@ -67,6 +69,10 @@ struct FleetSummary {
   // Fleet-wide change rate used to centre per-page priors, changes per day; 0 = unknown, in which
   // case budget / page_count (pages change about as often as they can be visited) is assumed.
   double mean_rate_per_day = 0;
+  // The empirical-Bayes prior fitted to the fleet's histories (FleetEvidence::Fit); may be null.
+  // When set, estimating policies take each page's posterior rate under it instead of the
+  // Gamma prior centred on mean_rate_per_day.
+  const RatePrior* prior = nullptr;
 };
 
 struct Decision {
@@ -87,9 +93,20 @@ class RevisitPolicy {
   virtual Decision Decide(const PageView& page, const PolicyState& previous) const = 0;
 };
 
-// The rate an estimating policy uses for a page: the known rate for oracle runs, otherwise
-// BayesianRate() under `prior` (warm-started from the previous estimate).
-double PageRate(const PageView& page, const PolicyState& previous, const GammaPrior& prior);
+// The prior an estimating policy holds between retunes: the fleet's fitted prior when it has
+// one, else a Gamma prior centred on the fleet (FleetPrior()).
+struct PagePrior {
+  GammaPrior gamma;
+  std::optional<RatePrior> fitted;
+};
+
+// The rate an estimating policy uses for a page: the known rate for oracle runs, otherwise the
+// posterior rate under the fitted prior or, without one, BayesianRate() under the Gamma prior
+// (warm-started from the previous estimate).
+double PageRate(const PageView& page, const PolicyState& previous, const PagePrior& prior);
+
+// The PagePrior of `fleet` with a Gamma prior of the given shape.
+PagePrior FleetPagePrior(const FleetSummary& fleet, double shape);
 
 // The prior an estimating policy centres on the fleet: mode = fleet.mean_rate_per_day, or
 // budget / page_count when that is unknown, with the given shape.

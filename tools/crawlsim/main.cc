@@ -117,6 +117,13 @@ int main(int argc, char** argv) {
   app.add_option("--prior-shape", config.policy_options.optimal.prior_shape,
                  "optimal, proportional: shape of the Gamma prior of the rate estimator (> 1)")
       ->default_val(2.0);
+  std::string prior = "fitted";
+  app.add_option("--prior", prior,
+                 "optimal, proportional: the estimators' prior, fitted (to the fleet's histories, "
+                 "by maximum marginal likelihood) or fleet-mean (Gamma centred on changes per "
+                 "day observed)")
+      ->check(CLI::IsMember({"fitted", "fleet-mean"}))
+      ->default_val("fitted");
   app.add_flag("--true-rates", config.use_true_rates,
                "give optimal and proportional the true rates instead of their estimates");
   app.add_option("--threads", threads, "policies simulated in parallel")->default_val(1);
@@ -134,6 +141,7 @@ int main(int argc, char** argv) {
     if (!weights.ok()) return Fail(weights.status(), kExitUsage);
     config.weights = weights->Draw(pages, config.seed ^ kWeightSeedOffset);
   }
+  config.fit_prior = prior == "fitted";
   config.warmup_days = warmup_days >= 0 ? warmup_days : config.days / 2;
   config.policy_options.proportional.prior_shape = config.policy_options.optimal.prior_shape;
   if (config.policy_options.optimal.prior_shape <= 1) {

@@ -6,12 +6,14 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "lib/recrawl/rate_histogram.h"
+#include "lib/recrawl/rate_prior.h"
 #include "lib/recrawl/revisit_policy.h"
 #include "lib/recrawl/visit_history.h"
 #include "tools/crawlsim/change_process.h"
@@ -147,6 +149,10 @@ absl::StatusOr<PolicyRun> RunPolicy(const SimulationConfig& config, std::string_
   RateHistogram histogram;
   FleetSummary fleet{budget, page_count, &histogram, 0.0};
   policy.Retune(fleet);
+  // The fleet's evidence and the prior fitted to it, each fit warm-started from the previous one.
+  recrawl::FleetEvidence evidence;
+  std::optional<recrawl::RatePrior> fitted_prior;
+  const bool fit_prior = config.fit_prior && !true_rates;
 
   using Due = std::pair<double, uint32_t>;
   std::vector<Due> due_storage;
@@ -191,6 +197,15 @@ absl::StatusOr<PolicyRun> RunPolicy(const SimulationConfig& config, std::string_
     const double now = static_cast<double>(k) / budget;
     if (now >= next_retune) {
       fleet.mean_rate_per_day = changes_seen > 0 ? changes_seen / days_observed : 0.0;
+      if (fit_prior && evidence.page_count() > 0) {
+        recrawl::FleetEvidence::FitOptions fit;
+        if (fitted_prior.has_value()) fit.iterations = 20;
+        fitted_prior = evidence.Fit(
+            fitted_prior.value_or(recrawl::RatePrior::FromGamma(
+                recrawl::FleetPrior(fleet, config.policy_options.optimal.prior_shape))),
+            fit);
+        fleet.prior = &*fitted_prior;
+      }
       policy.Retune(fleet);
       while (next_retune <= now) next_retune += config.retune_every_days;
     }
@@ -209,7 +224,9 @@ absl::StatusOr<PolicyRun> RunPolicy(const SimulationConfig& config, std::string_
       visit.has_last_modified = true;
       visit.since_last_modified_seconds = ToSeconds(now - page.changes.last_change_days());
     }
+    if (fit_prior) evidence.Remove(page.history);
     page.history.Append(visit);
+    if (fit_prior) evidence.Add(page.history);
     changes_seen += changed ? 1 : 0;
     days_observed += now - page.last_visit_days;
     page.last_visit_days = now;

@@ -65,6 +65,10 @@ struct SimulationConfig {
   // Give every estimating policy (optimal, proportional) the true rates instead of its estimates,
   // as in the closed-form comparisons of the papers. "oracle" always has them.
   bool use_true_rates = false;
+  // Estimating policies' prior: fitted to the fleet's visit histories by maximum marginal
+  // likelihood at every retune (recrawl::FleetEvidence), or, when false, the Gamma prior centred
+  // on the fleet's changes per day of observation.
+  bool fit_prior = true;
   recrawl::PolicyOptions policy_options;
 };
 

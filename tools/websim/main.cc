@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "lib/bandit/random.h"
 #include "tools/banditsim/site_set.h"
+#include "tools/websim/change_corpus.h"
 #include "tools/websim/change_log.h"
 #include "tools/websim/focus_sites.h"
 #include "tools/websim/ground_truth.h"
@@ -179,6 +181,15 @@ int main(int argc, char** argv) {
   app.add_option("--truth", truth_file, "write the ground truth to this file");
   app.add_option("--seeds-file", seeds_file, "write the seed URLs to this file");
   app.add_option("--export", export_dir, "write the whole web as static files under DIR");
+  std::string change_corpus_dir;
+  int change_corpus_pages = 200;
+  app.add_option("--change-corpus", change_corpus_dir,
+                 "write the labelled change corpus (page versions with noise and real edits, "
+                 "duplicate pairs; docs/websim.md) under DIR");
+  app.add_option("--change-corpus-pages", change_corpus_pages,
+                 "base pages of --change-corpus (one pair per edit kind each)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   app.add_flag("--print-seeds", print_seeds, "print the seed URLs and exit");
   app.add_flag("--print-truth", print_truth, "print the ground truth and exit");
   app.add_flag("--no-serve", no_serve, "exit after writing the requested files");
@@ -289,6 +300,14 @@ int main(int argc, char** argv) {
   }
   if (!export_dir.empty()) {
     if (absl::Status s = crawler::websim::ExportSite(*model, export_dir); !s.ok()) return Fail(s);
+  }
+  if (!change_corpus_dir.empty()) {
+    const crawler::websim::ChangeCorpus corpus = crawler::websim::BuildChangeCorpus(
+        {.seed = options.seed, .pages = change_corpus_pages,
+         .duplicate_pairs = std::max(1, change_corpus_pages / 2)});
+    if (absl::Status s = crawler::websim::ExportChangeCorpus(corpus, change_corpus_dir); !s.ok()) {
+      return Fail(s);
+    }
   }
   if (no_serve) {
     if (change_log_file.empty()) return kExitOk;

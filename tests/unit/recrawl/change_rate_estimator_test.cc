@@ -10,20 +10,13 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/unit/recrawl/test_histories.h"
 
 namespace crawler::recrawl {
 namespace {
 
-constexpr uint32_t kDay = 86400;
-
-// A history of `visits` visits `interval_days` apart, the first `changed` of which saw a change.
-VisitHistory Regular(int visits, int changed, double interval_days) {
-  VisitHistory history(VisitHistory::kMaxCapacity);
-  for (int i = 0; i < visits; ++i) {
-    history.Append(Visit{static_cast<uint32_t>(interval_days * kDay), i < changed, false, 0});
-  }
-  return history;
-}
+using testing_histories::kDay;
+using testing_histories::Regular;
 
 // What a crawler sees of a Poisson page with the given rate at the given visit intervals.
 VisitHistory Observe(double rate, const std::vector<double>& intervals, std::mt19937_64& engine,
@@ -145,6 +138,66 @@ TEST(Toit2003_5, LastModifiedEstimatorIsConsistent) {
   }
   // At 3 changes per daily visit the interval-only estimator is nearly blind; dates are not.
   EXPECT_NEAR(Median(estimates), 3.0, 0.2);
+}
+
+TEST(Toit2003_5_1, BiasCorrectedLastModifiedFormula) {
+  // ((X - 1) - X / (n ln(1 - X / n))) / T, by hand:
+  // n = 10, X = 5, T = 20: ln 0.5 = -0.693147, 5 / (10 * -0.693147) = -0.721348,
+  // (4 + 0.721348) / 20 = 0.2360674.
+  EXPECT_NEAR(BiasCorrectedLastModifiedRate(10, 5, 20.0), 0.2360674, 1e-6);
+  // X = n: the logarithm is -infinity, its term 0: (X - 1) / T.
+  EXPECT_NEAR(BiasCorrectedLastModifiedRate(4, 4, 8.0), 0.375, 1e-12);
+  // n = 3, X = 1, T = 6: 1 / (3 ln(2/3)) = -0.822101; (0 + 0.822101) / 6 = 0.1370168.
+  EXPECT_NEAR(BiasCorrectedLastModifiedRate(3, 1, 6.0), 0.1370168, 1e-6);
+  EXPECT_EQ(BiasCorrectedLastModifiedRate(5, 0, 6.0), 0.0);
+  EXPECT_EQ(BiasCorrectedLastModifiedRate(5, 2, 0.0), 0.0);
+}
+
+TEST(Toit2003_5_1, BiasCorrectedLastModifiedFromAHistory) {
+  // The same history as LastModifiedGivesChangesOverChangeFreeTime: n = 5, X = 4, T = 1 + 2 = 3.
+  VisitHistory history;
+  for (int i = 0; i < 4; ++i) history.Append(Visit{kDay, true, true, kDay / 4});
+  history.Append(Visit{2 * kDay, false, true, 5 * kDay});
+  EXPECT_NEAR(BiasCorrectedLastModifiedRate(history),
+              (3.0 - 4.0 / (5.0 * std::log(1.0 - 4.0 / 5.0))) / 3.0, 1e-9);
+}
+
+TEST(Toit2003_5_1, BiasCorrectionRemovesMostOfTheSmallSampleBias) {
+  // Few visits, Last-Modified on every page: the plain MLE X / T runs high on average, the
+  // corrected estimator much less.
+  std::mt19937_64 engine(11);
+  const double rate = 0.5;
+  double plain = 0;
+  double corrected = 0;
+  constexpr int kPages = 4000;
+  for (int page = 0; page < kPages; ++page) {
+    const VisitHistory history = Observe(rate, std::vector<double>(4, 2.0), engine, true);
+    plain += std::min(LastModifiedRate(history), 100.0);
+    corrected += BiasCorrectedLastModifiedRate(history);
+  }
+  plain /= kPages;
+  corrected /= kPages;
+  EXPECT_GT(plain, 1.1 * rate);
+  EXPECT_LT(std::abs(corrected - rate), std::abs(plain - rate) / 2);
+}
+
+TEST(ChangeEvidence, LikelihoodMatchesItsTerms) {
+  VisitHistory history;
+  history.Append(Visit{2 * kDay, true, false, 0});      // untimed change in 2 days
+  history.Append(Visit{3 * kDay, false, false, 0});     // 3 quiet days
+  history.Append(Visit{kDay, true, true, kDay / 2});    // timed change, 0.5 quiet day
+  const ChangeEvidence evidence = EvidenceOf(history);
+  EXPECT_EQ(evidence.timed_changes, 1);
+  EXPECT_DOUBLE_EQ(evidence.quiet_days, 3.5);
+  ASSERT_EQ(evidence.untimed_count, 1);
+  EXPECT_DOUBLE_EQ(evidence.untimed_days[0], 2.0);
+  const double lambda = 0.7;
+  EXPECT_NEAR(evidence.LogLikelihood(lambda),
+              std::log(lambda) - lambda * 3.5 + std::log(1 - std::exp(-2 * lambda)), 1e-12);
+  // Without Last-Modified the timed change becomes an untimed one.
+  const ChangeEvidence blind = EvidenceOf(history, /*use_last_modified=*/false);
+  EXPECT_EQ(blind.timed_changes, 0);
+  EXPECT_EQ(blind.untimed_count, 2);
 }
 
 TEST(BayesianRate, FewVisitsStayNearThePriorMode) {

@@ -83,6 +83,42 @@ TEST(EstimatedOptimal, ApproachesTheOracleAndBeatsUniform) {
   EXPECT_NEAR(uniform, closed->uniform_freshness, 0.01);
 }
 
+// Gain capture (F_optimal - F_uniform) / (F_oracle - F_uniform) at budget 0.1 visits per page per
+// day over 120 days, as bench/estimators measures it at 20,000 pages, reduced to 10,000 pages
+// and one seed (a few seconds). The floors are below the full runs' values (docs/recrawl.md §9):
+// at this size the narrow distribution's capture varies from -0.2 to +0.25 with the seed (its
+// whole gain is 1.8 % of freshness), so there the test only bounds how far it may trail uniform.
+struct CaptureCase {
+  const char* rates;
+  double min_capture;
+};
+
+class GainCapture : public testing::TestWithParam<CaptureCase> {};
+
+TEST_P(GainCapture, EstimatedOptimumKeepsItsShareOfTheGain) {
+  absl::StatusOr<ValueDistribution> rates = ValueDistribution::Parse(GetParam().rates);
+  ASSERT_TRUE(rates.ok());
+  SimulationConfig config;
+  constexpr int kPages = 10000;
+  config.rates_per_day = rates->Draw(kPages, 1);
+  config.budget_visits_per_day = 0.1 * kPages;
+  config.days = 120;
+  config.warmup_days = 60;
+  config.seed = 1;
+  config.policy_options.optimal.min_visits_per_day = config.budget_visits_per_day / (30.0 * kPages);
+  const double oracle = Freshness(config, "oracle");
+  const double optimal = Freshness(config, "optimal");
+  const double uniform = Freshness(config, "uniform");
+  ASSERT_GT(oracle, uniform);
+  EXPECT_GE((optimal - uniform) / (oracle - uniform), GetParam().min_capture)
+      << "oracle " << oracle << " optimal " << optimal << " uniform " << uniform;
+}
+
+INSTANTIATE_TEST_SUITE_P(HeadlineHeavyTailNarrow, GainCapture,
+                         testing::Values(CaptureCase{"gamma:0.5,0.4", 0.35},
+                                         CaptureCase{"lognormal:-3,2", 0.35},
+                                         CaptureCase{"gamma:2,0.1", -0.25}));
+
 TEST(EstimatedOptimal, ImportanceWeightsShiftVisitsToImportantPages) {
   SimulationConfig config = GammaFleet();
   absl::StatusOr<ValueDistribution> weights = ValueDistribution::Parse("lognormal:0,1");
