@@ -338,6 +338,7 @@ absl::Status WarcWriter::WriteBytesLocked(std::string_view gz) {
     done += static_cast<size_t>(n);
   }
   file_bytes_ += gz.size();
+  bytes_ += gz.size();
   unsynced_ = true;
   return absl::OkStatus();
 }
@@ -513,6 +514,11 @@ std::vector<std::string> WarcWriter::Files() const {
 uint64_t WarcWriter::RecordsWritten() const {
   absl::MutexLock lock(&mu_);
   return records_;
+}
+
+uint64_t WarcWriter::BytesWritten() const {
+  absl::MutexLock lock(&mu_);
+  return bytes_;
 }
 
 }  // namespace crawler::warc

@@ -137,7 +137,10 @@ class WarcWriter {
   // Final names of every file completed so far (recovered ones included), and the current one
   // (with ".open").
   std::vector<std::string> Files() const;
+  // Records written by this writer (each file's warcinfo included), and their bytes as stored
+  // (gzip members), over all its files; recovered files not included.
   uint64_t RecordsWritten() const;
+  uint64_t BytesWritten() const;
 
  private:
   WarcWriter(const WarcWriterOptions& options, const Clock& clock, uint64_t seed);
@@ -168,6 +171,7 @@ class WarcWriter {
   uint32_t serial_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t file_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t records_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
   std::string open_path_ ABSL_GUARDED_BY(mu_);   // with ".open"
   std::string final_path_ ABSL_GUARDED_BY(mu_);  // without
   std::string warcinfo_id_ ABSL_GUARDED_BY(mu_);

@@ -192,6 +192,8 @@ struct Fetcher::Impl {
   // a transfer of its own to end, or the time its last release named: then it is rescheduled).
   Want Prepare(HostWork& h, absl::Duration now) {
     const Want want = NextRequest(h);
+    // Waiting for the slot starts here, whether the claim goes out now or after claim_not_before.
+    scheduler.WantsSlot(h, want != Want::kNothing, now);
     if (want != Want::kNothing && now < h.claim_not_before) {
       scheduler.Schedule(h, h.claim_not_before);
       return Want::kNothing;
@@ -415,7 +417,8 @@ struct Fetcher::Impl {
       }
       // The releases of the last poll's transfers go out with these claims, or alone.
       ClaimAndLaunch(ready, now);
-      counters.SetGauges(in_flight(), scheduler.buffered(), scheduler.hosts());
+      counters.SetGauges(in_flight(), scheduler.buffered(), scheduler.hosts(),
+                         scheduler.hosts_waiting());
 
       const bool settled = in_flight() == 0 && scheduler.buffered() == 0 && workers.Idle() &&
                            to_frontier.empty();

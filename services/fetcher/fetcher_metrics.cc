@@ -152,12 +152,15 @@ void AddFetcherStats(const FetcherStats& from, FetcherStats& into) {
   into.in_flight += from.in_flight;
   into.buffered += from.buffered;
   into.hosts += from.hosts;
+  into.hosts_waiting += from.hosts_waiting;
   into.frontier_errors += from.frontier_errors;
   into.frontier_outages += from.frontier_outages;
   into.dedup_unavailable += from.dedup_unavailable;
   into.links_cut += from.links_cut;
   into.pages_with_links_cut += from.pages_with_links_cut;
   into.trap_links += from.trap_links;
+  into.politeness_wait.Add(from.politeness_wait);
+  into.claim_duration.Add(from.claim_duration);
 }
 
 void AppendFetcherSnapshot(const FetcherSnapshot& s, metrics::SnapshotFamilies& out) {
@@ -166,6 +169,28 @@ void AppendFetcherSnapshot(const FetcherSnapshot& s, metrics::SnapshotFamilies& 
       .Add({}, static_cast<double>(f.in_flight));
   out.Gauge("crawler_fetcher_hosts", "Hosts with leased URLs buffered in the fetcher.")
       .Add({}, static_cast<double>(f.hosts));
+  out.Gauge("crawler_fetcher_hosts_waiting",
+            "Hosts with a request ready, waiting for their (or their address's) politeness slot.")
+      .Add({}, static_cast<double>(f.hosts_waiting));
+  out.Histogram("crawler_fetcher_politeness_wait_seconds",
+                "Per request started: from its host wanting a politeness slot for it to the grant.")
+      .AddHistogram({}, f.politeness_wait.bounds, f.politeness_wait.counts,
+                    f.politeness_wait.sum_seconds);
+  out.Histogram("crawler_fetcher_politeness_claim_duration_seconds",
+                "Wall time of one politeness Exchange (a batch of releases and claims).")
+      .AddHistogram({}, f.claim_duration.bounds, f.claim_duration.counts,
+                    f.claim_duration.sum_seconds);
+  if (!s.warc.empty()) {
+    metrics::SnapshotFamily records =
+        out.Counter("crawler_fetcher_warc_records_total",
+                    "WARC records written (each file's warcinfo included).");
+    metrics::SnapshotFamily bytes =
+        out.Counter("crawler_fetcher_warc_bytes_total", "Bytes written to WARC files (gzip).");
+    for (const FetcherSnapshot::Warc& w : s.warc) {
+      records.Add({{"collection", w.collection}}, static_cast<double>(w.records));
+      bytes.Add({{"collection", w.collection}}, static_cast<double>(w.bytes));
+    }
+  }
   out.Gauge("crawler_fetcher_urls_buffered", "Leased URLs buffered, not yet started.")
       .Add({}, static_cast<double>(f.buffered));
   out.Counter("crawler_fetcher_leases_total",

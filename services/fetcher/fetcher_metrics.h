@@ -8,7 +8,8 @@
 //   crawler_fetcher_fetch_duration_seconds{outcome}, crawler_fetcher_robots_denied_total
 //   {collection}, crawler_fetcher_duplicates_total{collection,kind};
 // - when scraped, from counters the fetcher's parts keep anyway (AppendFetcherSnapshot): the
-//   transfer and host gauges, the politeness claims and store, the outlink exchange.
+//   transfer and host gauges, the politeness claims, waits, Exchange times and store, the WARC
+//   records and bytes, the outlink exchange.
 //
 // The outcome label is one of a fixed set (OutcomeLabel): success (2xx), not_modified (304),
 // redirect (other 3xx), client_error (4xx), server_error (5xx and any other status),
@@ -27,6 +28,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -86,6 +88,14 @@ class FetcherMetrics {
 // when there are such, the politeness store's and the outlink router's.
 struct FetcherSnapshot {
   FetcherStats fetcher;
+  // What each collection's WARC writers wrote (WarcWriter::RecordsWritten, BytesWritten), over
+  // the process's life.
+  struct Warc {
+    std::string collection;
+    uint64_t records = 0;
+    uint64_t bytes = 0;
+  };
+  std::vector<Warc> warc;
   std::optional<politeness::PolitenessStats> politeness;
   std::optional<frontier::RoutingStats> routing;
 };

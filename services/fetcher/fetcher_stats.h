@@ -8,13 +8,38 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 
 namespace crawler::fetcher {
+
+// Durations counted by upper bound, for a metrics histogram: counts[i] holds the durations in
+// (bounds[i-1], bounds[i]] seconds (not cumulative), counts.back() those above the last bound.
+struct DurationHistogram {
+  explicit DurationHistogram(std::span<const double> bounds_seconds)
+      : bounds(bounds_seconds), counts(bounds_seconds.size() + 1, 0) {}
+  void Observe(absl::Duration d);
+  // Adds `other`'s counts (same bounds).
+  void Add(const DurationHistogram& other);
+
+  std::span<const double> bounds;  // seconds, ascending; static storage
+  std::vector<uint64_t> counts;
+  double sum_seconds = 0;
+  uint64_t count = 0;
+};
+
+// The bounds of FetcherStats' histograms (docs/metrics.md): a politeness wait runs from nothing
+// to a long Crawl-delay or Retry-After; a claim batch from a local call to a slow store.
+inline constexpr double kPolitenessWaitBounds[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                                   2.5,  5,     10,   30,  60,   120, 300};
+inline constexpr double kClaimDurationBounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                                  0.05,   0.1,   0.25,   0.5,   1};
 
 struct FetcherStats {
   uint64_t leased = 0;
@@ -37,6 +62,10 @@ struct FetcherStats {
   uint64_t in_flight = 0;
   uint64_t buffered = 0;
   uint64_t hosts = 0;
+  // Of `hosts`, those with a request ready whose politeness claim is pending (waiting for the
+  // host's or its address's slot); the others wait for an address, robots.txt, a transfer of
+  // their own or nothing (hosts_ready = hosts - hosts_waiting).
+  uint64_t hosts_waiting = 0;
   // Frontier calls that failed (each retried later, or fatal), and the outages they formed: an
   // outage starts at a failure after a success (or at the first call) and ends at the next
   // success, so a report can say "frontier unreachable" once per outage, not once per call.
@@ -52,6 +81,11 @@ struct FetcherStats {
   uint64_t pages_with_links_cut = 0;
   // Links dropped as spider traps (FetchEvent::trap_links).
   uint64_t trap_links = 0;
+  // Per request started (robots.txt included): from the first loop turn its host had the
+  // request ready and wanted a politeness slot, to the claim's grant (HostWork::wants_slot_since).
+  DurationHistogram politeness_wait{kPolitenessWaitBounds};
+  // Per politeness Exchange (one batch of releases and claims): its wall time.
+  DurationHistogram claim_duration{kClaimDurationBounds};
 };
 
 class FetcherCounters {
@@ -60,12 +94,17 @@ class FetcherCounters {
     absl::MutexLock lock(&mu_);
     stats_.*field += n;
   }
+  void Observe(DurationHistogram FetcherStats::*field, absl::Duration d) {
+    absl::MutexLock lock(&mu_);
+    (stats_.*field).Observe(d);
+  }
   // The gauges, set by the network loop once per turn.
-  void SetGauges(uint64_t in_flight, uint64_t buffered, uint64_t hosts) {
+  void SetGauges(uint64_t in_flight, uint64_t buffered, uint64_t hosts, uint64_t hosts_waiting) {
     absl::MutexLock lock(&mu_);
     stats_.in_flight = in_flight;
     stats_.buffered = buffered;
     stats_.hosts = hosts;
+    stats_.hosts_waiting = hosts_waiting;
   }
   // A failed frontier call; `new_outage` when the call before it had succeeded.
   void FrontierFailed(const absl::Status& error, bool new_outage) {

@@ -119,6 +119,17 @@ bool HostScheduler::EnsureAddress(HostWork& h, std::optional<AddressFailure>& fa
   return false;
 }
 
+void HostScheduler::WantsSlot(HostWork& h, bool wants, absl::Duration now) {
+  if (wants == h.wants_slot_since.has_value()) return;
+  if (wants) {
+    h.wants_slot_since = now;
+    ++waiting_;
+  } else {
+    h.wants_slot_since.reset();
+    --waiting_;
+  }
+}
+
 std::vector<bool> HostScheduler::ReleaseAndClaim(const std::vector<ClaimAsk>& asks,
                                                  absl::Duration now) {
   std::vector<bool> granted(asks.size(), false);
@@ -129,10 +140,13 @@ std::vector<bool> HostScheduler::ReleaseAndClaim(const std::vector<ClaimAsk>& as
     requests.push_back(
         {.host_key = ask.host->key, .ip = ask.host->ip, .crawl_delay = ask.crawl_delay});
   }
+  const absl::Duration asked = clock_.MonotonicNow();
   politeness::Politeness::Exchanged answers = politeness_.Exchange(releases_, requests);
+  const absl::Duration returned = clock_.MonotonicNow();
+  counters_.Observe(&FetcherStats::claim_duration, returned - asked);
   // The waits count from the answers, not from `now` (the start of this loop turn): woken
   // before the claim can succeed, a host would be refused again for a sliver of time.
-  const absl::Duration answered = std::max(now, clock_.MonotonicNow());
+  const absl::Duration answered = std::max(now, returned);
   for (size_t i = 0; i < releases_.size(); ++i) {
     auto it = hosts_.find(releases_[i].host_key);
     if (it == hosts_.end()) continue;
@@ -155,6 +169,10 @@ std::vector<bool> HostScheduler::ReleaseAndClaim(const std::vector<ClaimAsk>& as
     }
     if (claim->granted) {
       granted[i] = true;
+      const absl::Duration since = h.wants_slot_since.value_or(now);
+      counters_.Observe(&FetcherStats::politeness_wait,
+                        std::max(answered - since, absl::ZeroDuration()));
+      WantsSlot(h, false, answered);
       continue;
     }
     counters_.Add(&FetcherStats::politeness_waits);

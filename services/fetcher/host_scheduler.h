@@ -64,6 +64,9 @@ struct HostWork {
   // Monotonic; no claim before then (its last release said so). Tasks that need no request
   // (a robots.txt denial, an expired lease) are settled sooner.
   absl::Duration claim_not_before = absl::ZeroDuration();
+  // Monotonic; since when the host has had its next request ready and wanted a politeness slot
+  // for it (HostScheduler::WantsSlot), until the claim is granted. Unset otherwise.
+  std::optional<absl::Duration> wants_slot_since;
 };
 
 // Why a host's URLs cannot be fetched at all (name error, address refused): each of its tasks
@@ -87,6 +90,8 @@ class HostScheduler {
   // Tasks queued over all hosts.
   size_t buffered() const { return buffered_; }
   size_t hosts() const { return hosts_.size(); }
+  // Hosts whose next request waits for its politeness claim (wants_slot_since set).
+  size_t hosts_waiting() const { return waiting_; }
 
   // Removes and returns the host's next task / drops it / takes them all.
   Task TakeFront(HostWork& h);
@@ -110,11 +115,19 @@ class HostScheduler {
   // the host's tasks cannot be fetched (then complete them: TakeAll), or unset while resolving.
   bool EnsureAddress(HostWork& h, std::optional<AddressFailure>& failure);
 
+  // Whether the host's next request is ready (its address and robots.txt rules known, its URL
+  // allowed) and so wants a politeness slot, as the fetch loop found at `now`. The politeness
+  // wait (FetcherStats::politeness_wait) runs from the first `true` to the grant; `false`
+  // forgets it.
+  void WantsSlot(HostWork& h, bool wants, absl::Duration now);
+
   // Sends the releases Finished queued, then asks for the politeness claims of one request to
   // each host in `asks`, in one batch (one round trip to a shared store). A released host is
   // woken at once, to settle what needs no request, and claims no sooner than its release said
-  // (claim_not_before); a host refused is rescheduled for when its claim could succeed. Returns, per ask, whether its claim was granted. Call it every
-  // loop turn, with no asks too: the releases must not wait.
+  // (claim_not_before); a host refused is rescheduled for when its claim could succeed. Returns,
+  // per ask, whether its claim was granted. Call it every loop turn, with no asks too: the
+  // releases must not wait. Counts the Exchange's wall time (FetcherStats::claim_duration) and,
+  // per grant, the host's politeness wait.
   struct ClaimAsk {
     HostWork* host;
     std::optional<absl::Duration> crawl_delay;
@@ -144,6 +157,7 @@ class HostScheduler {
   using HeapEntry = std::pair<absl::Duration, std::string>;
   std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> ready_;
   size_t buffered_ = 0;
+  size_t waiting_ = 0;                                // hosts with wants_slot_since set
   std::vector<politeness::ReleaseRequest> releases_;  // queued by Finished
 };
 
@@ -157,7 +171,10 @@ void HostScheduler::RunDue(absl::Duration now, More&& more, Advance&& advance) {
     HostWork& h = *it->second;
     if (h.wake_at > now) continue;  // rescheduled later; a later entry exists
     advance(h);
-    if (h.tasks.empty() && h.in_flight == 0 && !h.robots_fetching) hosts_.erase(it);
+    if (h.tasks.empty() && h.in_flight == 0 && !h.robots_fetching) {
+      if (h.wants_slot_since.has_value()) --waiting_;
+      hosts_.erase(it);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 #include "services/scheduler/scheduler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <utility>
 
@@ -157,14 +158,15 @@ absl::StatusOr<RevisitTuning> Scheduler::TuneRevisits(
       .mean_rate_per_day = tuning.observed_rate_per_day};
   if (fleet.page_count == 0) return tuning;
 
-  if (revisit.options.policy == "optimal" && tuning.pages_with_rate > 0) {
-    // The same solve every partition's policy repeats in Retune: here for the report.
+  if (revisit.options.policy == "optimal" && tuning.pages > 0) {
+    // The same solve every partition's policy repeats in Retune: here for the report. With no
+    // page estimated to change yet, it leaves only the floor to spend.
     const recrawl::AllocationSolver solver(recrawl::AllocationOptions{
         .min_visits_per_day = revisit.options.policy_options.optimal.min_visits_per_day});
     absl::StatusOr<recrawl::Allocation> allocation =
         solver.Solve(rates, revisit.budget_visits_per_day);
     if (allocation.ok()) {
-      tuning.mu = allocation->mu;
+      if (tuning.pages_with_rate > 0) tuning.mu = allocation->mu;
       double fresh = rates.static_pages();
       for (const recrawl::RateHistogram::Bin& bin : rates.bins()) {
         if (!(bin.pages > 0)) continue;
@@ -175,7 +177,18 @@ absl::StatusOr<RevisitTuning> Scheduler::TuneRevisits(
                                                      *allocation));
       }
       tuning.expected_freshness = fresh / tuning.pages;
+      if (std::isfinite(allocation->visits_per_day)) {
+        tuning.planned_spend_ratio = allocation->visits_per_day / revisit.budget_visits_per_day;
+      }
     }
+  } else if (revisit.options.policy == "uniform" && tuning.pages > 0 && days_observed > 0) {
+    // Every page visited budget / fleet pages a day; the policy estimates no rates, so each page
+    // is taken to change at the rate all re-visits observed.
+    const double visits_per_day =
+        revisit.budget_visits_per_day / static_cast<double>(fleet.page_count);
+    tuning.expected_freshness = recrawl::ExpectedFreshness(
+        recrawl::VisitOrder::kFixed, tuning.observed_rate_per_day, visits_per_day);
+    tuning.planned_spend_ratio = 1.0;
   }
   for (frontier::FrontierClient* partition : partitions) {
     if (absl::Status status = partition->RetuneRevisits(fleet); !status.ok()) return status;

@@ -64,11 +64,21 @@ struct RevisitTuning {
   // Changes seen per day of observation over all re-visits so far (0 before any): centres the
   // estimators' prior.
   double observed_rate_per_day = 0;
-  // "optimal" only: the multiplier solved, and the freshness the allocation expects if the
-  // estimates are right (fixed-order visits, histogram resolution). Absent for other policies
-  // or before any page is scheduled.
+  // "optimal" only: the multiplier solved. Absent for other policies or before any page with a
+  // rate estimate is scheduled.
   std::optional<double> mu;
+  // The mean freshness the allocation expects over the pages scheduled (fixed-order visits):
+  // "optimal": with each page's estimated rate (histogram resolution) and its solved frequency,
+  // pages believed static counting as fresh (so 1 while no page is estimated to change);
+  // "uniform": with every page changing at the observed rate (observed_rate_per_day; absent
+  // before any re-visit) and visited budget / fleet pages a day. Absent for other policies and
+  // before any page is scheduled.
   std::optional<double> expected_freshness;
+  // The re-visits per day the allocation plans over the fleet, divided by the budget (planned,
+  // not measured): "optimal": the solved frequencies summed (1 unless the floor moves it; only
+  // the floor, 0 without one, while no page is estimated to change); "uniform": 1. Absent when
+  // expected_freshness is.
+  std::optional<double> planned_spend_ratio;
 };
 
 class Scheduler {

@@ -19,9 +19,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "lib/json/json_string.h"
 #include "lib/net/address_policy.h"
 #include "lib/warc/warc_writer.h"
@@ -44,6 +46,7 @@
 #include "services/frontier/routed_frontier_client.h"
 #include "services/scheduler/revisit_tuner.h"
 #include "services/scheduler/scheduler.h"
+#include "services/scheduler/scheduler_metrics.h"
 #include "services/standalone/progress_reporter.h"
 #include "services/wiring/collection_options.h"
 
@@ -111,6 +114,9 @@ struct StandaloneCrawl::Parts {
   std::unique_ptr<fetcher::LinkLedger> links;
   CrawlStats stats;
   std::unique_ptr<fetcher::FetcherMetrics> fetcher_metrics;  // with a metrics server
+  // Run's re-visit tuner while it lives (null otherwise), for the metrics' tuning gauges.
+  absl::Mutex tuner_mu;
+  const scheduler::RevisitTuner* tuner ABSL_GUARDED_BY(tuner_mu) = nullptr;
   ObserverList observers;
   // routers[k] is fetcher k's view of the frontier: its own partition for leases and
   // completions, every partition for outlinks. routers.back() (home 0) feeds the seeds.
@@ -316,6 +322,11 @@ std::vector<prometheus::MetricFamily> StandaloneCrawl::Parts::CollectMetrics() {
   fetcher::FetcherSnapshot f;
   for (auto& fetcher : p.fetchers) fetcher::AddFetcherStats(fetcher->Stats(), f.fetcher);
   f.politeness = p.politeness->Stats();
+  if (p.warc != nullptr) {
+    f.warc.push_back({.collection = p.config.collection.name,
+                      .records = p.warc->RecordsWritten(),
+                      .bytes = p.warc->BytesWritten()});
+  }
   if (p.config.partitions > 1) {
     frontier::RoutingStats routing;
     for (size_t k = 0; k + 1 < p.routers.size(); ++k) {
@@ -336,6 +347,16 @@ std::vector<prometheus::MetricFamily> StandaloneCrawl::Parts::CollectMetrics() {
                           .stats = p.frontiers[k]->Stats()});
   }
   frontier::AppendFrontierSnapshot(partitions, p.config.data_dir, out);
+  std::vector<scheduler::CollectionTuning> tunings;
+  {
+    absl::MutexLock tuner_lock(&p.tuner_mu);
+    if (p.tuner != nullptr) {
+      if (std::optional<scheduler::RevisitTuning> t = p.tuner->latest(); t.has_value()) {
+        tunings.push_back({.collection = p.config.collection.name, .tuning = *std::move(t)});
+      }
+    }
+  }
+  scheduler::AppendRevisitMetrics(tunings, out);
   return out.Take();
 }
 
@@ -512,6 +533,14 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
   if (free_space.fired()) return free_space.status();
   jobs.push_back(&free_space);
   std::optional<scheduler::RevisitTuner> tuner;
+  // Hides the tuner from the metrics before it goes (declared after it: destroyed first).
+  struct TunerShown {
+    Parts& parts;
+    ~TunerShown() {
+      absl::MutexLock tuner_lock(&parts.tuner_mu);
+      parts.tuner = nullptr;
+    }
+  } tuner_shown{p};
   if (p.config.collection.revisit.options.enabled) {
     tuner.emplace(
         p.config.revisit_tuner, *p.scheduler, partitions,
@@ -522,6 +551,8 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
         });
     if (absl::Status s = tuner->TuneNow(p.clock->Now()); !s.ok()) return s;
     jobs.push_back(&*tuner);
+    absl::MutexLock tuner_lock(&p.tuner_mu);
+    p.tuner = &*tuner;
   }
   std::optional<ProgressReporter> progress;
   if (p.config.progress.interval > absl::ZeroDuration()) {

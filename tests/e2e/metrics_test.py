@@ -7,7 +7,12 @@ Scenarios (--scenario):
   crawl    `crawler crawl --metrics-listen 127.0.0.1:0` of websim, scraped while it runs (the
            last scrape before it exits is checked): the key series exist, pages_total's HTTP
            classes add up to at most the stats JSON's page count and success > 0, counters never
-           go down between scrapes; an address in use makes the crawl exit 1 saying so.
+           go down between scrapes; the politeness wait and claim histograms and the WARC
+           counters have counts > 0 (a politeness wait per request: at least as many as fetch
+           durations); an address in use makes the crawl exit 1 saying so.
+  revisit  a re-visiting `crawler crawl` (--revisit, --run-for) of websim pages that change
+           every few seconds, scraped while it runs: the scheduler's
+           estimated_freshness_ratio is in [0, 1] and revisit_spend_ratio > 0 once tuned.
   cluster  the four crawlerd roles (scripts/cluster.py, N = 2, --metrics-listen on each) crawl
            websim; each role is scraped at the end: its series exist, the fetchers' pages add
            up to crawlctl's page count, promtool accepts every scrape.
@@ -47,8 +52,13 @@ CRAWL_SERIES = (
     "crawler_fetcher_politeness_claims_total", "crawler_fetcher_politeness_store_up",
     "crawler_frontier_urls_queued", "crawler_frontier_due_backlog",
     "crawler_frontier_leases_active", "crawler_frontier_disk_free_bytes",
-    "crawler_frontier_disk_size_bytes",
+    "crawler_frontier_disk_size_bytes", "crawler_fetcher_politeness_wait_seconds_bucket",
+    "crawler_fetcher_politeness_claim_duration_seconds_bucket",
+    "crawler_fetcher_warc_records_total", "crawler_fetcher_warc_bytes_total",
+    "crawler_fetcher_hosts_waiting",
 )
+REVISIT_SERIES = ("crawler_scheduler_estimated_freshness_ratio",
+                  "crawler_scheduler_revisit_spend_ratio")
 ROLE_SERIES = {
     "frontier": ("crawler_build_info", "crawler_frontier_urls_queued",
                  "crawler_frontier_due_backlog", "crawler_frontier_leases_active",
@@ -56,7 +66,10 @@ ROLE_SERIES = {
     "fetcher": ("crawler_build_info", "crawler_fetcher_pages_total", "crawler_fetcher_bytes_total",
                 "crawler_fetcher_fetch_duration_seconds_bucket",
                 "crawler_fetcher_exchange_urls_total", "crawler_fetcher_politeness_claims_total",
-                "crawler_fetcher_politeness_store_up", "crawler_fetcher_transfers_in_flight"),
+                "crawler_fetcher_politeness_store_up", "crawler_fetcher_transfers_in_flight",
+                "crawler_fetcher_politeness_wait_seconds_bucket",
+                "crawler_fetcher_politeness_claim_duration_seconds_bucket",
+                "crawler_fetcher_warc_records_total", "crawler_fetcher_warc_bytes_total"),
     "dedup": ("crawler_build_info", "crawler_dedup_lookups_total",
               "crawler_dedup_rpc_duration_seconds_bucket"),
     "scheduler": ("crawler_build_info", "crawler_scheduler_collections",
@@ -123,19 +136,7 @@ def scenario_crawl(args, checks, work):
                                     ("--metrics-listen", "127.0.0.1:0")),
                       work("crawl.stderr"))
         try:
-            wait_until(lambda: metrics_address(crawl.stderr(), "crawl") or not crawl.running(),
-                       60, "the crawl to log its metrics address")
-            address = metrics_address(crawl.stderr(), "crawl")
-            if address is None:
-                raise Fatal(f"no metrics address logged: {crawl.stderr()[-2000:]}")
-            deadline = time.monotonic() + CRAWL_TIMEOUT_S
-            while crawl.running() and time.monotonic() < deadline:
-                try:
-                    scrapes.append(scrape(address))
-                except OSError:
-                    pass  # the crawl is exiting
-                time.sleep(0.1)
-            rc = crawl.wait(60)
+            rc = scrape_crawl(crawl, scrapes)
         finally:
             crawl.kill()
         # An address in use (websim's) is a clear error, exit 1.
@@ -163,6 +164,16 @@ def scenario_crawl(args, checks, work):
     checks.check(total(last, "crawler_fetcher_fetch_duration_seconds_count") >= success,
                  "fewer fetch durations than successful pages")
     checks.check(total(last, "crawler_frontier_disk_size_bytes") > 0, "disk_size_bytes is 0")
+    # A politeness wait per request started (robots.txt included): requests still in flight or
+    # being processed have one and no fetch duration yet.
+    waits = total(last, "crawler_fetcher_politeness_wait_seconds_count")
+    durations = total(last, "crawler_fetcher_fetch_duration_seconds_count")
+    checks.check(waits > 0 and waits >= durations,
+                 f"politeness waits {waits:.0f}, fetch durations {durations:.0f}")
+    checks.check(total(last, "crawler_fetcher_politeness_claim_duration_seconds_count") > 0,
+                 "no politeness Exchange timed")
+    checks.check(total(last, "crawler_fetcher_warc_records_total") > 0 and
+                 total(last, "crawler_fetcher_warc_bytes_total") > 0, "no WARC records counted")
     # Counters never go down from one scrape to the next.
     previous = {}
     for text in scrapes:
@@ -175,6 +186,63 @@ def scenario_crawl(args, checks, work):
     promtool_check(checks, args.promtool, scrapes[-1], "crawl")
     print(f"crawl: {len(scrapes)} scrapes; last: {http:.0f} pages ({success:.0f} success) of "
           f"{stats['pages']} in the stats", flush=True)
+
+
+def scrape_crawl(crawl, scrapes):
+    """Scrapes the running crawl every 0.1 s into `scrapes` until it exits; its exit code."""
+    wait_until(lambda: metrics_address(crawl.stderr(), "crawl") or not crawl.running(),
+               60, "the crawl to log its metrics address")
+    address = metrics_address(crawl.stderr(), "crawl")
+    if address is None:
+        raise Fatal(f"no metrics address logged: {crawl.stderr()[-2000:]}")
+    deadline = time.monotonic() + CRAWL_TIMEOUT_S
+    while crawl.running() and time.monotonic() < deadline:
+        try:
+            scrapes.append(scrape(address))
+        except OSError:
+            pass  # the crawl is exiting
+        time.sleep(0.1)
+    return crawl.wait(60)
+
+
+def scenario_revisit(args, checks, work):
+    # As crawl_websim_test.py's revisit scenario: pages changing every 4 s (a simulated day per
+    # second), a budget of 10 re-visits per second, re-tuned every second.
+    sim = Websim(args.websim, work, hosts=5, pages=10, seed=5,
+                 extra_args=["--change-rates", "fixed:0.25", "--time-scale", "1"]).start()
+    scrapes = []
+    try:
+        crawl = Crawl(crawl_command(args.crawler, sim.seeds_file, work("data"), sim.port,
+                                    work("stats.json"), 20,
+                                    ("--metrics-listen", "127.0.0.1:0", "--revisit",
+                                     "--revisit-budget", "10/s", "--revisit-min-interval",
+                                     "500ms", "--revisit-tune-interval", "1s", "--run-for",
+                                     "12s")),
+                      work("crawl.stderr"))
+        try:
+            rc = scrape_crawl(crawl, scrapes)
+        finally:
+            crawl.kill()
+    finally:
+        sim.stop()
+    checks.check(rc == 0, f"crawl exited with {rc}: {crawl.stderr()[-2000:]}")
+    tuned = [parse(t) for t in scrapes]
+    tuned = [s for s in tuned if all(n in {k[0] for k in s} for n in REVISIT_SERIES)]
+    if not checks.check(tuned, f"none of {len(scrapes)} scrapes has {REVISIT_SERIES}"):
+        return
+    last = tuned[-1]
+    for (name, labels), value in sorted(last.items()):
+        if name == "crawler_scheduler_estimated_freshness_ratio":
+            checks.check(0 <= value <= 1, f"{name}{dict(labels)} = {value} not in [0, 1]")
+        if name == "crawler_scheduler_revisit_spend_ratio":
+            checks.check(value > 0, f"{name}{dict(labels)} = {value} not > 0")
+        if name in REVISIT_SERIES:
+            checks.check(dict(labels).keys() == {"collection"}, f"{name} labels {dict(labels)}")
+    promtool_check(checks, args.promtool, scrapes[-1], "revisit")
+    freshness = total(last, "crawler_scheduler_estimated_freshness_ratio")
+    spend = total(last, "crawler_scheduler_revisit_spend_ratio")
+    print(f"revisit: {len(tuned)} of {len(scrapes)} scrapes tuned; last: freshness "
+          f"{freshness:.3f}, spend ratio {spend:.3f}", flush=True)
 
 
 def scenario_cluster(args, checks, work):
@@ -226,7 +294,7 @@ def main():
     parser.add_argument("--crawlerd")
     parser.add_argument("--crawlctl")
     parser.add_argument("--promtool", default=shutil.which("promtool"))
-    parser.add_argument("--scenario", required=True, choices=("crawl", "cluster"))
+    parser.add_argument("--scenario", required=True, choices=("crawl", "cluster", "revisit"))
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
     if not args.promtool:
@@ -234,7 +302,8 @@ def main():
               "metrics text: skipped", file=sys.stderr)
         return 77
     from cluster import ClusterError  # noqa: E402
-    scenarios = {"crawl": scenario_crawl, "cluster": scenario_cluster}
+    scenarios = {"crawl": scenario_crawl, "cluster": scenario_cluster,
+                 "revisit": scenario_revisit}
     return run_scenario(args, scenarios, "metrics", "metrics-e2e",
                         errors=(Fatal, ClusterError, OSError))
 

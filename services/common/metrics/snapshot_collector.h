@@ -20,6 +20,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,11 @@ class SnapshotFamily {
  public:
   explicit SnapshotFamily(prometheus::MetricFamily& family) : family_(family) {}
   SnapshotFamily& Add(const std::map<std::string, std::string>& labels, double value);
+  // A histogram's sample (the family made by SnapshotFamilies::Histogram): `counts[i]` values in
+  // (bounds[i-1], bounds[i]], not cumulative, and counts.back() above the last bound.
+  SnapshotFamily& AddHistogram(const std::map<std::string, std::string>& labels,
+                               std::span<const double> bounds, std::span<const uint64_t> counts,
+                               double sum);
 
  private:
   prometheus::MetricFamily& family_;
@@ -44,6 +50,7 @@ class SnapshotFamilies {
  public:
   SnapshotFamily Gauge(std::string name, std::string help);
   SnapshotFamily Counter(std::string name, std::string help);
+  SnapshotFamily Histogram(std::string name, std::string help);
   std::vector<prometheus::MetricFamily> Take() {
     return {std::make_move_iterator(families_.begin()), std::make_move_iterator(families_.end())};
   }

@@ -80,6 +80,7 @@ struct FetcherNode::Crawl {
   standalone::CrawlStats stats;
   standalone::ObserverList observers;
   FetcherStats folded;                  // finished Fetchers' counters
+  FetcherSnapshot::Warc warc_folded;    // closed WARC writers' records and bytes
   frontier::RoutingStats routing_folded;  // replaced routers' counters
   // Built from `spec`; kept between runs so that an idle collection can be asked for work.
   v1::Collection spec;
@@ -347,10 +348,13 @@ void FetcherNode::Reap(Crawl& crawl) {
   AddFetcherStats(crawl.fetcher->Stats(), crawl.folded);
   // Gauges of a Fetcher that stopped: nothing is in flight or buffered any more.
   crawl.folded.in_flight = crawl.folded.buffered = crawl.folded.hosts = 0;
+  crawl.folded.hosts_waiting = 0;
   absl::Status status = crawl.result;
   if (crawl.warc != nullptr) {
     absl::Status closed = crawl.warc->Close();
     if (status.ok()) status = closed;
+    crawl.warc_folded.records += crawl.warc->RecordsWritten();
+    crawl.warc_folded.bytes += crawl.warc->BytesWritten();
   }
   crawl.warc.reset();
   crawl.fetcher.reset();
@@ -407,6 +411,15 @@ FetcherSnapshot FetcherNode::MetricsSnapshot() const {
   for (const auto& [name, crawl] : crawls_) {
     AddFetcherStats(crawl->folded, out.fetcher);
     if (crawl->running()) AddFetcherStats(crawl->fetcher->Stats(), out.fetcher);
+    FetcherSnapshot::Warc warc = crawl->warc_folded;
+    if (crawl->warc != nullptr) {
+      warc.records += crawl->warc->RecordsWritten();
+      warc.bytes += crawl->warc->BytesWritten();
+    }
+    if (warc.records > 0 || crawl->warc != nullptr) {
+      warc.collection = name;
+      out.warc.push_back(std::move(warc));
+    }
     AddRouting(routing, crawl->routing_folded);
     if (crawl->router != nullptr) AddRouting(routing, crawl->router->Routing());
   }

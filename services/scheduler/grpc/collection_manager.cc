@@ -215,6 +215,23 @@ absl::Status CollectionManager::Persist(const v1::StoredCollection& stored) {
   return store_.Write(batch);
 }
 
+std::vector<std::pair<std::string, RevisitTuning>> CollectionManager::LatestTunings() const {
+  std::vector<std::shared_ptr<Entry>> tuned;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [name, entry] : entries_) {
+      if (entry->tuner != nullptr && !entry->stored.deleting()) tuned.push_back(entry);
+    }
+  }
+  std::vector<std::pair<std::string, RevisitTuning>> out;
+  for (const std::shared_ptr<Entry>& entry : tuned) {
+    if (std::optional<RevisitTuning> t = entry->tuner->latest(); t.has_value()) {
+      out.emplace_back(entry->collection.name, *std::move(t));
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Find(
     const std::string& name) const {
   absl::MutexLock lock(&mu_);

@@ -107,6 +107,9 @@ class CollectionManager final : public PeriodicJob {
   absl::StatusOr<std::vector<v1::CollectionInfo>> FetcherReport(
       const v1::ReportFetcherStatsRequest& report);
 
+  // The latest re-visit tuning of every live re-visiting collection tuned so far, by name.
+  std::vector<std::pair<std::string, RevisitTuning>> LatestTunings() const;
+
   // The control loop's step (see the header comment).
   void Tick(absl::Time now) override;
 

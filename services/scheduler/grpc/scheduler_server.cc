@@ -11,6 +11,7 @@
 #include "services/scheduler/grpc/admin_service.h"
 #include "services/scheduler/grpc/grpc_partition_fleet.h"
 #include "services/scheduler/scheduler_config.h"
+#include "services/scheduler/scheduler_metrics.h"
 
 namespace crawler::scheduler {
 
@@ -89,7 +90,8 @@ SchedulerServer::~SchedulerServer() { Close().IgnoreError(); }
 namespace {
 
 // crawler_scheduler_collections{state}: the collections by state, read from the store's
-// collection list when scraped (a few records per collection).
+// collection list when scraped (a few records per collection); and the re-visit tunings' gauges
+// of the re-visiting collections (their tuners' latest results).
 std::vector<prometheus::MetricFamily> CollectionMetrics(const CollectionManager& manager) {
   uint64_t active = 0, paused = 0, finished = 0;
   std::string token;
@@ -118,6 +120,11 @@ std::vector<prometheus::MetricFamily> CollectionMetrics(const CollectionManager&
       .Add({{"state", "active"}}, static_cast<double>(active))
       .Add({{"state", "paused"}}, static_cast<double>(paused))
       .Add({{"state", "finished"}}, static_cast<double>(finished));
+  std::vector<CollectionTuning> tunings;
+  for (auto& [name, tuning] : manager.LatestTunings()) {
+    tunings.push_back({.collection = std::move(name), .tuning = std::move(tuning)});
+  }
+  AppendRevisitMetrics(tunings, out);
   return out.Take();
 }
 

@@ -1,5 +1,7 @@
 #include "services/fetcher/fetcher_metrics.h"
 
+#include <cmath>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -106,6 +108,77 @@ TEST(FetcherMetricsTest, SnapshotSplitsClaimsAndExchange) {
   EXPECT_EQ(Value(f, "crawler_fetcher_exchange_urls_total", {{"direction", "local"}}), 4);
   EXPECT_EQ(Value(f, "crawler_fetcher_exchange_urls_total", {{"direction", "sent"}}), 3);
   EXPECT_EQ(Value(f, "crawler_fetcher_exchange_urls_total", {{"direction", "suppressed"}}), 2);
+}
+
+// The histogram sample of `name` (unlabelled), or null.
+const prometheus::ClientMetric* Sample(const std::vector<prometheus::MetricFamily>& families,
+                                       const std::string& name) {
+  for (const prometheus::MetricFamily& f : families) {
+    if (f.name == name && !f.metric.empty()) return &f.metric.front();
+  }
+  return nullptr;
+}
+
+TEST(FetcherMetricsTest, SnapshotHasPolitenessHistogramsWarcAndWaitingHosts) {
+  FetcherStats one;
+  one.hosts = 3;
+  one.hosts_waiting = 2;
+  one.politeness_wait.Observe(absl::Milliseconds(5));   // <= 0.01
+  one.politeness_wait.Observe(absl::Seconds(2));        // <= 2.5
+  one.politeness_wait.Observe(absl::Seconds(1000));     // above 300: +Inf only
+  one.claim_duration.Observe(absl::Microseconds(300));  // <= 0.0005
+  FetcherStats other;
+  other.politeness_wait.Observe(absl::Seconds(2));
+  other.claim_duration.Observe(absl::Milliseconds(3));  // <= 0.005
+  FetcherSnapshot s;
+  AddFetcherStats(one, s.fetcher);
+  AddFetcherStats(other, s.fetcher);
+  s.warc.push_back({.collection = "a", .records = 5, .bytes = 1234});
+  metrics::SnapshotFamilies out;
+  AppendFetcherSnapshot(s, out);
+  const std::vector<prometheus::MetricFamily> f = out.Take();
+
+  EXPECT_EQ(Value(f, "crawler_fetcher_hosts", {}), 3);
+  EXPECT_EQ(Value(f, "crawler_fetcher_hosts_waiting", {}), 2);
+  EXPECT_EQ(Value(f, "crawler_fetcher_warc_records_total", {{"collection", "a"}}), 5);
+  EXPECT_EQ(Value(f, "crawler_fetcher_warc_bytes_total", {{"collection", "a"}}), 1234);
+
+  const prometheus::ClientMetric* wait = Sample(f, "crawler_fetcher_politeness_wait_seconds");
+  ASSERT_NE(wait, nullptr);
+  EXPECT_EQ(wait->histogram.sample_count, 4u);
+  EXPECT_NEAR(wait->histogram.sample_sum, 1004.005, 1e-9);
+  const auto& b = wait->histogram.bucket;
+  ASSERT_EQ(b.size(), std::size(kPolitenessWaitBounds) + 1);
+  EXPECT_EQ(b.front().upper_bound, 0.01);
+  EXPECT_EQ(b.front().cumulative_count, 1u);
+  EXPECT_EQ(b[std::size(kPolitenessWaitBounds) - 1].upper_bound, 300);
+  EXPECT_EQ(b[std::size(kPolitenessWaitBounds) - 1].cumulative_count, 3u);
+  EXPECT_TRUE(std::isinf(b.back().upper_bound));
+  EXPECT_EQ(b.back().cumulative_count, 4u);
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (b[i].upper_bound == 2.5) EXPECT_EQ(b[i].cumulative_count, 3u);
+    if (b[i].upper_bound == 1) EXPECT_EQ(b[i].cumulative_count, 1u);
+  }
+
+  const prometheus::ClientMetric* claim =
+      Sample(f, "crawler_fetcher_politeness_claim_duration_seconds");
+  ASSERT_NE(claim, nullptr);
+  EXPECT_EQ(claim->histogram.sample_count, 2u);
+  EXPECT_EQ(claim->histogram.bucket.front().upper_bound, 0.0005);
+  EXPECT_EQ(claim->histogram.bucket.front().cumulative_count, 1u);
+  EXPECT_EQ(claim->histogram.bucket[std::size(kClaimDurationBounds) - 1].upper_bound, 1);
+  EXPECT_EQ(claim->histogram.bucket[std::size(kClaimDurationBounds) - 1].cumulative_count, 2u);
+}
+
+TEST(FetcherMetricsTest, NoWarcWriterNoWarcSeries) {
+  metrics::SnapshotFamilies out;
+  AppendFetcherSnapshot(FetcherSnapshot{}, out);
+  const std::vector<prometheus::MetricFamily> f = out.Take();
+  EXPECT_EQ(Value(f, "crawler_fetcher_warc_records_total", {}), -1);
+  // The histograms are there from the start, empty.
+  const prometheus::ClientMetric* wait = Sample(f, "crawler_fetcher_politeness_wait_seconds");
+  ASSERT_NE(wait, nullptr);
+  EXPECT_EQ(wait->histogram.sample_count, 0u);
 }
 
 }  // namespace

@@ -398,6 +398,16 @@ TEST_F(TransportFetcherTest, Design_6_CompletionsOutlinksAndClaimsWithoutASocket
   EXPECT_EQ(ledger_.released(), ledger_.granted());
   EXPECT_EQ(stats_.requests_started + stats_.robots_requests, transport_.requests().size());
   EXPECT_EQ(stats_.frontier_errors, 0u);
+  // A politeness wait per request, robots.txt included; an Exchange time per batch of claims.
+  EXPECT_EQ(stats_.politeness_wait.count, transport_.requests().size());
+  uint64_t in_buckets = 0;
+  for (uint64_t n : stats_.politeness_wait.counts) in_buckets += n;
+  EXPECT_EQ(in_buckets, stats_.politeness_wait.count);
+  EXPECT_GE(stats_.politeness_wait.sum_seconds, 0);
+  EXPECT_GE(stats_.claim_duration.count, 1u);
+  EXPECT_LE(stats_.claim_duration.sum_seconds, 60);
+  // Nothing left waiting at the end.
+  EXPECT_EQ(stats_.hosts_waiting, 0u);
 }
 
 // DESIGN.md §5: a 429/503 with Retry-After blocks the host until then; the frontier is told

@@ -88,6 +88,8 @@ TEST(SchedulerRevisitTest, PartitionsSpendTheBudgetTogether) {
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ(first->pages, 0);  // nothing visited yet: the fleet is the 40 known URLs
   EXPECT_FALSE(first->mu.has_value());
+  EXPECT_FALSE(first->expected_freshness.has_value());
+  EXPECT_FALSE(first->planned_spend_ratio.has_value());
 
   uint64_t visit = 0;
   // Bounded: 2 simulated days in 30-minute steps (each tuning solves mu three times, ~10 ms).
@@ -123,6 +125,9 @@ TEST(SchedulerRevisitTest, PartitionsSpendTheBudgetTogether) {
   ASSERT_TRUE(tuning->expected_freshness.has_value());
   EXPECT_GT(*tuning->expected_freshness, 0);
   EXPECT_LE(*tuning->expected_freshness, 1);
+  // The solved frequencies add up to the budget.
+  ASSERT_TRUE(tuning->planned_spend_ratio.has_value());
+  EXPECT_NEAR(*tuning->planned_spend_ratio, 1, 0.01);
 
   // The frequencies the frontiers chose at each page's latest visit add up to the budget
   // (within the histogram's resolution, the drift of the estimates since and the bounds).
@@ -198,6 +203,50 @@ TEST(SchedulerRevisitTest, PartitionsCapsAreSharesOfTheBudgetByPageCount) {
   ASSERT_TRUE(s->TuneRevisits({p0.client.get(), p1.client.get()}).ok());
   EXPECT_DOUBLE_EQ(p0.frontier->Stats().revisit_budget_visits_per_day, 75);
   EXPECT_DOUBLE_EQ(p1.frontier->Stats().revisit_budget_visits_per_day, 25);
+}
+
+// "uniform" estimates no rates: its expected freshness takes every page to change at the rate
+// the re-visits observed, visited budget / pages a day; it plans to spend the whole budget.
+TEST(SchedulerRevisitTest, UniformExpectsFreshnessAtTheObservedRate) {
+  const double budget = 48;  // 8 pages: 6 visits a day each
+  Collection c = Revisiting(budget);
+  c.revisit.options.policy = "uniform";
+  std::unique_ptr<Scheduler> s = Scheduler::Create(c, {}).value();
+  FakeClock clock;
+  clock.Advance(absl::FromUnixSeconds(1'800'000'000) - clock.Now());
+  Partition p(c, clock);
+  std::vector<frontier::UrlToAdd> urls;
+  for (int k = 0; k < 8; ++k) {
+    const std::string host = absl::StrCat("h", k, ".a.test");
+    urls.push_back({.canonical_url = absl::StrCat("http://", host, "/"), .host_key = host});
+  }
+  ASSERT_TRUE(p.frontier->AddUrls(urls).ok());
+  ASSERT_TRUE(s->TuneRevisits({p.client.get()}).ok());
+  uint64_t visit = 0;
+  for (int step = 0; step < 24; ++step) {  // a simulated day in hour steps
+    const std::vector<frontier::LeasedTask> tasks = p.frontier->Lease(1000, 1000).value();
+    std::vector<frontier::FetchOutcome> outcomes;
+    for (const frontier::LeasedTask& task : tasks) {
+      ++visit;  // every visit finds a change
+      outcomes.push_back({.lease_id = task.lease_id,
+                          .outcome = frontier::OutcomeClass::kFetched,
+                          .http_status = 200,
+                          .content_fingerprint = visit * 0x9E3779B97F4A7C15ull,
+                          .content_length = 100});
+    }
+    ASSERT_TRUE(p.frontier->Complete(outcomes).ok());
+    ASSERT_TRUE(s->TuneRevisits({p.client.get()}).ok());
+    clock.Advance(absl::Hours(1));
+  }
+  absl::StatusOr<RevisitTuning> tuning = s->TuneRevisits({p.client.get()});
+  ASSERT_TRUE(tuning.ok());
+  EXPECT_FALSE(tuning->mu.has_value());
+  ASSERT_GT(tuning->observed_rate_per_day, 0);
+  ASSERT_TRUE(tuning->expected_freshness.has_value());
+  EXPECT_GT(*tuning->expected_freshness, 0);
+  EXPECT_LT(*tuning->expected_freshness, 1);
+  ASSERT_TRUE(tuning->planned_spend_ratio.has_value());
+  EXPECT_EQ(*tuning->planned_spend_ratio, 1);
 }
 
 }  // namespace
