@@ -156,8 +156,12 @@ TEST(FetcherMetricsTest, SnapshotHasPolitenessHistogramsWarcAndWaitingHosts) {
   EXPECT_TRUE(std::isinf(b.back().upper_bound));
   EXPECT_EQ(b.back().cumulative_count, 4u);
   for (size_t i = 0; i < b.size(); ++i) {
-    if (b[i].upper_bound == 2.5) EXPECT_EQ(b[i].cumulative_count, 3u);
-    if (b[i].upper_bound == 1) EXPECT_EQ(b[i].cumulative_count, 1u);
+    if (b[i].upper_bound == 2.5) {
+      EXPECT_EQ(b[i].cumulative_count, 3u);
+    }
+    if (b[i].upper_bound == 1) {
+      EXPECT_EQ(b[i].cumulative_count, 1u);
+    }
   }
 
   const prometheus::ClientMetric* claim =
