@@ -45,6 +45,16 @@ struct Partition {
   std::unique_ptr<frontier::LocalFrontierClient> client;
 };
 
+// Adds the root pages of hosts h0<suffix> .. h<n-1><suffix> to the partition.
+void AddRoots(Partition& p, int n, const std::string& suffix) {
+  std::vector<frontier::UrlToAdd> urls;
+  for (int k = 0; k < n; ++k) {
+    const std::string host = absl::StrCat("h", k, suffix);
+    urls.push_back({.canonical_url = absl::StrCat("http://", host, "/"), .host_key = host});
+  }
+  ASSERT_TRUE(p.frontier->AddUrls(urls).ok());
+}
+
 TEST(SchedulerRevisitTest, ValidationNeedsABudgetAndNoPageCap) {
   Collection c = Revisiting(0);
   EXPECT_EQ(c.Validate().code(), absl::StatusCode::kInvalidArgument);
@@ -153,12 +163,7 @@ TEST(SchedulerRevisitTest, PagesQueuedForARevisitAreCountedOnce) {
   FakeClock clock;
   clock.Advance(absl::FromUnixSeconds(1'800'000'000) - clock.Now());
   Partition p(c, clock);
-  std::vector<frontier::UrlToAdd> urls;
-  for (int k = 0; k < 10; ++k) {
-    const std::string host = absl::StrCat("h", k, ".test");
-    urls.push_back({.canonical_url = absl::StrCat("http://", host, "/"), .host_key = host});
-  }
-  ASSERT_TRUE(p.frontier->AddUrls(urls).ok());
+  AddRoots(p, 10, ".test");
   auto complete = [&](const std::vector<frontier::LeasedTask>& tasks) {
     std::vector<frontier::FetchOutcome> outcomes;
     for (const frontier::LeasedTask& task : tasks) {
@@ -192,14 +197,8 @@ TEST(SchedulerRevisitTest, PartitionsCapsAreSharesOfTheBudgetByPageCount) {
   Partition p0(c, clock);
   Partition p1(c, clock);
   EXPECT_EQ(p0.frontier->Stats().revisit_budget_visits_per_day, 0);  // no cap before tuning
-  for (Partition* p : {&p0, &p1}) {
-    std::vector<frontier::UrlToAdd> urls;
-    for (int k = 0; k < (p == &p0 ? 30 : 10); ++k) {
-      const std::string host = absl::StrCat("h", k, p == &p0 ? ".a.test" : ".b.test");
-      urls.push_back({.canonical_url = absl::StrCat("http://", host, "/"), .host_key = host});
-    }
-    ASSERT_TRUE(p->frontier->AddUrls(urls).ok());
-  }
+  AddRoots(p0, 30, ".a.test");
+  AddRoots(p1, 10, ".b.test");
   ASSERT_TRUE(s->TuneRevisits({p0.client.get(), p1.client.get()}).ok());
   EXPECT_DOUBLE_EQ(p0.frontier->Stats().revisit_budget_visits_per_day, 75);
   EXPECT_DOUBLE_EQ(p1.frontier->Stats().revisit_budget_visits_per_day, 25);
@@ -215,12 +214,7 @@ TEST(SchedulerRevisitTest, UniformExpectsFreshnessAtTheObservedRate) {
   FakeClock clock;
   clock.Advance(absl::FromUnixSeconds(1'800'000'000) - clock.Now());
   Partition p(c, clock);
-  std::vector<frontier::UrlToAdd> urls;
-  for (int k = 0; k < 8; ++k) {
-    const std::string host = absl::StrCat("h", k, ".a.test");
-    urls.push_back({.canonical_url = absl::StrCat("http://", host, "/"), .host_key = host});
-  }
-  ASSERT_TRUE(p.frontier->AddUrls(urls).ok());
+  AddRoots(p, 8, ".a.test");
   ASSERT_TRUE(s->TuneRevisits({p.client.get()}).ok());
   uint64_t visit = 0;
   for (int step = 0; step < 24; ++step) {  // a simulated day in hour steps
