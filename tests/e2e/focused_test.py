@@ -26,8 +26,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from e2e_support import (  # noqa: E402
-    Checks, Crawl, Fatal, Websim, WorkDir, check_politeness, crawl_command, is_page_request,
-    read_stats)
+    Crawl, Fatal, Websim, check_politeness, crawl_command, is_page_request, read_stats,
+    run_scenario)
 
 SITES = 10
 BUDGET = 2000
@@ -64,6 +64,11 @@ def export(crawler, what, data_dir, *extra):
     if proc.returncode != 0:
         raise Fatal(f"crawler export {what} exited with {proc.returncode}: {proc.stderr}")
     return list(csv.DictReader(io.StringIO(proc.stdout)))
+
+
+def run_cases(args, checks, work):
+    for case in CASES:
+        run_case(args, checks, work, *case)
 
 
 def run_case(args, checks, work, set_type, seed, policy, in_flight):
@@ -140,17 +145,9 @@ def main():
     parser.add_argument("--websim", required=True)
     parser.add_argument("--banditsim", required=True)
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument("--scenario", default="cases", choices=["cases"])
     args = parser.parse_args()
-    checks = Checks("e2e.focused")
-    work = WorkDir("e2e-focused-", keep=args.keep)
-    try:
-        for case in CASES:
-            run_case(args, checks, work, *case)
-    except Fatal as e:
-        checks.fail(str(e))
-    rc = checks.exit_code()
-    work.finish(failed=rc != 0)
-    return rc
+    return run_scenario(args, {"cases": run_cases}, "e2e.focused", "e2e-focused")
 
 
 if __name__ == "__main__":
