@@ -12,4 +12,13 @@ absl::Status ValidateChangeDetectionOptions(const ChangeDetectionOptions& option
   return absl::OkStatus();
 }
 
+std::optional<bool> ContentChanged(const ContentSignature& before, const ContentSignature& after,
+                                   const ChangeDetectionOptions& options) {
+  if (before.digest && after.digest) return *before.digest != *after.digest;
+  if (before.simhash && after.simhash) {
+    return SignificantlyChanged(*before.simhash, *after.simhash, options);
+  }
+  return std::nullopt;
+}
+
 }  // namespace crawler::fingerprint

@@ -1,6 +1,14 @@
-// Change detection on content fingerprints (DESIGN.md §7): "a page has changed when its content
-// fingerprint moved by more than the collection's threshold (Hamming distance on SimHash), not
-// when any byte differs".
+// Change detection on content fingerprints (DESIGN.md §7): a page has changed when its content
+// changed, not when any byte differs.
+//
+// Two signals, in order (ContentChanged):
+//  1. the change digest of the main content (change_digest.h): exact on the text that is left
+//     once furniture, date stamps and counters are taken out, so a one-sentence edit or a new
+//     price counts. Used whenever both visits have one.
+//  2. the SimHash of the whole visible text (simhash.h), "changed" iff it moved by more than
+//     threshold_bits: for pages without main content text, and for visits recorded before
+//     digests existed. It cannot see an edit of a few words on a long page (docs/fingerprint.md,
+//     "Measured on a labelled change corpus").
 //
 // The threshold trades missed changes against false changes; docs/fingerprint.md has the
 // distances measured on the test articles that the default is calibrated on. Note this is not
@@ -11,7 +19,10 @@
 #ifndef CRAWLER_LIB_FINGERPRINT_CHANGE_DETECTION_H_
 #define CRAWLER_LIB_FINGERPRINT_CHANGE_DETECTION_H_
 
+#include <optional>
+
 #include "absl/status/status.h"
+#include "lib/fingerprint/change_digest.h"
 #include "lib/fingerprint/simhash.h"
 
 namespace crawler::fingerprint {
@@ -43,6 +54,19 @@ inline bool SignificantlyChanged(SimHash64 before, SimHash64 after,
                                  const ChangeDetectionOptions& options) {
   return SignificantlyChanged(before, after, options.threshold_bits);
 }
+
+// What one visit of a page contributes to the decision; nullopt for a signal that was not
+// computed (not HTML, too little text, a record written before the signal existed).
+struct ContentSignature {
+  std::optional<SimHash64> simhash;
+  std::optional<ChangeDigest> digest;
+};
+
+// Whether the content changed between two visits: the digests decide when both visits have
+// one, else the SimHash rule when both have a SimHash; nullopt when neither signal is on both
+// sides (the caller decides from what else it has, e.g. HTTP validators or the length).
+std::optional<bool> ContentChanged(const ContentSignature& before, const ContentSignature& after,
+                                   const ChangeDetectionOptions& options);
 
 }  // namespace crawler::fingerprint
 

@@ -8,9 +8,11 @@
 
 #include "absl/status/status.h"
 #include "lib/encoding/ascii.h"
+#include "lib/html/internal/boilerplate.h"
 #include "lib/html/gumbo_tree.h"
 #include "lib/html/internal/html_elements.h"
 #include "lib/html/internal/page_builder.h"
+#include "lib/html/internal/page_text.h"
 #include "lib/html/internal/token_extractor.h"
 #include "lib/html/meta_refresh.h"
 #include "lib/html/nesting_limiter.h"
@@ -22,6 +24,7 @@ namespace {
 using encoding::EqualsIgnoreCase;
 using encoding::TrimAsciiWhitespace;
 using internal::DocumentFacts;
+using internal::FurnitureAttributes;
 using internal::HasToken;
 using internal::HidesText;
 using internal::IsBlock;
@@ -133,14 +136,13 @@ class LinkAndTextWalker {
       : options_(options),
         page_(page),
         links_(page_url, base, options, page),
-        text_(options.max_text_bytes) {}
+        text_(options.collect_text, options.max_text_bytes) {}
 
   void Run(const GumboNode* document) {
     page_.stats.tree_depth = Traverse(
         document, [this](const GumboNode* node) { return Enter(node); },
         [this](const GumboNode* node) { Leave(node); });
-    page_.stats.text_truncated = text_.truncated();
-    page_.text = std::move(text_).Take();
+    std::move(text_).TakeInto(page_);
   }
 
  private:
@@ -155,7 +157,7 @@ class LinkAndTextWalker {
       case GUMBO_NODE_WHITESPACE:
       case GUMBO_NODE_CDATA:
         if (hidden_ == 0) {
-          if (options_.collect_text) text_.Append(node->v.text.text);
+          text_.Append(node->v.text.text);
           if (!anchors_.empty()) anchors_.back().text.Append(node->v.text.text);
         }
         return false;
@@ -167,6 +169,7 @@ class LinkAndTextWalker {
     if (HidesTextOf(node)) ++hidden_;
     if (!IsHtmlElement(node)) return true;
     const GumboTag tag = node->v.element.tag;
+    text_.Open(tag, Furniture(node));
     SeparateText(tag);
     switch (tag) {
       case GUMBO_TAG_A: {
@@ -238,6 +241,8 @@ class LinkAndTextWalker {
     if (HidesTextOf(node)) --hidden_;
     if (!IsHtmlElement(node)) return;
     const GumboTag tag = node->v.element.tag;
+    // The same decision as on entry: the content sections open around the node are the same.
+    text_.Close(tag, Furniture(node));
     SeparateText(tag);
     if (tag == GUMBO_TAG_A && !anchors_.empty()) {
       OpenAnchor& anchor = anchors_.back();
@@ -256,6 +261,12 @@ class LinkAndTextWalker {
     }
   }
 
+  bool Furniture(const GumboNode* node) const {
+    return text_.Furniture(node->v.element.tag,
+                           FurnitureAttributes{Attribute(node, "role"), Attribute(node, "class"),
+                                               Attribute(node, "id")});
+  }
+
   static bool RelNofollow(const GumboNode* node) {
     const auto rel = Attribute(node, "rel");
     return rel && HasToken(*rel, "nofollow");
@@ -272,7 +283,7 @@ class LinkAndTextWalker {
   const ExtractOptions& options_;
   ExtractedPage& page_;
   LinkResolver links_;
-  TextBuilder text_;
+  internal::PageText text_;
   int hidden_ = 0;  // open elements that hide their text
   std::vector<OpenAnchor> anchors_;
 };

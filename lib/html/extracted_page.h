@@ -77,6 +77,11 @@ struct ExtractedPage {
   std::vector<Link> links;
   // Visible text: see ExtractPage for what counts. Empty unless ExtractOptions::collect_text.
   std::string text;
+  // The visible text outside page furniture (navigation, site header and footer, ads,
+  // bylines...: the rules are in internal/boilerplate.h), normalised as `text` is; what the
+  // change digest reads. Empty unless ExtractOptions::collect_text, or when everything visible
+  // is furniture.
+  std::string main_text;
   PageMeta meta;
   SkippedLinks skipped;
   // The first ExtractOptions::max_unresolved_kept of the javascript, mailto, data, other_scheme

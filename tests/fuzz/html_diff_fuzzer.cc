@@ -152,6 +152,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Compare("attributes_dropped", gumbo->stats.attributes_dropped,
           tokenized.stats.attributes_dropped);
   Compare("text", gumbo->text, tokenized.text);
+  Compare("main_text", gumbo->main_text, tokenized.main_text);
   Compare("text_truncated", gumbo->stats.text_truncated, tokenized.stats.text_truncated);
   return 0;
 }

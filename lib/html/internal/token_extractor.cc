@@ -13,6 +13,7 @@
 #include "lib/html/internal/html_elements.h"
 #include "lib/html/internal/html_scanner.h"
 #include "lib/html/internal/page_builder.h"
+#include "lib/html/internal/page_text.h"
 #include "lib/html/meta_refresh.h"
 #include "lib/html/nesting_limiter.h"
 #include "lib/html/text_builder.h"
@@ -56,9 +57,12 @@ std::optional<std::string> AttributeString(const ScannedTag& tag, std::string_vi
   return std::string(*value);
 }
 
-// Start tag data (OpenElementInfo::user): bit 0 the hidden attribute, the rest 1 + the index of
-// the element's entry in Extractor::anchor_sources_ (an <a>).
+// Start tag data (OpenElementInfo::user): bit 0 the hidden attribute, bit 1 furniture by its
+// attributes (boilerplate.h), the rest 1 + the index of the element's entry in
+// Extractor::anchor_sources_ (an <a>).
 constexpr uint32_t kHiddenBit = 1;
+constexpr uint32_t kFurnitureBit = 2;
+constexpr int kAnchorShift = 2;
 
 class Extractor : public ScanListener {
  public:
@@ -66,7 +70,7 @@ class Extractor : public ScanListener {
       : html_(html),
         options_(options),
         page_(page),
-        text_(options.max_text_bytes),
+        text_(options.collect_text, options.max_text_bytes),
         // Half the parser's budget: past it Gumbo decides (and may fail the page).
         max_tree_bytes_((options.parse_memory_base_bytes +
                          options.parse_memory_per_input_byte * html.size()) /
@@ -86,18 +90,27 @@ class Extractor : public ScanListener {
           ref.anchor != kNoAnchor ? std::move(anchors_[ref.anchor]).Take() : std::move(ref.alt);
     }
     page_.meta.title = std::move(title_).Take();
-    page_.stats.text_truncated = text_.truncated();
-    page_.text = std::move(text_).Take();
+    std::move(text_).TakeInto(page_);
   }
 
   // ---- ScanListener ----
 
   uint32_t StartTagData(const ScannedTag& tag) override {
     uint32_t user = HasAttribute(tag, "hidden") ? kHiddenBit : 0;
+    if (options_.collect_text) {
+      // The attribute rules only: the tag rules depend on where the element is pushed.
+      const std::optional<std::string> role = AttributeString(tag, "role");
+      const std::optional<std::string> class_list = AttributeString(tag, "class");
+      const std::optional<std::string> id = AttributeString(tag, "id");
+      if ((role || class_list || id) &&
+          IsFurniture(GUMBO_TAG_UNKNOWN, FurnitureAttributes{role, class_list, id}, false)) {
+        user |= kFurnitureBit;
+      }
+    }
     if (tag.tag == GUMBO_TAG_A) {
       std::optional<std::string> href = AttributeString(tag, "href");
       anchor_sources_.push_back(AnchorSource{std::move(href), RelNofollow(tag)});
-      user |= static_cast<uint32_t>(anchor_sources_.size()) << 1;
+      user |= static_cast<uint32_t>(anchor_sources_.size()) << kAnchorShift;
     }
     return user;
   }
@@ -245,10 +258,11 @@ class Extractor : public ScanListener {
                        (html && (HidesText(element.tag) || (element.user & kHiddenBit) != 0));
     if (hides) ++hidden_;
     if (!html) return;
+    text_.Open(element.tag, Furniture(element));
     SeparateText(element.tag);
     if (element.tag != GUMBO_TAG_A) return;
     size_t anchor = kNoAnchor;
-    const uint32_t source = element.user >> 1;
+    const uint32_t source = element.user >> kAnchorShift;
     if (source != 0 && anchor_sources_[source - 1].href) {
       // A clone made by "reconstruct the active formatting elements" is a new <a> in the tree,
       // with the same attributes: another link.
@@ -266,6 +280,8 @@ class Extractor : public ScanListener {
                        (html && (HidesText(element.tag) || (element.user & kHiddenBit) != 0));
     if (hides) --hidden_;
     if (!html) return;
+    // The same decision as when pushed: the content sections open around it are the same.
+    text_.Close(element.tag, Furniture(element));
     SeparateText(element.tag);
     if (element.tag == GUMBO_TAG_A && !open_anchors_.empty()) open_anchors_.pop_back();
   }
@@ -310,6 +326,10 @@ class Extractor : public ScanListener {
     return anchor == kNoAnchor ? nullptr : &anchors_[anchor];
   }
 
+  bool Furniture(const OpenElementInfo& element) const {
+    return (element.user & kFurnitureBit) != 0 || text_.Furniture(element.tag, {});
+  }
+
   static bool RelNofollow(const ScannedTag& tag) {
     std::string scratch;
     const auto rel = Attribute(tag, "rel", scratch);
@@ -337,7 +357,7 @@ class Extractor : public ScanListener {
   }
 
   void AppendText(std::string_view text) {
-    if (options_.collect_text) text_.Append(text);
+    text_.Append(text);
     if (!open_anchors_.empty()) {
       if (TextBuilder* anchor = InnermostAnchor()) anchor->Append(text);
     }
@@ -366,7 +386,7 @@ class Extractor : public ScanListener {
   const std::string_view html_;
   const ExtractOptions& options_;
   ExtractedPage& page_;
-  TextBuilder text_;
+  PageText text_;
   const size_t max_tree_bytes_;
 
   DocumentFacts facts_;

@@ -396,6 +396,71 @@ TEST(VisibleText, NotCollectedUnlessAsked) {
   }
 }
 
+// ---- Main content text: the visible text without page furniture (internal/boilerplate.h). ----
+
+// Both parsers, as the rules are applied by each.
+std::string MainText(std::string_view html) {
+  ExtractOptions gumbo;
+  gumbo.parser = ExtractOptions::Parser::kGumbo;
+  const std::string main_text = Extract(html).main_text;
+  EXPECT_EQ(Extract(html, gumbo).main_text, main_text) << "the parsers disagree on " << html;
+  return main_text;
+}
+
+TEST(MainText, SectioningFurnitureIsLeftOut) {
+  const std::string html =
+      "<header><a href=/>Site</a> Today is Monday</header><nav><a href=/a>A</a></nav>"
+      "<main><h1>Title</h1><p>Body text.</p><aside>Related: other</aside></main>"
+      "<menu><li>Tool</menu><footer>(c) 2025 Site</footer>";
+  EXPECT_EQ(MainText(html), "Title\nBody text.");
+  EXPECT_EQ(Extract(html).text,
+            "Site Today is Monday\nA\nTitle\nBody text.\nRelated: other\nTool\n(c) 2025 Site");
+}
+
+TEST(MainText, HeaderAndFooterOfAnArticleAreContent) {
+  EXPECT_EQ(MainText("<header>Site</header><article><header><h1>Title</h1></header><p>Body</p>"
+                     "<footer>Filed under news</footer></article><section><footer>S</footer>"
+                     "</section><footer>Site footer</footer>"),
+            "Title\nBody\nFiled under news\nS");
+}
+
+TEST(MainText, LandmarkRolesAreFurniture) {
+  EXPECT_EQ(MainText("<div role=navigation>Menu</div><div role='banner extra'>Logo</div>"
+                     "<div role=main>Body</div><div role=complementary>Side</div>"
+                     "<div role=contentinfo>Legal</div><div role=search>Find</div>"
+                     "<div role=note>Note</div>"),
+            "Body\nNote");
+}
+
+TEST(MainText, ClassAndIdWordsNameFurniture) {
+  EXPECT_EQ(MainText("<div class='post'><p class='entry-meta'>By Ann, 3 May</p>"
+                     "<div class=AD_SLOT>Buy now</div><p>Body</p>"
+                     "<div id=sidebar-left>Side</div><div class='x share-buttons'>Share</div>"
+                     "<p class=download>Get it</p><p class=header-nav>Links</p>"
+                     "<div class=related><a href=/r>Other story</a></div>"
+                     "<span class='token comment'>// code comment</span></div>"),
+            "Body\nGet it\n// code comment");
+}
+
+TEST(MainText, FurnitureNestsAndHiddenTextStaysOut) {
+  EXPECT_EQ(MainText("<nav><div><p>One</p><main>Two</main></div></nav><p>Three</p>"
+                     "<div hidden>Four</div><script>five</script><p>Six <span class=ad>7</span> "
+                     "eight</p>"),
+            "Three\nSix eight");
+}
+
+TEST(MainText, LinksCountByTheirTextNotTheirUrl) {
+  EXPECT_EQ(MainText("<ul><li><a href='/n/1?sid=abc'>First item</a><li><a href=/n/2>Second</a>"
+                     "</ul>"),
+            "First item\nSecond");
+}
+
+TEST(MainText, NotCollectedUnlessAsked) {
+  ExtractOptions options;
+  options.collect_text = false;
+  EXPECT_THAT(Extract("<p>Body</p>", options).main_text, IsEmpty());
+}
+
 TEST(AnchorText, CollapsedAndIncludesImageAlt) {
   const ExtractedPage p = Extract(
       "<a href=/1>  Click <b>here</b>\n now </a>"
