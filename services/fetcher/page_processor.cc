@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "lib/fingerprint/change_digest.h"
 #include "lib/fingerprint/content_key.h"
 #include "lib/fingerprint/sha1.h"
 #include "lib/http/chunked_decoder.h"
@@ -63,7 +64,8 @@ struct PageProcessor::Parsed {
 
 namespace {
 
-// A page's visible text only feeds its SimHash: without fingerprints it is not built. Unresolved
+// A page's visible text only feeds its SimHash and change digest: without fingerprints it is
+// not built. Unresolved
 // references are copied only for a link sink.
 PageProcessorOptions WithDerivedExtractOptions(PageProcessorOptions options) {
   if (!options.fingerprints) options.extract.collect_text = false;
@@ -188,6 +190,13 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
           parsed.html.text.size() >= options_.min_text_bytes_for_simhash) {
         parsed.simhash = fingerprint::ComputeSimHash(parsed.html.text, options_.simhash);
         o.content_fingerprint = parsed.simhash->bits();
+      }
+      // No minimum length: the digest is exact, a short page's edit is as real as a long one's.
+      if (options_.fingerprints) {
+        if (const std::optional<fingerprint::ChangeDigest> digest =
+                fingerprint::ComputeChangeDigest(parsed.html.main_text)) {
+          o.change_digest = digest->bits();
+        }
       }
     } else {
       e.detail = absl::StrCat("not parsed: ", extracted.status().message());

@@ -59,10 +59,11 @@ struct PageProcessorOptions {
   // SimHash only pages with at least this many bytes of visible text: near-duplicate detection
   // on a few words would call every short page a copy of every other.
   size_t min_text_bytes_for_simhash = 200;
-  // Content fingerprints: the exact content key (dedup) and the SimHash of the text (near-
-  // duplicates, re-visit change detection). Off for a crawl that only maps a site: no duplicate
-  // is detected (every page's links are followed) and re-visits fall back to the validators.
-  // Off also turns off extract.collect_text: the visible text only feeds the SimHash.
+  // Content fingerprints: the exact content key (dedup), the SimHash of the text (near-
+  // duplicates) and the change digest of the main content (re-visit change detection,
+  // FetchOutcome::change_digest). Off for a crawl that only maps a site: no duplicate is
+  // detected (every page's links are followed) and re-visits fall back to the validators.
+  // Off also turns off extract.collect_text: the visible text only feeds the fingerprints.
   bool fingerprints = true;
   fingerprint::SimHashOptions simhash;
   html::ExtractOptions extract;

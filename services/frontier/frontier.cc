@@ -740,6 +740,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
     UrlRecord& record = *stored;
     if (record.fetch_count > 0) ++revisits_completed;
     const PreviousContent previous{.fingerprint = record.content_fingerprint,
+                                   .change_digest = record.change_digest,
                                    .etag = record.etag,
                                    .length = record.content_length,
                                    .fetch_time = record.fetch_time,
@@ -756,6 +757,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
         record.last_modified = bounded(outcome.last_modified);
         record.content_fingerprint = outcome.content_fingerprint;
         record.content_length = outcome.content_length;
+        record.change_digest = outcome.change_digest;
         break;
       case OutcomeClass::kNotModified:
         // The stored content is still current; a 304 may refresh the validators.

@@ -214,6 +214,7 @@ class Frontier {
   // What the URL record said about the content before this visit.
   struct PreviousContent {
     uint64_t fingerprint = 0;
+    uint64_t change_digest = 0;
     std::string etag;
     uint64_t length = 0;
     // The previous visit's time and HTTP status.

@@ -27,8 +27,9 @@ namespace crawler::frontier {
 // Re-visiting (DESIGN.md §7). Off, a URL is done after its final outcome: a one-off crawl. On,
 // every URL whose content the crawler holds (outcome fetched, duplicate or not_modified) goes
 // back into the due index after each visit, due when the collection's re-visit policy says:
-// the frontier records the visit in the URL's history (changed = the SimHash moved by more than
-// change_threshold_bits; a 304 is unchanged), asks the policy for the next interval and clamps
+// the frontier records the visit in the URL's history (changed = the main content's change
+// digest differs, or for pages and records without digests the SimHash moved by more than
+// change_threshold_bits: lib/fingerprint/change_detection.h; a 304 is unchanged), asks the policy for the next interval and clamps
 // it to [min_interval, max_interval]. The policy's fleet-wide parameters (for "optimal": the
 // multiplier mu that spends the re-visit budget) come from the scheduler (Frontier::
 // RetuneRevisits). A URL whose first visit ends in a redirect, an error or a robots denial is
@@ -51,7 +52,9 @@ struct RevisitOptions {
   absl::Duration max_interval = absl::Hours(24 * 30);
   // Visits kept per URL for the estimators, [1, 64] (visit_history.h).
   int history_capacity = 32;
-  // SimHash bits that make a visit "changed" (lib/fingerprint/change_detection.h), [0, 64].
+  // SimHash bits that make a visit "changed" where no change digest decides (a record stored
+  // before digests, a page without main content text: lib/fingerprint/change_detection.h),
+  // [0, 64].
   int change_threshold_bits = 7;
   // The re-visit budget is a hard cap (revisit_budget.h): this partition's share of the
   // collection's budget (set by RetuneRevisits) accrues as tokens, and a re-visit that is due
@@ -184,6 +187,10 @@ struct FetchOutcome {
   // External links on the page that the collection had not seen before (a focused collection's
   // reward, docs/focused.md); 0 when links are not recorded. Not carried over gRPC yet.
   uint32_t new_external_links = 0;
+  // Change digest of the page's main content (lib/fingerprint/change_digest.h); 0 if not
+  // computed (not HTML, no main content, fingerprints off). Decides "changed" when the URL's
+  // record has one from the previous visit; else the SimHash does.
+  uint64_t change_digest = 0;
 
   friend bool operator==(const FetchOutcome&, const FetchOutcome&) = default;
 };

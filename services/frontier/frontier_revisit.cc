@@ -36,6 +36,14 @@ double UnitPhase(std::string_view text) {
 }
 
 
+// Stored fingerprints use 0 for "not computed".
+fingerprint::ContentSignature Signature(uint64_t simhash, uint64_t change_digest) {
+  fingerprint::ContentSignature signature;
+  if (simhash != 0) signature.simhash = fingerprint::SimHash64(simhash);
+  if (change_digest != 0) signature.digest = fingerprint::ChangeDigest(change_digest);
+  return signature;
+}
+
 }  // namespace
 
 Frontier::RevisitPlan Frontier::ScheduleRevisit(const FetchOutcome& outcome,
@@ -58,14 +66,18 @@ Frontier::RevisitPlan Frontier::ScheduleRevisit(const FetchOutcome& outcome,
     }
   }
 
-  // Changed or not (DESIGN.md §7): a 304 is unchanged; otherwise the SimHash decides, and only
-  // pages without one (not HTML, too little text) fall back to the validators or the length.
+  // Changed or not (DESIGN.md §7): a 304 is unchanged; otherwise the main content's change
+  // digests decide, then the SimHash (records from before digests, pages without main content
+  // text: lib/fingerprint/change_detection.h), and only pages with neither (not HTML, too
+  // little text) fall back to the validators or the length.
   bool changed = false;
   if (outcome.outcome != OutcomeClass::kNotModified) {
-    if (previous.fingerprint != 0 && outcome.content_fingerprint != 0) {
-      changed = fingerprint::SignificantlyChanged(fingerprint::SimHash64(previous.fingerprint),
-                                                  fingerprint::SimHash64(outcome.content_fingerprint),
-                                                  revisit.change_threshold_bits);
+    const std::optional<bool> content_changed = fingerprint::ContentChanged(
+        Signature(previous.fingerprint, previous.change_digest),
+        Signature(outcome.content_fingerprint, outcome.change_digest),
+        fingerprint::ChangeDetectionOptions{.threshold_bits = revisit.change_threshold_bits});
+    if (content_changed.has_value()) {
+      changed = *content_changed;
     } else if (!previous.etag.empty() && !outcome.etag.empty()) {
       changed = previous.etag != outcome.etag;
     } else {

@@ -350,6 +350,8 @@ std::string EncodeUrlRecord(const UrlRecord& record) {
   AppendVarint64(record.content_length, value);
   PutTime(value, record.next_visit);
   PutString(value, record.visit_history);
+  // A varint: one byte for the many records without a digest (0), ten for a digest.
+  AppendVarint64(record.change_digest, value);
   return value;
 }
 
@@ -370,6 +372,8 @@ absl::StatusOr<UrlRecord> DecodeUrlRecord(std::string_view value) {
       !reader.Time(record.next_visit) || !reader.String(record.visit_history)) {
     return Corrupt("url record");
   }
+  // Records written before the change digest existed end here: no digest (0).
+  if (!reader.AtEnd() && !reader.Varint(record.change_digest)) return Corrupt("url record");
   if (status < static_cast<uint8_t>(UrlStatus::kQueued) ||
       status > static_cast<uint8_t>(UrlStatus::kDone) || outcome > kMaxOutcomeClass ||
       http_status < std::numeric_limits<int>::min() ||

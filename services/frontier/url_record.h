@@ -84,6 +84,9 @@ struct UrlRecord {
   absl::Time next_visit = absl::InfinitePast();
   // Visit history kept by the re-visit policy (opaque here; bounded by its writer).
   std::string visit_history;
+  // Change digest (lib/fingerprint/change_digest.h) of the last fetched content's main text;
+  // 0 when unknown (not HTML, no main content, or stored before digests were recorded).
+  uint64_t change_digest = 0;
 
   friend bool operator==(const UrlRecord&, const UrlRecord&) = default;
 };

@@ -349,6 +349,7 @@ v1::FetchOutcome OutcomeToProto(const FetchOutcome& outcome) {
     *p.mutable_host_next_allowed() = TimeToProto(outcome.host_next_allowed);
   }
   p.set_retry(outcome.retry);
+  p.set_change_digest(outcome.change_digest);
   return p;
 }
 
@@ -368,6 +369,7 @@ absl::StatusOr<FetchOutcome> OutcomeFromProto(const v1::FetchOutcome& p, std::st
   outcome.last_modified = p.last_modified();
   outcome.content_fingerprint = p.content_fingerprint();
   outcome.content_length = p.content_length();
+  outcome.change_digest = p.change_digest();
   absl::StatusOr<absl::Time> next_allowed =
       OptionalTimeFromProto(p.has_host_next_allowed(), p.host_next_allowed(), absl::InfinitePast(),
                             FieldPath(field, "host_next_allowed"));
@@ -703,6 +705,7 @@ v1::UrlRecord ToProto(const UrlRecord& record) {
     *p.mutable_next_visit() = TimeToProto(record.next_visit);
   }
   p.set_visit_history(record.visit_history);
+  p.set_change_digest(record.change_digest);
   return p;
 }
 
@@ -745,6 +748,7 @@ absl::StatusOr<UrlRecord> FromProto(const v1::UrlRecord& p, std::string_view fie
   record.content_fingerprint = p.content_fingerprint();
   record.content_length = p.content_length();
   record.visit_history = p.visit_history();
+  record.change_digest = p.change_digest();
   return record;
 }
 

@@ -163,7 +163,8 @@ TEST(FrontierConvertTest, CompleteRoundTrips) {
                         .content_fingerprint = kMax64,
                         .content_length = kMax64,
                         .host_next_allowed = absl::InfiniteFuture(),
-                        .retry = true});
+                        .retry = true,
+                        .change_digest = kMax64});
   }
   outcomes.push_back({.lease_id = kMax64});  // both times InfinitePast: unset on the wire
   const v1::CompleteRequest request = ToCompleteRequest("c", outcomes);
@@ -277,7 +278,8 @@ TEST(FrontierConvertTest, LookupRoundTripsRecordsAndAbsentUrls) {
                                 .content_fingerprint = kMax64,
                                 .content_length = 12,
                                 .next_visit = absl::InfiniteFuture(),
-                                .visit_history = std::string("\0\1\2", 3)});
+                                .visit_history = std::string("\0\1\2", 3),
+                                .change_digest = kMax64});
   }
   records.push_back(UrlRecord{.status = UrlStatus::kDone, .next_visit = absl::InfinitePast()});
   absl::StatusOr<std::vector<std::optional<UrlRecord>>> back =

@@ -54,8 +54,9 @@ class FrontierRevisitTest : public ::testing::Test {
     return tasks.value_or(std::vector<LeasedTask>{});
   }
 
-  // Leases the one queued URL and completes it with `outcome` and `fingerprint`.
-  void Visit(OutcomeClass outcome, uint64_t fingerprint, const std::string& etag = "") {
+  // Leases the one queued URL and completes it with `outcome`, `fingerprint` and `digest`.
+  void Visit(OutcomeClass outcome, uint64_t fingerprint, const std::string& etag = "",
+             uint64_t digest = 0) {
     std::vector<LeasedTask> tasks = LeaseAll();
     ASSERT_EQ(tasks.size(), 1u);
     FetchOutcome out{.lease_id = tasks[0].lease_id,
@@ -63,7 +64,8 @@ class FrontierRevisitTest : public ::testing::Test {
                      .http_status = outcome == OutcomeClass::kNotModified ? 304 : 200,
                      .etag = etag,
                      .content_fingerprint = fingerprint,
-                     .content_length = 5000};
+                     .content_length = 5000,
+                     .change_digest = digest};
     absl::StatusOr<CompleteResult> result = frontier_->Complete({out});
     ASSERT_TRUE(result.ok()) << result.status();
     ASSERT_EQ(result->accepted, 1u);
@@ -168,6 +170,34 @@ TEST_F(FrontierRevisitTest, ChangeIsSimHashDistanceAboveThresholdAnd304IsUnchang
   EXPECT_EQ(frontier_->Stats().revisits_scheduled, 5u);
   // Re-visits are not new pages.
   EXPECT_EQ(frontier_->Stats().pages_completed, 1u);
+}
+
+TEST_F(FrontierRevisitTest, ChangeDigestDecidesWhenBothVisitsHaveOne) {
+  Open(Revisiting());
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/")}).ok());
+  const uint64_t base = 0xF0F0F0F0F0F0F0F0ull;
+  Visit(OutcomeClass::kFetched, base);  // as stored before digests: none
+  clock_.Advance(absl::Hours(1));
+  Visit(OutcomeClass::kFetched, base ^ 0x7ull, "", 5);  // no previous digest: SimHash, noise
+  EXPECT_EQ(frontier_->LookupUrl("http://a.test/")->change_digest, 5u);
+  clock_.Advance(absl::Hours(1));
+  Visit(OutcomeClass::kFetched, base, "", 6);  // 3 bits, but the main content changed
+  clock_.Advance(absl::Hours(1));
+  Visit(OutcomeClass::kFetched, ~base, "", 6);  // 64 bits of furniture, the same main content
+  clock_.Advance(absl::Hours(1));
+  Visit(OutcomeClass::kNotModified, 0);  // keeps the stored digest
+  clock_.Advance(absl::Hours(1));
+  Visit(OutcomeClass::kFetched, ~base, "", 7);
+
+  const recrawl::VisitHistory history = State("http://a.test/").history;
+  ASSERT_EQ(history.size(), 5);
+  EXPECT_FALSE(history[0].changed);
+  EXPECT_TRUE(history[1].changed);
+  EXPECT_FALSE(history[2].changed);
+  EXPECT_FALSE(history[3].changed);
+  EXPECT_TRUE(history[4].changed);
+  EXPECT_EQ(frontier_->Stats().changes_detected, 2u);
+  EXPECT_EQ(frontier_->LookupUrl("http://a.test/")->change_digest, 7u);
 }
 
 TEST_F(FrontierRevisitTest, PagesWithoutFingerprintFallBackToTheEtag) {

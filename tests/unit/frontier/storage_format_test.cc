@@ -64,6 +64,7 @@ void ExpectSameRecord(const UrlRecord& a, const UrlRecord& b) {
   EXPECT_EQ(a.content_length, b.content_length);
   EXPECT_EQ(a.next_visit, b.next_visit);
   EXPECT_EQ(a.visit_history, b.visit_history);
+  EXPECT_EQ(a.change_digest, b.change_digest);
 }
 
 // ---- golden encodings (docs/storage-format.md gives the same bytes) ----
@@ -113,15 +114,38 @@ TEST(StorageFormatGolden, DueEntry) {
   EXPECT_EQ(EncodeDueValue(300), Bytes({1, 0xac, 0x02}));
 }
 
-TEST(StorageFormatGolden, UrlRecordDefaultIs26Bytes) {
+TEST(StorageFormatGolden, UrlRecordDefaultIs27Bytes) {
   EXPECT_EQ(EncodeUrlRecord(UrlRecord{}),
-            Bytes({1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+            Bytes({1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                   0}));
 }
 
 TEST(StorageFormatGolden, UrlRecordAllFields) {
   EXPECT_EQ(EncodeUrlRecord(FullRecord()),
             Bytes({1,   3, 2,   7, 1, 5, 0, 1, 1, 1, 'a', 1,  0x90, 0x03, 2,  1,
-                   'e', 1, 'l', 1, 2, 3, 4, 5, 6, 7, 8,   10, 0,    1,    'h'}));
+                   'e', 1, 'l', 1, 2, 3, 4, 5, 6, 7, 8,   10, 0,    1,    'h', 0}));
+}
+
+TEST(StorageFormatGolden, UrlRecordWithChangeDigest) {
+  UrlRecord record = FullRecord();
+  record.change_digest = 0x8102;
+  std::string all_fields = EncodeUrlRecord(FullRecord());
+  all_fields.pop_back();  // the digest 0
+  EXPECT_EQ(EncodeUrlRecord(record), all_fields + Bytes({0x82, 0x82, 0x02}));
+  record.change_digest = ~uint64_t{0};
+  absl::StatusOr<UrlRecord> decoded = DecodeUrlRecord(EncodeUrlRecord(record));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ExpectSameRecord(*decoded, record);
+}
+
+TEST(StorageFormatGolden, UrlRecordOfAnEarlierVersionHasNoChangeDigest) {
+  // Written before the trailing change digest existed (the UrlRecordAllFields bytes).
+  absl::StatusOr<UrlRecord> record = DecodeUrlRecord(
+      Bytes({1,   3, 2,   7, 1, 5, 0, 1, 1, 1, 'a', 1,  0x90, 0x03, 2,  1,
+             'e', 1, 'l', 1, 2, 3, 4, 5, 6, 7, 8,   10, 0,    1,    'h'}));
+  ASSERT_TRUE(record.ok()) << record.status();
+  ExpectSameRecord(*record, FullRecord());
+  EXPECT_EQ(record->change_digest, 0u);
 }
 
 TEST(StorageFormatGolden, MetaCounters) {
@@ -248,11 +272,16 @@ TEST(StorageFormatRecords, HostAndLeaseRecordsRoundTrip) {
 }
 
 TEST(StorageFormatRecords, EveryTruncationIsDataLoss) {
-  const std::string url = EncodeUrlRecord(FullRecord());
+  UrlRecord with_digest = FullRecord();
+  with_digest.change_digest = 0x8102;  // a 3-byte varint
+  const std::string url = EncodeUrlRecord(with_digest);
+  // Without the digest (its last 3 bytes) it is a record of an earlier version.
   for (size_t n = 0; n < url.size(); ++n) {
+    if (n + 3 == url.size()) continue;
     EXPECT_EQ(DecodeUrlRecord(url.substr(0, n)).status().code(), absl::StatusCode::kDataLoss)
         << "prefix " << n;
   }
+  EXPECT_EQ(DecodeUrlRecord(url.substr(0, url.size() - 3))->change_digest, 0u);
   const std::string host = EncodeHostRecord(HostRecord{1, 300, 2, 0, 3, 1, absl::Now(), 1});
   // Without its last byte (the trailing `leased` field) it is a record of an earlier version.
   for (size_t n = 0; n + 1 < host.size(); ++n) {
