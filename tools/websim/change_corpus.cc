@@ -90,6 +90,7 @@ struct Furniture {
   int ad = 0;
   std::string session;
   bool alternate_markup = false;
+  bool furniture_markup = true;  // ChangeCorpusOptions::furniture_markup
 };
 
 std::string HostName(int host) { return absl::StrCat("host", host, ".example"); }
@@ -145,24 +146,27 @@ std::string Render(const Article& article, const Furniture& f, int page) {
                                                  "May",     "June",     "July",      "August",
                                                  "September", "October", "November", "December"};
   const bool alt = f.alternate_markup;
+  const bool marked = f.furniture_markup;
   const std::string nl = alt ? "\n\n    " : "\n";
   const std::string sid = absl::StrCat("sid=", f.session);
   std::string html = absl::StrCat("<!DOCTYPE html>", nl, "<html lang=\"en\"><head><title>",
                                   article.title, "</title></head>", nl, "<body>", nl);
-  absl::StrAppend(&html, alt ? "<header class=\"site\"><ul class=\"nav\">" : "<nav><ul>", nl);
+  absl::StrAppend(&html,
+                  !marked ? "<div><ul>" : (alt ? "<header class=\"site\"><ul class=\"nav\">" : "<nav><ul>"),
+                  nl);
   for (size_t i = 0; i < f.navigation.size(); ++i) {
     absl::StrAppend(&html, "<li><a href=\"/section/", i, "?", sid, "\">", f.navigation[i],
                     "</a></li>", nl);
   }
-  absl::StrAppend(&html, alt ? "</ul></header>" : "</ul></nav>", nl);
+  absl::StrAppend(&html, !marked ? "</ul></div>" : (alt ? "</ul></header>" : "</ul></nav>"), nl);
   absl::StrAppend(&html, alt ? "<article class=\"post\">" : "<main>", nl, "<h1>", article.title,
                   "</h1>", nl);
   absl::StrAppend(&html,
-                  absl::StrFormat("<p class=\"meta\">Updated %s, %d %s %d, %02d:%02d CET. %d views</p>",
-                                  std::string_view("Monday"), f.day, kMonths[f.month - 1], f.year,
-                                  f.hour, f.minute, f.views),
+                  absl::StrFormat("<p%s>Updated %s, %d %s %d, %02d:%02d CET. %d views</p>",
+                                  marked ? " class=\"meta\"" : "", std::string_view("Monday"),
+                                  f.day, kMonths[f.month - 1], f.year, f.hour, f.minute, f.views),
                   nl);
-  absl::StrAppend(&html, "<div class=\"ad\">", AdLine(f.ad), "</div>", nl);
+  absl::StrAppend(&html, marked ? "<div class=\"ad\">" : "<div>", AdLine(f.ad), "</div>", nl);
   for (const std::string& paragraph : article.paragraphs) {
     absl::StrAppend(&html, alt ? "<div class=\"para\">" : "<p>", paragraph,
                     alt ? "</div>" : "</p>", nl);
@@ -179,8 +183,9 @@ std::string Render(const Article& article, const Furniture& f, int page) {
                     article.news[i], "</a></li>", nl);
   }
   absl::StrAppend(&html, "</ul>", nl, alt ? "</article>" : "</main>", nl,
-                  "<footer><a href=\"/about?", sid, "\">About</a> <a href=\"/contact?", sid,
-                  "\">Contact</a></footer>", nl, "</body></html>", nl);
+                  marked ? "<footer>" : "<div>", "<a href=\"/about?", sid,
+                  "\">About</a> <a href=\"/contact?", sid, "\">Contact</a>",
+                  marked ? "</footer>" : "</div>", nl, "</body></html>", nl);
   return html;
 }
 
@@ -258,7 +263,8 @@ ChangeCorpus BuildChangeCorpus(const ChangeCorpusOptions& options) {
     const Article article = MakeArticle(article_rng);
     const int host = page % kHosts;
     Rng furniture_rng(SeededHash(options.seed, kFurniture, static_cast<uint64_t>(page)));
-    const Furniture furniture = MakeFurniture(furniture_rng, host, options.seed);
+    Furniture furniture = MakeFurniture(furniture_rng, host, options.seed);
+    furniture.furniture_markup = options.furniture_markup;
     const std::string url = absl::StrCat("http://", HostName(host), "/articles/", page, ".html");
     const std::string before = Render(article, furniture, page);
     for (int k = 0; k < kEditKinds; ++k) {
@@ -277,12 +283,14 @@ ChangeCorpus BuildChangeCorpus(const ChangeCorpusOptions& options) {
     const int first_host = kHosts + static_cast<int>(rng.Below(64));
     const int second_host = first_host + 1 + static_cast<int>(rng.Below(63));
     const Article first = MakeArticle(rng);
-    const Furniture first_site = MakeFurniture(rng, first_host, options.seed);
+    Furniture first_site = MakeFurniture(rng, first_host, options.seed);
+    first_site.furniture_markup = options.furniture_markup;
     DuplicatePair out{pair, mirror, absl::StrCat("http://", HostName(first_host), "/a/", pair, ".html"),
                       Render(first, first_site, pair), "", ""};
     if (mirror) {
       // The same article under another site's furniture.
-      const Furniture second_site = MakeFurniture(rng, second_host, options.seed);
+      Furniture second_site = MakeFurniture(rng, second_host, options.seed);
+      second_site.furniture_markup = options.furniture_markup;
       out.second_url = absl::StrCat("http://", HostName(second_host), "/mirror/", pair, ".html");
       out.second_html = Render(first, second_site, pair);
     } else {

@@ -59,6 +59,12 @@ struct ChangeCorpusOptions {
   int pages = 100;
   // Duplicate pairs of each kind (mirror, template).
   int duplicate_pairs = 100;
+  // Whether the furniture is marked up the way most CMS themes mark it: navigation in <nav> or
+  // a site <header>, the date line in <p class="meta">, the ad in <div class="ad">, the footer
+  // in <footer>. False: every piece of furniture in a plain <div> or <p> without a class, as on
+  // hand-written or table-era sites; the words are the same. Structure-aware extraction sees
+  // only the first.
+  bool furniture_markup = true;
 };
 
 struct VersionPair {
