@@ -25,8 +25,9 @@ constexpr std::string_view kMonthsAndDays[] = {
     "septiembre", "octubre", "noviembre", "diciembre"};
 
 constexpr std::string_view kCounterWords[] = {
-    "views", "view",     "viewed",  "visits", "visitors", "hits",   "reads",  "likes",
-    "shares", "comments", "replies", "downloads", "clicks", "times"};
+    "views",   "view",     "viewed",  "viewers", "visits",    "visitor", "visitors",
+    "readers", "hits",     "reads",   "likes",   "shares",    "comments", "replies",
+    "downloads", "clicks", "times"};
 
 // Rule 5, compared with the block's first word (lowercased, end punctuation removed).
 constexpr std::string_view kAdLabels[] = {"advertisement", "advertisements", "advert",
@@ -85,9 +86,14 @@ bool DigitGroups(std::string_view w, std::string_view separators, std::vector<si
   return groups.back() > 0;
 }
 
-// 10:42, 10:42:07, 9:05pm.
+// 10:42, 10:42:07, 10:42:07.123, 9:05pm.
 bool IsClockTime(std::string_view w) {
   if (w.size() > 2 && (w.ends_with("am") || w.ends_with("pm"))) w.remove_suffix(2);
+  if (const size_t dot = w.rfind('.'); dot != std::string_view::npos && dot + 1 < w.size() &&
+                                       w.find(':') < dot &&
+                                       std::all_of(w.begin() + dot + 1, w.end(), IsDigit)) {
+    w = w.substr(0, dot);  // fractional seconds
+  }
   std::vector<size_t> groups;
   if (!DigitGroups(w, ":", groups) || groups.size() < 2 || groups.size() > 3) return false;
   return groups[0] <= 2 && std::all_of(groups.begin() + 1, groups.end(),
@@ -164,8 +170,12 @@ std::vector<std::string> NormalizedWords(std::string_view text) {
     }
     if (w == "ago" && i >= 2 && IsNumber(words[i - 2])) drop[i - 2] = true;  // 5 minutes ago
     if (In(w, kCounterWords)) {
+      // "12 views", "views: 12", "visitor number 12", "visitor no. 12".
       if (i > 0 && IsNumber(words[i - 1])) drop[i - 1] = true;
       if (i + 1 < n && IsNumber(words[i + 1])) drop[i + 1] = true;
+      if (i + 2 < n && In(words[i + 1], {"number", "no", "nr", "#"}) && IsNumber(words[i + 2])) {
+        drop[i + 2] = true;
+      }
     }
   }
   std::vector<std::string> kept;

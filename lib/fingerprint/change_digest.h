@@ -12,14 +12,15 @@
 //     removed ("EUR." -> "EUR", "(12" -> "12"), inner punctuation kept ("12.34", "e-mail");
 //     ASCII letters are lowercased. So markup, whitespace, punctuation-only and case-only
 //     differences do not count.
-//  2. Clock times (10:42, 10:42:07, 9:05pm) and numeric dates (2025-03-05, 05.03.2025, 3/5/25,
-//     ISO 8601 date-times) are dropped.
+//  2. Clock times (10:42, 10:42:07.123, 9:05pm) and numeric dates (2025-03-05, 05.03.2025,
+//     3/5/25, ISO 8601 date-times) are dropped.
 //  3. Date and time words (text_normalizer.h IsDateOrTimeWord: month and weekday names, time
 //     zones, am/pm, "ago", time units, in five languages) are dropped, and so are numbers (at
 //     most 4 digits, ordinals such as "5th" too) within two words of a month or weekday name:
 //     "Monday, 5 March 2025" and "March 5th, 2025" leave nothing.
-//  4. Counters: a number right before or after a counter word (views, visits, hits, reads,
-//     likes, shares, comments, downloads, clicks, visitors, "viewed ... times") is dropped.
+//  4. Counters: a number right before or after a counter word (views, visits, visitor(s),
+//     readers, hits, reads, likes, shares, comments, downloads, clicks, "viewed ... times"), or
+//     after the word and "number"/"no"/"#" ("visitor number 12"), is dropped.
 //  5. Advertising: a block (a line of main_text) that starts with an advertising disclosure
 //     label — "Advertisement", "Sponsored", "Ad:", "Anzeige", "Werbung", "Publicité",
 //     "Publicidad", "Reklama" — is dropped, for ads the extraction did not recognise by their

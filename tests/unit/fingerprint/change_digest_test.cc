@@ -27,6 +27,7 @@ TEST(ChangeDigestRule2, ClockTimesAndNumericDatesGo) {
   EXPECT_EQ(NormalizeForChangeDigest("at 10:42, 9:05pm or 23:07:59 on 2025-03-05 05.03.2025 "
                                      "3/5/25 2025-03-05T10:42:07Z end"),
             "at or on end");
+  EXPECT_EQ(NormalizeForChangeDigest("Generated at 2026-11-27 04:12:33.123 UTC."), "generated at");
   // Not a time or a date: a score, a ratio with three digits, a version, a price.
   EXPECT_EQ(NormalizeForChangeDigest("won 3-1, 16:9 screens, version 1.2.3, 1,299.00"),
             "won 3-1 16:9 screens version 1.2.3 1,299.00");
@@ -46,6 +47,8 @@ TEST(ChangeDigestRule3, DateWordsAndTheirNumbersGo) {
 TEST(ChangeDigestRule4, CountersGo) {
   EXPECT_EQ(NormalizeForChangeDigest("12,345 views · 17 comments · Pinned 88 times · Views: 1.2k"),
             "views · comments · pinned times · views");
+  EXPECT_EQ(NormalizeForChangeDigest("You are visitor number 12,345 of this page. 17 readers"),
+            "you are visitor number of this page readers");
   EXPECT_EQ(NormalizeForChangeDigest("12 lanes, 3 bridges"), "12 lanes 3 bridges");
 }
 
