@@ -12,14 +12,27 @@ its own websim of the same seed, so both see the same pages and the same change 
   predicted  tools/crawlsim on the same rates (those of the ground truth's pages), budget,
              duration, warm-up, re-tuning interval and maximum interval.
 
-It passes when the measured freshness of the optimal policy is within --tolerance (10%) of
-crawlsim's prediction for it, and above the measured freshness of the uniform policy.
+  spend      the re-visits each crawl made (from websim's request log: GETs of a URL fetched
+             before), per second over the same window, next to the budget; and the crawler's own
+             figures (stats JSON: revisits_completed, revisit_spend_visits_per_day,
+             revisits_waited). The budget is a hard cap for every policy, so freshness is also
+             given per unit of spend (freshness / (spend / budget)): policies compared at equal
+             measured spend.
+
+It passes when, for every policy, the measured spend is within --spend-tolerance (10%) of the
+budget and the re-visits made from the start never exceed budget x time + what the token bucket
+can have saved (one token at the start, then only unspent budget); the policies of
+--expect-waits (default nutch) had re-visits held back by the cap; the measured freshness of the
+optimal policy is within --tolerance (10%) of crawlsim's prediction for it, and above the
+measured freshness of the uniform policy (skipped with --no-compare, for runs too short to
+separate them).
 
 Time: websim runs with --time-scale 1 (one simulated day per real second), so a rate of 0.05 per
 simulated day is a change every 20 s on average; crawlsim works in those simulated days and the
 crawler, which measures real time, is given the same budget per second.
 
 Usage: freshness_check.py --crawler BIN --websim BIN --crawlsim BIN [--seconds 150] [--keep]
+  (tests/e2e registers a short run of it with three policies: e2e.revisit_spend)
 Exit status: 0 if every check passed, 1 if one failed, 2 on a setup error.
 """
 
@@ -38,7 +51,8 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "e2e"))
 
-from e2e_support import Checks, Crawl, Fatal, Websim, WorkDir, crawl_command  # noqa: E402
+from e2e_support import (Checks, Crawl, Fatal, Websim, WorkDir, cap_excess,  # noqa: E402
+                         crawl_command, revisit_times, url_of)
 
 CHANGES_PATH = "/__websim/changes"
 
@@ -62,7 +76,19 @@ def parse_args():
     p.add_argument("--min-interval", type=float, default=0.5, help="crawler's minimum, seconds")
     p.add_argument("--max-interval", type=float, default=600, help="maximum interval, seconds")
     p.add_argument("--policies", default="optimal,uniform")
+    p.add_argument("--nutch-initial-interval", default="1s",
+                   help="nutch: interval after the first visit (its shipped 30 days would make "
+                        "it re-visit nothing in a run of minutes)")
+    p.add_argument("--nutch-min-interval", default="1s",
+                   help="nutch: shortest interval (shipped: 60 s)")
     p.add_argument("--tolerance", type=float, default=0.10)
+    p.add_argument("--spend-tolerance", type=float, default=0.10,
+                   help="measured spend within this share of the budget")
+    p.add_argument("--expect-waits", default="nutch",
+                   help="policies (of --policies) that ask for more than the budget: their "
+                        "re-visits must have waited for the cap")
+    p.add_argument("--no-compare", action="store_true",
+                   help="do not require optimal's freshness above uniform's")
     p.add_argument("--out", help="directory for the report (default: the work directory)")
     p.add_argument("--keep", action="store_true", help="keep the work directory")
     return p.parse_args()
@@ -177,6 +203,8 @@ def run_policy(args, policy, work, budget_per_s):
                "--revisit-min-interval", f"{args.min_interval}s",
                "--revisit-max-interval", f"{args.max_interval}s",
                "--revisit-tune-interval", f"{args.tune_seconds}s",
+               "--revisit-nutch-initial-interval", args.nutch_initial_interval,
+               "--revisit-nutch-min-interval", args.nutch_min_interval,
                "--run-for", f"{args.seconds}s"])
     return sim, Crawl(cmd, work(policy, "crawl.stderr"))
 
@@ -199,6 +227,73 @@ def predicted(args, work, rates, budget_per_s, policies):
         return {row["policy"]: float(row["freshness"]) for row in csv.DictReader(f)}, cmd
 
 
+def measure(args, checks, policy, sim, crawl, work, truth_pages, budget):
+    """Waits for one crawl, then measures its freshness and spend from websim's truth."""
+    code = crawl.wait(args.seconds + 120)
+    checks.check(code == 0, f"{policy}: crawl exits 0 (got {code}): {crawl.stderr()[-500:]}")
+    now_days, changes, anchor_ns = fetch_changes(sim)
+    start_ns = anchor_ns - now_days * 1e9  # time scale 1: a simulated day per second
+    requests = sim.requests()
+    truth_set = set(truth_pages)
+    fetches = collections.defaultdict(list)
+    first = None
+    visits = 0
+    for r in requests:
+        if r.method != "GET" or r.status not in (200, 304):
+            continue
+        url = url_of(r)
+        t = (r.ns - start_ns) / 1e9
+        fetches[url].append(t)
+        if url in truth_set:
+            first = t if first is None else min(first, t)
+            visits += 1
+    if first is None:
+        raise Fatal(f"{policy}: no page of the ground truth was fetched")
+    window_start = first + args.warmup
+    window_end = first + args.seconds
+    fresh = measured_freshness(truth_pages, fetches, changes, window_start, window_end)
+    in_window = sum(1 for u in truth_pages for t in fetches.get(u, [])
+                    if window_start <= t < window_end)
+    rate = in_window / (window_end - window_start)
+    revisits = revisit_times(requests, crawl.started_ns)
+    offset = (crawl.started_ns - start_ns) / 1e9  # crawl-relative to simulated time
+    spend = sum(1 for t in revisits
+                if window_start <= t + offset < window_end) / (window_end - window_start)
+    excess = cap_excess(revisits, budget)
+    stats = json.load(open(work(policy, "stats.json")))
+    result = {"measured": fresh, "visits": visits, "visits_per_s_in_window": rate,
+              "spend_per_s": spend, "freshness_per_spend": fresh / (spend / budget)
+              if spend > 0 else float("nan"),
+              "revisits_logged": len(revisits), "cap_excess_visits": excess,
+              "revisits_completed": stats.get("revisits_completed", 0),
+              "crawler_spend_per_s": stats.get("revisit_spend_visits_per_day", 0) / 86400,
+              "crawler_budget_per_s": stats.get("revisit_budget_visits_per_day", 0) / 86400,
+              "revisits_scheduled": stats.get("revisits_scheduled"),
+              "revisits_waited": stats.get("revisits_waited", 0),
+              "revisit_wait_seconds": stats.get("revisit_wait_seconds", 0),
+              "changes_detected": stats.get("changes_detected")}
+    checks.check(all(u in fetches for u in truth_pages),
+                 f"{policy}: every page of the ground truth was fetched")
+    # The budget is a cap for every policy: the comparison of freshness is at equal spend.
+    checks.check(rate <= budget * 1.05,
+                 f"{policy}: visits in the window {rate:.2f}/s within the budget "
+                 f"{budget:.2f}/s (+5%)")
+    checks.check(abs(spend - budget) <= args.spend_tolerance * budget,
+                 f"{policy}: measured spend {spend:.2f} re-visits/s within "
+                 f"{args.spend_tolerance:.0%} of the budget {budget:.2f}/s")
+    # One token at the start, and re-visits already released but not yet logged by websim.
+    checks.check(excess <= 3,
+                 f"{policy}: re-visits made never ran ahead of budget x time by more than the "
+                 f"bucket's start (ran ahead by {excess:.1f} visits at most)")
+    checks.check(abs(result["revisits_completed"] - len(revisits)) <= 5 + 0.02 * len(revisits),
+                 f"{policy}: the crawler's re-visits made ({result['revisits_completed']}) match "
+                 f"websim's log ({len(revisits)})")
+    checks.check(abs(result["crawler_budget_per_s"] - budget) <= 1e-3 * budget,
+                 f"{policy}: the crawler's cap {result['crawler_budget_per_s']:.3f}/s is the "
+                 f"budget {budget:.3f}/s")
+    return result
+
+
 def main():
     args = parse_args()
     checks = Checks("recrawl e2e")
@@ -215,7 +310,6 @@ def main():
                         "--truth", work("probe", "truth.tsv"), "--no-serve"],
                        check=True, timeout=120)
         truth_pages = read_truth_pages(work("probe", "truth.tsv"))
-        truth_set = set(truth_pages)
         all_rates = read_rates(work("probe", "rates.tsv"))
         rates = [all_rates[u] for u in truth_pages]
         mean_rate = sum(rates) / len(rates)
@@ -232,41 +326,14 @@ def main():
 
         results = {}
         for policy, (sim, crawl) in runs.items():
-            code = crawl.wait(args.seconds + 120)
-            checks.check(code == 0, f"{policy}: crawl exits 0 (got {code}): {crawl.stderr()[-500:]}")
-            now_days, changes, anchor_ns = fetch_changes(sim)
-            start_ns = anchor_ns - now_days * 1e9  # time scale 1: a simulated day per second
-            fetches = collections.defaultdict(list)
-            first = None
-            visits = 0
-            for r in sim.requests():
-                if r.method != "GET" or r.status not in (200, 304):
-                    continue
-                url = f"http://{r.host}{r.target}"
-                t = (r.ns - start_ns) / 1e9
-                fetches[url].append(t)
-                if url in truth_set:
-                    first = t if first is None else min(first, t)
-                    visits += 1
-            window_start = first + args.warmup
-            window_end = first + args.seconds
-            fresh = measured_freshness(truth_pages, fetches, changes, window_start, window_end)
-            in_window = sum(1 for u in truth_pages for t in fetches.get(u, [])
-                            if window_start <= t < window_end)
-            rate = in_window / (window_end - window_start)
-            stats = json.load(open(work(policy, "stats.json")))
-            results[policy] = {"measured": fresh, "predicted": prediction.get(policy),
-                               "visits": visits, "visits_per_s_in_window": rate,
-                               "revisits_scheduled": stats.get("revisits_scheduled"),
-                               "revisits_waited": stats.get("revisits_waited", 0),
-                               "revisit_wait_seconds": stats.get("revisit_wait_seconds", 0),
-                               "changes_detected": stats.get("changes_detected")}
-            checks.check(all(u in fetches for u in truth_pages),
-                         f"{policy}: every page of the ground truth was fetched")
-            # The budget is a cap for every policy: the comparison below is at equal spend.
-            checks.check(rate <= budget * 1.05,
-                         f"{policy}: visits in the window {rate:.2f}/s within the budget "
-                         f"{budget:.2f}/s (+5%)")
+            results[policy] = measure(args, checks, policy, sim, crawl, work, truth_pages,
+                                      budget)
+            results[policy]["predicted"] = prediction.get(policy)
+        for policy in args.expect_waits.split(","):
+            if policy in results:
+                checks.check(results[policy]["revisits_waited"] > 0,
+                             f"{policy}: asks for more than the budget, so re-visits waited "
+                             f"for the cap (waited {results[policy]['revisits_waited']})")
 
         opt = results.get("optimal")
         if opt is not None:
@@ -275,25 +342,29 @@ def main():
                          f"optimal: measured freshness {opt['measured']:.4f} within "
                          f"{args.tolerance:.0%} of crawlsim's {opt['predicted']:.4f} "
                          f"(off by {gap:.1%})")
-            if "uniform" in results:
+            if "uniform" in results and not args.no_compare:
                 uni = results["uniform"]
                 checks.check(opt["measured"] > uni["measured"],
                              f"optimal's measured freshness {opt['measured']:.4f} is above "
                              f"uniform's {uni['measured']:.4f}")
 
-        lines = ["| policy | measured freshness | crawlsim prediction | measured / predicted | "
-                 "visits/s in window | re-visits scheduled | changes detected | "
-                 "re-visits waited | mean wait (s) |",
-                 "|---|---|---|---|---|---|---|---|---|"]
+        lines = ["| policy | budget (visits/s) | measured spend (re-visits/s in window) | "
+                 "spend / budget | crawler's spend at the end (/s) | re-visits made | "
+                 "re-visits waited | mean wait (s) | measured freshness | freshness / "
+                 "(spend / budget) | crawlsim prediction | measured / predicted | "
+                 "changes detected |",
+                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for policy, r in results.items():
             ratio = r["measured"] / r["predicted"] if r["predicted"] else float("nan")
-            lines.append(f"| {policy} | {r['measured']:.4f} | {r['predicted']:.4f} | "
-                         f"{ratio:.3f} | {r['visits_per_s_in_window']:.2f} | "
-                         f"{r['revisits_scheduled']} | {r['changes_detected']} | "
+            lines.append(f"| {policy} | {budget:.2f} | {r['spend_per_s']:.2f} | "
+                         f"{r['spend_per_s'] / budget:.3f} | "
+                         f"{r['crawler_spend_per_s']:.2f} | {r['revisits_completed']} | "
                          f"{r['revisits_waited']} | "
-                         f"{r['revisit_wait_seconds'] / max(1, r['revisits_waited']):.2f} |")
-        lines.append(f"| oracle (crawlsim, true rates) | - | {prediction['oracle']:.4f} | - | - | "
-                     "- | - | - | - |")
+                         f"{r['revisit_wait_seconds'] / max(1, r['revisits_waited']):.2f} | "
+                         f"{r['measured']:.4f} | {r['freshness_per_spend']:.4f} | "
+                         f"{r['predicted']:.4f} | {ratio:.3f} | {r['changes_detected']} |")
+        lines.append(f"| oracle (crawlsim, true rates) | {budget:.2f} | - | - | - | - | - | - | - "
+                     f"| - | {prediction['oracle']:.4f} | - | - |")
         table = "\n".join(lines)
         print(table)
         print(f"crawlsim: {' '.join(crawlsim_cmd)} ({crawlsim_s:.1f} s)")

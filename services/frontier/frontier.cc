@@ -842,6 +842,8 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
   if (staged_fleet.has_value()) revisit_fleet_ = *std::move(staged_fleet);
   counters_.revisits_scheduled += revisits;
   revisits_queued_ = SaturatingSub(revisits_queued_, revisits_completed);
+  counters_.revisits_completed += revisits_completed;
+  if (revisits_completed > 0) revisit_budget_.RecordSpend(revisits_completed, clock_.Now());
   counters_.changes_detected += changes;
 
   if (focus_ != nullptr) {
@@ -1072,6 +1074,7 @@ FrontierStats Frontier::Stats() const {
   stats.next_ready_time = ready_.empty() ? absl::InfiniteFuture() : ready_.begin()->first;
   stats.exhausted = ExhaustedLocked();
   stats.revisit_budget_visits_per_day = revisit_budget_.visits_per_day();
+  stats.revisit_spend_visits_per_day = revisit_budget_.spent_visits_per_day(clock_.Now());
   return stats;
 }
 

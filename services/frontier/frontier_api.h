@@ -269,6 +269,11 @@ struct FrontierStats {
   // This partition's share of the collection's re-visit budget (the cap); 0 before the
   // scheduler's first tuning (no cap yet). Summed over partitions: the collection's budget.
   double revisit_budget_visits_per_day = 0;
+  // Measured spend: re-visits made (completed leases of URLs visited before, retries included:
+  // each is a request), and their rate now (RevisitBudget::spent_visits_per_day), per day. Summed
+  // over partitions: the collection's measured spend, to set against the budget above.
+  uint64_t revisits_completed = 0;
+  double revisit_spend_visits_per_day = 0;
   uint64_t repairs = 0;       // inconsistent entries found and fixed (should stay 0)
   // Focused collections (FrontierOptions::focus): pages the bandit was told of, the new external
   // links they brought, and how often it was rebuilt for hosts joining or leaving the game.

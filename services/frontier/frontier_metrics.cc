@@ -28,8 +28,22 @@ void AppendFrontierSnapshot(const std::vector<PartitionFigures>& partitions,
                                "Fetch outcomes accepted since the frontier was opened.");
   auto expired = out.Counter("crawler_frontier_leases_expired_total",
                              "Leases that expired uncompleted (URL re-queued).");
+  auto budget = out.Gauge("crawler_frontier_revisit_budget_visits_per_day",
+                          "The partition's share of its collection's re-visit budget (the cap); "
+                          "0 before the first tuning.");
+  auto spend = out.Gauge("crawler_frontier_revisit_spend_visits_per_day",
+                         "Re-visits made per day, measured (exponentially weighted over about "
+                         "100 budgeted visits).");
+  auto revisits = out.Counter("crawler_frontier_revisits_total",
+                              "Re-visits made (completed leases of URLs visited before).");
+  auto waited = out.Counter("crawler_frontier_revisits_waited_total",
+                            "Re-visits held back by the re-visit budget when due.");
   for (const PartitionFigures& p : partitions) {
     const FrontierStats& s = p.stats;
+    budget.Add(both(p), s.revisit_budget_visits_per_day);
+    spend.Add(both(p), s.revisit_spend_visits_per_day);
+    revisits.Add(both(p), static_cast<double>(s.revisits_completed));
+    waited.Add(both(p), static_cast<double>(s.revisits_waited));
     queued.Add(both(p), static_cast<double>(s.queued_urls + s.waiting_urls));
     due.Add(both(p), static_cast<double>(s.queued_urls));
     leases.Add({{"partition", std::to_string(p.partition)}}, static_cast<double>(s.in_flight_urls));

@@ -228,6 +228,8 @@ absl::StatusOr<FrontierStats> RoutedFrontierClient::Stats() {
     sum.revisits_waited += s->revisits_waited;
     sum.revisit_wait_seconds += s->revisit_wait_seconds;
     sum.revisit_budget_visits_per_day += s->revisit_budget_visits_per_day;
+    sum.revisits_completed += s->revisits_completed;
+    sum.revisit_spend_visits_per_day += s->revisit_spend_visits_per_day;
     sum.repairs += s->repairs;
     sum.focus_pulls += s->focus_pulls;
     sum.focus_reward += s->focus_reward;

@@ -103,6 +103,22 @@ const config::KeyTable<Collection>& CollectionKeys() {
               return c.revisit.options.policy_options.optimal.min_visits_per_day;
             },
             ValueKind::kVisitRate)
+        // Nutch's AdaptiveFetchSchedule in its own units, so that it can be tried on a test web
+        // whose pages change in seconds (its shipped defaults are 60 s and 30 days).
+        .AddField<double>(
+            {"revisit_nutch_initial_interval", "--revisit-nutch-initial-interval",
+             "nutch: interval after a page's first visit (db.fetch.interval.default)"},
+            [](Collection& c) -> double& {
+              return c.revisit.options.policy_options.nutch.initial_interval_days;
+            },
+            ValueKind::kDays)
+        .AddField<double>(
+            {"revisit_nutch_min_interval", "--revisit-nutch-min-interval",
+             "nutch: shortest interval (db.fetch.schedule.adaptive.min_interval)"},
+            [](Collection& c) -> double& {
+              return c.revisit.options.policy_options.nutch.min_interval_days;
+            },
+            ValueKind::kDays)
         .AddField<int>(
             {"change_threshold_bits", "--change-threshold-bits",
              "SimHash bits that make a re-visit count as a change"},

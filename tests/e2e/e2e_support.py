@@ -214,6 +214,31 @@ def is_page_request(request):
     return request.target not in ("/robots.txt", "/sitemap.xml")
 
 
+def revisit_times(requests, start_ns):
+    """Times (seconds after start_ns, sorted) of the re-visits in websim's request log: GETs
+    answered 200 or 304 of a URL that had been fetched before (robots.txt, sitemaps and websim's
+    own endpoints are not pages)."""
+    seen = set()
+    times = []
+    for r in sorted(requests, key=lambda r: r.ns):
+        if (r.method != "GET" or r.status not in (200, 304) or not is_page_request(r)
+                or r.target.startswith(WEBSIM_INTERNAL_PREFIX)):
+            continue
+        url = url_of(r)
+        if url in seen:
+            times.append((r.ns - start_ns) / 1e9)
+        seen.add(url)
+    return times
+
+
+def cap_excess(times, budget_per_s):
+    """The most by which the re-visits made from a start (times: seconds after it, sorted) ran
+    ahead of budget x time. Under the crawler's token bucket (docs/recrawl.md §11) this is at
+    most the tokens in the bucket at the start (one when the cap begins, none while a policy
+    asks for more than the budget), plus requests released but not yet logged."""
+    return max((k + 1 - budget_per_s * t for k, t in enumerate(times)), default=0.0)
+
+
 def crawl_command(crawler, seeds_file, data_dir, port, stats_json, min_delay_ms, extra=()):
     return [crawler, "crawl", "--seeds", seeds_file, "--data-dir", data_dir,
             "--connect-to", f"127.0.0.1:{port}", "--allow-network", "127.0.0.0/8",

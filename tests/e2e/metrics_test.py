@@ -12,7 +12,9 @@ Scenarios (--scenario):
            durations); an address in use makes the crawl exit 1 saying so.
   revisit  a re-visiting `crawler crawl` (--revisit, --run-for) of websim pages that change
            every few seconds, scraped while it runs: the scheduler's
-           estimated_freshness_ratio is in [0, 1] and revisit_spend_ratio > 0 once tuned.
+           estimated_freshness_ratio is in [0, 1] and revisit_spend_ratio > 0 once tuned; the
+           frontier's budget gauge is the budget, its measured spend gauge is in (0, 1.5 x
+           budget] and its re-visits counter agrees with the stats.
   cluster  the four crawlerd roles (scripts/cluster.py, N = 2, --metrics-listen on each) crawl
            websim; each role is scraped at the end: its series exist, the fetchers' pages add
            up to crawlctl's page count, promtool accepts every scrape.
@@ -239,10 +241,26 @@ def scenario_revisit(args, checks, work):
         if name in REVISIT_SERIES:
             checks.check(dict(labels).keys() == {"collection"}, f"{name} labels {dict(labels)}")
     promtool_check(checks, args.promtool, scrapes[-1], "revisit")
+    # The frontier's side: the cap and the measured spend next to it (budget 10/s).
+    budget = total(last, "crawler_frontier_revisit_budget_visits_per_day")
+    checks.check(abs(budget - 10 * 86400) < 1, f"frontier budget gauge {budget}, want 864000")
+    final = parse(scrapes[-1])
+    made = total(final, "crawler_frontier_revisits_total")
+    measured = total(final, "crawler_frontier_revisit_spend_visits_per_day")
+    stats = read_stats(work("stats.json"))
+    checks.check(made > 0 and made <= stats.get("revisits_completed", 0),
+                 f"crawler_frontier_revisits_total {made}, stats revisits_completed "
+                 f"{stats.get('revisits_completed')}")
+    # Never above the budget by more than the bucket lets it (one token, then what was saved).
+    checks.check(0 < measured <= 1.5 * 10 * 86400,
+                 f"crawler_frontier_revisit_spend_visits_per_day {measured} not in (0, 1.5 x "
+                 f"budget]")
     freshness = total(last, "crawler_scheduler_estimated_freshness_ratio")
     spend = total(last, "crawler_scheduler_revisit_spend_ratio")
     print(f"revisit: {len(tuned)} of {len(scrapes)} scrapes tuned; last: freshness "
-          f"{freshness:.3f}, spend ratio {spend:.3f}", flush=True)
+          f"{freshness:.3f}, spend ratio {spend:.3f} (planned), measured "
+          f"{measured / 86400:.2f}/s of {budget / 86400:.2f}/s, re-visits made {made:.0f}",
+          flush=True)
 
 
 def scenario_cluster(args, checks, work):

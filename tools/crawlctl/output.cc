@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "services/scheduler/grpc/collection_convert.h"
 #include "services/scheduler/scheduler_config.h"
@@ -149,6 +150,15 @@ std::string FormatStats(const v1::CollectionStats& stats) {
                        Count(outcome.count())});
     }
     out += "\noutcomes:\n" + outcomes.Render();
+  }
+  if (stats.revisit_budget_visits_per_day() > 0 || stats.revisits_completed() > 0) {
+    // The cap and the measured spend side by side (docs/recrawl.md §11).
+    Table revisits({1});
+    revisits.AddRow({"  budget", absl::StrFormat("%.1f/d", stats.revisit_budget_visits_per_day())});
+    revisits.AddRow({"  spent", absl::StrFormat("%.1f/d", stats.revisit_spend_visits_per_day())});
+    revisits.AddRow({"  made", Count(stats.revisits_completed())});
+    revisits.AddRow({"  waited", Count(stats.revisits_waited())});
+    out += "\nre-visits:\n" + revisits.Render();
   }
   return out;
 }

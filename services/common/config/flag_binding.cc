@@ -11,6 +11,7 @@ std::string FlagTypeName(ValueKind kind) {
     case ValueKind::kDouble:
       return "X";
     case ValueKind::kDuration:
+    case ValueKind::kDays:
       return "DURATION";
     case ValueKind::kString:
     case ValueKind::kStringList:

@@ -52,6 +52,7 @@ std::string KindName(ValueKind kind) {
     case ValueKind::kDouble:
       return "a number";
     case ValueKind::kDuration:
+    case ValueKind::kDays:
       return "a duration (e.g. 50ms, 2s, 1m)";
     case ValueKind::kString:
       return "a string";
@@ -80,6 +81,10 @@ absl::Status DecodeScalar(const YAML::Node& node, ValueKind kind, std::string& t
 
 std::string FormatDouble(double value, ValueKind kind) {
   if (kind == ValueKind::kVisitRate) return value > 0 ? absl::StrCat(value, "/d") : "0";
+  if (kind == ValueKind::kDays) {
+    // Whole nanoseconds: 60 s in days and back is not exactly 60 s in floating point.
+    return absl::FormatDuration(absl::Nanoseconds(std::llround(value * 86400e9)));
+  }
   return absl::StrCat(value);
 }
 

@@ -48,6 +48,7 @@ enum class ValueKind {
   kString,      // any text
   kStringList,  // a YAML sequence of strings; a flag appends one item per use
   kVisitRate,   // visits per day, written N/s, N/min, N/h, N/d or a plain number per day (> 0)
+  kDays,        // a double field in days, written as a duration like kDuration (2s, 30m, 720h)
 };
 
 // What a key's command-line flag does. kAuto: kAppend for lists, kSetTrue for bools (kSetFalse
@@ -128,6 +129,14 @@ absl::Status Decode(const YAML::Node& node, ValueKind kind, F& out) {
   } else if constexpr (std::is_same_v<F, std::string>) {
     return DecodeScalar(node, kind, out);
   } else if constexpr (std::is_same_v<F, double>) {
+    if (kind == ValueKind::kDays) {
+      std::string text;
+      if (absl::Status s = DecodeScalar(node, kind, text); !s.ok()) return s;
+      absl::StatusOr<absl::Duration> d = ParseNonNegativeDuration(text);
+      if (!d.ok()) return d.status();
+      out = absl::ToDoubleSeconds(*d) / 86400.0;
+      return absl::OkStatus();
+    }
     if (kind == ValueKind::kVisitRate) {
       std::string text;
       if (absl::Status s = DecodeScalar(node, kind, text); !s.ok()) return s;
@@ -203,7 +212,8 @@ template <typename T>
 class KeyTable {
  public:
   // Adds a key on the field `get(t)` (an accessor returning F&). `kind` defaults to the one of
-  // F; pass ValueKind::kVisitRate for a double read as a rate.
+  // F; pass ValueKind::kVisitRate for a double read as a rate, ValueKind::kDays for a double in
+  // days read as a duration.
   template <typename F, typename Get>
   KeyTable& AddField(KeySpec spec, Get get, ValueKind kind = internal::KindOf<F>()) {
     Key<T> key;

@@ -618,6 +618,8 @@ v1::FrontierStats ToProto(const FrontierStats& stats) {
   p.set_revisits_waited(stats.revisits_waited);
   p.set_revisit_wait_seconds(stats.revisit_wait_seconds);
   p.set_revisit_budget_visits_per_day(stats.revisit_budget_visits_per_day);
+  p.set_revisits_completed(stats.revisits_completed);
+  p.set_revisit_spend_visits_per_day(stats.revisit_spend_visits_per_day);
   p.set_repairs(stats.repairs);
   p.set_exhausted(stats.exhausted);
   return p;
@@ -656,6 +658,8 @@ absl::StatusOr<FrontierStats> FromProto(const v1::FrontierStats& p, std::string_
   stats.revisits_waited = p.revisits_waited();
   stats.revisit_wait_seconds = p.revisit_wait_seconds();
   stats.revisit_budget_visits_per_day = p.revisit_budget_visits_per_day();
+  stats.revisits_completed = p.revisits_completed();
+  stats.revisit_spend_visits_per_day = p.revisit_spend_visits_per_day();
   stats.repairs = p.repairs();
   stats.exhausted = p.exhausted();
   return stats;

@@ -483,6 +483,9 @@ absl::StatusOr<v1::CollectionStats> CollectionManager::Stats(const std::string& 
     out.set_revisit_wait_seconds(out.revisit_wait_seconds() + s->revisit_wait_seconds);
     out.set_revisit_budget_visits_per_day(out.revisit_budget_visits_per_day() +
                                           s->revisit_budget_visits_per_day);
+    out.set_revisits_completed(out.revisits_completed() + s->revisits_completed);
+    out.set_revisit_spend_visits_per_day(out.revisit_spend_visits_per_day() +
+                                         s->revisit_spend_visits_per_day);
     exhausted = exhausted && s->exhausted;
   }
   out.set_exhausted(exhausted);

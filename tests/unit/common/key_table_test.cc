@@ -145,6 +145,22 @@ TEST(KeyTable, DefaultsAreTheStructsOwn) {
   EXPECT_EQ(Keys().Find("absent"), nullptr);
 }
 
+// A double field in days, written as a duration (ValueKind::kDays): Nutch's intervals, say.
+struct DaysOptions {
+  double interval_days = 60.0 / 86400;
+};
+
+TEST(KeyTable, DaysAreWrittenAsDurations) {
+  KeyTable<DaysOptions> keys;
+  keys.Add({"interval", "--interval", "Interval"}, &DaysOptions::interval_days, ValueKind::kDays);
+  EXPECT_EQ(keys.Find("interval")->DefaultText(), "1m");  // not 59.99999999s
+  DaysOptions o;
+  ASSERT_TRUE(keys.Load(YAML::Load("interval: 36h\n"), o).ok());
+  EXPECT_DOUBLE_EQ(o.interval_days, 1.5);
+  EXPECT_TRUE(absl::IsInvalidArgument(keys.Load(YAML::Load("interval: 1.5\n"), o)));
+  EXPECT_TRUE(absl::IsInvalidArgument(keys.Load(YAML::Load("interval: -1s\n"), o)));
+}
+
 absl::Status ParseFlags(std::vector<std::string> args, Options& out) {
   CLI::App app;
   FlagBinding<Options> flags(Keys(), app);

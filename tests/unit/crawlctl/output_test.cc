@@ -118,6 +118,15 @@ TEST(FormatStatsTest, EveryCounterAndTheOutcomes) {
   EXPECT_TRUE(Contains(text, "robots denied       9")) << text;
   EXPECT_TRUE(Contains(text, "urls suppressed    77")) << text;
   EXPECT_TRUE(Contains(text, "NETWORK_ERROR  12")) << text;
+  EXPECT_FALSE(Contains(text, "re-visits")) << text;  // not a re-visiting collection
+  stats.set_revisit_budget_visits_per_day(864000);
+  stats.set_revisit_spend_visits_per_day(851234.5);
+  stats.set_revisits_completed(4321);
+  stats.set_revisits_waited(17);
+  const std::string revisiting = FormatStats(stats);
+  EXPECT_TRUE(Contains(revisiting, "re-visits:\n  budget  864000.0/d\n  spent   851234.5/d\n"
+                                   "  made          4321\n  waited          17\n"))
+      << revisiting;
 }
 
 TEST(FormatExplainTest, FoundNotFoundAndUnparsable) {

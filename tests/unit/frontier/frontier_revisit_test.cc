@@ -386,6 +386,9 @@ TEST_F(FrontierRevisitTest, BudgetCapsRevisitsAndCountsTheWaits) {
   // Due within the first hour (spread), released 3..11 hours after the first visits.
   EXPECT_GE(stats.revisit_wait_seconds, (63 - 9) * 3600);
   EXPECT_LE(stats.revisit_wait_seconds, (63 - 9 * 10.0 / 60) * 3600);
+  // Measured spend: 10 re-visits made in the 11 hours since the cap began, against 24 a day.
+  EXPECT_EQ(stats.revisits_completed, 10u);
+  EXPECT_NEAR(stats.revisit_spend_visits_per_day, 24 * 10.0 / 11, 1.0);
 }
 
 // The histogram in the meta family is a summary of the URL records: when it does not decode,

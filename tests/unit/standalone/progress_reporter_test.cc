@@ -32,13 +32,15 @@ TEST(FormatProgress, ReVisitLineWhenTuned) {
   fs.changes_detected = 4;
   fs.revisits_waited = 2;
   fs.revisit_wait_seconds = 120;
+  fs.revisit_spend_visits_per_day = 236;
   scheduler::RevisitTuning tuning;
   tuning.pages = 40;
   tuning.observed_rate_per_day = 1.5;
   tuning.budget_visits_per_day = 240;
   const std::string untuned = FormatProgress(absl::Seconds(1), 0, {}, fs, 0, tuning);
   EXPECT_NE(untuned.find("\n  revisits: pages 40  re-visits 9  changes seen 4  observed rate "
-                         "1.5/d  budget 240/d  waited 2 (mean 1m)  mu -  expected freshness -\n"),
+                         "1.5/d  budget 240/d  spent 236/d  waited 2 (mean 1m)  mu -  expected "
+                         "freshness -\n"),
             std::string::npos)
       << untuned;
   tuning.mu = 0.25;
