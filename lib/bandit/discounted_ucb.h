@@ -28,6 +28,8 @@ struct DiscountedUcbOptions {
   double xi = 0.6;
   // Pages of every site fetched (round-robin) before the index is used. >= 1.
   int64_t initial_pulls = 1;
+
+  friend bool operator==(const DiscountedUcbOptions&, const DiscountedUcbOptions&) = default;
 };
 
 class DiscountedUcb final : public Policy {

@@ -24,6 +24,9 @@ struct ExploreThenCommitOptions {
   // E: pages of every site fetched before committing. >= 1. MakePolicy() sets it to
   // round(budget / arms) when left at 0.
   int64_t explore_pulls = 0;
+
+  friend bool operator==(const ExploreThenCommitOptions&,
+                         const ExploreThenCommitOptions&) = default;
 };
 
 class ExploreThenCommit final : public Policy {

@@ -21,6 +21,8 @@ struct GreedyMeanOptions {
   // value is not restated here; 10 keeps the initial round at 5% of a 2000-page budget for
   // 10 sites.
   int64_t batch_pulls = 10;
+
+  friend bool operator==(const GreedyMeanOptions&, const GreedyMeanOptions&) = default;
 };
 
 class GreedyMean final : public Policy {

@@ -46,6 +46,8 @@ struct PolicyOptions {
                                              .discount = 0.95,
                                              .discount_mode = DiscountMode::kPerArm};
   DiscountedUcbOptions discounted_ucb;
+
+  friend bool operator==(const PolicyOptions&, const PolicyOptions&) = default;
 };
 
 // The names MakePolicy() accepts, in report order (published rules first).

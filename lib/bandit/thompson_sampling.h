@@ -43,6 +43,8 @@ struct ThompsonSamplingOptions {
   double reward_scale = 1.0;
   // Pages of every site fetched (round-robin) before sampling starts. >= 0.
   int64_t initial_pulls = 1;
+
+  friend bool operator==(const ThompsonSamplingOptions&, const ThompsonSamplingOptions&) = default;
 };
 
 class ThompsonSampling final : public Policy {

@@ -21,6 +21,8 @@ namespace crawler::bandit {
 struct Ucb1Options {
   // m: pages of every site fetched before the index is used. >= 1 (the index needs t(i) > 0).
   int64_t initial_pulls = 1;
+
+  friend bool operator==(const Ucb1Options&, const Ucb1Options&) = default;
 };
 
 class Ucb1 final : public Policy {

@@ -21,6 +21,7 @@ namespace {
 // On-disk format (docs/storage-format.md, "dedup"). Changing it requires a version bump.
 constexpr std::string_view kExactFamily = "dedup.exact";
 constexpr std::string_view kSimHashFamily = "dedup.simhash";
+constexpr std::string_view kLinksFamily = "dedup.links";
 constexpr uint8_t kOriginalVersion = 1;
 constexpr int kBlocks = 4;                 // 16-bit blocks: supports near_duplicate_bits <= 3
 constexpr size_t kSimHashPrefixBytes = 3;  // block index + block value
@@ -100,7 +101,8 @@ absl::Status DedupOptions::Validate() const {
 
 std::vector<kv::ColumnFamilySpec> Dedup::ColumnFamilies() {
   return {{.name = std::string(kExactFamily)},
-          {.name = std::string(kSimHashFamily), .scan_prefix_bytes = kSimHashPrefixBytes}};
+          {.name = std::string(kSimHashFamily), .scan_prefix_bytes = kSimHashPrefixBytes},
+          {.name = std::string(kLinksFamily)}};
 }
 
 absl::StatusOr<std::unique_ptr<Dedup>> Dedup::Open(const DedupOptions& options,
@@ -265,6 +267,46 @@ absl::StatusOr<size_t> Dedup::Record(const std::vector<ContentQuery>& queries) {
   for (const std::string& key : simhash_puts) batch.Put(kSimHashFamily, key, "");
   if (absl::Status s = store_.Write(batch); !s.ok()) return s;
   return exact_puts.size();
+}
+
+absl::StatusOr<std::vector<bool>> Dedup::MarkLinksSeen(std::string_view collection,
+                                                       const std::vector<std::string>& keys) {
+  if (collection.empty() || collection.size() > kMaxLinkCollectionBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("collection: 1 to ", kMaxLinkCollectionBytes, " bytes"));
+  }
+  // Key: u8 collection length, the collection, the link key (docs/storage-format.md).
+  std::string prefix;
+  PutFixed(prefix, collection.size(), 1);
+  prefix.append(collection);
+  std::vector<std::string> stored_keys;
+  stored_keys.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i].empty() || keys[i].size() > kMaxLinkKeyBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("keys[", i, "]: 1 to ", kMaxLinkKeyBytes, " bytes"));
+    }
+    stored_keys.push_back(prefix + keys[i]);
+  }
+  std::vector<bool> fresh(keys.size(), false);
+  if (keys.empty()) return fresh;
+  absl::MutexLock lock(&links_mu_);
+  absl::StatusOr<std::vector<std::optional<std::string>>> stored =
+      store_.MultiGet(kLinksFamily, stored_keys);
+  if (!stored.ok()) return stored.status();
+  std::vector<std::string_view> puts;
+  absl::flat_hash_set<std::string_view> marked;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if ((*stored)[i].has_value() || !marked.insert(stored_keys[i]).second) continue;
+    fresh[i] = true;
+    puts.push_back(stored_keys[i]);
+  }
+  if (puts.empty()) return fresh;
+  std::sort(puts.begin(), puts.end());
+  kv::WriteBatch batch;
+  for (std::string_view key : puts) batch.Put(kLinksFamily, key, "");
+  if (absl::Status s = store_.Write(batch); !s.ok()) return s;
+  return fresh;
 }
 
 }  // namespace crawler::dedup

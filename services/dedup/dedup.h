@@ -23,8 +23,14 @@
 // RocksDB creating one costs a snapshot and a cursor per file); a Record batch one MultiGet and
 // one atomic write.
 //
+// Beside the content index, the links seen per collection (MarkLinksSeen, column family
+// "dedup.links"): a focused collection counts each external link once across every fetcher
+// (docs/focused.md), so the set must be global, and this is the global index already.
+//
 // Thread-safety: Check and Record are thread-safe; a Record batch is atomic with respect to
-// other Record batches (the first to record some content keeps it).
+// other Record batches (the first to record some content keeps it). MarkLinksSeen is
+// thread-safe and atomic with respect to other MarkLinksSeen calls (of two calls marking one
+// key, exactly one finds it fresh).
 #ifndef CRAWLER_SERVICES_DEDUP_DEDUP_H_
 #define CRAWLER_SERVICES_DEDUP_DEDUP_H_
 
@@ -32,6 +38,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -71,6 +78,15 @@ class Dedup {
   // Returns how many were recorded.
   absl::StatusOr<size_t> Record(const std::vector<ContentQuery>& queries);
 
+  // Marks `keys` (link targets) as seen by `collection` and returns, per key in order, whether
+  // it was fresh: not seen by the collection before (by an earlier call, or earlier in this
+  // one). One MultiGet and one atomic write per call. kInvalidArgument for an empty or
+  // over-long collection (> kMaxLinkCollectionBytes) or key (empty, > kMaxLinkKeyBytes).
+  static constexpr size_t kMaxLinkCollectionBytes = 255;
+  static constexpr size_t kMaxLinkKeyBytes = 8192;
+  absl::StatusOr<std::vector<bool>> MarkLinksSeen(std::string_view collection,
+                                                  const std::vector<std::string>& keys);
+
  private:
   Dedup(const DedupOptions& options, kv::KvStore& store) : options_(options), store_(store) {}
   absl::StatusOr<std::optional<Original>> LookupExact(const fingerprint::ContentKey& key) const;
@@ -82,6 +98,7 @@ class Dedup {
   const DedupOptions options_;
   kv::KvStore& store_;
   absl::Mutex mu_;  // serialises Record batches (check-then-insert must be atomic)
+  absl::Mutex links_mu_;  // serialises MarkLinksSeen calls, likewise
 };
 
 }  // namespace crawler::dedup

@@ -8,6 +8,8 @@
 #define CRAWLER_SERVICES_DEDUP_DEDUP_CLIENT_H_
 
 #include <cstddef>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -23,6 +25,10 @@ class DedupClient {
       const std::vector<ContentQuery>& queries) = 0;
   // Dedup::Record: for the unique captures of a Check, once their WARC records are written.
   virtual absl::StatusOr<size_t> Record(const std::vector<ContentQuery>& queries) = 0;
+  // Dedup::MarkLinksSeen: which of one page's link keys are new for `collection` (marking them
+  // seen). Not split: one page's links are one call.
+  virtual absl::StatusOr<std::vector<bool>> MarkLinksSeen(
+      std::string_view collection, const std::vector<std::string>& keys) = 0;
 };
 
 }  // namespace crawler::dedup

@@ -23,6 +23,10 @@ class LocalDedupClient final : public DedupClient {
   absl::StatusOr<size_t> Record(const std::vector<ContentQuery>& queries) override {
     return dedup_.Record(queries);
   }
+  absl::StatusOr<std::vector<bool>> MarkLinksSeen(std::string_view collection,
+                                                  const std::vector<std::string>& keys) override {
+    return dedup_.MarkLinksSeen(collection, keys);
+  }
 
  private:
   Dedup& dedup_;

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -115,7 +116,7 @@ absl::Status ReadLinkLedger(const std::string& path,
 
 absl::StatusOr<std::unique_ptr<LinkLedger>> LinkLedger::Open(const std::string& path,
                                                              const url::PublicSuffixList* psl,
-                                                             bool by_host) {
+                                                             bool by_host, MarkSeen mark_seen) {
   if (!by_host && psl == nullptr) {
     return absl::InvalidArgumentError("a link ledger by registrable domain needs a PSL");
   }
@@ -131,6 +132,7 @@ absl::StatusOr<std::unique_ptr<LinkLedger>> LinkLedger::Open(const std::string& 
   absl::Status read = ReadPages(
       path,
       [&](const LedgerPage& page) {
+        if (mark_seen) return;  // the shared set knows
         for (const LedgerPage::Link& link : page.links) {
           if (link.external) seen.insert(link.target);
         }
@@ -146,13 +148,14 @@ absl::StatusOr<std::unique_ptr<LinkLedger>> LinkLedger::Open(const std::string& 
   if (file == nullptr) {
     return absl::UnavailableError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   }
-  std::unique_ptr<LinkLedger> ledger(new LinkLedger(file, psl, by_host));
+  std::unique_ptr<LinkLedger> ledger(new LinkLedger(file, psl, by_host, std::move(mark_seen)));
   ledger->seen_external_ = std::move(seen);
   return ledger;
 }
 
-LinkLedger::LinkLedger(std::FILE* file, const url::PublicSuffixList* psl, bool by_host)
-    : psl_(psl), by_host_(by_host), file_(file) {}
+LinkLedger::LinkLedger(std::FILE* file, const url::PublicSuffixList* psl, bool by_host,
+                       MarkSeen mark_seen)
+    : psl_(psl), by_host_(by_host), mark_seen_(std::move(mark_seen)), file_(file) {}
 
 LinkLedger::~LinkLedger() {
   absl::MutexLock lock(&mu_);
@@ -181,9 +184,34 @@ uint32_t LinkLedger::RecordPage(const PageLinks& page) {
                   page.depth, "\t");
   std::string body;
   uint32_t fresh = 0;
+  // The shared set is asked before the lock: it is a remote call, and pages of other workers
+  // need not wait for it.
+  std::optional<absl::StatusOr<std::vector<bool>>> shared;
+  if (mark_seen_) {
+    std::vector<std::string> external;
+    for (const Classified& c : links) {
+      if (c.external) external.push_back(c.target);
+    }
+    if (!external.empty()) {
+      shared = mark_seen_(external);
+      if (shared->ok() && (*shared)->size() != external.size()) {
+        *shared = absl::InternalError("shared seen set: answer count differs");
+      }
+      if (shared->ok()) {
+        for (const bool f : **shared) fresh += f ? 1 : 0;
+      }
+    }
+  }
   absl::MutexLock lock(&mu_);
+  if (shared.has_value()) {
+    if (shared->ok()) {
+      fresh_shared_ += fresh;
+    } else {
+      ++seen_set_failures_;
+    }
+  }
   for (const Classified& c : links) {
-    if (c.external && seen_external_.insert(c.target).second) ++fresh;
+    if (c.external && !mark_seen_ && seen_external_.insert(c.target).second) ++fresh;
     absl::StrAppend(&body, "link\t", c.target, "\t", c.external ? "1" : "0", "\t");
     AppendEscaped(c.link->anchor_text, body);
     body.push_back('\n');
@@ -203,7 +231,12 @@ uint32_t LinkLedger::RecordPage(const PageLinks& page) {
 
 uint64_t LinkLedger::external_links_seen() const {
   absl::MutexLock lock(&mu_);
-  return seen_external_.size();
+  return mark_seen_ ? fresh_shared_ : seen_external_.size();
+}
+
+uint64_t LinkLedger::seen_set_failures() const {
+  absl::MutexLock lock(&mu_);
+  return seen_set_failures_;
 }
 
 uint64_t LinkLedger::write_failures() const {

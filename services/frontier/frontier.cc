@@ -88,9 +88,10 @@ class Frontier::Staging {
 std::vector<kv::ColumnFamilySpec> Frontier::ColumnFamilies() { return storage::ColumnFamilies(); }
 
 Frontier::Frontier(const FrontierOptions& options, kv::KvStore& store, const Clock& clock)
-    : options_(options), store_(store), clock_(clock) {
+    : options_(options), store_(store), clock_(clock), max_pages_total_(options.max_pages_total) {
   if (options_.focus.enabled) {
-    focus_ = std::make_unique<FocusSelector>(options_.focus, options_.max_pages_total);
+    focus_ = std::make_unique<FocusSelector>(options_.focus,
+                                             std::max<uint64_t>(1, options_.max_pages_total));
   }
 }
 
@@ -371,7 +372,8 @@ absl::StatusOr<AddResult> Frontier::AddUrls(const std::vector<UrlToAdd>& urls) {
   absl::MutexLock lock(&mu_);
   const absl::Time now = clock_.Now();
   AddResult result;
-  const bool budget_spent = totals_.pages >= options_.max_pages_total;
+  // A focused partition's budget may grow (SetPageBudget): its URLs are kept for then.
+  const bool budget_spent = focus_ == nullptr && totals_.pages >= max_pages_total_;
 
   std::vector<const UrlToAdd*> candidates;
   std::vector<std::string> keys;
@@ -510,9 +512,8 @@ absl::StatusOr<std::vector<LeasedTask>> Frontier::Lease(size_t max_urls, size_t 
   const absl::Time now = clock_.Now();
   const absl::Duration monotonic_now = clock_.MonotonicNow();
   uint64_t budget = std::min<uint64_t>(max_urls, options_.max_urls_per_lease);
-  if (options_.max_pages_total != FrontierOptions::kUnlimited) {
-    budget = std::min(budget,
-                      SaturatingSub(options_.max_pages_total, totals_.pages + totals_.in_flight));
+  if (max_pages_total_ != FrontierOptions::kUnlimited) {
+    budget = std::min(budget, SaturatingSub(max_pages_total_, totals_.pages + totals_.in_flight));
   }
 
   // Which hosts give how many: read-only against the ready set.
@@ -1124,7 +1125,19 @@ bool Frontier::IsExhausted() const {
 
 bool Frontier::ExhaustedLocked() const {
   if (totals_.in_flight > 0) return false;
-  return totals_.pending_uncapped == 0 || totals_.pages >= options_.max_pages_total;
+  return totals_.pending_uncapped == 0 || totals_.pages >= max_pages_total_;
+}
+
+absl::Status Frontier::SetPageBudget(uint64_t max_pages) {
+  if (!options_.focus.enabled) {
+    return absl::FailedPreconditionError("only a focused collection's page budget moves");
+  }
+  if (max_pages == FrontierOptions::kUnlimited) {
+    return absl::InvalidArgumentError("a focused collection needs a page budget");
+  }
+  absl::MutexLock lock(&mu_);
+  max_pages_total_ = max_pages;
+  return absl::OkStatus();
 }
 
 }  // namespace crawler::frontier

@@ -138,6 +138,13 @@ class Frontier {
   // (the whole budget when fleet.page_count is 0).
   absl::Status RetuneRevisits(const recrawl::FleetSummary& fleet);
 
+  // Moves this partition's page budget (FrontierOptions::max_pages_total) while the crawl runs:
+  // a focused collection's scheduler splits the collection's budget by where the rewards are
+  // (docs/focused.md). Pages already fetched or in flight stay spent; a budget below them just
+  // leases nothing more. kFailedPrecondition unless the collection is focused (a coverage crawl's
+  // budget is fixed when it is opened); kInvalidArgument for kUnlimited.
+  absl::Status SetPageBudget(uint64_t max_pages);
+
   // The stored state of one URL; kNotFound if it was never accepted.
   absl::StatusOr<UrlRecord> LookupUrl(std::string_view canonical_url) const;
 
@@ -301,6 +308,8 @@ class Frontier {
   // re-visits queued at the time count as pending until they complete.
   uint64_t revisits_queued_ ABSL_GUARDED_BY(mu_) = 0;
   FrontierStats counters_ ABSL_GUARDED_BY(mu_);  // only the "since opened" counters are used
+  // options_.max_pages_total, or what SetPageBudget set since.
+  uint64_t max_pages_total_ ABSL_GUARDED_BY(mu_);
   // The focused collection's bandit; null unless options_.focus.enabled.
   std::unique_ptr<FocusSelector> focus_ ABSL_GUARDED_BY(mu_);
   // URLs known to have a record in the URLs family (so never one that lacks it): filled by

@@ -104,6 +104,9 @@ struct CollectionSettings {
   // Link distance from a seed beyond which URLs are refused; nullopt: unlimited.
   std::optional<uint32_t> max_depth;
   RevisitOptions revisit;
+  // A focused collection's bandit (needs max_pages; the scheduler moves max_pages by where the
+  // rewards are, which the partition applies without reopening). Off: a coverage crawl.
+  FocusOptions focus;
 
   friend bool operator==(const CollectionSettings&, const CollectionSettings&) = default;
 };
@@ -185,7 +188,7 @@ struct FetchOutcome {
   // Transient failure (503, timeout...): try again after a backoff, up to max_attempts.
   bool retry = false;
   // External links on the page that the collection had not seen before (a focused collection's
-  // reward, docs/focused.md); 0 when links are not recorded. Not carried over gRPC yet.
+  // reward, docs/focused.md); 0 when links are not recorded.
   uint32_t new_external_links = 0;
   // Change digest of the page's main content (lib/fingerprint/change_digest.h); 0 if not
   // computed (not HTML, no main content, fingerprints off). Decides "changed" when the URL's

@@ -38,6 +38,10 @@ void AppendFrontierSnapshot(const std::vector<PartitionFigures>& partitions,
                               "Re-visits made (completed leases of URLs visited before).");
   auto waited = out.Counter("crawler_frontier_revisits_waited_total",
                             "Re-visits held back by the re-visit budget when due.");
+  auto pulls = out.Counter("crawler_frontier_focus_pulls_total",
+                           "Focused collections: pages the partition's bandit was told of.");
+  auto reward = out.Counter("crawler_frontier_focus_reward_total",
+                            "Focused collections: new external links those pages brought.");
   for (const PartitionFigures& p : partitions) {
     const FrontierStats& s = p.stats;
     budget.Add(both(p), s.revisit_budget_visits_per_day);
@@ -53,6 +57,11 @@ void AppendFrontierSnapshot(const std::vector<PartitionFigures>& partitions,
     already.Add(both(p), static_cast<double>(s.urls_already_seen));
     completed.Add(both(p), static_cast<double>(s.completions_accepted));
     expired.Add(both(p), static_cast<double>(s.leases_expired));
+    // Only focused collections' partitions have pulls; the others would add zero series.
+    if (s.focus_pulls > 0) {
+      pulls.Add(both(p), static_cast<double>(s.focus_pulls));
+      reward.Add(both(p), static_cast<double>(s.focus_reward));
+    }
   }
   struct statvfs fs;
   if (!data_dir.empty() && ::statvfs(data_dir.c_str(), &fs) == 0) {

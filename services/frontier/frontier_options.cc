@@ -1,5 +1,7 @@
 #include "services/frontier/frontier_options.h"
 
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -14,6 +16,7 @@ FrontierOptions WithCollection(const FrontierOptions& base, const CollectionSett
   options.max_in_flight_per_host = collection.max_in_flight_per_host;
   options.max_depth = collection.max_depth.value_or(std::numeric_limits<uint32_t>::max());
   options.revisit = collection.revisit;
+  options.focus = collection.focus;
   options.partition_index = partition_index;
   options.partition_count = partition_count;
   return options;
@@ -62,7 +65,11 @@ absl::Status ValidateFrontierOptions(const FrontierOptions& options) {
     if (options.max_pages_total == FrontierOptions::kUnlimited) {
       return absl::InvalidArgumentError("a focused collection needs a page budget (max_pages)");
     }
-    if (absl::Status s = ValidateFocusOptions(options.focus, options.max_pages_total); !s.ok()) {
+    // A partition's share may be 0 pages (the scheduler's split gives nothing more to a
+    // partition without work); its bandit is still built, for a budget of at least one page.
+    if (absl::Status s =
+            ValidateFocusOptions(options.focus, std::max<uint64_t>(1, options.max_pages_total));
+        !s.ok()) {
       return s;
     }
   }

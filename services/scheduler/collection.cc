@@ -45,15 +45,22 @@ absl::Status Collection::Validate() const {
     if (revisit.options.enabled) {
       return absl::InvalidArgumentError("a focused collection cannot re-visit");
     }
-    const frontier::FocusOptions options{.enabled = true,
-                                         .policy = focus.policy,
-                                         .seed = focus.seed,
-                                         .max_in_flight = focus.max_in_flight};
-    if (absl::Status s = frontier::ValidateFocusOptions(options, limits.max_pages); !s.ok()) {
+    if (absl::Status s = frontier::ValidateFocusOptions(focus.FrontierOptions(), limits.max_pages);
+        !s.ok()) {
       return s;
     }
   }
   return absl::OkStatus();
+}
+
+void Collection::ApplyFocus() {
+  if (!focus.enabled()) return;
+  scope.same_site_only = true;
+  record_links = true;
+}
+
+frontier::FocusOptions CollectionFocus::FrontierOptions() const {
+  return {.enabled = enabled(), .policy = policy, .seed = seed, .max_in_flight = max_in_flight};
 }
 
 }  // namespace crawler::scheduler

@@ -55,6 +55,8 @@ struct CollectionFocus {
   uint64_t seed = 1;
 
   bool enabled() const { return target != "none"; }
+  // The frontier partitions' options for this focus (enabled iff enabled()).
+  frontier::FocusOptions FrontierOptions() const;
   friend bool operator==(const CollectionFocus&, const CollectionFocus&) = default;
 };
 
@@ -77,6 +79,11 @@ struct Collection {
   // Record every link of every HTML page (<data_dir>/links.tsv, docs/focused.md) for `crawler
   // export links|domains|rewards`. On whenever focus is.
   bool record_links = false;
+
+  // What focus implies (standalone and distributed alike): the seeds' sites are the arms and
+  // their external links are what the collection gathers, not what it fetches, so
+  // scope.same_site_only and record_links are turned on. No-op without focus.
+  void ApplyFocus();
 
   // Checks every field; kInvalidArgument names the first bad one.
   absl::Status Validate() const;

@@ -3,9 +3,9 @@
 // policy (DESIGN.md §7): TuneRevisits merges the frontier partitions' histograms of estimated
 // change rates, solves the policy's fleet-wide parameters for the collection's budget (for
 // "optimal": the multiplier mu) and sends the fleet summary to every partition, whose policy
-// then turns each page's own estimate into its next visit in O(1). It computes no per-host
-// weights for focused collections (the bandit allocation of DESIGN.md §8): every ready host of
-// a collection is served alike.
+// then turns each page's own estimate into its next visit in O(1). A focused collection's host
+// choice (the bandit of DESIGN.md §8) is each frontier partition's (focus_selector.h); the
+// service splits its page budget over the partitions by reward (focus_budget_tuner.h).
 //
 // Thread-safety: the collection and scope are immutable after Create; FeedSeeds and
 // TuneRevisits may be called from any thread.

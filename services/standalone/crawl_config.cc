@@ -74,12 +74,7 @@ absl::Status CrawlConfig::Finalize() {
   if (warc_dir.empty()) warc_dir = (std::filesystem::path(data_dir) / "warc").string();
   if (crawl_log.empty()) crawl_log = (std::filesystem::path(data_dir) / "crawl.log").string();
   if (user_agent.empty()) return absl::InvalidArgumentError("user_agent must not be empty");
-  if (collection.focus.enabled()) {
-    // The seeds' sites are the arms; their external links are what the collection gathers, not
-    // what it fetches.
-    collection.scope.same_site_only = true;
-    collection.record_links = true;
-  }
+  collection.ApplyFocus();
   if (wiring::RobotsProductToken(user_agent).empty()) {
     return absl::InvalidArgumentError("user_agent must start with a product token");
   }

@@ -36,10 +36,7 @@ frontier::FrontierOptions FrontierOptionsFor(const frontier::FrontierOptions& ba
   options.max_pages_total = ShareOf(collection.limits.max_pages, k, n);
   options.max_pages_per_host = collection.limits.max_pages_per_host;
   options.revisit = collection.revisit.options;
-  options.focus.enabled = collection.focus.enabled();
-  options.focus.policy = collection.focus.policy;
-  options.focus.seed = collection.focus.seed;
-  options.focus.max_in_flight = collection.focus.max_in_flight;
+  options.focus = collection.focus.FrontierOptions();
   options.max_in_flight_per_host =
       static_cast<uint32_t>(LeaseAheadPerHost(collection.politeness, refill));
   options.partition_index = k;

@@ -11,7 +11,17 @@ stats' reward equals the distinct external links `crawler export links --externa
 page's javascript: and mailto: hrefs are in `crawler export unresolved`, and `crawler export
 domains` counts each target domain's linking sites (each websim host is its own site here).
 
-Usage: focused_test.py --crawler BIN --websim BIN --banditsim BIN [--keep]
+Scenario `distributed` (--crawlerd, --crawlctl): the same kind of set crawled as a focused
+collection of a distributed crawl (scripts/cluster.py: two frontier partitions, two fetchers,
+dedup, the scheduler on loopback) and by the standalone crawl, same set and policy. Checked: the
+pages stay within the budget plus the pulls that may be in flight (each partition's
+focus_in_flight), every new external link is counted once fleet-wide (the fetchers' rewards, in
+their link ledgers and in the partitions' bandits, add up to the distinct external targets of
+`crawler export links --external` over both fetchers' data dirs), and the distributed crawl finds
+within 10% of the links the standalone crawl finds.
+
+Usage: focused_test.py --crawler BIN --websim BIN --banditsim BIN [--crawlerd BIN --crawlctl BIN]
+                       [--scenario cases|distributed] [--keep]
 Exit status 0 when every check passed; 1 otherwise (each failed check is printed).
 """
 
@@ -21,10 +31,14 @@ import io
 import os
 import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 
+from cluster import Cluster, ClusterError  # noqa: E402
+from distributed_test import as_int, field, wait_finished, write_collection  # noqa: E402
 from e2e_support import (  # noqa: E402
     Crawl, Fatal, Websim, check_politeness, crawl_command, is_page_request, read_stats,
     run_scenario)
@@ -59,7 +73,9 @@ def predicted_links(banditsim, replay, policy):
 
 
 def export(crawler, what, data_dir, *extra):
-    proc = subprocess.run([crawler, "export", what, "--data-dir", data_dir, *extra],
+    dirs = [data_dir] if isinstance(data_dir, str) else data_dir
+    proc = subprocess.run([crawler, "export", what,
+                           *[a for d in dirs for a in ("--data-dir", d)], *extra],
                           capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         raise Fatal(f"crawler export {what} exited with {proc.returncode}: {proc.stderr}")
@@ -139,15 +155,135 @@ def run_case(args, checks, work, set_type, seed, policy, in_flight):
                  f"{name}: export domains disagrees with export links")
 
 
+# The distributed scenario: one set, the recommended policy, K = 10 sites; a smaller budget than
+# the cases' keeps the run short (two crawls of it).
+DIST_SET = ("university", 4, "rested-thompson", 4)
+DIST_BUDGET = 1000
+DIST_PARTITIONS = 2
+
+
+def ledger_rewards(paths):
+    """Pages and the sum of their recorded rewards (NEW_EXTERNAL_LINKS of each `page` line)."""
+    pages = reward = 0
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("page\t"):
+                    pages += 1
+                    reward += int(line.split("\t")[3])
+    return pages, reward
+
+
+def run_distributed(args, checks, work):
+    if not args.crawlerd or not args.crawlctl:
+        raise Fatal("the distributed scenario needs --crawlerd and --crawlctl")
+    set_type, seed, policy, in_flight = DIST_SET
+    os.makedirs(work("standalone"), exist_ok=True)
+    # The standalone crawl of the set: the reference.
+    sim = Websim(args.websim, lambda *p: work("standalone", *p), SITES, 1, seed,
+                 ["--focus-set", set_type, "--host-suffix", ".test"])
+    try:
+        sim.start()
+        crawl = Crawl(crawl_command(args.crawler, sim.seeds_file, work("standalone", "data"),
+                                    sim.port, work("standalone", "stats.json"), DELAY_MS,
+                                    ("--focus", "external-links", "--focus-policy", policy,
+                                     "--focus-in-flight", str(in_flight), "--max-pages",
+                                     str(DIST_BUDGET), "--no-warc", "--no-fingerprints")),
+                      work("standalone", "crawl.stderr"))
+        rc = crawl.wait(CRAWL_TIMEOUT_S)
+    finally:
+        sim.stop()
+    if not checks.check(rc == 0, f"standalone crawl exited with {rc}: {crawl.stderr()}"):
+        return
+    standalone = read_stats(work("standalone", "stats.json"))["focus"]["reward"]
+
+    # The distributed crawl of the same set.
+    os.makedirs(work("distributed"), exist_ok=True)
+    sim = Websim(args.websim, lambda *p: work("distributed", *p), SITES, 1, seed,
+                 ["--focus-set", set_type, "--host-suffix", ".test"])
+    sim.start()
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("distributed", "cluster"),
+                      DIST_PARTITIONS,
+                      fetcher_args=["--allow-network", "127.0.0.0/8", "--connect-to",
+                                    f"127.0.0.1:{sim.port}", "--min-delay", f"{DELAY_MS}ms",
+                                    "--delay-factor", "0", "--report-interval", "1s"],
+                      scheduler_args=["--focus-tune-interval", "1s", "--sync-interval", "500ms"])
+    t0 = time.monotonic()
+    try:
+        cluster.start()
+        name = "focus"
+        write_collection(work("distributed", "coll.yaml"), name, sim.seeds(),
+                         ["focus: external_links", f"focus_policy: {policy}",
+                          f"focus_in_flight: {in_flight}", f"max_pages: {DIST_BUDGET}",
+                          "store_bodies: false", "fingerprints: false",
+                          f"min_delay: {DELAY_MS}ms", "delay_factor: 0"])
+        cluster.ctl("collections", "create", "-f", work("distributed", "coll.yaml"))
+        stats = wait_finished(cluster, [name], timeout_s=CRAWL_TIMEOUT_S)[name]
+        elapsed = time.monotonic() - t0
+    finally:
+        codes = cluster.stop()
+        sim.stop()
+    bad = {n: c for n, c in codes.items() if c != 0}
+    checks.check(not bad, f"processes that did not drain and exit 0 on SIGTERM: {bad}")
+    if not checks.check(stats is not None, "crawlctl stats failed"):
+        return
+    pages = as_int(field(stats, "pages"))
+    pulls = as_int(field(stats, "focus_pulls"))
+    reward = as_int(field(stats, "focus_reward"))
+    budgets = [as_int(b) for b in field(stats, "focus_page_budgets", [])]
+    in_flight_max = DIST_PARTITIONS * in_flight
+    checks.check(DIST_BUDGET <= pages <= DIST_BUDGET + in_flight_max,
+                 f"distributed: {pages} pages, budget {DIST_BUDGET} (+ at most {in_flight_max} "
+                 f"in flight)")
+    checks.check(pulls == pages, f"distributed: the bandits saw {pulls} pulls of {pages} pages")
+    requests = sim.requests()
+    hosts = {f"h{i}.test" for i in range(SITES)}
+    checks.check(all(r.host in hosts for r in requests),
+                 "distributed: requests to other hosts than the sites")
+    web_pages = [r for r in requests if is_page_request(r)]
+    checks.check(len(web_pages) == pages,
+                 f"distributed: websim saw {len(web_pages)} page requests, stats {pages} pages")
+    check_politeness(checks, requests, DELAY_MS)
+
+    data_dirs = [os.path.join(cluster.dir, f"fetcher-{k}") for k in range(DIST_PARTITIONS)]
+    ledgers = [os.path.join(d, "links", f"{name}-p{k}.tsv") for k, d in enumerate(data_dirs)]
+    ledger_pages, ledger_reward = ledger_rewards([p for p in ledgers if os.path.exists(p)])
+    links = export(args.crawler, "links", data_dirs, "--external", "--collection", name)
+    distinct = {row["target_url"] for row in links}
+    checks.check(ledger_pages == pages,
+                 f"distributed: the fetchers recorded {ledger_pages} pages, stats {pages}")
+    checks.check(ledger_reward == len(distinct) == reward,
+                 f"distributed: the fetchers counted {ledger_reward} new external links, the "
+                 f"bandits were told of {reward}, export links --external lists {len(distinct)} "
+                 f"distinct targets: a link counted twice or not at all")
+    domains = export(args.crawler, "domains", data_dirs, "--collection", name)
+    checks.check(sum(int(r["target_urls"]) for r in domains) == len(distinct),
+                 "distributed: export domains disagrees with export links")
+    error = abs(reward - standalone) / standalone if standalone > 0 else float(reward != 0)
+    print(f"  distributed ({DIST_PARTITIONS} partitions, {set_type} {seed}, {policy}, "
+          f"in flight {in_flight} per partition): {pages} pages, {reward} new external links in "
+          f"{elapsed:.1f} s, budgets {budgets}; standalone {standalone}; off by "
+          f"{100 * error:.1f}%", flush=True)
+    checks.check(error <= TOLERANCE,
+                 f"distributed: found {reward} links, the standalone crawl {standalone} (more "
+                 f"than {100 * TOLERANCE:.0f}% apart)")
+    checks.check(len(budgets) == DIST_PARTITIONS and sum(budgets) <= DIST_BUDGET + in_flight_max,
+                 f"distributed: page budgets {budgets} (sum above {DIST_BUDGET} + in flight)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--crawler", required=True)
     parser.add_argument("--websim", required=True)
     parser.add_argument("--banditsim", required=True)
+    parser.add_argument("--crawlerd")
+    parser.add_argument("--crawlctl")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
-    parser.add_argument("--scenario", default="cases", choices=["cases"])
+    parser.add_argument("--scenario", default="cases", choices=["cases", "distributed"])
     args = parser.parse_args()
-    return run_scenario(args, {"cases": run_cases}, "e2e.focused", "e2e-focused")
+    name = "e2e.focused" if args.scenario == "cases" else f"e2e.focused_{args.scenario}"
+    return run_scenario(args, {"cases": run_cases, "distributed": run_distributed}, name,
+                        "e2e-focused", errors=(Fatal, ClusterError))
 
 
 if __name__ == "__main__":

@@ -3,12 +3,15 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "services/scheduler/grpc/collection_convert.h"
 #include "services/scheduler/scheduler_config.h"
@@ -142,7 +145,16 @@ std::string FormatStats(const v1::CollectionStats& stats) {
   counts.AddRow({"duplicates", Count(stats.duplicates())});
   counts.AddRow({"urls exchanged", Count(stats.urls_exchanged())});
   counts.AddRow({"urls suppressed", Count(stats.urls_suppressed())});
+  if (stats.focus_pulls() > 0 || !stats.focus_page_budgets().empty()) {
+    counts.AddRow({"focus pulls", Count(stats.focus_pulls())});
+    counts.AddRow({"focus reward", Count(stats.focus_reward())});
+  }
   out += "\n" + counts.Render();
+  if (!stats.focus_page_budgets().empty()) {
+    std::vector<std::string> budgets;
+    for (const uint64_t b : stats.focus_page_budgets()) budgets.push_back(Count(b));
+    out += "focus page budgets by partition: " + absl::StrJoin(budgets, ", ") + "\n";
+  }
   if (!stats.outcomes().empty()) {
     Table outcomes({1});
     for (const v1::OutcomeCount& outcome : stats.outcomes()) {

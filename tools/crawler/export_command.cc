@@ -17,6 +17,13 @@
 //     per host, the new external links of each of its pages in the order they were recorded:
 //     the replay file of `banditsim --replay`
 //
+// A distributed crawl's links are in its fetchers' data dirs, one ledger per collection and
+// fetcher (<data_dir>/links/<collection>-p<k>.tsv, services/fetcher/grpc/fetcher_node.h): give
+// every fetcher's data dir (--data-dir is repeatable; copies of the directories will do) and the
+// collection (--collection NAME); the ledgers are read as one, in the order given. Each link
+// counts once fleet-wide, so the exports are the same as a standalone crawl's of the same pages.
+// A host is crawled by one fetcher, so the rewards of a host stay in the order it recorded them.
+//
 // Sites and domains are registrable domains (Public Suffix List). CSV is RFC 4180 with a header
 // line; JSONL one object per line. Counts go to stderr ("export: N rows; M pages, K unresolved
 // hrefs (javascript J, mailto L, ...)"). Exit 0 on success, 2 for bad flags or a data dir
@@ -31,6 +38,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/json/json_string.h"
@@ -43,7 +51,8 @@ namespace crawler::cli {
 namespace {
 
 struct ExportFlags {
-  std::string data_dir;
+  std::vector<std::string> data_dirs;
+  std::string collection;  // a distributed crawl's: read <data_dir>/links/<collection>-p*.tsv
   std::string format = "csv";
   bool external_only = false;
 };
@@ -98,17 +107,56 @@ std::string HostOf(const std::string& url_text) {
   return parsed.ok() ? std::string(parsed->host()) : std::string();
 }
 
+// The ledgers to read, in order: <dir>/links.tsv of a standalone crawl, or a fetcher's
+// <dir>/links/<collection>-p<k>.tsv. Empty (after a message) if a directory has none.
+std::vector<std::string> LedgerPaths(const ExportFlags& flags) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> paths;
+  for (const std::string& dir : flags.data_dirs) {
+    if (flags.collection.empty()) {
+      const std::string path = (fs::path(dir) / "links.tsv").string();
+      if (!fs::exists(path)) {
+        std::cerr << "export: " << path
+                  << " does not exist: crawl with --record-links or --focus to record links"
+                  << (fs::is_directory(fs::path(dir) / "links")
+                          ? " (a fetcher's data dir: name the collection with --collection)"
+                          : "")
+                  << "\n";
+        return {};
+      }
+      paths.push_back(path);
+      continue;
+    }
+    std::vector<std::string> found;
+    std::error_code ec;
+    const std::string prefix = flags.collection + "-p";
+    for (const fs::directory_entry& e : fs::directory_iterator(fs::path(dir) / "links", ec)) {
+      const std::string name = e.path().filename().string();
+      // <collection>-p<k>.tsv exactly (not another collection's whose name goes on "-p...").
+      if (!name.starts_with(prefix) || !name.ends_with(".tsv")) continue;
+      const std::string k = name.substr(prefix.size(), name.size() - prefix.size() - 4);
+      if (!k.empty() && std::all_of(k.begin(), k.end(), absl::ascii_isdigit)) {
+        found.push_back(e.path().string());
+      }
+    }
+    if (found.empty()) {
+      std::cerr << "export: no links of collection " << flags.collection << " in " << dir
+                << "/links (a fetcher's data dir, with record_links or focus on)\n";
+      return {};
+    }
+    std::sort(found.begin(), found.end());
+    paths.insert(paths.end(), found.begin(), found.end());
+  }
+  return paths;
+}
+
 int RunExport(const std::string& what, const ExportFlags& flags) {
   if (flags.format != "csv" && flags.format != "jsonl") {
     std::cerr << "export: --format must be csv or jsonl\n";
     return kExitUsage;
   }
-  const std::string path = (std::filesystem::path(flags.data_dir) / "links.tsv").string();
-  if (!std::filesystem::exists(path)) {
-    std::cerr << "export: " << path
-              << " does not exist: crawl with --record-links or --focus to record links\n";
-    return kExitUsage;
-  }
+  const std::vector<std::string> paths = LedgerPaths(flags);
+  if (paths.empty()) return kExitUsage;
   absl::StatusOr<url::PublicSuffixList> psl = url::PublicSuffixList::LoadDefault();
   if (!psl.ok()) {
     std::cerr << "export: " << psl.status().message() << "\n";
@@ -133,7 +181,7 @@ int RunExport(const std::string& what, const ExportFlags& flags) {
   std::vector<std::string> host_order;
   std::map<std::string, std::vector<uint32_t>> rewards;
 
-  const absl::Status read = fetcher::ReadLinkLedger(path, [&](const fetcher::LedgerPage& page) {
+  const auto visit = [&](const fetcher::LedgerPage& page) {
     ++pages;
     const std::string source_host = HostOf(page.url);
     const std::string site = domain_of_host(source_host);
@@ -171,7 +219,12 @@ int RunExport(const std::string& what, const ExportFlags& flags) {
         ++tally.occurrences;
       }
     }
-  });
+  };
+  absl::Status read = absl::OkStatus();
+  for (const std::string& path : paths) {
+    read = fetcher::ReadLinkLedger(path, visit);
+    if (!read.ok()) break;
+  }
   if (what == "domains") {
     std::vector<std::pair<std::string, const DomainTally*>> sorted;
     for (const auto& [domain, tally] : domains) sorted.emplace_back(domain, &tally);
@@ -219,7 +272,13 @@ void AddExportCommand(CLI::App& app, int* exit_code) {
               : name == "domains"    ? "External target domains and how many sites link to each"
               : name == "unresolved" ? "hrefs that are no followable URL (javascript:, mailto: ...)"
                                      : "New external links per page, per host (banditsim --replay)");
-    sub->add_option("--data-dir", flags->data_dir, "The crawl's data directory")->required();
+    sub->add_option("--data-dir", flags->data_dirs,
+                    "The crawl's data directory; a distributed crawl's: every fetcher's "
+                    "(repeatable, with --collection)")
+        ->required();
+    sub->add_option("--collection", flags->collection,
+                    "A distributed crawl's collection: read the fetchers' "
+                    "<data_dir>/links/<collection>-p<k>.tsv");
     if (name != "rewards") {
       sub->add_option("--format", flags->format, "csv or jsonl")->capture_default_str();
     }

@@ -65,6 +65,10 @@ absl::StatusOr<std::unique_ptr<DedupServer>> DedupServer::Start(const DedupServe
     out.Counter("crawler_dedup_index_entries_added_total",
                 "Entries added to the content index since the service started.")
         .Add({}, static_cast<double>(c.recorded));
+    out.Counter("crawler_dedup_links_marked_total",
+                "Link keys of focused collections marked seen, by whether they were fresh.")
+        .Add({{"result", "fresh"}}, static_cast<double>(c.fresh_links))
+        .Add({{"result", "seen"}}, static_cast<double>(c.link_keys - c.fresh_links));
     return out.Take();
   });
   return server;
@@ -77,10 +81,14 @@ absl::Status DedupServer::Close() {
   collector_.Reset();
   if (service_ != nullptr && dedup_ != nullptr) {  // once: Close is idempotent
     const DedupService::CallCounts c = service_->Calls();
-    std::fprintf(stderr, "dedup: calls served: Check %llu, Record %llu (%llu queries)\n",
+    std::fprintf(stderr,
+                 "dedup: calls served: Check %llu, Record %llu (%llu queries), MarkLinksSeen "
+                 "%llu (%llu keys)\n",
                  static_cast<unsigned long long>(c.check),
                  static_cast<unsigned long long>(c.record),
-                 static_cast<unsigned long long>(c.queries));
+                 static_cast<unsigned long long>(c.queries),
+                 static_cast<unsigned long long>(c.mark_links),
+                 static_cast<unsigned long long>(c.link_keys));
   }
   dedup_.reset();
   if (store_ == nullptr) return absl::OkStatus();

@@ -1,5 +1,6 @@
 #include "services/dedup/grpc/dedup_service.h"
 
+#include <string>
 #include <vector>
 
 #include "services/common/grpc/status.h"
@@ -37,6 +38,21 @@ grpc::Status DedupService::Record(grpc::ServerContext* /*context*/,
   if (!recorded.ok()) return ToGrpcStatus(recorded.status());
   recorded_.fetch_add(*recorded, std::memory_order_relaxed);
   response->set_recorded(*recorded);
+  return grpc::Status::OK;
+}
+
+grpc::Status DedupService::MarkLinksSeen(grpc::ServerContext* /*context*/,
+                                         const v1::MarkLinksSeenRequest* request,
+                                         v1::MarkLinksSeenResponse* response) {
+  mark_links_.fetch_add(1, std::memory_order_relaxed);
+  link_keys_.fetch_add(static_cast<uint64_t>(request->keys_size()), std::memory_order_relaxed);
+  const std::vector<std::string> keys(request->keys().begin(), request->keys().end());
+  absl::StatusOr<std::vector<bool>> fresh = dedup_.MarkLinksSeen(request->collection(), keys);
+  if (!fresh.ok()) return ToGrpcStatus(fresh.status());
+  for (const bool f : *fresh) {
+    response->add_fresh(f);
+    if (f) fresh_links_.fetch_add(1, std::memory_order_relaxed);
+  }
   return grpc::Status::OK;
 }
 

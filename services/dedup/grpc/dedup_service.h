@@ -30,6 +30,10 @@ class DedupService final : public v1::Dedup::Service {
     uint64_t exact = 0;
     uint64_t near = 0;
     uint64_t recorded = 0;
+    // MarkLinksSeen calls, the link keys they carried, and those that were fresh.
+    uint64_t mark_links = 0;
+    uint64_t link_keys = 0;
+    uint64_t fresh_links = 0;
   };
   CallCounts Calls() const {
     return {.check = check_.load(std::memory_order_relaxed),
@@ -38,18 +42,24 @@ class DedupService final : public v1::Dedup::Service {
             .unique = unique_.load(std::memory_order_relaxed),
             .exact = exact_.load(std::memory_order_relaxed),
             .near = near_.load(std::memory_order_relaxed),
-            .recorded = recorded_.load(std::memory_order_relaxed)};
+            .recorded = recorded_.load(std::memory_order_relaxed),
+            .mark_links = mark_links_.load(std::memory_order_relaxed),
+            .link_keys = link_keys_.load(std::memory_order_relaxed),
+            .fresh_links = fresh_links_.load(std::memory_order_relaxed)};
   }
 
   grpc::Status Check(grpc::ServerContext* context, const v1::CheckRequest* request,
                      v1::CheckResponse* response) override;
   grpc::Status Record(grpc::ServerContext* context, const v1::RecordRequest* request,
                       v1::RecordResponse* response) override;
+  grpc::Status MarkLinksSeen(grpc::ServerContext* context, const v1::MarkLinksSeenRequest* request,
+                             v1::MarkLinksSeenResponse* response) override;
 
  private:
   Dedup& dedup_;
   std::atomic<uint64_t> check_{0}, record_{0}, queries_{0};
   std::atomic<uint64_t> unique_{0}, exact_{0}, near_{0}, recorded_{0};
+  std::atomic<uint64_t> mark_links_{0}, link_keys_{0}, fresh_links_{0};
 };
 
 }  // namespace crawler::dedup

@@ -77,4 +77,21 @@ absl::StatusOr<size_t> GrpcDedupClient::Record(const std::vector<ContentQuery>& 
   return recorded;
 }
 
+absl::StatusOr<std::vector<bool>> GrpcDedupClient::MarkLinksSeen(
+    std::string_view collection, const std::vector<std::string>& keys) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + options_.call_timeout));
+  v1::MarkLinksSeenRequest request;
+  request.set_collection(std::string(collection));
+  request.mutable_keys()->Add(keys.begin(), keys.end());
+  v1::MarkLinksSeenResponse response;
+  const grpc::Status s = stub_->MarkLinksSeen(&context, request, &response);
+  if (!s.ok()) return CallError("MarkLinksSeen", s);
+  if (static_cast<size_t>(response.fresh_size()) != keys.size()) {
+    return absl::InternalError(absl::StrCat("Dedup.MarkLinksSeen: ", response.fresh_size(),
+                                            " answers for ", keys.size(), " keys"));
+  }
+  return std::vector<bool>(response.fresh().begin(), response.fresh().end());
+}
+
 }  // namespace crawler::dedup

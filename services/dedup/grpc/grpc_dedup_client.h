@@ -42,6 +42,8 @@ class GrpcDedupClient final : public DedupClient {
   absl::StatusOr<std::vector<ContentVerdict>> Check(
       const std::vector<ContentQuery>& queries) override;
   absl::StatusOr<size_t> Record(const std::vector<ContentQuery>& queries) override;
+  absl::StatusOr<std::vector<bool>> MarkLinksSeen(std::string_view collection,
+                                                  const std::vector<std::string>& keys) override;
 
  private:
   const GrpcDedupClientOptions options_;

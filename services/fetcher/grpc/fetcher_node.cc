@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "lib/warc/warc_writer.h"
+#include "services/fetcher/link_ledger.h"
 #include "services/frontier/grpc/frontier_convert.h"
 #include "services/frontier/routed_frontier_client.h"
 #include "services/frontier/url_record.h"
@@ -87,6 +88,8 @@ struct FetcherNode::Crawl {
   std::unique_ptr<scheduler::Scheduler> core;
   std::vector<std::unique_ptr<frontier::FrontierClient>> partitions;
   std::unique_ptr<frontier::RoutedFrontierClient> router;
+  // With record_links or focus: the collection's links on this fetcher (kept between runs).
+  std::unique_ptr<LinkLedger> links;
   // The current run.
   std::unique_ptr<warc::WarcWriter> warc;
   std::unique_ptr<Fetcher> fetcher;
@@ -135,6 +138,7 @@ absl::StatusOr<std::unique_ptr<FetcherNode>> FetcherNode::Create(
   }
   if (options.warc_dir.empty()) return absl::InvalidArgumentError("warc_dir is required");
   if (options.log_dir.empty()) return absl::InvalidArgumentError("log_dir is required");
+  if (options.links_dir.empty()) return absl::InvalidArgumentError("links_dir is required");
   if (options.report_interval <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("report_interval must be > 0");
   }
@@ -276,6 +280,7 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
         frontier::RoutedFrontierClient::Create(options_.routing, raw, k);
     if (!router.ok()) return router.status();
     if (crawl.router != nullptr) AddRouting(crawl.routing_folded, crawl.router->Routing());
+    crawl.links.reset();  // reopened below if the new settings record links
     crawl.core = *std::move(core);
     crawl.router = *std::move(router);
     crawl.partitions = std::move(partitions);
@@ -293,6 +298,9 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
     if (options_.metrics != nullptr) {
       crawl.observers.Add(&options_.metrics->ForCollection(collection->name));
     }
+  }
+  if ((collection->record_links || collection->focus.enabled()) && crawl.links == nullptr) {
+    if (absl::Status s = OpenLinks(crawl, *collection, info); !s.ok()) return s;
   }
   if (collection->store_bodies) {
     const std::filesystem::path dir = std::filesystem::path(options_.warc_dir) / collection->name;
@@ -317,9 +325,10 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
       std::fprintf(stderr, "fetcher %u: %s\n", k, r.Describe().c_str());
     }
   }
-  const FetcherOptions fetcher_options =
+  FetcherOptions fetcher_options =
       wiring::FetcherOptionsFor(options_.fetcher, *collection, options_.user_agent,
                                 options_.partition_header ? static_cast<int>(k) : -1);
+  fetcher_options.processing.link_sink = crawl.links.get();
   absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Fetcher::Create(
       fetcher_options, *crawl.router, collection->fingerprints ? dedup_ : nullptr, politeness_,
       resolver_, guard_, crawl.core->scope(), crawl.warc.get(), clock_, &crawl.observers);
@@ -339,6 +348,43 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
     c->done.store(true, std::memory_order_release);
   });
   std::fprintf(stderr, "fetcher %u: crawling collection %s\n", k, collection->name.c_str());
+  return absl::OkStatus();
+}
+
+absl::Status FetcherNode::OpenLinks(Crawl& crawl, const scheduler::Collection& collection,
+                                    const v1::CollectionInfo& info) {
+  const bool by_host = collection.focus.external == "host";
+  if (!by_host && psl_ == nullptr) {
+    absl::StatusOr<url::PublicSuffixList> psl = url::PublicSuffixList::LoadDefault();
+    if (!psl.ok()) return psl.status();
+    psl_ = std::make_unique<url::PublicSuffixList>(*std::move(psl));
+  }
+  LinkLedger::MarkSeen shared;
+  if (dedup_ != nullptr) {
+    // A collection deleted and created again under its name has a seen set of its own.
+    const std::string set = absl::StrCat(collection.name, "@", info.create_time().seconds(), ".",
+                                         info.create_time().nanos());
+    shared = [dedup = dedup_, set](const std::vector<std::string>& keys) {
+      return dedup->MarkLinksSeen(set, keys);
+    };
+  } else if (collection.focus.enabled()) {
+    return absl::FailedPreconditionError(
+        "a focused collection needs the dedup service (the fetcher's `dedup` key): it holds the "
+        "links seen by every fetcher, so that each counts once");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(options_.links_dir, ec);
+  if (ec) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create ", options_.links_dir, ": ", ec.message()));
+  }
+  const std::string path = (std::filesystem::path(options_.links_dir) /
+                            absl::StrCat(collection.name, "-p", options_.partition_index, ".tsv"))
+                               .string();
+  absl::StatusOr<std::unique_ptr<LinkLedger>> links =
+      LinkLedger::Open(path, by_host ? nullptr : psl_.get(), by_host, std::move(shared));
+  if (!links.ok()) return links.status();
+  crawl.links = *std::move(links);
   return absl::OkStatus();
 }
 

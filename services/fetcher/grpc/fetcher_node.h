@@ -11,6 +11,12 @@
 //   (<log_dir>/<collection>.log, the standalone crawl's format) and the node's shared parts:
 //   politeness (one budget per host and address across every collection), resolver, SSRF guard,
 //   dedup client;
+// - with record_links or focus, a link ledger (<links_dir>/<collection>-p<k>.tsv, the standalone
+//   crawl's links.tsv format, docs/focused.md) whose seen set is the dedup service's
+//   (Dedup.MarkLinksSeen, keyed by the collection's name and creation time), so each external
+//   link counts once across every fetcher and a page's reward reaches its partition's bandit
+//   in the completion. A focused collection needs the dedup service; links recorded without it
+//   count once per fetcher;
 // - a collection PAUSED, FINISHED or no longer listed (deleted) has its Fetcher stopped: the
 //   transfers in flight finish, the leases not started are handed back;
 // - a Fetcher that ran out of work (its collection exhausted everywhere) is started again when
@@ -44,12 +50,17 @@
 #include "lib/clock/clock.h"
 #include "lib/net/address_policy.h"
 #include "lib/politeness/politeness.h"
+#include "lib/url/public_suffix_list.h"
 #include "services/dedup/dedup_client.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/fetcher_metrics.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/frontier_client.h"
 #include "services/frontier/routed_frontier_client.h"
+
+namespace crawler::scheduler {
+struct Collection;
+}  // namespace crawler::scheduler
 
 namespace crawler::fetcher {
 
@@ -62,6 +73,7 @@ struct FetcherNodeOptions {
   std::string user_agent = "crawler/0.1";
   std::string warc_dir;  // required
   std::string log_dir;   // required
+  std::string links_dir;  // required: link ledgers of collections that record links
   uint64_t warc_max_file_bytes = uint64_t{1} << 30;
   // Outlink routing: batch size per destination and the popular-URL cache (0 entries: none).
   frontier::RoutingOptions routing;
@@ -133,7 +145,11 @@ class FetcherNode {
 
   // Starts, stops and restarts Fetchers to match `collections`.
   void Reconcile(const std::vector<v1::CollectionInfo>& collections, absl::Time now);
-  absl::Status Start(Crawl& crawl, const v1::CollectionInfo& info);
+  absl::Status Start(Crawl& crawl, const v1::CollectionInfo& info)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Opens the collection's link ledger (see the file comment).
+  absl::Status OpenLinks(Crawl& crawl, const scheduler::Collection& collection,
+                         const v1::CollectionInfo& info) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Joins a finished Fetcher's thread and folds its counters into the collection's totals.
   void Reap(Crawl& crawl);
 
@@ -150,6 +166,9 @@ class FetcherNode {
 
   absl::Notification stop_;
   mutable absl::Mutex mu_;
+  // Loaded when a collection first records links by registrable domain (before crawls_: the
+  // link ledgers use it).
+  std::unique_ptr<url::PublicSuffixList> psl_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::unique_ptr<Crawl>> crawls_ ABSL_GUARDED_BY(mu_);
 };
 

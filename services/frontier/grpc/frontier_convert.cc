@@ -350,6 +350,7 @@ v1::FetchOutcome OutcomeToProto(const FetchOutcome& outcome) {
   }
   p.set_retry(outcome.retry);
   p.set_change_digest(outcome.change_digest);
+  p.set_new_external_links(outcome.new_external_links);
   return p;
 }
 
@@ -376,6 +377,7 @@ absl::StatusOr<FetchOutcome> OutcomeFromProto(const v1::FetchOutcome& p, std::st
   if (!next_allowed.ok()) return next_allowed.status();
   outcome.host_next_allowed = *next_allowed;
   outcome.retry = p.retry();
+  outcome.new_external_links = p.new_external_links();
   return outcome;
 }
 
@@ -621,6 +623,8 @@ v1::FrontierStats ToProto(const FrontierStats& stats) {
   p.set_revisits_completed(stats.revisits_completed);
   p.set_revisit_spend_visits_per_day(stats.revisit_spend_visits_per_day);
   p.set_repairs(stats.repairs);
+  p.set_focus_pulls(stats.focus_pulls);
+  p.set_focus_reward(stats.focus_reward);
   p.set_exhausted(stats.exhausted);
   return p;
 }
@@ -661,6 +665,8 @@ absl::StatusOr<FrontierStats> FromProto(const v1::FrontierStats& p, std::string_
   stats.revisits_completed = p.revisits_completed();
   stats.revisit_spend_visits_per_day = p.revisit_spend_visits_per_day();
   stats.repairs = p.repairs();
+  stats.focus_pulls = p.focus_pulls();
+  stats.focus_reward = p.focus_reward();
   stats.exhausted = p.exhausted();
   return stats;
 }
@@ -822,6 +828,12 @@ v1::FrontierCollection ToProto(const CollectionSettings& collection) {
   p.set_max_in_flight_per_host(collection.max_in_flight_per_host);
   if (collection.max_depth.has_value()) p.set_max_depth(*collection.max_depth);
   *p.mutable_revisit() = ToProto(collection.revisit);
+  if (collection.focus.enabled) {
+    v1::FocusOptions& focus = *p.mutable_focus();
+    focus.set_policy(collection.focus.policy);
+    focus.set_seed(collection.focus.seed);
+    focus.set_max_in_flight(collection.focus.max_in_flight);
+  }
   return p;
 }
 
@@ -838,6 +850,13 @@ absl::StatusOr<CollectionSettings> FromProto(const v1::FrontierCollection& p,
     absl::StatusOr<RevisitOptions> revisit = FromProto(p.revisit(), FieldPath(field, "revisit"));
     if (!revisit.ok()) return revisit.status();
     collection.revisit = *std::move(revisit);
+  }
+  if (p.has_focus()) {
+    if (p.focus().policy().empty()) return Required(FieldPath(field, "focus.policy"));
+    collection.focus.enabled = true;
+    collection.focus.policy = p.focus().policy();
+    collection.focus.seed = p.focus().seed();
+    collection.focus.max_in_flight = p.focus().max_in_flight();
   }
   return collection;
 }

@@ -192,16 +192,30 @@ absl::StatusOr<bool> FrontierHost::OpenCollection(const CollectionSettings& coll
                      " partitions; this frontier serves partition ", options_.partition_index,
                      " of ", options_.partition_count));
   }
+  absl::MutexLock lock(&mu_);
+  const fs::path dir = CollectionDir(collection.name);
+  auto it = collections_.find(collection.name);
+  if (it != collections_.end() && it->second.settings == collection) return false;
+  if (it != collections_.end() && collection.focus.enabled && collection.max_pages.has_value()) {
+    // A focused collection's page budget moves every few seconds (the scheduler's split by
+    // reward; 0 for a partition that is to fetch nothing more): applied in place, since
+    // reopening would restart the bandit's game.
+    CollectionSettings same_budget = it->second.settings;
+    same_budget.max_pages = collection.max_pages;
+    if (same_budget == collection) {
+      if (absl::Status s = WriteSettings(dir, collection, partition_count); !s.ok()) return s;
+      if (absl::Status s = it->second.core->SetPageBudget(*collection.max_pages); !s.ok()) {
+        return s;
+      }
+      it->second.settings = collection;
+      return true;
+    }
+  }
   if (absl::Status s = ValidateFrontierOptions(WithCollection(
           options_.base, collection, options_.partition_index, options_.partition_count));
       !s.ok()) {
     return s;
   }
-
-  absl::MutexLock lock(&mu_);
-  const fs::path dir = CollectionDir(collection.name);
-  auto it = collections_.find(collection.name);
-  if (it != collections_.end() && it->second.settings == collection) return false;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {

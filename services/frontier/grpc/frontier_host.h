@@ -12,7 +12,9 @@
 //
 // A collection's core runs with the server's base FrontierOptions (lease duration, retries,
 // seen cache...) overridden by the collection's settings and this partition's place
-// (WithCollection, frontier_options.h).
+// (WithCollection, frontier_options.h). A focused collection whose settings changed only in
+// max_pages keeps its core: the budget moves in place (Frontier::SetPageBudget), so the bandit
+// plays on.
 //
 // Handles: Find returns a shared_ptr to a core. A Drop, or a reopen with changed settings, takes
 // the core out of the host at once and then waits until every handle to it is gone (calls in

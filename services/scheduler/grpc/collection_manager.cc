@@ -22,21 +22,6 @@ constexpr char kCollectionsFamily[] = "collections";
 constexpr char kReportsFamily[] = "fetcher_reports";
 constexpr size_t kMaxExplainUrls = 100;
 
-// The partitions do not run a focused collection's bandit, and the fetcher service records no
-// links (docs/focused.md, "Distributed mode"): such a collection would silently crawl for
-// coverage, so it is refused until they do.
-absl::Status CheckRunnable(const Collection& collection) {
-  if (collection.focus.enabled()) {
-    return absl::UnimplementedError(
-        "collection.focus: focused collections run in the standalone crawler (crawler crawl) "
-        "only; the distributed crawl does not split the bandit over its partitions yet");
-  }
-  if (collection.record_links) {
-    return absl::UnimplementedError(
-        "collection.record_links: only the standalone crawler (crawler crawl) records links");
-  }
-  return absl::OkStatus();
-}
 // The incarnation under which a partition's retired incarnations' counters are summed.
 constexpr char kRetired[] = "~retired";
 
@@ -118,6 +103,8 @@ struct CollectionManager::Entry {
   // Seeds go through a router without the popular-URL cache: a seed is always sent.
   std::unique_ptr<frontier::RoutedFrontierClient> router;
   std::unique_ptr<RevisitTuner> tuner;  // re-visiting collections only
+  // Focused collections only: the page budget's split over the partitions, pushed by Open.
+  std::unique_ptr<FocusBudgetTuner> focus_tuner;
   // Only on the Tick thread.
   absl::Time last_open = absl::InfinitePast();
   bool opened_everywhere = false;
@@ -204,6 +191,19 @@ absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Bui
                        std::string(s.message()).c_str());
         });
   }
+  if (collection->focus.enabled()) {
+    Entry* e = entry.get();
+    const std::string name = collection->name;
+    entry->focus_tuner = std::make_unique<FocusBudgetTuner>(
+        options_.focus_tuner, collection->limits.max_pages, partitions,
+        [this, e](uint32_t k, uint64_t max_pages) {
+          return fleet_.Open(k, e->collection, max_pages);
+        },
+        [name](const absl::Status& s) {
+          std::fprintf(stderr, "scheduler: splitting the page budget of collection %s failed: %s\n",
+                       name.c_str(), std::string(s.message()).c_str());
+        });
+  }
   entry->collection = *std::move(collection);
   entry->stored = std::move(stored);
   return entry;
@@ -242,8 +242,12 @@ absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Fin
 
 absl::Status CollectionManager::OpenEverywhere(Entry& entry) {
   absl::Status first = absl::OkStatus();
+  // A focused collection's partitions keep the budgets of the last split.
+  std::vector<uint64_t> budgets;
+  if (entry.focus_tuner != nullptr) budgets = entry.focus_tuner->budgets();
   for (uint32_t k = 0; k < fleet_.size(); ++k) {
-    absl::Status s = fleet_.Open(k, entry.collection);
+    absl::Status s = fleet_.Open(k, entry.collection,
+                                 budgets.empty() ? std::nullopt : std::optional(budgets[k]));
     if (!s.ok() && first.ok()) {
       first = absl::Status(s.code(), absl::StrCat("partition ", k, ": ", s.message()));
     }
@@ -255,8 +259,8 @@ absl::StatusOr<v1::CollectionInfo> CollectionManager::Create(const v1::Collectio
   if (absl::Status s = ValidateName(proto.name()); !s.ok()) return s;
   absl::StatusOr<Collection> collection = FromProto(proto, "collection");
   if (!collection.ok()) return collection.status();
+  collection->ApplyFocus();
   if (absl::Status s = collection->Validate(); !s.ok()) return s;
-  if (absl::Status s = CheckRunnable(*collection); !s.ok()) return s;
   v1::StoredCollection stored;
   v1::CollectionInfo& info = *stored.mutable_info();
   *info.mutable_collection() = ToProto(*collection);
@@ -330,8 +334,8 @@ absl::StatusOr<v1::CollectionInfo> CollectionManager::Update(
   }
   absl::StatusOr<Collection> collection = FromProto(merged, "collection");
   if (!collection.ok()) return collection.status();
+  collection->ApplyFocus();
   if (absl::Status s = collection->Validate(); !s.ok()) return s;
-  if (absl::Status s = CheckRunnable(*collection); !s.ok()) return s;
   *stored.mutable_info()->mutable_collection() = ToProto(*collection);
   *stored.mutable_info()->mutable_update_time() = grpc_common::TimeToProto(clock_.Now());
   absl::StatusOr<std::shared_ptr<Entry>> entry = Build(stored);
@@ -486,9 +490,16 @@ absl::StatusOr<v1::CollectionStats> CollectionManager::Stats(const std::string& 
     out.set_revisits_completed(out.revisits_completed() + s->revisits_completed);
     out.set_revisit_spend_visits_per_day(out.revisit_spend_visits_per_day() +
                                          s->revisit_spend_visits_per_day);
+    out.set_focus_pulls(out.focus_pulls() + s->focus_pulls);
+    out.set_focus_reward(out.focus_reward() + s->focus_reward);
     exhausted = exhausted && s->exhausted;
   }
   out.set_exhausted(exhausted);
+  if ((*entry)->focus_tuner != nullptr && (*entry)->focus_tuner->tunings() > 0) {
+    for (const uint64_t budget : (*entry)->focus_tuner->budgets()) {
+      out.add_focus_page_budgets(budget);
+    }
+  }
   std::map<int, uint64_t> outcomes;
   absl::MutexLock lock(&mu_);
   for (const auto& [key, report] : reports_) {
@@ -656,6 +667,12 @@ void CollectionManager::SyncOne(const std::shared_ptr<Entry>& entry, absl::Time 
     return;
   }
   if (!e.opened_everywhere || now - e.last_open >= options_.reopen_interval) {
+    // After a restart of the scheduler the first split reads what the partitions spent, so the
+    // reopen does not hand out even shares again (a partition that spent more than its share
+    // keeps what it spent and gets no more until the next split).
+    if (e.focus_tuner != nullptr && e.focus_tuner->tunings() == 0) {
+      (void)e.focus_tuner->TuneNow(now);
+    }
     e.opened_everywhere = OpenEverywhere(e).ok();
     e.last_open = now;
     if (!e.opened_everywhere) return;
@@ -674,8 +691,15 @@ void CollectionManager::SyncOne(const std::shared_ptr<Entry>& entry, absl::Time 
     e.tuner->Tick(now);
     return;
   }
+  if (e.focus_tuner != nullptr && state == v1::COLLECTION_STATE_ACTIVE) e.focus_tuner->Tick(now);
   if (state == v1::COLLECTION_STATE_ACTIVE) {
     absl::StatusOr<bool> exhausted = e.router->IsExhausted();
+    // A focused partition that spent its budget is exhausted while another may have pages left
+    // and no work: split again before calling the collection finished.
+    if (exhausted.ok() && *exhausted && e.focus_tuner != nullptr &&
+        e.focus_tuner->TuneNow(now).ok()) {
+      exhausted = e.router->IsExhausted();
+    }
     if (exhausted.ok() && *exhausted) {
       (void)SetState(name, v1::COLLECTION_STATE_ACTIVE, v1::COLLECTION_STATE_ACTIVE,
                      v1::COLLECTION_STATE_FINISHED);

@@ -15,8 +15,10 @@
 // - Tick (every second or so, a PeriodicJob): re-opens collections on the partitions (a
 //   partition restarted from an empty disk gets its collections back), feeds pending seeds,
 //   marks a one-off collection FINISHED when every partition is exhausted (and ACTIVE again if
-//   seeds arrive later), and re-tunes re-visiting collections (RevisitTuner) with the
-//   fleet-wide estimates, pushing the result to the partitions.
+//   seeds arrive later), re-tunes re-visiting collections (RevisitTuner) with the fleet-wide
+//   estimates, pushing the result to the partitions, and splits a focused collection's page
+//   budget over the partitions by reward (FocusBudgetTuner), pushing each partition's with
+//   OpenCollection (it splits once more before calling such a collection FINISHED).
 // - Statistics: the partitions' figures are pulled when asked for (a partition that does not
 //   answer is left out and counted); the fetchers' figures (errors by class, robots denials,
 //   duplicates, exchange traffic) come from their reports, kept per process incarnation in the
@@ -50,6 +52,7 @@
 #include "services/common/periodic_runner.h"
 #include "services/scheduler/collection.h"
 #include "services/scheduler/grpc/partition_fleet.h"
+#include "services/scheduler/focus_budget_tuner.h"
 #include "services/scheduler/revisit_tuner.h"
 #include "services/scheduler/scheduler.h"
 
@@ -66,6 +69,8 @@ struct CollectionManagerOptions {
   // changed; it restores a partition that lost its disk).
   absl::Duration reopen_interval = absl::Seconds(10);
   RevisitTunerOptions tuner;
+  // How often a focused collection's page budget is split again (FocusBudgetTuner).
+  FocusBudgetTunerOptions focus_tuner;
   // Fetcher incarnations whose last report is kept per partition (the oldest go first).
   size_t max_incarnations_per_partition = 64;
 };

@@ -12,10 +12,11 @@ namespace {
 
 // Partition k of n's share of `collection`, as its frontier runs it.
 frontier::CollectionSettings SettingsFor(const Collection& collection, uint32_t k, uint32_t n,
-                                         absl::Duration lease_refill) {
+                                         absl::Duration lease_refill,
+                                         std::optional<uint64_t> max_pages) {
   frontier::CollectionSettings settings;
   settings.name = collection.name;
-  const uint64_t share = wiring::ShareOf(collection.limits.max_pages, k, n);
+  const uint64_t share = max_pages.value_or(wiring::ShareOf(collection.limits.max_pages, k, n));
   if (share != frontier::FrontierOptions::kUnlimited) settings.max_pages = share;
   if (collection.limits.max_pages_per_host != CollectionLimits::kUnlimited) {
     settings.max_pages_per_host = collection.limits.max_pages_per_host;
@@ -24,6 +25,7 @@ frontier::CollectionSettings SettingsFor(const Collection& collection, uint32_t 
       static_cast<uint32_t>(wiring::LeaseAheadPerHost(collection.politeness, lease_refill));
   settings.max_depth = collection.scope.max_depth;
   settings.revisit = collection.revisit.options;
+  settings.focus = collection.focus.FrontierOptions();
   return settings;
 }
 
@@ -60,11 +62,12 @@ frontier::FrontierClient& GrpcPartitionFleet::Partition(uint32_t k,
   return *client;
 }
 
-absl::Status GrpcPartitionFleet::Open(uint32_t k, const Collection& collection) {
+absl::Status GrpcPartitionFleet::Open(uint32_t k, const Collection& collection,
+                                      std::optional<uint64_t> max_pages) {
   frontier::FrontierControlClient control(
       channels_.at(k), frontier::GrpcFrontierClientOptions{.deadline = deadline_});
   return control
-      .OpenCollection(SettingsFor(collection, k, size(), lease_refill_), size())
+      .OpenCollection(SettingsFor(collection, k, size(), lease_refill_, max_pages), size())
       .status();
 }
 

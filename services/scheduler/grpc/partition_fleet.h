@@ -9,6 +9,7 @@
 #define CRAWLER_SERVICES_SCHEDULER_GRPC_PARTITION_FLEET_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -28,8 +29,10 @@ class PartitionFleet {
   virtual frontier::FrontierClient& Partition(uint32_t k, const std::string& collection) = 0;
 
   // Opens `collection` on partition k with its share of the collection's limits, or reopens it
-  // if its settings changed. Idempotent.
-  virtual absl::Status Open(uint32_t k, const Collection& collection) = 0;
+  // if its settings changed. Idempotent. `max_pages`: partition k's page budget (a focused
+  // collection's split, FocusBudgetTuner); nullopt: its even share of the collection's.
+  virtual absl::Status Open(uint32_t k, const Collection& collection,
+                            std::optional<uint64_t> max_pages = std::nullopt) = 0;
 
   // Drops the collection and its data on partition k. Idempotent (OK if it was not there).
   virtual absl::Status Drop(uint32_t k, const std::string& name) = 0;

@@ -50,6 +50,9 @@ absl::Status SchedulerServerConfig::Validate() const {
   if (revisit_tuner.interval <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("revisit_tune_interval must be > 0");
   }
+  if (focus_tune_interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("focus_tune_interval must be > 0");
+  }
   return absl::OkStatus();
 }
 
@@ -78,6 +81,9 @@ const config::KeyTable<SchedulerServerConfig>& SchedulerServerKeys() {
         .Add({"lease_refill", "--lease-refill",
               "Twice the fetchers' hand-over interval: sizes the URLs of a host on lease"},
              &C::lease_refill)
+        .Add({"focus_tune_interval", "--focus-tune-interval",
+              "How often a focused collection's page budget is split over the partitions"},
+             &C::focus_tune_interval)
         .Include(RevisitTunerKeys(), &C::revisit_tuner);
     return t;
   }();
@@ -149,6 +155,7 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
   server->fleet_ = *std::move(fleet);
   CollectionManagerOptions options;
   options.tuner = config.revisit_tuner;
+  options.focus_tuner.interval = config.focus_tune_interval;
   absl::StatusOr<std::unique_ptr<CollectionManager>> manager = CollectionManager::Open(
       options, *server->store_, *server->fleet_, server->clock_);
   if (!manager.ok()) return manager.status();

@@ -25,6 +25,7 @@
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/service/service_config.h"
 #include "services/scheduler/grpc/collection_manager.h"
+#include "services/scheduler/focus_budget_tuner.h"
 #include "services/scheduler/revisit_tuner.h"
 
 namespace crawler::kv {
@@ -60,6 +61,8 @@ struct SchedulerServerConfig {
   // (wiring::LeaseAheadPerHost).
   absl::Duration lease_refill = absl::Seconds(1);
   RevisitTunerOptions revisit_tuner;
+  // How often a focused collection's page budget is split over the partitions again.
+  absl::Duration focus_tune_interval = FocusBudgetTunerOptions{}.interval;
 
   // kInvalidArgument naming the key.
   absl::Status Validate() const;

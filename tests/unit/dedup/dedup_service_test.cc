@@ -126,6 +126,19 @@ TEST_F(DedupServiceTest, GrpcClientAnswersAsTheLocalClient) {
   EXPECT_EQ((*last)[1].distance_bits, 1);
 }
 
+// The links seen per collection over gRPC: fresh once, per collection; a bad request is
+// INVALID_ARGUMENT.
+TEST_F(DedupServiceTest, MarkLinksSeenOverGrpc) {
+  std::unique_ptr<DedupServer> server = Start();
+  ASSERT_NE(server, nullptr);
+  GrpcDedupClient remote(Channel(server->port()));
+  EXPECT_EQ(remote.MarkLinksSeen("c@1", {"http://x/", "http://y/", "http://x/"}).value(),
+            (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(remote.MarkLinksSeen("c@1", {"http://y/"}).value(), std::vector<bool>{false});
+  EXPECT_EQ(remote.MarkLinksSeen("c@2", {"http://y/"}).value(), std::vector<bool>{true});
+  EXPECT_TRUE(absl::IsInvalidArgument(remote.MarkLinksSeen("", {"http://y/"}).status()));
+}
+
 // More queries than one request may carry: the client splits them, in order.
 TEST_F(DedupServiceTest, GrpcClientSplitsLargeBatches) {
   std::unique_ptr<DedupServer> server = Start();

@@ -354,5 +354,21 @@ TEST(DedupOptions, Validate) {
   EXPECT_EQ(Dedup::Open({}, wrong).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// The links seen per collection: insert-if-absent, per collection, durable in the store (a
+// reopened index remembers), bad keys refused.
+TEST_F(DedupTest, MarkLinksSeenSaysWhichLinksAreFreshPerCollection) {
+  auto d = Open();
+  EXPECT_EQ(d->MarkLinksSeen("c", {"http://a/", "http://b/", "http://a/"}).value(),
+            (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(d->MarkLinksSeen("c", {"http://b/", "http://c/"}).value(),
+            (std::vector<bool>{false, true}));
+  EXPECT_EQ(d->MarkLinksSeen("other", {"http://b/"}).value(), std::vector<bool>{true});
+  EXPECT_TRUE(d->MarkLinksSeen("c", {}).value().empty());
+  d = Open();
+  EXPECT_EQ(d->MarkLinksSeen("c", {"http://c/"}).value(), std::vector<bool>{false});
+  EXPECT_TRUE(absl::IsInvalidArgument(d->MarkLinksSeen("", {"http://a/"}).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(d->MarkLinksSeen("c", {""}).status()));
+}
+
 }  // namespace
 }  // namespace crawler::dedup

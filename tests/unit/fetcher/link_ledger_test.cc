@@ -11,6 +11,8 @@
 
 #include "gtest/gtest.h"
 #include "lib/url/public_suffix_list.h"
+#include "services/common/kv/in_memory_kv_store.h"
+#include "services/dedup/dedup.h"
 
 namespace crawler::fetcher {
 namespace {
@@ -105,6 +107,41 @@ TEST_F(LinkLedgerTest, MalformedLinesAreDataLoss) {
   { std::ofstream(path_) << "garbage\n"; }
   EXPECT_TRUE(absl::IsDataLoss(ReadLinkLedger(path_, [](const LedgerPage&) {})));
   EXPECT_TRUE(absl::IsNotFound(ReadLinkLedger(path_ + ".none", [](const LedgerPage&) {})));
+}
+
+// The distributed crawl: each fetcher keeps a ledger of its own, and the seen set is the dedup
+// index's (Dedup::MarkLinksSeen), so a link counts once across both fetchers; a repeated link
+// within a page is fresh once. A seen set that cannot be reached earns the page 0 (counted).
+TEST_F(LinkLedgerTest, ASharedSeenSetCountsEachLinkOnceAcrossLedgers) {
+  kv::InMemoryKvStore store(dedup::Dedup::ColumnFamilies());
+  std::unique_ptr<dedup::Dedup> index = dedup::Dedup::Open({}, store).value();
+  bool reachable = true;
+  const LinkLedger::MarkSeen shared =
+      [&](const std::vector<std::string>& keys) -> absl::StatusOr<std::vector<bool>> {
+    if (!reachable) return absl::UnavailableError("dedup down");
+    return index->MarkLinksSeen("c@1", keys);
+  };
+  const std::string other = (std::filesystem::path(dir_) / "links-p1.tsv").string();
+  std::unique_ptr<LinkLedger> p0 = LinkLedger::Open(path_, &psl_, false, shared).value();
+  std::unique_ptr<LinkLedger> p1 = LinkLedger::Open(other, &psl_, false, shared).value();
+  EXPECT_EQ(Record(*p0, "http://a.example/", 0,
+                   {A("http://partner.org/a", "x"), A("http://partner.org/a", "again")}),
+            1u);
+  EXPECT_EQ(Record(*p1, "http://b.example/", 0,
+                   {A("http://partner.org/a", "seen on p0"), A("http://third.org/", "new")}),
+            1u);
+  EXPECT_EQ(p0->external_links_seen() + p1->external_links_seen(), 2u);
+  // Another collection's set is another set.
+  EXPECT_EQ(index->MarkLinksSeen("d@1", {"http://partner.org/a"}).value(), std::vector<bool>{true});
+  reachable = false;
+  EXPECT_EQ(Record(*p1, "http://b.example/1", 1, {A("http://fourth.org/", "lost")}), 0u);
+  EXPECT_EQ(p1->seen_set_failures(), 1u);
+  p1.reset();
+  // The page and its links are written all the same.
+  const std::vector<LedgerPage> pages = ReadAll(other);
+  ASSERT_EQ(pages.size(), 2u);
+  EXPECT_EQ(pages[1].links.size(), 1u);
+  EXPECT_EQ(pages[1].new_external_links, 0u);
 }
 
 }  // namespace

@@ -117,6 +117,10 @@ class FakeDedupClient final : public dedup::DedupClient {
     recorded.insert(recorded.end(), queries.begin(), queries.end());
     return queries.size();
   }
+  absl::StatusOr<std::vector<bool>> MarkLinksSeen(std::string_view,
+                                                  const std::vector<std::string>& keys) override {
+    return std::vector<bool>(keys.size(), true);
+  }
   absl::Status record_status = absl::OkStatus();
   int calls = 0;
   std::vector<dedup::ContentQuery> recorded;

@@ -108,6 +108,11 @@ class FlakyDedupClient final : public dedup::DedupClient {
     if (nth_.Fail()) return nth_.Error("Record");
     return inner_.Record(queries);
   }
+  absl::StatusOr<std::vector<bool>> MarkLinksSeen(std::string_view collection,
+                                                  const std::vector<std::string>& keys) override {
+    if (nth_.Fail()) return nth_.Error("MarkLinksSeen");
+    return inner_.MarkLinksSeen(collection, keys);
+  }
   int failures() const { return nth_.failures(); }
 
  private:

@@ -115,5 +115,34 @@ TEST_F(FrontierFocusTest, LeasesWhatThePolicyChoosesOneSlotAtATime) {
   EXPECT_GE(stats.focus_rebuilds, 2u);
 }
 
+// The scheduler's split moves a focused partition's budget while it runs: leases stop at the
+// budget, URLs found meanwhile are kept (not refused by the limit), and a larger budget lets the
+// crawl go on with the same bandit.
+TEST_F(FrontierFocusTest, ThePageBudgetMovesInPlace) {
+  ASSERT_TRUE(frontier_->SetPageBudget(1).ok());
+  Add("a.example", 0, 1);
+  std::vector<LeasedTask> tasks = Lease();
+  ASSERT_EQ(tasks.size(), 1u);
+  Complete(tasks[0], 2);
+  Add("a.example", 1, 3);  // found on the page: kept for a larger budget
+  EXPECT_TRUE(Lease().empty());
+  EXPECT_TRUE(frontier_->IsExhausted());
+  ASSERT_TRUE(frontier_->SetPageBudget(3).ok());
+  EXPECT_FALSE(frontier_->IsExhausted());
+  tasks = Lease();
+  ASSERT_EQ(tasks.size(), 1u);
+  Complete(tasks[0], 0);
+  tasks = Lease();
+  ASSERT_EQ(tasks.size(), 1u);
+  Complete(tasks[0], 0);
+  EXPECT_TRUE(Lease().empty());
+  const FrontierStats stats = frontier_->Stats();
+  EXPECT_EQ(stats.pages_completed, 3u);
+  EXPECT_EQ(stats.focus_pulls, 3u);
+  EXPECT_EQ(stats.focus_reward, 2u);
+  EXPECT_EQ(stats.urls_rejected_by_limit, 0u);
+  EXPECT_TRUE(absl::IsInvalidArgument(frontier_->SetPageBudget(FrontierOptions::kUnlimited)));
+}
+
 }  // namespace
 }  // namespace crawler::frontier

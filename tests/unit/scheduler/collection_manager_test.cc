@@ -351,24 +351,62 @@ TEST_F(CollectionManagerTest, UpdateChangesOnlyTheMaskedFieldsAndNeverNameOrSeed
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("update_mask"));
 }
 
-// The partitions do not run the bandit yet: a focused collection is refused, not crawled for
-// coverage, whether it is created focused or updated to be.
-TEST_F(CollectionManagerTest, AFocusedCollectionIsRefusedUntilThePartitionsRunTheBandit) {
-  v1::Collection focused = Proto("f", {"http://a.test/"});
+// A focused collection runs on every partition with its bandit and an even share of the page
+// budget; the split then moves what is left towards the partition whose pages brought links,
+// never below what a partition spent, and the budgets add up to the collection's.
+TEST_F(CollectionManagerTest, AFocusedCollectionsBudgetFollowsTheRewards) {
+  // One seed host per partition.
+  std::vector<std::string> hosts(2);
+  for (int i = 0; hosts[0].empty() || hosts[1].empty(); ++i) {
+    const std::string host = absl::StrCat("s", i, ".test");
+    hosts[partition::Partition(host, 2)] = host;
+  }
+  v1::Collection focused =
+      Proto("f", {absl::StrCat("http://", hosts[0], "/"), absl::StrCat("http://", hosts[1], "/")});
   focused.mutable_limits()->set_max_pages(100);
   focused.mutable_focus()->set_target("external_links");
+  focused.mutable_focus()->set_policy("r3");
   auto created = manager_->Create(focused);
-  EXPECT_TRUE(absl::IsUnimplemented(created.status())) << created.status();
-  EXPECT_THAT(std::string(created.status().message()), HasSubstr("collection.focus"));
+  ASSERT_TRUE(created.ok()) << created.status();
+  // Partition 0's site has 20 pages; ten are fetched, each bringing 5 new links (the rest keep
+  // it in the game); partition 1 fetches nothing.
+  frontier::Frontier* rich = fleet_.Core(0, "f");
+  ASSERT_NE(rich, nullptr);
+  std::vector<frontier::UrlToAdd> more;
+  for (int i = 1; i < 20; ++i) {
+    more.push_back({.canonical_url = absl::StrCat("http://", hosts[0], "/", i),
+                    .host_key = hosts[0],
+                    .depth = 1});
+  }
+  ASSERT_TRUE(rich->AddUrls(more).ok());
+  for (int completed = 0; completed < 10;) {
+    const std::vector<frontier::LeasedTask> tasks = rich->Lease(10 - completed, 4).value();
+    ASSERT_FALSE(tasks.empty());
+    std::vector<frontier::FetchOutcome> outcomes;
+    for (const frontier::LeasedTask& t : tasks) {
+      outcomes.push_back({.lease_id = t.lease_id, .http_status = 200, .new_external_links = 5});
+    }
+    ASSERT_TRUE(rich->Complete(outcomes).ok());
+    completed += static_cast<int>(tasks.size());
+  }
+  clock_.Advance(absl::Minutes(1));
+  manager_->Tick(clock_.Now());
+  auto stats = manager_->Stats("f");
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->focus_pulls(), 10u);
+  EXPECT_EQ(stats->focus_reward(), 50u);
+  // 90 pages left: posterior means (1 + 50) / (2 + 10) against 1 / 2, so 81 + 9 (rounded).
+  EXPECT_THAT(stats->focus_page_budgets(), ::testing::ElementsAre(10 + 81, 9));
 
+  // Links are recorded (and counted) by the fetchers too: record_links is accepted.
   ASSERT_TRUE(manager_->Create(Proto("g", {"http://a.test/"})).ok());
   v1::Collection change = Proto("g", {});
   change.set_record_links(true);
   google::protobuf::FieldMask mask;
   mask.add_paths("record_links");
   auto updated = manager_->Update(change, mask);
-  EXPECT_TRUE(absl::IsUnimplemented(updated.status())) << updated.status();
-  EXPECT_FALSE(manager_->Get("g")->collection().record_links());
+  ASSERT_TRUE(updated.ok()) << updated.status();
+  EXPECT_TRUE(manager_->Get("g")->collection().record_links());
 }
 
 }  // namespace

@@ -33,16 +33,26 @@ class InMemoryFleet final : public PartitionFleet {
     return *slot;
   }
 
-  absl::Status Open(uint32_t k, const Collection& c) override {
+  absl::Status Open(uint32_t k, const Collection& c,
+                    std::optional<uint64_t> max_pages = std::nullopt) override {
     if (down_[k]) return absl::UnavailableError(absl::StrCat("partition ", k, " down"));
     ++opens_;
     CoreSlot& core = cores_[{k, c.name}];
-    if (core.frontier != nullptr) return absl::OkStatus();
+    // A focused collection's budget: its split, or an even share (as GrpcPartitionFleet).
+    const uint64_t budget = max_pages.value_or(c.limits.max_pages / n_ + (k < c.limits.max_pages % n_));
+    if (core.frontier != nullptr) {
+      if (c.focus.enabled()) return core.frontier->SetPageBudget(budget);
+      return absl::OkStatus();
+    }
     core.store = std::make_unique<kv::InMemoryKvStore>(frontier::Frontier::ColumnFamilies());
     frontier::FrontierOptions options;
     options.partition_index = k;
     options.partition_count = n_;
     options.revisit = c.revisit.options;
+    if (c.focus.enabled()) {
+      options.focus = c.focus.FrontierOptions();
+      options.max_pages_total = budget;
+    }
     auto f = frontier::Frontier::Open(options, *core.store, clock_);
     if (!f.ok()) return f.status();
     core.frontier = *std::move(f);
