@@ -11,7 +11,7 @@
 //
 // It also measures what is spent (RecordSpend: the re-visits actually made), as a rate next to
 // the budget: an exponentially weighted mean whose time constant is the time the budget takes
-// to pay for kSpendWindowVisits visits (5 s at 20 visits/s, about 2.4 h at 2,000 a day; 10 min
+// to pay for kSpendWindowVisits visits (5 s at 20 visits/s, 1.2 h at 2,000 a day; 10 min
 // while unlimited), so the figure follows changes in spend yet counts enough visits to be
 // steady (~7% relative noise for Poisson-like spend). Before one time constant has passed since
 // the measurement began (the first SetRate or RecordSpend) it is the mean since then.

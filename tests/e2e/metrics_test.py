@@ -244,7 +244,12 @@ def scenario_revisit(args, checks, work):
     # The frontier's side: the cap and the measured spend next to it (budget 10/s).
     budget = total(last, "crawler_frontier_revisit_budget_visits_per_day")
     checks.check(abs(budget - 10 * 86400) < 1, f"frontier budget gauge {budget}, want 864000")
-    final = parse(scrapes[-1])
+    # The last scrape with the frontier's series (one taken while the crawl closes may lack them).
+    final = [p for p in map(parse, scrapes)
+             if any(k[0] == "crawler_frontier_revisits_total" for k in p)]
+    if not checks.check(final, "no scrape has crawler_frontier_revisits_total"):
+        return
+    final = final[-1]
     made = total(final, "crawler_frontier_revisits_total")
     measured = total(final, "crawler_frontier_revisit_spend_visits_per_day")
     stats = read_stats(work("stats.json"))
