@@ -151,6 +151,37 @@ TEST_F(FrontierHostTest, ChangedSettingsReopenTheCoreWithItsUrls) {
   EXPECT_EQ(host->OpenCollection(shallow, 1).value(), false);
 }
 
+// A focused collection whose settings change only in max_pages (the scheduler's split of its
+// budget) keeps its core, so its bandit and leases carry on; the new budget is persisted for a
+// restart, and 0 pages is a budget too. Any other change reopens.
+TEST_F(FrontierHostTest, AFocusedCollectionsBudgetMovesWithoutAReopen) {
+  std::unique_ptr<FrontierHost> host = OpenHost();
+  ASSERT_NE(host, nullptr);
+  CollectionSettings focused = Settings("f");
+  focused.max_pages = 10;
+  focused.focus = {.enabled = true, .policy = "r3", .seed = 1, .max_in_flight = 1};
+  ASSERT_TRUE(host->OpenCollection(focused, 1).ok());
+  std::shared_ptr<Frontier> core = host->Find("f");
+  ASSERT_TRUE(core->AddUrls({U("a.test", "/1"), U("a.test", "/2")}).ok());
+  ASSERT_EQ(core->Lease(1, 1)->size(), 1u);
+  for (const uint64_t budget : {uint64_t{0}, uint64_t{25}}) {
+    focused.max_pages = budget;
+    EXPECT_EQ(host->OpenCollection(focused, 1).value(), true);
+    EXPECT_EQ(host->Find("f"), core);
+    EXPECT_EQ(host->Settings("f").value(), focused);
+  }
+  EXPECT_EQ(core->Stats().in_flight_urls, 1u);
+  EXPECT_EQ(core->Stats().leases_recovered, 0u);
+  core.reset();  // a reopen waits for the handles in use
+  focused.max_depth = 3;
+  EXPECT_EQ(host->OpenCollection(focused, 1).value(), true);
+  EXPECT_EQ(host->Find("f")->Stats().leases_recovered, 1u);  // a new core: the lease re-queued
+  host.reset();
+  host = OpenHost();
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->Settings("f").value(), focused);
+}
+
 // A reopen waits for the calls in progress on the old core: a handle taken before it stays
 // usable until released, and the reopen then completes.
 TEST_F(FrontierHostTest, AReopenWaitsForHandlesInUse) {
