@@ -6,7 +6,10 @@ true rates gains over uniform that a policy gets. For each distribution and seed
 three times with the same pages and changes (common random numbers):
   - every policy, with the estimators' prior fitted to the fleet (the shipped default);
   - optimal fed the true rates (with its exploration floor: the solver's part of the loss);
-  - optimal with the previous prior (a Gamma centred on changes seen per day observed).
+  - optimal with the previous prior (a Gamma centred on changes seen per day observed);
+  - optimal deciding on the posterior-expected freshness (--expected-freshness), alone and with
+    probing (--probe-horizon 60);
+  - optimal with Last-Modified on every page (--last-modified 1; every other run has none).
 Prints one markdown table; exit status 1 if --min-capture is given and the estimating optimal
 policy falls below it, or below uniform, on any run.
 """
@@ -65,10 +68,20 @@ def main():
                                                                 "--true-rates"])
             fleet_mean = run(args.crawlsim, args, rates, seed, ["--policy", "optimal",
                                                                 "--prior", "fleet-mean"])
+            expected = run(args.crawlsim, args, rates, seed, ["--policy", "optimal",
+                                                              "--expected-freshness"])
+            probing = run(args.crawlsim, args, rates, seed, ["--policy", "optimal",
+                                                             "--expected-freshness",
+                                                             "--probe-horizon", "60"])
+            last_modified = run(args.crawlsim, args, rates, seed, ["--policy", "optimal",
+                                                                   "--last-modified", "1"])
             oracle, uniform = fitted["oracle"], fitted["uniform"]
             columns = {"oracle": oracle, "optimal, true rates": true_rates["optimal"],
                        "optimal, estimates": fitted["optimal"],
-                       "optimal, previous prior": fleet_mean["optimal"]}
+                       "optimal, previous prior": fleet_mean["optimal"],
+                       "optimal, expected freshness": expected["optimal"],
+                       "optimal, expected freshness + probing": probing["optimal"],
+                       "optimal, Last-Modified on every page": last_modified["optimal"]}
             for name, value in fitted.items():
                 if name not in ("oracle", "optimal"):
                     columns[name] = value

@@ -35,9 +35,9 @@ void CellLogLikelihood(double a, double b, double k, double c, std::array<double
 
 // Normalised posterior over the grid from ln L and the prior weights; returns false when every
 // point has probability 0 under the prior.
-bool Posterior(const std::array<double, RatePrior::kPoints>& log_l,
-               const std::array<double, RatePrior::kPoints>& prior,
-               std::array<double, RatePrior::kPoints>& out) {
+bool PosteriorOnGrid(const std::array<double, RatePrior::kPoints>& log_l,
+                     const std::array<double, RatePrior::kPoints>& prior,
+                     std::array<double, RatePrior::kPoints>& out) {
   double peak = -std::numeric_limits<double>::infinity();
   for (int p = 0; p < RatePrior::kPoints; ++p) {
     if (prior[p] > 0) peak = std::max(peak, log_l[p]);
@@ -89,20 +89,31 @@ double RatePrior::Mean() const {
   return mean;
 }
 
-std::array<double, RatePrior::kPoints> RatePrior::PosteriorWeights(
+std::array<double, RatePrior::kPoints> RatePrior::Posterior(
     const ChangeEvidence& evidence) const {
   std::array<double, kPoints> log_l{};
   for (int k = 0; k < kPoints; ++k) log_l[k] = evidence.LogLikelihood(PointRate(k));
   std::array<double, kPoints> posterior{};
-  if (!Posterior(log_l, weights_, posterior)) return weights_;
+  if (!PosteriorOnGrid(log_l, weights_, posterior)) return weights_;
   return posterior;
 }
 
 double RatePrior::PosteriorRate(const ChangeEvidence& evidence) const {
-  const std::array<double, kPoints> posterior = PosteriorWeights(evidence);
+  return PosteriorSummary(evidence, kMaxRate).rate_per_day;
+}
+
+RatePrior::Summary RatePrior::PosteriorSummary(const ChangeEvidence& evidence,
+                                               double rate_threshold) const {
+  const std::array<double, kPoints> posterior = Posterior(evidence);
   double mean_log = 0;
-  for (int k = 0; k < kPoints; ++k) mean_log += posterior[k] * std::log(PointRate(k));
-  return std::clamp(std::exp(mean_log), kMinRate, kMaxRate);
+  Summary summary;
+  for (int k = 0; k < kPoints; ++k) {
+    const double rate = PointRate(k);
+    mean_log += posterior[k] * std::log(rate);
+    if (rate > rate_threshold) summary.probability_above += posterior[k];
+  }
+  summary.rate_per_day = std::clamp(std::exp(mean_log), kMinRate, kMaxRate);
+  return summary;
 }
 
 uint64_t FleetEvidence::KeyOf(const ChangeEvidence& evidence, double* untimed_mean_days) {
@@ -169,7 +180,7 @@ RatePrior FleetEvidence::Fit(const RatePrior& start, const FitOptions& options) 
     std::array<double, RatePrior::kPoints> next{};
     double total = 0;
     for (const Row& row : rows) {
-      if (!Posterior(row.log_l, weights, posterior)) continue;
+      if (!PosteriorOnGrid(row.log_l, weights, posterior)) continue;
       for (int k = 0; k < RatePrior::kPoints; ++k) next[k] += row.pages * posterior[k];
       total += row.pages;
     }

@@ -56,6 +56,18 @@ class RatePrior {
     return PosteriorRate(EvidenceOf(history));
   }
 
+  // What a re-visit decision needs from the posterior in one pass: the log-mean rate
+  // (PosteriorRate()) and the posterior probability that the rate exceeds `rate_threshold`.
+  struct Summary {
+    double rate_per_day = 0;
+    double probability_above = 0;
+  };
+  Summary PosteriorSummary(const ChangeEvidence& evidence, double rate_threshold) const;
+
+  // The posterior probability of every grid point; the prior itself if the evidence rules out
+  // every point.
+  std::array<double, kPoints> Posterior(const ChangeEvidence& evidence) const;
+
   // Mean of the prior, changes per day.
   double Mean() const;
 
@@ -64,9 +76,6 @@ class RatePrior {
   const std::array<double, kPoints>& weights() const { return weights_; }
 
  private:
-  // The posterior over the grid; the prior itself if the evidence rules out every point.
-  std::array<double, kPoints> PosteriorWeights(const ChangeEvidence& evidence) const;
-
   std::array<double, kPoints> weights_{};
 };
 

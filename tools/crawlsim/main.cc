@@ -117,6 +117,13 @@ int main(int argc, char** argv) {
   app.add_option("--prior-shape", config.policy_options.optimal.prior_shape,
                  "optimal, proportional: shape of the Gamma prior of the rate estimator (> 1)")
       ->default_val(2.0);
+  app.add_flag("--expected-freshness", config.policy_options.optimal.expected_freshness,
+               "optimal: maximise the posterior-expected freshness under the fitted prior instead "
+               "of plugging in the posterior log-mean rate");
+  app.add_option("--probe-horizon", config.policy_options.optimal.probe_horizon_days,
+                 "optimal: probe pages the budget may abandon when the information repays the "
+                 "visit within this many days (0 = never)")
+      ->default_val(0.0);
   std::string prior = "fitted";
   app.add_option("--prior", prior,
                  "optimal, proportional: the estimators' prior, fitted (to the fleet's histories, "

@@ -1,6 +1,7 @@
 // The empirical-Bayes prior: discretisation, posterior, and the maximum-marginal-likelihood fit.
 #include "lib/recrawl/rate_prior.h"
 
+#include <array>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -105,6 +106,26 @@ TEST(FleetEvidence, MergeAddsPartitions) {
   one.Merge(two);
   EXPECT_EQ(one.page_count(), 3);
   EXPECT_EQ(one.cell_count(), 2u);
+}
+
+TEST(RatePrior, PosteriorSummaryOfATwoPointPrior) {
+  // 0.1 or 1 change a day (grid points 30 and 40), even odds; one visit after a day saw a change:
+  // likelihoods 1 - e^{-0.1} = 0.0951626 and 1 - e^{-1} = 0.6321206, posterior 0.1308467 and
+  // 0.8691533, log-mean 0.1^0.1308467 = 0.7398664.
+  std::array<double, RatePrior::kPoints> weights{};
+  weights[30] = 1.0;
+  weights[40] = 1.0;
+  const RatePrior prior(weights);
+  ChangeEvidence evidence;
+  evidence.untimed_days[evidence.untimed_count++] = 1.0;
+  const std::array<double, RatePrior::kPoints> posterior = prior.Posterior(evidence);
+  EXPECT_NEAR(posterior[30], 0.1308467, 1e-7);
+  EXPECT_NEAR(posterior[40], 0.8691533, 1e-7);
+  const RatePrior::Summary summary = prior.PosteriorSummary(evidence, 0.5);
+  EXPECT_NEAR(summary.rate_per_day, 0.7398664, 1e-7);
+  EXPECT_NEAR(summary.probability_above, 0.8691533, 1e-7);
+  EXPECT_NEAR(prior.PosteriorSummary(evidence, 2.0).probability_above, 0.0, 1e-15);
+  EXPECT_DOUBLE_EQ(prior.PosteriorRate(evidence), summary.rate_per_day);
 }
 
 }  // namespace

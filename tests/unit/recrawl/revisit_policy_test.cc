@@ -2,6 +2,7 @@
 // AdaptiveFetchSchedule, StormCrawler's AdaptiveScheduler, the 2004 sampling-frequency step rule,
 // the FAST-crawler thesis' Bayesian classifier (as published and corrected), and the budget
 // allocations of Cho & Garcia-Molina (TODS 2003, §5).
+#include <array>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -11,7 +12,9 @@
 #include "gtest/gtest.h"
 #include "lib/recrawl/bayes_change_classifier.h"
 #include "lib/recrawl/nutch_adaptive_schedule.h"
+#include "lib/recrawl/optimal_frequency.h"
 #include "lib/recrawl/optimal_policy.h"
+#include "lib/recrawl/rate_prior.h"
 #include "lib/recrawl/policy_factory.h"
 #include "lib/recrawl/proportional_policy.h"
 #include "lib/recrawl/sampling_step_rule.h"
@@ -283,6 +286,69 @@ TEST(Tods2003_5, OptimalEstimatesTheRateFromTheHistory) {
   EXPECT_NEAR(d.state.rate_per_day, BayesianRate(history, GammaPrior::WithMode(0.5)), 1e-9);
   EXPECT_GT(d.next_visit_in_days, 0);
   EXPECT_TRUE(std::isfinite(d.next_visit_in_days));
+}
+
+TEST(ExpectedOptimalVisitsPerDay, OnePointIsTheKnownRateOptimum) {
+  const OptimalFrequency frequency;
+  const std::vector<double> rates = {0.3};
+  const std::vector<double> certain = {1.0};
+  for (double mu : {0.5, 2.0, 3.0}) {
+    EXPECT_NEAR(ExpectedOptimalVisitsPerDay(rates, certain, 1.0, mu),
+                frequency.VisitsPerDay(0.3, 1.0, mu), 1e-12)
+        << mu;
+  }
+  // mu >= w / lambda: not worth a visit.
+  EXPECT_EQ(ExpectedOptimalVisitsPerDay(rates, certain, 1.0, 1 / 0.3 + 1e-9), 0.0);
+}
+
+TEST(ExpectedOptimalVisitsPerDay, TwoPointsByHand) {
+  // Rate 0.1 or 1 per day, even odds. f = 0 exactly when w E[1 / lambda] = 0.5 * 10 + 0.5 * 1 =
+  // 5.5 <= mu, although the log-mean rate 0.316 alone would be worth visits up to mu = 3.16.
+  const std::vector<double> rates = {0.1, 1.0};
+  const std::vector<double> even = {0.5, 0.5};
+  EXPECT_EQ(ExpectedOptimalVisitsPerDay(rates, even, 1.0, 5.6), 0.0);
+  EXPECT_GT(ExpectedOptimalVisitsPerDay(rates, even, 1.0, 5.4), 0.0);
+  // mu = 2: the root of 0.5 g(0.1 / f) / 0.1 + 0.5 g(1 / f) / 1 = 2, g(r) = 1 - e^{-r} (1 + r):
+  // f = 0.0911240 (at f = 0.0911: g(1.0974) = 0.3000, g(10.974) = 0.9998; 1.5000 + 0.4999).
+  EXPECT_NEAR(ExpectedOptimalVisitsPerDay(rates, even, 1.0, 2.0), 0.0911240400, 1e-9);
+  // The weight scales mu: w = 2, mu = 4 is the same decision.
+  EXPECT_NEAR(ExpectedOptimalVisitsPerDay(rates, even, 2.0, 4.0), 0.0911240400, 1e-9);
+}
+
+TEST(OptimalPolicy, ProbesAPageThatMayBeTooFastForTheBudget) {
+  // 100 pages at 0.2 changes a day, 10 visits a day: f = 0.1 each, mu = g(2) / 0.2 = 2.9700, so
+  // pages faster than w / mu = 0.3367 get no visits. The prior says a page changes 0.2 (grid
+  // point 33, 0.1995) or 1 (point 40) times a day, even odds. Three visits 10 days apart, all
+  // changed: P(fast) = 1 / (1 + 0.8647^3) = 0.607, the log-mean 0.53 is past the line, and the
+  // plug-in decision abandons the page.
+  RateHistogram histogram;
+  for (int i = 0; i < 100; ++i) histogram.Add(0.2);
+  std::array<double, RatePrior::kPoints> weights{};
+  weights[33] = 0.5;
+  weights[40] = 0.5;
+  const RatePrior prior(weights);
+  FleetSummary fleet{10.0, 100, &histogram, 0.0, &prior};
+  VisitHistory history;
+  for (int i = 0; i < 3; ++i) history.Append(Visit{10 * 86400, true, false, 0});
+
+  OptimalPolicy plug_in;
+  plug_in.Retune(fleet);
+  const double mu = plug_in.allocation().mu;
+  EXPECT_NEAR(mu, (1 - 3 * std::exp(-2.0)) / 0.2, 0.02);
+  EXPECT_TRUE(std::isinf(plug_in.Decide(PageView{history, 30.0}, PolicyState{}).next_visit_in_days));
+
+  // Probing: the next visit comes 1.6 / (w / mu) days later, where one visit best tells 0.2 from
+  // 1 near the line (a long horizon makes the information worth the visit).
+  OptimalPolicyOptions options;
+  options.probe_horizon_days = 1e6;
+  OptimalPolicy probing(options);
+  probing.Retune(fleet);
+  EXPECT_NEAR(probing.Decide(PageView{history, 30.0}, PolicyState{}).next_visit_in_days,
+              1.6 * mu, 1e-9);
+  // Never twice in a row: after a probe 4.75 days later the page gets its regular decision.
+  VisitHistory probed = history;
+  probed.Append(Visit{static_cast<uint32_t>(1.6 * mu * 86400), true, false, 0});
+  EXPECT_GT(probing.Decide(PageView{probed, 34.75}, PolicyState{}).next_visit_in_days, 1.6 * mu);
 }
 
 TEST(PolicyFactory, BuildsEveryNamedPolicy) {
