@@ -41,6 +41,7 @@
 #include "lib/html/extract_page.h"
 #include "lib/random/splitmix64.h"
 #include "lib/url/url.h"
+#include "services/dedup/dedup.h"
 #include "tools/websim/change_corpus.h"
 
 namespace {
@@ -51,8 +52,8 @@ using crawler::fingerprint::ContentSignature;
 using crawler::fingerprint::HammingDistance;
 using crawler::fingerprint::SimHash64;
 
-// The dedup service's default near-duplicate radius (services/dedup/dedup.h).
-constexpr int kDedupRadiusBits = 3;
+// The dedup service's default near-duplicate radius.
+const int kDedupRadiusBits = crawler::dedup::DedupOptions{}.near_duplicate_bits;
 constexpr int kMinHashFunctions = 250;
 constexpr double kMinHashThreshold = 0.99;
 
