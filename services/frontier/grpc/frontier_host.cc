@@ -1,19 +1,13 @@
 #include "services/frontier/grpc/frontier_host.h"
 
 #include <cstdio>
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "crawler/v1/frontier.pb.h"
+#include "services/common/atomic_file.h"
 #include "services/frontier/grpc/frontier_convert.h"
 
 namespace crawler::frontier {
@@ -29,43 +23,6 @@ absl::Status Prefixed(const std::string& prefix, const absl::Status& status) {
   return absl::Status(status.code(), absl::StrCat(prefix, status.message()));
 }
 
-absl::Status ErrnoError(const char* what, const std::string& path) {
-  return absl::UnavailableError(absl::StrCat(what, " ", path, ": ", std::strerror(errno)));
-}
-
-// Writes `contents` to `path` so that a crash leaves the old file or the new one, never a torn
-// one: a temporary file beside it, fsynced, renamed over it, and the directory fsynced.
-absl::Status WriteFileAtomically(const fs::path& path, const std::string& contents) {
-  const std::string tmp = path.string() + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoError("cannot create", tmp);
-  size_t written = 0;
-  while (written < contents.size()) {
-    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      absl::Status error = ErrnoError("cannot write", tmp);
-      ::close(fd);
-      return error;
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    absl::Status error = ErrnoError("cannot sync", tmp);
-    ::close(fd);
-    return error;
-  }
-  if (::close(fd) != 0) return ErrnoError("cannot close", tmp);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return ErrnoError("cannot rename", tmp);
-  const std::string dir = path.parent_path().string();
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) return ErrnoError("cannot open", dir);
-  const int synced = ::fsync(dir_fd);
-  ::close(dir_fd);
-  if (synced != 0) return ErrnoError("cannot sync", dir);
-  return absl::OkStatus();
-}
-
 absl::Status WriteSettings(const fs::path& dir, const CollectionSettings& settings,
                            uint32_t partition_count) {
   const v1::OpenCollectionRequest request = ToOpenCollectionRequest(
@@ -75,12 +32,10 @@ absl::Status WriteSettings(const fs::path& dir, const CollectionSettings& settin
 
 absl::StatusOr<OpenCollectionArgs> ReadSettings(const fs::path& dir) {
   const fs::path path = dir / kSettingsFile;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path.string()));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
+  absl::StatusOr<std::string> bytes = ReadWholeFile(path);
+  if (!bytes.ok()) return bytes.status();
   v1::OpenCollectionRequest request;
-  if (!in || !request.ParseFromString(bytes.str())) {
+  if (!request.ParseFromString(*bytes)) {
     return absl::DataLossError(absl::StrCat(path.string(), " is not a collection's settings"));
   }
   absl::StatusOr<OpenCollectionArgs> args = FromOpenCollectionRequest(request);
