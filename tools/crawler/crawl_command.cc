@@ -120,6 +120,8 @@ int RunCrawl(const CrawlFlags& flags) {
     if (sigwait(&signals, &sig) == 0 && !finished) _exit(130);
   });
   absl::StatusOr<standalone::CrawlTotals> totals = (*crawl)->Run();
+  // The last scrapes see the whole crawl; none sees its parts go one by one as it is destroyed.
+  if (metrics_server != nullptr) metrics_server->StopServing();
   // Release the signal thread, which waits for a (first or second) signal.
   finished = true;
   pthread_kill(signal_thread.native_handle(), SIGTERM);

@@ -40,18 +40,23 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::s
   server->registry_ = std::make_shared<prometheus::Registry>();
   // civetweb reports a failed bind by throwing (prometheus-cpp has no other way); this is the
   // one place the exception is turned into a Status.
+  std::unique_ptr<prometheus::Exposer> exposer;
   try {
-    server->exposer_ = std::make_unique<prometheus::Exposer>(listen, /*num_threads=*/2);
+    exposer = std::make_unique<prometheus::Exposer>(listen, /*num_threads=*/2);
   } catch (const std::exception& e) {
     return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, ": ", e.what()));
   }
-  const std::vector<int> ports = server->exposer_->GetListeningPorts();
+  const std::vector<int> ports = exposer->GetListeningPorts();
   if (ports.empty()) {
     return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen));
   }
   server->port_ = ports.front();
   server->address_ = absl::StrCat(listen.substr(0, listen.rfind(':')), ":", server->port_);
-  server->exposer_->RegisterCollectable(server->registry_);
+  exposer->RegisterCollectable(server->registry_);
+  {
+    absl::MutexLock lock(&server->mu_);
+    server->exposer_ = std::move(exposer);
+  }
   prometheus::BuildGauge()
       .Name("crawler_build_info")
       .Help("Always 1; the label says which build of the crawler runs.")
@@ -63,18 +68,28 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::s
 
 MetricsServer::~MetricsServer() {
   // Stop serving before the collectables go.
-  exposer_.reset();
+  StopServing();
+}
+
+void MetricsServer::StopServing() {
+  std::unique_ptr<prometheus::Exposer> exposer;
+  {
+    absl::MutexLock lock(&mu_);
+    exposer = std::move(exposer_);
+  }
+  // Outside the lock: civetweb's stop waits for the scrape threads, which may be collecting.
+  exposer.reset();
 }
 
 void MetricsServer::AddCollectable(std::shared_ptr<prometheus::Collectable> collectable) {
-  exposer_->RegisterCollectable(collectable);
   absl::MutexLock lock(&mu_);
+  if (exposer_ != nullptr) exposer_->RegisterCollectable(collectable);
   collectables_.push_back(std::move(collectable));
 }
 
 void MetricsServer::RemoveCollectable(const std::shared_ptr<prometheus::Collectable>& collectable) {
-  exposer_->RemoveCollectable(collectable);
   absl::MutexLock lock(&mu_);
+  if (exposer_ != nullptr) exposer_->RemoveCollectable(collectable);
   std::erase(collectables_, collectable);
 }
 

@@ -57,6 +57,12 @@ class MetricsServer {
   // finishes first.
   void RemoveCollectable(const std::shared_ptr<prometheus::Collectable>& collectable);
 
+  // Stops serving /metrics (a scrape in progress finishes first; later ones find the port
+  // closed). For a process shutting down: called before its parts go, no scrape sees a part of
+  // the series vanish while the rest remain. The registry and collectables stay usable
+  // (AddCollectable and RemoveCollectable become no-ops for serving).
+  void StopServing();
+
   // The gRPC server metrics of `service` (rpc_metrics.h), made on first use and kept for as long
   // as this server lives (so it must outlive the gRPC servers using its interceptors).
   RpcMetrics& Rpc(const std::string& service);
@@ -73,7 +79,8 @@ class MetricsServer {
   absl::Mutex mu_;
   std::vector<std::shared_ptr<prometheus::Collectable>> collectables_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::unique_ptr<RpcMetrics>> rpc_ ABSL_GUARDED_BY(mu_);
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  // Null after StopServing.
+  std::unique_ptr<prometheus::Exposer> exposer_ ABSL_GUARDED_BY(mu_);
   int port_ = 0;
   std::string address_;
 };

@@ -3,7 +3,9 @@
 #include <curl/curl.h>
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -58,6 +60,22 @@ TEST(MetricsServerTest, ServesTheRegistryInTextFormatOnAFreeLoopbackPort) {
   EXPECT_THAT(body, HasSubstr("crawler_test_things_total{outcome=\"success\"} 3"));
   EXPECT_THAT(body,
               HasSubstr(absl::StrCat("crawler_build_info{version=\"", BuildVersion(), "\"} 1")));
+}
+
+TEST(MetricsServerTest, StopServingClosesThePortAndKeepsCollectablesUsable) {
+  absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start("127.0.0.1:0");
+  ASSERT_TRUE(server.ok()) << server.status();
+  std::optional<ScopedCollector> collector;
+  collector.emplace(server->get(), [] { return std::vector<prometheus::MetricFamily>{}; });
+  EXPECT_EQ(Get((*server)->address(), "/metrics").first, 200);
+
+  (*server)->StopServing();
+  auto [code, body] = Get((*server)->address(), "/metrics");
+  EXPECT_EQ(code, 0) << "still served after StopServing: " << body;
+  // What goes after the server stopped serving is still taken off it; adding is harmless.
+  collector.reset();
+  ScopedCollector late(server->get(), [] { return std::vector<prometheus::MetricFamily>{}; });
+  (*server)->StopServing();  // twice is fine
 }
 
 TEST(MetricsServerTest, RpcMetricsAreMadeOncePerService) {
