@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -21,12 +22,16 @@
 #include "services/scheduler/scheduler.h"
 #include "grpcpp/client_context.h"
 #include "services/common/grpc/proto_convert.h"
+#include "services/common/atomic_file.h"
 #include "services/common/grpc/status.h"
 #include "services/standalone/crawl_report.h"
 #include "services/wiring/collection_options.h"
 
 namespace crawler::fetcher {
 namespace {
+
+// Kept last reports: reports_dir/<incarnation>.binpb (a serialized ReportFetcherStatsRequest).
+constexpr char kReportExtension[] = ".binpb";
 
 std::string NewIncarnation() {
   std::random_device entropy;
@@ -142,6 +147,11 @@ absl::StatusOr<std::unique_ptr<FetcherNode>> FetcherNode::Create(
   if (options.report_interval <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("report_interval must be > 0");
   }
+  if (options.final_report_retry_interval <= absl::ZeroDuration() ||
+      options.final_report_timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        "final_report_retry_interval must be > 0 and final_report_timeout >= 0");
+  }
   if (!partitions) return absl::InvalidArgumentError("no partition client factory");
   if (absl::Status s = options.fetcher.Validate(); !s.ok()) return s;
   return std::unique_ptr<FetcherNode>(new FetcherNode(options, std::move(partitions), scheduler,
@@ -153,6 +163,7 @@ void FetcherNode::Stop() { if (!stop_.HasBeenNotified()) stop_.Notify(); }
 absl::Status FetcherNode::Run() {
   absl::Duration interval = options_.report_interval;
   bool scheduler_down = false;
+  bool kept_sent = false;
   while (true) {
     absl::StatusOr<v1::ReportFetcherStatsResponse> reply = scheduler_.Report(Snapshot());
     if (reply.ok()) {
@@ -160,6 +171,10 @@ absl::Status FetcherNode::Run() {
         std::fprintf(stderr, "fetcher %u: scheduler reachable again\n", options_.partition_index);
       }
       scheduler_down = false;
+      if (!kept_sent) {
+        SendKeptReports();
+        kept_sent = true;
+      }
       if (reply->has_report_interval()) {
         absl::StatusOr<absl::Duration> asked =
             grpc_common::DurationFromProto(reply->report_interval(), "report_interval");
@@ -185,8 +200,86 @@ absl::Status FetcherNode::Run() {
     for (auto& [name, crawl] : crawls_) Reap(*crawl);
   }
   // The last counters, so that nothing this incarnation did goes unreported.
-  (void)scheduler_.Report(Snapshot());
+  SendLastReport();
   return absl::OkStatus();
+}
+
+void FetcherNode::SendKeptReports() {
+  if (options_.reports_dir.empty()) return;
+  std::error_code error;
+  std::vector<std::filesystem::path> kept;
+  for (const auto& entry : std::filesystem::directory_iterator(options_.reports_dir, error)) {
+    if (entry.path().extension() == kReportExtension) kept.push_back(entry.path());
+  }
+  std::sort(kept.begin(), kept.end());
+  for (const std::filesystem::path& path : kept) {
+    absl::StatusOr<std::string> bytes = ReadWholeFile(path);
+    v1::ReportFetcherStatsRequest report;
+    absl::Status sent = absl::OkStatus();
+    if (!bytes.ok()) {
+      sent = bytes.status();
+    } else if (!report.ParseFromString(*bytes) || report.incarnation().empty()) {
+      sent = absl::DataLossError("not a fetcher report");
+    } else if (report.incarnation() == incarnation_) {
+      continue;
+    } else {
+      sent = scheduler_.Report(report).status();
+      // Unreachable: the next start (or the next report round of this one) tries again.
+      if (absl::IsUnavailable(sent) || absl::IsDeadlineExceeded(sent)) return;
+    }
+    if (sent.ok()) {
+      std::fprintf(stderr, "fetcher %u: sent incarnation %s's last report, kept in %s\n",
+                   options_.partition_index, report.incarnation().c_str(), path.c_str());
+    } else {
+      std::fprintf(stderr, "fetcher %u: dropping the kept report %s: %s\n",
+                   options_.partition_index, path.c_str(), sent.ToString().c_str());
+    }
+    std::filesystem::remove(path, error);
+  }
+}
+
+void FetcherNode::SendLastReport() {
+  const v1::ReportFetcherStatsRequest last = Snapshot();
+  std::filesystem::path kept;
+  if (!options_.reports_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options_.reports_dir, error);
+    const std::filesystem::path path =
+        std::filesystem::path(options_.reports_dir) / (incarnation_ + kReportExtension);
+    if (absl::Status s = WriteFileAtomically(path, last.SerializeAsString()); s.ok()) {
+      kept = path;
+    } else {
+      std::fprintf(stderr, "fetcher %u: cannot keep the last report: %s\n",
+                   options_.partition_index, s.ToString().c_str());
+    }
+  }
+  // Tries a retry interval apart until the timeout (a count, not a clock: bounded whatever the
+  // clock does).
+  const absl::Duration interval = options_.final_report_retry_interval;
+  const int64_t attempts = 1 + options_.final_report_timeout / interval;
+  absl::Status sent;
+  for (int64_t attempt = 0; attempt < attempts; ++attempt) {
+    if (attempt > 0) absl::SleepFor(interval);
+    sent = scheduler_.Report(last).status();
+    if (sent.ok() || !(absl::IsUnavailable(sent) || absl::IsDeadlineExceeded(sent))) break;
+  }
+  if (sent.ok()) {
+    if (!kept.empty()) {
+      std::error_code error;
+      std::filesystem::remove(kept, error);
+    }
+    return;
+  }
+  if (!kept.empty()) {
+    std::fprintf(stderr,
+                 "fetcher %u: the scheduler did not take the last report (%s); kept in %s for "
+                 "the next start\n",
+                 options_.partition_index, sent.ToString().c_str(), kept.c_str());
+  } else {
+    std::fprintf(stderr, "fetcher %u: the scheduler did not take the last report (%s); its "
+                         "counters since the previous report are lost\n",
+                 options_.partition_index, sent.ToString().c_str());
+  }
 }
 
 void FetcherNode::Reconcile(const std::vector<v1::CollectionInfo>& collections, absl::Time now) {

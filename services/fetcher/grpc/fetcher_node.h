@@ -86,6 +86,17 @@ struct FetcherNodeOptions {
   absl::Duration report_interval = absl::Seconds(2);
   // How often a collection whose Fetcher ran out of work is checked for new work.
   absl::Duration idle_check_interval = absl::Seconds(2);
+  // The last report (sent after the drain) is retried this long while the scheduler is
+  // unreachable, e.g. restarted by the same rollout as this fetcher. Keep it well inside the
+  // pod's termination grace period.
+  absl::Duration final_report_timeout = absl::Seconds(10);
+  // Time between those tries (> 0).
+  absl::Duration final_report_retry_interval = absl::Milliseconds(500);
+  // Where the last report is kept until the scheduler has taken it: written before it is sent,
+  // deleted once taken, so a scheduler that stays away (or a kill during the retries) loses
+  // nothing; the next start sends what it finds there (its counters are that incarnation's, by
+  // its own key, so sending twice counts once). Empty: not kept.
+  std::string reports_dir;
 };
 
 // The scheduler as a fetcher node talks to it (gRPC: GrpcSchedulerLink).
@@ -152,6 +163,11 @@ class FetcherNode {
                          const v1::CollectionInfo& info) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Joins a finished Fetcher's thread and folds its counters into the collection's totals.
   void Reap(Crawl& crawl);
+  // Sends the kept last reports of earlier incarnations (options_.reports_dir), deleting each
+  // the scheduler takes; stops at the first the scheduler cannot take now.
+  void SendKeptReports();
+  // The last report: kept, then sent with retries (see final_report_timeout).
+  void SendLastReport();
 
   const FetcherNodeOptions options_;
   const PartitionClientFactory partitions_;

@@ -170,6 +170,7 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   node.warc_dir = config.warc_dir.empty() ? (data / "warc").string() : config.warc_dir;
   node.log_dir = (data / "logs").string();
   node.links_dir = (data / "links").string();
+  node.reports_dir = (data / "reports").string();
   node.warc_max_file_bytes = config.warc_max_file_bytes;
   node.partition_header = config.partition_header;
   node.routing.popular_cache_entries = config.popular_cache_entries;
