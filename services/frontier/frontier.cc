@@ -290,11 +290,13 @@ absl::Status Frontier::Recover() {
     return absl::DataLossError(absl::StrCat("frontier has ", records.size(),
                                             " host records but assigned ", *next_host_id));
   }
-  // The leases of the previous process are void: their URLs are queued again (their entries
-  // never left the queue), at the head, since the cursors start at the first key. Host records
-  // that still count them are rewritten, so a second restart does not count them again.
+  // The leases of the previous process are void unless RecoverLeasesLocked restores them: their
+  // URLs are queued again (their entries never left the queue), at the head, since the cursors
+  // start at the first key. Host records that still count them are rewritten, so a second
+  // restart does not count them again.
   Staging staging(hosts_);
   std::vector<uint32_t> with_leases;
+  uint64_t leased = 0;
   for (auto& [record, key] : records) {
     hosts_.push_back(Host{std::move(key), HostState{}});
     const auto index = static_cast<uint32_t>(hosts_.size() - 1);
@@ -308,7 +310,7 @@ absl::Status Frontier::Recover() {
     state.next_allowed = record.next_allowed;
     SetHostState(index, state);
     if (record.leased > 0) {
-      counters_.leases_recovered += std::min(record.leased, record.queued);
+      leased += std::min(record.leased, record.queued);
       with_leases.push_back(index);
     }
   }
@@ -317,25 +319,60 @@ absl::Status Frontier::Recover() {
   if (!staging.empty()) {
     if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
   }
-  return RequeueRecoveredLeases();
+  return RecoverLeasesLocked(leased);
 }
 
-absl::Status Frontier::RequeueRecoveredLeases() {
-  // Only stores written by versions that moved leased URLs into the leases family have any.
+absl::Status Frontier::RecoverLeasesLocked(uint64_t leased) {
   absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
       store_.NewIterator(storage::kLeasesFamily, "", "");
   if (!it.ok()) return it.status();
+  const absl::Time now = clock_.Now();
+  const absl::Time restore_until = now + options_.restored_lease_grace;
+  struct Restored {
+    LeaseId id;
+    uint32_t host;
+    storage::QueuePos pos;
+    std::string url;
+    absl::Time until;
+  };
+  std::vector<Restored> restored;
   auto staging = std::make_unique<Staging>(hosts_);
   kv::WriteBatch batch;
   size_t in_batch = 0;
   for (; (*it)->Valid(); (*it)->Next()) {
-    batch.Delete(storage::kLeasesFamily, (*it)->key());
     absl::StatusOr<uint64_t> lease_id = storage::DecodeLeaseKey((*it)->key());
     absl::StatusOr<storage::LeaseRecord> lease = storage::DecodeLeaseRecord((*it)->value());
-    if (!lease_id.ok() || !lease.ok() || lease->host_id >= hosts_.size()) {
+    if (lease_id.ok() && lease.ok() && lease->in_queue) {
+      // A mark: its URL is queued (the host records counted it as leased). Restored while its
+      // deadline is ahead and its queue entry is there; otherwise the URL is leased again.
+      bool restore = false;
+      if (options_.restored_lease_grace > absl::ZeroDuration() && lease->deadline > now &&
+          lease->host_id < hosts_.size() && !leases_.contains(*lease_id)) {
+        absl::StatusOr<std::string> entry = store_.Get(
+            storage::kQueueFamily, storage::QueueKey(lease->host_id, lease->pos));
+        if (!entry.ok() && !absl::IsNotFound(entry.status())) return entry.status();
+        restore = entry.ok();
+      }
+      if (restore) {
+        const auto host = static_cast<uint32_t>(lease->host_id);
+        HostState& state = staging->State(host);
+        if (state.queued > 0) {
+          --state.queued;
+          ++state.in_flight;
+          next_lease_id_ = std::max(next_lease_id_, *lease_id + 1);
+          restored.push_back({*lease_id, host, lease->pos, std::move(lease->url),
+                              std::min(lease->deadline, restore_until)});
+          continue;  // the mark stays until the lease ends
+        }
+      }
+      batch.Delete(storage::kLeasesFamily, (*it)->key());
+    } else if (!lease_id.ok() || !lease.ok() || lease->host_id >= hosts_.size()) {
       // Nothing to put back: the URL is unknown. Dropping the entry keeps the crawl going.
+      batch.Delete(storage::kLeasesFamily, (*it)->key());
       ++counters_.repairs;
     } else {
+      // Written by a version that moved leased URLs out of their queues: put it back.
+      batch.Delete(storage::kLeasesFamily, (*it)->key());
       next_lease_id_ = std::max(next_lease_id_, *lease_id + 1);
       batch.Put(storage::kQueueFamily, storage::QueueKey(lease->host_id, lease->pos),
                 storage::EncodeQueueValue(lease->flags, lease->url));
@@ -352,7 +389,24 @@ absl::Status Frontier::RequeueRecoveredLeases() {
     }
   }
   if (absl::Status status = (*it)->status(); !status.ok()) return status;
-  return CommitLocked(batch, *staging);
+  if (absl::Status status = CommitLocked(batch, *staging); !status.ok()) return status;
+  const absl::Duration monotonic_now = clock_.MonotonicNow();
+  for (Restored& r : restored) {
+    const absl::Duration monotonic_deadline = monotonic_now + (r.until - now);
+    leased_slots_.insert(SlotOf(r.host, r.pos));
+    leases_.emplace(r.id, InFlight{r.host, r.pos, std::move(r.url), monotonic_deadline,
+                                   /*marked=*/true});
+    lease_deadlines_.insert({monotonic_deadline, r.id});
+  }
+  counters_.leases_restored += restored.size();
+  counters_.leases_recovered += SaturatingSub(leased, restored.size());
+  if (!restored.empty()) {
+    batch.Clear();
+    batch.Put(storage::kMetaFamily, storage::kMetaNextLeaseIdKey,
+              storage::EncodeFixed64(next_lease_id_));
+    return store_.Write(batch);
+  }
+  return absl::OkStatus();
 }
 
 // ---- AddUrls -----------------------------------------------------------------------------
@@ -651,12 +705,26 @@ absl::StatusOr<std::vector<LeasedTask>> Frontier::Lease(size_t max_urls, size_t 
     }
     tasks.push_back(std::move(task));
   }
-  // Per URL nothing is written: the queue entry stays where it is, and the host records count
-  // it as leased, so a restart finds every URL of a lost lease still queued.
+  // The queue entry stays where it is, and the host records count it as leased, so a restart
+  // finds every URL of a lost lease still queued; with a restore grace a small mark per URL
+  // tells the restart which were leased and until when.
   if (popped.empty() && batch.empty()) return tasks;
+  const bool mark = options_.restored_lease_grace > absl::ZeroDuration();
   if (!popped.empty()) {
     batch.Put(storage::kMetaFamily, storage::kMetaNextLeaseIdKey,
               storage::EncodeFixed64(next_lease_id_ + popped.size()));
+  }
+  if (mark) {
+    for (size_t i = 0; i < popped.size(); ++i) {
+      const Popped& p = popped[i];
+      batch.Put(storage::kLeasesFamily, storage::LeaseKey(next_lease_id_ + i),
+                storage::EncodeLeaseRecord({.host_id = p.host,
+                                            .pos = p.pos,
+                                            .flags = p.entry.flags,
+                                            .deadline = deadline,
+                                            .url = p.entry.url,
+                                            .in_queue = true}));
+    }
   }
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
 
@@ -665,7 +733,7 @@ absl::StatusOr<std::vector<LeasedTask>> Frontier::Lease(size_t max_urls, size_t 
     Popped& p = popped[i];
     const LeaseId id = next_lease_id_ + i;
     leased_slots_.insert(SlotOf(p.host, p.pos));
-    leases_.emplace(id, InFlight{p.host, p.pos, std::move(p.entry.url), monotonic_deadline});
+    leases_.emplace(id, InFlight{p.host, p.pos, std::move(p.entry.url), monotonic_deadline, mark});
     lease_deadlines_.insert({monotonic_deadline, id});
   }
   next_lease_id_ += popped.size();
@@ -720,6 +788,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
     const FetchOutcome& outcome = *accepted[i].first;
     const InFlight& lease = *accepted[i].second;
     HostState& state = staging.State(lease.host);
+    if (lease.marked) batch.Delete(storage::kLeasesFamily, storage::LeaseKey(outcome.lease_id));
 
     std::optional<UrlRecord> stored;
     if ((*values)[i].has_value()) {
@@ -913,8 +982,10 @@ absl::Status Frontier::RequeueLeasesLocked(const std::vector<LeaseId>& ids) {
   Staging staging(hosts_);
   kv::WriteBatch batch;
   for (LeaseId id : ids) {
-    // The queue entry never left: only the host record's lease count changes.
+    // The queue entry never left: only the host record's lease count changes (and the mark
+    // goes).
     const InFlight& lease = leases_.at(id);
+    if (lease.marked) batch.Delete(storage::kLeasesFamily, storage::LeaseKey(id));
     HostState& state = staging.State(lease.host);
     --state.in_flight;
     ++state.queued;

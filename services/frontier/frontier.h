@@ -9,9 +9,10 @@
 //   its completion (the host records count it as leased), so Lease writes nothing per URL.
 //   Leases not completed by their deadline go back to the head of their host's queue
 //   (ExpireLeases); a new Frontier on the same store (after a crash, kill -9 or clean exit)
-//   finds every URL of the previous process's leases still queued. So each URL is fetched once,
-//   except URLs whose lease was in flight at a crash or expired before its completion arrived:
-//   those are fetched again.
+//   finds every URL of the previous process's leases still queued, and with
+//   restored_lease_grace > 0 restores those leases for that grace so their fetchers' completions
+//   are taken. So each URL is fetched once, except URLs whose lease was in flight at a crash of
+//   its fetcher or expired before its completion arrived: those are fetched again.
 // - Memory grows with hosts, not URLs. RAM holds one small header per host, plus one entry per
 //   URL currently leased (at most hosts x max_in_flight_per_host), plus a seen cache of fixed
 //   size (FrontierOptions::seen_cache_entries x 8 bytes). Queues, the seen-set and URL state
@@ -80,7 +81,8 @@ class Frontier {
 
   // Opens the frontier kept in `store`: validates `options`, checks the format version, rebuilds
   // the host table from the hosts family (time and memory grow with hosts) and puts every lease
-  // left by a previous process back into its queue.
+  // left by a previous process back into its queue, except those it restores
+  // (FrontierOptions::restored_lease_grace).
   // A re-visit rate histogram that does not decode is rebuilt from the URL records (a scan of
   // every URL) and reported in OpenWarnings.
   // Errors: kInvalidArgument (options), kFailedPrecondition (missing column family, unknown
@@ -181,6 +183,9 @@ class Frontier {
     storage::QueuePos pos;  // of its queue entry, which stays until the completion
     std::string url;
     absl::Duration monotonic_deadline;
+    // A lease mark is stored for it (storage_format.h, frontier.leases version 2): the batch
+    // that ends the lease deletes it.
+    bool marked = false;
   };
   // Totals over all hosts, kept by diffing each header change.
   struct Totals {
@@ -204,7 +209,10 @@ class Frontier {
   Frontier(const FrontierOptions& options, kv::KvStore& store, const Clock& clock);
 
   absl::Status Recover() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status RequeueRecoveredLeases() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The leases family of a previous process: moved entries (older versions) go back into their
+  // queues; lease marks are restored as leases (restored_lease_grace) or dropped. `leased` is
+  // how many URLs the host records counted as leased, all of them queued again unless restored.
+  absl::Status RecoverLeasesLocked(uint64_t leased) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<size_t> ExpireLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Puts the URLs of these leases (all in leases_, each once) back into their queues in one
   // store batch; on error nothing changes.

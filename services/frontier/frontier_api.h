@@ -258,6 +258,7 @@ struct FrontierStats {
   uint64_t leases_granted = 0;
   uint64_t leases_expired = 0;
   uint64_t leases_recovered = 0;  // leases of a previous process re-queued at Open
+  uint64_t leases_restored = 0;   // leases of a previous process restored at Open (until grace)
   uint64_t leases_released = 0;   // leases handed back unstarted (ReleaseLeases) and re-queued
   uint64_t completions_accepted = 0;
   uint64_t completions_unknown = 0;

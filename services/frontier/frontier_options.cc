@@ -26,6 +26,9 @@ absl::Status ValidateFrontierOptions(const FrontierOptions& options) {
   if (options.lease_duration <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("lease_duration must be positive");
   }
+  if (options.restored_lease_grace < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("restored_lease_grace must not be negative");
+  }
   if (options.max_urls_per_lease < 1 || options.max_urls_per_lease > 65536) {
     return absl::InvalidArgumentError("max_urls_per_lease must be in [1, 65536]");
   }

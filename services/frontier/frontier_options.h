@@ -26,6 +26,15 @@ struct FrontierOptions {
   // URL is fetched twice). Must exceed the fetcher's worst case of wait + fetch time.
   absl::Duration lease_duration = absl::Minutes(2);
 
+  // What becomes of the leases of a previous process at Open. 0: they are void and their URLs
+  // are leased again at once -- right when the fetchers died with that process (the standalone
+  // crawl). > 0: each is restored until min(its deadline, Open + this), so completions sent by
+  // fetchers that outlived a restarted frontier are accepted instead of the URLs being fetched
+  // twice, while leases of fetchers that are gone come back after this grace at most. Costs
+  // one small record per leased URL in the Lease and completion batches. The frontier service
+  // sets 15 s (longer than a fetcher's retry back-off). >= 0.
+  absl::Duration restored_lease_grace = absl::ZeroDuration();
+
   // Cap on URLs per Lease call whatever the caller asks; bounds one write batch. [1, 65536].
   size_t max_urls_per_lease = 1024;
 

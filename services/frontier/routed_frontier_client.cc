@@ -218,6 +218,7 @@ absl::StatusOr<FrontierStats> RoutedFrontierClient::Stats() {
     sum.leases_granted += s->leases_granted;
     sum.leases_expired += s->leases_expired;
     sum.leases_recovered += s->leases_recovered;
+    sum.leases_restored += s->leases_restored;
     sum.leases_released += s->leases_released;
     sum.completions_accepted += s->completions_accepted;
     sum.completions_unknown += s->completions_unknown;

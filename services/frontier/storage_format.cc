@@ -28,6 +28,8 @@ using encoding::ZigZagEncode;
 // Version byte at the start of every value but the meta counters. Bumped only with
 // kFormatVersion (see the header comment).
 constexpr uint8_t kRecordVersion = 1;
+// A lease record whose URL stayed in its queue (storage_format.h, frontier.leases).
+constexpr uint8_t kLeaseMarkVersion = 2;
 
 void PutBigEndian(std::string& out, uint64_t value, int bytes) {
   for (int shift = (bytes - 1) * 8; shift >= 0; shift -= 8) {
@@ -230,7 +232,7 @@ absl::StatusOr<uint64_t> DecodeLeaseKey(std::string_view key) {
 
 std::string EncodeLeaseRecord(const LeaseRecord& record) {
   std::string value;
-  value.push_back(static_cast<char>(kRecordVersion));
+  value.push_back(static_cast<char>(record.in_queue ? kLeaseMarkVersion : kRecordVersion));
   AppendVarint64(record.host_id, value);
   value.push_back(static_cast<char>(record.pos.band));
   AppendVarint64(record.pos.depth, value);
@@ -242,9 +244,13 @@ std::string EncodeLeaseRecord(const LeaseRecord& record) {
 }
 
 absl::StatusOr<LeaseRecord> DecodeLeaseRecord(std::string_view value) {
-  Reader reader(value);
-  if (absl::Status status = ReadVersion(reader, "lease record"); !status.ok()) return status;
   LeaseRecord record;
+  record.in_queue = !value.empty() && static_cast<uint8_t>(value[0]) == kLeaseMarkVersion;
+  if (record.in_queue) value.remove_prefix(1);
+  Reader reader(value);
+  if (!record.in_queue) {
+    if (absl::Status status = ReadVersion(reader, "lease record"); !status.ok()) return status;
+  }
   if (!reader.Varint(record.host_id) || !reader.Byte(record.pos.band) ||
       !reader.Varint32(record.pos.depth) || !reader.Varint(record.pos.seq) ||
       !reader.Byte(record.flags) || !reader.Time(record.deadline) || !reader.String(record.url) ||

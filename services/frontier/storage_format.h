@@ -103,10 +103,14 @@ std::string EncodeQueueValue(uint8_t flags, std::string_view url);
 absl::StatusOr<QueueEntry> DecodeQueueValue(std::string_view value);
 
 // ---- frontier.leases ---------------------------------------------------------------------
-// Key: lease id, 8 bytes big-endian. Value: LeaseRecord. Written by older versions only, which
-// moved a leased URL out of its queue into this family; a restart puts every one back into its
-// queue. This version keeps a leased URL's queue entry until its completion (HostRecord::leased)
-// and writes nothing here.
+// Key: lease id, 8 bytes big-endian. Value: LeaseRecord, in one of two versions:
+// - version 1, written by older versions only, which moved a leased URL out of its queue into
+//   this family; a restart puts every one back into its queue.
+// - version 2, a lease mark: the URL's queue entry stays (HostRecord::leased counts it); the
+//   mark is written in the Lease batch and deleted in the batch that completes, releases or
+//   expires the lease, so a restart knows which queued URLs were out on lease and until when
+//   (FrontierOptions::restored_lease_grace). Written only when that grace is > 0. Versions
+//   that do not know it drop the mark as unreadable, and the URL is leased again at once.
 
 struct LeaseRecord {
   uint64_t host_id = 0;
@@ -114,6 +118,8 @@ struct LeaseRecord {
   uint8_t flags = 0;
   absl::Time deadline = absl::InfinitePast();
   std::string url;
+  // Version 2: the queue entry is still in place (a mark); version 1: the entry was moved here.
+  bool in_queue = false;
 };
 std::string LeaseKey(uint64_t lease_id);
 absl::StatusOr<uint64_t> DecodeLeaseKey(std::string_view key);

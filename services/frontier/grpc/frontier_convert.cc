@@ -610,6 +610,7 @@ v1::FrontierStats ToProto(const FrontierStats& stats) {
   p.set_leases_granted(stats.leases_granted);
   p.set_leases_expired(stats.leases_expired);
   p.set_leases_recovered(stats.leases_recovered);
+  p.set_leases_restored(stats.leases_restored);
   p.set_leases_released(stats.leases_released);
   p.set_completions_accepted(stats.completions_accepted);
   p.set_completions_unknown(stats.completions_unknown);
@@ -652,6 +653,7 @@ absl::StatusOr<FrontierStats> FromProto(const v1::FrontierStats& p, std::string_
   stats.leases_granted = p.leases_granted();
   stats.leases_expired = p.leases_expired();
   stats.leases_recovered = p.leases_recovered();
+  stats.leases_restored = p.leases_restored();
   stats.leases_released = p.leases_released();
   stats.completions_accepted = p.completions_accepted();
   stats.completions_unknown = p.completions_unknown();

@@ -15,7 +15,11 @@
 
 namespace crawler::frontier {
 
-FrontierServerConfig::FrontierServerConfig() { common.listen = "0.0.0.0:50050"; }
+FrontierServerConfig::FrontierServerConfig() {
+  common.listen = "0.0.0.0:50050";
+  // Fetchers outlive a restarted frontier: their completions of leases it handed out are taken.
+  frontier.restored_lease_grace = absl::Seconds(15);
+}
 
 absl::Status FrontierServerConfig::Validate() const {
   if (absl::Status s = common.Validate(); !s.ok()) return s;
@@ -43,7 +47,11 @@ const config::KeyTable<FrontierServerConfig>& FrontierServerKeys() {
              &C::partition_index)
         .Add({"partition_count", "--partitions", "N, the number of frontier partitions"},
              &C::partition_count)
-        .Include(FrontierKeys(), &C::frontier);
+        .Include(FrontierKeys(), &C::frontier)
+        .AddField<absl::Duration>({"lease_restore_grace", "--lease-restore-grace",
+              "How long leases handed out before a restart stay out for their fetchers' "
+              "completions (0: leased again at once)"},
+             [](C& c) -> absl::Duration& { return c.frontier.restored_lease_grace; });
     return t;
   }();
   return *table;

@@ -232,6 +232,7 @@ TEST(FrontierConvertTest, StatsRoundTrip) {
                       .leases_granted = 14,
                       .leases_expired = 15,
                       .leases_recovered = 16,
+                      .leases_restored = 24,
                       .leases_released = 23,
                       .completions_accepted = 17,
                       .completions_unknown = 18,

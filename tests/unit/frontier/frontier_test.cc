@@ -433,6 +433,93 @@ TEST_F(FrontierTest, LeasesOfAPreviousProcessAreCountedOnce) {
   EXPECT_EQ(frontier_->Stats().queued_urls, 3u);
 }
 
+FrontierOptions Restoring() {
+  FrontierOptions options = Wide();
+  options.restored_lease_grace = absl::Seconds(15);
+  return options;
+}
+
+TEST_F(FrontierTest, WithAGraceLeasesOutlastARestartAndTheirCompletionsAreTaken) {
+  Open(Restoring());
+  Add({U("a.test", "/1"), U("a.test", "/2"), U("b.test", "/1")});
+  std::vector<LeasedTask> tasks = LeaseAll();
+  ASSERT_EQ(tasks.size(), 3u);
+  EXPECT_EQ(Inspect(memory_).leased.size(), 3u) << "a mark per lease";
+  Complete({Outcome(tasks[0])});
+  EXPECT_EQ(Inspect(memory_).leased.size(), 2u) << "the completion deletes its mark";
+
+  Reopen();
+  FrontierStats stats = frontier_->Stats();
+  EXPECT_EQ(stats.leases_restored, 2u);
+  EXPECT_EQ(stats.leases_recovered, 0u);
+  EXPECT_EQ(stats.in_flight_urls, 2u);
+  EXPECT_TRUE(LeaseAll().empty()) << "restored leases are not handed out again";
+  // The fetcher that held them completes them after the restart.
+  CompleteResult result = Complete({Outcome(tasks[1]), Outcome(tasks[2])});
+  EXPECT_EQ(result.accepted, 2u);
+  EXPECT_TRUE(result.unknown_leases.empty());
+  EXPECT_EQ(Record(tasks[1].canonical_url).status, UrlStatus::kDone);
+  StoreInspection after = Inspect(memory_);
+  EXPECT_TRUE(after.leased.empty());
+  EXPECT_TRUE(after.queued.empty());
+  EXPECT_EQ(after.hosts_leased, 0u);
+  // New lease ids stay above the restored ones.
+  Add({U("c.test", "/1")});
+  std::vector<LeasedTask> later = LeaseAll();
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_GT(later[0].lease_id, tasks[2].lease_id);
+}
+
+TEST_F(FrontierTest, RestoredLeasesComeBackAfterTheGraceAndStaleOnesAtOnce) {
+  FrontierOptions options = Restoring();
+  options.lease_duration = absl::Minutes(2);
+  Open(options);
+  Add({U("a.test", "/1"), U("b.test", "/1")});
+  std::vector<LeasedTask> old = Lease(1, 1);  // a.test/1, deadline in 2 min
+  ASSERT_EQ(old.size(), 1u);
+  clock_.Advance(absl::Minutes(3));
+  std::vector<LeasedTask> fresh = Lease(1, 1);  // the first expired and came back
+  ASSERT_EQ(fresh.size(), 1u);
+  std::vector<LeasedTask> other = Lease(1, 1);
+  ASSERT_EQ(other.size(), 1u);
+
+  clock_.Advance(absl::Seconds(30));
+  Reopen();
+  EXPECT_EQ(frontier_->Stats().leases_restored, 2u);
+  EXPECT_TRUE(LeaseAll().empty());
+  clock_.Advance(absl::Seconds(16));  // past the grace, well before the leases' own deadlines
+  std::vector<LeasedTask> again = LeaseAll();
+  EXPECT_EQ(again.size(), 2u);
+  EXPECT_EQ(frontier_->Stats().leases_expired, 2u);
+  EXPECT_EQ(Inspect(memory_).leased.size(), 2u) << "the new leases' marks only";
+  CompleteResult late = Complete({Outcome(fresh[0])});
+  EXPECT_EQ(late.unknown_leases.size(), 1u) << "a lease that expired is not taken";
+
+  // A mark whose deadline passed while the frontier was down: leased again at once.
+  clock_.Advance(absl::Minutes(3));
+  Reopen();
+  EXPECT_EQ(frontier_->Stats().leases_restored, 0u);
+  EXPECT_EQ(frontier_->Stats().leases_recovered, 2u);
+  EXPECT_TRUE(Inspect(memory_).leased.empty());
+  EXPECT_EQ(LeaseAll().size(), 2u);
+}
+
+TEST_F(FrontierTest, ReleasedLeasesDropTheirMarksAndWithoutAGraceNoneAreWritten) {
+  Open(Restoring());
+  Add({U("a.test", "/1"), U("a.test", "/2")});
+  std::vector<LeasedTask> tasks = LeaseAll();
+  ASSERT_EQ(tasks.size(), 2u);
+  ASSERT_EQ(frontier_->ReleaseLeases({tasks[0].lease_id}).value(), 1u);
+  EXPECT_EQ(Inspect(memory_).leased.size(), 1u);
+
+  Open(Wide());  // no grace: the mark left is dropped and its URL leased again
+  EXPECT_EQ(frontier_->Stats().leases_restored, 0u);
+  EXPECT_EQ(frontier_->Stats().leases_recovered, 1u);
+  EXPECT_TRUE(Inspect(memory_).leased.empty());
+  EXPECT_EQ(LeaseAll().size(), 2u);
+  EXPECT_TRUE(Inspect(memory_).leased.empty()) << "no marks without a grace";
+}
+
 TEST_F(FrontierTest, ExpiredLeaseReturnsToTheHeadOfItsQueue) {
   Open();
   Add({U("a.test", "/first"), U("a.test", "/second")});

@@ -107,6 +107,9 @@ TEST(StorageFormatGolden, LeaseRecord) {
   record.url = "u";
   EXPECT_EQ(EncodeLeaseRecord(record), Bytes({1, 5, 0xff, 1, 2, 1, 0, 1, 'u'}));
   EXPECT_EQ(LeaseKey(0x0102), Bytes({0, 0, 0, 0, 0, 0, 1, 2}));
+  // A lease mark (its queue entry stays): the same fields under version 2.
+  record.in_queue = true;
+  EXPECT_EQ(EncodeLeaseRecord(record), Bytes({2, 5, 0xff, 1, 2, 1, 0, 1, 'u'}));
 }
 
 TEST(StorageFormatGolden, DueEntry) {
@@ -269,6 +272,14 @@ TEST(StorageFormatRecords, HostAndLeaseRecordsRoundTrip) {
   EXPECT_EQ(l->flags, kQueueFlagHasHistory);
   EXPECT_EQ(l->deadline, lease.deadline);
   EXPECT_EQ(l->url, lease.url);
+  EXPECT_FALSE(l->in_queue);
+  lease.in_queue = true;
+  absl::StatusOr<LeaseRecord> mark = DecodeLeaseRecord(EncodeLeaseRecord(lease));
+  ASSERT_TRUE(mark.ok()) << mark.status();
+  EXPECT_TRUE(mark->in_queue);
+  EXPECT_EQ(mark->pos, lease.pos);
+  EXPECT_EQ(mark->deadline, lease.deadline);
+  EXPECT_EQ(mark->url, lease.url);
 }
 
 TEST(StorageFormatRecords, EveryTruncationIsDataLoss) {

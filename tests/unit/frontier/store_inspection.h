@@ -19,7 +19,7 @@ namespace crawler::frontier {
 
 struct StoreInspection {
   std::vector<std::string> queued;   // URLs in frontier.queue, in key order (leased included)
-  std::vector<std::string> leased;   // URLs in frontier.leases (written by older versions only)
+  std::vector<std::string> leased;   // URLs in frontier.leases (lease marks, or entries moved there by older versions)
   std::vector<std::string> waiting;  // URLs in frontier.due
   std::map<std::string, UrlRecord> records;
   std::map<std::string, storage::HostRecord> hosts;
