@@ -172,8 +172,17 @@ absl::StatusOr<RevisitTuning> Scheduler::TuneRevisits(
   // without any, an older frontier, would leave its pages out, so then none is fitted).
   tuning.evidence_pages = evidence.page_count();
   tuning.evidence_cells = evidence.cell_count();
+  // RatePrior's grid ends at kMaxRate changes a day. A fleet visited, or seen changing, within a
+  // decade of that (a test web changing in seconds) has pages beyond it, which the fitted
+  // prior would hold at the grid's end: every fast page underestimated, and the budget left
+  // unspent. Such a fleet keeps the Gamma prior, which has no upper end.
+  const double visits_per_page_day =
+      revisit.budget_visits_per_day / static_cast<double>(fleet.page_count);
+  tuning.fleet_beyond_prior_grid =
+      std::max(visits_per_page_day, tuning.observed_rate_per_day) >
+      recrawl::RatePrior::kMaxRate / 10;
   if (revisit.options.prior == "fitted" && every_partition_has_evidence &&
-      evidence.page_count() > 0) {
+      !tuning.fleet_beyond_prior_grid && evidence.page_count() > 0) {
     recrawl::FleetEvidence::FitOptions fit;
     // Warm-started, a fit moves little between tunings (rate_prior.h: 20 iterations suffice).
     if (previous_prior != nullptr) fit.iterations = 20;

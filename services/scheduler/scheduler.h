@@ -68,11 +68,15 @@ struct RevisitTuning {
   double observed_rate_per_day = 0;
   // The prior fitted to the partitions' merged evidence and sent with the fleet summary
   // (RevisitOptions::prior "fitted"; docs/recrawl.md §3), and its mean rate, changes per day.
-  // Absent with the fleet-mean prior, before any page has a history, and when a partition sent
-  // no evidence (a frontier from before the fitted prior): the estimators then use the Gamma
-  // prior centred on observed_rate_per_day.
+  // Absent with the fleet-mean prior, before any page has a history, when a partition sent
+  // no evidence (a frontier from before the fitted prior), and when the fleet is too fast for
+  // the prior's grid (fleet_beyond_prior_grid): the estimators then use the Gamma prior centred
+  // on observed_rate_per_day.
   std::optional<recrawl::RatePrior> prior;
   std::optional<double> prior_mean_rate_per_day;
+  // The budget per page or the observed rate exceeds a tenth of RatePrior::kMaxRate (10 a day):
+  // many pages would change faster than the fitted prior's grid reaches, so none is fitted.
+  bool fleet_beyond_prior_grid = false;
   // The merged evidence's size: pages with a history, and cells (what the partitions shipped).
   double evidence_pages = 0;
   size_t evidence_cells = 0;

@@ -30,7 +30,8 @@ std::string FormatProgress(absl::Duration elapsed, double rate, const CrawlTotal
         static_cast<unsigned long long>(frontier.changes_detected), tuning->observed_rate_per_day,
         tuning->prior_mean_rate_per_day.has_value()
             ? absl::StrFormat("fitted (mean %.3g/d)", *tuning->prior_mean_rate_per_day)
-            : std::string("fleet-mean"),
+            : std::string(tuning->fleet_beyond_prior_grid ? "fleet-mean (fleet too fast for the fit)"
+                                                          : "fleet-mean"),
         tuning->budget_visits_per_day, frontier.revisit_spend_visits_per_day,
         static_cast<unsigned long long>(frontier.revisits_waited),
         frontier.revisits_waited > 0

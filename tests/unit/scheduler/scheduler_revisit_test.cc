@@ -336,6 +336,7 @@ TEST(SchedulerRevisitTest, FitsThePriorToThePartitionsEvidenceAndSendsIt) {
     EXPECT_NEAR(tuning->prior->weight(k), expected.weight(k), 1e-9 + 1e-9 * expected.weight(k));
   }
   EXPECT_DOUBLE_EQ(*tuning->prior_mean_rate_per_day, tuning->prior->Mean());
+  EXPECT_FALSE(tuning->fleet_beyond_prior_grid);
   EXPECT_NEAR(tuning->evidence_pages, merged.page_count(), 1e-9);
   EXPECT_GT(tuning->evidence_pages, 0);
   EXPECT_EQ(tuning->evidence_cells, merged.cell_count());
@@ -363,6 +364,16 @@ TEST(SchedulerRevisitTest, FitsThePriorToThePartitionsEvidenceAndSendsIt) {
           p0.frontier->LookupUrl("http://h19.a.test/").value().visit_history)
           .value();
   EXPECT_NE(gamma_page.policy.rate_per_day, previous->PosteriorRate(gamma_page.history));
+
+  // A fleet visited faster than the prior's grid reaches (here 100 visits a page a day, above a
+  // tenth of RatePrior::kMaxRate): none fitted, the Gamma prior has no upper end.
+  Collection fast = c;
+  fast.revisit.budget_visits_per_day = 4000;
+  std::unique_ptr<Scheduler> s_fast = Scheduler::Create(fast, {}).value();
+  tuning = s_fast->TuneRevisits({p0.client.get(), p1.client.get()}, &*previous);
+  ASSERT_TRUE(tuning.ok());
+  EXPECT_TRUE(tuning->fleet_beyond_prior_grid);
+  EXPECT_FALSE(tuning->prior.has_value());
 
   // The fleet-mean prior: none fitted, whatever the partitions keep.
   Collection fleet_mean = c;

@@ -51,6 +51,11 @@ TEST(FormatProgress, ReVisitLineWhenTuned) {
   EXPECT_NE(tuned.find("observed rate 1.5/d  prior fitted (mean 2.25/d)  budget"),
             std::string::npos)
       << tuned;
+  tuning.prior_mean_rate_per_day.reset();
+  tuning.fleet_beyond_prior_grid = true;
+  const std::string fast = FormatProgress(absl::Seconds(1), 0, {}, fs, 0, tuning);
+  EXPECT_NE(fast.find("prior fleet-mean (fleet too fast for the fit)  budget"), std::string::npos)
+      << fast;
 }
 
 // Lines go to a memory stream; the clock is fake, so no test waits.
