@@ -76,6 +76,9 @@ def parse_args():
     p.add_argument("--min-interval", type=float, default=0.5, help="crawler's minimum, seconds")
     p.add_argument("--max-interval", type=float, default=600, help="maximum interval, seconds")
     p.add_argument("--policies", default="optimal,uniform")
+    p.add_argument("--prior", default="fitted", choices=("fitted", "fleet-mean"),
+                   help="the estimators' prior, for the crawler (--revisit-prior) and crawlsim "
+                        "(--prior) alike")
     p.add_argument("--nutch-initial-interval", default="1s",
                    help="nutch: interval after the first visit (its shipped 30 days would make "
                         "it re-visit nothing in a run of minutes)")
@@ -203,6 +206,7 @@ def run_policy(args, policy, work, budget_per_s):
                "--revisit-min-interval", f"{args.min_interval}s",
                "--revisit-max-interval", f"{args.max_interval}s",
                "--revisit-tune-interval", f"{args.tune_seconds}s",
+               "--revisit-prior", args.prior,
                "--revisit-nutch-initial-interval", args.nutch_initial_interval,
                "--revisit-nutch-min-interval", args.nutch_min_interval,
                "--run-for", f"{args.seconds}s"])
@@ -219,7 +223,7 @@ def predicted(args, work, rates, budget_per_s, policies):
            "--budget", f"{budget_per_s!r}", "--days", f"{args.seconds!r}",
            "--warmup", f"{args.warmup!r}", "--retune-days", f"{args.tune_seconds!r}",
            "--max-interval-days", f"{args.max_interval!r}", "--seed", str(args.seed),
-           "--csv", out_csv, "--threads", "2"]
+           "--csv", out_csv, "--threads", "2", "--prior", args.prior]
     for p in policies + ["oracle"]:
         cmd += ["--policy", p]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, timeout=600)

@@ -19,8 +19,13 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "lib/recrawl/change_rate_estimator.h"
 #include "lib/recrawl/visit_history.h"
 
@@ -75,6 +80,11 @@ class RatePrior {
   double weight(int k) const { return weights_[k]; }
   const std::array<double, kPoints>& weights() const { return weights_; }
 
+  // The prior with these weights as they travel in RPCs (weights()): kInvalidArgument unless
+  // there are exactly kPoints of them, each finite and >= 0, not all 0. Defined in
+  // rate_prior_encoding.cc.
+  static absl::StatusOr<RatePrior> FromWeights(absl::Span<const double> weights);
+
  private:
   std::array<double, kPoints> weights_{};
 };
@@ -104,6 +114,30 @@ class FleetEvidence {
   // The maximum-marginal-likelihood prior, started from `start`. `start` itself when there is no
   // evidence.
   RatePrior Fit(const RatePrior& start, const FitOptions& options) const;
+
+  // Storage and RPCs (rate_prior_encoding.cc). One evidence cell: its key (the binned evidence)
+  // and its sums.
+  struct CellEntry {
+    uint64_t key = 0;
+    double pages = 0;
+    double quiet_days_sum = 0;
+    double untimed_mean_days_sum = 0;
+
+    friend bool operator==(const CellEntry&, const CellEntry&) = default;
+  };
+  // Every cell, in key order.
+  std::vector<CellEntry> cells() const;
+  // A compact, versioned form (version 1): byte 0 = 1; page_count as IEEE-754 binary64
+  // little-endian; a varint count of cells; per cell, in increasing key order, a varint key and
+  // pages, quiet_days_sum, untimed_mean_days_sum as binary64. About 30 bytes a cell. Decode()
+  // rejects an unknown version (kUnimplemented) and truncated, trailing, unordered, negative or
+  // non-finite values, empty cells and change counts above VisitHistory::kMaxCapacity
+  // (kDataLoss).
+  std::string Encode() const;
+  static absl::StatusOr<FleetEvidence> Decode(std::string_view bytes);
+  // Same cells and page count (exact floating-point comparison: for tests of Encode/Decode and
+  // RPCs).
+  friend bool operator==(const FleetEvidence& a, const FleetEvidence& b);
 
  private:
   struct Cell {

@@ -240,9 +240,9 @@ absl::Status Frontier::Recover() {
       revisit_fleet_.rates = *std::move(decoded);
     } else {
       // A summary of the URL records: rebuilt from them rather than refusing to open.
-      absl::StatusOr<recrawl::RateHistogram> rebuilt = RebuildRateHistogramLocked();
+      absl::StatusOr<RevisitSummaries> rebuilt = RebuildRevisitSummariesLocked();
       if (!rebuilt.ok()) return rebuilt.status();
-      revisit_fleet_.rates = *std::move(rebuilt);
+      revisit_fleet_.rates = std::move(rebuilt->rates);
       kv::WriteBatch batch;
       batch.Put(storage::kMetaFamily, storage::kMetaRevisitRatesKey,
                 revisit_fleet_.rates.Encode());
@@ -265,6 +265,7 @@ absl::Status Frontier::Recover() {
   } else if (!absl::IsNotFound(observed.status())) {
     return observed.status();
   }
+  if (absl::Status status = RecoverRevisitEvidenceLocked(); !status.ok()) return status;
 
   // Host records, then a check that their ids are exactly 0..n-1 as the counter says.
   std::vector<std::pair<storage::HostRecord, std::string>> records;
@@ -906,6 +907,10 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
     batch.Put(storage::kMetaFamily, storage::kMetaRevisitObservationsKey,
               storage::EncodeRevisitObservations(staged_fleet->changes_seen,
                                                  staged_fleet->days_observed));
+    if (staged_fleet->evidence.has_value()) {
+      batch.Put(storage::kMetaFamily, storage::kMetaRevisitEvidenceKey,
+                staged_fleet->evidence->Encode());
+    }
   }
   batch.set_sync(options_.sync_completions);
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;

@@ -83,8 +83,10 @@ class Frontier {
   // the host table from the hosts family (time and memory grow with hosts) and puts every lease
   // left by a previous process back into its queue, except those it restores
   // (FrontierOptions::restored_lease_grace).
-  // A re-visit rate histogram that does not decode is rebuilt from the URL records (a scan of
-  // every URL) and reported in OpenWarnings.
+  // A re-visit rate histogram or fleet evidence (RevisitOptions::prior "fitted") that does not
+  // decode is rebuilt from the URL records (a scan of every URL) and reported in OpenWarnings;
+  // so is fleet evidence missing from a store that has re-visit estimates (written by a
+  // version without the fitted prior, or last opened with prior "fleet-mean").
   // Errors: kInvalidArgument (options), kFailedPrecondition (missing column family, unknown
   // format version), kDataLoss (corrupt records), kResourceExhausted (the seen cache's table
   // cannot be mapped), or the store's error.
@@ -127,12 +129,14 @@ class Frontier {
   // Retry-After). Unknown hosts are ignored. Returns how many hosts were updated.
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<HostTime>& times);
 
-  // The re-visit state of this partition: the histogram of rate estimates the scheduler merges
-  // across partitions to tune the policy.
+  // The re-visit state of this partition: the histogram of rate estimates (and, for the fitted
+  // prior, the fleet evidence) the scheduler merges across partitions to tune the policy.
   RevisitStatus GetRevisitStatus() const;
 
   // Re-tunes the re-visit policy with the fleet-wide summary (for "optimal": solves mu for the
-  // collection's budget over fleet.rates); later completions use it. The scheduler calls it
+  // collection's budget over fleet.rates; with fleet.prior set, the estimators take each page's
+  // posterior rate under it, else the Gamma prior centred on fleet.mean_rate_per_day); later
+  // completions use it. The scheduler calls it
   // whenever the budget or the estimates have moved. kFailedPrecondition if re-visiting is off.
   // It also sets this partition's hard cap on re-visits (RevisitOptions::budget_burst): the
   // collection's budget split by page count, budget x (this partition's histogram pages +
@@ -251,14 +255,25 @@ class Frontier {
     recrawl::RateHistogram rates;
     double changes_seen = 0;
     double days_observed = 0;
+    // The visit histories of the pages in `rates` (RevisitOptions::prior "fitted"; nullopt
+    // otherwise): each visit Removes the page's previous history and Adds its new one.
+    std::optional<recrawl::FleetEvidence> evidence;
   };
   RevisitPlan ScheduleRevisit(const FetchOutcome& outcome, const PreviousContent& previous,
                               const std::string& url, UrlRecord& record, RevisitFleet& fleet)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // The histogram of the rate estimates in every URL record (a full scan of the URLs family).
-  absl::StatusOr<recrawl::RateHistogram> RebuildRateHistogramLocked() const
+  // The histogram of the rate estimates and the fleet evidence of every URL record in the
+  // re-visit fleet (a full scan of the URLs family).
+  struct RevisitSummaries {
+    recrawl::RateHistogram rates;
+    recrawl::FleetEvidence evidence;
+  };
+  absl::StatusOr<RevisitSummaries> RebuildRevisitSummariesLocked() const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Open's part for the fleet evidence: loads it, rebuilds it when it does not decode or is
+  // missing, or deletes it when the collection does not keep it.
+  absl::Status RecoverRevisitEvidenceLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Queued or leased URLs never visited (GetRevisitStatus::pending_urls).
   uint64_t PendingFirstVisitsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After a final outcome without content for a page in the re-visit fleet (its record has a

@@ -39,6 +39,10 @@ absl::Status ValidateRevisitOptions(const RevisitOptions& revisit) {
   if (revisit.change_threshold_bits < 0 || revisit.change_threshold_bits > 64) {
     return absl::InvalidArgumentError("revisit change_threshold_bits must be in [0, 64]");
   }
+  if (revisit.prior != "fitted" && revisit.prior != "fleet-mean") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "revisit prior must be fitted or fleet-mean, not \"", revisit.prior, "\""));
+  }
   if (absl::Status status = recrawl::MakeRevisitPolicy(revisit.policy, revisit.policy_options)
                                 .status();
       !status.ok()) {

@@ -20,6 +20,7 @@
 #include "lib/bandit/policy_factory.h"
 #include "lib/recrawl/policy_factory.h"
 #include "lib/recrawl/rate_histogram.h"
+#include "lib/recrawl/rate_prior.h"
 #include "services/frontier/url_record.h"
 
 namespace crawler::frontier {
@@ -56,6 +57,13 @@ struct RevisitOptions {
   // before digests, a page without main content text: lib/fingerprint/change_detection.h),
   // [0, 64].
   int change_threshold_bits = 7;
+  // The estimators' prior (docs/recrawl.md §3): "fitted" (the partition keeps the fleet's
+  // evidence, recrawl::FleetEvidence, next to its rate histogram and ships it to the scheduler,
+  // which fits the prior and sends it back with the fleet summary) or "fleet-mean" (the Gamma
+  // prior centred on the fleet's observed rate; no evidence is kept). Until a fitted prior
+  // arrives, and whenever the scheduler sends none, the policies use the Gamma prior. Only the
+  // estimating policies (optimal, proportional) use it.
+  std::string prior = "fitted";
   // The re-visit budget is a hard cap (revisit_budget.h): this partition's share of the
   // collection's budget (set by RetuneRevisits) accrues as tokens, and a re-visit that is due
   // when none is left waits in the due index, first due first. `budget_burst` is how much of
@@ -225,6 +233,9 @@ struct RevisitStatus {
   // counted): with rates.page_count() the size of the fleet while the crawl still discovers
   // pages.
   uint64_t pending_urls = 0;
+  // The visit histories of the same URLs, binned (RevisitOptions::prior "fitted"); nullopt when
+  // the partition keeps none (prior "fleet-mean", or a frontier from before the fitted prior).
+  std::optional<recrawl::FleetEvidence> evidence;
 
   friend bool operator==(const RevisitStatus&, const RevisitStatus&) = default;
 };

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "lib/fingerprint/change_detection.h"
@@ -85,7 +86,11 @@ Frontier::RevisitPlan Frontier::ScheduleRevisit(const FetchOutcome& outcome,
     }
   }
   const std::optional<absl::Time> last_modified = http::ParseHttpDate(record.last_modified);
+  // The evidence holds the history as stored: out with the old one, in with the new one (a
+  // history without visits counts for nothing either way).
+  if (fleet.evidence.has_value()) fleet.evidence->Remove(page.history);
   page.history.Record(record.fetch_time, changed, last_modified);
+  if (fleet.evidence.has_value()) fleet.evidence->Add(page.history);
   if (in_histogram) {
     // A re-visit (the first visit only anchors the history): evidence of the fleet's rate.
     fleet.changes_seen += page.history.latest().changed ? 1 : 0;
@@ -116,8 +121,8 @@ Frontier::RevisitPlan Frontier::ScheduleRevisit(const FetchOutcome& outcome,
                      .changed = changed && page.history.size() > 0};
 }
 
-absl::StatusOr<recrawl::RateHistogram> Frontier::RebuildRateHistogramLocked() const {
-  recrawl::RateHistogram rates;
+absl::StatusOr<Frontier::RevisitSummaries> Frontier::RebuildRevisitSummariesLocked() const {
+  RevisitSummaries summaries;
   absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
       store_.NewIterator(storage::kUrlsFamily, "", "");
   if (!it.ok()) return it.status();
@@ -126,13 +131,54 @@ absl::StatusOr<recrawl::RateHistogram> Frontier::RebuildRateHistogramLocked() co
     if (!record.ok() || record->visit_history.empty()) continue;
     absl::StatusOr<recrawl::PageRevisitState> page =
         recrawl::PageRevisitState::Decode(record->visit_history);
-    // The same rule as ScheduleRevisit's: a page is in the histogram once it has a visit.
-    if (page.ok() && page->history.last_visit().has_value()) {
-      rates.Add(page->policy.rate_per_day);
-    }
+    // The same rules as ScheduleRevisit's: a page is in the histogram once it has a visit, and
+    // its history is evidence whatever it holds.
+    if (!page.ok()) continue;
+    if (page->history.last_visit().has_value()) summaries.rates.Add(page->policy.rate_per_day);
+    summaries.evidence.Add(page->history);
   }
   if (absl::Status status = (*it)->status(); !status.ok()) return status;
-  return rates;
+  return summaries;
+}
+
+absl::Status Frontier::RecoverRevisitEvidenceLocked() {
+  const bool keep = revisit_policy_ != nullptr && options_.revisit.prior == "fitted";
+  absl::StatusOr<std::string> stored =
+      store_.Get(storage::kMetaFamily, storage::kMetaRevisitEvidenceKey);
+  if (!stored.ok() && !absl::IsNotFound(stored.status())) return stored.status();
+  if (!keep) {
+    // Not kept from here on, so not trusted later either.
+    if (!stored.ok()) return absl::OkStatus();
+    kv::WriteBatch batch;
+    batch.Delete(storage::kMetaFamily, storage::kMetaRevisitEvidenceKey);
+    return store_.Write(batch);
+  }
+  std::string why;
+  if (stored.ok()) {
+    absl::StatusOr<recrawl::FleetEvidence> decoded = recrawl::FleetEvidence::Decode(*stored);
+    if (decoded.ok()) {
+      revisit_fleet_.evidence = *std::move(decoded);
+      return absl::OkStatus();
+    }
+    why = absl::StrCat("did not decode (", decoded.status().message(), ")");
+  } else if (revisit_fleet_.rates.page_count() > 0) {
+    why = "is missing (an older version, or the fleet-mean prior, kept none)";
+  } else {
+    revisit_fleet_.evidence.emplace();  // a new fleet: nothing to rebuild
+    return absl::OkStatus();
+  }
+  // Like the histogram, a summary of the URL records: rebuilt from them.
+  absl::StatusOr<RevisitSummaries> rebuilt = RebuildRevisitSummariesLocked();
+  if (!rebuilt.ok()) return rebuilt.status();
+  revisit_fleet_.evidence = std::move(rebuilt->evidence);
+  kv::WriteBatch batch;
+  batch.Put(storage::kMetaFamily, storage::kMetaRevisitEvidenceKey,
+            revisit_fleet_.evidence->Encode());
+  if (absl::Status status = store_.Write(batch); !status.ok()) return status;
+  open_warnings_.push_back(absl::StrCat("frontier: the re-visit fleet evidence ", why,
+                                        "; rebuilt from the URL records (",
+                                        revisit_fleet_.evidence->page_count(), " pages)"));
+  return absl::OkStatus();
 }
 
 uint64_t Frontier::PendingFirstVisitsLocked() const {
@@ -153,6 +199,7 @@ std::optional<absl::Time> Frontier::ScheduleFailedRevisit(const FetchOutcome& ou
     if (page.ok() && page->history.last_visit().has_value()) {
       fleet.rates.Remove(page->policy.rate_per_day);
     }
+    if (page.ok() && fleet.evidence.has_value()) fleet.evidence->Remove(page->history);
     record.visit_history.clear();
     return std::nullopt;
   }
@@ -173,6 +220,7 @@ RevisitStatus Frontier::GetRevisitStatus() const {
   status.changes_seen = revisit_fleet_.changes_seen;
   status.days_observed = revisit_fleet_.days_observed;
   status.pending_urls = PendingFirstVisitsLocked();
+  status.evidence = revisit_fleet_.evidence;
   return status;
 }
 

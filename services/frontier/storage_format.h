@@ -56,6 +56,10 @@ inline constexpr std::string_view kMetaNextHostIdKey = "next_host_id";
 inline constexpr std::string_view kMetaNextLeaseIdKey = "next_lease_id";
 // recrawl::RateHistogram::Encode() of the re-visit rate estimates (rate_histogram.h).
 inline constexpr std::string_view kMetaRevisitRatesKey = "revisit_rates";
+// recrawl::FleetEvidence::Encode() of the re-visit histories (rate_prior.h); present only
+// while the collection's prior is "fitted" (deleted at an open with "fleet-mean", so that a
+// later "fitted" open rebuilds it from the URL records instead of trusting a stale copy).
+inline constexpr std::string_view kMetaRevisitEvidenceKey = "revisit_evidence";
 // Changes seen and days observed by all re-visits: two IEEE-754 binary64, little-endian.
 inline constexpr std::string_view kMetaRevisitObservationsKey = "revisit_observations";
 std::string EncodeRevisitObservations(double changes_seen, double days_observed);

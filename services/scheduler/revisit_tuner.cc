@@ -1,5 +1,6 @@
 #include "services/scheduler/revisit_tuner.h"
 
+#include <optional>
 #include <utility>
 
 namespace crawler::scheduler {
@@ -26,7 +27,13 @@ void RevisitTuner::Tick(absl::Time now) {
 absl::Status RevisitTuner::Tune(absl::Time now) {
   known_at_tuning_ = known_urls_();
   last_tuning_ = now;
-  absl::StatusOr<RevisitTuning> tuned = scheduler_.TuneRevisits(partitions_);
+  std::optional<recrawl::RatePrior> previous_prior;
+  {
+    absl::MutexLock lock(&mu_);
+    if (latest_.has_value()) previous_prior = latest_->prior;
+  }
+  absl::StatusOr<RevisitTuning> tuned = scheduler_.TuneRevisits(
+      partitions_, previous_prior.has_value() ? &*previous_prior : nullptr);
   absl::MutexLock lock(&mu_);
   ++attempts_;
   if (!tuned.ok()) return tuned.status();

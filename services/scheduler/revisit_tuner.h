@@ -2,7 +2,8 @@
 // calls Scheduler::TuneRevisits over the frontier partitions every `interval`, and sooner when
 // the partitions know `growth` more URLs than at the last tuning (while a crawl discovers pages
 // the fleet grows fast, and re-visits spaced for a stale fleet size would be spaced for the
-// wrong number of pages). It keeps the latest RevisitTuning for progress reports.
+// wrong number of pages). It keeps the latest RevisitTuning for progress reports, and its fitted
+// prior as the next tuning's starting point.
 //
 // A failed tuning is reported through `on_error` and retried at the next interval; the policy
 // the partitions hold stays in force meanwhile.

@@ -9,6 +9,8 @@
 #include "lib/recrawl/allocation_solver.h"
 #include "lib/recrawl/freshness.h"
 #include "lib/recrawl/rate_histogram.h"
+#include "lib/recrawl/rate_prior.h"
+#include "lib/recrawl/revisit_policy.h"
 #include "lib/url/host_key.h"
 
 namespace crawler::scheduler {
@@ -123,7 +125,8 @@ absl::Status Scheduler::Feed(frontier::FrontierClient& frontier,
 }
 
 absl::StatusOr<RevisitTuning> Scheduler::TuneRevisits(
-    const std::vector<frontier::FrontierClient*>& partitions) const {
+    const std::vector<frontier::FrontierClient*>& partitions,
+    const recrawl::RatePrior* previous_prior) const {
   const CollectionRevisit& revisit = collection_.revisit;
   if (!revisit.options.enabled) {
     return absl::FailedPreconditionError(
@@ -133,10 +136,17 @@ absl::StatusOr<RevisitTuning> Scheduler::TuneRevisits(
   uint64_t pending_urls = 0;
   double changes_seen = 0;
   double days_observed = 0;
+  recrawl::FleetEvidence evidence;
+  bool every_partition_has_evidence = true;
   for (frontier::FrontierClient* partition : partitions) {
     absl::StatusOr<frontier::RevisitStatus> status = partition->GetRevisitStatus();
     if (!status.ok()) return status.status();
     rates.Merge(status->rates);
+    if (status->evidence.has_value()) {
+      evidence.Merge(*status->evidence);
+    } else {
+      every_partition_has_evidence = false;
+    }
     pending_urls += status->pending_urls;
     changes_seen += status->changes_seen;
     days_observed += status->days_observed;
@@ -149,7 +159,7 @@ absl::StatusOr<RevisitTuning> Scheduler::TuneRevisits(
   // The prior of every page's estimate is centred on what all re-visits saw (changes per day
   // of observation), not on the estimates themselves, which lean on that same prior.
   if (days_observed > 0) tuning.observed_rate_per_day = changes_seen / days_observed;
-  const recrawl::FleetSummary fleet{
+  recrawl::FleetSummary fleet{
       .budget_visits_per_day = revisit.budget_visits_per_day,
       // While the crawl still discovers pages, those queued for a first visit count too (a
       // page re-queued for its re-visit is counted twice for that moment: a small bias).
@@ -157,6 +167,34 @@ absl::StatusOr<RevisitTuning> Scheduler::TuneRevisits(
       .rates = &rates,
       .mean_rate_per_day = tuning.observed_rate_per_day};
   if (fleet.page_count == 0) return tuning;
+
+  // The fitted prior, as crawlsim fits it: over the whole fleet's evidence (a partition
+  // without any, an older frontier, would leave its pages out, so then none is fitted).
+  tuning.evidence_pages = evidence.page_count();
+  tuning.evidence_cells = evidence.cell_count();
+  // RatePrior's grid ends at kMaxRate changes a day. A fleet visited, or seen changing, within a
+  // decade of that (a test web changing in seconds) has pages beyond it, which the fitted
+  // prior would hold at the grid's end: every fast page underestimated, and the budget left
+  // unspent. Such a fleet keeps the Gamma prior, which has no upper end.
+  const double visits_per_page_day =
+      revisit.budget_visits_per_day / static_cast<double>(fleet.page_count);
+  tuning.fleet_beyond_prior_grid =
+      std::max(visits_per_page_day, tuning.observed_rate_per_day) >
+      recrawl::RatePrior::kMaxRate / 10;
+  if (revisit.options.prior == "fitted" && every_partition_has_evidence &&
+      !tuning.fleet_beyond_prior_grid && evidence.page_count() > 0) {
+    recrawl::FleetEvidence::FitOptions fit;
+    // Warm-started, a fit moves little between tunings (rate_prior.h: 20 iterations suffice).
+    if (previous_prior != nullptr) fit.iterations = 20;
+    tuning.prior = evidence.Fit(
+        previous_prior != nullptr
+            ? *previous_prior
+            : recrawl::RatePrior::FromGamma(recrawl::FleetPrior(
+                  fleet, revisit.options.policy_options.optimal.prior_shape)),
+        fit);
+    tuning.prior_mean_rate_per_day = tuning.prior->Mean();
+    fleet.prior = &*tuning.prior;
+  }
 
   if (revisit.options.policy == "optimal" && tuning.pages > 0) {
     // The same solve every partition's policy repeats in Retune: here for the report. With no

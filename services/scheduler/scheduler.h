@@ -1,7 +1,8 @@
 // Scheduler: the control-plane core (DESIGN.md §3). It holds a collection's definition, builds
 // the scope every component applies, feeds the seeds to the frontier, and tunes the re-visit
 // policy (DESIGN.md §7): TuneRevisits merges the frontier partitions' histograms of estimated
-// change rates, solves the policy's fleet-wide parameters for the collection's budget (for
+// change rates (and, for the fitted prior, their evidence, to which it fits the estimators'
+// prior), solves the policy's fleet-wide parameters for the collection's budget (for
 // "optimal": the multiplier mu) and sends the fleet summary to every partition, whose policy
 // then turns each page's own estimate into its next visit in O(1). A focused collection's host
 // choice (the bandit of DESIGN.md §8) is each frontier partition's (focus_selector.h); the
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "lib/recrawl/rate_prior.h"
 #include "lib/scope/scope.h"
 #include "lib/url/canonical_url.h"
 #include "lib/url/public_suffix_list.h"
@@ -62,8 +64,22 @@ struct RevisitTuning {
   // Mean estimated change rate over all pages, changes per day.
   double mean_rate_per_day = 0;
   // Changes seen per day of observation over all re-visits so far (0 before any): centres the
-  // estimators' prior.
+  // estimators' Gamma prior.
   double observed_rate_per_day = 0;
+  // The prior fitted to the partitions' merged evidence and sent with the fleet summary
+  // (RevisitOptions::prior "fitted"; docs/recrawl.md §3), and its mean rate, changes per day.
+  // Absent with the fleet-mean prior, before any page has a history, when a partition sent
+  // no evidence (a frontier from before the fitted prior), and when the fleet is too fast for
+  // the prior's grid (fleet_beyond_prior_grid): the estimators then use the Gamma prior centred
+  // on observed_rate_per_day.
+  std::optional<recrawl::RatePrior> prior;
+  std::optional<double> prior_mean_rate_per_day;
+  // The budget per page or the observed rate exceeds a tenth of RatePrior::kMaxRate (10 a day):
+  // many pages would change faster than the fitted prior's grid reaches, so none is fitted.
+  bool fleet_beyond_prior_grid = false;
+  // The merged evidence's size: pages with a history, and cells (what the partitions shipped).
+  double evidence_pages = 0;
+  size_t evidence_cells = 0;
   // "optimal" only: the multiplier solved. Absent for other policies or before any page with a
   // rate estimate is scheduled.
   std::optional<double> mu;
@@ -121,8 +137,11 @@ class Scheduler {
   // since. The fleet is the pages with estimates plus the URLs still queued, so first visits get
   // the uniform interval pages / budget. kFailedPrecondition if the collection does not re-visit; a partition's
   // error is returned (partitions before it have been tuned).
+  // The fitted prior starts from `previous_prior` (the previous tuning's RevisitTuning::prior;
+  // EM then needs far fewer iterations), or from the Gamma prior centred on the fleet when null.
   absl::StatusOr<RevisitTuning> TuneRevisits(
-      const std::vector<frontier::FrontierClient*>& partitions) const;
+      const std::vector<frontier::FrontierClient*>& partitions,
+      const recrawl::RatePrior* previous_prior = nullptr) const;
 
  private:
   Scheduler(Collection collection, std::unique_ptr<url::PublicSuffixList> psl,

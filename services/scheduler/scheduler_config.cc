@@ -103,6 +103,11 @@ const config::KeyTable<Collection>& CollectionKeys() {
               return c.revisit.options.policy_options.optimal.min_visits_per_day;
             },
             ValueKind::kVisitRate)
+        .AddField<std::string>(
+            {"revisit_prior", "--revisit-prior",
+             "optimal, proportional: the rate estimators' prior, fitted (to the fleet's visit "
+             "histories) or fleet-mean (a Gamma prior centred on the fleet's observed rate)"},
+            [](Collection& c) -> std::string& { return c.revisit.options.prior; })
         // Nutch's AdaptiveFetchSchedule in its own units, so that it can be tried on a test web
         // whose pages change in seconds (its shipped defaults are 60 s and 30 days).
         .AddField<double>(

@@ -15,7 +15,7 @@ namespace crawler::scheduler {
 // same_site_only, include, exclude, max_depth), the limits (max_pages, max_pages_per_host), the
 // politeness keys (min_delay, max_delay, delay_factor, max_crawl_delay, max_connections_per_host)
 // and the re-visit keys (revisit, revisit_policy, revisit_budget, revisit_min_interval,
-// revisit_max_interval, revisit_min_visits, change_threshold_bits).
+// revisit_max_interval, revisit_min_visits, revisit_prior, change_threshold_bits).
 const config::KeyTable<Collection>& CollectionKeys();
 
 // min_delay, max_delay, delay_factor, max_crawl_delay, max_connections_per_host: a collection's

@@ -24,10 +24,14 @@ std::string FormatProgress(absl::Duration elapsed, double rate, const CrawlTotal
     absl::StrAppendFormat(
         &text,
         "  revisits: pages %.0f  re-visits %llu  changes seen %llu  observed rate "
-        "%.3g/d  budget %.3g/d  spent %.3g/d  waited %llu (mean %s)  mu %s  expected "
+        "%.3g/d  prior %s  budget %.3g/d  spent %.3g/d  waited %llu (mean %s)  mu %s  expected "
         "freshness %s\n",
         tuning->pages, static_cast<unsigned long long>(frontier.revisits_scheduled),
         static_cast<unsigned long long>(frontier.changes_detected), tuning->observed_rate_per_day,
+        tuning->prior_mean_rate_per_day.has_value()
+            ? absl::StrFormat("fitted (mean %.3g/d)", *tuning->prior_mean_rate_per_day)
+            : std::string(tuning->fleet_beyond_prior_grid ? "fleet-mean (fleet too fast for the fit)"
+                                                          : "fleet-mean"),
         tuning->budget_visits_per_day, frontier.revisit_spend_visits_per_day,
         static_cast<unsigned long long>(frontier.revisits_waited),
         frontier.revisits_waited > 0

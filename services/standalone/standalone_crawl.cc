@@ -279,6 +279,15 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
     }
   }
   const politeness::PolitenessStats ps = p.politeness->Stats();
+  double prior_mean_rate_per_day = 0;  // 0: the estimators used the Gamma prior at the end
+  {
+    absl::MutexLock tuner_lock(&p.tuner_mu);
+    if (p.tuner != nullptr) {
+      if (std::optional<scheduler::RevisitTuning> t = p.tuner->latest(); t.has_value()) {
+        prior_mean_rate_per_day = t->prior_mean_rate_per_day.value_or(0);
+      }
+    }
+  }
   const std::string extra = absl::StrCat(
       "\"complete\": ", p.seed_client().IsExhausted().value_or(false) ? "true" : "false",
       ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
@@ -293,6 +302,7 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
       ",\n  \"revisit_budget_visits_per_day\": ", fs.revisit_budget_visits_per_day,
       ",\n  \"revisits_completed\": ", fs.revisits_completed,
       ",\n  \"revisit_spend_visits_per_day\": ", fs.revisit_spend_visits_per_day,
+      ",\n  \"revisit_prior_mean_rate_per_day\": ", prior_mean_rate_per_day,
       ",\n  \"partitions\": ", p.config.partitions,
       ",\n  \"outlinks_routed\": ", routed,
       ",\n  \"outlinks_exchanged\": ", exchanged,

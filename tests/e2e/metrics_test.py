@@ -12,8 +12,10 @@ Scenarios (--scenario):
            durations); an address in use makes the crawl exit 1 saying so.
   revisit  a re-visiting `crawler crawl` (--revisit, --run-for) of websim pages that change
            every few seconds, scraped while it runs: the scheduler's
-           estimated_freshness_ratio is in [0, 1] and revisit_spend_ratio > 0 once tuned; the
-           frontier's budget gauge is the budget, its measured spend gauge is in (0, 1.5 x
+           estimated_freshness_ratio is in [0, 1] and revisit_spend_ratio > 0 once tuned, and
+           revisit_prior_mean_rate_per_day is absent (pages changing in seconds are beyond the
+           fitted prior's grid, so the scheduler keeps the Gamma prior); the frontier's budget
+           gauge is the budget, its measured spend gauge is in (0, 1.5 x
            budget] and its re-visits counter agrees with the stats.
   cluster  the four crawlerd roles (scripts/cluster.py, N = 2, --metrics-listen on each) crawl
            websim; each role is scraped at the end: its series exist, the fetchers' pages add
@@ -61,6 +63,7 @@ CRAWL_SERIES = (
 )
 REVISIT_SERIES = ("crawler_scheduler_estimated_freshness_ratio",
                   "crawler_scheduler_revisit_spend_ratio")
+PRIOR_SERIES = "crawler_scheduler_revisit_prior_mean_rate_per_day"
 ROLE_SERIES = {
     "frontier": ("crawler_build_info", "crawler_frontier_urls_queued",
                  "crawler_frontier_due_backlog", "crawler_frontier_leases_active",
@@ -260,6 +263,11 @@ def scenario_revisit(args, checks, work):
     checks.check(0 < measured <= 1.5 * 10 * 86400,
                  f"crawler_frontier_revisit_spend_visits_per_day {measured} not in (0, 1.5 x "
                  f"budget]")
+    # revisit_prior defaults to fitted, but a web changing every few seconds is beyond the
+    # fitted prior's grid (docs/recrawl.md §3): the scheduler keeps the Gamma prior, no gauge.
+    priors = [total(p, PRIOR_SERIES) for p in tuned if any(k[0] == PRIOR_SERIES for k in p)]
+    checks.check(not priors, f"{PRIOR_SERIES} = {priors[-3:]}: a fitted prior for a fleet beyond "
+                             f"its grid")
     freshness = total(last, "crawler_scheduler_estimated_freshness_ratio")
     spend = total(last, "crawler_scheduler_revisit_spend_ratio")
     print(f"revisit: {len(tuned)} of {len(scrapes)} scrapes tuned; last: freshness "

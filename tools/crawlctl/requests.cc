@@ -41,6 +41,7 @@ constexpr std::pair<std::string_view, std::string_view> kMaskPaths[] = {
     {"revisit_min_interval", "revisit.options.min_interval"},
     {"revisit_max_interval", "revisit.options.max_interval"},
     {"revisit_min_visits", "revisit.options.policy_options.optimal.min_visits_per_day"},
+    {"revisit_prior", "revisit.options.prior"},
     {"revisit_nutch_initial_interval", "revisit.options.policy_options.nutch.initial_interval"},
     {"revisit_nutch_min_interval", "revisit.options.policy_options.nutch.min_interval"},
     {"change_threshold_bits", "revisit.options.change_threshold_bits"},

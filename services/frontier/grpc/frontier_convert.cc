@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "services/common/grpc/proto_convert.h"
 
 namespace crawler::frontier {
@@ -423,6 +424,7 @@ v1::RevisitOptions ToProto(const RevisitOptions& revisit) {
   *p.mutable_max_interval() = DurationToProto(revisit.max_interval);
   p.set_history_capacity(revisit.history_capacity);
   p.set_change_threshold_bits(revisit.change_threshold_bits);
+  p.set_prior(revisit.prior);
   return p;
 }
 
@@ -449,6 +451,7 @@ absl::StatusOr<RevisitOptions> FromProto(const v1::RevisitOptions& p, std::strin
       p.has_history_capacity() ? p.history_capacity() : defaults.history_capacity;
   revisit.change_threshold_bits =
       p.has_change_threshold_bits() ? p.change_threshold_bits() : defaults.change_threshold_bits;
+  revisit.prior = p.prior().empty() ? defaults.prior : p.prior();
   return revisit;
 }
 
@@ -802,6 +805,7 @@ v1::GetRevisitStatusResponse ToProto(const RevisitStatus& status) {
   p.set_changes_seen(status.changes_seen);
   p.set_days_observed(status.days_observed);
   p.set_pending_urls(status.pending_urls);
+  if (status.evidence.has_value()) p.set_fleet_evidence(status.evidence->Encode());
   return p;
 }
 
@@ -817,6 +821,12 @@ absl::StatusOr<RevisitStatus> FromProto(const v1::GetRevisitStatusResponse& p) {
   status.changes_seen = p.changes_seen();
   status.days_observed = p.days_observed();
   status.pending_urls = p.pending_urls();
+  if (!p.fleet_evidence().empty()) {
+    absl::StatusOr<recrawl::FleetEvidence> evidence =
+        recrawl::FleetEvidence::Decode(p.fleet_evidence());
+    if (!evidence.ok()) return InvalidField("fleet_evidence", std::string(evidence.status().message()));
+    status.evidence = *std::move(evidence);
+  }
   return status;
 }
 
@@ -898,7 +908,8 @@ recrawl::FleetSummary FleetSummaryValue::View() const {
   return {.budget_visits_per_day = budget_visits_per_day,
           .page_count = page_count,
           .rates = rates.has_value() ? &*rates : nullptr,
-          .mean_rate_per_day = mean_rate_per_day};
+          .mean_rate_per_day = mean_rate_per_day,
+          .prior = prior.has_value() ? &*prior : nullptr};
 }
 
 v1::RetuneRevisitsRequest ToRetuneRevisitsRequest(std::string_view collection,
@@ -910,6 +921,9 @@ v1::RetuneRevisitsRequest ToRetuneRevisitsRequest(std::string_view collection,
   p.set_page_count(fleet.page_count);
   if (fleet.rates != nullptr) p.set_rate_histogram(fleet.rates->Encode());
   p.set_mean_rate_per_day(fleet.mean_rate_per_day);
+  if (fleet.prior != nullptr) {
+    p.mutable_prior_weights()->Add(fleet.prior->weights().begin(), fleet.prior->weights().end());
+  }
   return request;
 }
 
@@ -928,6 +942,12 @@ absl::StatusOr<FleetSummaryValue> FromRetuneRevisitsRequest(
     fleet.rates = *std::move(rates);
   }
   fleet.mean_rate_per_day = p.mean_rate_per_day();
+  if (!p.prior_weights().empty()) {
+    absl::StatusOr<recrawl::RatePrior> prior = recrawl::RatePrior::FromWeights(
+        absl::MakeConstSpan(p.prior_weights().data(), p.prior_weights().size()));
+    if (!prior.ok()) return InvalidField("fleet.prior_weights", std::string(prior.status().message()));
+    fleet.prior = *std::move(prior);
+  }
   return fleet;
 }
 

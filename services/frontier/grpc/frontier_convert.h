@@ -26,6 +26,7 @@
 #include "crawler/v1/common.pb.h"
 #include "crawler/v1/frontier.pb.h"
 #include "lib/recrawl/rate_histogram.h"
+#include "lib/recrawl/rate_prior.h"
 #include "lib/recrawl/revisit_policy.h"
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/url_record.h"
@@ -123,12 +124,13 @@ absl::StatusOr<std::vector<std::optional<UrlRecord>>> FromLookupUrlsResponse(
 v1::GetRevisitStatusResponse ToProto(const RevisitStatus& status);
 absl::StatusOr<RevisitStatus> FromProto(const v1::GetRevisitStatusResponse& status);
 
-// recrawl::FleetSummary points at its histogram; decoded, the histogram needs an owner.
+// recrawl::FleetSummary points at its histogram and prior; decoded, they need an owner.
 struct FleetSummaryValue {
   double budget_visits_per_day = 0;
   int64_t page_count = 0;
   std::optional<recrawl::RateHistogram> rates;  // nullopt: FleetSummary::rates == nullptr
   double mean_rate_per_day = 0;
+  std::optional<recrawl::RatePrior> prior;  // nullopt: FleetSummary::prior == nullptr
 
   // A FleetSummary that points into this value: valid while it lives and is not moved.
   recrawl::FleetSummary View() const;

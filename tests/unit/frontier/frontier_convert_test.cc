@@ -346,6 +346,69 @@ TEST(FrontierConvertTest, RevisitStatusRoundTrips) {
   ExpectInvalid(FromProto(bad).status(), "rate_histogram");
 }
 
+recrawl::FleetEvidence SomeEvidence() {
+  recrawl::FleetEvidence evidence;
+  for (int visits = 1; visits <= 5; ++visits) {
+    recrawl::VisitHistory history(32);
+    for (int v = 0; v < visits; ++v) {
+      history.Append(recrawl::Visit{.interval_seconds = 3600u * (v + 1), .changed = v % 2 == 0});
+    }
+    evidence.Add(history);
+  }
+  return evidence;
+}
+
+// The fitted prior's evidence travels with the status; a frontier that keeps none (an older
+// one, or the fleet-mean prior) sends none, and the status says so.
+TEST(FrontierConvertTest, RevisitStatusCarriesTheFleetEvidence) {
+  RevisitStatus status{.enabled = true, .policy = "optimal", .rates = SomeRates()};
+  status.evidence = SomeEvidence();
+  absl::StatusOr<RevisitStatus> back = FromProto(ToProto(status));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, status);
+  // Empty evidence is not "none".
+  status.evidence.emplace();
+  back = FromProto(ToProto(status));
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_TRUE(back->evidence.has_value());
+  status.evidence.reset();
+  EXPECT_TRUE(ToProto(status).fleet_evidence().empty());
+  back = FromProto(ToProto(status));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_FALSE(back->evidence.has_value());
+
+  v1::GetRevisitStatusResponse bad = ToProto(status);
+  bad.set_fleet_evidence("\x01garbage");
+  ExpectInvalid(FromProto(bad).status(), "fleet_evidence");
+}
+
+TEST(FrontierConvertTest, FleetSummaryCarriesTheFittedPrior) {
+  const recrawl::RateHistogram rates = SomeRates();
+  const recrawl::RatePrior prior = SomeEvidence().Fit(
+      recrawl::RatePrior::FromGamma(recrawl::GammaPrior{2, 10}), {});
+  const recrawl::FleetSummary fleet{
+      .budget_visits_per_day = 10, .page_count = 5, .rates = &rates, .prior = &prior};
+  const v1::RetuneRevisitsRequest request = ToRetuneRevisitsRequest("c", fleet);
+  EXPECT_EQ(request.fleet().prior_weights_size(), recrawl::RatePrior::kPoints);
+  absl::StatusOr<FleetSummaryValue> back = FromRetuneRevisitsRequest(request);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_NE(back->View().prior, nullptr);
+  for (int k = 0; k < recrawl::RatePrior::kPoints; ++k) {
+    EXPECT_NEAR(back->View().prior->weight(k), prior.weight(k), 1e-15) << k;
+  }
+  // No weights (an older scheduler, or the fleet-mean prior): no prior, the Gamma one is used.
+  back = FromRetuneRevisitsRequest(ToRetuneRevisitsRequest("c", {.budget_visits_per_day = 1}));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->View().prior, nullptr);
+
+  v1::RetuneRevisitsRequest bad = request;
+  bad.mutable_fleet()->mutable_prior_weights()->RemoveLast();
+  ExpectInvalid(FromRetuneRevisitsRequest(bad).status(), "fleet.prior_weights");
+  bad = request;
+  bad.mutable_fleet()->set_prior_weights(3, -1);
+  ExpectInvalid(FromRetuneRevisitsRequest(bad).status(), "fleet.prior_weights");
+}
+
 TEST(FrontierConvertTest, FleetSummaryRoundTripsWithAndWithoutRates) {
   const recrawl::RateHistogram rates = SomeRates();
   const recrawl::FleetSummary fleet{.budget_visits_per_day = 432'000,
@@ -384,7 +447,8 @@ TEST(FrontierConvertTest, RevisitOptionsRoundTripForEveryPolicy) {
                            .min_interval = absl::Seconds(90),
                            .max_interval = absl::InfiniteDuration(),
                            .history_capacity = 64,
-                           .change_threshold_bits = 0};
+                           .change_threshold_bits = 0,
+                           .prior = "fleet-mean"};
     recrawl::PolicyOptions& o = revisit.policy_options;
     o.fixed.interval_days = 0.5;
     o.proportional.prior_shape = 3;

@@ -2,6 +2,7 @@
 // outcome a URL goes back to the due index when its policy says, with its visit history and rate
 // estimate in the URL record; change detection by SimHash distance, 304 as unchanged; the rate
 // histogram the scheduler tunes the policy with, persisted across restarts.
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -470,7 +471,154 @@ TEST_F(FrontierRevisitTest, PagesThatStopWorkingBackOffAndLeaveAfterTwoNotFound)
   fail(OutcomeClass::kHttpError, 404);
   EXPECT_EQ(frontier_->LookupUrl(url)->status, UrlStatus::kDone);
   EXPECT_EQ(frontier_->GetRevisitStatus().rates.page_count(), 0);
+  ASSERT_TRUE(frontier_->GetRevisitStatus().evidence.has_value());
+  EXPECT_NEAR(frontier_->GetRevisitStatus().evidence->page_count(), 0, 1e-9);
   EXPECT_TRUE(frontier_->IsExhausted());
+}
+
+// Completes every leased URL; pages on host "a*" change at every visit, the others every third.
+void CompleteAll(Frontier& frontier, int round) {
+  absl::StatusOr<std::vector<LeasedTask>> tasks = frontier.Lease(1000, 1000);
+  ASSERT_TRUE(tasks.ok()) << tasks.status();
+  std::vector<FetchOutcome> outcomes;
+  for (const LeasedTask& task : *tasks) {
+    // SimHashes far apart (all 64 bits) on a change.
+    const int phase = task.host_key[0] == 'a' ? round : round / 3;
+    outcomes.push_back({.lease_id = task.lease_id,
+                        .outcome = OutcomeClass::kFetched,
+                        .http_status = 200,
+                        .content_fingerprint = phase % 2 == 0 ? 1u : ~1ull});
+  }
+  ASSERT_TRUE(frontier.Complete(outcomes).ok());
+}
+
+void ExpectSameEvidence(const recrawl::FleetEvidence& a, const recrawl::FleetEvidence& b) {
+  EXPECT_NEAR(a.page_count(), b.page_count(), 1e-9);
+  const std::vector<recrawl::FleetEvidence::CellEntry> x = a.cells();
+  const std::vector<recrawl::FleetEvidence::CellEntry> y = b.cells();
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(x[i].key, y[i].key) << i;
+    EXPECT_NEAR(x[i].pages, y[i].pages, 1e-9) << i;
+    EXPECT_NEAR(x[i].quiet_days_sum, y[i].quiet_days_sum, 1e-9 * (1 + y[i].quiet_days_sum)) << i;
+  }
+}
+
+// The fitted prior's evidence (RevisitOptions::prior "fitted"): kept next to the histogram as
+// each visit moves a page's history, equal to a rebuild from the URL records, persisted across
+// a restart, rebuilt with a warning when it does not decode or is missing.
+TEST_F(FrontierRevisitTest, FleetEvidenceFollowsTheUrlRecordsAndSurvivesRestart) {
+  Open(Revisiting("optimal"));
+  ASSERT_TRUE(frontier_
+                  ->AddUrls({U("a.test", "/1"), U("a2.test", "/2"), U("b.test", "/3"),
+                             U("c.test", "/4")})
+                  .ok());
+  for (int round = 0; round < 7; ++round) {
+    CompleteAll(*frontier_, round);
+    clock_.Advance(absl::Hours(49));
+  }
+  const RevisitStatus status = frontier_->GetRevisitStatus();
+  ASSERT_TRUE(status.evidence.has_value());
+  // Every page with a visit beyond its first is evidence, once.
+  EXPECT_NEAR(status.evidence->page_count(), 4, 1e-9);
+  EXPECT_GE(status.evidence->cell_count(), 2u);  // changing and mostly static pages differ
+  EXPECT_TRUE(frontier_->OpenWarnings().empty());
+
+  Open(options_);  // a restart (as after kill -9: the last batch is what the store holds)
+  EXPECT_TRUE(frontier_->OpenWarnings().empty());
+  EXPECT_EQ(frontier_->GetRevisitStatus().evidence, status.evidence);
+
+  frontier_.reset();
+  kv::WriteBatch corrupt;
+  corrupt.Put(storage::kMetaFamily, storage::kMetaRevisitEvidenceKey, "not evidence");
+  ASSERT_TRUE(store_.Write(corrupt).ok());
+  Open(options_);
+  ASSERT_EQ(frontier_->OpenWarnings().size(), 1u);
+  EXPECT_NE(frontier_->OpenWarnings()[0].find("evidence did not decode"), std::string::npos)
+      << frontier_->OpenWarnings()[0];
+  ExpectSameEvidence(*frontier_->GetRevisitStatus().evidence, *status.evidence);
+
+  // Data from a version without the evidence: rebuilt, and written back.
+  frontier_.reset();
+  kv::WriteBatch drop;
+  drop.Delete(storage::kMetaFamily, storage::kMetaRevisitEvidenceKey);
+  ASSERT_TRUE(store_.Write(drop).ok());
+  Open(options_);
+  ASSERT_EQ(frontier_->OpenWarnings().size(), 1u);
+  EXPECT_NE(frontier_->OpenWarnings()[0].find("is missing"), std::string::npos);
+  ExpectSameEvidence(*frontier_->GetRevisitStatus().evidence, *status.evidence);
+  Open(options_);
+  EXPECT_TRUE(frontier_->OpenWarnings().empty());
+
+  // More visits after the rebuild keep it in step with the records.
+  for (int round = 7; round < 10; ++round) {
+    CompleteAll(*frontier_, round);
+    clock_.Advance(absl::Hours(49));
+  }
+  const recrawl::FleetEvidence incremental = *frontier_->GetRevisitStatus().evidence;
+  frontier_.reset();
+  ASSERT_TRUE(store_.Write(corrupt).ok());
+  Open(options_);
+  ExpectSameEvidence(*frontier_->GetRevisitStatus().evidence, incremental);
+}
+
+TEST_F(FrontierRevisitTest, FleetMeanPriorKeepsNoEvidence) {
+  FrontierOptions options = Revisiting("optimal");
+  options.revisit.prior = "fleet-mean";
+  Open(Revisiting("optimal"));
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/1"), U("b.test", "/2")}).ok());
+  for (int round = 0; round < 3; ++round) {
+    CompleteAll(*frontier_, round);
+    clock_.Advance(absl::Hours(49));
+  }
+  ASSERT_TRUE(frontier_->GetRevisitStatus().evidence.has_value());
+  Open(options);
+  EXPECT_FALSE(frontier_->GetRevisitStatus().evidence.has_value());
+  EXPECT_TRUE(absl::IsNotFound(
+      store_.Get(storage::kMetaFamily, storage::kMetaRevisitEvidenceKey).status()));
+  CompleteAll(*frontier_, 3);
+  EXPECT_TRUE(absl::IsNotFound(
+      store_.Get(storage::kMetaFamily, storage::kMetaRevisitEvidenceKey).status()));
+  // Back to "fitted": what the fleet-mean run did to the histories is rebuilt, not lost.
+  Open(Revisiting("optimal"));
+  ASSERT_EQ(frontier_->OpenWarnings().size(), 1u);
+  EXPECT_NEAR(frontier_->GetRevisitStatus().evidence->page_count(), 2, 1e-9);
+
+  options.revisit.prior = "median";
+  EXPECT_EQ(Frontier::Open(options, store_, clock_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// With a fitted prior in the fleet summary, a page's estimate is its posterior rate under it;
+// without one (an old scheduler, or the fleet-mean prior), the Gamma prior's as before.
+TEST_F(FrontierRevisitTest, RetunedPriorSetsTheEstimates) {
+  Open(Revisiting("optimal"));
+  ASSERT_TRUE(frontier_->AddUrls({U("a.test", "/1")}).ok());
+  for (int round = 0; round < 4; ++round) {
+    CompleteAll(*frontier_, round);
+    clock_.Advance(absl::Hours(49));
+  }
+  recrawl::RateHistogram rates = frontier_->GetRevisitStatus().rates;
+  std::array<double, recrawl::RatePrior::kPoints> weights{};
+  weights[45] = 1;  // 10^0.5 changes a day
+  weights[10] = 1;  // 10^-3
+  const recrawl::RatePrior prior(weights);
+  recrawl::FleetSummary fleet{.budget_visits_per_day = 10,
+                              .page_count = 1,
+                              .rates = &rates,
+                              .mean_rate_per_day = 0.01,
+                              .prior = &prior};
+  ASSERT_TRUE(frontier_->RetuneRevisits(fleet).ok());
+  CompleteAll(*frontier_, 4);
+  recrawl::PageRevisitState state = State("http://a.test/1");
+  EXPECT_DOUBLE_EQ(state.policy.rate_per_day, prior.PosteriorRate(state.history));
+
+  fleet.prior = nullptr;
+  ASSERT_TRUE(frontier_->RetuneRevisits(fleet).ok());
+  clock_.Advance(absl::Hours(49));
+  CompleteAll(*frontier_, 5);
+  state = State("http://a.test/1");
+  EXPECT_NE(state.policy.rate_per_day, prior.PosteriorRate(state.history));
 }
 
 }  // namespace

@@ -39,14 +39,23 @@ TEST(FormatProgress, ReVisitLineWhenTuned) {
   tuning.budget_visits_per_day = 240;
   const std::string untuned = FormatProgress(absl::Seconds(1), 0, {}, fs, 0, tuning);
   EXPECT_NE(untuned.find("\n  revisits: pages 40  re-visits 9  changes seen 4  observed rate "
-                         "1.5/d  budget 240/d  spent 236/d  waited 2 (mean 1m)  mu -  expected "
-                         "freshness -\n"),
+                         "1.5/d  prior fleet-mean  budget 240/d  spent 236/d  waited 2 (mean 1m)  "
+                         "mu -  expected freshness -\n"),
             std::string::npos)
       << untuned;
   tuning.mu = 0.25;
   tuning.expected_freshness = 0.8;
+  tuning.prior_mean_rate_per_day = 2.25;
   const std::string tuned = FormatProgress(absl::Seconds(1), 0, {}, fs, 0, tuning);
   EXPECT_NE(tuned.find("mu 0.25  expected freshness 0.800\n"), std::string::npos) << tuned;
+  EXPECT_NE(tuned.find("observed rate 1.5/d  prior fitted (mean 2.25/d)  budget"),
+            std::string::npos)
+      << tuned;
+  tuning.prior_mean_rate_per_day.reset();
+  tuning.fleet_beyond_prior_grid = true;
+  const std::string fast = FormatProgress(absl::Seconds(1), 0, {}, fs, 0, tuning);
+  EXPECT_NE(fast.find("prior fleet-mean (fleet too fast for the fit)  budget"), std::string::npos)
+      << fast;
 }
 
 // Lines go to a memory stream; the clock is fake, so no test waits.
