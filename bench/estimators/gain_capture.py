@@ -3,7 +3,7 @@
 
 gain capture = (F_policy - F_uniform) / (F_oracle - F_uniform): the share of what the optimum with
 true rates gains over uniform that a policy gets. For each distribution and seed it runs crawlsim
-three times with the same pages and changes (common random numbers):
+once per item below, with the same pages and changes (common random numbers):
   - every policy, with the estimators' prior fitted to the fleet (the shipped default);
   - optimal fed the true rates (with its exploration floor: the solver's part of the loss);
   - optimal with the previous prior (a Gamma centred on changes seen per day observed);
