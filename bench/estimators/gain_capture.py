@@ -3,13 +3,20 @@
 
 gain capture = (F_policy - F_uniform) / (F_oracle - F_uniform): the share of what the optimum with
 true rates gains over uniform that a policy gets. For each distribution and seed it runs crawlsim
-three times with the same pages and changes (common random numbers):
+once per item below, with the same pages and changes (common random numbers):
   - every policy, with the estimators' prior fitted to the fleet (the shipped default);
   - optimal fed the true rates (with its exploration floor: the solver's part of the loss);
   - optimal with the previous prior (a Gamma centred on changes seen per day observed);
-  - optimal deciding on the posterior-expected freshness (--expected-freshness), alone and with
-    probing (--probe-horizon 60);
-  - optimal with Last-Modified on every page (--last-modified 1; every other run has none).
+  - optimal with the true rates' distribution as its prior (--prior true: what a perfect fit
+    could reach with the same visits);
+  - optimal deciding on the posterior-expected freshness for every page (--expected-freshness),
+    alone and with probing (--probe-horizon 60);
+  - optimal exploring with alternating short and long intervals for a page's first 6 visits
+    (--explore-visits 6 --explore-short 0.3);
+  - optimal with Last-Modified on every page (--last-modified 1), as shipped (the
+    posterior-expected freshness for pages with a dated change) and with the log-mean plug-in
+    for every page (--expected-freshness-when-dated false), and on half the pages
+    (--last-modified 0.5); every other run has none.
 Prints one markdown table; exit status 1 if --min-capture is given and the estimating optimal
 policy falls below it, or below uniform, on any run.
 """
@@ -68,20 +75,35 @@ def main():
                                                                 "--true-rates"])
             fleet_mean = run(args.crawlsim, args, rates, seed, ["--policy", "optimal",
                                                                 "--prior", "fleet-mean"])
+            true_prior = run(args.crawlsim, args, rates, seed, ["--policy", "optimal",
+                                                                "--prior", "true"])
             expected = run(args.crawlsim, args, rates, seed, ["--policy", "optimal",
                                                               "--expected-freshness"])
             probing = run(args.crawlsim, args, rates, seed, ["--policy", "optimal",
                                                              "--expected-freshness",
                                                              "--probe-horizon", "60"])
+            exploring = run(args.crawlsim, args, rates, seed, ["--policy", "optimal",
+                                                               "--explore-visits", "6",
+                                                               "--explore-short", "0.3"])
             last_modified = run(args.crawlsim, args, rates, seed, ["--policy", "optimal",
                                                                    "--last-modified", "1"])
+            last_modified_plug_in = run(args.crawlsim, args, rates, seed,
+                                        ["--policy", "optimal", "--last-modified", "1",
+                                         "--expected-freshness-when-dated", "false"])
+            half_last_modified = run(args.crawlsim, args, rates, seed,
+                                     ["--policy", "optimal", "--last-modified", "0.5"])
             oracle, uniform = fitted["oracle"], fitted["uniform"]
             columns = {"oracle": oracle, "optimal, true rates": true_rates["optimal"],
                        "optimal, estimates": fitted["optimal"],
                        "optimal, previous prior": fleet_mean["optimal"],
+                       "optimal, true prior": true_prior["optimal"],
                        "optimal, expected freshness": expected["optimal"],
                        "optimal, expected freshness + probing": probing["optimal"],
-                       "optimal, Last-Modified on every page": last_modified["optimal"]}
+                       "optimal, exploration": exploring["optimal"],
+                       "optimal, Last-Modified on every page": last_modified["optimal"],
+                       "optimal, Last-Modified on every page, log-mean plug-in":
+                           last_modified_plug_in["optimal"],
+                       "optimal, Last-Modified on half the pages": half_last_modified["optimal"]}
             for name, value in fitted.items():
                 if name not in ("oracle", "optimal"):
                     columns[name] = value

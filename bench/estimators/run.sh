@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/estimators: gain capture of the re-visit policies, and of the change-rate estimators behind
 # the optimal one, on the headline and on hard rate distributions (docs/recrawl.md §9). Simulated
-# (tools/crawlsim), ~2 minutes on 2 cores at the default 20,000 pages x 120 days x 2 seeds.
+# (tools/crawlsim), ~35 minutes on 2 shared cores at the default 20,000 pages x 120 days x 2 seeds.
 # Builds crawlsim in $BUILD_DIR (default: build/) first; arguments go to gain_capture.py
 # (--pages, --days, --seeds, --rates, --policies, --min-capture; see its --help).
 set -euo pipefail

@@ -114,6 +114,17 @@ void OptimalPolicy::Retune(const FleetSummary& fleet) {
 }
 
 Decision OptimalPolicy::Decide(const PageView& page, const PolicyState& previous) const {
+  Decision decision = DecideRegular(page, previous);
+  const int visits = page.history.size();
+  if (page.known_rate_per_day < 0 && visits > 0 && visits < options_.explore_visits &&
+      std::isfinite(decision.next_visit_in_days)) {
+    decision.next_visit_in_days *=
+        visits % 2 == 1 ? options_.explore_short_share : 2.0 - options_.explore_short_share;
+  }
+  return decision;
+}
+
+Decision OptimalPolicy::DecideRegular(const PageView& page, const PolicyState& previous) const {
   Decision decision{previous, uniform_interval_days_};
   const bool solved = allocation_.mu > 0 && std::isfinite(allocation_.mu);
   const bool posterior_decision = page.known_rate_per_day < 0 && prior_.fitted.has_value() &&
@@ -128,8 +139,8 @@ Decision OptimalPolicy::Decide(const PageView& page, const PolicyState& previous
     }
     return decision;
   }
-  const std::array<double, RatePrior::kPoints> posterior =
-      prior_.fitted->Posterior(EvidenceOf(page.history));
+  const ChangeEvidence evidence = EvidenceOf(page.history);
+  const std::array<double, RatePrior::kPoints> posterior = prior_.fitted->Posterior(evidence);
   const Belief belief = BeliefOf(posterior);
   // The rate above which the solve gives a page no visits.
   const double abandon_rate = page.weight / allocation_.mu;
@@ -139,8 +150,11 @@ Decision OptimalPolicy::Decide(const PageView& page, const PolicyState& previous
   }
   decision.state.rate_per_day =
       std::clamp(std::exp(mean_log), RatePrior::kMinRate, RatePrior::kMaxRate);
+  const bool expected_freshness =
+      options_.expected_freshness ||
+      (options_.expected_freshness_when_dated && evidence.timed_changes > 0);
   double visits_per_day =
-      options_.expected_freshness
+      expected_freshness
           ? std::max(OptimalVisitsPerDayUnder(belief, page.weight, allocation_.mu),
                      solver_.VisitsPerDay(0, 0, allocation_))  // the exploration floor
           : solver_.VisitsPerDay(decision.state.rate_per_day, page.weight, allocation_);

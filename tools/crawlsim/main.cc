@@ -120,16 +120,31 @@ int main(int argc, char** argv) {
   app.add_flag("--expected-freshness", config.policy_options.optimal.expected_freshness,
                "optimal: maximise the posterior-expected freshness under the fitted prior instead "
                "of plugging in the posterior log-mean rate");
+  app.add_option("--expected-freshness-when-dated",
+                 config.policy_options.optimal.expected_freshness_when_dated,
+                 "optimal: decide on the posterior-expected freshness for pages with a change "
+                 "dated by Last-Modified (true or false)")
+      ->default_val(true);
   app.add_option("--probe-horizon", config.policy_options.optimal.probe_horizon_days,
                  "optimal: probe pages the budget may abandon when the information repays the "
                  "visit within this many days (0 = never)")
       ->default_val(0.0);
+  app.add_option("--explore-visits", config.policy_options.optimal.explore_visits,
+                 "optimal: alternate short and long intervals until a page has this many visits "
+                 "(0 = never)")
+      ->check(CLI::NonNegativeNumber)
+      ->default_val(0);
+  app.add_option("--explore-short", config.policy_options.optimal.explore_short_share,
+                 "optimal: the short exploration interval as a share of the chosen one, (0, 1]")
+      ->check(CLI::Range(1e-9, 1.0))
+      ->default_val(0.3);
   std::string prior = "fitted";
   app.add_option("--prior", prior,
                  "optimal, proportional: the estimators' prior, fitted (to the fleet's histories, "
-                 "by maximum marginal likelihood) or fleet-mean (Gamma centred on changes per "
-                 "day observed)")
-      ->check(CLI::IsMember({"fitted", "fleet-mean"}))
+                 "by maximum marginal likelihood), fleet-mean (Gamma centred on changes per "
+                 "day observed) or true (the true rates binned on the fitted prior's grid: what "
+                 "a perfect fit could reach; a diagnostic)")
+      ->check(CLI::IsMember({"fitted", "fleet-mean", "true"}))
       ->default_val("fitted");
   app.add_flag("--true-rates", config.use_true_rates,
                "give optimal and proportional the true rates instead of their estimates");
@@ -149,6 +164,7 @@ int main(int argc, char** argv) {
     config.weights = weights->Draw(pages, config.seed ^ kWeightSeedOffset);
   }
   config.fit_prior = prior == "fitted";
+  config.true_prior = prior == "true";
   config.warmup_days = warmup_days >= 0 ? warmup_days : config.days / 2;
   config.policy_options.proportional.prior_shape = config.policy_options.optimal.prior_shape;
   if (config.policy_options.optimal.prior_shape <= 1) {

@@ -1,6 +1,7 @@
 #include "tools/crawlsim/simulator.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <ctime>
 #include <functional>
@@ -59,6 +60,21 @@ struct Page {
 uint32_t ToSeconds(double days) {
   return static_cast<uint32_t>(std::clamp(std::round(days * recrawl::kSecondsPerDay), 0.0,
                                           kMaxSeconds));
+}
+
+// The distribution of `rates` on RatePrior's grid: each rate counts for the grid point nearest
+// to it on the log scale (0 and anything below the grid for its first point).
+recrawl::RatePrior TruePrior(const std::vector<double>& rates) {
+  using recrawl::RatePrior;
+  std::array<double, RatePrior::kPoints> weights{};
+  for (double rate : rates) {
+    const double position =
+        rate > 0 ? std::log10(rate / RatePrior::kMinRate) * RatePrior::kPointsPerDecade : 0.0;
+    const int k =
+        static_cast<int>(std::lround(std::clamp(position, 0.0, RatePrior::kPoints - 1.0)));
+    weights[k] += 1;
+  }
+  return RatePrior(weights);
 }
 
 }  // namespace
@@ -152,7 +168,8 @@ absl::StatusOr<PolicyRun> RunPolicy(const SimulationConfig& config, std::string_
   // The fleet's evidence and the prior fitted to it, each fit warm-started from the previous one.
   recrawl::FleetEvidence evidence;
   std::optional<recrawl::RatePrior> fitted_prior;
-  const bool fit_prior = config.fit_prior && !true_rates;
+  const bool fit_prior = config.fit_prior && !config.true_prior && !true_rates;
+  if (config.true_prior && !true_rates) fitted_prior = TruePrior(config.rates_per_day);
 
   using Due = std::pair<double, uint32_t>;
   std::vector<Due> due_storage;
@@ -197,6 +214,7 @@ absl::StatusOr<PolicyRun> RunPolicy(const SimulationConfig& config, std::string_
     const double now = static_cast<double>(k) / budget;
     if (now >= next_retune) {
       fleet.mean_rate_per_day = changes_seen > 0 ? changes_seen / days_observed : 0.0;
+      if (fitted_prior.has_value() && !fit_prior) fleet.prior = &*fitted_prior;
       if (fit_prior && evidence.page_count() > 0) {
         recrawl::FleetEvidence::FitOptions fit;
         if (fitted_prior.has_value()) fit.iterations = 20;

@@ -69,6 +69,11 @@ struct SimulationConfig {
   // likelihood at every retune (recrawl::FleetEvidence), or, when false, the Gamma prior centred
   // on the fleet's changes per day of observation.
   bool fit_prior = true;
+  // Diagnostic: instead of fitting, give the estimating policies the true rates' own
+  // distribution, binned on the prior's grid (each page's rate to the nearest grid point), as
+  // their prior from the first retune on: what a perfect fit could reach with the same visits.
+  // Overrides fit_prior.
+  bool true_prior = false;
   recrawl::PolicyOptions policy_options;
 };
 

@@ -315,18 +315,29 @@ TEST(ExpectedOptimalVisitsPerDay, TwoPointsByHand) {
   EXPECT_NEAR(ExpectedOptimalVisitsPerDay(rates, even, 2.0, 4.0), 0.0911240400, 1e-9);
 }
 
+// The fleet of the OptimalPolicy tests below: 100 pages estimated at 0.2 changes a day.
+RateHistogram HundredPagesAtPointTwo() {
+  RateHistogram histogram;
+  for (int i = 0; i < 100; ++i) histogram.Add(0.2);
+  return histogram;
+}
+
+// A prior that says a page changes 0.1995 (grid point 33) or 1 (point 40) times a day, even odds.
+RatePrior SlowOrFastPrior() {
+  std::array<double, RatePrior::kPoints> weights{};
+  weights[33] = 0.5;
+  weights[40] = 0.5;
+  return RatePrior(weights);
+}
+
 TEST(OptimalPolicy, ProbesAPageThatMayBeTooFastForTheBudget) {
   // 100 pages at 0.2 changes a day, 10 visits a day: f = 0.1 each, mu = g(2) / 0.2 = 2.9700, so
   // pages faster than w / mu = 0.3367 get no visits. The prior says a page changes 0.2 (grid
   // point 33, 0.1995) or 1 (point 40) times a day, even odds. Three visits 10 days apart, all
   // changed: P(fast) = 1 / (1 + 0.8647^3) = 0.607, the log-mean 0.53 is past the line, and the
   // plug-in decision abandons the page.
-  RateHistogram histogram;
-  for (int i = 0; i < 100; ++i) histogram.Add(0.2);
-  std::array<double, RatePrior::kPoints> weights{};
-  weights[33] = 0.5;
-  weights[40] = 0.5;
-  const RatePrior prior(weights);
+  const RateHistogram histogram = HundredPagesAtPointTwo();
+  const RatePrior prior = SlowOrFastPrior();
   FleetSummary fleet{10.0, 100, &histogram, 0.0, &prior};
   VisitHistory history;
   for (int i = 0; i < 3; ++i) history.Append(Visit{10 * 86400, true, false, 0});
@@ -349,6 +360,75 @@ TEST(OptimalPolicy, ProbesAPageThatMayBeTooFastForTheBudget) {
   VisitHistory probed = history;
   probed.Append(Visit{static_cast<uint32_t>(1.6 * mu * 86400), true, false, 0});
   EXPECT_GT(probing.Decide(PageView{probed, 34.75}, PolicyState{}).next_visit_in_days, 1.6 * mu);
+}
+
+TEST(OptimalPolicy, DatedChangeDecidesOnTheExpectedFreshness) {
+  // The fleet and prior of ProbesAPageThatMayBeTooFastForTheBudget: mu = 2.9700, abandon line
+  // w / mu = 0.3367, prior 0.1995 or 1 per day at even odds. One visit 10 days after the last,
+  // changed, Last-Modified 2.5 days before it: the likelihood ratio fast : slow is
+  // (1 e^{-2.5}) / (0.1995 e^{-0.4988}) = 0.6778, so P(slow) = 0.5960. The log-mean
+  // exp(0.5960 ln 0.1995) = 0.3826 is past the line (plug-in: never again), but
+  // w E[1 / lambda] = 0.5960 / 0.1995 + 0.4040 = 3.391 > mu: the expected freshness is worth
+  // visits.
+  const RateHistogram histogram = HundredPagesAtPointTwo();
+  const RatePrior prior = SlowOrFastPrior();
+  const FleetSummary fleet{10.0, 100, &histogram, 0.0, &prior};
+  VisitHistory dated;
+  dated.Append(Visit{10 * 86400, true, true, static_cast<uint32_t>(2.5 * 86400)});
+
+  OptimalPolicyOptions plug_in_options;
+  plug_in_options.expected_freshness_when_dated = false;
+  OptimalPolicy plug_in(plug_in_options);
+  plug_in.Retune(fleet);
+  const Decision abandoned = plug_in.Decide(PageView{dated, 10.0}, PolicyState{});
+  EXPECT_NEAR(abandoned.state.rate_per_day, 0.3826, 5e-4);
+  EXPECT_TRUE(std::isinf(abandoned.next_visit_in_days));
+
+  OptimalPolicy shipped;  // expected_freshness_when_dated is on by default
+  shipped.Retune(fleet);
+  const double mu = shipped.allocation().mu;
+  const std::vector<double> rates = {RatePrior::PointRate(33), RatePrior::PointRate(40)};
+  const double slow = 1 / (1 + std::exp(-2.5) / (rates[0] * std::exp(-2.5 * rates[0])));
+  EXPECT_NEAR(slow, 0.5960, 5e-4);
+  const std::vector<double> posterior = {slow, 1 - slow};
+  const double f = ExpectedOptimalVisitsPerDay(rates, posterior, 1.0, mu);
+  ASSERT_GT(f, 0);
+  EXPECT_NEAR(shipped.Decide(PageView{dated, 10.0}, PolicyState{}).next_visit_in_days, 1 / f,
+              1e-6 / f);
+
+  // Without the date the same change keeps the plug-in decision (here: never again).
+  VisitHistory undated;
+  undated.Append(Visit{10 * 86400, true, false, 0});
+  EXPECT_TRUE(
+      std::isinf(shipped.Decide(PageView{undated, 10.0}, PolicyState{}).next_visit_in_days));
+}
+
+TEST(OptimalPolicy, ExplorationAlternatesShortAndLongIntervals) {
+  // 10 pages, 1 visit a day, no rates yet: the chosen interval is the uniform 10 days. With
+  // explore_visits = 4 and a short share of 0.3 the intervals after visits 1, 2, 3 are 3, 17
+  // and 3 days (mean 10 over a pair), and from the 4th visit on the chosen 10 days.
+  OptimalPolicyOptions options;
+  options.explore_visits = 4;
+  options.explore_short_share = 0.3;
+  OptimalPolicy exploring(options);
+  exploring.Retune(FleetSummary{1.0, 10});
+  VisitHistory history;
+  EXPECT_DOUBLE_EQ(exploring.Decide(PageView{history, 0.0}, PolicyState{}).next_visit_in_days,
+                   10.0);
+  const std::vector<double> expected = {3.0, 17.0, 3.0, 10.0, 10.0};
+  for (size_t visit = 0; visit < expected.size(); ++visit) {
+    history.Append(Visit{86400, visit % 2 == 0, false, 0});
+    EXPECT_DOUBLE_EQ(
+        exploring.Decide(PageView{history, static_cast<double>(visit)}, PolicyState{})
+            .next_visit_in_days,
+        expected[visit])
+        << "after visit " << visit + 1;
+  }
+  // Known rates (oracle runs) are never explored.
+  VisitHistory one;
+  one.Append(Visit{86400, true, false, 0});
+  EXPECT_DOUBLE_EQ(
+      exploring.Decide(PageView{one, 1.0, 1.0, 0.1}, PolicyState{}).next_visit_in_days, 10.0);
 }
 
 TEST(PolicyFactory, BuildsEveryNamedPolicy) {
