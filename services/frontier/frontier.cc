@@ -340,40 +340,33 @@ absl::Status Frontier::RecoverLeasesLocked(uint64_t leased) {
   auto staging = std::make_unique<Staging>(hosts_);
   kv::WriteBatch batch;
   size_t in_batch = 0;
+  const bool restoring = options_.restored_lease_grace > absl::ZeroDuration();
   for (; (*it)->Valid(); (*it)->Next()) {
     absl::StatusOr<uint64_t> lease_id = storage::DecodeLeaseKey((*it)->key());
     absl::StatusOr<storage::LeaseRecord> lease = storage::DecodeLeaseRecord((*it)->value());
-    if (lease_id.ok() && lease.ok() && lease->in_queue) {
-      // A mark: its URL is queued (the host records counted it as leased). Restored while its
-      // deadline is ahead and its queue entry is there; otherwise the URL is leased again.
-      bool restore = false;
-      if (options_.restored_lease_grace > absl::ZeroDuration() && lease->deadline > now &&
-          lease->host_id < hosts_.size() && !leases_.contains(*lease_id)) {
-        absl::StatusOr<std::string> entry = store_.Get(
-            storage::kQueueFamily, storage::QueueKey(lease->host_id, lease->pos));
-        if (!entry.ok() && !absl::IsNotFound(entry.status())) return entry.status();
-        restore = entry.ok();
+    const bool known = lease_id.ok() && lease.ok() && lease->host_id < hosts_.size();
+    if (known && lease->in_queue && restoring && lease->deadline > now) {
+      // A mark whose deadline is ahead: the lease is restored if its queue entry is there (the
+      // mark and the entry go in the same batch, so only a damaged store lacks it). Its id is
+      // below the stored next lease id, written in the same Lease batch as the mark.
+      absl::StatusOr<std::string> entry =
+          store_.Get(storage::kQueueFamily, storage::QueueKey(lease->host_id, lease->pos));
+      if (!entry.ok() && !absl::IsNotFound(entry.status())) return entry.status();
+      HostState& state = staging->State(static_cast<uint32_t>(lease->host_id));
+      if (entry.ok() && state.queued > 0) {
+        --state.queued;
+        ++state.in_flight;
+        restored.push_back({*lease_id, static_cast<uint32_t>(lease->host_id), lease->pos,
+                            std::move(lease->url), std::min(lease->deadline, restore_until)});
+        continue;  // the mark stays until the lease ends
       }
-      if (restore) {
-        const auto host = static_cast<uint32_t>(lease->host_id);
-        HostState& state = staging->State(host);
-        if (state.queued > 0) {
-          --state.queued;
-          ++state.in_flight;
-          next_lease_id_ = std::max(next_lease_id_, *lease_id + 1);
-          restored.push_back({*lease_id, host, lease->pos, std::move(lease->url),
-                              std::min(lease->deadline, restore_until)});
-          continue;  // the mark stays until the lease ends
-        }
-      }
-      batch.Delete(storage::kLeasesFamily, (*it)->key());
-    } else if (!lease_id.ok() || !lease.ok() || lease->host_id >= hosts_.size()) {
+    }
+    batch.Delete(storage::kLeasesFamily, (*it)->key());
+    if (!known) {
       // Nothing to put back: the URL is unknown. Dropping the entry keeps the crawl going.
-      batch.Delete(storage::kLeasesFamily, (*it)->key());
       ++counters_.repairs;
-    } else {
+    } else if (!lease->in_queue) {
       // Written by a version that moved leased URLs out of their queues: put it back.
-      batch.Delete(storage::kLeasesFamily, (*it)->key());
       next_lease_id_ = std::max(next_lease_id_, *lease_id + 1);
       batch.Put(storage::kQueueFamily, storage::QueueKey(lease->host_id, lease->pos),
                 storage::EncodeQueueValue(lease->flags, lease->url));
@@ -382,6 +375,7 @@ absl::Status Frontier::RecoverLeasesLocked(uint64_t leased) {
       state.cursor = std::min(state.cursor, lease->pos);
       ++counters_.leases_recovered;
     }
+    // A mark not restored: its URL is still queued and is leased again (counted in `leased`).
     if (++in_batch == kMaxUrlsPerInternalBatch) {
       if (absl::Status status = CommitLocked(batch, *staging); !status.ok()) return status;
       batch.Clear();
@@ -401,12 +395,6 @@ absl::Status Frontier::RecoverLeasesLocked(uint64_t leased) {
   }
   counters_.leases_restored += restored.size();
   counters_.leases_recovered += SaturatingSub(leased, restored.size());
-  if (!restored.empty()) {
-    batch.Clear();
-    batch.Put(storage::kMetaFamily, storage::kMetaNextLeaseIdKey,
-              storage::EncodeFixed64(next_lease_id_));
-    return store_.Write(batch);
-  }
   return absl::OkStatus();
 }
 
