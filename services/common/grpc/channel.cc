@@ -1,23 +1,13 @@
 #include "services/common/grpc/channel.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "services/common/atomic_file.h"
 
 namespace crawler::grpc_common {
 namespace {
-
-absl::StatusOr<std::string> ReadPem(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 int Millis(absl::Duration d) { return static_cast<int>(absl::ToInt64Milliseconds(d)); }
 
@@ -33,14 +23,14 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ta
   if (options.tls || !options.ca_file.empty() || !options.cert_file.empty()) {
     grpc::SslCredentialsOptions ssl;
     if (!options.ca_file.empty()) {
-      absl::StatusOr<std::string> ca = ReadPem(options.ca_file);
+      absl::StatusOr<std::string> ca = ReadWholeFile(options.ca_file);
       if (!ca.ok()) return ca.status();
       ssl.pem_root_certs = *ca;
     }
     if (!options.cert_file.empty()) {
-      absl::StatusOr<std::string> cert = ReadPem(options.cert_file);
+      absl::StatusOr<std::string> cert = ReadWholeFile(options.cert_file);
       if (!cert.ok()) return cert.status();
-      absl::StatusOr<std::string> key = ReadPem(options.key_file);
+      absl::StatusOr<std::string> key = ReadWholeFile(options.key_file);
       if (!key.ok()) return key.status();
       ssl.pem_cert_chain = *cert;
       ssl.pem_private_key = *key;

@@ -1,8 +1,6 @@
 #include "services/common/grpc/server_runner.h"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,17 +8,10 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
+#include "services/common/atomic_file.h"
 
 namespace crawler::grpc_server {
 namespace {
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const TlsFiles& tls) {
   if (tls.cert_file.empty() && tls.key_file.empty() && tls.ca_file.empty()) {
@@ -29,14 +20,14 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const TlsFi
   if (tls.cert_file.empty() || tls.key_file.empty()) {
     return absl::InvalidArgumentError("TLS needs both a certificate and a key file");
   }
-  absl::StatusOr<std::string> cert = ReadFile(tls.cert_file);
+  absl::StatusOr<std::string> cert = ReadWholeFile(tls.cert_file);
   if (!cert.ok()) return cert.status();
-  absl::StatusOr<std::string> key = ReadFile(tls.key_file);
+  absl::StatusOr<std::string> key = ReadWholeFile(tls.key_file);
   if (!key.ok()) return key.status();
   grpc::SslServerCredentialsOptions ssl(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
   ssl.pem_key_cert_pairs.push_back({*key, *cert});
   if (!tls.ca_file.empty()) {
-    absl::StatusOr<std::string> ca = ReadFile(tls.ca_file);
+    absl::StatusOr<std::string> ca = ReadWholeFile(tls.ca_file);
     if (!ca.ok()) return ca.status();
     ssl.pem_root_certs = *ca;
     ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
