@@ -75,7 +75,7 @@ struct FetcherOptions {
   // keeps them to a few per thousand pages (the fetcher service sets 250 ms and 100 ms).
   absl::Duration lease_pause_empty = absl::Milliseconds(20);
   absl::Duration lease_pause_partial = absl::ZeroDuration();
-  // Leased URLs held here, not yet started, at most; leasing resumes below half of it.
+  // Leased URLs held here, not yet started, at most; leasing resumes once a lease_batch fits.
   size_t max_buffered_tasks = 4096;
   // A task whose lease ends within this margin is abandoned (the frontier re-queues it) rather
   // than started, so a slow response cannot outlive its lease.

@@ -68,9 +68,13 @@ std::vector<LeasedUrl> FrontierLink::Take(size_t held, bool stopping) {
   absl::MutexLock lock(&mu_);
   leased.swap(leased_);
   held += leased.size();
-  lease_wanted_ = stopping || held > options_.max_buffered_tasks / 2
-                      ? 0
-                      : options_.max_buffered_tasks - held;
+  // Lease once a whole batch fits (or half the buffer, when that is smaller): the buffer stays
+  // within a batch of full, so many polite hosts that each take a URL only every delay keep
+  // their next URLs here, and each call still brings a full batch.
+  const size_t room = held < options_.max_buffered_tasks ? options_.max_buffered_tasks - held : 0;
+  lease_wanted_ =
+      stopping || room < std::min(options_.lease_batch, options_.max_buffered_tasks / 2) ? 0
+                                                                                          : room;
   return leased;
 }
 

@@ -107,8 +107,9 @@ class FrontierLink {
   // Returns the fatal (non-retryable) frontier error, if one happened.
   absl::Status Hand(FrontierBatch& batch, bool force);
 
-  // The leased URLs not yet taken. `held`: tasks the loop holds; leasing continues while they
-  // are at most half of max_buffered_tasks, up to it. `stopping`: lease nothing more.
+  // The leased URLs not yet taken. `held`: tasks the loop holds; leasing continues, up to
+  // max_buffered_tasks, while a lease_batch (or half of max_buffered_tasks, if smaller) still
+  // fits. `stopping`: lease nothing more.
   std::vector<LeasedUrl> Take(size_t held, bool stopping);
 
   // Nothing on its way to or from the frontier.

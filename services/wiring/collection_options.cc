@@ -8,20 +8,36 @@
 
 namespace crawler::wiring {
 
+namespace {
+
+// The least a request takes (a fast server nearby): a host with no delay takes a URL about this
+// often per connection, and a transfer slot freed by a polite host serves others meanwhile.
+constexpr absl::Duration kFastResponse = absl::Milliseconds(5);
+
+}  // namespace
+
 size_t LeaseAheadPerHost(const politeness::PolitenessOptions& politeness, absl::Duration refill) {
   const size_t connections = static_cast<size_t>(std::max(1, politeness.max_connections_per_host));
-  const absl::Duration per_url = std::max(politeness.min_delay, absl::Milliseconds(5));
+  const absl::Duration per_url = std::max(politeness.min_delay, kFastResponse);
   // The URLs in flight, plus those the host takes while the refill is on its way.
   const auto rounds = static_cast<size_t>(1 + std::ceil(absl::FDivDuration(refill, per_url)));
   return std::clamp(connections * rounds, std::max<size_t>(4, connections),
                     std::max<size_t>(64, connections));
 }
 
-size_t BufferedTasksFor(size_t lease_ahead, size_t max_in_flight, int max_connections_per_host) {
-  const size_t connections = static_cast<size_t>(std::max(1, max_connections_per_host));
-  const size_t busy_hosts = (max_in_flight + connections - 1) / connections;
-  return std::clamp(busy_hosts * lease_ahead, fetcher::FetcherOptions{}.max_buffered_tasks,
-                    size_t{1} << 16);
+size_t BufferedTasksFor(size_t lease_ahead, size_t max_in_flight,
+                        const politeness::PolitenessOptions& politeness) {
+  constexpr size_t kMax = size_t{1} << 16;
+  const size_t connections = static_cast<size_t>(std::max(1, politeness.max_connections_per_host));
+  const double slots = std::ceil(static_cast<double>(max_in_flight) / connections);
+  // A polite host holds a transfer slot for a response and then rests min_delay, so one slot
+  // serves up to 1 + min_delay / kFastResponse hosts in turn.
+  const double turns =
+      1 + std::ceil(absl::FDivDuration(std::max(politeness.min_delay, absl::ZeroDuration()),
+                                       kFastResponse));
+  const double wanted = slots * turns * static_cast<double>(lease_ahead);
+  return std::clamp(wanted >= kMax ? kMax : static_cast<size_t>(wanted),
+                    fetcher::FetcherOptions{}.max_buffered_tasks, kMax);
 }
 
 uint64_t ShareOf(uint64_t total, uint32_t k, uint32_t n) {
@@ -57,8 +73,8 @@ fetcher::FetcherOptions FetcherOptionsFor(const fetcher::FetcherOptions& base,
   options.robots_agent = RobotsProductToken(user_agent);
   options.lease_max_per_host =
       LeaseAheadPerHost(collection.politeness, RefillTime(base.flush_interval));
-  options.max_buffered_tasks = BufferedTasksFor(options.lease_max_per_host, options.max_in_flight,
-                                                collection.politeness.max_connections_per_host);
+  options.max_buffered_tasks =
+      BufferedTasksFor(options.lease_max_per_host, options.max_in_flight, collection.politeness);
   options.processing.store_content_types = collection.store_content_types;
   options.processing.fingerprints = collection.fingerprints;
   if (collection.focus.enabled()) {

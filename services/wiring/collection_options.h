@@ -30,10 +30,14 @@ namespace crawler::wiring {
 size_t LeaseAheadPerHost(const politeness::PolitenessOptions& politeness, absl::Duration refill);
 
 // Leased URLs the fetcher may hold (FetcherOptions::max_buffered_tasks): enough for each host
-// that max_in_flight transfers keep busy (max_in_flight / max_connections_per_host of them) to
-// hold its lease_ahead, or the crawl runs fewer transfers than allowed. At least the fetcher's
-// default (4,096), at most 65,536 (a few tens of MB).
-size_t BufferedTasksFor(size_t lease_ahead, size_t max_in_flight, int max_connections_per_host);
+// its max_in_flight transfers can keep busy to hold its lease_ahead, or the crawl runs fewer
+// transfers than allowed. Without a delay that is max_in_flight / max_connections_per_host
+// hosts; with one, a transfer slot serves another host while one rests, up to 1 + min_delay /
+// 5 ms hosts per slot (so a polite crawl of many hosts is not held to a few hundred of them). At
+// least the fetcher's default (4,096), at most 65,536 (a few tens of MB); the frontier leases
+// at most lease_ahead per host, so a crawl of few hosts holds far less.
+size_t BufferedTasksFor(size_t lease_ahead, size_t max_in_flight,
+                        const politeness::PolitenessOptions& politeness);
 
 // Partition k's share of `total` over n partitions: the shares add up to it exactly (unlimited,
 // FrontierOptions::kUnlimited, stays unlimited in every partition).

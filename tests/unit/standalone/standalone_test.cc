@@ -688,11 +688,27 @@ TEST(LeaseAheadPerHost, CoversTheRefillAtTheHostsRate) {
 
 // The fetcher holds enough leased URLs for every host its transfers can keep busy.
 TEST(BufferedTasksFor, CoversTheLeasesOfEveryBusyHost) {
-  EXPECT_EQ(BufferedTasksFor(4, 256, 1), 4096u);        // 1,024: the default is the floor
-  EXPECT_EQ(BufferedTasksFor(42, 512, 2), 256u * 42);   // the max-mode benchmark
-  EXPECT_EQ(BufferedTasksFor(42, 513, 2), 257u * 42);   // a host for the odd transfer
-  EXPECT_EQ(BufferedTasksFor(21, 10'000, 1), 65'536u);  // capped
-  EXPECT_EQ(BufferedTasksFor(4, 512, 0), 4096u);        // connections below 1 count as 1
+  auto buffered = [](size_t lease_ahead, size_t max_in_flight, int connections,
+                     absl::Duration min_delay = absl::ZeroDuration()) {
+    politeness::PolitenessOptions p;
+    p.max_connections_per_host = connections;
+    p.min_delay = min_delay;
+    return BufferedTasksFor(lease_ahead, max_in_flight, p);
+  };
+  EXPECT_EQ(buffered(4, 256, 1), 4096u);        // 1,024: the default is the floor
+  EXPECT_EQ(buffered(42, 512, 2), 256u * 42);   // the max-mode benchmark
+  EXPECT_EQ(buffered(42, 513, 2), 257u * 42);   // a host for the odd transfer
+  EXPECT_EQ(buffered(21, 10'000, 1), 65'536u);  // capped
+  EXPECT_EQ(buffered(4, 512, 0), 4096u);        // connections below 1 count as 1
+  // With a delay a slot serves 1 + delay / 5 ms hosts in turn: 512 slots x 3 x 4 URLs.
+  EXPECT_EQ(buffered(4, 512, 1, absl::Milliseconds(10)), 512u * 3 * 4);
+  EXPECT_EQ(buffered(4, 512, 1, absl::Milliseconds(11)), 512u * 4 * 4);  // a turn for the rest
+  EXPECT_EQ(buffered(4, 512, 2, absl::Milliseconds(50)), 256u * 11 * 4);
+  EXPECT_EQ(buffered(4, 64, 1, absl::Milliseconds(10)), 4096u);  // still the floor
+  // The default politeness (1 s, 1 connection) at the default 256 transfers: every host of a
+  // large polite crawl, up to the cap (before, 1,024 hosts at 4 URLs each).
+  EXPECT_EQ(buffered(4, 256, 1, absl::Seconds(1)), 65'536u);
+  EXPECT_EQ(buffered(4, 256, 1, absl::Hours(1000)), 65'536u);  // no overflow
 }
 
 // RFC 9309 §2.2.1: the product token is what User-agent lines are matched against, case-
