@@ -25,6 +25,7 @@
 #include "absl/time/time.h"
 #include "lib/http/response_head.h"
 #include "lib/net/ip_address.h"
+#include "services/common/open_file_limit.h"
 
 namespace crawler::fetcher {
 namespace {
@@ -661,7 +662,10 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const HttpClientO
   impl->multi = curl_multi_init();
   if (impl->multi == nullptr) return absl::InternalError("curl_multi_init failed");
   CURLM* m = impl->multi;
-  curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, static_cast<long>(options.max_cached_connections));
+  const size_t cached =
+      std::min(static_cast<size_t>(std::max(options.max_cached_connections, 1)),
+               std::max<size_t>(service::OpenFileLimit() / 2, 1));
+  curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, static_cast<long>(cached));
   curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, &Impl::OnSocket);
   curl_multi_setopt(m, CURLMOPT_SOCKETDATA, impl.get());
   curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, &Impl::OnTimer);

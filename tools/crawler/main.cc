@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "services/common/open_file_limit.h"
 #include "tools/crawler/commands.h"
 
 #ifdef CRAWLER_MIMALLOC
@@ -30,6 +31,8 @@ std::string AllocatorName() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A crawl of many hosts keeps a connection to each: more than the usual soft limit of 1,024.
+  crawler::service::RaiseOpenFileLimit();
   CLI::App app{"crawler: a polite, adaptive web crawler"};
   app.require_subcommand(1);
   app.set_version_flag("--version",

@@ -2,6 +2,7 @@
 // subcommand per role (tools/crawlerd/role.h; docs/services.md). main() only wires roles.
 #include <CLI/CLI.hpp>
 
+#include "services/common/open_file_limit.h"
 #include "services/common/service/service_main.h"
 #include "tools/crawlerd/role.h"
 
@@ -20,6 +21,8 @@ constexpr crawler::crawlerd::RegisterRole kRoles[] = {
 int main(int argc, char** argv) {
   // Before any thread exists (gRPC's, RocksDB's), so that only sigwait ever sees the signals.
   crawler::service::BlockStopSignals();
+  // A fetcher of many hosts keeps a connection to each: more than the usual soft limit of 1,024.
+  crawler::service::RaiseOpenFileLimit();
 
   CLI::App app{"crawlerd: the crawler's services (docs/services.md)"};
   app.require_subcommand(1);

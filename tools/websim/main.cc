@@ -2,7 +2,6 @@
 // requested files, serves on loopback until SIGINT/SIGTERM or --max-seconds. docs/websim.md is
 // the manual.
 #include <signal.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -19,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "lib/bandit/random.h"
+#include "services/common/open_file_limit.h"
 #include "tools/banditsim/site_set.h"
 #include "tools/websim/change_corpus.h"
 #include "tools/websim/change_log.h"
@@ -60,15 +60,6 @@ absl::Status WriteFileAtomically(const std::string& path, absl::string_view cont
     return absl::ErrnoToStatus(errno, absl::StrCat("cannot rename to ", path));
   }
   return absl::OkStatus();
-}
-
-// Many crawler connections at once need more than the usual soft limit of 1024 descriptors.
-void RaiseFileLimit() {
-  rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
-  }
 }
 
 int Fail(const absl::Status& status) {
@@ -323,7 +314,8 @@ int main(int argc, char** argv) {
     if (!opened.ok()) return Fail(opened.status());
     log = *std::move(opened);
   }
-  RaiseFileLimit();
+  // Many crawler connections at once need more than the usual soft limit of 1,024.
+  crawler::service::RaiseOpenFileLimit();
 
   // Workers inherit this mask, so only sigtimedwait below ever sees SIGINT/SIGTERM: shutdown is
   // an ordinary return from main, with the log flushed, and no handler touches global state.
