@@ -3,10 +3,12 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "lib/fingerprint/text_normalizer.h"
 
 namespace crawler::fingerprint {
@@ -45,9 +47,33 @@ bool In(std::string_view word, std::initializer_list<std::string_view> list) {
   return std::find(list.begin(), list.end(), word) != list.end();
 }
 
-template <size_t N>
-bool In(std::string_view word, const std::string_view (&list)[N]) {
-  return std::find(std::begin(list), std::end(list), word) != std::end(list);
+// A word list as a hash set: one probe per word instead of a comparison per entry.
+class WordSet {
+ public:
+  template <size_t N>
+  explicit WordSet(const std::string_view (&list)[N]) : words_(std::begin(list), std::end(list)) {
+    for (std::string_view w : list) longest_ = std::max(longest_, w.size());
+  }
+  bool contains(std::string_view word) const {
+    return word.size() <= longest_ && words_.contains(word);
+  }
+
+ private:
+  absl::flat_hash_set<std::string_view> words_;
+  size_t longest_ = 0;
+};
+
+const WordSet& MonthsAndDays() {
+  static const WordSet* const set = new WordSet(kMonthsAndDays);
+  return *set;
+}
+const WordSet& CounterWords() {
+  static const WordSet* const set = new WordSet(kCounterWords);
+  return *set;
+}
+const WordSet& AdLabels() {
+  static const WordSet* const set = new WordSet(kAdLabels);
+  return *set;
 }
 
 // Digits with '.' or ',' between them ("12", "12,345", "1.5"), or an ordinal ("5th").
@@ -71,47 +97,64 @@ bool IsDayOrYear(std::string_view w) {
   return rest.empty() || In(rest, {"st", "nd", "rd", "th"});
 }
 
-// Groups of digits separated by `separators`: the group count and the digit counts.
-bool DigitGroups(std::string_view w, std::string_view separators, std::vector<size_t>& groups) {
-  groups.assign(1, 0);
-  for (char c : w) {
-    if (IsDigit(c)) {
-      ++groups.back();
-    } else if (separators.find(c) != std::string_view::npos && groups.back() > 0) {
-      groups.push_back(0);
-    } else {
-      return false;
+// Groups of digits separated by `separators`, counted: the digit count of each of the first
+// kMaxGroups groups; `count` past kMaxGroups means more (no caller wants more than 3).
+struct DigitGroups {
+  static constexpr size_t kMaxGroups = 4;
+  std::array<size_t, kMaxGroups> digits{};
+  size_t count = 0;
+
+  // False unless `w` is digit groups separated by single separators, ending in a digit.
+  bool Parse(std::string_view w, std::string_view separators) {
+    count = 1;
+    digits[0] = 0;
+    size_t last = 0;  // digits in the group being read
+    for (char c : w) {
+      if (IsDigit(c)) {
+        ++last;
+      } else if (separators.find(c) != std::string_view::npos && last > 0) {
+        if (count <= kMaxGroups) digits[count - 1] = last;
+        ++count;
+        last = 0;
+      } else {
+        return false;
+      }
     }
+    if (count <= kMaxGroups) digits[count - 1] = last;
+    return last > 0;
   }
-  return groups.back() > 0;
-}
+};
 
 // 10:42, 10:42:07, 10:42:07.123, 9:05pm.
 bool IsClockTime(std::string_view w) {
+  if (w.empty() || !IsDigit(w.front())) return false;
   if (w.size() > 2 && (w.ends_with("am") || w.ends_with("pm"))) w.remove_suffix(2);
   if (const size_t dot = w.rfind('.'); dot != std::string_view::npos && dot + 1 < w.size() &&
                                        w.find(':') < dot &&
                                        std::all_of(w.begin() + dot + 1, w.end(), IsDigit)) {
     w = w.substr(0, dot);  // fractional seconds
   }
-  std::vector<size_t> groups;
-  if (!DigitGroups(w, ":", groups) || groups.size() < 2 || groups.size() > 3) return false;
-  return groups[0] <= 2 && std::all_of(groups.begin() + 1, groups.end(),
-                                       [](size_t g) { return g == 2; });
+  DigitGroups groups;
+  if (!groups.Parse(w, ":") || groups.count < 2 || groups.count > 3) return false;
+  return groups.digits[0] <= 2 && groups.digits[1] == 2 &&
+         (groups.count == 2 || groups.digits[2] == 2);
 }
 
 // 2025-03-05, 05.03.2025, 3/5/25, and ISO 8601 date-times (2025-03-05T10:42:07Z).
 bool IsNumericDate(std::string_view w) {
+  if (w.empty() || !IsDigit(w.front())) return false;
   if (const size_t t = w.find('t'); t == 10 && w.size() > 10) w = w.substr(0, 10);
-  std::vector<size_t> groups;
-  if (!DigitGroups(w, "-./", groups) || groups.size() != 3) return false;
-  const bool year_first = groups[0] == 4 && groups[1] <= 2 && groups[2] <= 2;
-  const bool year_last = groups[0] <= 2 && groups[1] <= 2 && (groups[2] == 2 || groups[2] == 4);
+  DigitGroups groups;
+  if (!groups.Parse(w, "-./") || groups.count != 3) return false;
+  const size_t* g = groups.digits.data();
+  const bool year_first = g[0] == 4 && g[1] <= 2 && g[2] <= 2;
+  const bool year_last = g[0] <= 2 && g[1] <= 2 && (g[2] == 2 || g[2] == 4);
   return year_first || year_last;
 }
 
-// Rule 1 on one block (a line): its words, lowercased, end punctuation removed.
-void AppendWords(std::string_view block, std::vector<std::string>& words) {
+// Rule 1 on one block (a line of the ASCII-lowercased text): its words, end punctuation removed,
+// as views into the block.
+void AppendWords(std::string_view block, std::vector<std::string_view>& words) {
   size_t i = 0;
   while (i < block.size()) {
     while (i < block.size() && (block[i] == ' ' || block[i] == '\t')) ++i;
@@ -121,55 +164,61 @@ void AppendWords(std::string_view block, std::vector<std::string>& words) {
     i = end;
     while (!word.empty() && IsAsciiPunct(word.front())) word.remove_prefix(1);
     while (!word.empty() && IsAsciiPunct(word.back())) word.remove_suffix(1);
-    if (word.empty()) continue;
-    std::string lower(word);
-    for (char& c : lower) {
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    }
-    words.push_back(std::move(lower));
+    if (!word.empty()) words.push_back(word);
   }
 }
 
-// Rule 5: "Sponsored: ..." or "Ad: ..." (the short label only with its colon).
+// Rule 5: "Sponsored: ..." or "Ad: ..." (the short label only with its colon), on a lowercased
+// block.
 bool IsAdBlock(std::string_view block) {
   const size_t start = block.find_first_not_of(" \t");
   if (start == std::string_view::npos) return false;
   block.remove_prefix(start);
-  std::vector<std::string> first;
-  AppendWords(block.substr(0, block.find_first_of(" \t")), first);
+  std::string_view first = block.substr(0, block.find_first_of(" \t"));
+  while (!first.empty() && IsAsciiPunct(first.front())) first.remove_prefix(1);
+  while (!first.empty() && IsAsciiPunct(first.back())) first.remove_suffix(1);
   if (first.empty()) return false;
-  if (first[0] == "ad") return block.size() > 2 && block[2] == ':';
-  return In(first[0], kAdLabels);
+  if (first == "ad") return block.size() > 2 && block[2] == ':';
+  return AdLabels().contains(first);
 }
 
-std::vector<std::string> Words(std::string_view text) {
-  std::vector<std::string> words;
+// The words of every block that is not an ad, as views into `lowered`.
+std::vector<std::string_view> Words(std::string_view lowered) {
+  std::vector<std::string_view> words;
   size_t begin = 0;
-  while (begin <= text.size()) {
-    size_t end = text.find('\n', begin);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view block = text.substr(begin, end - begin);
+  while (begin <= lowered.size()) {
+    size_t end = lowered.find('\n', begin);
+    if (end == std::string_view::npos) end = lowered.size();
+    const std::string_view block = lowered.substr(begin, end - begin);
     if (!IsAdBlock(block)) AppendWords(block, words);
     begin = end + 1;
   }
   return words;
 }
 
-std::vector<std::string> NormalizedWords(std::string_view text) {
-  std::vector<std::string> words = Words(text);
+}  // namespace
+
+std::string NormalizeForChangeDigest(std::string_view main_text) {
+  // Rule 1 lowercases ASCII letters only; doing it once for the whole text leaves every word as
+  // it would be lowercased alone (punctuation, which is stripped, has no case).
+  std::string lowered(main_text);
+  for (char& c : lowered) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  const std::vector<std::string_view> words = Words(lowered);
   const size_t n = words.size();
   std::vector<bool> drop(n, false);
   for (size_t i = 0; i < n; ++i) {
-    const std::string& w = words[i];
+    const std::string_view w = words[i];
     if (IsClockTime(w) || IsNumericDate(w) || IsDateOrTimeWord(w)) drop[i] = true;
-    if (In(w, kMonthsAndDays)) {
+    if (MonthsAndDays().contains(w)) {
       // The day and year around a month or weekday name.
       for (size_t j = i >= 2 ? i - 2 : 0; j <= std::min(n - 1, i + 2); ++j) {
         if (IsDayOrYear(words[j])) drop[j] = true;
       }
     }
     if (w == "ago" && i >= 2 && IsNumber(words[i - 2])) drop[i - 2] = true;  // 5 minutes ago
-    if (In(w, kCounterWords)) {
+    if (CounterWords().contains(w)) {
       // "12 views", "views: 12", "visitor number 12", "visitor no. 12".
       if (i > 0 && IsNumber(words[i - 1])) drop[i - 1] = true;
       if (i + 1 < n && IsNumber(words[i + 1])) drop[i + 1] = true;
@@ -178,21 +227,12 @@ std::vector<std::string> NormalizedWords(std::string_view text) {
       }
     }
   }
-  std::vector<std::string> kept;
-  kept.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (!drop[i]) kept.push_back(std::move(words[i]));
-  }
-  return kept;
-}
-
-}  // namespace
-
-std::string NormalizeForChangeDigest(std::string_view main_text) {
   std::string out;
-  for (const std::string& word : NormalizedWords(main_text)) {
+  out.reserve(lowered.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (drop[i]) continue;
     if (!out.empty()) out += ' ';
-    out += word;
+    out += words[i];
   }
   return out;
 }
