@@ -119,6 +119,8 @@ struct Transfer {
   HttpResult result;
   curl_slist* extra_headers = nullptr;  // constant headers + the request's; null if none
   curl_slist* resolve = nullptr;
+  std::string unpin;  // "-HOST:PORT": drops this transfer's pinned address from the DNS cache
+  size_t* open_sockets = nullptr;  // HttpClient::Impl::open_sockets
   bool header_too_large = false;
   bool address_refused = false;
   bool in_multi = false;
@@ -203,7 +205,18 @@ curl_socket_t OnOpenSocket(void* user, curlsocktype, curl_sockaddr* address) {
     t->address_refused = true;
     return CURL_SOCKET_BAD;
   }
-  return ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+  const curl_socket_t s =
+      ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+  if (s != CURL_SOCKET_BAD) ++*t->open_sockets;
+  return s;
+}
+
+// CURLOPT_CLOSESOCKETFUNCTION. libcurl keeps the callback and its pointer with the connection,
+// so a cached connection closed later (evicted, or at curl_multi_cleanup) is counted too.
+int OnCloseSocket(void* open_sockets, curl_socket_t s) {
+  auto* count = static_cast<size_t*>(open_sockets);
+  if (*count > 0) --*count;
+  return ::close(s);
 }
 
 TransportError Classify(CURLcode code) {
@@ -242,6 +255,11 @@ std::string ResolveEntry(const std::string& host, uint16_t port, const std::stri
   return absl::StrCat("+", host, ":", port, ":", v6 ? "[" : "", ip, v6 ? "]" : "");
 }
 
+// "-HOST:PORT" for CURLOPT_RESOLVE: removes the entry ResolveEntry() made.
+std::string UnpinEntry(const std::string& host, uint16_t port) {
+  return absl::StrCat("-", host, ":", port);
+}
+
 using SteadyTime = std::chrono::steady_clock::time_point;
 
 // True once the final response head (not a 1xx interim one) has arrived in full.
@@ -276,6 +294,11 @@ struct HttpClient::Impl {
   std::vector<Transfer*> queued;
   size_t running = 0;
   std::optional<SteadyTime> timer;  // libcurl's single timeout (CURLMOPT_TIMERFUNCTION)
+  // Sockets open now, the transfers' and the cached connections' (OnOpenSocket, OnCloseSocket).
+  size_t open_sockets = 0;
+  size_t max_cached = 1;  // CURLMOPT_MAXCONNECTS
+  // The pins of finished transfers, removed from the DNS cache when the next transfer starts.
+  std::vector<std::string> unpin;
   std::vector<epoll_event> events = std::vector<epoll_event>(256);
   bool pwait2_available = true;
 
@@ -380,6 +403,9 @@ struct HttpClient::Impl {
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, OnOpenSocket);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &t);
+    t.open_sockets = &open_sockets;
+    curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, OnCloseSocket);
+    curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, &open_sockets);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error_buffer);
     if (options.capture_request) {
       curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, OnDebug);
@@ -390,6 +416,11 @@ struct HttpClient::Impl {
     // record must match its own Transfer-Encoding header.
     curl_easy_setopt(e, CURLOPT_HTTP_TRANSFER_DECODING, 0L);
     if (connect_to != nullptr) curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to);
+    // libcurl prunes expired entries from the multi handle's DNS cache after every transfer by
+    // walking the whole cache: with a pinned entry per host, thousands of hosts made that walk
+    // most of the network thread's time. Entries never expire instead, and each transfer's pin
+    // is removed once it is done (Configure), so the cache holds about the transfers in flight.
+    curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT, -1L);
   }
 
   // The per-request options. Everything a previous request set is overwritten or cleared here.
@@ -431,10 +462,24 @@ struct HttpClient::Impl {
     } else if (connect_to == nullptr && !request.ip.empty()) {
       entry = ResolveEntry(request.host, request.port, request.ip);
     }
+    // The pins of transfers done since the last start go first, so that a host fetched again
+    // right away is removed and then pinned anew.
     curl_slist* old_resolve = t.resolve;
-    t.resolve = entry.empty() ? nullptr : curl_slist_append(nullptr, entry.c_str());
+    t.resolve = nullptr;
+    for (const std::string& done : unpin) t.resolve = curl_slist_append(t.resolve, done.c_str());
+    unpin.clear();
+    if (!entry.empty()) {
+      t.resolve = curl_slist_append(t.resolve, entry.c_str());
+      t.unpin = UnpinEntry(request.host, !connect_to_ip.empty() ? connect_to_port : request.port);
+    } else {
+      t.unpin.clear();
+    }
     curl_easy_setopt(e, CURLOPT_RESOLVE, t.resolve);
     curl_slist_free_all(old_resolve);
+    // Keep the connection for the host's next request only while the cache has room for it and
+    // for every transfer running: when it is full, libcurl's eviction walks all cached
+    // connections for every new one. A host past that room connects anew next time instead.
+    curl_easy_setopt(e, CURLOPT_FORBID_REUSE, open_sockets + running < max_cached ? 0L : 1L);
   }
 
   HttpResult Finish(Transfer* t, CURLcode code) {
@@ -587,6 +632,8 @@ struct HttpClient::Impl {
       t->in_multi = false;
       --running;
       done.push_back(Finish(t, code));
+      if (!t->unpin.empty()) unpin.push_back(std::move(t->unpin));
+      t->unpin.clear();
       idle.push_back(t);
     }
   }
@@ -665,6 +712,7 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const HttpClientO
   const size_t cached =
       std::min(static_cast<size_t>(std::max(options.max_cached_connections, 1)),
                std::max<size_t>(service::OpenFileLimit() / 2, 1));
+  impl->max_cached = cached;
   curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, static_cast<long>(cached));
   curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, &Impl::OnSocket);
   curl_multi_setopt(m, CURLMOPT_SOCKETDATA, impl.get());

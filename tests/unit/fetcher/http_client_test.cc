@@ -51,6 +51,15 @@ std::vector<HttpResult> PollUntil(HttpClient& client, size_t count) {
   return results;
 }
 
+// GET http://HOST/ (port 80, for a client with connect_to), and its result.
+std::vector<HttpResult> FetchRoot(HttpClient& client, const std::string& host, int id) {
+  client.Start({.id = static_cast<uint64_t>(id),
+                .url = absl::StrCat("http://", host, "/"),
+                .host = host,
+                .port = 80});
+  return PollUntil(client, 1);
+}
+
 TEST(HttpClient, GetKeepsConnectionsAliveAndReturnsRawMessage) {
   TestHttpServer server([](const std::string&) { return TestResponse{Ok("hello")}; });
   auto client = Client({.user_agent = "TestBot/1.0 (+http://example.org/bot)"});
@@ -382,11 +391,7 @@ TEST(HttpClient, ConnectToReusesConnectionsPerHost) {
   auto client = Client({.connect_to = absl::StrCat("127.0.0.1:", server.port())});
   for (int i = 0; i < 6; ++i) {
     const std::string host = i % 2 == 0 ? "h1.websim.test" : "h2.websim.test";
-    client->Start({.id = static_cast<uint64_t>(i),
-                   .url = absl::StrCat("http://", host, "/"),
-                   .host = host,
-                   .port = 80});
-    std::vector<HttpResult> r = PollUntil(*client, 1);
+    std::vector<HttpResult> r = FetchRoot(*client, host, i);
     ASSERT_EQ(r.size(), 1u);
     EXPECT_EQ(r[0].error, TransportError::kNone) << r[0].error_message;
     EXPECT_EQ(r[0].body, host);
@@ -394,6 +399,25 @@ TEST(HttpClient, ConnectToReusesConnectionsPerHost) {
   }
   EXPECT_EQ(server.requests(), 6);
   EXPECT_EQ(server.connections(), 2);
+}
+
+// Past max_cached_connections open sockets a transfer's connection is closed when it is done
+// instead of cached: the cache never fills, so libcurl never evicts, and the hosts whose
+// connections are cached keep them. Four hosts in turn, twice, with room for three: h4's first
+// connection is closed after its request (the cache held h1-h3), h1's after its second (the cache
+// was still full), and h4 connects anew; h2 and h3 reuse theirs. With libcurl's own eviction
+// (oldest first) every request of the second round would have connected anew: 8 connections.
+TEST(HttpClient, ConnectionsPastTheCacheAreClosedRatherThanEvicted) {
+  TestHttpServer server([](const std::string&) { return TestResponse{Ok("x")}; });
+  auto client = Client({.connect_to = absl::StrCat("127.0.0.1:", server.port()),
+                        .max_cached_connections = 3});
+  for (int i = 0; i < 8; ++i) {
+    std::vector<HttpResult> r = FetchRoot(*client, absl::StrCat("h", i % 4 + 1, ".websim.test"), i);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].error, TransportError::kNone) << r[0].error_message;
+  }
+  EXPECT_EQ(server.requests(), 8);
+  EXPECT_EQ(server.connections(), 5);
 }
 
 // Easy handles are reused: nothing of one request (headers, pinned address, caps hit, results)
