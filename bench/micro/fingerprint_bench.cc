@@ -14,69 +14,58 @@
 namespace crawler::bench {
 namespace {
 
-void BM_SimHash(benchmark::State& state) {
+// Runs `work` on one page per iteration, cycling through the corpus; bytes/s count the part of
+// the page `part` selects (the visible text or the payload).
+template <typename Part, typename Work>
+void OverPages(benchmark::State& state, Part part, Work work) {
   const Corpus& corpus = WebsimCorpus();
   size_t i = 0;
   size_t bytes = 0;
   for (auto _ : state) {
-    const std::string& text = corpus.pages[i].text;
-    benchmark::DoNotOptimize(fingerprint::ComputeSimHash(text));
-    bytes += text.size();
+    const std::string& input = part(corpus.pages[i]);
+    work(input);
+    bytes += input.size();
     if (++i == corpus.pages.size()) i = 0;
   }
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
   state.SetItemsProcessed(state.iterations());
+}
+
+const std::string& TextOf(const CorpusPage& page) { return page.text; }
+const std::string& BodyOf(const CorpusPage& page) { return page.body; }
+
+void BM_SimHash(benchmark::State& state) {
+  OverPages(state, TextOf, [](const std::string& text) {
+    benchmark::DoNotOptimize(fingerprint::ComputeSimHash(text));
+  });
+  const Corpus& corpus = WebsimCorpus();
   state.counters["text_bytes_per_page"] =
       static_cast<double>(corpus.text_bytes) / static_cast<double>(corpus.pages.size());
 }
 BENCHMARK(BM_SimHash);
 
 void BM_FingerprintTokens(benchmark::State& state) {
-  const Corpus& corpus = WebsimCorpus();
-  size_t i = 0;
-  size_t bytes = 0;
-  for (auto _ : state) {
-    const std::string& text = corpus.pages[i].text;
+  OverPages(state, TextOf, [](const std::string& text) {
     size_t tokens = 0;
     fingerprint::ForEachFingerprintToken(text, [&](std::string_view) { ++tokens; });
     benchmark::DoNotOptimize(tokens);
-    bytes += text.size();
-    if (++i == corpus.pages.size()) i = 0;
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(bytes));
-  state.SetItemsProcessed(state.iterations());
+  });
 }
 BENCHMARK(BM_FingerprintTokens);
 
 // The page processor digests the main text, a part of the visible text; the whole is the
 // harder case.
 void BM_ChangeDigest(benchmark::State& state) {
-  const Corpus& corpus = WebsimCorpus();
-  size_t i = 0;
-  size_t bytes = 0;
-  for (auto _ : state) {
-    const std::string& text = corpus.pages[i].text;
+  OverPages(state, TextOf, [](const std::string& text) {
     benchmark::DoNotOptimize(fingerprint::ComputeChangeDigest(text));
-    bytes += text.size();
-    if (++i == corpus.pages.size()) i = 0;
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(bytes));
-  state.SetItemsProcessed(state.iterations());
+  });
 }
 BENCHMARK(BM_ChangeDigest);
 
 void BM_Sha1Page(benchmark::State& state) {
-  const Corpus& corpus = WebsimCorpus();
-  size_t i = 0;
-  size_t bytes = 0;
-  for (auto _ : state) {
-    const std::string& body = corpus.pages[i].body;
+  OverPages(state, BodyOf, [](const std::string& body) {
     benchmark::DoNotOptimize(fingerprint::Sha1(body));
-    bytes += body.size();
-    if (++i == corpus.pages.size()) i = 0;
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(bytes));
-  state.SetItemsProcessed(state.iterations());
+  });
 }
 BENCHMARK(BM_Sha1Page);
 
