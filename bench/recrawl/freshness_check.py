@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end freshness check of re-visiting (DESIGN.md §7; docs/recrawl.md).
+"""End-to-end freshness check of re-visiting (docs/architecture.md §7; docs/recrawl.md).
 
 Runs the standalone crawler with --revisit against websim pages that change as Poisson processes
 (--change-rates), once per re-visit policy (default: optimal and uniform, in parallel, each with

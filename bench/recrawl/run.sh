@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# bench/recrawl: the end-to-end freshness check of re-visiting (DESIGN.md §7; docs/recrawl.md §11).
-# The standalone crawler re-visits websim pages that change as Poisson processes, once per policy
-# (--policies, default optimal and uniform; in parallel, ~3 minutes) under one budget, a hard cap
-# for every policy; the spend and freshness each achieves, measured from websim's truth, are
-# reported side by side (freshness per unit of spend) and compared with what tools/crawlsim
-# predicts for the same rates and budget. Not a timed test: it is run by hand (or `make
-# bench-recrawl`); ctest runs a 40 s version (e2e.revisit_spend).
+# bench/recrawl: the end-to-end freshness check of re-visiting (docs/architecture.md §7;
+# docs/recrawl.md §11). The standalone crawler re-visits websim pages that change as Poisson
+# processes, once per policy (--policies, default optimal and uniform; in parallel, ~3 minutes)
+# under one budget, a hard cap for every policy; the spend and freshness each achieves, measured
+# from websim's truth, are reported side by side (freshness per unit of spend) and compared with
+# what tools/crawlsim predicts for the same rates and budget. Not a timed test: it is run by hand
+# (or `make bench-recrawl`); ctest runs a 40 s version (e2e.revisit_spend).
 #
 # Usage: bench/recrawl/run.sh [--build-dir DIR] [--no-build] [freshness_check.py options]
 #   (bench/recrawl/freshness_check.py --help lists them: --seconds, --rates, --seed, --out ...)

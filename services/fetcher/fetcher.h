@@ -1,11 +1,12 @@
-// Fetcher: the fetcher core (DESIGN.md §3, §6). It leases batches of URLs from the frontier,
-// and for each host works through: resolve -> SSRF guard -> robots.txt (fetched once per host,
-// cached per RFC 9309 §2.4) -> politeness claim -> HTTP GET. Finished transfers go to a pool of
-// worker threads (PageProcessor: parse, fingerprint, dedup, WARC); their outcomes and outlinks
+// Fetcher: the fetcher core (docs/architecture.md §3, §6). It leases batches of URLs from the
+// frontier, and for each host works through: resolve -> SSRF guard -> robots.txt (fetched once per
+// host, cached per RFC 9309 §2.4) -> politeness claim -> HTTP GET. Finished transfers go to a pool
+// of worker threads (PageProcessor: parse, fingerprint, dedup, WARC); their outcomes and outlinks
 // go back to the frontier in batches.
 //
 // Politeness is enforced here and only here: no request (robots.txt included) starts without a
-// granted claim for its host and address (DESIGN.md §2.1). The frontier's host order is a hint.
+// granted claim for its host and address (docs/architecture.md §2.1). The frontier's host order is
+// a hint.
 //
 // No URL is lost: a leased URL is either completed, or abandoned before its lease deadline so
 // that the frontier re-queues it (a request never starts on a lease about to expire, so a URL is

@@ -1,4 +1,4 @@
-// HostScheduler: the fetcher's per-host work (DESIGN.md §5, §6 "resolve -> SSRF guard ->
+// HostScheduler: the fetcher's per-host work (docs/architecture.md §5, §6 "resolve -> SSRF guard ->
 // politeness claim"). It holds the leased URLs not yet started, grouped by host key (HostWork),
 // the heap of hosts by the monotonic time they are next due, each host's address (resolved
 // asynchronously, then checked by the SSRF guard), and the politeness side of every request:

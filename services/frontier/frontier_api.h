@@ -25,9 +25,9 @@
 
 namespace crawler::frontier {
 
-// Re-visiting (DESIGN.md §7). Off, a URL is done after its final outcome: a one-off crawl. On,
-// every URL whose content the crawler holds (outcome fetched, duplicate or not_modified) goes
-// back into the due index after each visit, due when the collection's re-visit policy says:
+// Re-visiting (docs/architecture.md §7). Off, a URL is done after its final outcome: a one-off
+// crawl. On, every URL whose content the crawler holds (outcome fetched, duplicate or not_modified)
+// goes back into the due index after each visit, due when the collection's re-visit policy says:
 // the frontier records the visit in the URL's history (changed = the main content's change
 // digest differs, or for pages and records without digests the SimHash moved by more than
 // change_threshold_bits: lib/fingerprint/change_detection.h; a 304 is unchanged), asks the policy for the next interval and clamps

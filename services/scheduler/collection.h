@@ -24,8 +24,8 @@ struct CollectionLimits {
   friend bool operator==(const CollectionLimits&, const CollectionLimits&) = default;
 };
 
-// Keeping the collection fresh (DESIGN.md §7): how the frontier re-visits pages and the budget the
-// scheduler spreads over them.
+// Keeping the collection fresh (docs/architecture.md §7): how the frontier re-visits pages and the
+// budget the scheduler spreads over them.
 struct CollectionRevisit {
   // Policy, interval bounds and change threshold, applied by the frontier (frontier_options.h).
   frontier::RevisitOptions options;
@@ -38,9 +38,9 @@ struct CollectionRevisit {
   friend bool operator==(const CollectionRevisit&, const CollectionRevisit&) = default;
 };
 
-// A focused collection (DESIGN.md §8, docs/focused.md): a yield instead of coverage. The sites
-// of the seeds are the arms of a bandit that picks which one to fetch from next within the page
-// budget (limits.max_pages, required).
+// A focused collection (docs/architecture.md §8, docs/focused.md): a yield instead of coverage. The
+// sites of the seeds are the arms of a bandit that picks which one to fetch from next within the
+// page budget (limits.max_pages, required).
 struct CollectionFocus {
   // "none" (a coverage crawl) or "external_links" (also spelled "external-links"): the reward of
   // a page is the number of its external links the collection had not seen before.
@@ -70,8 +70,8 @@ struct Collection {
   std::vector<std::string> store_content_types;
   // Write WARC files at all ("whether to store bodies"). Off: the crawl only maps the site.
   bool store_bodies = true;
-  // Compute content fingerprints and detect duplicates (exact and near, DESIGN.md §9). Off: a
-  // mapping crawl that only needs the link graph; duplicates are not detected and re-visits
+  // Compute content fingerprints and detect duplicates (exact and near, docs/architecture.md §9).
+  // Off: a mapping crawl that only needs the link graph; duplicates are not detected and re-visits
   // judge change by the validators instead of the SimHash.
   bool fingerprints = true;
   CollectionRevisit revisit;

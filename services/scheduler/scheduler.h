@@ -1,12 +1,12 @@
-// Scheduler: the control-plane core (DESIGN.md §3). It holds a collection's definition, builds
-// the scope every component applies, feeds the seeds to the frontier, and tunes the re-visit
-// policy (DESIGN.md §7): TuneRevisits merges the frontier partitions' histograms of estimated
-// change rates (and, for the fitted prior, their evidence, to which it fits the estimators'
-// prior), solves the policy's fleet-wide parameters for the collection's budget (for
+// Scheduler: the control-plane core (docs/architecture.md §3). It holds a collection's definition,
+// builds the scope every component applies, feeds the seeds to the frontier, and tunes the re-visit
+// policy (docs/architecture.md §7): TuneRevisits merges the frontier partitions' histograms of
+// estimated change rates (and, for the fitted prior, their evidence, to which it fits the
+// estimators' prior), solves the policy's fleet-wide parameters for the collection's budget (for
 // "optimal": the multiplier mu) and sends the fleet summary to every partition, whose policy
 // then turns each page's own estimate into its next visit in O(1). A focused collection's host
-// choice (the bandit of DESIGN.md §8) is each frontier partition's (focus_selector.h); the
-// service splits its page budget over the partitions by reward (focus_budget_tuner.h).
+// choice (the bandit of docs/architecture.md §8) is each frontier partition's (focus_selector.h);
+// the service splits its page budget over the partitions by reward (focus_budget_tuner.h).
 //
 // Thread-safety: the collection and scope are immutable after Create; FeedSeeds and
 // TuneRevisits may be called from any thread.

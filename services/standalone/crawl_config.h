@@ -65,7 +65,7 @@ struct CrawlConfig {
   // is fsynced (docs/benchmarks.md has the cost). Off: a kernel crash or power loss may lose
   // records of pages marked done (a killed process loses nothing either way).
   bool fsync = true;
-  // Frontier partitions run in this process (DESIGN.md §4), 1..64.
+  // Frontier partitions run in this process (docs/architecture.md §4), 1..64.
   int partitions = 1;
   // Send X-Crawler-Partition: <k> with every request of partition k's fetcher, so a server's log
   // (websim's) shows that each host is fetched by its owner only. Off: crawled sites learn

@@ -256,8 +256,8 @@ std::string AllSeedsRefused(const scheduler::SeedReport& seeds, const CrawlTotal
 }  // namespace
 
 // The stats_json summary: the totals, the partitions' state at the end, the WARC files and the
-// exchange between partitions (DESIGN.md §4): outlinks the fetchers routed, those sent to
-// another partition than their own, and those the popular-URL cache dropped.
+// exchange between partitions (docs/architecture.md §4): outlinks the fetchers routed, those sent
+// to another partition than their own, and those the popular-URL cache dropped.
 absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
                                                   const CrawlTotals& totals,
                                                   absl::Duration elapsed,

@@ -1,5 +1,5 @@
-// FetcherNode: one fetcher process of the distributed crawl (DESIGN.md §3, §4): replica k of
-// the fetchers, serving partition k of every collection. It reports its counters to the
+// FetcherNode: one fetcher process of the distributed crawl (docs/architecture.md §3, §4): replica
+// k of the fetchers, serving partition k of every collection. It reports its counters to the
 // scheduler every few seconds (SchedulerInternal.ReportFetcherStats) and takes from the reply
 // the collections to crawl; for each ACTIVE one it runs a Fetcher core that leases from
 // frontier partition k only and sends outlinks through a RoutedFrontierClient to the partition

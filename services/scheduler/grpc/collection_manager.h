@@ -1,6 +1,6 @@
-// CollectionManager: the scheduler service's state and control loop (DESIGN.md §3). It owns the
-// collections (persisted in the scheduler's RocksDB store, several crawling at once), answers
-// the admin API's calls on them, and keeps the frontier partitions in step:
+// CollectionManager: the scheduler service's state and control loop (docs/architecture.md §3). It
+// owns the collections (persisted in the scheduler's RocksDB store, several crawling at once),
+// answers the admin API's calls on them, and keeps the frontier partitions in step:
 //
 // - Create stores the collection (ACTIVE), opens it on every partition and feeds its seeds.
 //   What cannot reach a partition now is retried by Tick: the record says the seeds are still

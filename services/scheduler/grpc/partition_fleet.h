@@ -1,4 +1,4 @@
-// PartitionFleet: the frontier partitions as the scheduler sees them (DESIGN.md §3): N
+// PartitionFleet: the frontier partitions as the scheduler sees them (docs/architecture.md §3): N
 // partitions, each reachable for a collection's calls (seeds, statistics, lookups, re-visit
 // tuning) and for opening and dropping collections. In the services it is a set of gRPC
 // channels (GrpcPartitionFleet, grpc_partition_fleet.h); a unit test may hold cores in memory.

@@ -351,8 +351,9 @@ class TransportFetcherTest : public ::testing::Test {
   FetcherStats stats_;
 };
 
-// DESIGN.md §2.1 and §6: robots.txt first, each request under a politeness claim of its own, one
-// request per host at a time; outcomes and outlinks reach the frontier and links are crawled.
+// docs/architecture.md §2.1 and §6: robots.txt first, each request under a politeness claim of its
+// own, one request per host at a time; outcomes and outlinks reach the frontier and links are
+// crawled.
 TEST_F(TransportFetcherTest, Design_6_CompletionsOutlinksAndClaimsWithoutASocket) {
   frontier_.set_enqueue_added(true);
   transport_.Set("http://a.test/robots.txt", Text("User-agent: *\nDisallow: /private\n"));
@@ -410,8 +411,8 @@ TEST_F(TransportFetcherTest, Design_6_CompletionsOutlinksAndClaimsWithoutASocket
   EXPECT_EQ(stats_.hosts_waiting, 0u);
 }
 
-// DESIGN.md §5: a 429/503 with Retry-After blocks the host until then; the frontier is told
-// (ReportHostTimes), so it leases nothing of the host meanwhile.
+// docs/architecture.md §5: a 429/503 with Retry-After blocks the host until then; the frontier is
+// told (ReportHostTimes), so it leases nothing of the host meanwhile.
 TEST_F(TransportFetcherTest, Design_5_RetryAfterIsReportedToTheFrontier) {
   const frontier::LeaseId lease = ServeOnePage(
       "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 120\r\nContent-Length: 0\r\n\r\n");

@@ -1,6 +1,6 @@
-// The scheduler's half of re-visiting (DESIGN.md §7): TuneRevisits merges the partitions' rate
-// histograms, solves mu for the collection's budget and retunes every partition, whose policy
-// then spaces its pages' re-visits so that they add up to the budget.
+// The scheduler's half of re-visiting (docs/architecture.md §7): TuneRevisits merges the
+// partitions' rate histograms, solves mu for the collection's budget and retunes every partition,
+// whose policy then spaces its pages' re-visits so that they add up to the budget.
 #include <memory>
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 // Scheduler and Collection tests: validation of a collection (each error names what is wrong),
 // seed canonicalisation, and feeding the seeds to a real Frontier on an in-memory store with a
-// fake clock (DESIGN.md §3 "scheduler ... routes seeds").
+// fake clock (docs/architecture.md §3 "scheduler ... routes seeds").
 #include "services/scheduler/scheduler.h"
 
 #include <memory>
