@@ -1,10 +1,10 @@
-#include "services/scheduler/collection.h"
+#include "services/collections/collection.h"
 
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 
-namespace crawler::scheduler {
+namespace crawler::collections {
 
 absl::Status Collection::Validate() const {
   if (name.empty()) return absl::InvalidArgumentError("collection name must not be empty");
@@ -27,7 +27,7 @@ absl::Status Collection::Validate() const {
           "re-visiting cannot be combined with max_pages or max_pages_per_host yet (a host at "
           "its cap would never be re-visited); bound the crawl with scope and depth instead");
     }
-    if (absl::Status s = frontier::ValidateRevisitOptions(revisit.options); !s.ok()) return s;
+    if (absl::Status s = ValidateRevisitOptions(revisit.options); !s.ok()) return s;
   }
   if (focus.target != "none" && focus.target != "external_links" &&
       focus.target != "external-links") {
@@ -45,8 +45,7 @@ absl::Status Collection::Validate() const {
     if (revisit.options.enabled) {
       return absl::InvalidArgumentError("a focused collection cannot re-visit");
     }
-    if (absl::Status s = frontier::ValidateFocusOptions(focus.FrontierOptions(), limits.max_pages);
-        !s.ok()) {
+    if (absl::Status s = ValidateFocusOptions(focus.FrontierOptions(), limits.max_pages); !s.ok()) {
       return s;
     }
   }
@@ -59,8 +58,8 @@ void Collection::ApplyFocus() {
   record_links = true;
 }
 
-frontier::FocusOptions CollectionFocus::FrontierOptions() const {
+FocusOptions CollectionFocus::FrontierOptions() const {
   return {.enabled = enabled(), .policy = policy, .seed = seed, .max_in_flight = max_in_flight};
 }
 
-}  // namespace crawler::scheduler
+}  // namespace crawler::collections

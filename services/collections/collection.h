@@ -1,8 +1,9 @@
 // Collection: what to crawl and how: seeds, scope (lib/scope/scope.h), politeness, limits,
 // re-visiting, and what to store. The scheduler owns collections; the frontier and
-// fetcher receive the parts they apply.
-#ifndef CRAWLER_SERVICES_SCHEDULER_COLLECTION_H_
-#define CRAWLER_SERVICES_SCHEDULER_COLLECTION_H_
+// fetcher receive the parts they apply (docs/architecture.md §12: services/collections is below
+// all three, so each can use the definition without the others).
+#ifndef CRAWLER_SERVICES_COLLECTIONS_COLLECTION_H_
+#define CRAWLER_SERVICES_COLLECTIONS_COLLECTION_H_
 
 #include <cstdint>
 #include <limits>
@@ -12,9 +13,11 @@
 #include "absl/status/status.h"
 #include "lib/politeness/politeness_options.h"
 #include "lib/scope/scope.h"
-#include "services/frontier/frontier_api.h"
+#include "services/collections/collection_name.h"
+#include "services/collections/focus_options.h"
+#include "services/collections/revisit_options.h"
 
-namespace crawler::scheduler {
+namespace crawler::collections {
 
 struct CollectionLimits {
   static constexpr uint64_t kUnlimited = std::numeric_limits<uint64_t>::max();
@@ -27,8 +30,8 @@ struct CollectionLimits {
 // Keeping the collection fresh (docs/architecture.md §7): how the frontier re-visits pages and the
 // budget the scheduler spreads over them.
 struct CollectionRevisit {
-  // Policy, interval bounds and change threshold, applied by the frontier (frontier_options.h).
-  frontier::RevisitOptions options;
+  // Policy, interval bounds and change threshold, applied by the frontier (revisit_options.h).
+  RevisitOptions options;
   // Re-visits per day the collection may spend (> 0 when re-visiting is on). "optimal" solves
   // mu so that the pages' frequencies add up to it; "uniform" and "fixed" (without an interval)
   // divide it evenly. Real crawls think per day (10 pages x 24 visits = 240); a test web whose
@@ -45,7 +48,7 @@ struct CollectionFocus {
   // "none" (a coverage crawl) or "external_links" (also spelled "external-links"): the reward of
   // a page is the number of its external links the collection had not seen before.
   std::string target = "none";
-  // A lib/bandit policy (frontier::FocusOptions::policy).
+  // A lib/bandit policy (FocusOptions::policy).
   std::string policy = "rested-thompson";
   // "domain": a link is external when its registrable domain (Public Suffix List) differs from
   // the page's; "host": when its host does.
@@ -56,7 +59,7 @@ struct CollectionFocus {
 
   bool enabled() const { return target != "none"; }
   // The frontier partitions' options for this focus (enabled iff enabled()).
-  frontier::FocusOptions FrontierOptions() const;
+  FocusOptions FrontierOptions() const;
   friend bool operator==(const CollectionFocus&, const CollectionFocus&) = default;
 };
 
@@ -91,6 +94,6 @@ struct Collection {
   friend bool operator==(const Collection&, const Collection&) = default;
 };
 
-}  // namespace crawler::scheduler
+}  // namespace crawler::collections
 
-#endif  // CRAWLER_SERVICES_SCHEDULER_COLLECTION_H_
+#endif  // CRAWLER_SERVICES_COLLECTIONS_COLLECTION_H_

@@ -1,41 +1,19 @@
-#include "services/scheduler/scheduler_config.h"
+#include "services/collections/collection_keys.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace crawler::scheduler {
+#include "services/common/politeness/politeness_keys.h"
+
+namespace crawler::collections {
 namespace {
 
 using config::ValueKind;
 using Strings = std::vector<std::string>;
 
 }  // namespace
-
-const config::KeyTable<politeness::PolitenessOptions>& PolitenessKeys() {
-  static const auto* const table = [] {
-    auto* t = new config::KeyTable<politeness::PolitenessOptions>;
-    (*t)
-        .AddField<absl::Duration>(
-            {"min_delay", "--min-delay", "Minimum delay per host, e.g. 50ms, 2s"},
-            [](politeness::PolitenessOptions& p) -> absl::Duration& { return p.min_delay; })
-        .AddField<absl::Duration>(
-            {"max_delay", "--max-delay", "Maximum delay per host (a larger --min-delay raises it)"},
-            [](politeness::PolitenessOptions& p) -> absl::Duration& { return p.max_delay; })
-        .AddField<double>(
-            {"delay_factor", "--delay-factor", "Delay >= factor x last response time"},
-            [](politeness::PolitenessOptions& p) -> double& { return p.delay_factor; })
-        .AddField<absl::Duration>(
-            {"max_crawl_delay", "--max-crawl-delay", "Cap on robots.txt Crawl-delay"},
-            [](politeness::PolitenessOptions& p) -> absl::Duration& { return p.max_crawl_delay; })
-        .AddField<int>({"max_connections_per_host", "--max-connections-per-host",
-                        "Concurrent requests per host"},
-                       [](politeness::PolitenessOptions& p) -> int& { return p.max_connections_per_host; });
-    return t;
-  }();
-  return *table;
-}
 
 const config::KeyTable<Collection>& CollectionKeys() {
   static const auto* const table = [] {
@@ -72,7 +50,7 @@ const config::KeyTable<Collection>& CollectionKeys() {
         .AddField<uint64_t>(
             {"max_pages_per_host", "--max-pages-per-host", "Pages per host at most", "unlimited"},
             [](Collection& c) -> uint64_t& { return c.limits.max_pages_per_host; })
-        .Include(PolitenessKeys(), &Collection::politeness)
+        .Include(politeness::PolitenessKeys(), &Collection::politeness)
         // re-visiting
         .AddField<bool>({"revisit", "--revisit",
                          "Keep the pages fresh: re-visit each one when the re-visit policy says"},
@@ -134,10 +112,9 @@ const config::KeyTable<Collection>& CollectionKeys() {
              "none, or external_links: a bandit picks the site to fetch next for new external "
              "links (needs max_pages)"},
             [](Collection& c) -> std::string& { return c.focus.target; })
-        .AddField<std::string>(
-            {"focus_policy", "--focus-policy",
-             "r1, r2, r3, thompson, d-thompson, rested-thompson, d-ucb"},
-            [](Collection& c) -> std::string& { return c.focus.policy; })
+        .AddField<std::string>({"focus_policy", "--focus-policy",
+                                "r1, r2, r3, thompson, d-thompson, rested-thompson, d-ucb"},
+                               [](Collection& c) -> std::string& { return c.focus.policy; })
         .AddField<std::string>(
             {"focus_external", "--focus-external",
              "domain (another registrable domain is external) or host (another host)"},
@@ -156,15 +133,4 @@ const config::KeyTable<Collection>& CollectionKeys() {
   return *table;
 }
 
-const config::KeyTable<RevisitTunerOptions>& RevisitTunerKeys() {
-  static const auto* const table = [] {
-    auto* t = new config::KeyTable<RevisitTunerOptions>;
-    t->Add({"revisit_tune_interval", "--revisit-tune-interval",
-            "How often the re-visit policy is re-tuned"},
-           &RevisitTunerOptions::interval);
-    return t;
-  }();
-  return *table;
-}
-
-}  // namespace crawler::scheduler
+}  // namespace crawler::collections

@@ -1,4 +1,4 @@
-#include "services/standalone/crawl_report.h"
+#include "services/fetcher/crawl_report.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include "lib/json/json_string.h"
 #include "services/frontier/url_record.h"
 
-namespace crawler::standalone {
+namespace crawler::fetcher {
 namespace {
 
 // Error classes are a bounded set: "http_<status>", or the fetcher's class word in front of the
@@ -168,4 +168,4 @@ std::string SummaryJson(const CrawlTotals& t, absl::Duration elapsed,
   return json + "\n}\n";
 }
 
-}  // namespace crawler::standalone
+}  // namespace crawler::fetcher

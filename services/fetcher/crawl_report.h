@@ -8,8 +8,8 @@
 // robots.txt fetch; detail is free text (error, duplicate-of, redirect target), possibly empty.
 //
 // Thread-safety: both observers are thread-safe (events come from fetcher worker threads).
-#ifndef CRAWLER_SERVICES_STANDALONE_CRAWL_REPORT_H_
-#define CRAWLER_SERVICES_STANDALONE_CRAWL_REPORT_H_
+#ifndef CRAWLER_SERVICES_FETCHER_CRAWL_REPORT_H_
+#define CRAWLER_SERVICES_FETCHER_CRAWL_REPORT_H_
 
 #include <cstdint>
 #include <map>
@@ -23,7 +23,7 @@
 #include "absl/types/span.h"
 #include "services/fetcher/fetch_event.h"
 
-namespace crawler::standalone {
+namespace crawler::fetcher {
 
 // Each worker batch of lines is handed to the kernel in one write() on an O_APPEND descriptor
 // (before its outcomes reach the frontier): a killed crawl loses no line of a recorded outcome
@@ -98,6 +98,6 @@ class ObserverList final : public fetcher::FetchObserver {
 std::string SummaryJson(const CrawlTotals& totals, absl::Duration elapsed,
                         const std::string& extra_members);
 
-}  // namespace crawler::standalone
+}  // namespace crawler::fetcher
 
-#endif  // CRAWLER_SERVICES_STANDALONE_CRAWL_REPORT_H_
+#endif  // CRAWLER_SERVICES_FETCHER_CRAWL_REPORT_H_

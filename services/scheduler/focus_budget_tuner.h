@@ -65,7 +65,7 @@ struct FocusBudgetTunerOptions {
 class FocusBudgetTuner final : public PeriodicJob {
  public:
   // Partition k's new budget goes out as push(k, max_pages). `total` is the collection's
-  // max_pages. Before the first round every partition holds its even share (wiring::ShareOf).
+  // max_pages. Before the first round every partition holds its even share (collections::ShareOf).
   FocusBudgetTuner(FocusBudgetTunerOptions options, uint64_t total,
                    std::vector<frontier::FrontierClient*> partitions,
                    std::function<absl::Status(uint32_t k, uint64_t max_pages)> push,

@@ -27,18 +27,21 @@
 #include "lib/json/json_string.h"
 #include "lib/net/address_policy.h"
 #include "lib/warc/warc_writer.h"
+#include "services/collections/shares.h"
 #include "services/common/free_space_guard.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/metrics/snapshot_collector.h"
 #include "services/common/periodic_runner.h"
-#include "services/common/redis/politeness_store.h"
+#include "services/common/politeness/politeness_store.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/dedup/dedup.h"
 #include "services/dedup/local_dedup_client.h"
+#include "services/fetcher/collection_options.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/fetcher_metrics.h"
 #include "services/fetcher/link_ledger.h"
 #include "services/fetcher/resolver.h"
+#include "services/frontier/collection_settings.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/frontier_metrics.h"
 #include "services/frontier/lease_reaper.h"
@@ -48,7 +51,6 @@
 #include "services/scheduler/scheduler.h"
 #include "services/scheduler/scheduler_metrics.h"
 #include "services/standalone/progress_reporter.h"
-#include "services/wiring/collection_options.h"
 
 namespace crawler::standalone {
 namespace {
@@ -108,16 +110,16 @@ struct StandaloneCrawl::Parts {
   std::unique_ptr<fetcher::SystemResolver> resolver;
   std::unique_ptr<net::AddressPolicy> guard;
   std::unique_ptr<warc::WarcWriter> warc;
-  std::unique_ptr<CrawlLog> log;
+  std::unique_ptr<fetcher::CrawlLog> log;
   // Every page's links (record_links or focus): <data_dir>/links.tsv; the PSL it classifies by.
   std::unique_ptr<url::PublicSuffixList> psl;
   std::unique_ptr<fetcher::LinkLedger> links;
-  CrawlStats stats;
+  fetcher::CrawlStats stats;
   std::unique_ptr<fetcher::FetcherMetrics> fetcher_metrics;  // with a metrics server
   // Run's re-visit tuner while it lives (null otherwise), for the metrics' tuning gauges.
   absl::Mutex tuner_mu;
   const scheduler::RevisitTuner* tuner ABSL_GUARDED_BY(tuner_mu) = nullptr;
-  ObserverList observers;
+  fetcher::ObserverList observers;
   // routers[k] is fetcher k's view of the frontier: its own partition for leases and
   // completions, every partition for outlinks. routers.back() (home 0) feeds the seeds.
   std::vector<std::unique_ptr<frontier::RoutedFrontierClient>> routers;
@@ -132,7 +134,7 @@ struct StandaloneCrawl::Parts {
     for (auto& f : fetchers) f->Stop();
   }
   // `refusal`: why every seed was refused (AllSeedsRefused), or empty.
-  absl::Status WriteSummary(const std::string& path, const CrawlTotals& totals,
+  absl::Status WriteSummary(const std::string& path, const fetcher::CrawlTotals& totals,
                             absl::Duration elapsed, bool stopped_by_run_for,
                             const std::string& refusal);
   // The partitions' figures summed (local cores: cannot fail).
@@ -144,9 +146,11 @@ struct StandaloneCrawl::Parts {
 namespace {
 
 frontier::FrontierOptions FrontierOptionsFor(const CrawlConfig& c, uint32_t k) {
-  frontier::FrontierOptions options = wiring::FrontierOptionsFor(
-      c.frontier, c.collection, k, static_cast<uint32_t>(c.partitions),
-      wiring::RefillTime(c.fetcher.flush_interval));
+  const auto n = static_cast<uint32_t>(c.partitions);
+  frontier::FrontierOptions options = frontier::WithCollection(
+      c.frontier,
+      frontier::SettingsFor(c.collection, k, n, collections::RefillTime(c.fetcher.flush_interval)),
+      k, n);
   options.sync_completions = c.fsync;
   return options;
 }
@@ -161,7 +165,7 @@ fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c, uint32_t k,
   // ... and the memory budget of bodies (each fetcher still needs room for one whole body).
   base.http.body_memory_bytes =
       std::max(c.fetcher.http.max_body_bytes, c.fetcher.http.body_memory_bytes / n);
-  fetcher::FetcherOptions options = wiring::FetcherOptionsFor(
+  fetcher::FetcherOptions options = fetcher::FetcherOptionsFor(
       base, c.collection, c.user_agent, c.partition_header ? static_cast<int>(k) : -1);
   options.processing.link_sink = links;
   return options;
@@ -230,7 +234,8 @@ absl::Status CheckDataDirIsACrawl(const CrawlConfig& c) {
 // When this run fetched nothing because every seed it was given was refused -- out of the
 // collection's scope, or its address refused by the SSRF guard -- says so and why, in one line;
 // else "". (A resumed crawl whose seeds are all known already refused nothing.)
-std::string AllSeedsRefused(const scheduler::SeedReport& seeds, const CrawlTotals& totals) {
+std::string AllSeedsRefused(const scheduler::SeedReport& seeds,
+                            const fetcher::CrawlTotals& totals) {
   const auto out = totals.outcomes.find("out_of_scope");
   const uint64_t out_of_scope = out == totals.outcomes.end() ? 0 : out->second;
   if (seeds.seeds == 0 || totals.fetches > 0 || totals.outcomes.size() != (out_of_scope > 0) ||
@@ -259,9 +264,8 @@ std::string AllSeedsRefused(const scheduler::SeedReport& seeds, const CrawlTotal
 // exchange between partitions (docs/architecture.md §4): outlinks the fetchers routed, those sent
 // to another partition than their own, and those the popular-URL cache dropped.
 absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
-                                                  const CrawlTotals& totals,
-                                                  absl::Duration elapsed,
-                                                  bool stopped_by_run_for,
+                                                  const fetcher::CrawlTotals& totals,
+                                                  absl::Duration elapsed, bool stopped_by_run_for,
                                                   const std::string& refusal) {
   Parts& p = *this;
   std::vector<std::string> files;
@@ -319,7 +323,7 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
       ",\n  \"all_seeds_refused\": ", refusal.empty() ? "false" : "true",
       refusal.empty() ? "" : absl::StrCat(",\n  \"refusal\": ", json::JsonString(refusal)));
   std::ofstream out(path);
-  out << SummaryJson(totals, elapsed, extra);
+  out << fetcher::SummaryJson(totals, elapsed, extra);
   if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
   return absl::OkStatus();
 }
@@ -389,8 +393,8 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
   // different partitions can share an address, whose budget they share. Opened before anything
   // is written, so that a crawl whose politeness store cannot be reached leaves nothing behind.
   absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness =
-      redis::OpenPolitenessStore(c.politeness_store, c.collection.politeness,
-                                 c.fetcher.http.total_timeout, clock, seed);
+      politeness::OpenPolitenessStore(c.politeness_store, c.collection.politeness,
+                                      c.fetcher.http.total_timeout, clock, seed);
   if (!politeness.ok()) return politeness.status();
   p->politeness = *std::move(politeness);
 
@@ -459,7 +463,7 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
       std::fprintf(stderr, "%s\n", r.Describe().c_str());
     }
   }
-  absl::StatusOr<std::unique_ptr<CrawlLog>> log = CrawlLog::Open(c.crawl_log);
+  absl::StatusOr<std::unique_ptr<fetcher::CrawlLog>> log = fetcher::CrawlLog::Open(c.crawl_log);
   if (!log.ok()) return log.status();
   p->log = *std::move(log);
   p->observers.Add(p->log.get());
@@ -503,7 +507,7 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
 
 void StandaloneCrawl::Stop() { parts_->StopFetchers(); }
 
-absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
+absl::StatusOr<fetcher::CrawlTotals> StandaloneCrawl::Run() {
   Parts& p = *parts_;
   const absl::Time start = p.clock->Now();
   absl::StatusOr<scheduler::SeedReport> seeds = p.scheduler->FeedSeeds(p.seed_client());
@@ -608,7 +612,7 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
     if (status.ok()) status = closed;
   }
   if (status.ok()) status = free_space.status();
-  const CrawlTotals totals = p.stats.Totals();
+  const fetcher::CrawlTotals totals = p.stats.Totals();
   const std::string refusal = status.ok() ? AllSeedsRefused(*seeds, totals) : "";
   if (!p.config.stats_json.empty()) {
     absl::Status written = p.WriteSummary(p.config.stats_json, totals, p.clock->Now() - start,

@@ -22,8 +22,8 @@
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
 #include "lib/politeness/politeness_options.h"
+#include "services/fetcher/crawl_report.h"
 #include "services/standalone/crawl_config.h"
-#include "services/standalone/crawl_report.h"
 
 namespace crawler::metrics {
 class MetricsServer;
@@ -47,7 +47,7 @@ class StandaloneCrawl {
   // Crawls until the frontier is exhausted, a limit is reached, or Stop(). Writes the summary
   // (stats_json) at the end. Returns the totals; kFailedPrecondition, saying why, when nothing
   // was fetched because every seed was refused (out of scope, or by the SSRF guard).
-  absl::StatusOr<CrawlTotals> Run();
+  absl::StatusOr<fetcher::CrawlTotals> Run();
   void Stop();
 
  private:

@@ -5,7 +5,7 @@ stats JSON). Python 3 standard library only.
 Every wait here is bounded, every child process is stopped in a `finally`, and websim itself
 carries --max-seconds, so a test killed from outside (CTest TIMEOUT) leaves nothing running for
 long. Formats: docs/websim.md ("Ground truth", "Request log") and
-services/standalone/crawl_report.h (crawl log).
+services/fetcher/crawl_report.h (crawl log).
 """
 
 import collections
@@ -288,7 +288,7 @@ def read_stats(path):
         return json.load(f)
 
 
-# time url status bytes duration_ms outcome detail (services/standalone/crawl_report.h).
+# time url status bytes duration_ms outcome detail (services/fetcher/crawl_report.h).
 CRAWL_LOG_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 CRAWL_LOG_OUTCOME = re.compile(r"[a-z_]+")
 

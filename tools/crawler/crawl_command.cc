@@ -119,7 +119,7 @@ int RunCrawl(const CrawlFlags& flags) {
     c->Stop();
     if (sigwait(&signals, &sig) == 0 && !finished) _exit(130);
   });
-  absl::StatusOr<standalone::CrawlTotals> totals = (*crawl)->Run();
+  absl::StatusOr<fetcher::CrawlTotals> totals = (*crawl)->Run();
   // The last scrapes see the whole crawl; none sees its parts go one by one as it is destroyed.
   if (metrics_server != nullptr) metrics_server->StopServing();
   // Release the signal thread, which waits for a (first or second) signal.

@@ -1,12 +1,12 @@
-#include "services/scheduler/grpc/collection_convert.h"
+#include "services/collections/grpc/collection_convert.h"
 
 #include <string>
 #include <utility>
 
+#include "services/collections/grpc/revisit_convert.h"
 #include "services/common/grpc/proto_convert.h"
-#include "services/frontier/grpc/frontier_convert.h"
 
-namespace crawler::scheduler {
+namespace crawler::collections {
 namespace {
 
 using grpc_common::DurationToProto;
@@ -159,15 +159,14 @@ absl::StatusOr<politeness::PolitenessOptions> FromProto(const v1::PolitenessOpti
 
 v1::CollectionRevisit ToProto(const CollectionRevisit& revisit) {
   v1::CollectionRevisit p;
-  *p.mutable_options() = frontier::ToProto(revisit.options);
+  *p.mutable_options() = ToProto(revisit.options);
   p.set_budget_visits_per_day(revisit.budget_visits_per_day);
   return p;
 }
 
 absl::StatusOr<CollectionRevisit> FromProto(const v1::CollectionRevisit& p,
                                             std::string_view field) {
-  absl::StatusOr<frontier::RevisitOptions> options =
-      frontier::FromProto(p.options(), FieldPath(field, "options"));
+  absl::StatusOr<RevisitOptions> options = FromProto(p.options(), FieldPath(field, "options"));
   if (!options.ok()) return options.status();
   return CollectionRevisit{.options = *std::move(options),
                            .budget_visits_per_day = p.budget_visits_per_day()};
@@ -233,4 +232,4 @@ absl::StatusOr<Collection> FromProto(const v1::Collection& p, std::string_view f
   return collection;
 }
 
-}  // namespace crawler::scheduler
+}  // namespace crawler::collections

@@ -1,7 +1,7 @@
-// Conversion between a collection's definition (services/scheduler/collection.h, with
+// Conversion between a collection's definition (services/collections/collection.h, with
 // lib/scope's ScopeOptions and Verdict and lib/politeness's PolitenessOptions) and its
 // crawler.v1 messages (proto/crawler/v1/admin.proto): the only code that knows both. The admin
-// API's handlers and crawlctl use it; the scheduler core never sees a proto.
+// API's handlers, the fetcher service and crawlctl use it; no core sees a proto.
 //
 // Encoding cannot fail and writes every field. Decoding takes an unset optional field as the
 // domain default (so a client sets only what it changes: an unset max_pages is unlimited, an
@@ -11,8 +11,8 @@
 // Collection::Validate's, which the handlers call after decoding.
 //
 // Thread-safety: pure functions.
-#ifndef CRAWLER_SERVICES_SCHEDULER_GRPC_COLLECTION_CONVERT_H_
-#define CRAWLER_SERVICES_SCHEDULER_GRPC_COLLECTION_CONVERT_H_
+#ifndef CRAWLER_SERVICES_COLLECTIONS_GRPC_COLLECTION_CONVERT_H_
+#define CRAWLER_SERVICES_COLLECTIONS_GRPC_COLLECTION_CONVERT_H_
 
 #include <string_view>
 
@@ -20,9 +20,9 @@
 #include "crawler/v1/admin.pb.h"
 #include "lib/politeness/politeness_options.h"
 #include "lib/scope/scope.h"
-#include "services/scheduler/collection.h"
+#include "services/collections/collection.h"
 
-namespace crawler::scheduler {
+namespace crawler::collections {
 
 v1::ScopeOptions ToProto(const scope::ScopeOptions& scope);
 scope::ScopeOptions FromProto(const v1::ScopeOptions& scope);
@@ -49,6 +49,6 @@ CollectionFocus FromProto(const v1::CollectionFocus& focus);
 v1::Collection ToProto(const Collection& collection);
 absl::StatusOr<Collection> FromProto(const v1::Collection& collection, std::string_view field);
 
-}  // namespace crawler::scheduler
+}  // namespace crawler::collections
 
-#endif  // CRAWLER_SERVICES_SCHEDULER_GRPC_COLLECTION_CONVERT_H_
+#endif  // CRAWLER_SERVICES_COLLECTIONS_GRPC_COLLECTION_CONVERT_H_

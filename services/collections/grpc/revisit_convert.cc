@@ -1,7 +1,4 @@
-// The re-visit half of the frontier's proto conversion (frontier_convert.h): RevisitOptions and
-// the per-policy options, whose intervals lib/recrawl keeps as days. Split from
-// frontier_convert.cc only for size.
-#include "services/frontier/grpc/frontier_convert.h"
+#include "services/collections/grpc/revisit_convert.h"
 
 #include <cmath>
 #include <cstdint>
@@ -11,7 +8,7 @@
 
 #include "services/common/grpc/proto_convert.h"
 
-namespace crawler::frontier {
+namespace crawler::collections {
 namespace {
 
 using grpc_common::DurationFromProto;
@@ -274,4 +271,4 @@ absl::StatusOr<RevisitOptions> FromProto(const v1::RevisitOptions& p, std::strin
   return revisit;
 }
 
-}  // namespace crawler::frontier
+}  // namespace crawler::collections

@@ -1,4 +1,4 @@
-#include "services/common/redis/politeness_store.h"
+#include "services/common/politeness/politeness_store.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -12,7 +12,14 @@
 #include "lib/politeness/in_process_politeness.h"
 #include "services/common/redis/redis_politeness.h"
 
-namespace crawler::redis {
+namespace crawler::politeness {
+namespace {
+
+using redis::RedisAddress;
+using redis::RedisPoliteness;
+using redis::RedisPolitenessOptions;
+
+}  // namespace
 
 absl::Status PolitenessStoreConfig::Validate() const {
   if (politeness == kInProcessStore) {
@@ -97,4 +104,4 @@ absl::StatusOr<std::unique_ptr<politeness::Politeness>> OpenPolitenessStore(
   return std::unique_ptr<politeness::Politeness>(*std::move(store));
 }
 
-}  // namespace crawler::redis
+}  // namespace crawler::politeness

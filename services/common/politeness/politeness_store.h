@@ -3,8 +3,8 @@
 // and OpenPolitenessStore, which builds the Politeness it names: InProcessPoliteness (state in
 // this process; the standalone default) or RedisPoliteness (one budget per host and address for
 // every process and collection sharing the Redis).
-#ifndef CRAWLER_SERVICES_COMMON_REDIS_POLITENESS_STORE_H_
-#define CRAWLER_SERVICES_COMMON_REDIS_POLITENESS_STORE_H_
+#ifndef CRAWLER_SERVICES_COMMON_POLITENESS_POLITENESS_STORE_H_
+#define CRAWLER_SERVICES_COMMON_POLITENESS_POLITENESS_STORE_H_
 
 #include <cstdint>
 #include <memory>
@@ -18,7 +18,7 @@
 #include "lib/politeness/politeness_options.h"
 #include "services/common/config/key_table.h"
 
-namespace crawler::redis {
+namespace crawler::politeness {
 
 inline constexpr char kInProcessStore[] = "in-process";
 
@@ -48,6 +48,6 @@ absl::StatusOr<std::unique_ptr<politeness::Politeness>> OpenPolitenessStore(
     const PolitenessStoreConfig& config, const politeness::PolitenessOptions& policy,
     absl::Duration request_timeout, const Clock& clock, uint64_t seed);
 
-}  // namespace crawler::redis
+}  // namespace crawler::politeness
 
-#endif  // CRAWLER_SERVICES_COMMON_REDIS_POLITENESS_STORE_H_
+#endif  // CRAWLER_SERVICES_COMMON_POLITENESS_POLITENESS_STORE_H_

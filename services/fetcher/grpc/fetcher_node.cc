@@ -13,19 +13,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "grpcpp/client_context.h"
 #include "lib/warc/warc_writer.h"
+#include "services/collections/collection_scope.h"
+#include "services/collections/grpc/collection_convert.h"
+#include "services/common/atomic_file.h"
+#include "services/common/grpc/proto_convert.h"
+#include "services/common/grpc/status.h"
+#include "services/fetcher/collection_options.h"
+#include "services/fetcher/crawl_report.h"
 #include "services/fetcher/link_ledger.h"
 #include "services/frontier/grpc/frontier_convert.h"
 #include "services/frontier/routed_frontier_client.h"
 #include "services/frontier/url_record.h"
-#include "services/scheduler/grpc/collection_convert.h"
-#include "services/scheduler/scheduler.h"
-#include "grpcpp/client_context.h"
-#include "services/common/grpc/proto_convert.h"
-#include "services/common/atomic_file.h"
-#include "services/common/grpc/status.h"
-#include "services/standalone/crawl_report.h"
-#include "services/wiring/collection_options.h"
 
 namespace crawler::fetcher {
 namespace {
@@ -82,15 +82,15 @@ struct FetcherNode::Crawl {
   // name is another collection, whose counters start from zero.
   google::protobuf::Timestamp create_time;
   // Kept for the life of the process (counters are cumulative per incarnation).
-  std::unique_ptr<standalone::CrawlLog> log;
-  standalone::CrawlStats stats;
-  standalone::ObserverList observers;
+  std::unique_ptr<fetcher::CrawlLog> log;
+  fetcher::CrawlStats stats;
+  fetcher::ObserverList observers;
   FetcherStats folded;                  // finished Fetchers' counters
   FetcherSnapshot::Warc warc_folded;    // closed WARC writers' records and bytes
   frontier::RoutingStats routing_folded;  // replaced routers' counters
   // Built from `spec`; kept between runs so that an idle collection can be asked for work.
   v1::Collection spec;
-  std::unique_ptr<scheduler::Scheduler> core;
+  std::unique_ptr<collections::CollectionScope> scope;
   std::vector<std::unique_ptr<frontier::FrontierClient>> partitions;
   std::unique_ptr<frontier::RoutedFrontierClient> router;
   // With record_links or focus: the collection's links on this fetcher (kept between runs).
@@ -354,15 +354,15 @@ void FetcherNode::Reconcile(const std::vector<v1::CollectionInfo>& collections, 
 }
 
 absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
-  absl::StatusOr<scheduler::Collection> collection =
-      scheduler::FromProto(info.collection(), "collection");
+  absl::StatusOr<collections::Collection> collection =
+      collections::FromProto(info.collection(), "collection");
   if (!collection.ok()) return collection.status();
   const uint32_t k = options_.partition_index;
   if (crawl.router == nullptr ||
       !google::protobuf::util::MessageDifferencer::Equals(crawl.spec, info.collection())) {
-    absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> core =
-        scheduler::Scheduler::Create(*collection, {});
-    if (!core.ok()) return core.status();
+    absl::StatusOr<std::unique_ptr<collections::CollectionScope>> scope =
+        collections::CollectionScope::Create(*collection, {});
+    if (!scope.ok()) return scope.status();
     std::vector<std::unique_ptr<frontier::FrontierClient>> partitions;
     std::vector<frontier::FrontierClient*> raw;
     for (uint32_t j = 0; j < options_.partition_count; ++j) {
@@ -374,7 +374,7 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
     if (!router.ok()) return router.status();
     if (crawl.router != nullptr) AddRouting(crawl.routing_folded, crawl.router->Routing());
     crawl.links.reset();  // reopened below if the new settings record links
-    crawl.core = *std::move(core);
+    crawl.scope = *std::move(scope);
     crawl.router = *std::move(router);
     crawl.partitions = std::move(partitions);
     crawl.spec = info.collection();
@@ -382,7 +382,7 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
   if (crawl.log == nullptr) {
     std::error_code ec;
     std::filesystem::create_directories(options_.log_dir, ec);
-    absl::StatusOr<std::unique_ptr<standalone::CrawlLog>> log = standalone::CrawlLog::Open(
+    absl::StatusOr<std::unique_ptr<fetcher::CrawlLog>> log = fetcher::CrawlLog::Open(
         (std::filesystem::path(options_.log_dir) / (collection->name + ".log")).string());
     if (!log.ok()) return log.status();
     crawl.log = *std::move(log);
@@ -419,12 +419,12 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
     }
   }
   FetcherOptions fetcher_options =
-      wiring::FetcherOptionsFor(options_.fetcher, *collection, options_.user_agent,
-                                options_.partition_header ? static_cast<int>(k) : -1);
+      FetcherOptionsFor(options_.fetcher, *collection, options_.user_agent,
+                        options_.partition_header ? static_cast<int>(k) : -1);
   fetcher_options.processing.link_sink = crawl.links.get();
   absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Fetcher::Create(
       fetcher_options, *crawl.router, collection->fingerprints ? dedup_ : nullptr, politeness_,
-      resolver_, guard_, crawl.core->scope(), crawl.warc.get(), clock_, &crawl.observers);
+      resolver_, guard_, crawl.scope->scope(), crawl.warc.get(), clock_, &crawl.observers);
   if (!fetcher.ok()) {
     if (crawl.warc != nullptr) (void)crawl.warc->Close();
     crawl.warc.reset();
@@ -444,7 +444,7 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
   return absl::OkStatus();
 }
 
-absl::Status FetcherNode::OpenLinks(Crawl& crawl, const scheduler::Collection& collection,
+absl::Status FetcherNode::OpenLinks(Crawl& crawl, const collections::Collection& collection,
                                     const v1::CollectionInfo& info) {
   const bool by_host = collection.focus.external == "host";
   if (!by_host && psl_ == nullptr) {
@@ -513,7 +513,7 @@ v1::ReportFetcherStatsRequest FetcherNode::Snapshot() const {
   for (const auto& [name, crawl] : crawls_) {
     v1::FetcherCollectionStats* c = report.add_collections();
     c->set_collection(name);
-    const standalone::CrawlTotals totals = crawl->stats.Totals();
+    const fetcher::CrawlTotals totals = crawl->stats.Totals();
     for (const auto& [outcome, count] : totals.outcomes) {
       std::optional<frontier::OutcomeClass> known = ClassNamed(outcome);
       if (!known.has_value()) continue;

@@ -58,9 +58,9 @@
 #include "services/frontier/frontier_client.h"
 #include "services/frontier/routed_frontier_client.h"
 
-namespace crawler::scheduler {
+namespace crawler::collections {
 struct Collection;
-}  // namespace crawler::scheduler
+}  // namespace crawler::collections
 
 namespace crawler::fetcher {
 
@@ -68,7 +68,7 @@ struct FetcherNodeOptions {
   uint32_t partition_index = 0;
   uint32_t partition_count = 1;
   // The fetcher's own settings (transfers, workers, timeouts, batching); each collection adds
-  // its own (wiring::FetcherOptionsFor).
+  // its own (FetcherOptionsFor).
   FetcherOptions fetcher;
   std::string user_agent = "crawler/0.1";
   std::string warc_dir;  // required
@@ -159,7 +159,7 @@ class FetcherNode {
   absl::Status Start(Crawl& crawl, const v1::CollectionInfo& info)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Opens the collection's link ledger (see the file comment).
-  absl::Status OpenLinks(Crawl& crawl, const scheduler::Collection& collection,
+  absl::Status OpenLinks(Crawl& crawl, const collections::Collection& collection,
                          const v1::CollectionInfo& info) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Joins a finished Fetcher's thread and folds its counters into the collection's totals.
   void Reap(Crawl& crawl);

@@ -13,11 +13,11 @@
 #include "services/common/grpc/channel.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/metrics/snapshot_collector.h"
+#include "services/common/politeness/politeness_keys.h"
 #include "services/dedup/grpc/grpc_dedup_client.h"
 #include "services/fetcher/fetcher_config.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/grpc/grpc_frontier_client.h"
-#include "services/scheduler/scheduler_config.h"
 
 namespace crawler::fetcher {
 
@@ -112,8 +112,8 @@ const config::KeyTable<FetcherServerConfig>& FetcherServerKeys() {
         .Add({"report_interval", "--report-interval",
               "Time between reports to the scheduler (its reply may set another)"},
              &C::report_interval)
-        .Include(scheduler::PolitenessKeys(), &C::politeness)
-        .Include(redis::PolitenessStoreKeys(), &C::politeness_store)
+        .Include(politeness::PolitenessKeys(), &C::politeness)
+        .Include(politeness::PolitenessStoreKeys(), &C::politeness_store)
         .Include(FetcherKeys(), &C::fetcher);
     return t;
   }();
@@ -147,9 +147,10 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   s.scheduler_ = std::make_unique<GrpcSchedulerLink>(*std::move(scheduler),
                                                      config.peers.rpc_deadline);
   std::random_device entropy;
-  absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness = redis::OpenPolitenessStore(
-      config.politeness_store, config.politeness, config.fetcher.http.total_timeout, s.clock_,
-      (static_cast<uint64_t>(entropy()) << 32) ^ entropy());
+  absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness =
+      politeness::OpenPolitenessStore(config.politeness_store, config.politeness,
+                                      config.fetcher.http.total_timeout, s.clock_,
+                                      (static_cast<uint64_t>(entropy()) << 32) ^ entropy());
   if (!politeness.ok()) return politeness.status();
   s.politeness_ = *std::move(politeness);
   s.resolver_ = std::make_unique<SystemResolver>();

@@ -31,7 +31,7 @@
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/metrics/metrics_server.h"
-#include "services/common/redis/politeness_store.h"
+#include "services/common/politeness/politeness_store.h"
 #include "services/common/service/service_config.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/grpc/fetcher_node.h"
@@ -75,7 +75,7 @@ struct FetcherServerConfig {
   politeness::PolitenessOptions politeness;
   // Where politeness state lives: a redis:// URL shares one budget per host and address with
   // every other fetcher (and standalone crawl) using that Redis; in-process keeps it here.
-  redis::PolitenessStoreConfig politeness_store;
+  politeness::PolitenessStoreConfig politeness_store;
   FetcherOptions fetcher;
 
   // kInvalidArgument naming the key.

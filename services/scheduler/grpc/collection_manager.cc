@@ -8,11 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/field_mask_util.h"
 #include "lib/partition/partition.h"
+#include "services/collections/grpc/collection_convert.h"
 #include "services/common/grpc/proto_convert.h"
 #include "services/common/kv/write_batch.h"
 #include "services/frontier/grpc/frontier_convert.h"
 #include "services/frontier/routed_frontier_client.h"
-#include "services/scheduler/grpc/collection_convert.h"
 
 namespace crawler::scheduler {
 namespace {
@@ -163,7 +163,8 @@ absl::StatusOr<std::unique_ptr<CollectionManager>> CollectionManager::Open(
 
 absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Build(
     v1::StoredCollection stored) const {
-  absl::StatusOr<Collection> collection = FromProto(stored.info().collection(), "collection");
+  absl::StatusOr<Collection> collection =
+      collections::FromProto(stored.info().collection(), "collection");
   if (!collection.ok()) return collection.status();
   auto entry = std::make_shared<Entry>();
   absl::StatusOr<std::unique_ptr<Scheduler>> core = Scheduler::Create(*collection, {});
@@ -257,13 +258,13 @@ absl::Status CollectionManager::OpenEverywhere(Entry& entry) {
 
 absl::StatusOr<v1::CollectionInfo> CollectionManager::Create(const v1::Collection& proto) {
   if (absl::Status s = ValidateName(proto.name()); !s.ok()) return s;
-  absl::StatusOr<Collection> collection = FromProto(proto, "collection");
+  absl::StatusOr<Collection> collection = collections::FromProto(proto, "collection");
   if (!collection.ok()) return collection.status();
   collection->ApplyFocus();
   if (absl::Status s = collection->Validate(); !s.ok()) return s;
   v1::StoredCollection stored;
   v1::CollectionInfo& info = *stored.mutable_info();
-  *info.mutable_collection() = ToProto(*collection);
+  *info.mutable_collection() = collections::ToProto(*collection);
   info.set_state(v1::COLLECTION_STATE_ACTIVE);
   *info.mutable_create_time() = grpc_common::TimeToProto(clock_.Now());
   *info.mutable_update_time() = info.create_time();
@@ -332,11 +333,11 @@ absl::StatusOr<v1::CollectionInfo> CollectionManager::Update(
     merge.set_replace_repeated_fields(true);
     google::protobuf::util::FieldMaskUtil::MergeMessageTo(proto, mask, merge, &merged);
   }
-  absl::StatusOr<Collection> collection = FromProto(merged, "collection");
+  absl::StatusOr<Collection> collection = collections::FromProto(merged, "collection");
   if (!collection.ok()) return collection.status();
   collection->ApplyFocus();
   if (absl::Status s = collection->Validate(); !s.ok()) return s;
-  *stored.mutable_info()->mutable_collection() = ToProto(*collection);
+  *stored.mutable_info()->mutable_collection() = collections::ToProto(*collection);
   *stored.mutable_info()->mutable_update_time() = grpc_common::TimeToProto(clock_.Now());
   absl::StatusOr<std::shared_ptr<Entry>> entry = Build(stored);
   if (!entry.ok()) return entry.status();
@@ -544,7 +545,7 @@ absl::StatusOr<v1::ExplainUrlResponse> CollectionManager::Explain(
       continue;
     }
     x->set_canonical_url(judged->canonical.str());
-    x->set_scope_verdict(ToProto(judged->verdict));
+    x->set_scope_verdict(collections::ToProto(judged->verdict));
     x->set_partition(partition::Partition(judged->host_key, fleet_.size()));
     canonical.push_back(judged->canonical.str());
     parsed.push_back(x);
@@ -560,7 +561,7 @@ absl::StatusOr<v1::ExplainUrlResponse> CollectionManager::Explain(
     *parsed[i]->mutable_record() = frontier::ToProto(*record);
     // The verdict at the depth the URL was found at.
     absl::StatusOr<Scheduler::Judged> at_depth = e.core->Judge(parsed[i]->url(), record->depth);
-    if (at_depth.ok()) parsed[i]->set_scope_verdict(ToProto(at_depth->verdict));
+    if (at_depth.ok()) parsed[i]->set_scope_verdict(collections::ToProto(at_depth->verdict));
   }
   return response;
 }

@@ -48,11 +48,11 @@
 #include "crawler/v1/scheduler.pb.h"
 #include "google/protobuf/field_mask.pb.h"
 #include "lib/clock/clock.h"
+#include "services/collections/collection.h"
 #include "services/common/kv/kv_store.h"
 #include "services/common/periodic_runner.h"
-#include "services/scheduler/collection.h"
-#include "services/scheduler/grpc/partition_fleet.h"
 #include "services/scheduler/focus_budget_tuner.h"
+#include "services/scheduler/grpc/partition_fleet.h"
 #include "services/scheduler/revisit_tuner.h"
 #include "services/scheduler/scheduler.h"
 

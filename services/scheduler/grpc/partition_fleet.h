@@ -13,8 +13,8 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "services/collections/collection.h"
 #include "services/frontier/frontier_client.h"
-#include "services/scheduler/collection.h"
 
 namespace crawler::scheduler {
 
@@ -31,7 +31,7 @@ class PartitionFleet {
   // Opens `collection` on partition k with its share of the collection's limits, or reopens it
   // if its settings changed. Idempotent. `max_pages`: partition k's page budget (a focused
   // collection's split, FocusBudgetTuner); nullopt: its even share of the collection's.
-  virtual absl::Status Open(uint32_t k, const Collection& collection,
+  virtual absl::Status Open(uint32_t k, const collections::Collection& collection,
                             std::optional<uint64_t> max_pages = std::nullopt) = 0;
 
   // Drops the collection and its data on partition k. Idempotent (OK if it was not there).

@@ -58,7 +58,7 @@ struct SchedulerServerConfig {
   // How often fetchers are asked to report (sent in every reply).
   absl::Duration report_interval = absl::Seconds(2);
   // The fetchers' hand-over interval times two: sizes the URLs of a host on lease at once
-  // (wiring::LeaseAheadPerHost).
+  // (collections::LeaseAheadPerHost).
   absl::Duration lease_refill = absl::Seconds(1);
   RevisitTunerOptions revisit_tuner;
   // How often a focused collection's page budget is split over the partitions again.

@@ -1,7 +1,7 @@
 // Round trips of a collection's definition through crawler.v1 (collection_convert.h): every
 // field survives, unset fields decode to the domain defaults, and malformed input is
 // kInvalidArgument naming the field.
-#include "services/scheduler/grpc/collection_convert.h"
+#include "services/collections/grpc/collection_convert.h"
 
 #include <cstdint>
 #include <limits>
@@ -12,7 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace crawler::scheduler {
+namespace crawler::collections {
 namespace {
 
 using ::testing::HasSubstr;
@@ -156,4 +156,4 @@ TEST(CollectionConvertTest, DecodedCollectionsStillGoThroughValidate) {
 }
 
 }  // namespace
-}  // namespace crawler::scheduler
+}  // namespace crawler::collections

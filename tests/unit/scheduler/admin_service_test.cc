@@ -14,10 +14,10 @@
 #include "grpcpp/client_context.h"
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
+#include "services/collections/grpc/collection_convert.h"
 #include "services/common/grpc/channel.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/kv/in_memory_kv_store.h"
-#include "services/scheduler/grpc/collection_convert.h"
 #include "tests/unit/scheduler/in_memory_fleet.h"
 
 namespace crawler::scheduler {

@@ -14,10 +14,10 @@
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
 #include "lib/partition/partition.h"
+#include "services/collections/grpc/collection_convert.h"
 #include "services/common/kv/in_memory_kv_store.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/local_frontier_client.h"
-#include "services/scheduler/grpc/collection_convert.h"
 #include "tests/unit/scheduler/in_memory_fleet.h"
 
 namespace crawler::scheduler {

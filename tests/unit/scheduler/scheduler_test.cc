@@ -16,11 +16,11 @@
 #include "lib/clock/fake_clock.h"
 #include "lib/scope/scope.h"
 #include "lib/url/url.h"
+#include "services/collections/collection.h"
 #include "services/common/kv/in_memory_kv_store.h"
 #include "services/frontier/frontier.h"
-#include "services/frontier/local_frontier_client.h"
 #include "services/frontier/frontier_options.h"
-#include "services/scheduler/collection.h"
+#include "services/frontier/local_frontier_client.h"
 #include "tests/unit/frontier/flaky_clients.h"
 
 namespace crawler::scheduler {
