@@ -1,4 +1,7 @@
-#include "services/scheduler/grpc/collection_manager.h"
+// The collections' records and their state machine: create, update, pause, resume, delete, add
+// seeds, and the fetchers' reports. The control loop is collection_sync.cc, the statistics and
+// explanations collection_queries.cc.
+#include "services/scheduler/collection_manager.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,70 +9,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/field_mask_util.h"
-#include "lib/partition/partition.h"
-#include "services/collections/grpc/collection_convert.h"
-#include "services/common/grpc/proto_convert.h"
 #include "services/common/kv/write_batch.h"
-#include "services/frontier/grpc/frontier_convert.h"
 #include "services/frontier/routed_frontier_client.h"
+#include "services/scheduler/collection_manager_internal.h"
 
 namespace crawler::scheduler {
 namespace {
-
-constexpr char kCollectionsFamily[] = "collections";
-// Key: partition as 8 hex digits, '/', incarnation. Value: the last ReportFetcherStatsRequest.
-constexpr char kReportsFamily[] = "fetcher_reports";
-constexpr size_t kMaxExplainUrls = 100;
-
-// The incarnation under which a partition's retired incarnations' counters are summed.
-constexpr char kRetired[] = "~retired";
-
-// Adds `from`'s counters to `into`, collection by collection (gauges are not carried over).
-void Fold(const v1::ReportFetcherStatsRequest& from, v1::ReportFetcherStatsRequest& into) {
-  for (const v1::FetcherCollectionStats& c : from.collections()) {
-    v1::FetcherCollectionStats* sum = nullptr;
-    for (v1::FetcherCollectionStats& existing : *into.mutable_collections()) {
-      if (existing.collection() == c.collection()) sum = &existing;
-    }
-    if (sum == nullptr) {
-      sum = into.add_collections();
-      sum->set_collection(c.collection());
-    }
-    for (const v1::OutcomeCount& o : c.outcomes()) {
-      v1::OutcomeCount* count = nullptr;
-      for (v1::OutcomeCount& existing : *sum->mutable_outcomes()) {
-        if (existing.outcome() == o.outcome()) count = &existing;
-      }
-      if (count == nullptr) {
-        count = sum->add_outcomes();
-        count->set_outcome(o.outcome());
-      }
-      count->set_count(count->count() + o.count());
-    }
-    sum->set_robots_denied(sum->robots_denied() + c.robots_denied());
-    sum->set_requests_started(sum->requests_started() + c.requests_started());
-    sum->set_leases_abandoned(sum->leases_abandoned() + c.leases_abandoned());
-    sum->set_urls_routed(sum->urls_routed() + c.urls_routed());
-    sum->set_urls_suppressed(sum->urls_suppressed() + c.urls_suppressed());
-    sum->set_duplicates(sum->duplicates() + c.duplicates());
-    sum->set_dedup_unavailable(sum->dedup_unavailable() + c.dedup_unavailable());
-    for (int j = 0; j < c.urls_sent_size(); ++j) {
-      while (sum->urls_sent_size() <= j) sum->add_urls_sent(0);
-      sum->set_urls_sent(j, sum->urls_sent(j) + c.urls_sent(j));
-    }
-  }
-}
-
-std::string ReportKey(uint32_t partition, const std::string& incarnation) {
-  char prefix[16];
-  std::snprintf(prefix, sizeof(prefix), "%08x/", partition);
-  return absl::StrCat(prefix, incarnation);
-}
-
-absl::Status NotFound(const std::string& name) {
-  return absl::NotFoundError(absl::StrCat("collection '", name, "' not found"));
-}
 
 // A collection name is a directory name on every partition and a WARC file prefix.
 absl::Status ValidateName(const std::string& name) {
@@ -78,109 +23,91 @@ absl::Status ValidateName(const std::string& name) {
   };
   if (name.empty() || name.size() > 63 || !ok_char(name[0]) || name[0] == '_' ||
       name[0] == '-' || !std::all_of(name.begin(), name.end(), ok_char)) {
-    return grpc_common::InvalidField(
-        "collection.name", "must be 1-63 characters of a-z, 0-9, '_' and '-', starting with a "
-                           "letter or digit");
+    return absl::InvalidArgumentError(
+        "collection.name: must be 1-63 characters of a-z, 0-9, '_' and '-', starting with a "
+        "letter or digit");
   }
   return absl::OkStatus();
 }
 
-std::string StateName(v1::CollectionState state) {
-  switch (state) {
-    case v1::COLLECTION_STATE_ACTIVE: return "active";
-    case v1::COLLECTION_STATE_PAUSED: return "paused";
-    case v1::COLLECTION_STATE_FINISHED: return "finished";
-    default: return "unspecified";
-  }
-}
-
 }  // namespace
 
-struct CollectionManager::Entry {
-  v1::StoredCollection stored;  // the manager's mu_ guards it
-  Collection collection;        // decoded from stored.info().collection()
-  std::unique_ptr<Scheduler> core;
-  // Seeds go through a router without the popular-URL cache: a seed is always sent.
-  std::unique_ptr<frontier::RoutedFrontierClient> router;
-  std::unique_ptr<RevisitTuner> tuner;  // re-visiting collections only
-  // Focused collections only: the page budget's split over the partitions, pushed by Open.
-  std::unique_ptr<FocusBudgetTuner> focus_tuner;
-  // Only on the Tick thread.
-  absl::Time last_open = absl::InfinitePast();
-  bool opened_everywhere = false;
-};
-
-std::vector<kv::ColumnFamilySpec> CollectionManager::ColumnFamilies() {
-  return {{.name = kCollectionsFamily}, {.name = kReportsFamily}};
+absl::Status CollectionNotFound(const std::string& name) {
+  return absl::NotFoundError(absl::StrCat("collection '", name, "' not found"));
 }
 
-CollectionManager::CollectionManager(const CollectionManagerOptions& options,
-                                     kv::KvStore& store, PartitionFleet& fleet,
-                                     const Clock& clock)
-    : options_(options), store_(store), fleet_(fleet), clock_(clock) {}
+std::vector<kv::ColumnFamilySpec> CollectionManager::ColumnFamilies() {
+  return {{.name = kCollectionsFamily}, {.name = FetcherReports::kFamily}};
+}
+
+CollectionManager::CollectionManager(const CollectionManagerOptions& options, kv::KvStore& store,
+                                     PartitionFleet& fleet, const RecordCodec& codec,
+                                     const Clock& clock, std::unique_ptr<FetcherReports> reports)
+    : options_(options),
+      store_(store),
+      fleet_(fleet),
+      codec_(codec),
+      clock_(clock),
+      reports_(std::move(reports)) {}
 
 CollectionManager::~CollectionManager() = default;
 
 absl::StatusOr<std::unique_ptr<CollectionManager>> CollectionManager::Open(
     const CollectionManagerOptions& options, kv::KvStore& store, PartitionFleet& fleet,
-    const Clock& clock) {
+    const RecordCodec& codec, const Clock& clock) {
   for (const kv::ColumnFamilySpec& cf : ColumnFamilies()) {
     if (!store.HasColumnFamily(cf.name)) {
       return absl::FailedPreconditionError(absl::StrCat("store lacks column family ", cf.name));
     }
   }
   if (fleet.size() == 0) return absl::InvalidArgumentError("no frontier partition");
-  std::unique_ptr<CollectionManager> manager(new CollectionManager(options, store, fleet, clock));
-  absl::StatusOr<std::unique_ptr<kv::KvIterator>> it = store.NewIterator(kCollectionsFamily, "", "");
+  absl::StatusOr<std::unique_ptr<FetcherReports>> reports =
+      FetcherReports::Open(store, codec, options.max_incarnations_per_partition);
+  if (!reports.ok()) return reports.status();
+  std::unique_ptr<CollectionManager> manager(
+      new CollectionManager(options, store, fleet, codec, clock, *std::move(reports)));
+  absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
+      store.NewIterator(kCollectionsFamily, "", "");
   if (!it.ok()) return it.status();
   absl::MutexLock lock(&manager->mu_);
   for ((*it)->Seek(""); (*it)->Valid(); (*it)->Next()) {
-    v1::StoredCollection stored;
-    if (!stored.ParseFromArray((*it)->value().data(), static_cast<int>((*it)->value().size()))) {
-      return absl::DataLossError(absl::StrCat("corrupt collection record ", std::string((*it)->key())));
+    const std::string key((*it)->key());
+    absl::StatusOr<StoredCollection> stored = codec.DecodeCollection((*it)->value());
+    if (absl::IsDataLoss(stored.status())) {
+      return absl::DataLossError(absl::StrCat("corrupt collection record ", key));
     }
-    absl::StatusOr<std::shared_ptr<Entry>> entry = manager->Build(std::move(stored));
+    absl::StatusOr<std::shared_ptr<Entry>> entry =
+        stored.ok() ? manager->Build(*std::move(stored))
+                    : absl::StatusOr<std::shared_ptr<Entry>>(stored.status());
     if (!entry.ok()) {
-      return absl::DataLossError(absl::StrCat("collection record ", std::string((*it)->key()),
-                                              " no longer builds: ", entry.status().message()));
+      return absl::DataLossError(
+          absl::StrCat("collection record ", key, " no longer builds: ", entry.status().message()));
     }
-    manager->entries_[std::string((*it)->key())] = *std::move(entry);
+    manager->entries_[key] = *std::move(entry);
   }
   if (!(*it)->status().ok()) return (*it)->status();
-  absl::StatusOr<std::unique_ptr<kv::KvIterator>> reports = store.NewIterator(kReportsFamily, "", "");
-  if (!reports.ok()) return reports.status();
-  for ((*reports)->Seek(""); (*reports)->Valid(); (*reports)->Next()) {
-    v1::ReportFetcherStatsRequest report;
-    if (!report.ParseFromArray((*reports)->value().data(),
-                               static_cast<int>((*reports)->value().size()))) {
-      return absl::DataLossError(absl::StrCat("corrupt fetcher report ", std::string((*reports)->key())));
-    }
-    manager->reports_[{report.partition(), report.incarnation()}] = std::move(report);
-  }
-  if (!(*reports)->status().ok()) return (*reports)->status();
   return manager;
 }
 
 absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Build(
-    v1::StoredCollection stored) const {
-  absl::StatusOr<Collection> collection =
-      collections::FromProto(stored.info().collection(), "collection");
-  if (!collection.ok()) return collection.status();
+    StoredCollection stored) const {
   auto entry = std::make_shared<Entry>();
-  absl::StatusOr<std::unique_ptr<Scheduler>> core = Scheduler::Create(*collection, {});
+  entry->collection = stored.info.collection;
+  const collections::Collection& collection = entry->collection;
+  absl::StatusOr<std::unique_ptr<Scheduler>> core = Scheduler::Create(collection, {});
   if (!core.ok()) return core.status();
   entry->core = *std::move(core);
   std::vector<frontier::FrontierClient*> partitions;
   for (uint32_t k = 0; k < fleet_.size(); ++k) {
-    partitions.push_back(&fleet_.Partition(k, collection->name));
+    partitions.push_back(&fleet_.Partition(k, collection.name));
   }
   absl::StatusOr<std::unique_ptr<frontier::RoutedFrontierClient>> router =
       frontier::RoutedFrontierClient::Create({.popular_cache_entries = 0}, partitions, 0);
   if (!router.ok()) return router.status();
   entry->router = *std::move(router);
-  if (collection->revisit.options.enabled) {
+  if (collection.revisit.options.enabled) {
     frontier::RoutedFrontierClient* r = entry->router.get();
-    const std::string name = collection->name;
+    const std::string name = collection.name;
     entry->tuner = std::make_unique<RevisitTuner>(
         options_.tuner, *entry->core, partitions,
         [r] {
@@ -192,11 +119,11 @@ absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Bui
                        std::string(s.message()).c_str());
         });
   }
-  if (collection->focus.enabled()) {
+  if (collection.focus.enabled()) {
     Entry* e = entry.get();
-    const std::string name = collection->name;
+    const std::string name = collection.name;
     entry->focus_tuner = std::make_unique<FocusBudgetTuner>(
-        options_.focus_tuner, collection->limits.max_pages, partitions,
+        options_.focus_tuner, collection.limits.max_pages, partitions,
         [this, e](uint32_t k, uint64_t max_pages) {
           return fleet_.Open(k, e->collection, max_pages);
         },
@@ -205,14 +132,13 @@ absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Bui
                        name.c_str(), std::string(s.message()).c_str());
         });
   }
-  entry->collection = *std::move(collection);
   entry->stored = std::move(stored);
   return entry;
 }
 
-absl::Status CollectionManager::Persist(const v1::StoredCollection& stored) {
+absl::Status CollectionManager::Persist(const StoredCollection& stored) {
   kv::WriteBatch batch;
-  batch.Put(kCollectionsFamily, stored.info().collection().name(), stored.SerializeAsString());
+  batch.Put(kCollectionsFamily, stored.info.collection.name, codec_.EncodeCollection(stored));
   return store_.Write(batch);
 }
 
@@ -221,7 +147,7 @@ std::vector<std::pair<std::string, RevisitTuning>> CollectionManager::LatestTuni
   {
     absl::MutexLock lock(&mu_);
     for (const auto& [name, entry] : entries_) {
-      if (entry->tuner != nullptr && !entry->stored.deleting()) tuned.push_back(entry);
+      if (entry->tuner != nullptr && !entry->stored.deleting) tuned.push_back(entry);
     }
   }
   std::vector<std::pair<std::string, RevisitTuning>> out;
@@ -237,120 +163,89 @@ absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Fin
     const std::string& name) const {
   absl::MutexLock lock(&mu_);
   auto it = entries_.find(name);
-  if (it == entries_.end() || it->second->stored.deleting()) return NotFound(name);
+  if (it == entries_.end() || it->second->stored.deleting) return CollectionNotFound(name);
   return it->second;
 }
 
-absl::Status CollectionManager::OpenEverywhere(Entry& entry) {
-  absl::Status first = absl::OkStatus();
-  // A focused collection's partitions keep the budgets of the last split.
-  std::vector<uint64_t> budgets;
-  if (entry.focus_tuner != nullptr) budgets = entry.focus_tuner->budgets();
-  for (uint32_t k = 0; k < fleet_.size(); ++k) {
-    absl::Status s = fleet_.Open(k, entry.collection,
-                                 budgets.empty() ? std::nullopt : std::optional(budgets[k]));
-    if (!s.ok() && first.ok()) {
-      first = absl::Status(s.code(), absl::StrCat("partition ", k, ": ", s.message()));
-    }
-  }
-  return first;
+absl::Status CollectionManager::FeedPendingSeeds(Entry& entry, const SeedFeedOptions& options) {
+  if (absl::Status s = entry.core->FeedSeeds(*entry.router, options).status(); !s.ok()) return s;
+  absl::MutexLock lock(&mu_);
+  StoredCollection changed = entry.stored;
+  changed.seeds_pending = false;
+  if (absl::Status s = Persist(changed); !s.ok()) return s;
+  entry.stored = std::move(changed);
+  return absl::OkStatus();
 }
 
-absl::StatusOr<v1::CollectionInfo> CollectionManager::Create(const v1::Collection& proto) {
-  if (absl::Status s = ValidateName(proto.name()); !s.ok()) return s;
-  absl::StatusOr<Collection> collection = collections::FromProto(proto, "collection");
-  if (!collection.ok()) return collection.status();
-  collection->ApplyFocus();
-  if (absl::Status s = collection->Validate(); !s.ok()) return s;
-  v1::StoredCollection stored;
-  v1::CollectionInfo& info = *stored.mutable_info();
-  *info.mutable_collection() = collections::ToProto(*collection);
-  info.set_state(v1::COLLECTION_STATE_ACTIVE);
-  *info.mutable_create_time() = grpc_common::TimeToProto(clock_.Now());
-  *info.mutable_update_time() = info.create_time();
-  stored.set_seeds_pending(true);
-  absl::StatusOr<std::shared_ptr<Entry>> entry = Build(stored);
+absl::StatusOr<CollectionInfo> CollectionManager::Create(collections::Collection collection) {
+  if (absl::Status s = ValidateName(collection.name); !s.ok()) return s;
+  collection.ApplyFocus();
+  if (absl::Status s = collection.Validate(); !s.ok()) return s;
+  StoredCollection stored;
+  stored.info.collection = std::move(collection);
+  stored.info.state = CollectionState::kActive;
+  stored.info.create_time = clock_.Now();
+  stored.info.update_time = stored.info.create_time;
+  stored.seeds_pending = true;
+  const std::string name = stored.info.collection.name;
+  const size_t seeds = stored.info.collection.seeds.size();
+  absl::StatusOr<std::shared_ptr<Entry>> entry = Build(std::move(stored));
   if (!entry.ok()) return entry.status();
   {
     absl::MutexLock lock(&mu_);
-    auto it = entries_.find(collection->name);
+    auto it = entries_.find(name);
     if (it != entries_.end()) {
-      if (it->second->stored.deleting()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "collection '", collection->name, "' is still being deleted; try again shortly"));
+      if (it->second->stored.deleting) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("collection '", name, "' is still being deleted; try again shortly"));
       }
-      return absl::AlreadyExistsError(
-          absl::StrCat("collection '", collection->name, "' already exists"));
+      return absl::AlreadyExistsError(absl::StrCat("collection '", name, "' already exists"));
     }
-    if (absl::Status s = Persist(stored); !s.ok()) return s;
-    entries_[collection->name] = *entry;
+    if (absl::Status s = Persist((*entry)->stored); !s.ok()) return s;
+    entries_[name] = *entry;
   }
-  std::fprintf(stderr, "scheduler: collection %s created (%zu seeds)\n",
-               collection->name.c_str(), collection->seeds.size());
+  std::fprintf(stderr, "scheduler: collection %s created (%zu seeds)\n", name.c_str(), seeds);
   // The seeds are durable in the record; reaching the partitions now is a courtesy that Tick
   // repeats until it succeeds.
   Entry& e = **entry;
   if (OpenEverywhere(e).ok()) {
     e.opened_everywhere = true;
     e.last_open = clock_.Now();
-    absl::StatusOr<SeedReport> fed = e.core->FeedSeeds(*e.router, options_.feed);
-    if (fed.ok()) {
-      absl::MutexLock lock(&mu_);
-      e.stored.set_seeds_pending(false);
-      if (absl::Status s = Persist(e.stored); !s.ok()) e.stored.set_seeds_pending(true);
-    }
+    (void)FeedPendingSeeds(e, options_.feed);
   }
   absl::MutexLock lock(&mu_);
-  return e.stored.info();
+  return e.stored.info;
 }
 
-absl::StatusOr<v1::CollectionInfo> CollectionManager::Update(
-    const v1::Collection& proto, const google::protobuf::FieldMask& mask) {
-  absl::StatusOr<std::shared_ptr<Entry>> old = Find(proto.name());
+absl::StatusOr<CollectionInfo> CollectionManager::Update(const std::string& name,
+                                                         const Change& change) {
+  absl::StatusOr<std::shared_ptr<Entry>> old = Find(name);
   if (!old.ok()) return old.status();
-  v1::StoredCollection stored;
+  StoredCollection stored;
   {
     absl::MutexLock lock(&mu_);
     stored = (*old)->stored;
   }
-  v1::Collection merged = stored.info().collection();
-  if (mask.paths_size() == 0) {
-    v1::Collection replacement = proto;
-    *replacement.mutable_seeds() = merged.seeds();
-    merged = std::move(replacement);
-  } else {
-    for (const std::string& path : mask.paths()) {
-      if (path == "name" || path == "seeds") {
-        return grpc_common::InvalidField(
-            "update_mask", absl::StrCat("'", path, "' cannot change (seeds: use AddSeeds)"));
-      }
-    }
-    if (!google::protobuf::util::FieldMaskUtil::IsValidFieldMask<v1::Collection>(mask)) {
-      return grpc_common::InvalidField("update_mask", "names a field Collection does not have");
-    }
-    google::protobuf::util::FieldMaskUtil::MergeOptions merge;
-    merge.set_replace_message_fields(true);
-    merge.set_replace_repeated_fields(true);
-    google::protobuf::util::FieldMaskUtil::MergeMessageTo(proto, mask, merge, &merged);
-  }
-  absl::StatusOr<Collection> collection = collections::FromProto(merged, "collection");
+  absl::StatusOr<collections::Collection> collection = change(stored.info.collection);
   if (!collection.ok()) return collection.status();
+  collection->name = stored.info.collection.name;
+  collection->seeds = stored.info.collection.seeds;
   collection->ApplyFocus();
   if (absl::Status s = collection->Validate(); !s.ok()) return s;
-  *stored.mutable_info()->mutable_collection() = collections::ToProto(*collection);
-  *stored.mutable_info()->mutable_update_time() = grpc_common::TimeToProto(clock_.Now());
-  absl::StatusOr<std::shared_ptr<Entry>> entry = Build(stored);
+  stored.info.collection = *std::move(collection);
+  stored.info.update_time = clock_.Now();
+  absl::StatusOr<std::shared_ptr<Entry>> entry = Build(std::move(stored));
   if (!entry.ok()) return entry.status();
   {
     absl::MutexLock lock(&mu_);
-    auto it = entries_.find(proto.name());
+    auto it = entries_.find(name);
     if (it == entries_.end() || it->second != *old) {
       return absl::AbortedError(
-          absl::StrCat("collection '", proto.name(), "' changed meanwhile; try again"));
+          absl::StrCat("collection '", name, "' changed meanwhile; try again"));
     }
     // The state may have moved since the copy (pause, finish): keep the current one.
-    (*entry)->stored.mutable_info()->set_state(it->second->stored.info().state());
-    (*entry)->stored.set_seeds_pending(it->second->stored.seeds_pending());
+    (*entry)->stored.info.state = it->second->stored.info.state;
+    (*entry)->stored.seeds_pending = it->second->stored.seeds_pending;
     if (absl::Status s = Persist((*entry)->stored); !s.ok()) return s;
     it->second = *entry;
   }
@@ -358,71 +253,70 @@ absl::StatusOr<v1::CollectionInfo> CollectionManager::Update(
     (*entry)->opened_everywhere = true;
     (*entry)->last_open = clock_.Now();
   }
-  std::fprintf(stderr, "scheduler: collection %s updated\n", proto.name().c_str());
+  std::fprintf(stderr, "scheduler: collection %s updated\n", name.c_str());
   absl::MutexLock lock(&mu_);
-  return (*entry)->stored.info();
+  return (*entry)->stored.info;
 }
 
-absl::StatusOr<v1::CollectionInfo> CollectionManager::Get(const std::string& name) const {
+absl::StatusOr<CollectionInfo> CollectionManager::Get(const std::string& name) const {
   absl::StatusOr<std::shared_ptr<Entry>> entry = Find(name);
   if (!entry.ok()) return entry.status();
   absl::MutexLock lock(&mu_);
-  return (*entry)->stored.info();
+  return (*entry)->stored.info;
 }
 
-absl::StatusOr<std::pair<std::vector<v1::CollectionInfo>, std::string>> CollectionManager::List(
+absl::StatusOr<std::pair<std::vector<CollectionInfo>, std::string>> CollectionManager::List(
     int page_size, const std::string& page_token) const {
   if (page_size < 0 || page_size > 1000) {
-    return grpc_common::InvalidField("page_size", "must be in [0, 1000]");
+    return absl::InvalidArgumentError("page_size: must be in [0, 1000]");
   }
   const size_t limit = page_size == 0 ? 100 : static_cast<size_t>(page_size);
-  std::vector<v1::CollectionInfo> page;
+  std::vector<CollectionInfo> page;
   std::string next;
   absl::MutexLock lock(&mu_);
   for (auto it = entries_.upper_bound(page_token); it != entries_.end(); ++it) {
-    if (it->second->stored.deleting()) continue;
+    if (it->second->stored.deleting) continue;
     if (page.size() == limit) {
-      next = page.back().collection().name();
+      next = page.back().collection.name;
       break;
     }
-    page.push_back(it->second->stored.info());
+    page.push_back(it->second->stored.info);
   }
   return std::make_pair(std::move(page), std::move(next));
 }
 
-absl::StatusOr<v1::CollectionInfo> CollectionManager::SetState(const std::string& name,
-                                                               v1::CollectionState from1,
-                                                               v1::CollectionState from2,
-                                                               v1::CollectionState to) {
+absl::StatusOr<CollectionInfo> CollectionManager::SetState(const std::string& name,
+                                                           std::vector<CollectionState> from,
+                                                           CollectionState to) {
   absl::StatusOr<std::shared_ptr<Entry>> entry = Find(name);
   if (!entry.ok()) return entry.status();
   absl::MutexLock lock(&mu_);
-  v1::StoredCollection& stored = (*entry)->stored;
-  const v1::CollectionState state = stored.info().state();
-  if (state == to) return stored.info();
-  if (state != from1 && state != from2) {
-    return absl::FailedPreconditionError(absl::StrCat("collection '", name, "' is ",
-                                                      StateName(state), ", not ",
-                                                      StateName(from1)));
+  StoredCollection& stored = (*entry)->stored;
+  const CollectionState state = stored.info.state;
+  if (state == to) return stored.info;
+  if (std::find(from.begin(), from.end(), state) == from.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("collection '", name, "' is ", std::string(CollectionStateName(state)),
+                     ", not ", std::string(CollectionStateName(from.front()))));
   }
-  v1::StoredCollection changed = stored;
-  changed.mutable_info()->set_state(to);
-  *changed.mutable_info()->mutable_update_time() = grpc_common::TimeToProto(clock_.Now());
+  StoredCollection changed = stored;
+  changed.info.state = to;
+  changed.info.update_time = clock_.Now();
   if (absl::Status s = Persist(changed); !s.ok()) return s;
   stored = std::move(changed);
-  std::fprintf(stderr, "scheduler: collection %s %s\n", name.c_str(), StateName(to).c_str());
-  return stored.info();
+  std::fprintf(stderr, "scheduler: collection %s %s\n", name.c_str(),
+               std::string(CollectionStateName(to)).c_str());
+  return stored.info;
 }
 
-absl::StatusOr<v1::CollectionInfo> CollectionManager::Pause(const std::string& name) {
-  return SetState(name, v1::COLLECTION_STATE_ACTIVE, v1::COLLECTION_STATE_FINISHED,
-                  v1::COLLECTION_STATE_PAUSED);
+absl::StatusOr<CollectionInfo> CollectionManager::Pause(const std::string& name) {
+  return SetState(name, {CollectionState::kActive, CollectionState::kFinished},
+                  CollectionState::kPaused);
 }
 
-absl::StatusOr<v1::CollectionInfo> CollectionManager::Resume(const std::string& name) {
+absl::StatusOr<CollectionInfo> CollectionManager::Resume(const std::string& name) {
   // A resumed collection that has nothing left is found FINISHED again by the next Tick.
-  return SetState(name, v1::COLLECTION_STATE_PAUSED, v1::COLLECTION_STATE_PAUSED,
-                  v1::COLLECTION_STATE_ACTIVE);
+  return SetState(name, {CollectionState::kPaused}, CollectionState::kActive);
 }
 
 absl::Status CollectionManager::Delete(const std::string& name) {
@@ -430,8 +324,8 @@ absl::Status CollectionManager::Delete(const std::string& name) {
   if (!entry.ok()) return entry.status();
   {
     absl::MutexLock lock(&mu_);
-    v1::StoredCollection changed = (*entry)->stored;
-    changed.set_deleting(true);
+    StoredCollection changed = (*entry)->stored;
+    changed.deleting = true;
     if (absl::Status s = Persist(changed); !s.ok()) return s;
     (*entry)->stored = std::move(changed);
   }
@@ -454,258 +348,24 @@ absl::StatusOr<SeedReport> CollectionManager::AddSeeds(const std::string& name,
   if (!report.ok()) return report.status();
   if (report->queued > 0) {
     absl::MutexLock lock(&mu_);
-    if (e.stored.info().state() == v1::COLLECTION_STATE_FINISHED && !e.stored.deleting()) {
-      v1::StoredCollection changed = e.stored;
-      changed.mutable_info()->set_state(v1::COLLECTION_STATE_ACTIVE);
+    if (e.stored.info.state == CollectionState::kFinished && !e.stored.deleting) {
+      StoredCollection changed = e.stored;
+      changed.info.state = CollectionState::kActive;
       if (Persist(changed).ok()) e.stored = std::move(changed);
     }
   }
   return report;
 }
 
-absl::StatusOr<v1::CollectionStats> CollectionManager::Stats(const std::string& name) {
-  absl::StatusOr<std::shared_ptr<Entry>> entry = Find(name);
-  if (!entry.ok()) return entry.status();
-  v1::CollectionStats out;
-  out.set_name(name);
-  *out.mutable_as_of() = grpc_common::TimeToProto(clock_.Now());
-  out.set_partitions_total(fleet_.size());
-  bool exhausted = true;
-  for (uint32_t k = 0; k < fleet_.size(); ++k) {
-    absl::StatusOr<frontier::FrontierStats> s = fleet_.Partition(k, name).Stats();
-    if (!s.ok()) {
-      exhausted = false;
-      continue;
-    }
-    out.set_partitions_reporting(out.partitions_reporting() + 1);
-    out.set_pages(out.pages() + s->pages_completed);
-    out.set_queued_urls(out.queued_urls() + s->queued_urls);
-    out.set_waiting_urls(out.waiting_urls() + s->waiting_urls);
-    out.set_in_flight_urls(out.in_flight_urls() + s->in_flight_urls);
-    out.set_seen_urls(out.seen_urls() + s->seen_urls);
-    out.set_hosts(out.hosts() + s->hosts);
-    out.set_revisits_waited(out.revisits_waited() + s->revisits_waited);
-    out.set_revisit_wait_seconds(out.revisit_wait_seconds() + s->revisit_wait_seconds);
-    out.set_revisit_budget_visits_per_day(out.revisit_budget_visits_per_day() +
-                                          s->revisit_budget_visits_per_day);
-    out.set_revisits_completed(out.revisits_completed() + s->revisits_completed);
-    out.set_revisit_spend_visits_per_day(out.revisit_spend_visits_per_day() +
-                                         s->revisit_spend_visits_per_day);
-    out.set_focus_pulls(out.focus_pulls() + s->focus_pulls);
-    out.set_focus_reward(out.focus_reward() + s->focus_reward);
-    exhausted = exhausted && s->exhausted;
-  }
-  out.set_exhausted(exhausted);
-  if ((*entry)->focus_tuner != nullptr && (*entry)->focus_tuner->tunings() > 0) {
-    for (const uint64_t budget : (*entry)->focus_tuner->budgets()) {
-      out.add_focus_page_budgets(budget);
-    }
-  }
-  std::map<int, uint64_t> outcomes;
+absl::StatusOr<std::vector<CollectionInfo>> CollectionManager::TakeReport(
+    const FetcherReport& report) {
+  if (absl::Status s = reports_->Take(report, fleet_.size()); !s.ok()) return s;
+  std::vector<CollectionInfo> live;
   absl::MutexLock lock(&mu_);
-  for (const auto& [key, report] : reports_) {
-    for (const v1::FetcherCollectionStats& c : report.collections()) {
-      if (c.collection() != name) continue;
-      for (const v1::OutcomeCount& o : c.outcomes()) outcomes[o.outcome()] += o.count();
-      out.set_robots_denied(out.robots_denied() + c.robots_denied());
-      out.set_duplicates(out.duplicates() + c.duplicates());
-      out.set_urls_suppressed(out.urls_suppressed() + c.urls_suppressed());
-      for (int j = 0; j < c.urls_sent_size(); ++j) {
-        if (static_cast<uint32_t>(j) != report.partition()) {
-          out.set_urls_exchanged(out.urls_exchanged() + c.urls_sent(j));
-        }
-      }
-    }
-  }
-  for (const auto& [outcome, count] : outcomes) {
-    v1::OutcomeCount* o = out.add_outcomes();
-    o->set_outcome(static_cast<v1::OutcomeClass>(outcome));
-    o->set_count(count);
-  }
-  return out;
-}
-
-absl::StatusOr<v1::ExplainUrlResponse> CollectionManager::Explain(
-    const std::string& name, const std::vector<std::string>& urls) {
-  if (urls.size() > kMaxExplainUrls) {
-    return grpc_common::InvalidField("urls", absl::StrCat("at most ", kMaxExplainUrls, " URLs"));
-  }
-  absl::StatusOr<std::shared_ptr<Entry>> entry = Find(name);
-  if (!entry.ok()) return entry.status();
-  Entry& e = **entry;
-  v1::ExplainUrlResponse response;
-  std::vector<std::string> canonical;
-  std::vector<v1::UrlExplanation*> parsed;
-  for (const std::string& url : urls) {
-    v1::UrlExplanation* x = response.add_explanations();
-    x->set_url(url);
-    absl::StatusOr<Scheduler::Judged> judged = e.core->Judge(url, 0);
-    if (!judged.ok()) {
-      x->set_error(std::string(judged.status().message()));
-      continue;
-    }
-    x->set_canonical_url(judged->canonical.str());
-    x->set_scope_verdict(collections::ToProto(judged->verdict));
-    x->set_partition(partition::Partition(judged->host_key, fleet_.size()));
-    canonical.push_back(judged->canonical.str());
-    parsed.push_back(x);
-  }
-  if (canonical.empty()) return response;
-  absl::StatusOr<std::vector<std::optional<frontier::UrlRecord>>> records =
-      e.router->LookupUrls(canonical);
-  if (!records.ok()) return records.status();
-  for (size_t i = 0; i < parsed.size() && i < records->size(); ++i) {
-    const std::optional<frontier::UrlRecord>& record = (*records)[i];
-    if (!record.has_value()) continue;
-    parsed[i]->set_found(true);
-    *parsed[i]->mutable_record() = frontier::ToProto(*record);
-    // The verdict at the depth the URL was found at.
-    absl::StatusOr<Scheduler::Judged> at_depth = e.core->Judge(parsed[i]->url(), record->depth);
-    if (at_depth.ok()) parsed[i]->set_scope_verdict(collections::ToProto(at_depth->verdict));
-  }
-  return response;
-}
-
-absl::StatusOr<std::vector<v1::CollectionInfo>> CollectionManager::FetcherReport(
-    const v1::ReportFetcherStatsRequest& report) {
-  if (report.incarnation().empty()) {
-    return grpc_common::InvalidField("incarnation", "must not be empty");
-  }
-  if (report.partition() >= fleet_.size()) {
-    return grpc_common::InvalidField(
-        "partition", absl::StrCat(report.partition(), " is not below the partition count ",
-                                  fleet_.size()));
-  }
-  absl::MutexLock lock(&mu_);
-  kv::WriteBatch batch;
-  batch.Put(kReportsFamily, ReportKey(report.partition(), report.incarnation()),
-            report.SerializeAsString());
-  // Keep the newest incarnations of this partition; the older ones' counters are folded into
-  // the partition's retired record, so the sums stay whole.
-  std::vector<std::pair<absl::Time, std::string>> mine;
-  for (const auto& [key, r] : reports_) {
-    if (key.first != report.partition() || key.second == report.incarnation() ||
-        key.second == kRetired) {
-      continue;
-    }
-    mine.emplace_back(grpc_common::TimeFromProto(r.start_time(), "start_time")
-                          .value_or(absl::InfinitePast()),
-                      key.second);
-  }
-  std::vector<std::string> dropped;
-  v1::ReportFetcherStatsRequest retired;
-  if (mine.size() + 1 > options_.max_incarnations_per_partition) {
-    auto it = reports_.find({report.partition(), kRetired});
-    if (it != reports_.end()) retired = it->second;
-    retired.set_partition(report.partition());
-    retired.set_incarnation(kRetired);
-    std::sort(mine.begin(), mine.end());
-    const size_t excess = mine.size() + 1 - options_.max_incarnations_per_partition;
-    for (size_t i = 0; i < excess; ++i) {
-      batch.Delete(kReportsFamily, ReportKey(report.partition(), mine[i].second));
-      Fold(reports_.at({report.partition(), mine[i].second}), retired);
-      dropped.push_back(mine[i].second);
-    }
-    batch.Put(kReportsFamily, ReportKey(report.partition(), kRetired),
-              retired.SerializeAsString());
-  }
-  if (absl::Status s = store_.Write(batch); !s.ok()) return s;
-  for (const std::string& incarnation : dropped) reports_.erase({report.partition(), incarnation});
-  if (!dropped.empty()) reports_[{report.partition(), kRetired}] = std::move(retired);
-  reports_[{report.partition(), report.incarnation()}] = report;
-  std::vector<v1::CollectionInfo> live;
   for (const auto& [name, entry] : entries_) {
-    if (!entry->stored.deleting()) live.push_back(entry->stored.info());
+    if (!entry->stored.deleting) live.push_back(entry->stored.info);
   }
   return live;
-}
-
-void CollectionManager::Tick(absl::Time now) {
-  std::vector<std::shared_ptr<Entry>> entries;
-  {
-    absl::MutexLock lock(&mu_);
-    for (const auto& [name, entry] : entries_) entries.push_back(entry);
-  }
-  for (const std::shared_ptr<Entry>& entry : entries) SyncOne(entry, now);
-}
-
-void CollectionManager::SyncOne(const std::shared_ptr<Entry>& entry, absl::Time now) {
-  Entry& e = *entry;
-  const std::string& name = e.collection.name;
-  bool deleting, seeds_pending;
-  v1::CollectionState state;
-  {
-    absl::MutexLock lock(&mu_);
-    deleting = e.stored.deleting();
-    seeds_pending = e.stored.seeds_pending();
-    state = e.stored.info().state();
-  }
-  if (deleting) {
-    bool all = true;
-    for (uint32_t k = 0; k < fleet_.size(); ++k) all = fleet_.Drop(k, name).ok() && all;
-    if (!all) return;
-    absl::MutexLock lock(&mu_);
-    auto it = entries_.find(name);
-    if (it == entries_.end() || it->second != entry) return;
-    kv::WriteBatch batch;
-    batch.Delete(kCollectionsFamily, name);
-    // The fetchers' counters of the collection go with it: a collection created later under
-    // the same name starts from zero.
-    std::map<std::pair<uint32_t, std::string>, v1::ReportFetcherStatsRequest> stripped;
-    for (const auto& [key, report] : reports_) {
-      v1::ReportFetcherStatsRequest without = report;
-      without.clear_collections();
-      for (const v1::FetcherCollectionStats& c : report.collections()) {
-        if (c.collection() != name) *without.add_collections() = c;
-      }
-      if (without.collections_size() == report.collections_size()) continue;
-      batch.Put(kReportsFamily, ReportKey(key.first, key.second), without.SerializeAsString());
-      stripped[key] = std::move(without);
-    }
-    if (!store_.Write(batch).ok()) return;
-    entries_.erase(it);
-    for (auto& [key, report] : stripped) reports_[key] = std::move(report);
-    return;
-  }
-  if (!e.opened_everywhere || now - e.last_open >= options_.reopen_interval) {
-    // After a restart of the scheduler the first split reads what the partitions spent, so the
-    // reopen does not hand out even shares again (a partition that spent more than its share
-    // keeps what it spent and gets no more until the next split).
-    if (e.focus_tuner != nullptr && e.focus_tuner->tunings() == 0) {
-      (void)e.focus_tuner->TuneNow(now);
-    }
-    e.opened_everywhere = OpenEverywhere(e).ok();
-    e.last_open = now;
-    if (!e.opened_everywhere) return;
-  }
-  if (seeds_pending) {
-    SeedFeedOptions once = options_.feed;
-    once.retry.max_attempts = 1;
-    if (!e.core->FeedSeeds(*e.router, once).ok()) return;
-    absl::MutexLock lock(&mu_);
-    v1::StoredCollection changed = e.stored;
-    changed.set_seeds_pending(false);
-    if (Persist(changed).ok()) e.stored = std::move(changed);
-    return;
-  }
-  if (e.tuner != nullptr) {
-    e.tuner->Tick(now);
-    return;
-  }
-  if (e.focus_tuner != nullptr && state == v1::COLLECTION_STATE_ACTIVE) e.focus_tuner->Tick(now);
-  if (state == v1::COLLECTION_STATE_ACTIVE) {
-    absl::StatusOr<bool> exhausted = e.router->IsExhausted();
-    // A focused partition that spent its budget is exhausted while another may have pages left
-    // and no work: split again before calling the collection finished.
-    if (exhausted.ok() && *exhausted && e.focus_tuner != nullptr &&
-        e.focus_tuner->TuneNow(now).ok()) {
-      exhausted = e.router->IsExhausted();
-    }
-    if (exhausted.ok() && *exhausted) {
-      (void)SetState(name, v1::COLLECTION_STATE_ACTIVE, v1::COLLECTION_STATE_ACTIVE,
-                     v1::COLLECTION_STATE_FINISHED);
-    }
-  }
 }
 
 }  // namespace crawler::scheduler

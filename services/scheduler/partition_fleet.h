@@ -5,8 +5,8 @@
 //
 // Thread-safety: implementations are thread-safe; the clients Partition() returns live as long
 // as the fleet.
-#ifndef CRAWLER_SERVICES_SCHEDULER_GRPC_PARTITION_FLEET_H_
-#define CRAWLER_SERVICES_SCHEDULER_GRPC_PARTITION_FLEET_H_
+#ifndef CRAWLER_SERVICES_SCHEDULER_PARTITION_FLEET_H_
+#define CRAWLER_SERVICES_SCHEDULER_PARTITION_FLEET_H_
 
 #include <cstdint>
 #include <optional>
@@ -40,4 +40,4 @@ class PartitionFleet {
 
 }  // namespace crawler::scheduler
 
-#endif  // CRAWLER_SERVICES_SCHEDULER_GRPC_PARTITION_FLEET_H_
+#endif  // CRAWLER_SERVICES_SCHEDULER_PARTITION_FLEET_H_

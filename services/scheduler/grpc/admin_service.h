@@ -20,7 +20,7 @@
 #include "absl/time/time.h"
 #include "crawler/v1/admin.grpc.pb.h"
 #include "crawler/v1/scheduler.grpc.pb.h"
-#include "services/scheduler/grpc/collection_manager.h"
+#include "services/scheduler/collection_manager.h"
 
 namespace crawler::scheduler {
 

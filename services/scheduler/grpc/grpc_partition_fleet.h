@@ -19,7 +19,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/channel.h"
 #include "services/common/grpc/channel.h"
-#include "services/scheduler/grpc/partition_fleet.h"
+#include "services/scheduler/partition_fleet.h"
 
 namespace crawler::scheduler {
 

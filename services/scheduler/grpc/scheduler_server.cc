@@ -104,18 +104,16 @@ std::vector<prometheus::MetricFamily> CollectionMetrics(const CollectionManager&
   do {
     auto page = manager.List(1000, token);
     if (!page.ok()) return {};  // the store failed: no figures rather than wrong ones
-    for (const v1::CollectionInfo& info : page->first) {
-      switch (info.state()) {
-        case v1::COLLECTION_STATE_ACTIVE:
+    for (const CollectionInfo& info : page->first) {
+      switch (info.state) {
+        case CollectionState::kActive:
           ++active;
           break;
-        case v1::COLLECTION_STATE_PAUSED:
+        case CollectionState::kPaused:
           ++paused;
           break;
-        case v1::COLLECTION_STATE_FINISHED:
+        case CollectionState::kFinished:
           ++finished;
-          break;
-        default:
           break;
       }
     }
@@ -157,7 +155,7 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
   options.tuner = config.revisit_tuner;
   options.focus_tuner.interval = config.focus_tune_interval;
   absl::StatusOr<std::unique_ptr<CollectionManager>> manager = CollectionManager::Open(
-      options, *server->store_, *server->fleet_, server->clock_);
+      options, *server->store_, *server->fleet_, server->codec_, server->clock_);
   if (!manager.ok()) return manager.status();
   server->manager_ = *std::move(manager);
   server->loop_ = std::make_unique<PeriodicRunner>(

@@ -24,8 +24,9 @@
 #include "services/common/grpc/server_runner.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/service/service_config.h"
-#include "services/scheduler/grpc/collection_manager.h"
+#include "services/scheduler/collection_manager.h"
 #include "services/scheduler/focus_budget_tuner.h"
+#include "services/scheduler/grpc/proto_record_codec.h"
 #include "services/scheduler/revisit_tuner.h"
 
 namespace crawler::kv {
@@ -94,6 +95,7 @@ class SchedulerServer {
   SchedulerServer();
 
   SystemClock clock_;
+  const ProtoRecordCodec codec_;
   std::unique_ptr<kv::RocksDbKvStore> store_;
   std::unique_ptr<PartitionFleet> fleet_;
   std::unique_ptr<CollectionManager> manager_;
