@@ -1,4 +1,4 @@
-#include "services/fetcher/grpc/fetcher_node.h"
+#include "services/fetcher/fetcher_node.h"
 
 #include <pthread.h>
 
@@ -12,18 +12,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/message_differencer.h"
-#include "grpcpp/client_context.h"
 #include "lib/warc/warc_writer.h"
-#include "services/collections/collection_scope.h"
-#include "services/collections/grpc/collection_convert.h"
 #include "services/common/atomic_file.h"
-#include "services/common/grpc/proto_convert.h"
-#include "services/common/grpc/status.h"
-#include "services/fetcher/collection_options.h"
 #include "services/fetcher/crawl_report.h"
-#include "services/fetcher/link_ledger.h"
-#include "services/frontier/grpc/frontier_convert.h"
 #include "services/frontier/routed_frontier_client.h"
 #include "services/frontier/url_record.h"
 
@@ -60,43 +51,21 @@ void AddRouting(frontier::RoutingStats& into, const frontier::RoutingStats& more
 
 }  // namespace
 
-GrpcSchedulerLink::GrpcSchedulerLink(std::shared_ptr<grpc::Channel> channel,
-                                     absl::Duration deadline)
-    : stub_(v1::SchedulerInternal::NewStub(std::move(channel))), deadline_(deadline) {}
-
-GrpcSchedulerLink::~GrpcSchedulerLink() = default;
-
-absl::StatusOr<v1::ReportFetcherStatsResponse> GrpcSchedulerLink::Report(
-    const v1::ReportFetcherStatsRequest& request) {
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + deadline_));
-  v1::ReportFetcherStatsResponse response;
-  grpc::Status status = stub_->ReportFetcherStats(&context, request, &response);
-  if (!status.ok()) return grpc_common::FromGrpcStatus(status);
-  return response;
-}
-
 struct FetcherNode::Crawl {
   std::string name;
   // When the collection was created: a collection deleted and created again under the same
   // name is another collection, whose counters start from zero.
-  google::protobuf::Timestamp create_time;
-  // Kept for the life of the process (counters are cumulative per incarnation).
-  std::unique_ptr<fetcher::CrawlLog> log;
-  fetcher::CrawlStats stats;
-  fetcher::ObserverList observers;
-  FetcherStats folded;                  // finished Fetchers' counters
-  FetcherSnapshot::Warc warc_folded;    // closed WARC writers' records and bytes
+  absl::Time create_time;
+  // The collection's crawl here: crawl log, totals, link ledger and scope, kept for the life of
+  // the process (counters are cumulative per incarnation), and each run's WARC writer.
+  std::unique_ptr<CollectionCrawl> crawl;
+  FetcherStats folded;                    // finished Fetchers' counters
   frontier::RoutingStats routing_folded;  // replaced routers' counters
-  // Built from `spec`; kept between runs so that an idle collection can be asked for work.
-  v1::Collection spec;
-  std::unique_ptr<collections::CollectionScope> scope;
+  // Built for crawl->collection(); kept between runs so that an idle collection can be asked for
+  // work.
   std::vector<std::unique_ptr<frontier::FrontierClient>> partitions;
   std::unique_ptr<frontier::RoutedFrontierClient> router;
-  // With record_links or focus: the collection's links on this fetcher (kept between runs).
-  std::unique_ptr<LinkLedger> links;
   // The current run.
-  std::unique_ptr<warc::WarcWriter> warc;
   std::unique_ptr<Fetcher> fetcher;
   std::thread thread;
   std::atomic<bool> done{false};
@@ -110,12 +79,13 @@ struct FetcherNode::Crawl {
 };
 
 FetcherNode::FetcherNode(const FetcherNodeOptions& options, PartitionClientFactory partitions,
-                         SchedulerLink& scheduler, dedup::DedupClient* dedup,
-                         politeness::Politeness& politeness, Resolver& resolver,
-                         const net::AddressPolicy& guard, const Clock& clock)
+                         scheduler::SchedulerClient& scheduler, const scheduler::RecordCodec& codec,
+                         dedup::DedupClient* dedup, politeness::Politeness& politeness,
+                         Resolver& resolver, const net::AddressPolicy& guard, const Clock& clock)
     : options_(options),
       partitions_(std::move(partitions)),
       scheduler_(scheduler),
+      codec_(codec),
       dedup_(dedup),
       politeness_(politeness),
       resolver_(resolver),
@@ -134,8 +104,9 @@ FetcherNode::~FetcherNode() {
 
 absl::StatusOr<std::unique_ptr<FetcherNode>> FetcherNode::Create(
     const FetcherNodeOptions& options, PartitionClientFactory partitions,
-    SchedulerLink& scheduler, dedup::DedupClient* dedup, politeness::Politeness& politeness,
-    Resolver& resolver, const net::AddressPolicy& guard, const Clock& clock) {
+    scheduler::SchedulerClient& scheduler, const scheduler::RecordCodec& codec,
+    dedup::DedupClient* dedup, politeness::Politeness& politeness, Resolver& resolver,
+    const net::AddressPolicy& guard, const Clock& clock) {
   if (options.partition_count == 0 || options.partition_index >= options.partition_count) {
     return absl::InvalidArgumentError(absl::StrCat("partition ", options.partition_index,
                                                    " is not below the partition count ",
@@ -154,8 +125,8 @@ absl::StatusOr<std::unique_ptr<FetcherNode>> FetcherNode::Create(
   }
   if (!partitions) return absl::InvalidArgumentError("no partition client factory");
   if (absl::Status s = options.fetcher.Validate(); !s.ok()) return s;
-  return std::unique_ptr<FetcherNode>(new FetcherNode(options, std::move(partitions), scheduler,
-                                                      dedup, politeness, resolver, guard, clock));
+  return std::unique_ptr<FetcherNode>(new FetcherNode(
+      options, std::move(partitions), scheduler, codec, dedup, politeness, resolver, guard, clock));
 }
 
 void FetcherNode::Stop() { if (!stop_.HasBeenNotified()) stop_.Notify(); }
@@ -165,7 +136,7 @@ absl::Status FetcherNode::Run() {
   bool scheduler_down = false;
   bool kept_sent = false;
   while (true) {
-    absl::StatusOr<v1::ReportFetcherStatsResponse> reply = scheduler_.Report(Snapshot());
+    absl::StatusOr<scheduler::FetcherReportReply> reply = scheduler_.Report(Snapshot());
     if (reply.ok()) {
       if (scheduler_down) {
         std::fprintf(stderr, "fetcher %u: scheduler reachable again\n", options_.partition_index);
@@ -175,14 +146,10 @@ absl::Status FetcherNode::Run() {
         SendKeptReports();
         kept_sent = true;
       }
-      if (reply->has_report_interval()) {
-        absl::StatusOr<absl::Duration> asked =
-            grpc_common::DurationFromProto(reply->report_interval(), "report_interval");
-        if (asked.ok() && *asked > absl::ZeroDuration()) interval = *asked;
+      if (reply->report_interval.has_value() && *reply->report_interval > absl::ZeroDuration()) {
+        interval = *reply->report_interval;
       }
-      const std::vector<v1::CollectionInfo> collections(reply->collections().begin(),
-                                                        reply->collections().end());
-      if (!stop_.HasBeenNotified()) Reconcile(collections, clock_.Now());
+      if (!stop_.HasBeenNotified()) Reconcile(*reply, clock_.Now());
     } else if (!scheduler_down) {
       // Once per outage: the node keeps crawling what it crawls and asks again later.
       scheduler_down = true;
@@ -214,22 +181,24 @@ void FetcherNode::SendKeptReports() {
   std::sort(kept.begin(), kept.end());
   for (const std::filesystem::path& path : kept) {
     absl::StatusOr<std::string> bytes = ReadWholeFile(path);
-    v1::ReportFetcherStatsRequest report;
+    absl::StatusOr<scheduler::FetcherReport> report =
+        bytes.ok() ? codec_.DecodeReport(*bytes)
+                   : absl::StatusOr<scheduler::FetcherReport>(bytes.status());
     absl::Status sent = absl::OkStatus();
-    if (!bytes.ok()) {
-      sent = bytes.status();
-    } else if (!report.ParseFromString(*bytes) || report.incarnation().empty()) {
+    if (!report.ok()) {
+      sent = report.status();
+    } else if (report->incarnation.empty()) {
       sent = absl::DataLossError("not a fetcher report");
-    } else if (report.incarnation() == incarnation_) {
+    } else if (report->incarnation == incarnation_) {
       continue;
     } else {
-      sent = scheduler_.Report(report).status();
+      sent = scheduler_.Report(*report).status();
       // Unreachable: the next start (or the next report round of this one) tries again.
       if (absl::IsUnavailable(sent) || absl::IsDeadlineExceeded(sent)) return;
     }
     if (sent.ok()) {
       std::fprintf(stderr, "fetcher %u: sent incarnation %s's last report, kept in %s\n",
-                   options_.partition_index, report.incarnation().c_str(), path.c_str());
+                   options_.partition_index, report->incarnation.c_str(), path.c_str());
     } else {
       std::fprintf(stderr, "fetcher %u: dropping the kept report %s: %s\n",
                    options_.partition_index, path.c_str(), sent.ToString().c_str());
@@ -239,14 +208,14 @@ void FetcherNode::SendKeptReports() {
 }
 
 void FetcherNode::SendLastReport() {
-  const v1::ReportFetcherStatsRequest last = Snapshot();
+  const scheduler::FetcherReport last = Snapshot();
   std::filesystem::path kept;
   if (!options_.reports_dir.empty()) {
     std::error_code error;
     std::filesystem::create_directories(options_.reports_dir, error);
     const std::filesystem::path path =
         std::filesystem::path(options_.reports_dir) / (incarnation_ + kReportExtension);
-    if (absl::Status s = WriteFileAtomically(path, last.SerializeAsString()); s.ok()) {
+    if (absl::Status s = WriteFileAtomically(path, codec_.EncodeReport(last)); s.ok()) {
       kept = path;
     } else {
       std::fprintf(stderr, "fetcher %u: cannot keep the last report: %s\n",
@@ -282,15 +251,28 @@ void FetcherNode::SendLastReport() {
   }
 }
 
-void FetcherNode::Reconcile(const std::vector<v1::CollectionInfo>& collections, absl::Time now) {
+void FetcherNode::Reconcile(const scheduler::FetcherReportReply& reply, absl::Time now) {
   absl::MutexLock lock(&mu_);
   std::set<std::string> listed;
-  for (const v1::CollectionInfo& info : collections) {
-    const std::string& name = info.collection().name();
+  for (const auto& [name, why] : reply.unreadable) {
+    // Listed, so its counters stay; not startable by this build.
+    listed.insert(name);
+    auto it = crawls_.find(name);
+    if (it == crawls_.end()) continue;
+    Crawl& crawl = *it->second;
+    if (crawl.running() && !crawl.done.load(std::memory_order_acquire)) crawl.fetcher->Stop();
+    const std::string error = why.ToString();
+    if (error != crawl.last_start_error) {
+      std::fprintf(stderr, "fetcher %u: cannot start collection %s: %s\n", options_.partition_index,
+                   name.c_str(), error.c_str());
+    }
+    crawl.last_start_error = error;
+  }
+  for (const scheduler::CollectionInfo& info : reply.collections) {
+    const std::string& name = info.collection.name;
     listed.insert(name);
     std::unique_ptr<Crawl>& slot = crawls_[name];
-    if (slot != nullptr && !google::protobuf::util::MessageDifferencer::Equals(
-                               slot->create_time, info.create_time())) {
+    if (slot != nullptr && slot->create_time != info.create_time) {
       // Deleted and created again: finish the old one first, then start afresh.
       if (slot->running() && !slot->done.load(std::memory_order_acquire)) {
         slot->fetcher->Stop();
@@ -302,14 +284,12 @@ void FetcherNode::Reconcile(const std::vector<v1::CollectionInfo>& collections, 
     if (slot == nullptr) {
       slot = std::make_unique<Crawl>();
       slot->name = name;
-      slot->create_time = info.create_time();
+      slot->create_time = info.create_time;
     }
     Crawl& crawl = *slot;
     if (crawl.running() && crawl.done.load(std::memory_order_acquire)) Reap(crawl);
-    const bool active = info.state() == v1::COLLECTION_STATE_ACTIVE;
-    const bool changed = crawl.router != nullptr &&
-                         !google::protobuf::util::MessageDifferencer::Equals(crawl.spec,
-                                                                             info.collection());
+    const bool active = info.state == scheduler::CollectionState::kActive;
+    const bool changed = crawl.router != nullptr && crawl.crawl->collection() != info.collection;
     if (crawl.running()) {
       if (!active || changed) {
         std::fprintf(stderr, "fetcher %u: stopping collection %s (%s)\n",
@@ -353,81 +333,86 @@ void FetcherNode::Reconcile(const std::vector<v1::CollectionInfo>& collections, 
   }
 }
 
-absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
-  absl::StatusOr<collections::Collection> collection =
-      collections::FromProto(info.collection(), "collection");
-  if (!collection.ok()) return collection.status();
+CollectionCrawlSettings FetcherNode::CrawlSettingsFor(const FetcherNodeOptions& options,
+                                                      const scheduler::CollectionInfo& info,
+                                                      dedup::DedupClient* dedup) {
+  const std::string& name = info.collection.name;
+  const uint32_t k = options.partition_index;
+  CollectionCrawlSettings settings;
+  settings.user_agent = options.user_agent;
+  settings.fetcher = options.fetcher;
+  settings.warc_dir = (std::filesystem::path(options.warc_dir) / name).string();
+  settings.warc_prefix = absl::StrCat(name, "-p", k);
+  settings.warc_description = absl::StrCat("collection ", name, ", partition ", k);
+  settings.warc_max_file_bytes = options.warc_max_file_bytes;
+  settings.fsync = options.fsync;
+  settings.crawl_log = (std::filesystem::path(options.log_dir) / (name + ".log")).string();
+  settings.links_file =
+      (std::filesystem::path(options.links_dir) / absl::StrCat(name, "-p", k, ".tsv")).string();
+  // Each external link counts once across every fetcher: the seen set is the dedup service's.
+  // A collection deleted and created again under its name has a seen set of its own, named
+  // "<name>@<seconds>.<nanoseconds>" of its creation time (the dedup service keeps the name).
+  settings.links_shared = true;
+  if (dedup != nullptr) {
+    const int64_t seconds = absl::ToUnixSeconds(info.create_time);
+    const int64_t nanos =
+        (info.create_time - absl::FromUnixSeconds(seconds)) / absl::Nanoseconds(1);
+    const std::string set = absl::StrCat(name, "@", seconds, ".", nanos);
+    settings.mark_links_seen = [dedup, set](const std::vector<std::string>& keys) {
+      return dedup->MarkLinksSeen(set, keys);
+    };
+  }
+  return settings;
+}
+
+// Builds (or, for new settings, rebuilds) the collection's crawl and routed client, then starts
+// a run: its WARC writer and a Fetcher on a thread of its own.
+absl::Status FetcherNode::Start(Crawl& crawl, const scheduler::CollectionInfo& info) {
   const uint32_t k = options_.partition_index;
-  if (crawl.router == nullptr ||
-      !google::protobuf::util::MessageDifferencer::Equals(crawl.spec, info.collection())) {
-    absl::StatusOr<std::unique_ptr<collections::CollectionScope>> scope =
-        collections::CollectionScope::Create(*collection, {});
-    if (!scope.ok()) return scope.status();
+  if (crawl.crawl == nullptr) {
+    absl::StatusOr<std::unique_ptr<CollectionCrawl>> opened =
+        CollectionCrawl::Open(info.collection, CrawlSettingsFor(options_, info, dedup_),
+                              {.politeness = &politeness_,
+                               .resolver = &resolver_,
+                               .guard = &guard_,
+                               .clock = &clock_,
+                               .psl = &psl_,
+                               .dedup = dedup_,
+                               .metrics = options_.metrics});
+    if (!opened.ok()) return opened.status();
+    crawl.crawl = *std::move(opened);
+  } else if (crawl.router != nullptr && crawl.crawl->collection() != info.collection) {
+    if (absl::Status s = crawl.crawl->Reconfigure(info.collection); !s.ok()) return s;
+    AddRouting(crawl.routing_folded, crawl.router->Routing());
+    crawl.router.reset();
+  }
+  if (crawl.router == nullptr) {
     std::vector<std::unique_ptr<frontier::FrontierClient>> partitions;
     std::vector<frontier::FrontierClient*> raw;
     for (uint32_t j = 0; j < options_.partition_count; ++j) {
-      partitions.push_back(partitions_(j, collection->name));
+      partitions.push_back(partitions_(j, info.collection.name));
       raw.push_back(partitions.back().get());
     }
     absl::StatusOr<std::unique_ptr<frontier::RoutedFrontierClient>> router =
         frontier::RoutedFrontierClient::Create(options_.routing, raw, k);
     if (!router.ok()) return router.status();
-    if (crawl.router != nullptr) AddRouting(crawl.routing_folded, crawl.router->Routing());
-    crawl.links.reset();  // reopened below if the new settings record links
-    crawl.scope = *std::move(scope);
     crawl.router = *std::move(router);
     crawl.partitions = std::move(partitions);
-    crawl.spec = info.collection();
   }
-  if (crawl.log == nullptr) {
-    std::error_code ec;
-    std::filesystem::create_directories(options_.log_dir, ec);
-    absl::StatusOr<std::unique_ptr<fetcher::CrawlLog>> log = fetcher::CrawlLog::Open(
-        (std::filesystem::path(options_.log_dir) / (collection->name + ".log")).string());
-    if (!log.ok()) return log.status();
-    crawl.log = *std::move(log);
-    crawl.observers.Add(crawl.log.get());
-    crawl.observers.Add(&crawl.stats);
-    if (options_.metrics != nullptr) {
-      crawl.observers.Add(&options_.metrics->ForCollection(collection->name));
-    }
+  std::random_device entropy;
+  if (absl::Status s = crawl.crawl->OpenWarc((static_cast<uint64_t>(entropy()) << 32) ^ entropy());
+      !s.ok()) {
+    return s;
   }
-  if ((collection->record_links || collection->focus.enabled()) && crawl.links == nullptr) {
-    if (absl::Status s = OpenLinks(crawl, *collection, info); !s.ok()) return s;
-  }
-  if (collection->store_bodies) {
-    const std::filesystem::path dir = std::filesystem::path(options_.warc_dir) / collection->name;
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-      return absl::UnavailableError(
-          absl::StrCat("cannot create WARC directory ", dir.string(), ": ", ec.message()));
-    }
-    std::random_device entropy;
-    absl::StatusOr<std::unique_ptr<warc::WarcWriter>> warc = warc::WarcWriter::Open(
-        {.directory = dir.string(),
-         .prefix = absl::StrCat(collection->name, "-p", k),
-         .max_file_bytes = options_.warc_max_file_bytes,
-         .description = absl::StrCat("collection ", collection->name, ", partition ", k),
-         .http_header_user_agent = options_.user_agent,
-         .robots_policy = options_.fetcher.obey_robots ? "obey" : "ignore"},
-        clock_, (static_cast<uint64_t>(entropy()) << 32) ^ entropy());
-    if (!warc.ok()) return warc.status();
-    crawl.warc = *std::move(warc);
-    for (const warc::WarcWriter::Recovered& r : crawl.warc->recovered()) {
+  if (crawl.crawl->warc() != nullptr) {
+    for (const warc::WarcWriter::Recovered& r : crawl.crawl->warc()->recovered()) {
       std::fprintf(stderr, "fetcher %u: %s\n", k, r.Describe().c_str());
     }
   }
-  FetcherOptions fetcher_options =
-      FetcherOptionsFor(options_.fetcher, *collection, options_.user_agent,
-                        options_.partition_header ? static_cast<int>(k) : -1);
-  fetcher_options.processing.link_sink = crawl.links.get();
-  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Fetcher::Create(
-      fetcher_options, *crawl.router, collection->fingerprints ? dedup_ : nullptr, politeness_,
-      resolver_, guard_, crawl.scope->scope(), crawl.warc.get(), clock_, &crawl.observers);
+  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = crawl.crawl->NewFetcher(
+      options_.fetcher, *crawl.router, options_.partition_header ? static_cast<int>(k) : -1);
   if (!fetcher.ok()) {
-    if (crawl.warc != nullptr) (void)crawl.warc->Close();
-    crawl.warc.reset();
+    (void)crawl.crawl->CloseWarc();
     return fetcher.status();
   }
   crawl.fetcher = *std::move(fetcher);
@@ -440,44 +425,7 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
     c->result = c->fetcher->Run();
     c->done.store(true, std::memory_order_release);
   });
-  std::fprintf(stderr, "fetcher %u: crawling collection %s\n", k, collection->name.c_str());
-  return absl::OkStatus();
-}
-
-absl::Status FetcherNode::OpenLinks(Crawl& crawl, const collections::Collection& collection,
-                                    const v1::CollectionInfo& info) {
-  const bool by_host = collection.focus.external == "host";
-  if (!by_host && psl_ == nullptr) {
-    absl::StatusOr<url::PublicSuffixList> psl = url::PublicSuffixList::LoadDefault();
-    if (!psl.ok()) return psl.status();
-    psl_ = std::make_unique<url::PublicSuffixList>(*std::move(psl));
-  }
-  LinkLedger::MarkSeen shared;
-  if (dedup_ != nullptr) {
-    // A collection deleted and created again under its name has a seen set of its own.
-    const std::string set = absl::StrCat(collection.name, "@", info.create_time().seconds(), ".",
-                                         info.create_time().nanos());
-    shared = [dedup = dedup_, set](const std::vector<std::string>& keys) {
-      return dedup->MarkLinksSeen(set, keys);
-    };
-  } else if (collection.focus.enabled()) {
-    return absl::FailedPreconditionError(
-        "a focused collection needs the dedup service (the fetcher's `dedup` key): it holds the "
-        "links seen by every fetcher, so that each counts once");
-  }
-  std::error_code ec;
-  std::filesystem::create_directories(options_.links_dir, ec);
-  if (ec) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot create ", options_.links_dir, ": ", ec.message()));
-  }
-  const std::string path = (std::filesystem::path(options_.links_dir) /
-                            absl::StrCat(collection.name, "-p", options_.partition_index, ".tsv"))
-                               .string();
-  absl::StatusOr<std::unique_ptr<LinkLedger>> links =
-      LinkLedger::Open(path, by_host ? nullptr : psl_.get(), by_host, std::move(shared));
-  if (!links.ok()) return links.status();
-  crawl.links = *std::move(links);
+  std::fprintf(stderr, "fetcher %u: crawling collection %s\n", k, info.collection.name.c_str());
   return absl::OkStatus();
 }
 
@@ -489,13 +437,7 @@ void FetcherNode::Reap(Crawl& crawl) {
   crawl.folded.in_flight = crawl.folded.buffered = crawl.folded.hosts = 0;
   crawl.folded.hosts_waiting = 0;
   absl::Status status = crawl.result;
-  if (crawl.warc != nullptr) {
-    absl::Status closed = crawl.warc->Close();
-    if (status.ok()) status = closed;
-    crawl.warc_folded.records += crawl.warc->RecordsWritten();
-    crawl.warc_folded.bytes += crawl.warc->BytesWritten();
-  }
-  crawl.warc.reset();
+  if (absl::Status closed = crawl.crawl->CloseWarc(); status.ok()) status = closed;
   crawl.fetcher.reset();
   crawl.ran_out = status.ok() && !stop_.HasBeenNotified();
   if (!status.ok()) {
@@ -504,40 +446,38 @@ void FetcherNode::Reap(Crawl& crawl) {
   }
 }
 
-v1::ReportFetcherStatsRequest FetcherNode::Snapshot() const {
-  v1::ReportFetcherStatsRequest report;
-  report.set_partition(options_.partition_index);
-  report.set_incarnation(incarnation_);
-  *report.mutable_start_time() = grpc_common::TimeToProto(start_time_);
+scheduler::FetcherReport FetcherNode::Snapshot() const {
+  scheduler::FetcherReport report;
+  report.partition = options_.partition_index;
+  report.incarnation = incarnation_;
+  report.start_time = start_time_;
   absl::MutexLock lock(&mu_);
   for (const auto& [name, crawl] : crawls_) {
-    v1::FetcherCollectionStats* c = report.add_collections();
-    c->set_collection(name);
-    const fetcher::CrawlTotals totals = crawl->stats.Totals();
+    scheduler::FetcherCollectionStats& c = report.collections.emplace_back();
+    c.collection = name;
+    const CrawlTotals totals =
+        crawl->crawl != nullptr ? crawl->crawl->stats().Totals() : CrawlTotals{};
     for (const auto& [outcome, count] : totals.outcomes) {
       std::optional<frontier::OutcomeClass> known = ClassNamed(outcome);
-      if (!known.has_value()) continue;
-      v1::OutcomeCount* o = c->add_outcomes();
-      o->set_outcome(frontier::ToProto(*known));
-      o->set_count(count);
+      if (known.has_value()) c.outcomes[*known] = count;
     }
-    c->set_robots_denied(totals.robots_denied);
-    c->set_duplicates(totals.duplicates);
+    c.robots_denied = totals.robots_denied;
+    c.duplicates = totals.duplicates;
     FetcherStats now = crawl->folded;
     if (crawl->running()) {
       const FetcherStats current = crawl->fetcher->Stats();
       now.requests_started += current.requests_started;
       now.abandoned += current.abandoned;
-      c->set_in_flight(current.in_flight);
+      c.in_flight = current.in_flight;
     }
-    c->set_requests_started(now.requests_started);
-    c->set_leases_abandoned(now.abandoned);
+    c.requests_started = now.requests_started;
+    c.leases_abandoned = now.abandoned;
     frontier::RoutingStats routing = crawl->routing_folded;
     if (crawl->router != nullptr) AddRouting(routing, crawl->router->Routing());
-    c->set_urls_routed(routing.routed);
-    c->set_urls_suppressed(routing.suppressed);
+    c.urls_routed = routing.routed;
+    c.urls_suppressed = routing.suppressed;
     routing.sent.resize(options_.partition_count);
-    for (uint64_t sent : routing.sent) c->add_urls_sent(sent);
+    c.urls_sent = routing.sent;
   }
   return report;
 }
@@ -550,14 +490,8 @@ FetcherSnapshot FetcherNode::MetricsSnapshot() const {
   for (const auto& [name, crawl] : crawls_) {
     AddFetcherStats(crawl->folded, out.fetcher);
     if (crawl->running()) AddFetcherStats(crawl->fetcher->Stats(), out.fetcher);
-    FetcherSnapshot::Warc warc = crawl->warc_folded;
-    if (crawl->warc != nullptr) {
-      warc.records += crawl->warc->RecordsWritten();
-      warc.bytes += crawl->warc->BytesWritten();
-    }
-    if (warc.records > 0 || crawl->warc != nullptr) {
-      warc.collection = name;
-      out.warc.push_back(std::move(warc));
+    if (crawl->crawl != nullptr && crawl->crawl->warc() != nullptr) {
+      out.warc.push_back(crawl->crawl->warc_totals());
     }
     AddRouting(routing, crawl->routing_folded);
     if (crawl->router != nullptr) AddRouting(routing, crawl->router->Routing());

@@ -5,7 +5,8 @@
 // frontier partition k only and sends outlinks through a RoutedFrontierClient to the partition
 // that owns their host (exchange mode, batched per destination, with the popular-URL cache).
 //
-// Per collection (while it is listed ACTIVE):
+// Per collection (while it is listed ACTIVE), assembled as the standalone crawl assembles its
+// own (CollectionCrawl, collection_crawl.h; CrawlSettingsFor gives this node's paths):
 // - a Fetcher on a thread of its own, over the collection's scope, its WARC writer
 //   (<warc_dir>/<collection>/, files "<collection>-p<k>-..."), its crawl log
 //   (<log_dir>/<collection>.log, the standalone crawl's format) and the node's shared parts:
@@ -28,9 +29,13 @@
 // nothing: the node keeps crawling what it was crawling and reports again at the next interval.
 // A dedup service that cannot be reached makes pages archived in full (PageProcessor).
 //
+// The scheduler is reached through a SchedulerClient and the kept last report is written with a
+// RecordCodec (services/scheduler/record_codec.h): the gRPC layer gives both
+// (services/fetcher/grpc/fetcher_server.cc); this class sees domain types only.
+//
 // Thread-safety: Run on one thread; Stop and Snapshot from any.
-#ifndef CRAWLER_SERVICES_FETCHER_GRPC_FETCHER_NODE_H_
-#define CRAWLER_SERVICES_FETCHER_GRPC_FETCHER_NODE_H_
+#ifndef CRAWLER_SERVICES_FETCHER_FETCHER_NODE_H_
+#define CRAWLER_SERVICES_FETCHER_FETCHER_NODE_H_
 
 #include <cstdint>
 #include <functional>
@@ -45,22 +50,19 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "crawler/v1/scheduler.grpc.pb.h"
-#include "grpcpp/channel.h"
 #include "lib/clock/clock.h"
 #include "lib/net/address_policy.h"
 #include "lib/politeness/politeness.h"
-#include "lib/url/public_suffix_list.h"
 #include "services/dedup/dedup_client.h"
+#include "services/fetcher/collection_crawl.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/fetcher_metrics.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/frontier_client.h"
 #include "services/frontier/routed_frontier_client.h"
-
-namespace crawler::collections {
-struct Collection;
-}  // namespace crawler::collections
+#include "services/scheduler/record_codec.h"
+#include "services/scheduler/scheduler_api.h"
+#include "services/scheduler/scheduler_client.h"
 
 namespace crawler::fetcher {
 
@@ -97,27 +99,8 @@ struct FetcherNodeOptions {
   // nothing; the next start sends what it finds there (its counters are that incarnation's, by
   // its own key, so sending twice counts once). Empty: not kept.
   std::string reports_dir;
-};
-
-// The scheduler as a fetcher node talks to it (gRPC: GrpcSchedulerLink).
-class SchedulerLink {
- public:
-  virtual ~SchedulerLink() = default;
-  virtual absl::StatusOr<v1::ReportFetcherStatsResponse> Report(
-      const v1::ReportFetcherStatsRequest& request) = 0;
-};
-
-// SchedulerLink over gRPC: each report is one call with `deadline`.
-class GrpcSchedulerLink final : public SchedulerLink {
- public:
-  GrpcSchedulerLink(std::shared_ptr<grpc::Channel> channel, absl::Duration deadline);
-  ~GrpcSchedulerLink() override;
-  absl::StatusOr<v1::ReportFetcherStatsResponse> Report(
-      const v1::ReportFetcherStatsRequest& request) override;
-
- private:
-  std::unique_ptr<v1::SchedulerInternal::Stub> stub_;
-  const absl::Duration deadline_;
+  // A page counts as done only once its WARC records are on disk (CollectionCrawlSettings).
+  bool fsync = true;
 };
 
 // Partition k's frontier client for `collection`.
@@ -130,8 +113,9 @@ class FetcherNode {
   // kInvalidArgument for bad options.
   static absl::StatusOr<std::unique_ptr<FetcherNode>> Create(
       const FetcherNodeOptions& options, PartitionClientFactory partitions,
-      SchedulerLink& scheduler, dedup::DedupClient* dedup, politeness::Politeness& politeness,
-      Resolver& resolver, const net::AddressPolicy& guard, const Clock& clock);
+      scheduler::SchedulerClient& scheduler, const scheduler::RecordCodec& codec,
+      dedup::DedupClient* dedup, politeness::Politeness& politeness, Resolver& resolver,
+      const net::AddressPolicy& guard, const Clock& clock);
   ~FetcherNode();
 
   // Reports and follows the scheduler's list until Stop(); then stops every Fetcher (in-flight
@@ -140,27 +124,31 @@ class FetcherNode {
   void Stop();
 
   // The report Run would send now (for tests and logs).
-  v1::ReportFetcherStatsRequest Snapshot() const;
+  scheduler::FetcherReport Snapshot() const;
   // The counters the metrics read when scraped (fetcher_metrics.h): every collection's Fetchers
   // (running and finished) summed, the politeness store's, the outlink routing's.
   FetcherSnapshot MetricsSnapshot() const;
   // Collections with a Fetcher running now.
   std::vector<std::string> Running() const;
 
+  // Where a node with `options` writes the crawl of `info`'s collection (see the file comment):
+  // its settings for the one assembly of a crawl (collection_crawl.h). With `dedup`, links are
+  // marked seen in its set of the collection.
+  static CollectionCrawlSettings CrawlSettingsFor(const FetcherNodeOptions& options,
+                                                  const scheduler::CollectionInfo& info,
+                                                  dedup::DedupClient* dedup);
+
  private:
   struct Crawl;
   FetcherNode(const FetcherNodeOptions& options, PartitionClientFactory partitions,
-              SchedulerLink& scheduler, dedup::DedupClient* dedup,
-              politeness::Politeness& politeness, Resolver& resolver,
+              scheduler::SchedulerClient& scheduler, const scheduler::RecordCodec& codec,
+              dedup::DedupClient* dedup, politeness::Politeness& politeness, Resolver& resolver,
               const net::AddressPolicy& guard, const Clock& clock);
 
-  // Starts, stops and restarts Fetchers to match `collections`.
-  void Reconcile(const std::vector<v1::CollectionInfo>& collections, absl::Time now);
-  absl::Status Start(Crawl& crawl, const v1::CollectionInfo& info)
+  // Starts, stops and restarts Fetchers to match the scheduler's list.
+  void Reconcile(const scheduler::FetcherReportReply& reply, absl::Time now);
+  absl::Status Start(Crawl& crawl, const scheduler::CollectionInfo& info)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Opens the collection's link ledger (see the file comment).
-  absl::Status OpenLinks(Crawl& crawl, const collections::Collection& collection,
-                         const v1::CollectionInfo& info) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Joins a finished Fetcher's thread and folds its counters into the collection's totals.
   void Reap(Crawl& crawl);
   // Sends the kept last reports of earlier incarnations (options_.reports_dir), deleting each
@@ -171,7 +159,8 @@ class FetcherNode {
 
   const FetcherNodeOptions options_;
   const PartitionClientFactory partitions_;
-  SchedulerLink& scheduler_;
+  scheduler::SchedulerClient& scheduler_;
+  const scheduler::RecordCodec& codec_;
   dedup::DedupClient* const dedup_;
   politeness::Politeness& politeness_;
   Resolver& resolver_;
@@ -184,10 +173,10 @@ class FetcherNode {
   mutable absl::Mutex mu_;
   // Loaded when a collection first records links by registrable domain (before crawls_: the
   // link ledgers use it).
-  std::unique_ptr<url::PublicSuffixList> psl_ ABSL_GUARDED_BY(mu_);
+  SharedPublicSuffixList psl_;
   std::map<std::string, std::unique_ptr<Crawl>> crawls_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace crawler::fetcher
 
-#endif  // CRAWLER_SERVICES_FETCHER_GRPC_FETCHER_NODE_H_
+#endif  // CRAWLER_SERVICES_FETCHER_FETCHER_NODE_H_

@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
 #include "lib/politeness/politeness_options.h"
+#include "services/fetcher/collection_crawl.h"
 #include "services/fetcher/crawl_report.h"
 #include "services/standalone/crawl_config.h"
 
@@ -30,6 +31,11 @@ class MetricsServer;
 }  // namespace crawler::metrics
 
 namespace crawler::standalone {
+
+// The crawl's settings for its collection's assembly (fetcher::CollectionCrawl, the same as the
+// fetcher service's): paths under the data dir, the user agent, WARC rotation and fsync.
+// `config` must be finalized.
+fetcher::CollectionCrawlSettings CrawlSettingsFor(const CrawlConfig& config);
 
 class StandaloneCrawl {
  public:

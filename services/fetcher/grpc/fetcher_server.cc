@@ -18,6 +18,7 @@
 #include "services/fetcher/fetcher_config.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/grpc/grpc_frontier_client.h"
+#include "services/scheduler/grpc/grpc_scheduler_client.h"
 
 namespace crawler::fetcher {
 
@@ -98,6 +99,9 @@ const config::KeyTable<FetcherServerConfig>& FetcherServerKeys() {
              &C::warc_dir)
         .Add({"warc_max_file_bytes", "--warc-max-file-bytes", "Rotate WARC files at this size"},
              &C::warc_max_file_bytes)
+        .Add({"fsync", "--no-fsync",
+              "fsync WARC records before a page counts as done (its completion is sent)"},
+             &C::fsync)
         .Add({"user_agent", "--user-agent", "User-Agent (its first token matches robots.txt)"},
              &C::user_agent)
         .Add({"allow_networks", "--allow-network",
@@ -144,8 +148,8 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   absl::StatusOr<std::shared_ptr<grpc::Channel>> scheduler =
       grpc_common::MakeChannel(config.scheduler, channel);
   if (!scheduler.ok()) return scheduler.status();
-  s.scheduler_ = std::make_unique<GrpcSchedulerLink>(*std::move(scheduler),
-                                                     config.peers.rpc_deadline);
+  s.scheduler_ = std::make_unique<scheduler::GrpcSchedulerClient>(*std::move(scheduler),
+                                                                  config.peers.rpc_deadline);
   std::random_device entropy;
   absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness =
       politeness::OpenPolitenessStore(config.politeness_store, config.politeness,
@@ -173,6 +177,7 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   node.links_dir = (data / "links").string();
   node.reports_dir = (data / "reports").string();
   node.warc_max_file_bytes = config.warc_max_file_bytes;
+  node.fsync = config.fsync;
   node.partition_header = config.partition_header;
   node.routing.popular_cache_entries = config.popular_cache_entries;
   node.routing.max_batch_urls = config.fetcher.flush_batch;
@@ -181,12 +186,12 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   const absl::Duration deadline = config.peers.rpc_deadline;
   absl::StatusOr<std::unique_ptr<FetcherNode>> created = FetcherNode::Create(
       node,
-      [channels, deadline](uint32_t k, const std::string& collection)
-          -> std::unique_ptr<frontier::FrontierClient> {
+      [channels, deadline](
+          uint32_t k, const std::string& collection) -> std::unique_ptr<frontier::FrontierClient> {
         return std::make_unique<frontier::GrpcFrontierClient>(
             (*channels)[k], collection, frontier::GrpcFrontierClientOptions{.deadline = deadline});
       },
-      *s.scheduler_, s.dedup_.get(), *s.politeness_, *s.resolver_, *s.guard_, s.clock_);
+      *s.scheduler_, s.codec_, s.dedup_.get(), *s.politeness_, *s.resolver_, *s.guard_, s.clock_);
   if (!created.ok()) return created.status();
   s.node_ = *std::move(created);
 

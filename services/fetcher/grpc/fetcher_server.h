@@ -34,7 +34,9 @@
 #include "services/common/politeness/politeness_store.h"
 #include "services/common/service/service_config.h"
 #include "services/fetcher/fetcher.h"
-#include "services/fetcher/grpc/fetcher_node.h"
+#include "services/fetcher/fetcher_node.h"
+#include "services/scheduler/grpc/proto_record_codec.h"
+#include "services/scheduler/scheduler_client.h"
 
 namespace crawler::net {
 class AddressPolicy;
@@ -65,6 +67,8 @@ struct FetcherServerConfig {
   std::string data_dir;
   std::string warc_dir;  // default <data_dir>/warc
   uint64_t warc_max_file_bytes = uint64_t{1} << 30;
+  // A page counts as done only once its WARC records are on disk (as `crawler crawl`'s fsync).
+  bool fsync = true;
   std::string user_agent = "crawler/0.1 (+https://github.com/crawler)";
   // CIDRs the SSRF guard lets through, e.g. 127.0.0.0/8 for a test web on loopback.
   std::vector<std::string> allow_networks;
@@ -108,7 +112,8 @@ class FetcherServer {
   SystemClock clock_;
   std::vector<std::shared_ptr<grpc::Channel>> frontier_channels_;
   std::unique_ptr<dedup::DedupClient> dedup_;
-  std::unique_ptr<SchedulerLink> scheduler_;
+  std::unique_ptr<scheduler::SchedulerClient> scheduler_;
+  const scheduler::ProtoRecordCodec codec_;
   std::unique_ptr<politeness::Politeness> politeness_;
   std::unique_ptr<SystemResolver> resolver_;
   std::unique_ptr<net::AddressPolicy> guard_;

@@ -282,8 +282,14 @@ class FetcherTest : public ::testing::Test {
     scope_ = std::make_unique<scope::Scope>(*std::move(scope));
     frontier::FrontierClient& frontier =
         frontier_client_ != nullptr ? *frontier_client_ : frontier_;
-    return Fetcher::Create(options_, frontier, /*dedup=*/nullptr, *slow_politeness_, resolver_,
-                           *guard_, *scope_, warc_, clock_, &observer_);
+    return Fetcher::Create(options_, {.frontier = &frontier,
+                                      .politeness = slow_politeness_.get(),
+                                      .resolver = &resolver_,
+                                      .guard = guard_.get(),
+                                      .scope = scope_.get(),
+                                      .clock = &clock_,
+                                      .warc = warc_,
+                                      .observer = &observer_});
   }
 
   // Runs a fetcher on another thread until Run returns or `until` holds (then Stop()). Bounded

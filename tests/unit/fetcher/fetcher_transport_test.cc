@@ -291,8 +291,16 @@ class TransportFetcherTest : public ::testing::Test {
   absl::Status Run(frontier::FrontierClient& frontier, dedup::DedupClient* dedup,
                    warc::WarcWriter* warc, std::function<bool(const Fetcher&)> until = nullptr) {
     absl::StatusOr<std::unique_ptr<Fetcher>> fetcher =
-        Fetcher::Create(options_, frontier, dedup, ledger_, resolver_, *guard_, *scope_, warc,
-                        clock_, &observer_, transport_);
+        Fetcher::Create(options_, {.frontier = &frontier,
+                                   .politeness = &ledger_,
+                                   .resolver = &resolver_,
+                                   .guard = guard_.get(),
+                                   .scope = scope_.get(),
+                                   .clock = &clock_,
+                                   .dedup = dedup,
+                                   .warc = warc,
+                                   .observer = &observer_,
+                                   .transport = &transport_});
     if (!fetcher.ok()) return fetcher.status();
     absl::Status status = absl::UnknownError("Run did not return");
     absl::Notification done;
