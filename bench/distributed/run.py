@@ -19,7 +19,8 @@ the roots of 10 popular hosts (websim --popular-links 10), N=2 with and without 
 popular-URL cache: URLs sent to another partition per page fetched, and how much of it the cache
 removes (target >= 30%).
 
-Usage: bench/distributed/run.py [--build-dir build] [--out DIR] [--hosts 200] [--pages 60]
+Usage: PYTHONPATH=tests bench/distributed/run.py [--build-dir build] [--out DIR] [--hosts 200]
+       [--pages 60]   (make bench-distributed; the Cluster comes from tests/crawlertest)
 Exit status: 0 every target met, 1 a target missed, 2 a run failed.
 """
 
@@ -37,9 +38,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(REPO, "scripts"))
 
-from cluster import Cluster, ClusterError  # noqa: E402
+from crawlertest.cluster import Cluster, ClusterError  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 CRAWL_SETTINGS = ["--min-delay", "0", "--delay-factor", "0", "--max-connections-per-host", "2",

@@ -48,10 +48,8 @@ import time
 import urllib.request
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "e2e"))
 
-from e2e_support import (Checks, Crawl, Fatal, Websim, WorkDir, cap_excess,  # noqa: E402
+from crawlertest.e2e import (Checks, Crawl, Fatal, Websim, WorkDir, cap_excess,  # noqa: E402
                          crawl_command, revisit_times, url_of)
 
 CHANGES_PATH = "/__websim/changes"

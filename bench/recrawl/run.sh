@@ -20,7 +20,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir=$2; shift 2 ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,10p' "$0"; exec python3 "$repo/bench/recrawl/freshness_check.py" --help ;;
+    -h|--help) sed -n '2,10p' "$0"
+               PYTHONPATH="$repo/tests" exec python3 "$repo/bench/recrawl/freshness_check.py" --help ;;
     *) args+=("$1"); shift ;;
   esac
 done
@@ -31,6 +32,7 @@ if [ "$build" = 1 ]; then
   fi
   cmake --build "$build_dir" --target crawler websim crawlsim -j2 >/dev/null
 fi
-exec python3 "$repo/bench/recrawl/freshness_check.py" \
+# freshness_check.py imports the test support package (tests/crawlertest).
+PYTHONPATH="$repo/tests" exec python3 "$repo/bench/recrawl/freshness_check.py" \
   --crawler "$build_dir/tools/crawler/crawler" --websim "$build_dir/tools/websim/websim" \
   --crawlsim "$build_dir/tools/crawlsim/crawlsim" "${args[@]}"

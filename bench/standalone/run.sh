@@ -253,8 +253,9 @@ wait_for_port() {  # port, seconds; true once something accepts on 127.0.0.1:por
   return 1
 }
 
+# A free loopback port, by the rule every test uses (tests/crawlertest/ports.py).
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  PYTHONPATH="$repo/tests" python3 -c 'from crawlertest.ports import free_port; print(free_port())'
 }
 
 # Server lifetime bound: every crawl of this script plus slack, so a server outlives no run even

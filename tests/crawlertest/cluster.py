@@ -10,8 +10,9 @@ process with its data under one directory and its log beside it.
         starts websim and the cluster, crawls websim as a collection through crawlctl, prints
         the collection's statistics and stops everything.
 
-The tests (tests/e2e/distributed_test.py) and bench/distributed use the Cluster class. Python 3
-standard library only. Every wait is bounded; every process is stopped in a `finally`.
+The tests (tests/e2e/distributed_test.py) and bench/distributed use the Cluster class
+(`from crawlertest.cluster import Cluster`); `make cluster` runs it through scripts/cluster.py.
+Python 3 standard library only. Every wait is bounded; every process is stopped in a `finally`.
 Ports are picked free on 127.0.0.1 up front and kept, so a process killed and restarted comes
 back on its own address.
 """
@@ -19,42 +20,16 @@ back on its own address.
 import argparse
 import json
 import os
-import random
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
 
+from .ports import free_port
+
 ROLES = ("frontier", "dedup", "scheduler", "fetcher")
-
-
-def ephemeral_range():
-    try:
-        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-            low, high = (int(x) for x in f.read().split())
-            return low, high
-    except (OSError, ValueError):
-        return 32768, 60999
-
-
-def free_port():
-    """A port free now on 127.0.0.1, outside the kernel's ephemeral range: the crawl's own
-    outgoing connections (and other tests' port-0 listeners) take ports from that range, and
-    could take this one between now and the process's bind."""
-    low, high = ephemeral_range()
-    candidates = list(range(10000, low)) + list(range(high + 1, 65536))
-    for _ in range(200):
-        port = random.choice(candidates)
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise ClusterError("no free port outside the ephemeral range")
 
 
 class ClusterError(Exception):

@@ -19,6 +19,8 @@ import subprocess
 import tempfile
 import time
 
+from .ports import free_port
+
 # websim's endpoints for tests; never part of a crawl.
 WEBSIM_INTERNAL_PREFIX = "/__websim/"
 
@@ -540,10 +542,3 @@ class RedisServer:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self.kill()
-
-
-def free_port():
-    """A loopback port nobody listens on now (the caller binds it soon after)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]

@@ -39,9 +39,8 @@ import time
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 
-from e2e_support import (  # noqa: E402
+from crawlertest.e2e import (  # noqa: E402
     Checks, Fatal, Request, WEBSIM_INTERNAL_PREFIX, check_coverage, check_politeness,
     read_crawl_log, wait_until)
 

@@ -18,9 +18,8 @@ import time
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 
-from e2e_support import Fatal, Websim, check_coverage, run_scenario  # noqa: E402
+from crawlertest.e2e import Fatal, Websim, check_coverage, run_scenario  # noqa: E402
 
 IMAGE = "localhost/crawler:latest"
 
