@@ -97,6 +97,64 @@ v1::PolicyOptions PolicyToProto(const recrawl::PolicyOptions& options) {
   return p;
 }
 
+// StormCrawler's AdaptiveScheduler options, whose intervals it keeps in whole minutes.
+absl::Status StormCrawlerFromProto(const v1::StormCrawlerAdaptiveOptions& storm,
+                                   std::string_view field,
+                                   recrawl::StormCrawlerAdaptiveOptions& out) {
+  const recrawl::StormCrawlerAdaptiveOptions storm_defaults;
+  const std::string storm_field = FieldPath(field, "stormcrawler");
+  struct MinutesField {
+    bool present;
+    const google::protobuf::Duration& value;
+    int unset;
+    const char* name;
+    int* out;
+  };
+  const MinutesField minute_fields[] = {
+      {storm.has_min_interval(), storm.min_interval(), storm_defaults.min_interval_minutes,
+       "min_interval", &out.min_interval_minutes},
+      {storm.has_max_interval(), storm.max_interval(), storm_defaults.max_interval_minutes,
+       "max_interval", &out.max_interval_minutes},
+      {storm.has_default_interval(), storm.default_interval(),
+       storm_defaults.default_interval_minutes, "default_interval", &out.default_interval_minutes},
+  };
+  for (const MinutesField& f : minute_fields) {
+    absl::StatusOr<int> value =
+        MinutesFromProto(f.present, f.value, f.unset, FieldPath(storm_field, f.name));
+    if (!value.ok()) return value.status();
+    *f.out = *value;
+  }
+  out.inc_rate = storm.has_inc_rate() ? storm.inc_rate() : storm_defaults.inc_rate;
+  out.dec_rate = storm.has_dec_rate() ? storm.dec_rate() : storm_defaults.dec_rate;
+  return absl::OkStatus();
+}
+
+// The Bayesian classifier's categories and prior (three each, or none for the defaults).
+absl::Status BayesFromProto(const v1::BayesClassifierOptions& bayes, std::string_view field,
+                            recrawl::BayesClassifierOptions& out) {
+  const std::string bayes_field = FieldPath(field, "bayes");
+  if (bayes.category_intervals_size() != 0) {
+    if (bayes.category_intervals_size() != 3) {
+      return InvalidField(FieldPath(bayes_field, "category_intervals"),
+                          "must hold exactly three intervals");
+    }
+    for (int i = 0; i < 3; ++i) {
+      absl::StatusOr<double> value =
+          DaysFromProto(true, bayes.category_intervals(i), 0,
+                        FieldPath(FieldPath(bayes_field, "category_intervals"), i));
+      if (!value.ok()) return value.status();
+      out.category_days[i] = *value;
+    }
+  }
+  if (bayes.prior_size() != 0) {
+    if (bayes.prior_size() != 3) {
+      return InvalidField(FieldPath(bayes_field, "prior"), "must hold exactly three values");
+    }
+    for (int i = 0; i < 3; ++i) out.prior[i] = bayes.prior(i);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<recrawl::PolicyOptions> PolicyFromProto(const v1::PolicyOptions& p,
                                                        std::string_view policy,
                                                        std::string_view field) {
@@ -174,55 +232,11 @@ absl::StatusOr<recrawl::PolicyOptions> PolicyFromProto(const v1::PolicyOptions& 
     *f.out = *value;
   }
 
-  const v1::StormCrawlerAdaptiveOptions& storm = p.stormcrawler();
-  const recrawl::StormCrawlerAdaptiveOptions& storm_defaults = defaults.stormcrawler;
-  const std::string storm_field = FieldPath(field, "stormcrawler");
-  struct MinutesField {
-    bool present;
-    const google::protobuf::Duration& value;
-    int unset;
-    const char* name;
-    int* out;
-  };
-  const MinutesField minute_fields[] = {
-      {storm.has_min_interval(), storm.min_interval(), storm_defaults.min_interval_minutes,
-       "min_interval", &options.stormcrawler.min_interval_minutes},
-      {storm.has_max_interval(), storm.max_interval(), storm_defaults.max_interval_minutes,
-       "max_interval", &options.stormcrawler.max_interval_minutes},
-      {storm.has_default_interval(), storm.default_interval(),
-       storm_defaults.default_interval_minutes, "default_interval",
-       &options.stormcrawler.default_interval_minutes},
-  };
-  for (const MinutesField& f : minute_fields) {
-    absl::StatusOr<int> value =
-        MinutesFromProto(f.present, f.value, f.unset, FieldPath(storm_field, f.name));
-    if (!value.ok()) return value.status();
-    *f.out = *value;
+  if (absl::Status s = StormCrawlerFromProto(p.stormcrawler(), field, options.stormcrawler);
+      !s.ok()) {
+    return s;
   }
-  options.stormcrawler.inc_rate = storm.has_inc_rate() ? storm.inc_rate() : storm_defaults.inc_rate;
-  options.stormcrawler.dec_rate = storm.has_dec_rate() ? storm.dec_rate() : storm_defaults.dec_rate;
-
-  const v1::BayesClassifierOptions& bayes = p.bayes();
-  const std::string bayes_field = FieldPath(field, "bayes");
-  if (bayes.category_intervals_size() != 0) {
-    if (bayes.category_intervals_size() != 3) {
-      return InvalidField(FieldPath(bayes_field, "category_intervals"),
-                          "must hold exactly three intervals");
-    }
-    for (int i = 0; i < 3; ++i) {
-      absl::StatusOr<double> value =
-          DaysFromProto(true, bayes.category_intervals(i), 0,
-                        FieldPath(FieldPath(bayes_field, "category_intervals"), i));
-      if (!value.ok()) return value.status();
-      options.bayes.category_days[i] = *value;
-    }
-  }
-  if (bayes.prior_size() != 0) {
-    if (bayes.prior_size() != 3) {
-      return InvalidField(FieldPath(bayes_field, "prior"), "must hold exactly three values");
-    }
-    for (int i = 0; i < 3; ++i) options.bayes.prior[i] = bayes.prior(i);
-  }
+  if (absl::Status s = BayesFromProto(p.bayes(), field, options.bayes); !s.ok()) return s;
   options.bayes.update = policy == "bayes-published"
                              ? recrawl::BayesClassifierOptions::Update::kPublished
                              : recrawl::BayesClassifierOptions::Update::kCorrected;
