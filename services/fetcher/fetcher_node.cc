@@ -139,7 +139,7 @@ absl::Status FetcherNode::Run() {
     absl::StatusOr<scheduler::FetcherReportReply> reply = scheduler_.Report(Snapshot());
     if (reply.ok()) {
       if (scheduler_down) {
-        std::fprintf(stderr, "fetcher %u: scheduler reachable again\n", options_.partition_index);
+        options_.log.Info("scheduler reachable again");
       }
       scheduler_down = false;
       if (!kept_sent) {
@@ -153,8 +153,8 @@ absl::Status FetcherNode::Run() {
     } else if (!scheduler_down) {
       // Once per outage: the node keeps crawling what it crawls and asks again later.
       scheduler_down = true;
-      std::fprintf(stderr, "fetcher %u: scheduler unreachable (%s); crawling on, retrying\n",
-                   options_.partition_index, reply.status().ToString().c_str());
+      options_.log.Warning("scheduler unreachable (", reply.status().ToString(),
+                           "); crawling on, retrying");
     }
     if (stop_.WaitForNotificationWithTimeout(interval)) break;
   }
@@ -197,11 +197,10 @@ void FetcherNode::SendKeptReports() {
       if (absl::IsUnavailable(sent) || absl::IsDeadlineExceeded(sent)) return;
     }
     if (sent.ok()) {
-      std::fprintf(stderr, "fetcher %u: sent incarnation %s's last report, kept in %s\n",
-                   options_.partition_index, report->incarnation.c_str(), path.c_str());
+      options_.log.Info("sent incarnation ", report->incarnation, "'s last report, kept in ",
+                        path.string());
     } else {
-      std::fprintf(stderr, "fetcher %u: dropping the kept report %s: %s\n",
-                   options_.partition_index, path.c_str(), sent.ToString().c_str());
+      options_.log.Warning("dropping the kept report ", path.string(), ": ", sent.ToString());
     }
     std::filesystem::remove(path, error);
   }
@@ -218,8 +217,7 @@ void FetcherNode::SendLastReport() {
     if (absl::Status s = WriteFileAtomically(path, codec_.EncodeReport(last)); s.ok()) {
       kept = path;
     } else {
-      std::fprintf(stderr, "fetcher %u: cannot keep the last report: %s\n",
-                   options_.partition_index, s.ToString().c_str());
+      options_.log.Warning("cannot keep the last report: ", s.ToString());
     }
   }
   // Tries a retry interval apart until the timeout (a count, not a clock: bounded whatever the
@@ -240,14 +238,11 @@ void FetcherNode::SendLastReport() {
     return;
   }
   if (!kept.empty()) {
-    std::fprintf(stderr,
-                 "fetcher %u: the scheduler did not take the last report (%s); kept in %s for "
-                 "the next start\n",
-                 options_.partition_index, sent.ToString().c_str(), kept.c_str());
+    options_.log.Warning("the scheduler did not take the last report (", sent.ToString(),
+                         "); kept in ", kept.string(), " for the next start");
   } else {
-    std::fprintf(stderr, "fetcher %u: the scheduler did not take the last report (%s); its "
-                         "counters since the previous report are lost\n",
-                 options_.partition_index, sent.ToString().c_str());
+    options_.log.Warning("the scheduler did not take the last report (", sent.ToString(),
+                         "); its counters since the previous report are lost");
   }
 }
 
@@ -263,8 +258,7 @@ void FetcherNode::Reconcile(const scheduler::FetcherReportReply& reply, absl::Ti
     if (crawl.running() && !crawl.done.load(std::memory_order_acquire)) crawl.fetcher->Stop();
     const std::string error = why.ToString();
     if (error != crawl.last_start_error) {
-      std::fprintf(stderr, "fetcher %u: cannot start collection %s: %s\n", options_.partition_index,
-                   name.c_str(), error.c_str());
+      options_.log.ForCollection(name).Error("cannot start: ", error);
     }
     crawl.last_start_error = error;
   }
@@ -292,9 +286,8 @@ void FetcherNode::Reconcile(const scheduler::FetcherReportReply& reply, absl::Ti
     const bool changed = crawl.router != nullptr && crawl.crawl->collection() != info.collection;
     if (crawl.running()) {
       if (!active || changed) {
-        std::fprintf(stderr, "fetcher %u: stopping collection %s (%s)\n",
-                     options_.partition_index, name.c_str(),
-                     !active ? "no longer active" : "settings changed");
+        options_.log.ForCollection(name).Info(
+            "stopping (", !active ? "no longer active" : "settings changed", ")");
         crawl.fetcher->Stop();
       }
       continue;
@@ -310,8 +303,7 @@ void FetcherNode::Reconcile(const scheduler::FetcherReportReply& reply, absl::Ti
     if (absl::Status s = Start(crawl, info); !s.ok()) {
       const std::string error = s.ToString();
       if (error != crawl.last_start_error) {
-        std::fprintf(stderr, "fetcher %u: cannot start collection %s: %s\n",
-                     options_.partition_index, name.c_str(), error.c_str());
+        options_.log.ForCollection(name).Error("cannot start: ", error);
       }
       crawl.last_start_error = error;
     }
@@ -406,7 +398,7 @@ absl::Status FetcherNode::Start(Crawl& crawl, const scheduler::CollectionInfo& i
   }
   if (crawl.crawl->warc() != nullptr) {
     for (const warc::WarcWriter::Recovered& r : crawl.crawl->warc()->recovered()) {
-      std::fprintf(stderr, "fetcher %u: %s\n", k, r.Describe().c_str());
+      options_.log.ForCollection(info.collection.name).Info(r.Describe());
     }
   }
   absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = crawl.crawl->NewFetcher(
@@ -425,7 +417,7 @@ absl::Status FetcherNode::Start(Crawl& crawl, const scheduler::CollectionInfo& i
     c->result = c->fetcher->Run();
     c->done.store(true, std::memory_order_release);
   });
-  std::fprintf(stderr, "fetcher %u: crawling collection %s\n", k, info.collection.name.c_str());
+  options_.log.ForCollection(info.collection.name).Info("crawling (partition ", k, ")");
   return absl::OkStatus();
 }
 
@@ -441,8 +433,7 @@ void FetcherNode::Reap(Crawl& crawl) {
   crawl.fetcher.reset();
   crawl.ran_out = status.ok() && !stop_.HasBeenNotified();
   if (!status.ok()) {
-    std::fprintf(stderr, "fetcher %u: collection %s stopped: %s\n", options_.partition_index,
-                 crawl.name.c_str(), status.ToString().c_str());
+    options_.log.ForCollection(crawl.name).Error("stopped: ", status.ToString());
   }
 }
 

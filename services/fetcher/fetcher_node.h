@@ -51,6 +51,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "lib/net/address_policy.h"
 #include "lib/politeness/politeness.h"
 #include "services/dedup/dedup_client.h"
@@ -101,6 +102,9 @@ struct FetcherNodeOptions {
   std::string reports_dir;
   // A page counts as done only once its WARC records are on disk (CollectionCrawlSettings).
   bool fsync = true;
+  // Where the node says what happens: its collections started, stopped, refused; the
+  // scheduler's outages. Each line names the collection.
+  Logger log;
 };
 
 // Partition k's frontier client for `collection`.

@@ -4,7 +4,6 @@
 #include "services/scheduler/collection_manager.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
 #include <utility>
 
@@ -114,9 +113,8 @@ absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Bui
           absl::StatusOr<frontier::FrontierStats> stats = r->Stats();
           return stats.ok() ? stats->seen_urls : 0;
         },
-        [name](const absl::Status& s) {
-          std::fprintf(stderr, "scheduler: re-tuning collection %s failed: %s\n", name.c_str(),
-                       std::string(s.message()).c_str());
+        [log = options_.log.ForCollection(name)](const absl::Status& s) {
+          log.Warning("re-tuning failed: ", s.message());
         });
   }
   if (collection.focus.enabled()) {
@@ -127,9 +125,8 @@ absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Bui
         [this, e](uint32_t k, uint64_t max_pages) {
           return fleet_.Open(k, e->collection, max_pages);
         },
-        [name](const absl::Status& s) {
-          std::fprintf(stderr, "scheduler: splitting the page budget of collection %s failed: %s\n",
-                       name.c_str(), std::string(s.message()).c_str());
+        [log = options_.log.ForCollection(name)](const absl::Status& s) {
+          log.Warning("splitting the page budget failed: ", s.message());
         });
   }
   entry->stored = std::move(stored);
@@ -204,7 +201,7 @@ absl::StatusOr<CollectionInfo> CollectionManager::Create(collections::Collection
     if (absl::Status s = Persist((*entry)->stored); !s.ok()) return s;
     entries_[name] = *entry;
   }
-  std::fprintf(stderr, "scheduler: collection %s created (%zu seeds)\n", name.c_str(), seeds);
+  options_.log.ForCollection(name).Info("created (", seeds, " seeds)");
   // The seeds are durable in the record; reaching the partitions now is a courtesy that Tick
   // repeats until it succeeds.
   Entry& e = **entry;
@@ -253,7 +250,7 @@ absl::StatusOr<CollectionInfo> CollectionManager::Update(const std::string& name
     (*entry)->opened_everywhere = true;
     (*entry)->last_open = clock_.Now();
   }
-  std::fprintf(stderr, "scheduler: collection %s updated\n", name.c_str());
+  options_.log.ForCollection(name).Info("updated");
   absl::MutexLock lock(&mu_);
   return (*entry)->stored.info;
 }
@@ -304,8 +301,7 @@ absl::StatusOr<CollectionInfo> CollectionManager::SetState(const std::string& na
   changed.info.update_time = clock_.Now();
   if (absl::Status s = Persist(changed); !s.ok()) return s;
   stored = std::move(changed);
-  std::fprintf(stderr, "scheduler: collection %s %s\n", name.c_str(),
-               std::string(CollectionStateName(to)).c_str());
+  options_.log.ForCollection(name).Info(CollectionStateName(to));
   return stored.info;
 }
 
@@ -329,7 +325,7 @@ absl::Status CollectionManager::Delete(const std::string& name) {
     if (absl::Status s = Persist(changed); !s.ok()) return s;
     (*entry)->stored = std::move(changed);
   }
-  std::fprintf(stderr, "scheduler: collection %s deleted\n", name.c_str());
+  options_.log.ForCollection(name).Info("deleted");
   SyncOne(*entry, clock_.Now());  // drops it on the partitions now if they answer
   return absl::OkStatus();
 }

@@ -51,6 +51,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "services/collections/collection.h"
 #include "services/common/kv/kv_store.h"
 #include "services/common/periodic_runner.h"
@@ -79,6 +80,9 @@ struct CollectionManagerOptions {
   FocusBudgetTunerOptions focus_tuner;
   // Fetcher incarnations whose last report is kept per partition (the oldest are folded).
   size_t max_incarnations_per_partition = 64;
+  // Where the collections' lives are said (created, updated, paused, resumed, finished,
+  // deleted) and the tuners' failures.
+  Logger log;
 };
 
 class CollectionManager final : public PeriodicJob {

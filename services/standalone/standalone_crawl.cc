@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +96,7 @@ struct StandaloneCrawl::Parts {
   std::unique_ptr<DataDirLock> lock;
   CrawlConfig config;
   const Clock* clock = nullptr;
+  Logger log;
   // Per partition k: its store (<data_dir>/state, which also holds the content index, for
   // k = 0; <data_dir>/state-k beyond), its frontier core and a client of it.
   std::vector<std::unique_ptr<kv::RocksDbKvStore>> stores;
@@ -403,9 +403,7 @@ absl::Status StandaloneCrawl::Parts::OpenPartitions() {
     absl::StatusOr<std::unique_ptr<frontier::Frontier>> frontier =
         frontier::Frontier::Open(FrontierOptionsFor(c, k), *stores.back(), *clock);
     if (!frontier.ok()) return frontier.status();
-    for (const std::string& warning : (*frontier)->OpenWarnings()) {
-      std::fprintf(stderr, "crawl: %s\n", warning.c_str());
-    }
+    for (const std::string& warning : (*frontier)->OpenWarnings()) log.Warning(warning);
     frontiers.push_back(*std::move(frontier));
     locals.push_back(std::make_unique<frontier::LocalFrontierClient>(*frontiers.back()));
   }
@@ -444,7 +442,7 @@ absl::Status StandaloneCrawl::Parts::OpenFetchers(metrics::MetricsServer* metric
   if (absl::Status s = crawl->OpenWarc(seed); !s.ok()) return s;
   if (crawl->warc() != nullptr) {
     for (const warc::WarcWriter::Recovered& r : crawl->warc()->recovered()) {
-      std::fprintf(stderr, "%s\n", r.Describe().c_str());
+      log.Info(r.Describe());
     }
   }
   std::vector<frontier::FrontierClient*> partitions;
@@ -466,11 +464,12 @@ absl::Status StandaloneCrawl::Parts::OpenFetchers(metrics::MetricsServer* metric
 }
 
 absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
-    CrawlConfig config, const Clock& clock, metrics::MetricsServer* metrics) {
+    CrawlConfig config, const Clock& clock, metrics::MetricsServer* metrics, const Logger& log) {
   if (absl::Status s = config.Finalize(); !s.ok()) return s;
   auto p = std::make_unique<Parts>();
   p->config = std::move(config);
   p->clock = &clock;
+  p->log = log;
   const CrawlConfig& c = p->config;
   if (absl::Status s = CheckDataDirIsACrawl(c); !s.ok()) return s;
 
@@ -481,7 +480,7 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
   // is written, so that a crawl whose politeness store cannot be reached leaves nothing behind.
   absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness =
       politeness::OpenPolitenessStore(c.politeness_store, c.collection.politeness,
-                                      c.fetcher.http.total_timeout, clock, seed);
+                                      c.fetcher.http.total_timeout, clock, seed, log);
   if (!politeness.ok()) return politeness.status();
   p->politeness = *std::move(politeness);
 
@@ -515,12 +514,10 @@ absl::StatusOr<fetcher::CrawlTotals> StandaloneCrawl::Run() {
   absl::StatusOr<scheduler::SeedReport> seeds = p.scheduler->FeedSeeds(p.seed_client());
   if (!seeds.ok()) return seeds.status();
   for (const std::string& rejected : seeds->rejected) {
-    std::fprintf(stderr, "seed out of scope: %s\n", rejected.c_str());
+    p.log.Warning("seed out of scope: ", rejected);
   }
-  std::fprintf(stderr, "crawl: %zu seeds (%zu new), data in %s%s\n", seeds->seeds, seeds->queued,
-               p.config.data_dir.c_str(),
-               p.config.partitions > 1 ? absl::StrCat(", ", p.config.partitions, " partitions").c_str()
-                                       : "");
+  p.log.Info(seeds->seeds, " seeds (", seeds->queued, " new), data in ", p.config.data_dir,
+             p.config.partitions > 1 ? absl::StrCat(", ", p.config.partitions, " partitions") : "");
 
   // Housekeeping while the fetchers run, in this order on each tick: lease expiry, the run_for
   // limit, re-tuning the re-visit policy, progress lines.
@@ -534,16 +531,15 @@ absl::StatusOr<fetcher::CrawlTotals> StandaloneCrawl::Run() {
   frontier::LeaseReaper reaper({}, cores);
   jobs.push_back(&reaper);
   RunLimit run_limit(p.config.run_for, start, [&p] {
-    std::fprintf(stderr, "crawl: run time %s reached, finishing transfers in flight\n",
-                 absl::FormatDuration(p.config.run_for).c_str());
+    p.log.Info("run time ", absl::FormatDuration(p.config.run_for),
+               " reached, finishing transfers in flight");
     p.StopFetchers();
   });
   jobs.push_back(&run_limit);
   FreeSpaceGuard free_space({.directories = {p.config.data_dir, p.config.warc_dir},
                              .min_free_bytes = p.config.min_free_bytes},
                             [&p](const absl::Status&) {
-                              std::fprintf(stderr, "crawl: low on disk space, finishing "
-                                                   "transfers in flight\n");
+                              p.log.Warning("low on disk space, finishing transfers in flight");
                               p.StopFetchers();
                             });
   // A disk already too full is refused before anything is fetched.
@@ -563,9 +559,8 @@ absl::StatusOr<fetcher::CrawlTotals> StandaloneCrawl::Run() {
     tuner.emplace(
         p.config.revisit_tuner, *p.scheduler, partitions,
         [&p] { return p.FrontierTotals().seen_urls; },
-        [](const absl::Status& s) {
-          std::fprintf(stderr, "crawl: re-tuning the re-visit policy failed: %s\n",
-                       std::string(s.message()).c_str());
+        [&p](const absl::Status& s) {
+          p.log.Warning("re-tuning the re-visit policy failed: ", s.message());
         });
     if (absl::Status s = tuner->TuneNow(p.clock->Now()); !s.ok()) return s;
     jobs.push_back(&*tuner);

@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "lib/politeness/politeness_options.h"
 #include "services/fetcher/collection_crawl.h"
 #include "services/fetcher/crawl_report.h"
@@ -46,8 +47,11 @@ class StandaloneCrawl {
   //
   // With `metrics` (may be null; must outlive the crawl) the crawl's metrics are served there
   // (docs/metrics.md: the fetcher's, the frontier partitions', the politeness store's).
+  //
+  // `log` ("crawl") says what the crawl does: seeds, refusals, limits reached, recoveries.
   static absl::StatusOr<std::unique_ptr<StandaloneCrawl>> Open(
-      CrawlConfig config, const Clock& clock, metrics::MetricsServer* metrics = nullptr);
+      CrawlConfig config, const Clock& clock, metrics::MetricsServer* metrics = nullptr,
+      const Logger& log = {});
   ~StandaloneCrawl();
 
   // Crawls until the frontier is exhausted, a limit is reached, or Stop(). Writes the summary

@@ -1,7 +1,6 @@
 #include "services/common/politeness/politeness_store.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -61,7 +60,7 @@ const config::KeyTable<PolitenessStoreConfig>& PolitenessStoreKeys() {
 
 absl::StatusOr<std::unique_ptr<politeness::Politeness>> OpenPolitenessStore(
     const PolitenessStoreConfig& config, const politeness::PolitenessOptions& policy,
-    absl::Duration request_timeout, const Clock& clock, uint64_t seed) {
+    absl::Duration request_timeout, const Clock& clock, uint64_t seed, const Logger& log) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   if (config.politeness == kInProcessStore) {
     return std::make_unique<politeness::InProcessPoliteness>(policy, clock, seed);
@@ -81,6 +80,7 @@ absl::StatusOr<std::unique_ptr<politeness::Politeness>> OpenPolitenessStore(
   // A request ends within the fetcher's total timeout; the margin covers its release in flight.
   options.slot_ttl = request_timeout + absl::Seconds(30);
   options.fresh_grace = policy.max_delay;
+  options.log = log;
   // Only an unreachable Redis is waited for (a refused password or a bad reply is not going to
   // change); the wait is real time, with a back-off from 100 ms to 2 s between attempts.
   const absl::Time deadline = absl::Now() + config.redis_start_wait;
@@ -88,9 +88,8 @@ absl::StatusOr<std::unique_ptr<politeness::Politeness>> OpenPolitenessStore(
   absl::StatusOr<std::unique_ptr<RedisPoliteness>> store =
       RedisPoliteness::Create(options, policy, clock, seed);
   if (absl::IsUnavailable(store.status()) && config.redis_start_wait > absl::ZeroDuration()) {
-    std::fprintf(stderr, "politeness: waiting up to %s for Redis at %s (%s)\n",
-                 absl::FormatDuration(config.redis_start_wait).c_str(), config.politeness.c_str(),
-                 std::string(store.status().message()).c_str());
+    log.Info("politeness: waiting up to ", absl::FormatDuration(config.redis_start_wait),
+             " for Redis at ", config.politeness, " (", store.status().message(), ")");
   }
   while (absl::IsUnavailable(store.status()) && absl::Now() < deadline) {
     absl::SleepFor(std::min(pause, deadline - absl::Now()));

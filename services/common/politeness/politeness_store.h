@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "lib/politeness/politeness.h"
 #include "lib/politeness/politeness_options.h"
 #include "services/common/config/key_table.h"
@@ -44,9 +45,10 @@ const config::KeyTable<PolitenessStoreConfig>& PolitenessStoreKeys();
 // cannot be reached at start, within redis_start_wait (one line on stderr says it waits; a crawl
 // does not start blind), kPermissionDenied for a refused
 // password, kNotFound for an unreadable password file.
+// `log` says that it waits, and (for Redis) each outage and recovery.
 absl::StatusOr<std::unique_ptr<politeness::Politeness>> OpenPolitenessStore(
     const PolitenessStoreConfig& config, const politeness::PolitenessOptions& policy,
-    absl::Duration request_timeout, const Clock& clock, uint64_t seed);
+    absl::Duration request_timeout, const Clock& clock, uint64_t seed, const Logger& log = {});
 
 }  // namespace crawler::politeness
 

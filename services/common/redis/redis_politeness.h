@@ -50,6 +50,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "lib/politeness/delay_policy.h"
 #include "lib/politeness/politeness.h"
 #include "lib/politeness/politeness_options.h"
@@ -71,6 +72,8 @@ struct RedisPolitenessOptions {
   absl::Duration fresh_grace = absl::Seconds(60);
   // Connections kept open for reuse.
   int max_idle_connections = 4;
+  // Where an outage and the recovery are said (once each).
+  Logger log;
 };
 
 class RedisPoliteness final : public politeness::Politeness {

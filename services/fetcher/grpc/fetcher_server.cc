@@ -128,7 +128,7 @@ FetcherServer::FetcherServer() = default;
 FetcherServer::~FetcherServer() { Close().IgnoreError(); }
 
 absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
-    const FetcherServerConfig& config, metrics::MetricsServer* metrics) {
+    const FetcherServerConfig& config, metrics::MetricsServer* metrics, const Logger& log) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   std::unique_ptr<FetcherServer> server(new FetcherServer);
   FetcherServer& s = *server;
@@ -154,7 +154,7 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness =
       politeness::OpenPolitenessStore(config.politeness_store, config.politeness,
                                       config.fetcher.http.total_timeout, s.clock_,
-                                      (static_cast<uint64_t>(entropy()) << 32) ^ entropy());
+                                      (static_cast<uint64_t>(entropy()) << 32) ^ entropy(), log);
   if (!politeness.ok()) return politeness.status();
   s.politeness_ = *std::move(politeness);
   s.resolver_ = std::make_unique<SystemResolver>();
@@ -182,6 +182,7 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   node.routing.popular_cache_entries = config.popular_cache_entries;
   node.routing.max_batch_urls = config.fetcher.flush_batch;
   node.report_interval = config.report_interval;
+  node.log = log;
   const std::vector<std::shared_ptr<grpc::Channel>>* channels = &s.frontier_channels_;
   const absl::Duration deadline = config.peers.rpc_deadline;
   absl::StatusOr<std::unique_ptr<FetcherNode>> created = FetcherNode::Create(
@@ -198,6 +199,7 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
       grpc_server::ServerRunner::Start(
           {.name = "fetcher",
+           .log = log,
            .endpoints = {config.common.InternalEndpoint({})},
            .interceptors = metrics::RpcInterceptors(metrics, "fetcher")});
   if (!runner.ok()) return runner.status();
@@ -208,12 +210,9 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
     return out.Take();
   });
   FetcherNode* n = s.node_.get();
-  const uint32_t k = config.partition_index;
-  s.node_thread_ = std::thread([n, k] {
+  s.node_thread_ = std::thread([n, log] {
     pthread_setname_np(pthread_self(), "fetcher-node");
-    if (absl::Status status = n->Run(); !status.ok()) {
-      std::fprintf(stderr, "fetcher %u: %s\n", k, status.ToString().c_str());
-    }
+    if (absl::Status status = n->Run(); !status.ok()) log.Error(status.ToString());
   });
   return server;
 }

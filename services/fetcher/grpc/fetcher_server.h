@@ -27,6 +27,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/channel.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "lib/politeness/politeness_options.h"
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"
@@ -94,8 +95,10 @@ class FetcherServer {
   // the health address cannot be bound.
   // With `metrics` (may be null; must outlive the server) its metrics are served there
   // (docs/metrics.md, "Fetcher").
+  // `log` is the role's (serving, draining, what happens to its collections).
   static absl::StatusOr<std::unique_ptr<FetcherServer>> Start(
-      const FetcherServerConfig& config, metrics::MetricsServer* metrics = nullptr);
+      const FetcherServerConfig& config, metrics::MetricsServer* metrics = nullptr,
+      const Logger& log = {});
   ~FetcherServer();
   FetcherServer(const FetcherServer&) = delete;
   FetcherServer& operator=(const FetcherServer&) = delete;

@@ -1,6 +1,5 @@
 #include "services/scheduler/grpc/admin_service.h"
 
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -85,8 +84,8 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-AdminService::AdminService(CollectionManager& manager, std::string token)
-    : manager_(manager), token_(std::move(token)) {}
+AdminService::AdminService(CollectionManager& manager, std::string token, Logger log)
+    : manager_(manager), token_(std::move(token)), log_(std::move(log)) {}
 
 grpc::Status AdminService::Authorize(grpc::ServerContext* context, const char* method) const {
   const auto& metadata = context->client_metadata();
@@ -106,8 +105,7 @@ grpc::Status AdminService::Authorize(grpc::ServerContext* context, const char* m
     }
   }
   if (ok) return grpc::Status::OK;
-  std::fprintf(stderr, "scheduler: refused %s from %s: %s\n", method, context->peer().c_str(),
-               what);
+  log_.Warning("refused ", method, " from ", context->peer(), ": ", what);
   return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                       "a valid bearer token is required (authorization: Bearer <token>)");
 }

@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "crawler/v1/admin.grpc.pb.h"
 #include "crawler/v1/scheduler.grpc.pb.h"
+#include "lib/log/logger.h"
 #include "services/scheduler/collection_manager.h"
 
 namespace crawler::scheduler {
@@ -34,7 +35,8 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b);
 class AdminService final : public v1::Admin::Service {
  public:
   // `token` must not be empty. The manager must outlive the service.
-  AdminService(CollectionManager& manager, std::string token);
+  // Refused calls are logged to `log`.
+  AdminService(CollectionManager& manager, std::string token, Logger log = {});
 
   grpc::Status CreateCollection(grpc::ServerContext* context,
                                 const v1::CreateCollectionRequest* request,
@@ -71,6 +73,7 @@ class AdminService final : public v1::Admin::Service {
 
   CollectionManager& manager_;
   const std::string token_;
+  const Logger log_;
 };
 
 class SchedulerInternalService final : public v1::SchedulerInternal::Service {

@@ -135,7 +135,7 @@ std::vector<prometheus::MetricFamily> CollectionMetrics(const CollectionManager&
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
-    const SchedulerServerConfig& config, metrics::MetricsServer* metrics) {
+    const SchedulerServerConfig& config, metrics::MetricsServer* metrics, const Logger& log) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   absl::StatusOr<std::string> token = ReadTokenFile(config.admin_token_file);
   if (!token.ok()) return token.status();
@@ -154,6 +154,7 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
   CollectionManagerOptions options;
   options.tuner = config.revisit_tuner;
   options.focus_tuner.interval = config.focus_tune_interval;
+  options.log = log;
   absl::StatusOr<std::unique_ptr<CollectionManager>> manager = CollectionManager::Open(
       options, *server->store_, *server->fleet_, server->codec_, server->clock_);
   if (!manager.ok()) return manager.status();
@@ -161,7 +162,7 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
   server->loop_ = std::make_unique<PeriodicRunner>(
       PeriodicRunnerOptions{.tick = config.sync_interval, .thread_name = "sched-loop"},
       server->clock_, std::vector<PeriodicJob*>{server->manager_.get()});
-  server->admin_ = std::make_unique<AdminService>(*server->manager_, *std::move(token));
+  server->admin_ = std::make_unique<AdminService>(*server->manager_, *std::move(token), log);
   server->internal_ =
       std::make_unique<SchedulerInternalService>(*server->manager_, config.report_interval);
   grpc_server::Endpoint admin;
@@ -172,6 +173,7 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
   absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
       grpc_server::ServerRunner::Start(
           {.name = "scheduler",
+           .log = log,
            .endpoints = {config.common.InternalEndpoint({server->internal_.get()}),
                          std::move(admin)},
            .interceptors = metrics::RpcInterceptors(metrics, "scheduler")});

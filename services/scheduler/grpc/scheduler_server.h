@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/metrics/metrics_server.h"
@@ -78,8 +79,10 @@ class SchedulerServer {
   // kUnavailable when data_dir is locked or an address cannot be bound.
   // With `metrics` (may be null; must outlive the server) its metrics are served there
   // (docs/metrics.md, "Scheduler").
+  // `log` is the role's (serving, draining, what happens to its collections).
   static absl::StatusOr<std::unique_ptr<SchedulerServer>> Start(
-      const SchedulerServerConfig& config, metrics::MetricsServer* metrics = nullptr);
+      const SchedulerServerConfig& config, metrics::MetricsServer* metrics = nullptr,
+      const Logger& log = {});
   ~SchedulerServer();
   SchedulerServer(const SchedulerServer&) = delete;
   SchedulerServer& operator=(const SchedulerServer&) = delete;

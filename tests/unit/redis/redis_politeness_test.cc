@@ -22,8 +22,10 @@ namespace {
 
 using politeness::ClaimRequest;
 using politeness::ClaimResult;
+using politeness::OpenPolitenessStore;
 using politeness::Politeness;
 using politeness::PolitenessOptions;
+using politeness::PolitenessStoreConfig;
 using politeness::ReleaseRequest;
 using testing::LocalRedis;
 
