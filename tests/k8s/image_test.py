@@ -35,7 +35,10 @@ def scenario_crawl(args, checks, work):
     out = subprocess.run([os.path.join(ROOT, "docker", "build-images.sh"), args.build_dir],
                          capture_output=True, text=True, timeout=900)
     if out.returncode != 0:
-        raise Fatal(f"build-images.sh: {out.stderr[-2000:]}")
+        raise Fatal(f"build-images.sh exited {out.returncode}: {out.stderr[-2000:] or '(no message)'}")
+    for line in out.stderr.splitlines():
+        if line.startswith("build-images:"):
+            print(f"  {line}", flush=True)  # what it found in its cache and rebuilt
     sizes = [line for line in out.stdout.splitlines() if line.startswith("localhost/")]
     print(f"  images built in {time.monotonic() - t:.0f} s: {'; '.join(sizes)}", flush=True)
     user = subprocess.run(["podman", "image", "inspect", IMAGE, "--format", "{{.Config.User}}"],
