@@ -161,8 +161,14 @@ class LoopRun {
   void RunAndCheck() {
     ASSERT_NE(store_, nullptr);
     absl::StatusOr<std::unique_ptr<Fetcher>> fetcher =
-        Fetcher::Create(options_, frontier_, nullptr, *ledger_, resolver_, *guard_, *scope_,
-                        nullptr, clock_, &observer_, *transport_);
+        Fetcher::Create(options_, {.frontier = &frontier_,
+                                   .politeness = ledger_.get(),
+                                   .resolver = &resolver_,
+                                   .guard = guard_.get(),
+                                   .scope = scope_.get(),
+                                   .clock = &clock_,
+                                   .observer = &observer_,
+                                   .transport = transport_.get()});
     ASSERT_TRUE(fetcher.ok()) << fetcher.status();
     absl::Status run = crawler::testing::RunBounded(**fetcher, absl::Seconds(30));
     ASSERT_TRUE(run.ok()) << run;
