@@ -16,7 +16,8 @@ import os
 import re
 import sys
 
-NOT_FUNCTIONS = re.compile(r"\b(namespace|class|struct|enum|union|extern)\b|=\s*$|^\s*(if|for|while|switch|do|else|catch|try)\b")
+NOT_FUNCTIONS = re.compile(r"\b(namespace|class|struct|enum|union|extern)\b|=\s*$"
+                           r"|^\s*(if|for|while|switch|do|else|catch|try)\b")
 
 
 def IsFunctionHead(text):

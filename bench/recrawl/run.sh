@@ -21,7 +21,8 @@ while [ $# -gt 0 ]; do
     --build-dir) build_dir=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     -h|--help) sed -n '2,10p' "$0"
-               PYTHONPATH="$repo/tests" exec python3 "$repo/bench/recrawl/freshness_check.py" --help ;;
+               PYTHONPATH="$repo/tests" exec python3 "$repo/bench/recrawl/freshness_check.py" \
+                 --help ;;
     *) args+=("$1"); shift ;;
   esac
 done
