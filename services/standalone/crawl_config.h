@@ -102,7 +102,7 @@ absl::Status LoadCrawlConfigYaml(const std::string& path, CrawlConfig& config);
 // A visit rate for the re-visit budget (services/common/config/key_table.h).
 using config::ParseVisitRate;
 
-// The robots.txt product token of a User-Agent (services/wiring/collection_options.h).
+// The robots.txt product token of a User-Agent (services/fetcher/collection_options.h).
 using fetcher::RobotsProductToken;
 
 }  // namespace crawler::standalone

@@ -1,7 +1,7 @@
 // GrpcPartitionFleet: the frontier partitions over gRPC, partition k at targets[k] (one channel
 // each, shared by every collection's client). Open sends partition k its FrontierCollection:
 // the collection's page limits shared out over the N partitions, its re-visit options, its
-// depth limit and the URLs of a host on lease at once (services/wiring/collection_options.h).
+// depth limit and the URLs of a host on lease at once (services/collections/shares.h).
 //
 // Thread-safety: thread-safe.
 #ifndef CRAWLER_SERVICES_SCHEDULER_GRPC_GRPC_PARTITION_FLEET_H_

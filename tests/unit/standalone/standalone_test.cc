@@ -27,6 +27,7 @@
 #include "lib/clock/clock.h"
 #include "lib/json/json_string.h"
 #include "services/collections/shares.h"
+#include "services/fetcher/collection_options.h"
 #include "services/fetcher/crawl_report.h"
 #include "services/fetcher/fetch_event.h"
 #include "services/frontier/url_record.h"
@@ -670,7 +671,7 @@ TEST(StandaloneCrawlOpen, APartitionedDataDirKeepsItsPartitionCount) {
 }
 
 using collections::LeaseAheadPerHost;
-using wiring::BufferedTasksFor;
+using fetcher::BufferedTasksFor;
 
 TEST(LeaseAheadPerHost, CoversTheRefillAtTheHostsRate) {
   auto lease_ahead = [](absl::Duration min_delay, int connections,
