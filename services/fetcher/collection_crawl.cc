@@ -28,6 +28,10 @@ absl::StatusOr<std::unique_ptr<CollectionCrawl>> CollectionCrawl::Open(
         "a crawl needs politeness, a resolver, a guard, a clock and the Public Suffix List");
   }
   std::unique_ptr<CollectionCrawl> crawl(new CollectionCrawl(std::move(settings), parts));
+  // The crawl log's folder (data/logs in a fetcher) is made here; a failure shows as the log's.
+  std::error_code ec;
+  std::filesystem::create_directories(
+      std::filesystem::path(crawl->settings_.crawl_log).parent_path(), ec);
   absl::StatusOr<std::unique_ptr<CrawlLog>> log = CrawlLog::Open(crawl->settings_.crawl_log);
   if (!log.ok()) return log.status();
   crawl->log_ = *std::move(log);
