@@ -6,7 +6,7 @@ JOBS        ?= $(shell nproc)
 FUZZ_DIR    ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps configure build test crawl demo cluster cluster-demo images bench bench-recrawl bench-distributed fuzz clean
+.PHONY: deps configure build test crawl demo cluster cluster-demo images bench bench-recrawl bench-distributed bench-frontier fuzz clean
 
 deps:
 	./scripts/install-deps.sh
@@ -61,6 +61,18 @@ bench-recrawl: deps
 # distributed crawl against the standalone crawl, on the same web, in the same run.
 bench-distributed: build
 	PYTHONPATH=tests python3 bench/distributed/run.py --build-dir $(BUILD_DIR)
+
+# bench/frontier-scale: one frontier partition at 10^6, 10^7 and 10^8 known URLs over 10^6 hosts,
+# through its core and its gRPC server, then 10^4 .. 10^6 hosts ready at once (docs/benchmarks.md).
+# Its --help says the disk (under BENCH_FRONTIER_DIR, removed as it goes) and time it takes. The
+# figures also go to BENCH_FRONTIER_JSON, from which scripts/capacity.py computes docs/capacity.md.
+BENCH_FRONTIER_DIR  ?= $(BUILD_DIR)
+BENCH_FRONTIER_JSON ?= $(BUILD_DIR)/bench-frontier.json
+BENCH_FRONTIER_ARGS ?=
+bench-frontier: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target frontier_scale_bench crawlerd
+	./$(BUILD_DIR)/bench/frontier-scale/frontier_scale_bench --data-dir $(BENCH_FRONTIER_DIR) \
+	  --json $(BENCH_FRONTIER_JSON) $(BENCH_FRONTIER_ARGS)
 
 # libFuzzer targets (clang), each run for FUZZ_SECONDS; corpora are kept in $(FUZZ_DIR)/corpus.
 fuzz: deps

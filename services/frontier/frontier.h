@@ -67,6 +67,8 @@
 #include "services/frontier/focus_selector.h"
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_options.h"
+#include "services/frontier/host_table.h"
+#include "services/frontier/lease_table.h"
 #include "services/frontier/revisit_budget.h"
 #include "services/frontier/seen_cache.h"
 #include "services/frontier/storage_format.h"
@@ -165,54 +167,42 @@ class Frontier {
   bool IsExhausted() const;
 
  private:
-  // In-memory header of one host; the persisted part mirrors storage::HostRecord.
-  struct HostState {
-    uint64_t next_seq = 0;
-    uint64_t queued = 0;
-    uint64_t waiting = 0;
-    uint64_t seen = 0;
-    uint64_t pages = 0;
-    uint32_t in_flight = 0;
-    absl::Time next_allowed = absl::InfinitePast();
-    // Lower bound of the host's live queue keys: scans start here instead of wading through
-    // the tombstones of entries already popped.
-    storage::QueuePos cursor;
-  };
-  struct Host {
-    std::string key;
-    HostState state;
-  };
-  struct InFlight {
-    uint32_t host = 0;
-    storage::QueuePos pos;  // of its queue entry, which stays until the completion
-    std::string url;
-    absl::Duration monotonic_deadline;
-    // A lease mark is stored for it (storage_format.h, frontier.leases version 2): the batch
-    // that ends the lease deletes it.
-    bool marked = false;
-  };
-  // Totals over all hosts, kept by diffing each header change.
-  struct Totals {
-    uint64_t queued = 0;
-    uint64_t waiting = 0;
-    uint64_t in_flight = 0;
-    uint64_t seen = 0;
-    uint64_t pages = 0;
-    uint64_t hosts_with_queued = 0;
-    uint64_t ready_hosts = 0;
-    // Queued + waiting URLs of hosts whose page cap is not reached: work that can still happen.
-    uint64_t pending_uncapped = 0;
-  };
+  using HostState = HostTable::State;
   class Staging;
-  // A queue entry's identity: host id, then the QueuePos fields.
-  using QueueSlot = std::tuple<uint32_t, uint8_t, uint32_t, uint64_t>;
-  static QueueSlot SlotOf(uint32_t host, const storage::QueuePos& pos) {
-    return {host, pos.band, pos.depth, pos.seq};
-  }
+  // Lease's plan: how many URLs each chosen host gives.
+  struct Take {
+    uint32_t host;
+    uint64_t count;
+  };
+  // A queue entry Lease takes.
+  struct Popped {
+    uint32_t host;
+    storage::QueuePos pos;
+    storage::QueueEntry entry;
+  };
+  // AddUrls' URLs that pass the checks that need no store read, with their seen-cache keys
+  // (empty with the cache off).
+  struct AddCandidates {
+    std::vector<const UrlToAdd*> urls;
+    std::vector<uint64_t> hashes;
+    uint64_t cache_hits = 0;
+  };
+  // Complete's tallies of one batch, applied once it is written.
+  struct CompleteTally {
+    uint64_t revisits = 0;
+    uint64_t changes = 0;
+    uint64_t revisits_completed = 0;  // leases of URLs visited before (they left revisits_queued_)
+    absl::Time earliest_due = absl::InfiniteFuture();
+    std::vector<std::pair<uint32_t, uint32_t>> focus_pulls;  // (host, reward) of final outcomes
+  };
 
   Frontier(const FrontierOptions& options, kv::KvStore& store, const Clock& clock);
 
   absl::Status Recover() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Recover's parts: the store's format version (written to a new store, checked otherwise),
+  // and the re-visit fleet's summaries in the meta family.
+  absl::Status CheckFormatVersionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status RecoverRevisitFleetLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The leases family of a previous process: moved entries (older versions) go back into their
   // queues; lease marks are restored as leases (restored_lease_grace) or dropped. `leased` is
   // how many URLs the host records counted as leased, all of them queued again unless restored.
@@ -227,8 +217,6 @@ class Frontier {
   // Writes `batch` plus the host records of every staged host, then applies the staged headers.
   absl::Status CommitLocked(kv::WriteBatch& batch, Staging& staging)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Replaces host `index`'s header, keeping totals_ and ready_ in step.
-  void SetHostState(uint32_t index, const HostState& state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // What the URL record said about the content before this visit.
   struct PreviousContent {
@@ -244,12 +232,6 @@ class Frontier {
     absl::Time due;
     bool changed = false;  // this visit found the content changed (never on a first visit)
   };
-  // After a final content outcome with re-visiting on: records the visit in the URL's history
-  // (record.visit_history), asks the policy when to come back and moves the URL's rate estimate
-  // and the fleet's observations in `fleet` (a staged copy of revisit_fleet_). Returns the due
-  // time, clamped to the options' interval bounds; a page's first re-visit is spread over
-  // (0, 1] of its interval by a hash of `url`, so a site discovered at once is not re-visited
-  // all at once.
   // The re-visit state of the whole partition, persisted in the meta family.
   struct RevisitFleet {
     recrawl::RateHistogram rates;
@@ -259,6 +241,12 @@ class Frontier {
     // otherwise): each visit Removes the page's previous history and Adds its new one.
     std::optional<recrawl::FleetEvidence> evidence;
   };
+  // After a final content outcome with re-visiting on: records the visit in the URL's history
+  // (record.visit_history), asks the policy when to come back and moves the URL's rate estimate
+  // and the fleet's observations in `fleet` (a staged copy of revisit_fleet_). Returns the due
+  // time, clamped to the options' interval bounds; a page's first re-visit is spread over
+  // (0, 1] of its interval by a hash of `url`, so a site discovered at once is not re-visited
+  // all at once.
   RevisitPlan ScheduleRevisit(const FetchOutcome& outcome, const PreviousContent& previous,
                               const std::string& url, UrlRecord& record, RevisitFleet& fleet)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -285,15 +273,58 @@ class Frontier {
   std::optional<absl::Time> ScheduleFailedRevisit(const FetchOutcome& outcome,
                                                   const PreviousContent& previous,
                                                   UrlRecord& record, RevisitFleet& fleet) const;
+
+  // AddUrls' steps: refuses the batch if a URL belongs to another partition; screens the URLs
+  // (invalid, repeated, over a limit, in the seen cache) into `result` and the candidates; then
+  // stages the candidates the store does not hold (`existing[i]` empty) into `batch`.
+  absl::Status CheckPartition(const std::vector<UrlToAdd>& urls) const;
+  AddCandidates ScreenLocked(const std::vector<UrlToAdd>& urls, AddResult& result)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void StageNewUrlsLocked(const AddCandidates& candidates,
+                          const std::vector<std::optional<std::string>>& existing,
+                          Staging& staging, kv::WriteBatch& batch, AddResult& result,
+                          std::vector<uint64_t>& now_stored) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Lease's steps: which hosts give how many; popping their queue entries (staging the hosts'
+  // headers, repairs into `batch`); the tasks with the previous fetch of URLs fetched before;
+  // and, once the batch is written, the leases.
+  std::vector<Take> PlanLeaseLocked(uint64_t budget, size_t max_per_host, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status PopQueuesLocked(const std::vector<Take>& plan, absl::Time now, Staging& staging,
+                               kv::WriteBatch& batch, std::vector<Popped>& popped)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<std::vector<LeasedTask>> TasksLocked(const std::vector<Popped>& popped,
+                                                      const Staging& staging,
+                                                      absl::Time deadline) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordLeasesLocked(std::vector<Popped>& popped, bool marked)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Complete's steps: the URL record a completion updates (rebuilt from the lease if the store
+  // lost it); the outcome applied to it, its host's header and `batch`.
+  UrlRecord StoredRecordLocked(const std::optional<std::string>& value,
+                               const LeaseTable::Lease& lease, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ApplyOutcomeLocked(const FetchOutcome& outcome, const LeaseTable::Lease& lease,
+                          UrlRecord& record, absl::Time now, HostState& state,
+                          kv::WriteBatch& batch, std::optional<RevisitFleet>& staged_fleet,
+                          CompleteTally& tally, CompleteResult& result)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A final outcome (no retry): counts the page and schedules the re-visit, if any.
+  void FinishUrlLocked(const FetchOutcome& outcome, const LeaseTable::Lease& lease,
+                       const PreviousContent& previous, UrlRecord& record,
+                       HostState& state, kv::WriteBatch& batch,
+                       std::optional<RevisitFleet>& staged_fleet, CompleteTally& tally)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Puts `record` in the due index at `due`.
+  void WaitUntil(absl::Time due, const LeaseTable::Lease& lease, UrlRecord& record,
+                 HostState& state, kv::WriteBatch& batch, CompleteTally& tally) const;
+
   bool ExhaustedLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Focused collections: the hosts the bandit may pull, then its choices for up to `budget`
   // URLs (at most `max_per_host` per host) as (host, count).
   std::vector<std::pair<uint32_t, uint64_t>> FocusPlanLocked(uint64_t budget, size_t max_per_host)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool Eligible(const HostState& state) const;
-  bool PageCapped(const HostState& state) const;
-  uint64_t PagesLeft(const HostState& state) const;
-  storage::HostRecord ToRecord(uint32_t index, const HostState& state) const;
 
   // Constant after construction.
   const FrontierOptions options_;
@@ -303,21 +334,12 @@ class Frontier {
   std::vector<std::string> open_warnings_;  // written by Open only
 
   mutable absl::Mutex mu_;
-  // Indexed by host id (ids are dense: assigned from a persisted counter, never reused). A
-  // deque so the keys that index_ views never move.
-  std::deque<Host> hosts_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string_view, uint32_t> index_ ABSL_GUARDED_BY(mu_);
-  // Eligible hosts by (next-allowed hint, host id).
-  absl::btree_set<std::pair<absl::Time, uint32_t>> ready_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<LeaseId, InFlight> leases_ ABSL_GUARDED_BY(mu_);
-  absl::btree_set<std::pair<absl::Duration, LeaseId>> lease_deadlines_ ABSL_GUARDED_BY(mu_);
-  // The queue positions of leases_: their entries stay in the queue until completed, and a scan
-  // of a host's queue passes over them.
-  absl::flat_hash_set<QueueSlot> leased_slots_ ABSL_GUARDED_BY(mu_);
+  // Host ids are dense: assigned from a persisted counter, never reused.
+  HostTable hosts_ ABSL_GUARDED_BY(mu_);
+  LeaseTable leases_ ABSL_GUARDED_BY(mu_);
   LeaseId next_lease_id_ ABSL_GUARDED_BY(mu_) = 1;
   // Due entries before this time have all been promoted; scans of the due index start here.
   absl::Time due_scanned_until_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
-  Totals totals_ ABSL_GUARDED_BY(mu_);
   // Re-visiting (null when off) and the fleet state of the URLs it schedules (persisted in the
   // meta family with every batch that changes it).
   std::unique_ptr<recrawl::RevisitPolicy> revisit_policy_ ABSL_GUARDED_BY(mu_);

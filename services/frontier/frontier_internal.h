@@ -1,12 +1,12 @@
-// Frontier's internals shared by the files it is split into (frontier.cc, frontier_recovery.cc,
-// frontier_requeue.cc): the per-batch staging of host headers and small helpers. Not part of the
-// frontier's interface; include only from those files.
+// Frontier's internals shared by the files it is split into (frontier.cc, frontier_lease.cc,
+// frontier_complete.cc, frontier_recovery.cc, frontier_requeue.cc, frontier_revisit.cc): the
+// per-batch staging of host headers and small helpers. Not part of the frontier's interface;
+// include only from those files.
 #ifndef CRAWLER_SERVICES_FRONTIER_FRONTIER_INTERNAL_H_
 #define CRAWLER_SERVICES_FRONTIER_FRONTIER_INTERNAL_H_
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -46,11 +46,11 @@ inline uint64_t SaturatingSub(uint64_t a, uint64_t b) { return a > b ? a - b : 0
 // leaves memory untouched. New hosts get the ids after the current last one, in order.
 class Frontier::Staging {
  public:
-  explicit Staging(const std::deque<Host>& hosts) : hosts_(hosts) {}
+  explicit Staging(const HostTable& hosts) : hosts_(hosts) {}
 
   HostState& State(uint32_t index) {
     auto [it, inserted] = staged_.try_emplace(index);
-    if (inserted) it->second = hosts_[index].state;
+    if (inserted) it->second = hosts_.state(index);
     return it->second;
   }
 
@@ -62,7 +62,7 @@ class Frontier::Staging {
   }
 
   std::string_view KeyOf(uint32_t index) const {
-    return index < hosts_.size() ? std::string_view(hosts_[index].key)
+    return index < hosts_.size() ? hosts_.key(index)
                                  : std::string_view(new_keys_[index - hosts_.size()]);
   }
 
@@ -71,7 +71,7 @@ class Frontier::Staging {
   bool empty() const { return staged_.empty(); }
 
  private:
-  const std::deque<Host>& hosts_;
+  const HostTable& hosts_;
   absl::btree_map<uint32_t, HostState> staged_;
   std::vector<std::string> new_keys_;
 };

@@ -32,14 +32,7 @@ using internal::SaturatingSub;
 
 // ---- recovery ----------------------------------------------------------------------------
 
-absl::Status Frontier::Recover() {
-  for (const kv::ColumnFamilySpec& spec : ColumnFamilies()) {
-    if (!store_.HasColumnFamily(spec.name)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "store lacks column family '", spec.name, "' (open it with Frontier::ColumnFamilies())"));
-    }
-  }
-
+absl::Status Frontier::CheckFormatVersionLocked() {
   absl::StatusOr<std::string> version =
       store_.Get(storage::kMetaFamily, storage::kMetaFormatVersionKey);
   if (absl::IsNotFound(version.status())) {
@@ -58,18 +51,10 @@ absl::Status Frontier::Recover() {
                        "binary reads version ", storage::kFormatVersion, ")"));
     }
   }
+  return absl::OkStatus();
+}
 
-  auto read_counter = [this](std::string_view key, uint64_t absent) -> absl::StatusOr<uint64_t> {
-    absl::StatusOr<std::string> value = store_.Get(storage::kMetaFamily, key);
-    if (absl::IsNotFound(value.status())) return absent;
-    if (!value.ok()) return value.status();
-    return storage::DecodeFixed64(*value);
-  };
-  absl::StatusOr<uint64_t> next_host_id = read_counter(storage::kMetaNextHostIdKey, 0);
-  if (!next_host_id.ok()) return next_host_id.status();
-  absl::StatusOr<uint64_t> next_lease_id = read_counter(storage::kMetaNextLeaseIdKey, 1);
-  if (!next_lease_id.ok()) return next_lease_id.status();
-  next_lease_id_ = std::max<uint64_t>(*next_lease_id, 1);
+absl::Status Frontier::RecoverRevisitFleetLocked() {
   if (absl::StatusOr<std::string> rates =
           store_.Get(storage::kMetaFamily, storage::kMetaRevisitRatesKey);
       rates.ok()) {
@@ -103,7 +88,31 @@ absl::Status Frontier::Recover() {
   } else if (!absl::IsNotFound(observed.status())) {
     return observed.status();
   }
-  if (absl::Status status = RecoverRevisitEvidenceLocked(); !status.ok()) return status;
+  return RecoverRevisitEvidenceLocked();
+}
+
+absl::Status Frontier::Recover() {
+  for (const kv::ColumnFamilySpec& spec : ColumnFamilies()) {
+    if (!store_.HasColumnFamily(spec.name)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "store lacks column family '", spec.name, "' (open it with Frontier::ColumnFamilies())"));
+    }
+  }
+
+  if (absl::Status status = CheckFormatVersionLocked(); !status.ok()) return status;
+
+  auto read_counter = [this](std::string_view key, uint64_t absent) -> absl::StatusOr<uint64_t> {
+    absl::StatusOr<std::string> value = store_.Get(storage::kMetaFamily, key);
+    if (absl::IsNotFound(value.status())) return absent;
+    if (!value.ok()) return value.status();
+    return storage::DecodeFixed64(*value);
+  };
+  absl::StatusOr<uint64_t> next_host_id = read_counter(storage::kMetaNextHostIdKey, 0);
+  if (!next_host_id.ok()) return next_host_id.status();
+  absl::StatusOr<uint64_t> next_lease_id = read_counter(storage::kMetaNextLeaseIdKey, 1);
+  if (!next_lease_id.ok()) return next_lease_id.status();
+  next_lease_id_ = std::max<uint64_t>(*next_lease_id, 1);
+  if (absl::Status status = RecoverRevisitFleetLocked(); !status.ok()) return status;
 
   // Host records, then a check that their ids are exactly 0..n-1 as the counter says.
   std::vector<std::pair<storage::HostRecord, std::string>> records;
@@ -137,9 +146,7 @@ absl::Status Frontier::Recover() {
   std::vector<uint32_t> with_leases;
   uint64_t leased = 0;
   for (auto& [record, key] : records) {
-    hosts_.push_back(Host{std::move(key), HostState{}});
-    const auto index = static_cast<uint32_t>(hosts_.size() - 1);
-    index_.emplace(hosts_.back().key, index);
+    const uint32_t index = hosts_.Add(key);
     HostState state;
     state.next_seq = record.next_seq;
     state.queued = record.queued;
@@ -147,7 +154,7 @@ absl::Status Frontier::Recover() {
     state.seen = record.seen;
     state.pages = record.pages;
     state.next_allowed = record.next_allowed;
-    SetHostState(index, state);
+    hosts_.Set(index, state);
     if (record.leased > 0) {
       leased += std::min(record.leased, record.queued);
       with_leases.push_back(index);
@@ -225,11 +232,11 @@ absl::Status Frontier::RecoverLeasesLocked(uint64_t leased) {
   if (absl::Status status = CommitLocked(batch, *staging); !status.ok()) return status;
   const absl::Duration monotonic_now = clock_.MonotonicNow();
   for (Restored& r : restored) {
-    const absl::Duration monotonic_deadline = monotonic_now + (r.until - now);
-    leased_slots_.insert(SlotOf(r.host, r.pos));
-    leases_.emplace(r.id, InFlight{r.host, r.pos, std::move(r.url), monotonic_deadline,
-                                   /*marked=*/true});
-    lease_deadlines_.insert({monotonic_deadline, r.id});
+    leases_.Add(r.id, LeaseTable::Lease{.host = r.host,
+                                        .pos = r.pos,
+                                        .url = std::move(r.url),
+                                        .monotonic_deadline = monotonic_now + (r.until - now),
+                                        .marked = true});
   }
   counters_.leases_restored += restored.size();
   counters_.leases_recovered += SaturatingSub(leased, restored.size());

@@ -44,7 +44,7 @@ absl::StatusOr<size_t> Frontier::ReleaseLeases(const std::vector<LeaseId>& ids) 
   absl::flat_hash_set<LeaseId> unique;
   std::vector<LeaseId> known;
   for (LeaseId id : ids) {
-    if (leases_.contains(id) && unique.insert(id).second) known.push_back(id);
+    if (leases_.Contains(id) && unique.insert(id).second) known.push_back(id);
   }
   size_t total = 0;
   for (size_t begin = 0; begin < known.size(); begin += kMaxUrlsPerInternalBatch) {
@@ -60,14 +60,8 @@ absl::StatusOr<size_t> Frontier::ReleaseLeases(const std::vector<LeaseId>& ids) 
 absl::StatusOr<size_t> Frontier::ExpireLocked() {
   const absl::Duration monotonic_now = clock_.MonotonicNow();
   size_t total = 0;
-  while (!lease_deadlines_.empty() && lease_deadlines_.begin()->first <= monotonic_now) {
-    std::vector<LeaseId> expired;
-    for (auto it = lease_deadlines_.begin();
-         it != lease_deadlines_.end() && it->first <= monotonic_now &&
-         expired.size() < kMaxUrlsPerInternalBatch;
-         ++it) {
-      expired.push_back(it->second);
-    }
+  for (std::vector<LeaseId> expired = leases_.Expired(monotonic_now, kMaxUrlsPerInternalBatch);
+       !expired.empty(); expired = leases_.Expired(monotonic_now, kMaxUrlsPerInternalBatch)) {
     if (absl::Status status = RequeueLeasesLocked(expired); !status.ok()) return status;
     total += expired.size();
     counters_.leases_expired += expired.size();
@@ -81,7 +75,7 @@ absl::Status Frontier::RequeueLeasesLocked(const std::vector<LeaseId>& ids) {
   for (LeaseId id : ids) {
     // The queue entry never left: only the host record's lease count changes (and the mark
     // goes).
-    const InFlight& lease = leases_.at(id);
+    const LeaseTable::Lease& lease = *leases_.Find(id);
     if (lease.marked) batch.Delete(storage::kLeasesFamily, storage::LeaseKey(id));
     HostState& state = staging.State(lease.host);
     --state.in_flight;
@@ -89,17 +83,12 @@ absl::Status Frontier::RequeueLeasesLocked(const std::vector<LeaseId>& ids) {
     state.cursor = std::min(state.cursor, lease.pos);
   }
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
-  for (LeaseId id : ids) {
-    auto lease = leases_.find(id);
-    lease_deadlines_.erase({lease->second.monotonic_deadline, id});
-    leased_slots_.erase(SlotOf(lease->second.host, lease->second.pos));
-    leases_.erase(lease);
-  }
+  for (LeaseId id : ids) leases_.Remove(id);
   return absl::OkStatus();
 }
 
 absl::Status Frontier::PromoteDueLocked() {
-  if (totals_.waiting == 0) return absl::OkStatus();
+  if (hosts_.totals().waiting == 0) return absl::OkStatus();
   const absl::Time now = clock_.Now();
   // Re-visits held back by the budget are behind the scan position: go back for them once the
   // budget has a token again.

@@ -182,7 +182,7 @@ absl::Status Frontier::RecoverRevisitEvidenceLocked() {
 }
 
 uint64_t Frontier::PendingFirstVisitsLocked() const {
-  const uint64_t queued = totals_.queued + totals_.in_flight;
+  const uint64_t queued = hosts_.totals().queued + hosts_.totals().in_flight;
   return queued > revisits_queued_ ? queued - revisits_queued_ : 0;
 }
 

@@ -33,6 +33,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/slice.h"
 #include "rocksdb/slice_transform.h"
+#include "rocksdb/statistics.h"
 #include "rocksdb/table.h"
 #include "rocksdb/write_batch.h"
 #include "services/common/rocksdb/rocksdb_status.h"
@@ -361,6 +362,11 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
     std::filesystem::create_directories(options.path, ec);  // DB::Open reports a failure
   }
   db_options.info_log = TolerantInfoLog::Open(options.path);
+  std::shared_ptr<rocksdb::Statistics> statistics;
+  if (options.statistics) {
+    statistics = rocksdb::CreateDBStatistics();
+    db_options.statistics = statistics;
+  }
 
   const std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(options.block_cache_bytes);
 
@@ -449,8 +455,10 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
           Family{.handle = handle, .scan_prefix_bytes = spec->second.scan_prefix_bytes};
     }
   }
-  return std::unique_ptr<RocksDbKvStore>(
+  auto store = std::unique_ptr<RocksDbKvStore>(
       new RocksDbKvStore(options, std::move(db), std::move(handles), std::move(declared)));
+  store->statistics_ = std::move(statistics);
+  return store;
 }
 
 RocksDbKvStore::RocksDbKvStore(const RocksDbKvStoreOptions& options,
@@ -569,6 +577,35 @@ absl::Status RocksDbKvStore::Flush() {
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   for (const auto& [name, family] : declared_) handles.push_back(family.handle);
   return ToAbslStatus(db_->Flush(rocksdb::FlushOptions(), handles), "rocksdb flush");
+}
+
+RocksDbTickers RocksDbKvStore::Tickers() const {
+  RocksDbTickers t;
+  if (statistics_ == nullptr) return t;
+  auto get = [this](rocksdb::Tickers ticker) { return statistics_->getTickerCount(ticker); };
+  t.user_bytes_written = get(rocksdb::BYTES_WRITTEN);
+  t.wal_bytes = get(rocksdb::WAL_FILE_BYTES);
+  t.flush_bytes = get(rocksdb::FLUSH_WRITE_BYTES);
+  t.compaction_bytes = get(rocksdb::COMPACT_WRITE_BYTES);
+  t.bloom_useful = get(rocksdb::BLOOM_FILTER_USEFUL);
+  t.bloom_positive = get(rocksdb::BLOOM_FILTER_FULL_POSITIVE);
+  t.bloom_true_positive = get(rocksdb::BLOOM_FILTER_FULL_TRUE_POSITIVE);
+  t.block_cache_data_miss = get(rocksdb::BLOCK_CACHE_DATA_MISS);
+  t.block_cache_data_hit = get(rocksdb::BLOCK_CACHE_DATA_HIT);
+  t.block_cache_filter_miss = get(rocksdb::BLOCK_CACHE_FILTER_MISS);
+  t.block_cache_index_miss = get(rocksdb::BLOCK_CACHE_INDEX_MISS);
+  return t;
+}
+
+absl::Status RocksDbKvStore::CompactAll() {
+  rocksdb::CompactRangeOptions compact;
+  // The last level too: that is where deleted entries' tombstones and overwritten values wait.
+  compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForceOptimized;
+  for (const auto& [name, family] : declared_) {
+    const rocksdb::Status status = db_->CompactRange(compact, family.handle, nullptr, nullptr);
+    if (!status.ok()) return ToAbslStatus(status, absl::StrCat("compacting ", name));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace crawler::kv
