@@ -163,6 +163,56 @@ void FrontierLink::Release(const std::vector<frontier::LeaseId>& ids, bool reach
   counters_.Add(&FetcherStats::abandoned, ids.size() - released);
 }
 
+absl::Status FrontierLink::Send(FrontierBatch& batch) {
+  absl::Status status = absl::OkStatus();
+  if (!batch.adds.empty()) {
+    status = frontier_.AddUrls(batch.adds).status();
+    if (status.ok()) {
+      counters_.Add(&FetcherStats::outlinks_sent, batch.adds.size());
+      batch.adds.clear();  // durable: not sent again, whatever happens next
+    }
+  }
+  // Only after the outlinks are durable (the ordering invariant above).
+  if (status.ok() && !batch.outcomes.empty() && make_durable_) {
+    if (absl::Status durable = make_durable_(); !durable.ok()) {
+      // Retrying the frontier would not help: the archive is what failed.
+      status = absl::FailedPreconditionError(absl::StrCat(
+          "the archive cannot be made durable (", durable.message(), ")"));
+    }
+  }
+  if (status.ok() && !batch.outcomes.empty()) {
+    status = frontier_.Complete(batch.outcomes).status();
+    if (status.ok()) {
+      counters_.Add(&FetcherStats::completed, batch.outcomes.size());
+      batch.outcomes.clear();
+    }
+  }
+  if (status.ok() && !batch.host_times.empty()) {
+    status = frontier_.ReportHostTimes(batch.host_times).status();
+    if (!status.ok() && !retry::IsRetryable(status)) {
+      // Hints a frontier refuses (kUnimplemented, say) are dropped, not fatal: the
+      // politeness claims enforce the wait here either way.
+      counters_.FrontierFailed(status, /*new_outage=*/false);
+      status = absl::OkStatus();
+    }
+    if (status.ok()) batch.host_times.clear();
+  }
+  return status;
+}
+
+absl::Status FrontierLink::LeaseFromFrontier(size_t want, std::vector<LeasedUrl>& leased) {
+  absl::StatusOr<std::vector<frontier::LeasedTask>> got =
+      frontier_.Lease(std::min(options_.lease_batch, want), options_.lease_max_per_host);
+  if (!got.ok()) return got.status();
+  counters_.Add(&FetcherStats::leased, got->size());
+  leased.reserve(got->size());
+  for (frontier::LeasedTask& t : *got) {
+    absl::StatusOr<url::Url> parsed = url::Url::Parse(t.canonical_url);
+    leased.push_back(LeasedUrl{std::move(t), std::move(parsed)});
+  }
+  return absl::OkStatus();
+}
+
 void FrontierLink::Loop() {
   absl::Duration last_send = clock_.MonotonicNow();
   while (true) {
@@ -203,54 +253,10 @@ void FrontierLink::Loop() {
     absl::Status status = absl::OkStatus();
     if (!batch.empty()) {
       last_send = now;
-      if (!batch.adds.empty()) {
-        status = frontier_.AddUrls(batch.adds).status();
-        if (status.ok()) {
-          counters_.Add(&FetcherStats::outlinks_sent, batch.adds.size());
-          batch.adds.clear();  // durable: not sent again, whatever happens next
-        }
-      }
-      // Only after the outlinks are durable (the ordering invariant above).
-      if (status.ok() && !batch.outcomes.empty() && make_durable_) {
-        if (absl::Status durable = make_durable_(); !durable.ok()) {
-          // Retrying the frontier would not help: the archive is what failed.
-          status = absl::FailedPreconditionError(absl::StrCat(
-              "the archive cannot be made durable (", durable.message(), ")"));
-        }
-      }
-      if (status.ok() && !batch.outcomes.empty()) {
-        status = frontier_.Complete(batch.outcomes).status();
-        if (status.ok()) {
-          counters_.Add(&FetcherStats::completed, batch.outcomes.size());
-          batch.outcomes.clear();
-        }
-      }
-      if (status.ok() && !batch.host_times.empty()) {
-        status = frontier_.ReportHostTimes(batch.host_times).status();
-        if (!status.ok() && !retry::IsRetryable(status)) {
-          // Hints a frontier refuses (kUnimplemented, say) are dropped, not fatal: the
-          // politeness claims enforce the wait here either way.
-          counters_.FrontierFailed(status, /*new_outage=*/false);
-          status = absl::OkStatus();
-        }
-        if (status.ok()) batch.host_times.clear();
-      }
+      status = Send(batch);
     }
     std::vector<LeasedUrl> leased;
-    if (status.ok() && want > 0) {
-      absl::StatusOr<std::vector<frontier::LeasedTask>> got =
-          frontier_.Lease(std::min(options_.lease_batch, want), options_.lease_max_per_host);
-      if (!got.ok()) {
-        status = got.status();
-      } else {
-        counters_.Add(&FetcherStats::leased, got->size());
-        leased.reserve(got->size());
-        for (frontier::LeasedTask& t : *got) {
-          absl::StatusOr<url::Url> parsed = url::Url::Parse(t.canonical_url);
-          leased.push_back(LeasedUrl{std::move(t), std::move(parsed)});
-        }
-      }
-    }
+    if (status.ok() && want > 0) status = LeaseFromFrontier(want, leased);
     bool exit = false;
     {
       absl::MutexLock lock(&mu_);

@@ -132,6 +132,12 @@ class FrontierLink {
 
  private:
   void Loop();
+  // One batch to the frontier, in the order the ordering invariant needs: outlinks, then (the
+  // archive made durable) completions, then host times. What was sent is cleared from `batch`;
+  // returns the first error (refused host-time hints are counted and dropped).
+  absl::Status Send(FrontierBatch& batch);
+  // Leases up to min(lease_batch, want) URLs into `leased`, each with its URL parsed.
+  absl::Status LeaseFromFrontier(size_t want, std::vector<LeasedUrl>& leased);
   // A call failed: counts it, starts or continues the outage, schedules the retry.
   void Failed(const absl::Status& error, absl::Duration now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Succeeded() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

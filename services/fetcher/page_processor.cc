@@ -172,35 +172,7 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
   const std::string content_type_header(parsed.head->Get("Content-Type").value_or(""));
 
   if (http::IsHtml(parsed.essence)) {
-    absl::StatusOr<html::ExtractedPage> extracted =
-        html::ExtractPage(*decoded, page.url, content_type_header, options_.extract);
-    if (extracted.ok()) {
-      parsed.html = *std::move(extracted);
-      parsed.parsed_html = true;
-      if (const uint64_t cut = parsed.html.skipped.over_limit; cut > 0) {
-        // Cut silently, a page's links past the cap would look like a smaller site.
-        e.links_cut = cut;
-        AppendDetail(e, absl::StrCat("links cut: ", cut, " of ", parsed.html.links.size() + cut));
-        if (counters_ != nullptr) {
-          counters_->Add(&FetcherStats::links_cut, cut);
-          counters_->Add(&FetcherStats::pages_with_links_cut);
-        }
-      }
-      if (options_.fingerprints &&
-          parsed.html.text.size() >= options_.min_text_bytes_for_simhash) {
-        parsed.simhash = fingerprint::ComputeSimHash(parsed.html.text, options_.simhash);
-        o.content_fingerprint = parsed.simhash->bits();
-      }
-      // No minimum length: the digest is exact, a short page's edit is as real as a long one's.
-      if (options_.fingerprints) {
-        if (const std::optional<fingerprint::ChangeDigest> digest =
-                fingerprint::ComputeChangeDigest(parsed.html.main_text)) {
-          o.change_digest = digest->bits();
-        }
-      }
-    } else {
-      e.detail = absl::StrCat("not parsed: ", extracted.status().message());
-    }
+    ExtractHtml(page, *decoded, content_type_header, parsed, out);
   } else if (IsSitemapType(parsed.essence) || parsed.essence == "text/plain") {
     // Plain-text bodies are sitemaps only when they were asked for as one; the frontier knows
     // (a sitemap URL from robots.txt) — here we accept text only at a sitemap-looking path.
@@ -210,6 +182,42 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
       parsed.sitemap_entries = std::move(result.entries);
       if (!result.status.ok()) e.detail = absl::StrCat("sitemap: ", result.status.message());
     }
+  }
+}
+
+void PageProcessor::ExtractHtml(const FetchedPage& page, std::string_view decoded,
+                                std::string_view content_type_header, Parsed& parsed,
+                                ProcessedPage& out) const {
+  frontier::FetchOutcome& o = out.outcome;
+  FetchEvent& e = out.event;
+  absl::StatusOr<html::ExtractedPage> extracted =
+      html::ExtractPage(decoded, page.url, content_type_header, options_.extract);
+  if (extracted.ok()) {
+    parsed.html = *std::move(extracted);
+    parsed.parsed_html = true;
+    if (const uint64_t cut = parsed.html.skipped.over_limit; cut > 0) {
+      // Cut silently, a page's links past the cap would look like a smaller site.
+      e.links_cut = cut;
+      AppendDetail(e, absl::StrCat("links cut: ", cut, " of ", parsed.html.links.size() + cut));
+      if (counters_ != nullptr) {
+        counters_->Add(&FetcherStats::links_cut, cut);
+        counters_->Add(&FetcherStats::pages_with_links_cut);
+      }
+    }
+    if (options_.fingerprints &&
+        parsed.html.text.size() >= options_.min_text_bytes_for_simhash) {
+      parsed.simhash = fingerprint::ComputeSimHash(parsed.html.text, options_.simhash);
+      o.content_fingerprint = parsed.simhash->bits();
+    }
+    // No minimum length: the digest is exact, a short page's edit is as real as a long one's.
+    if (options_.fingerprints) {
+      if (const std::optional<fingerprint::ChangeDigest> digest =
+              fingerprint::ComputeChangeDigest(parsed.html.main_text)) {
+        o.change_digest = digest->bits();
+      }
+    }
+  } else {
+    e.detail = absl::StrCat("not parsed: ", extracted.status().message());
   }
 }
 

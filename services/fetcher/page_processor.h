@@ -116,6 +116,10 @@ class PageProcessor {
  private:
   struct Parsed;
   void Classify(const FetchedPage& page, Parsed& parsed, ProcessedPage& out) const;
+  // Classify's HTML part: links, text, SimHash and change digest from the decoded body.
+  void ExtractHtml(const FetchedPage& page, std::string_view decoded,
+                   std::string_view content_type_header, Parsed& parsed,
+                   ProcessedPage& out) const;
   void CollectLinks(const FetchedPage& page, const Parsed& parsed, ProcessedPage& out);
   void AddOutlink(const FetchedPage& page, const url::Url& target, ProcessedPage& out) const;
   // True if this response goes into the WARC files (WARC on, type allowed).

@@ -333,10 +333,7 @@ class RocksDbPrefixIterator final : public RocksDbCursor {
   absl::Status status_;  // of the last Seek's arguments
 };
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
-    const RocksDbKvStoreOptions& options, const std::vector<ColumnFamilySpec>& column_families) {
+absl::Status CheckOptions(const RocksDbKvStoreOptions& options) {
   if (options.path.empty()) return absl::InvalidArgumentError("RocksDB path is empty");
   if (options.bloom_bits_per_key < 0 || options.bloom_bits_per_key > 40) {
     return absl::InvalidArgumentError("bloom_bits_per_key must be in [0, 40]");
@@ -347,6 +344,34 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
   if (options.max_background_jobs < 1) {
     return absl::InvalidArgumentError("max_background_jobs must be at least 1");
   }
+  return absl::OkStatus();
+}
+
+// The declared column families by name, each checked.
+absl::StatusOr<absl::flat_hash_map<std::string, ColumnFamilySpec>> SpecsByName(
+    const std::vector<ColumnFamilySpec>& column_families) {
+  absl::flat_hash_map<std::string, ColumnFamilySpec> spec_by_name;
+  for (const ColumnFamilySpec& spec : column_families) {
+    if (spec.name.empty()) return absl::InvalidArgumentError("column family name is empty");
+    if (spec.ordered_within_prefix && spec.scan_prefix_bytes == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "column family ", spec.name, ": ordered_within_prefix needs scan_prefix_bytes"));
+    }
+    if (spec.ordered_within_prefix && spec.insert_hint_prefix != nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("column family ", spec.name,
+                       ": ordered_within_prefix and insert_hint_prefix are exclusive"));
+    }
+    spec_by_name[spec.name] = spec;
+  }
+  return spec_by_name;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
+    const RocksDbKvStoreOptions& options, const std::vector<ColumnFamilySpec>& column_families) {
+  if (absl::Status valid = CheckOptions(options); !valid.ok()) return valid;
 
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = options.create_if_missing;
@@ -372,20 +397,10 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
 
   // Declared families, plus "default" (always present) and any others found on disk, which
   // RocksDB requires to be opened too.
-  absl::flat_hash_map<std::string, ColumnFamilySpec> spec_by_name;
-  for (const ColumnFamilySpec& spec : column_families) {
-    if (spec.name.empty()) return absl::InvalidArgumentError("column family name is empty");
-    if (spec.ordered_within_prefix && spec.scan_prefix_bytes == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "column family ", spec.name, ": ordered_within_prefix needs scan_prefix_bytes"));
-    }
-    if (spec.ordered_within_prefix && spec.insert_hint_prefix != nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("column family ", spec.name,
-                       ": ordered_within_prefix and insert_hint_prefix are exclusive"));
-    }
-    spec_by_name[spec.name] = spec;
-  }
+  absl::StatusOr<absl::flat_hash_map<std::string, ColumnFamilySpec>> specs =
+      SpecsByName(column_families);
+  if (!specs.ok()) return specs.status();
+  const absl::flat_hash_map<std::string, ColumnFamilySpec>& spec_by_name = *specs;
   std::vector<std::string> names;
   absl::flat_hash_set<std::string> seen;
   for (const ColumnFamilySpec& spec : column_families) {
