@@ -65,7 +65,8 @@ restore() {
   local img
   for img in "${images[@]}"; do
     podman rmi -f "$img" >/dev/null 2>&1
-    podman tag "aside-$stamp/${img#localhost/}" "$img" && podman untag "aside-$stamp/${img#localhost/}"
+    podman tag "aside-$stamp/${img#localhost/}" "$img" &&
+      podman untag "$img" "aside-$stamp/${img#localhost/}"
   done
   if [ "$moved_npm" = 1 ]; then
     rm -rf "$HOME/.npm"
@@ -90,7 +91,8 @@ if [ -e "$k8s_cache" ]; then
 fi
 while read -r img; do
   [ -n "$img" ] || continue
-  podman tag "$img" "aside-$stamp/${img#localhost/}" && podman untag "$img" && images+=("$img")
+  # `podman untag IMAGE` alone removes every name of the image (the aside one too): name the one.
+  podman tag "$img" "aside-$stamp/${img#localhost/}" && podman untag "$img" "$img" && images+=("$img")
 done < <(podman images --format '{{.Repository}}:{{.Tag}}' 2>/dev/null |
          grep -E '^localhost/(crawler|crawler-base|crawler-redis|pause)(:|$)' | sort -u)
 [ ${#images[@]} -gt 0 ] && note "moved the podman images aside: ${images[*]}"
