@@ -5,7 +5,8 @@
 #     node tools, the pause image),
 #   - the project's podman images (localhost/crawler*, localhost/pause:local: re-tagged aside,
 #     so nothing is rebuilt from them),
-#   - npm's download cache (~/.npm),
+#   - npm's download cache (~/.npm) and the tests' npm tools ($XDG_CACHE_HOME/crawler, by default
+#     ~/.cache/crawler: warcio.js, ReplayWeb.page),
 # and no build directory (the clone has none, and it is built without ccache).
 # A machine that passes this passes CI; one whose own caches hide a fault does not.
 #
@@ -51,6 +52,8 @@ k8s_cache=${CRAWLER_K8S_CACHE:-/var/cache/crawler-k8s}
 moved_cache=0
 images=()
 moved_npm=0
+tools_cache=${XDG_CACHE_HOME:-$HOME/.cache}/crawler
+moved_tools=0
 apt_moved=()   # "original|aside" pairs
 apt_written=()
 
@@ -71,6 +74,10 @@ restore() {
   if [ "$moved_npm" = 1 ]; then
     rm -rf "$HOME/.npm"
     mv "$aside/npm" "$HOME/.npm"
+  fi
+  if [ "$moved_tools" = 1 ]; then
+    rm -rf "$tools_cache"
+    mv "$aside/tools" "$tools_cache"
   fi
   local f pair
   for f in "${apt_written[@]}"; do rm -f "$f"; done
@@ -100,6 +107,11 @@ if [ -d "$HOME/.npm" ]; then
   mv "$HOME/.npm" "$aside/npm"
   moved_npm=1
   note "moved ~/.npm aside"
+fi
+if [ -d "$tools_cache" ]; then
+  mv "$tools_cache" "$aside/tools"
+  moved_tools=1
+  note "moved $tools_cache aside"
 fi
 
 # --- apt's sources in the form asked for -----------------------------------------------------
