@@ -31,8 +31,12 @@ struct ParsedRecord {
 
 class WarcReader {
  public:
+  // Reads from `start_offset` on, which must be where a record begins (in a gzip file, where
+  // its gzip member begins: kDataLoss if no member begins there); offsets stay those of the
+  // whole file. Whether the file is gzip is told by its first bytes.
   static absl::StatusOr<std::unique_ptr<WarcReader>> Open(const std::string& path,
-                                                          uint64_t max_record_bytes = 1ull << 30);
+                                                          uint64_t max_record_bytes = 1ull << 30,
+                                                          uint64_t start_offset = 0);
   ~WarcReader();
   WarcReader(const WarcReader&) = delete;
   WarcReader& operator=(const WarcReader&) = delete;
