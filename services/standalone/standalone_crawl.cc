@@ -35,6 +35,7 @@
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/dedup/dedup.h"
 #include "services/dedup/local_dedup_client.h"
+#include "services/fetcher/archive_indexer.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/fetcher_metrics.h"
 #include "services/fetcher/link_ledger.h"
@@ -544,6 +545,13 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
   free_space.Tick(start);
   if (free_space.fired()) return free_space.status();
   jobs.push_back(&free_space);
+  // The CDXJ index beside each WARC file the crawl finishes (rotated, or recovered at the
+  // start), and beside the last one once it is closed (below).
+  fetcher::ArchiveIndexer indexer({.warc_dir = p.config.warc_dir,
+                                   .log = [](const std::string& line) {
+                                     std::fprintf(stderr, "crawl: %s\n", line.c_str());
+                                   }});
+  jobs.push_back(&indexer);
   std::optional<scheduler::RevisitTuner> tuner;
   // Hides the tuner from the metrics before it goes (declared after it: destroyed first).
   struct TunerShown {
@@ -606,6 +614,7 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
   if (p.warc != nullptr) {
     absl::Status closed = p.warc->Close();
     if (status.ok()) status = closed;
+    indexer.IndexPending();
   }
   if (status.ok()) status = free_space.status();
   const CrawlTotals totals = p.stats.Totals();

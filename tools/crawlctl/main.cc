@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "services/common/config/key_table.h"
+#include "tools/crawlctl/archive_pull.h"
 #include "tools/crawlctl/commands.h"
 #include "tools/crawlctl/requests.h"
 
@@ -160,6 +161,26 @@ int main(int argc, char** argv) {
   explain->add_option("urls", urls, "URLs as a user writes them")->required();
   explain->callback([&] {
     run = [&](cc::Session& s) { return cc::Explain(s, name, urls); };
+  });
+
+  CLI::App* archive = app.add_subcommand(
+      "archive", "A collection's archive files, gathered from the fetchers (docs/archive.md)");
+  archive->require_subcommand(1);
+  cc::PullOptions pull;
+  CLI::App* archive_pull = archive->add_subcommand(
+      "pull", "Copy the collection's finished WARC files and CDXJ indexes into DIR (resumable)");
+  archive_pull->add_option("collection", pull.collection, "Collection")->required();
+  archive_pull->add_option("dir", pull.dir, "Directory to copy into (created if missing)")
+      ->required();
+  archive_pull->add_flag("--wacz", pull.wacz, "Then package the WARC files as a WACZ file");
+  archive_pull->add_option("--wacz-file", pull.wacz_path,
+                           "The WACZ file (implies --wacz; default DIR/COLLECTION.wacz)");
+  archive_pull->add_option("--index-form", pull.index_form, "The WACZ's index form")
+      ->check(CLI::IsMember({"auto", "cdxj", "compressed"}))
+      ->capture_default_str();
+  archive_pull->callback([&] {
+    pull.wacz = pull.wacz || !pull.wacz_path.empty();
+    run = [&](cc::Session& s) { return cc::PullArchive(s, pull); };
   });
 
   try {

@@ -66,12 +66,22 @@ GrpcSchedulerLink::GrpcSchedulerLink(std::shared_ptr<grpc::Channel> channel,
 
 GrpcSchedulerLink::~GrpcSchedulerLink() = default;
 
+void GrpcSchedulerLink::set_archive_address(std::string address) {
+  absl::MutexLock lock(&mu_);
+  archive_address_ = std::move(address);
+}
+
 absl::StatusOr<v1::ReportFetcherStatsResponse> GrpcSchedulerLink::Report(
     const v1::ReportFetcherStatsRequest& request) {
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + deadline_));
+  v1::ReportFetcherStatsRequest sent = request;
+  {
+    absl::MutexLock lock(&mu_);
+    sent.set_archive_address(archive_address_);
+  }
   v1::ReportFetcherStatsResponse response;
-  grpc::Status status = stub_->ReportFetcherStats(&context, request, &response);
+  grpc::Status status = stub_->ReportFetcherStats(&context, sent, &response);
   if (!status.ok()) return grpc_common::FromGrpcStatus(status);
   return response;
 }

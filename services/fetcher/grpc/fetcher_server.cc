@@ -15,6 +15,7 @@
 #include "services/common/metrics/snapshot_collector.h"
 #include "services/dedup/grpc/grpc_dedup_client.h"
 #include "services/fetcher/fetcher_config.h"
+#include "services/fetcher/grpc/fetcher_archive.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/grpc/grpc_frontier_client.h"
 #include "services/scheduler/scheduler_config.h"
@@ -144,8 +145,10 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   absl::StatusOr<std::shared_ptr<grpc::Channel>> scheduler =
       grpc_common::MakeChannel(config.scheduler, channel);
   if (!scheduler.ok()) return scheduler.status();
-  s.scheduler_ = std::make_unique<GrpcSchedulerLink>(*std::move(scheduler),
-                                                     config.peers.rpc_deadline);
+  auto scheduler_link =
+      std::make_unique<GrpcSchedulerLink>(*std::move(scheduler), config.peers.rpc_deadline);
+  GrpcSchedulerLink* reports = scheduler_link.get();
+  s.scheduler_ = std::move(scheduler_link);
   std::random_device entropy;
   absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness = redis::OpenPolitenessStore(
       config.politeness_store, config.politeness, config.fetcher.http.total_timeout, s.clock_,
@@ -189,13 +192,17 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   if (!created.ok()) return created.status();
   s.node_ = *std::move(created);
 
+  s.archive_ = std::make_unique<FetcherArchive>(node.warc_dir, s.clock_);
   absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
       grpc_server::ServerRunner::Start(
           {.name = "fetcher",
-           .endpoints = {config.common.InternalEndpoint({})},
+           .endpoints = {config.common.InternalEndpoint({s.archive_->service()})},
            .interceptors = metrics::RpcInterceptors(metrics, "fetcher")});
   if (!runner.ok()) return runner.status();
   s.runner_ = *std::move(runner);
+  // The scheduler reaches the archive-file service at the reports' own address, on this port.
+  reports->set_archive_address(absl::StrCat(":", s.runner_->Port(0)));
+  s.archive_->Start();
   s.collector_ = metrics::ScopedCollector(metrics, [node = s.node_.get()] {
     metrics::SnapshotFamilies out;
     AppendFetcherSnapshot(node->MetricsSnapshot(), out);
@@ -215,6 +222,8 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
 void FetcherServer::Stop() {
   if (node_ != nullptr) node_->Stop();
   if (node_thread_.joinable()) node_thread_.join();
+  // The node has closed its WARC files: index the last ones.
+  if (archive_ != nullptr) archive_->Finish();
 }
 
 absl::Status FetcherServer::Close() {
@@ -223,6 +232,7 @@ absl::Status FetcherServer::Close() {
   collector_.Reset();
   runner_.reset();
   node_.reset();
+  archive_.reset();
   return absl::OkStatus();
 }
 

@@ -1,7 +1,9 @@
 // FetcherServer: replica k of the fetchers as a process (`crawlerd fetcher`, docs/services.md):
 // a FetcherNode serving partition k of every collection, over gRPC clients of the frontier
-// partitions (frontiers[j] serves partition j), the dedup service and the scheduler. It serves
-// only grpc.health.v1.Health (and reflection) on the common block's listen address, for probes.
+// partitions (frontiers[j] serves partition j), the dedup service and the scheduler. On the
+// common block's listen address it serves grpc.health.v1.Health (and reflection), for probes,
+// and crawler.v1.ArchiveFiles: its finished WARC files and their CDXJ indexes, which it writes
+// beside each WARC file it finishes (FetcherArchive, docs/archive.md).
 // FetcherServerConfig and its key table are the role's YAML file and flags.
 //
 // Politeness: one budget per host and per address for the whole process, shared by every
@@ -11,7 +13,7 @@
 //
 // Lifetime: Start starts serving and crawling; Stop() (the drain's first step) stops the node:
 // transfers in flight finish, leases not started go back to the frontier, WARC files are
-// closed; then the owner shuts the runner down.
+// closed and indexed; then the owner shuts the runner down.
 //
 // Thread-safety: runner() and Stop() are thread-safe; Stop may be called more than once.
 #ifndef CRAWLER_SERVICES_FETCHER_GRPC_FETCHER_SERVER_H_
@@ -46,6 +48,8 @@ class Politeness;
 
 namespace crawler::fetcher {
 
+class FetcherArchive;
+class GrpcSchedulerLink;
 class SystemResolver;
 
 struct FetcherServerConfig {
@@ -118,6 +122,7 @@ class FetcherServer {
   metrics::ScopedCollector collector_;
   std::unique_ptr<FetcherNode> node_;
   std::thread node_thread_;
+  std::unique_ptr<FetcherArchive> archive_;
   std::unique_ptr<grpc_server::ServerRunner> runner_;
 };
 

@@ -57,7 +57,8 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 AdminService::AdminService(CollectionManager& manager, std::string token)
     : manager_(manager), token_(std::move(token)) {}
 
-grpc::Status AdminService::Authorize(grpc::ServerContext* context, const char* method) const {
+grpc::Status CheckBearerToken(grpc::ServerContext* context, std::string_view token,
+                              const char* method) {
   const auto& metadata = context->client_metadata();
   auto it = metadata.find("authorization");
   bool ok = false;
@@ -68,7 +69,7 @@ grpc::Status AdminService::Authorize(grpc::ServerContext* context, const char* m
     if (value.size() > kBearer.size() &&
         absl::EqualsIgnoreCase(absl::string_view(value.data(), kBearer.size()),
                                absl::string_view(kBearer.data(), kBearer.size()))) {
-      ok = ConstantTimeEquals(value.substr(kBearer.size()), token_);
+      ok = ConstantTimeEquals(value.substr(kBearer.size()), token);
       what = "wrong token";
     } else {
       what = "not a bearer token";
@@ -79,6 +80,10 @@ grpc::Status AdminService::Authorize(grpc::ServerContext* context, const char* m
                what);
   return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                       "a valid bearer token is required (authorization: Bearer <token>)");
+}
+
+grpc::Status AdminService::Authorize(grpc::ServerContext* context, const char* method) const {
+  return CheckBearerToken(context, token_, method);
 }
 
 grpc::Status AdminService::CreateCollection(grpc::ServerContext* context,
@@ -193,12 +198,17 @@ grpc::Status AdminService::ExplainUrl(grpc::ServerContext* context,
 }
 
 SchedulerInternalService::SchedulerInternalService(CollectionManager& manager,
-                                                   absl::Duration report_interval)
-    : manager_(manager), report_interval_(report_interval) {}
+                                                   absl::Duration report_interval,
+                                                   FetcherDirectory* fetchers)
+    : manager_(manager), report_interval_(report_interval), fetchers_(fetchers) {}
 
 grpc::Status SchedulerInternalService::ReportFetcherStats(
-    grpc::ServerContext*, const v1::ReportFetcherStatsRequest* request,
+    grpc::ServerContext* context, const v1::ReportFetcherStatsRequest* request,
     v1::ReportFetcherStatsResponse* response) {
+  if (fetchers_ != nullptr) {
+    fetchers_->Note(request->incarnation(), request->partition(),
+                    FetcherAddress(request->archive_address(), context->peer()));
+  }
   absl::StatusOr<std::vector<v1::CollectionInfo>> live = manager_.FetcherReport(*request);
   if (!live.ok()) return ToGrpc(live.status());
   for (v1::CollectionInfo& info : *live) *response->add_collections() = std::move(info);

@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "crawler/v1/admin.grpc.pb.h"
 #include "crawler/v1/scheduler.grpc.pb.h"
+#include "services/scheduler/fetcher_directory.h"
 #include "services/scheduler/grpc/collection_manager.h"
 
 namespace crawler::scheduler {
@@ -30,6 +31,11 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
 
 // True if `a` equals `b`, in time that depends on their lengths only.
 bool ConstantTimeEquals(std::string_view a, std::string_view b);
+
+// OK if the call carries `authorization: Bearer <token>`; UNAUTHENTICATED otherwise, logged with
+// `method` and the peer (never a token). For every service on the admin port.
+grpc::Status CheckBearerToken(grpc::ServerContext* context, std::string_view token,
+                              const char* method);
 
 class AdminService final : public v1::Admin::Service {
  public:
@@ -75,8 +81,11 @@ class AdminService final : public v1::Admin::Service {
 
 class SchedulerInternalService final : public v1::SchedulerInternal::Service {
  public:
-  // `report_interval`: sent in every reply (how often fetchers should report).
-  SchedulerInternalService(CollectionManager& manager, absl::Duration report_interval);
+  // `report_interval`: sent in every reply (how often fetchers should report). `fetchers`
+  // (may be null; must outlive the service) learns from each report where the fetcher serves
+  // its archive files.
+  SchedulerInternalService(CollectionManager& manager, absl::Duration report_interval,
+                           FetcherDirectory* fetchers = nullptr);
 
   grpc::Status ReportFetcherStats(grpc::ServerContext* context,
                                   const v1::ReportFetcherStatsRequest* request,
@@ -85,6 +94,7 @@ class SchedulerInternalService final : public v1::SchedulerInternal::Service {
  private:
   CollectionManager& manager_;
   const absl::Duration report_interval_;
+  FetcherDirectory* const fetchers_;
 };
 
 }  // namespace crawler::scheduler
