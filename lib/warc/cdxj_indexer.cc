@@ -101,8 +101,12 @@ absl::Status IndexWarcFile(const std::string& path, const std::string& filename,
   // The record read last: its length is known once the next one begins (or the file ends).
   std::optional<ParsedRecord> pending;
   uint64_t pending_offset = 0;
+  uint64_t pending_block_end = 0;
   auto finish_pending = [&](uint64_t end) -> absl::Status {
     if (!pending.has_value()) return absl::OkStatus();
+    // In a plain file a record ends with its block, as warcio.js counts it (the CRLFs after
+    // it are read with the next record); in a gzip file, with its member.
+    if (!(*reader)->compressed()) end = pending_block_end;
     if (end <= pending_offset) {
       return absl::FailedPreconditionError(absl::StrCat(
           path, ": record ", counts.records, " (", pending->Field("WARC-Target-URI"),
@@ -138,6 +142,7 @@ absl::Status IndexWarcFile(const std::string& path, const std::string& filename,
     ++counts.records;
     pending = std::move(**next);
     pending_offset = offset;
+    pending_block_end = (*reader)->block_end();
   }
 }
 

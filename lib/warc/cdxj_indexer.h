@@ -9,7 +9,8 @@
 //
 // Where a record is: its offset is where its gzip member begins (WARC 1.1 Annex D: one record
 // per member), its length runs to where the next record's member begins (the last one's to the
-// end of the file); in an uncompressed file, from its first byte to the next record's. A gzip
+// end of the file); in an uncompressed file, from its first byte to the end of its block (the
+// two CRLFs after it are not counted, as warcio.js does not count them). A gzip
 // file whose records share members (the whole file as one gzip stream) cannot be addressed that
 // way and is refused (kFailedPrecondition naming the record), as is any damage the reader finds
 // (kDataLoss with the offset of the damaged record: a truncated file, a gzip member cut short,

@@ -93,8 +93,12 @@ std::string Diagnose(const CdxjEntry& entry, const std::string& warc_path) {
                         expected->timestamp, ", the line says ", entry.url, " at ",
                         entry.timestamp);
   }
+  // A record's length (cdxj_indexer.h): in a plain file to the end of its block, in a gzip file
+  // to the next member.
+  const uint64_t block_end = (*reader)->block_end();
   absl::StatusOr<std::optional<ParsedRecord>> after = (*reader)->Next();
-  const uint64_t end = after.ok() && after->has_value() ? (*reader)->offset() : FileSize(warc_path);
+  uint64_t end = after.ok() && after->has_value() ? (*reader)->offset() : FileSize(warc_path);
+  if (!(*reader)->compressed()) end = block_end;
   if (after.ok() && end - entry.offset != entry.length) {
     return absl::StrCat(where, ": the record is ", end - entry.offset, " bytes, the line says ",
                         entry.length);

@@ -52,6 +52,12 @@ class WarcReader {
   // the offset of its first byte.
   uint64_t offset() const { return offset_; }
 
+  // Whether the file is gzip-compressed (else plain).
+  bool compressed() const { return inflater_ != nullptr; }
+  // In a plain file, where the block of the record Next last returned ends (before the two
+  // CRLFs that close a record): offset() + header + Content-Length.
+  uint64_t block_end() const { return offset_ + consumed_; }
+
  private:
   WarcReader(std::FILE* file, uint64_t max_record_bytes);
   // Appends more decompressed bytes to buffer_; false at end of input.

@@ -19,6 +19,7 @@
 #include "lib/fingerprint/sha256.h"
 #include "lib/wacz/wacz_builder.h"
 #include "services/common/grpc/status.h"
+#include "tools/crawlctl/output.h"
 
 namespace crawler::crawlctl {
 namespace {
@@ -280,6 +281,41 @@ int Puller::Run() {
 }
 
 }  // namespace
+
+int ListArchive(Session& session, const std::string& collection, absl::Duration timeout) {
+  std::unique_ptr<v1::ArchiveAdmin::Stub> stub = v1::ArchiveAdmin::NewStub(session.channel());
+  std::unique_ptr<grpc::ClientContext> context = session.NewContext();
+  context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  v1::ListCollectionFilesRequest request;
+  request.set_collection(collection);
+  v1::ListCollectionFilesResponse listing;
+  grpc::Status status = stub->ListCollectionFiles(context.get(), request, &listing);
+  if (!status.ok()) return session.Fail(status);
+  bool complete = listing.partitions_without_fetcher().empty();
+  if (session.options().json) {
+    session.out() << ToJson(listing);
+  } else {
+    for (const v1::FetcherArchive& fetcher : listing.fetchers()) {
+      session.out() << "partition " << fetcher.partition() << ", fetcher " << fetcher.fetcher()
+                    << " (" << fetcher.address() << ")";
+      if (!fetcher.error().empty()) session.out() << ": " << fetcher.error();
+      session.out() << "\n";
+      for (const v1::ArchiveFile& f : fetcher.files()) {
+        session.out() << "  " << f.name() << "  " << f.size() << "  " << f.sha256() << "\n";
+      }
+      for (const std::string& name : fetcher.in_progress()) {
+        session.out() << "  " << name << "  (still being written)\n";
+      }
+    }
+    for (uint32_t k : listing.partitions_without_fetcher()) {
+      session.out() << "partition " << k << ": no fetcher reports\n";
+    }
+  }
+  for (const v1::FetcherArchive& fetcher : listing.fetchers()) {
+    complete = complete && fetcher.error().empty();
+  }
+  return complete ? kExitOk : kExitFailure;
+}
 
 int PullArchive(Session& session, const PullOptions& options) {
   return Puller(session, options).Run();

@@ -1,6 +1,11 @@
-// `crawlctl archive pull COLLECTION DIR [--wacz [FILE]]` (docs/archive.md, docs/crawlctl.md):
-// gathers a collection's finished WARC files and CDXJ indexes from every fetcher through the
-// scheduler's ArchiveAdmin service into DIR, and can package them as a WACZ file at once.
+// `crawlctl archive list COLLECTION` and `crawlctl archive pull COLLECTION DIR [--wacz]`
+// (docs/archive.md, docs/crawlctl.md): a collection's finished WARC files and CDXJ indexes on
+// every fetcher, listed, or gathered through the scheduler's ArchiveAdmin service into DIR
+// and packaged as a WACZ file at once.
+//
+// `list` prints, per fetcher, its files (name, bytes, SHA-256) and those still being written,
+// then the partitions without a fetcher (or the reply as JSON with --json); exit 0, or 1 when
+// a fetcher could not be asked or a partition has none.
 //
 // Each file is fetched into "DIR/NAME.part", resumed from the bytes already there when a
 // transfer breaks or the command is run again, checked against the SHA-256 the listing gives,
@@ -44,6 +49,8 @@ struct PullOptions {
   absl::Duration transfer_timeout = absl::Hours(1);
 };
 
+int ListArchive(Session& session, const std::string& collection,
+                absl::Duration timeout = absl::Minutes(10));
 int PullArchive(Session& session, const PullOptions& options);
 
 }  // namespace crawler::crawlctl

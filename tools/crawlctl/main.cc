@@ -166,6 +166,12 @@ int main(int argc, char** argv) {
   CLI::App* archive = app.add_subcommand(
       "archive", "A collection's archive files, gathered from the fetchers (docs/archive.md)");
   archive->require_subcommand(1);
+  CLI::App* archive_list =
+      archive->add_subcommand("list", "List the collection's archive files on every fetcher");
+  archive_list->add_option("collection", name, "Collection")->required();
+  archive_list->callback([&] {
+    run = [&](cc::Session& s) { return cc::ListArchive(s, name); };
+  });
   cc::PullOptions pull;
   CLI::App* archive_pull = archive->add_subcommand(
       "pull", "Copy the collection's finished WARC files and CDXJ indexes into DIR (resumable)");

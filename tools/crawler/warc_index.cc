@@ -7,7 +7,8 @@
 //
 // Exit 0 when every file was indexed; 1 when a file is damaged or cannot be indexed (stderr:
 // "crawler warc index: FILE: damaged at offset N: <reason> (after M intact records)"), and
-// then nothing is written for it; 2 for bad flags or a file that cannot be opened.
+// then nothing is written for it, or when two files of one index have the same name; 2 for
+// bad flags or a file that cannot be opened.
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +50,16 @@ int RunMergedIndex(const IndexArgs& args) {
   const std::filesystem::path out(args.output);
   const std::string temp_dir =
       args.output.empty() || !out.has_parent_path() ? std::string(".") : out.parent_path().string();
+  // Lines name their file by its name alone: two files of one name could not be told apart.
+  std::map<std::string, std::string> names;
+  for (const std::string& file : args.files) {
+    const std::string name = std::filesystem::path(file).filename().string();
+    if (auto [it, inserted] = names.emplace(name, file); !inserted) {
+      std::cerr << "crawler warc index: " << name << " is named twice (" << it->second << " and "
+                << file << "): the index lines could not tell them apart\n";
+      return kExitFailure;
+    }
+  }
   warc::ExternalSorter sorter({.temp_dir = temp_dir});
   for (const std::string& file : args.files) {
     const std::string name = std::filesystem::path(file).filename().string();
