@@ -4,9 +4,10 @@
 // their addresses come and go with their pods, and a report every few seconds says which are
 // there.
 //
-// A fetcher is live while it reported within `ttl`. One address is one fetcher: a report from
-// an address drops the entry of any other incarnation there (a fetcher restarted on the same
-// address, or a kept report of its previous incarnation sent on its behalf).
+// A fetcher is named by the volume its files are on (ReportFetcherStatsRequest.archive_volume),
+// so a fetcher restarted elsewhere takes its own place at once. It is live while it reported
+// within `ttl`. One address is one fetcher: a report from an address drops the entry of any
+// other fetcher there.
 //
 // Thread-safety: thread-safe.
 #ifndef CRAWLER_SERVICES_SCHEDULER_FETCHER_DIRECTORY_H_
@@ -27,7 +28,7 @@
 namespace crawler::scheduler {
 
 struct KnownFetcher {
-  std::string id;  // the incarnation
+  std::string id;  // the volume of its files (or its incarnation)
   uint32_t partition = 0;
   std::string address;  // HOST:PORT of its ArchiveFiles service
   absl::Time last_report;

@@ -440,26 +440,21 @@ def index_entries(z):
     return out
 
 
-def scenario_replay(args, checks, work):
+def check_replay(checks, crawler, wacz_path, warcs, workdir, artifacts, require_revisit=True):
+    """Opens `wacz_path` (made of `warcs`) in ReplayWeb.page in headless Chromium: REPLAY_SAMPLE
+    pages of its page list must show their archived text, and a revisit record (at a time of
+    its own) must replay its original's content; screenshots go to `artifacts`. Skipped when
+    Chromium is absent or does not start. Returns (pages shown, pages sampled)."""
     chromium = replay_support.find_chromium()
     if chromium is None:
         raise Skipped("no Chromium (Debian package chromium-headless-shell or chromium; "
                       "scripts/install-deps.sh installs it)")
     rwp = npm_tools.replaywebpage_dir()
-    warc_dir = revisit_crawl(args, work)
-    warcs = sorted(glob.glob(os.path.join(warc_dir, "*.warc.gz")))
-    wacz_path = work("replay.wacz")
-    out = run([args.crawler, "warc", "wacz", "--collection", "replay", "--index-form",
-               "compressed", "-o", wacz_path, *warcs])
-    if out.returncode != 0:
-        raise Fatal(f"crawler warc wacz: {out.stderr}")
-    print(out.stdout.strip(), flush=True)
-    z, _ = check_wacz(checks, wacz_path, "replay WACZ")
+    z, _ = check_wacz(checks, wacz_path, "replayed WACZ")
     pages = [json.loads(l) for l in z.read("pages/pages.jsonl").decode().splitlines()[1:]]
-    entries = index_entries(z)
     by_name = {os.path.basename(w): w for w in warcs}
     captures = collections.defaultdict(list)
-    for key, ts, j in entries:
+    for key, ts, j in index_entries(z):
         captures[j["url"]].append((ts, j))
 
     def original(url, ts=None):
@@ -469,64 +464,76 @@ def scenario_replay(args, checks, work):
                 return cts, j
         raise Fatal(f"no response of {url} in the index")
 
+    def expected(url, j):
+        return replay_support.expected_texts(crawler, by_name[j["filename"]], int(j["offset"]),
+                                             int(j["length"]), url, workdir)
+
     sample = random.Random(35).sample(pages, min(REPLAY_SAMPLE, len(pages)))
     checks.check(len(sample) == REPLAY_SAMPLE, f"only {len(pages)} pages to sample")
     revisit = None
     for url, caps in sorted(captures.items()):
         response_ts = {ts for ts, j in caps if j.get("mime") == "text/html"}
-        for ts, j in caps:
-            if j.get("mime") == "warc/revisit" and j.get("status") == "200" and response_ts \
-                    and ts not in response_ts:
-                revisit = (url, ts)
-                break
-        if revisit:
-            break
-    if not checks.check(revisit is not None, "no revisit record at a time of its own to replay"):
-        return
-    artifacts = os.path.abspath(args.artifacts or work("artifacts"))
+        revisit = revisit or next(((url, ts) for ts, j in caps
+                                   if j.get("mime") == "warc/revisit" and j.get("status") == "200"
+                                   and response_ts and ts not in response_ts), None)
+    if require_revisit:
+        checks.check(revisit is not None, "no revisit record at a time of its own to replay")
     os.makedirs(artifacts, exist_ok=True)
-    chrome = replay_support.Chrome(chromium, work.path)
+    chrome = replay_support.Chrome(chromium, workdir)
+    shown = 0
     try:
         try:
             product = chrome.start()
         except replay_support.ChromeUnavailable as e:
             raise Skipped(str(e))
         print(f"replay: {product}, ReplayWeb.page from {rwp}", flush=True)
-        with replay_support.ReplayServer(rwp, wacz_path, work("site")) as server:
-            shown = 0
+        with replay_support.ReplayServer(rwp, wacz_path, os.path.join(workdir, "site")) as server:
             for i, page in enumerate(sample):
                 ts = page["ts"].replace("-", "").replace(":", "").replace("T", "")[:14]
                 cts, j = original(page["url"], ts)
-                want = replay_support.expected_texts(args.crawler, by_name[j["filename"]],
-                                                     int(j["offset"]), int(j["length"]),
-                                                     page["url"], work.path)
                 try:
-                    frame, seconds = replay_support.replay_page(chrome, server, page["url"],
-                                                                cts, want)
+                    replay_support.replay_page(chrome, server, page["url"], cts,
+                                               expected(page["url"], j))
                     shown += 1
                     if i == 0:
                         chrome.screenshot(os.path.join(artifacts, "replayed-page.png"))
                 except replay_support.ReplayError as e:
                     checks.fail(str(e))
-            url, ts = revisit
-            cts, j = original(url)
-            want = replay_support.expected_texts(args.crawler, by_name[j["filename"]],
-                                                 int(j["offset"]), int(j["length"]), url,
-                                                 work.path)
-            try:
-                frame, seconds = replay_support.replay_page(chrome, server, url, ts, want)
-                checks.check(f"/{ts}mp_/" in frame,
-                             f"the revisit of {url} at {ts} replayed another capture: {frame}")
-                chrome.screenshot(os.path.join(artifacts, "replayed-revisit.png"))
-                print(f"replay: revisit of {url} at {ts} (original {cts}) shows the archived "
-                      f"text in {seconds:.1f} s", flush=True)
-            except replay_support.ReplayError as e:
-                checks.fail(f"revisit: {e}")
+            if revisit is not None:
+                url, ts = revisit
+                cts, j = original(url)
+                try:
+                    frame, seconds = replay_support.replay_page(chrome, server, url, ts,
+                                                                expected(url, j))
+                    checks.check(f"/{ts}mp_/" in frame,
+                                 f"the revisit of {url} at {ts} replayed another capture: {frame}")
+                    chrome.screenshot(os.path.join(artifacts, "replayed-revisit.png"))
+                    print(f"replay: revisit of {url} at {ts} (original {cts}) shows the archived "
+                          f"text in {seconds:.1f} s", flush=True)
+                except replay_support.ReplayError as e:
+                    checks.fail(f"revisit: {e}")
         checks.check(shown == len(sample), f"{shown} of {len(sample)} sampled pages replayed")
         print(f"replay: {shown} of {len(sample)} sampled pages show their archived text; "
               f"screenshots in {artifacts}", flush=True)
     finally:
         chrome.close()
+    return shown, len(sample)
+
+
+def scenario_replay(args, checks, work):
+    if replay_support.find_chromium() is None:
+        check_replay(checks, args.crawler, None, [], work.path, "")  # raises Skipped
+    npm_tools.replaywebpage_dir()  # before the crawl: npm trouble fails the test at once
+    warc_dir = revisit_crawl(args, work)
+    warcs = sorted(glob.glob(os.path.join(warc_dir, "*.warc.gz")))
+    wacz_path = work("replay.wacz")
+    out = run([args.crawler, "warc", "wacz", "--collection", "replay", "--index-form",
+               "compressed", "-o", wacz_path, *warcs])
+    if out.returncode != 0:
+        raise Fatal(f"crawler warc wacz: {out.stderr}")
+    print(out.stdout.strip(), flush=True)
+    check_replay(checks, args.crawler, wacz_path, warcs, work.path,
+                 os.path.abspath(args.artifacts or work("artifacts")))
 
 
 def main():

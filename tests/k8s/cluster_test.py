@@ -17,7 +17,11 @@ with no route out, and stops at the end.
      every page in the crawl logs on the fetchers' volumes, no URL lost;
   7. politeness: no two requests to a host closer than the delay, over the three collections
      (one budget per host in Redis, across every pod restart);
-  8. Debian's Prometheus scrapes every crawler pod (file_sd targets from the API); every query
+  8. the archive: `web3` pulled out of the cluster with `crawlctl archive pull --wacz` (every
+     file byte for byte the fetchers' volumes', every record once, every CDXJ equal to
+     warcio.js's), and its WACZ replayed in ReplayWeb.page in headless Chromium (20 sampled
+     pages show their archived text; screenshots in BUILD/test-artifacts/k8s);
+  9. Debian's Prometheus scrapes every crawler pod (file_sd targets from the API); every query
      of every dashboard returns data; the dashboards match Grafana's schema types.
 
 usage: cluster_test.py --build-dir BUILD [--keep]   (root; the tools of scripts/k8s/install-tools.sh)
@@ -376,6 +380,77 @@ def crawl_log_urls(state, name):
     return counts, malformed
 
 
+# ---------------------------------------------------------------- the archive
+
+def volume_archive_files(state, collection):
+    """{name: path} of the finished WARC and CDXJ files of `collection` on the fetchers'
+    volumes (<pv>/warc/<collection>/)."""
+    files = {}
+    for root, _, names in os.walk(os.path.join(state, "pv")):
+        if os.path.basename(root) == collection and \
+                os.path.basename(os.path.dirname(root)) == "warc":
+            for n in names:
+                if n.endswith((".warc.gz", ".cdxj")):
+                    files[n] = os.path.join(root, n)
+    return files
+
+
+def check_archive(checks, args, ctl, state, work, name):
+    """`name` pulled out of the cluster through the admin port and replayed (step 8)."""
+    import archive_test  # tests/e2e: the archive checks the e2e tests make
+
+    def settled():
+        out = ctl("archive", "list", name, json_out=True, check=False)
+        if out.returncode != 0:
+            return None
+        listing = json.loads(out.stdout)
+        fetchers = listing.get("fetchers", [])
+        return listing if fetchers and not listing.get("partitions_without_fetcher") and all(
+            not f.get("in_progress") and not f.get("error") for f in fetchers) else None
+    wait_until(settled, 180, f"{name}: every archive file finished and indexed", poll_s=2)
+    pulled = os.path.join(work, f"{name}-pulled")
+    out = subprocess.run([args.crawlctl, "--server", f"127.0.0.1:{ctl.forward.port}",
+                          "--token-file", ctl.token_file, "archive", "pull", name, pulled,
+                          "--wacz"], capture_output=True, text=True, timeout=900)
+    checks.check(out.returncode == 0, f"archive pull {name}: exit {out.returncode}: "
+                                      f"{out.stderr.strip()[-1500:]}")
+    on_volumes = volume_archive_files(state, name)
+    got = {n: os.path.join(pulled, n) for n in os.listdir(pulled)
+           if n.endswith((".warc.gz", ".cdxj"))}
+    checks.check(sorted(got) == sorted(on_volumes),
+                 f"archive: pulled {sorted(got)}, the volumes hold {sorted(on_volumes)}")
+    for n in set(got) & set(on_volumes):
+        checks.check(archive_test.sha256(got[n]) == archive_test.sha256(on_volumes[n]),
+                     f"archive: {n} differs from the volume's")
+    warcs = sorted(p for n, p in got.items() if n.endswith(".warc.gz"))
+    records = archive_test.record_ids(warcs)
+    ids = collections.Counter(r.get("warc-record-id") for r in records)
+    checks.check(all(n == 1 for n in ids.values()),
+                 f"archive: records pulled more than once: {[i for i, n in ids.items() if n > 1][:3]}")
+    held = archive_test.record_ids(sorted(p for n, p in on_volumes.items() if n.endswith(".warc.gz")))
+    checks.check(len(records) == len(held),
+                 f"archive: {len(records)} records pulled, the volumes hold {len(held)}")
+    lines = differing = 0
+    cli = archive_test.npm_tools.warcio_cli()
+    for warc in warcs:
+        l, d, _ = archive_test.compare_with_warcio(checks, cli, warc,
+                                                   archive_test.read_lines(warc[:-8] + ".cdxj"),
+                                                   f"archive {name}")
+        lines, differing = lines + l, differing + d
+    log(f"archive: {name}: {len(got)} files ({len(warcs)} WARC) pulled, {len(records)} records "
+        f"once each; {lines} CDXJ lines, {differing} differ from warcio.js's")
+    crawler = os.path.join(args.build_dir, "tools", "crawler", "crawler")
+    replay_dir = os.path.join(work, f"{name}-replay")
+    os.makedirs(replay_dir, exist_ok=True)
+    try:
+        shown, sampled = archive_test.check_replay(
+            checks, crawler, os.path.join(pulled, f"{name}.wacz"), warcs, replay_dir,
+            os.path.join(args.build_dir, "test-artifacts", "k8s"), require_revisit=False)
+        log(f"archive: {name}.wacz replayed in ReplayWeb.page: {shown} of {sampled} pages")
+    except archive_test.Skipped as e:
+        checks.fail(f"archive: {name}.wacz not replayed: {e}")
+
+
 # ---------------------------------------------------------------- Prometheus
 
 def start_prometheus(kube, state):
@@ -544,6 +619,11 @@ def inner(args):
         log(f"politeness: {len(requests)} requests, {gaps} same-host gaps, "
             f"smallest {smallest / 1e6 if smallest else 0:.1f} ms (delay {DELAY_MS} ms)")
 
+        # --- the archive: web3 (its fetchers rolled mid-crawl) pulled out and replayed
+        t = time.monotonic()
+        check_archive(checks, args, ctl, state, work, "web3")
+        timings["web3 archive pull and replay"] = time.monotonic() - t
+
         # --- a collection kept fresh, for the scheduler's re-visit series (its pages are not
         # due again within the test)
         create_collection(ctl, work, "fresh", seeds[:4],
@@ -628,6 +708,15 @@ def main():
         if not os.access(tool, os.X_OK):
             print(f"k8s.cluster: {tool} is missing: run scripts/k8s/install-tools.sh", flush=True)
             return 1
+    # The npm packages of the archive step, into their cache now: inside the namespace there is
+    # no route to the registry.
+    try:
+        import npm_tools  # tests/e2e
+        npm_tools.warcio_cli()
+        npm_tools.replaywebpage_dir()
+    except npm_tools.NpmError as e:
+        print(f"k8s.cluster: {e}", flush=True)
+        return 1
     work = tempfile.mkdtemp(prefix="crawler-k8s-")
     state = os.path.join(work, "cluster")
     images = os.path.join(work, "images")

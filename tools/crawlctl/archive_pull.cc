@@ -201,7 +201,8 @@ bool Puller::Pull(const std::string& name) {
         err() << "crawlctl: " << name << ": try " << attempt << " of " << options_.attempts
               << " broke at " << SizeOr0(part) << " of " << file.size
               << " bytes: " << status.ToString() << "\n";
-        // A fetcher that restarted has a new id: find it again.
+        // A fetcher that stopped reporting (moved, or gone for good): ask the fetchers again,
+        // one of them may hold the file now.
         if (absl::IsNotFound(status)) (void)List();
         continue;
       }

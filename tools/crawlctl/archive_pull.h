@@ -11,7 +11,7 @@
 // transfer breaks or the command is run again, checked against the SHA-256 the listing gives,
 // and only then renamed to "DIR/NAME"; a file already in DIR with that digest is not fetched
 // again. A broken transfer is retried (resuming) up to `attempts` times with growing pauses; a
-// fetcher that restarted meanwhile is found again by listing anew. Files still being written
+// fetcher the scheduler no longer knows is looked for again by listing anew. Files still being written
 // and partitions with no fetcher reporting are named on stderr: the pull gets what is finished
 // now and says what it left out.
 //

@@ -1,8 +1,29 @@
 #include "services/fetcher/grpc/fetcher_archive.h"
 
 #include <cstdio>
+#include <filesystem>
+#include <random>
+#include <system_error>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_format.h"
+#include "services/common/atomic_file.h"
 
 namespace crawler::fetcher {
+
+absl::StatusOr<std::string> ArchiveVolumeId(const std::string& data_dir) {
+  const std::filesystem::path path = std::filesystem::path(data_dir) / "archive.volume";
+  absl::StatusOr<std::string> kept = ReadWholeFile(path);
+  if (kept.ok() && !absl::StripAsciiWhitespace(*kept).empty()) {
+    return std::string(absl::StripAsciiWhitespace(*kept));
+  }
+  std::random_device entropy;
+  const std::string id = absl::StrFormat("%08x%08x", entropy(), entropy());
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir, ec);
+  if (absl::Status s = WriteFileAtomically(path, id + "\n"); !s.ok()) return s;
+  return id;
+}
 
 FetcherArchive::FetcherArchive(const std::string& warc_dir, const Clock& clock)
     : store_(warc_dir),

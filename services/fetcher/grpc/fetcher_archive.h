@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "lib/clock/clock.h"
 #include "services/common/periodic_runner.h"
 #include "services/fetcher/archive_file_store.h"
@@ -20,6 +21,11 @@
 #include "services/fetcher/grpc/archive_files_service.h"
 
 namespace crawler::fetcher {
+
+// The id of the volume `data_dir` is on, for the scheduler to know a restarted fetcher by
+// (ReportFetcherStatsRequest.archive_volume): read from <data_dir>/archive.volume, or drawn at
+// random and written there the first time. kUnavailable when it cannot be written.
+absl::StatusOr<std::string> ArchiveVolumeId(const std::string& data_dir);
 
 class FetcherArchive {
  public:

@@ -66,9 +66,10 @@ GrpcSchedulerLink::GrpcSchedulerLink(std::shared_ptr<grpc::Channel> channel,
 
 GrpcSchedulerLink::~GrpcSchedulerLink() = default;
 
-void GrpcSchedulerLink::set_archive_address(std::string address) {
+void GrpcSchedulerLink::set_archive(std::string address, std::string volume) {
   absl::MutexLock lock(&mu_);
   archive_address_ = std::move(address);
+  archive_volume_ = std::move(volume);
 }
 
 absl::StatusOr<v1::ReportFetcherStatsResponse> GrpcSchedulerLink::Report(
@@ -79,6 +80,7 @@ absl::StatusOr<v1::ReportFetcherStatsResponse> GrpcSchedulerLink::Report(
   {
     absl::MutexLock lock(&mu_);
     sent.set_archive_address(archive_address_);
+    sent.set_archive_volume(archive_volume_);
   }
   v1::ReportFetcherStatsResponse response;
   grpc::Status status = stub_->ReportFetcherStats(&context, sent, &response);

@@ -115,15 +115,17 @@ class GrpcSchedulerLink final : public SchedulerLink {
   absl::StatusOr<v1::ReportFetcherStatsResponse> Report(
       const v1::ReportFetcherStatsRequest& request) override;
 
-  // Where this process serves ArchiveFiles, sent with every report from now on
-  // (ReportFetcherStatsRequest.archive_address). Thread-safe.
-  void set_archive_address(std::string address) ABSL_LOCKS_EXCLUDED(mu_);
+  // Where this process serves ArchiveFiles and the volume its files are on, sent with every
+  // report from now on (ReportFetcherStatsRequest.archive_address, archive_volume).
+  // Thread-safe.
+  void set_archive(std::string address, std::string volume) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   std::unique_ptr<v1::SchedulerInternal::Stub> stub_;
   const absl::Duration deadline_;
   absl::Mutex mu_;
   std::string archive_address_ ABSL_GUARDED_BY(mu_);
+  std::string archive_volume_ ABSL_GUARDED_BY(mu_);
 };
 
 // Partition k's frontier client for `collection`.

@@ -201,7 +201,9 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   if (!runner.ok()) return runner.status();
   s.runner_ = *std::move(runner);
   // The scheduler reaches the archive-file service at the reports' own address, on this port.
-  reports->set_archive_address(absl::StrCat(":", s.runner_->Port(0)));
+  absl::StatusOr<std::string> volume = ArchiveVolumeId(config.data_dir);
+  if (!volume.ok()) return volume.status();
+  reports->set_archive(absl::StrCat(":", s.runner_->Port(0)), *std::move(volume));
   s.archive_->Start();
   s.collector_ = metrics::ScopedCollector(metrics, [node = s.node_.get()] {
     metrics::SnapshotFamilies out;

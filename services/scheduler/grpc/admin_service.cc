@@ -206,8 +206,9 @@ grpc::Status SchedulerInternalService::ReportFetcherStats(
     grpc::ServerContext* context, const v1::ReportFetcherStatsRequest* request,
     v1::ReportFetcherStatsResponse* response) {
   if (fetchers_ != nullptr) {
-    fetchers_->Note(request->incarnation(), request->partition(),
-                    FetcherAddress(request->archive_address(), context->peer()));
+    fetchers_->Note(
+        request->archive_volume().empty() ? request->incarnation() : request->archive_volume(),
+        request->partition(), FetcherAddress(request->archive_address(), context->peer()));
   }
   absl::StatusOr<std::vector<v1::CollectionInfo>> live = manager_.FetcherReport(*request);
   if (!live.ok()) return ToGrpc(live.status());

@@ -79,7 +79,7 @@ grpc::Status ArchiveAdminService::ReadCollectionFile(
     return grpc::Status(
         grpc::StatusCode::NOT_FOUND,
         absl::StrCat("fetcher ", request->fetcher(),
-                     " is not reporting (restarted or gone): list the files again"));
+                     " has not reported recently: list the files again"));
   }
   absl::StatusOr<std::unique_ptr<v1::ArchiveFiles::Stub>> stub = StubFor(fetcher->address);
   if (!stub.ok()) return grpc_common::ToGrpcStatus(stub.status());

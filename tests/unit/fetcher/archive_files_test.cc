@@ -21,6 +21,7 @@
 #include "lib/warc/warc_writer.h"
 #include "services/fetcher/archive_file_store.h"
 #include "services/fetcher/archive_indexer.h"
+#include "services/fetcher/grpc/fetcher_archive.h"
 
 namespace crawler::fetcher {
 namespace {
@@ -180,6 +181,16 @@ TEST_F(ArchiveFilesTest, StoreRefusesNamesOutsideTheCollection) {
   absl::StatusOr<ArchiveListing> listing = store.List("coll");
   ASSERT_TRUE(listing.ok());
   for (const ArchiveFileInfo& f : listing->files) EXPECT_NE(f.name, "link.warc.gz");
+}
+
+// The volume id is drawn once and kept in the data dir: the same across restarts, another for
+// another data dir.
+TEST_F(ArchiveFilesTest, VolumeIdIsKeptInTheDataDir) {
+  absl::StatusOr<std::string> first = ArchiveVolumeId((dir_ / "data").string());
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->size(), 16u);
+  EXPECT_EQ(*ArchiveVolumeId((dir_ / "data").string()), *first);
+  EXPECT_NE(*ArchiveVolumeId((dir_ / "other").string()), *first);
 }
 
 }  // namespace
