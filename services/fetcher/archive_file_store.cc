@@ -75,6 +75,17 @@ absl::StatusOr<std::string> ArchiveFileStore::Digest(const std::string& path, co
   return entry.sha256;
 }
 
+absl::Status ArchiveFileStore::Warm(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return absl::UnavailableError(absl::StrCat("cannot read ", path));
+  }
+  return Digest(path, {.size = static_cast<uint64_t>(st.st_size),
+                       .mtime_ns = MtimeNs(st),
+                       .inode = static_cast<uint64_t>(st.st_ino)})
+      .status();
+}
+
 absl::StatusOr<ArchiveListing> ArchiveFileStore::List(const std::string& collection) {
   if (!IsPlainName(collection)) {
     return absl::InvalidArgumentError(absl::StrCat("not a collection name: '", collection, "'"));

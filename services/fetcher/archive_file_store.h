@@ -12,8 +12,8 @@
 // outside <warc_dir>/<collection>/ can be read, by ".." or by a symbolic link.
 //
 // SHA-256s are computed once per file (reading it whole) and kept while the file's size,
-// modification time and inode stay the same: the first listing of a large archive reads it, the
-// next ones do not.
+// modification time and inode stay the same: when the file is indexed (Warm), or at its first
+// listing.
 //
 // Thread-safety: thread-safe (the digest cache has its own lock; a digest is computed outside
 // it).
@@ -67,6 +67,10 @@ class ArchiveFileStore {
   // finished archive file of the collection, kOutOfRange for an offset past its end.
   absl::Status Read(const std::string& collection, const std::string& name, uint64_t offset,
                     const std::function<bool(uint64_t offset, std::string_view data)>& sink);
+
+  // Computes and keeps the digest of the finished file at `path` now, so that the next listing
+  // need not read it. kUnavailable when it cannot be read.
+  absl::Status Warm(const std::string& path) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Cached {

@@ -77,6 +77,7 @@ void ArchiveIndexer::IndexOne(const std::string& warc) {
       options_.log(
           absl::StrCat("archive: indexed ", warc, ": ", stats.entries, " lines in ", cdxj));
     }
+    if (options_.indexed) options_.indexed(warc, cdxj);
     return;
   }
   failures_[warc] = version;

@@ -44,6 +44,9 @@ struct ArchiveIndexerOptions {
   absl::Duration interval = absl::Seconds(5);
   // Where a line per indexed or failed file goes (e.g. the process log); may be empty.
   std::function<void(const std::string&)> log;
+  // Called with the WARC file and its new index after each index is written (a fetcher computes
+  // their digests then, while they are in the page cache); may be empty.
+  std::function<void(const std::string& warc, const std::string& cdxj)> indexed;
 };
 
 class ArchiveIndexer final : public PeriodicJob {

@@ -458,11 +458,23 @@ def check_replay(checks, crawler, wacz_path, warcs, workdir, artifacts, require_
         captures[j["url"]].append((ts, j))
 
     def original(url, ts=None):
-        """The index entry of the HTML response of `url` (at `ts` if given)."""
-        for cts, j in sorted(captures[url], key=lambda c: c[0]):
-            if j.get("mime") == "text/html" and (ts is None or cts == ts):
+        """(timestamp, index entry) of the HTML response that the capture of `url` at `ts` (the
+        first one if None) shows: the response itself, or the original a revisit refers to."""
+        for cts, j in sorted(captures[url], key=lambda c: (c[0], c[1].get("mime") != "text/html")):
+            if ts is not None and cts != ts:
+                continue
+            if j.get("mime") == "text/html":
                 return cts, j
-        raise Fatal(f"no response of {url} in the index")
+            if j.get("mime") == "warc/revisit":
+                fields, _ = replay_support.read_record(by_name[j["filename"]], int(j["offset"]),
+                                                       int(j["length"]))
+                target = fields.get("warc-refers-to-target-uri", "")
+                date = fields.get("warc-refers-to-date", "")
+                stamp = date.replace("-", "").replace(":", "").replace("T", "")[:14]
+                if target and (target, stamp) != (url, cts):
+                    return original(target, stamp)
+        raise Fatal(f"no response for {url} at {ts} in the package (a revisit of a capture the "
+                    f"package does not hold?)")
 
     def expected(url, j):
         return replay_support.expected_texts(crawler, by_name[j["filename"]], int(j["offset"]),
@@ -470,12 +482,20 @@ def check_replay(checks, crawler, wacz_path, warcs, workdir, artifacts, require_
 
     sample = random.Random(35).sample(pages, min(REPLAY_SAMPLE, len(pages)))
     checks.check(len(sample) == REPLAY_SAMPLE, f"only {len(pages)} pages to sample")
+    # A revisit at a time of its own (no response of its URL in the same second), whose
+    # original the package holds.
     revisit = None
     for url, caps in sorted(captures.items()):
         response_ts = {ts for ts, j in caps if j.get("mime") == "text/html"}
-        revisit = revisit or next(((url, ts) for ts, j in caps
-                                   if j.get("mime") == "warc/revisit" and j.get("status") == "200"
-                                   and response_ts and ts not in response_ts), None)
+        for ts, j in caps:
+            if revisit or j.get("mime") != "warc/revisit" or j.get("status") != "200" or \
+                    ts in response_ts:
+                continue
+            try:
+                original(url, ts)
+                revisit = (url, ts)
+            except Fatal:
+                pass
     if require_revisit:
         checks.check(revisit is not None, "no revisit record at a time of its own to replay")
     os.makedirs(artifacts, exist_ok=True)
@@ -490,10 +510,10 @@ def check_replay(checks, crawler, wacz_path, warcs, workdir, artifacts, require_
         with replay_support.ReplayServer(rwp, wacz_path, os.path.join(workdir, "site")) as server:
             for i, page in enumerate(sample):
                 ts = page["ts"].replace("-", "").replace(":", "").replace("T", "")[:14]
-                cts, j = original(page["url"], ts)
+                _, j = original(page["url"], ts)
                 try:
-                    replay_support.replay_page(chrome, server, page["url"], cts,
-                                               expected(page["url"], j))
+                    replay_support.replay_page(chrome, server, page["url"], ts,
+                                               expected(j["url"], j))
                     shown += 1
                     if i == 0:
                         chrome.screenshot(os.path.join(artifacts, "replayed-page.png"))
@@ -501,10 +521,10 @@ def check_replay(checks, crawler, wacz_path, warcs, workdir, artifacts, require_
                     checks.fail(str(e))
             if revisit is not None:
                 url, ts = revisit
-                cts, j = original(url)
+                cts, j = original(url, ts)
                 try:
                     frame, seconds = replay_support.replay_page(chrome, server, url, ts,
-                                                                expected(url, j))
+                                                                expected(j["url"], j))
                     checks.check(f"/{ts}mp_/" in frame,
                                  f"the revisit of {url} at {ts} replayed another capture: {frame}")
                     chrome.screenshot(os.path.join(artifacts, "replayed-revisit.png"))

@@ -17,10 +17,12 @@ with no route out, and stops at the end.
      every page in the crawl logs on the fetchers' volumes, no URL lost;
   7. politeness: no two requests to a host closer than the delay, over the three collections
      (one budget per host in Redis, across every pod restart);
-  8. the archive: `web3` pulled out of the cluster with `crawlctl archive pull --wacz` (every
-     file byte for byte the fetchers' volumes', every record once, every CDXJ equal to
-     warcio.js's), and its WACZ replayed in ReplayWeb.page in headless Chromium (20 sampled
-     pages show their archived text; screenshots in BUILD/test-artifacts/k8s);
+  8. the archive: `web1` and `web3` pulled out of the cluster with `crawlctl archive pull
+     --wacz` (every file byte for byte the fetchers' volumes', every record once, every CDXJ
+     equal to warcio.js's); web1's WACZ replayed in ReplayWeb.page in headless Chromium (20
+     sampled pages show their archived text), and a WACZ of both (web3's pages are revisits of
+     web1's: the content index is shared) with a revisit too; screenshots in
+     BUILD/test-artifacts/k8s;
   9. Debian's Prometheus scrapes every crawler pod (file_sd targets from the API); every query
      of every dashboard returns data; the dashboards match Grafana's schema types.
 
@@ -395,9 +397,10 @@ def volume_archive_files(state, collection):
     return files
 
 
-def check_archive(checks, args, ctl, state, work, name):
-    """`name` pulled out of the cluster through the admin port and replayed (step 8)."""
-    import archive_test  # tests/e2e: the archive checks the e2e tests make
+def pull_archive(checks, args, ctl, state, work, name):
+    """`name` pulled out of the cluster through the admin port with its WACZ: every file as on
+    the volumes, every record once, each CDXJ equal to warcio.js's. Returns the pulled WARCs."""
+    import archive_test  # tests/e2e: the archive checks of the e2e tests
 
     def settled():
         out = ctl("archive", "list", name, json_out=True, check=False)
@@ -418,18 +421,18 @@ def check_archive(checks, args, ctl, state, work, name):
     got = {n: os.path.join(pulled, n) for n in os.listdir(pulled)
            if n.endswith((".warc.gz", ".cdxj"))}
     checks.check(sorted(got) == sorted(on_volumes),
-                 f"archive: pulled {sorted(got)}, the volumes hold {sorted(on_volumes)}")
+                 f"archive {name}: pulled {sorted(got)}, the volumes hold {sorted(on_volumes)}")
     for n in set(got) & set(on_volumes):
         checks.check(archive_test.sha256(got[n]) == archive_test.sha256(on_volumes[n]),
-                     f"archive: {n} differs from the volume's")
+                     f"archive {name}: {n} differs from the volume's")
     warcs = sorted(p for n, p in got.items() if n.endswith(".warc.gz"))
     records = archive_test.record_ids(warcs)
     ids = collections.Counter(r.get("warc-record-id") for r in records)
-    checks.check(all(n == 1 for n in ids.values()),
-                 f"archive: records pulled more than once: {[i for i, n in ids.items() if n > 1][:3]}")
+    checks.check(all(n == 1 for n in ids.values()), f"archive {name}: records pulled more than "
+                                                    f"once: {[i for i, n in ids.items() if n > 1][:3]}")
     held = archive_test.record_ids(sorted(p for n, p in on_volumes.items() if n.endswith(".warc.gz")))
     checks.check(len(records) == len(held),
-                 f"archive: {len(records)} records pulled, the volumes hold {len(held)}")
+                 f"archive {name}: {len(records)} records pulled, the volumes hold {len(held)}")
     lines = differing = 0
     cli = archive_test.npm_tools.warcio_cli()
     for warc in warcs:
@@ -437,18 +440,41 @@ def check_archive(checks, args, ctl, state, work, name):
                                                    archive_test.read_lines(warc[:-8] + ".cdxj"),
                                                    f"archive {name}")
         lines, differing = lines + l, differing + d
+    kinds = collections.Counter(r.get("warc-type") for r in records)
     log(f"archive: {name}: {len(got)} files ({len(warcs)} WARC) pulled, {len(records)} records "
-        f"once each; {lines} CDXJ lines, {differing} differ from warcio.js's")
+        f"once each ({kinds['response']} responses, {kinds['revisit']} revisits); {lines} CDXJ "
+        f"lines, {differing} differ from warcio.js's")
+    return warcs
+
+
+def replay(checks, args, work, wacz, warcs, what, require_revisit):
+    import archive_test
     crawler = os.path.join(args.build_dir, "tools", "crawler", "crawler")
-    replay_dir = os.path.join(work, f"{name}-replay")
+    replay_dir = os.path.join(work, f"replay-{what}")
     os.makedirs(replay_dir, exist_ok=True)
     try:
         shown, sampled = archive_test.check_replay(
-            checks, crawler, os.path.join(pulled, f"{name}.wacz"), warcs, replay_dir,
-            os.path.join(args.build_dir, "test-artifacts", "k8s"), require_revisit=False)
-        log(f"archive: {name}.wacz replayed in ReplayWeb.page: {shown} of {sampled} pages")
+            checks, crawler, wacz, warcs, replay_dir,
+            os.path.join(args.build_dir, "test-artifacts", "k8s", what), require_revisit)
+        log(f"archive: {what} replayed in ReplayWeb.page: {shown} of {sampled} pages")
     except archive_test.Skipped as e:
-        checks.fail(f"archive: {name}.wacz not replayed: {e}")
+        checks.fail(f"archive: {what} not replayed: {e}")
+
+
+def check_archive(checks, args, ctl, state, work):
+    """Step 8: web1 and web3 pulled out; web1's WACZ replayed; web3's pages are revisits of
+    web1's (the content index is shared by every collection), so they replay from a package of
+    both."""
+    web1 = pull_archive(checks, args, ctl, state, work, "web1")
+    replay(checks, args, work, os.path.join(work, "web1-pulled", "web1.wacz"), web1, "web1",
+           require_revisit=False)
+    web3 = pull_archive(checks, args, ctl, state, work, "web3")
+    both = os.path.join(work, "web1-web3.wacz")
+    crawler = os.path.join(args.build_dir, "tools", "crawler", "crawler")
+    out = run([crawler, "warc", "wacz", "--collection", "web1+web3", "-o", both, *web1, *web3],
+              check=False)
+    if checks.check(out.returncode == 0, f"archive: the WACZ of web1 and web3: {out.stderr}"):
+        replay(checks, args, work, both, web1 + web3, "web1+web3", require_revisit=True)
 
 
 # ---------------------------------------------------------------- Prometheus
@@ -619,10 +645,10 @@ def inner(args):
         log(f"politeness: {len(requests)} requests, {gaps} same-host gaps, "
             f"smallest {smallest / 1e6 if smallest else 0:.1f} ms (delay {DELAY_MS} ms)")
 
-        # --- the archive: web3 (its fetchers rolled mid-crawl) pulled out and replayed
+        # --- the archive: web1 and web3 (its fetchers rolled mid-crawl) pulled out, replayed
         t = time.monotonic()
-        check_archive(checks, args, ctl, state, work, "web3")
-        timings["web3 archive pull and replay"] = time.monotonic() - t
+        check_archive(checks, args, ctl, state, work)
+        timings["archive pull and replay"] = time.monotonic() - t
 
         # --- a collection kept fresh, for the scheduler's re-visit series (its pages are not
         # due again within the test)

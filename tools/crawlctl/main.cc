@@ -5,7 +5,9 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -40,6 +42,42 @@ absl::StatusOr<crawler::crawlctl::CollectionFile> LoadFile(const std::string& pa
   std::stringstream text;
   text << std::cin.rdbuf();
   return crawler::crawlctl::ParseCollectionYaml(text.str(), "-");
+}
+
+// `archive list` and `archive pull` (tools/crawlctl/archive_pull.h): each stores what to run in
+// `run`, as main's commands do.
+void AddArchiveCommands(CLI::App& app, std::function<int(crawler::crawlctl::Session&)>& run) {
+  namespace cc = crawler::crawlctl;
+  struct Args {
+    std::string name;
+    cc::PullOptions pull;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* archive = app.add_subcommand(
+      "archive", "A collection's archive files, gathered from the fetchers (docs/archive.md)");
+  archive->require_subcommand(1);
+  CLI::App* list =
+      archive->add_subcommand("list", "List the collection's archive files on every fetcher");
+  list->add_option("collection", args->name, "Collection")->required();
+  list->callback([&run, args] {
+    run = [args](cc::Session& s) { return cc::ListArchive(s, args->name); };
+  });
+  cc::PullOptions& pull = args->pull;
+  CLI::App* archive_pull = archive->add_subcommand(
+      "pull", "Copy the collection's finished WARC files and CDXJ indexes into DIR (resumable)");
+  archive_pull->add_option("collection", pull.collection, "Collection")->required();
+  archive_pull->add_option("dir", pull.dir, "Directory to copy into (created if missing)")
+      ->required();
+  archive_pull->add_flag("--wacz", pull.wacz, "Then package the WARC files as a WACZ file");
+  archive_pull->add_option("--wacz-file", pull.wacz_path,
+                           "The WACZ file (implies --wacz; default DIR/COLLECTION.wacz)");
+  archive_pull->add_option("--index-form", pull.index_form, "The WACZ's index form")
+      ->check(CLI::IsMember({"auto", "cdxj", "compressed"}))
+      ->capture_default_str();
+  archive_pull->callback([&run, args] {
+    args->pull.wacz = args->pull.wacz || !args->pull.wacz_path.empty();
+    run = [args](cc::Session& s) { return cc::PullArchive(s, args->pull); };
+  });
 }
 
 }  // namespace
@@ -163,31 +201,7 @@ int main(int argc, char** argv) {
     run = [&](cc::Session& s) { return cc::Explain(s, name, urls); };
   });
 
-  CLI::App* archive = app.add_subcommand(
-      "archive", "A collection's archive files, gathered from the fetchers (docs/archive.md)");
-  archive->require_subcommand(1);
-  CLI::App* archive_list =
-      archive->add_subcommand("list", "List the collection's archive files on every fetcher");
-  archive_list->add_option("collection", name, "Collection")->required();
-  archive_list->callback([&] {
-    run = [&](cc::Session& s) { return cc::ListArchive(s, name); };
-  });
-  cc::PullOptions pull;
-  CLI::App* archive_pull = archive->add_subcommand(
-      "pull", "Copy the collection's finished WARC files and CDXJ indexes into DIR (resumable)");
-  archive_pull->add_option("collection", pull.collection, "Collection")->required();
-  archive_pull->add_option("dir", pull.dir, "Directory to copy into (created if missing)")
-      ->required();
-  archive_pull->add_flag("--wacz", pull.wacz, "Then package the WARC files as a WACZ file");
-  archive_pull->add_option("--wacz-file", pull.wacz_path,
-                           "The WACZ file (implies --wacz; default DIR/COLLECTION.wacz)");
-  archive_pull->add_option("--index-form", pull.index_form, "The WACZ's index form")
-      ->check(CLI::IsMember({"auto", "cdxj", "compressed"}))
-      ->capture_default_str();
-  archive_pull->callback([&] {
-    pull.wacz = pull.wacz || !pull.wacz_path.empty();
-    run = [&](cc::Session& s) { return cc::PullArchive(s, pull); };
-  });
+  AddArchiveCommands(app, run);
 
   try {
     app.parse(argc, argv);

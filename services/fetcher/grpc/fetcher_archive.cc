@@ -28,11 +28,16 @@ absl::StatusOr<std::string> ArchiveVolumeId(const std::string& data_dir) {
 FetcherArchive::FetcherArchive(const std::string& warc_dir, const Clock& clock)
     : store_(warc_dir),
       service_(store_),
-      indexer_({.warc_dir = warc_dir,
-                .log =
-                    [](const std::string& line) {
-                      std::fprintf(stderr, "fetcher: %s\n", line.c_str());
-                    }}),
+      indexer_(
+          {.warc_dir = warc_dir,
+           .log =
+               [](const std::string& line) { std::fprintf(stderr, "fetcher: %s\n", line.c_str()); },
+           // Digests now, off the listing's path: a listing then reads no file.
+           .indexed =
+               [this](const std::string& warc, const std::string& cdxj) {
+                 store_.Warm(warc).IgnoreError();
+                 store_.Warm(cdxj).IgnoreError();
+               }}),
       runner_({.tick = absl::Seconds(1), .thread_name = "warc-index"}, clock, {&indexer_}) {}
 
 FetcherArchive::~FetcherArchive() { runner_.Stop(); }

@@ -2,6 +2,8 @@
 // files only, each once, failures not retried until the file changes; finished files listed
 // with their digests and read from any offset; names that would leave the collection's
 // directory refused.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -159,6 +161,31 @@ TEST_F(ArchiveFilesTest, StoreReadsFromAnyOffsetInChunks) {
       store.Read("coll", name, whole.size() + 1, [](uint64_t, std::string_view) { return true; })));
   EXPECT_TRUE(absl::IsCancelled(
       store.Read("coll", name, 0, [](uint64_t, std::string_view) { return false; })));
+}
+
+// A digest computed once (here by Warm, as the indexer does) is kept while the file's size,
+// modification time and inode stay: the listing does not read the file again.
+TEST_F(ArchiveFilesTest, StoreKeepsDigestsOfUnchangedFiles) {
+  std::unique_ptr<warc::WarcWriter> w = Writer();
+  ASSERT_TRUE(w->Close().ok());
+  const std::string path = w->Files().back();
+  const std::string before = fingerprint::Sha256Labelled(Read(path));
+  ArchiveFileStore store(dir_.string());
+  ASSERT_TRUE(store.Warm(path).ok());
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(10);
+    f.put('X');
+  }
+  const struct timespec times[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  absl::StatusOr<ArchiveListing> listing = store.List("coll");
+  ASSERT_TRUE(listing.ok());
+  ASSERT_EQ(listing->files.size(), 1u);
+  EXPECT_EQ(listing->files[0].sha256, before);
+  EXPECT_TRUE(absl::IsUnavailable(store.Warm((dir_ / "coll" / "absent.warc.gz").string())));
 }
 
 // Names from clients never reach outside <warc_dir>/<collection>/, nor files being written.
