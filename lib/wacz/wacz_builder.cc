@@ -178,6 +178,102 @@ std::string DatapackageJson(const WaczOptions& options, const std::vector<ZipEnt
   return out;
 }
 
+// The generated entries of a package, staged in temp_dir before they go into it.
+struct Staged {
+  std::unique_ptr<StagedFile> index;  // index.cdxj, or index.cdx.gz in the compressed form
+  std::unique_ptr<StagedFile> idx;    // index.idx of the compressed form
+  std::unique_ptr<StagedFile> pages;  // pages.jsonl
+};
+
+// Writes the sorted index lines in the report's index form into `staged`.
+absl::Status StageIndex(warc::ExternalSorter& index, const WaczOptions& options,
+                        const std::string& temp_dir, WaczReport& report, Staged& staged) {
+  absl::StatusOr<std::unique_ptr<StagedFile>> data = StagedFile::Create(temp_dir);
+  if (!data.ok()) return data.status();
+  staged.index = *std::move(data);
+  absl::Status status = absl::OkStatus();
+  if (report.index_form == IndexForm::kCompressed) {
+    absl::StatusOr<std::unique_ptr<StagedFile>> idx = StagedFile::Create(temp_dir);
+    if (!idx.ok()) return idx.status();
+    staged.idx = *std::move(idx);
+    CompressedIndexWriter writer(*staged.index, *staged.idx, options.lines_per_block);
+    status = writer.Start();
+    if (status.ok()) {
+      status = index.Finish([&writer](std::string_view line) { return writer.Add(line); });
+    }
+    if (status.ok()) status = writer.Flush();
+    if (status.ok()) status = staged.idx->Finish();
+    report.index_blocks = writer.blocks();
+  } else {
+    StagedFile& file = *staged.index;
+    status = index.Finish([&file](std::string_view line) { return file.WriteLine(line); });
+  }
+  if (!status.ok()) return status;
+  return staged.index->Finish();
+}
+
+absl::Status StagePages(PageList& pages, const std::string& temp_dir, Staged& staged) {
+  absl::StatusOr<std::unique_ptr<StagedFile>> file = StagedFile::Create(temp_dir);
+  if (!file.ok()) return file.status();
+  staged.pages = *std::move(file);
+  StagedFile& out = *staged.pages;
+  if (absl::Status s = pages.Finish([&out](std::string_view line) { return out.WriteLine(line); });
+      !s.ok()) {
+    return s;
+  }
+  return out.Finish();
+}
+
+// Writes the package: the WARC files, the staged entries, datapackage.json and its digest,
+// under a temporary name renamed when complete (and removed when not).
+absl::Status WritePackage(const WaczOptions& options, const Staged& staged, WaczReport& report) {
+  const std::string partial = absl::StrCat(options.output, ".partial-", ::getpid());
+  absl::StatusOr<std::unique_ptr<ZipWriter>> zip = ZipWriter::Create(
+      partial, {.modified = options.created, .zip64_threshold = options.zip64_threshold});
+  if (!zip.ok()) return zip.status();
+  std::vector<ZipEntryInfo> resources;
+  auto add_file = [&](std::string_view name, const std::string& source) -> absl::Status {
+    absl::StatusOr<ZipEntryInfo> info = (*zip)->AddFile(name, source);
+    if (!info.ok()) return info.status();
+    resources.push_back(*std::move(info));
+    return absl::OkStatus();
+  };
+  absl::Status status = absl::OkStatus();
+  for (const std::string& path : options.warc_files) {
+    if (!status.ok()) break;
+    status =
+        add_file(absl::StrCat("archive/", std::filesystem::path(path).filename().string()), path);
+  }
+  if (status.ok() && report.index_form == IndexForm::kCompressed) {
+    status = add_file("indexes/index.cdx.gz", staged.index->path());
+    if (status.ok()) status = add_file("indexes/index.idx", staged.idx->path());
+  } else if (status.ok()) {
+    status = add_file("indexes/index.cdxj", staged.index->path());
+  }
+  if (status.ok()) status = add_file("pages/pages.jsonl", staged.pages->path());
+  if (status.ok()) {
+    const std::string datapackage = DatapackageJson(options, resources);
+    absl::StatusOr<ZipEntryInfo> info = (*zip)->AddBytes("datapackage.json", datapackage);
+    status = info.status();
+    if (status.ok()) {
+      std::string digest = "{\n  \"path\": \"datapackage.json\",\n  \"hash\": ";
+      json::AppendJsonString(info->sha256, digest);
+      digest += "\n}\n";
+      status = (*zip)->AddBytes("datapackage-digest.json", digest).status();
+    }
+  }
+  if (status.ok()) status = (*zip)->Close();
+  if (status.ok()) {
+    report.bytes = (*zip)->bytes_written();
+    if (std::rename(partial.c_str(), options.output.c_str()) != 0) {
+      status = absl::UnavailableError(absl::StrCat("cannot rename ", partial, " to ",
+                                                   options.output, ": ", std::strerror(errno)));
+    }
+  }
+  if (!status.ok()) std::remove(partial.c_str());
+  return status;
+}
+
 }  // namespace
 
 absl::StatusOr<WaczReport> BuildWacz(const WaczOptions& options) {
@@ -216,95 +312,12 @@ absl::StatusOr<WaczReport> BuildWacz(const WaczOptions& options) {
                             ? IndexForm::kCompressed
                             : IndexForm::kCdxj;
   }
-
-  // The generated entries, staged.
-  absl::StatusOr<std::unique_ptr<StagedFile>> index_data = StagedFile::Create(temp_dir);
-  if (!index_data.ok()) return index_data.status();
-  std::unique_ptr<StagedFile> index_idx;
-  if (report.index_form == IndexForm::kCompressed) {
-    absl::StatusOr<std::unique_ptr<StagedFile>> idx = StagedFile::Create(temp_dir);
-    if (!idx.ok()) return idx.status();
-    index_idx = *std::move(idx);
-    CompressedIndexWriter writer(**index_data, *index_idx, options.lines_per_block);
-    absl::Status status = writer.Start();
-    if (status.ok()) {
-      status = index.Finish([&writer](std::string_view line) { return writer.Add(line); });
-    }
-    if (status.ok()) status = writer.Flush();
-    if (status.ok()) status = index_idx->Finish();
-    if (!status.ok()) return status;
-    report.index_blocks = writer.blocks();
-  } else {
-    StagedFile& data = **index_data;
-    if (absl::Status s =
-            index.Finish([&data](std::string_view line) { return data.WriteLine(line); });
-        !s.ok()) {
-      return s;
-    }
-  }
-  if (absl::Status s = (*index_data)->Finish(); !s.ok()) return s;
-  absl::StatusOr<std::unique_ptr<StagedFile>> page_file = StagedFile::Create(temp_dir);
-  if (!page_file.ok()) return page_file.status();
-  {
-    StagedFile& file = **page_file;
-    if (absl::Status s =
-            pages.Finish([&file](std::string_view line) { return file.WriteLine(line); });
-        !s.ok()) {
-      return s;
-    }
-    if (absl::Status s = file.Finish(); !s.ok()) return s;
-  }
+  Staged staged;
+  if (absl::Status s = StageIndex(index, options, temp_dir, report, staged); !s.ok()) return s;
+  if (absl::Status s = StagePages(pages, temp_dir, staged); !s.ok()) return s;
   report.pages = pages.pages();
   report.seeds = pages.seeds();
-
-  // The package, under a temporary name until it is complete.
-  const std::string partial = absl::StrCat(options.output, ".partial-", ::getpid());
-  absl::StatusOr<std::unique_ptr<ZipWriter>> zip = ZipWriter::Create(
-      partial, {.modified = options.created, .zip64_threshold = options.zip64_threshold});
-  if (!zip.ok()) return zip.status();
-  std::vector<ZipEntryInfo> resources;
-  auto add_file = [&](std::string_view name, const std::string& source) -> absl::Status {
-    absl::StatusOr<ZipEntryInfo> info = (*zip)->AddFile(name, source);
-    if (!info.ok()) return info.status();
-    resources.push_back(*std::move(info));
-    return absl::OkStatus();
-  };
-  absl::Status status = absl::OkStatus();
-  for (const std::string& path : options.warc_files) {
-    if (!status.ok()) break;
-    status =
-        add_file(absl::StrCat("archive/", std::filesystem::path(path).filename().string()), path);
-  }
-  if (status.ok() && report.index_form == IndexForm::kCompressed) {
-    status = add_file("indexes/index.cdx.gz", (*index_data)->path());
-    if (status.ok()) status = add_file("indexes/index.idx", index_idx->path());
-  } else if (status.ok()) {
-    status = add_file("indexes/index.cdxj", (*index_data)->path());
-  }
-  if (status.ok()) status = add_file("pages/pages.jsonl", (*page_file)->path());
-  if (status.ok()) {
-    const std::string datapackage = DatapackageJson(options, resources);
-    absl::StatusOr<ZipEntryInfo> info = (*zip)->AddBytes("datapackage.json", datapackage);
-    status = info.status();
-    if (status.ok()) {
-      std::string digest = "{\n  \"path\": \"datapackage.json\",\n  \"hash\": ";
-      json::AppendJsonString(info->sha256, digest);
-      digest += "\n}\n";
-      status = (*zip)->AddBytes("datapackage-digest.json", digest).status();
-    }
-  }
-  if (status.ok()) status = (*zip)->Close();
-  if (status.ok()) {
-    report.bytes = (*zip)->bytes_written();
-    if (std::rename(partial.c_str(), options.output.c_str()) != 0) {
-      status = absl::UnavailableError(absl::StrCat("cannot rename ", partial, " to ",
-                                                   options.output, ": ", std::strerror(errno)));
-    }
-  }
-  if (!status.ok()) {
-    std::remove(partial.c_str());
-    return status;
-  }
+  if (absl::Status s = WritePackage(options, staged, report); !s.ok()) return s;
   return report;
 }
 
