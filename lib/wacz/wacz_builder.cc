@@ -283,7 +283,7 @@ absl::StatusOr<WaczReport> BuildWacz(const WaczOptions& options) {
                                : output.has_parent_path() ? output.parent_path().string()
                                                           : std::string(".");
   const warc::ExternalSorterOptions sort{.temp_dir = temp_dir,
-                                         .memory_bytes = options.sort_memory_bytes};
+                                         .memory_bytes = options.sort_memory_bytes / 2};
   WaczReport report;
 
   // One pass over every WARC: its index lines and its pages.

@@ -72,7 +72,8 @@ struct WaczOptions {
   // Where sorting spills and the generated entries are staged before they go into the package:
   // the output's directory when empty.
   std::string temp_dir;
-  // Bytes of index or page lines held in memory by each sort before spilling.
+  // Bytes of index and page lines held in memory before the sorts spill (half each): with a
+  // record or two and the copy buffer, what bounds the build's memory.
   size_t sort_memory_bytes = size_t{64} << 20;
   // ZIP64 from this size or offset on (zip_writer.h); tests lower it.
   uint64_t zip64_threshold = 0xFFFFFFFF;
