@@ -60,7 +60,7 @@ bench-recrawl: deps
 # bench/distributed: CPU per page, hot-path RPCs per page and exchange overhead of the
 # distributed crawl against the standalone crawl, on the same web, in the same run.
 bench-distributed: build
-	python3 bench/distributed/run.py --build-dir $(BUILD_DIR)
+	PYTHONPATH=tests python3 bench/distributed/run.py --build-dir $(BUILD_DIR)
 
 # libFuzzer targets (clang), each run for FUZZ_SECONDS; corpora are kept in $(FUZZ_DIR)/corpus.
 fuzz: deps

@@ -16,6 +16,9 @@
 # Prints each image's name and size.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../scripts/cache-lib.sh"
+# Any other step that fails says which one and with what status (its own messages come first).
+trap 'rc=$?; echo "build-images: FAILED at line $LINENO: $BASH_COMMAND (exit $rc)" >&2' ERR
 build_dir=$(cd "${1:-build}" && pwd)
 image=${CRAWLER_IMAGE:-localhost/crawler}
 cache=${CRAWLER_IMAGE_CACHE:-/var/cache/crawler-k8s}
@@ -27,23 +30,36 @@ for b in "${binaries[@]}"; do
 done
 version=$("$build_dir/tools/crawlerd/crawlerd" --version | awk '{print $NF}')
 
-# The Debian archive this machine's apt uses (deb822 sources or the classic sources.list).
-debian_mirror() {
-  { sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null
-    awk '$1 == "deb" && $0 !~ /security/ {print $2}' /etc/apt/sources.list 2>/dev/null
-  } | grep -v security | head -1
-}
-
-if ! podman image exists "$base"; then
-  mkdir -p "$cache"
-  if [ ! -s "$cache/bookworm-minbase.tar" ]; then
-    mirror=$(debian_mirror)
-    [ -n "$mirror" ] || { echo "build-images: no Debian mirror found in apt's sources" >&2; exit 1; }
-    echo "build-images: making the Debian 12 base from $mirror (once per machine, ~90 s)"
-    mmdebstrap --quiet --variant=minbase bookworm "$cache/bookworm-minbase.tar.part" "$mirror"
-    mv "$cache/bookworm-minbase.tar.part" "$cache/bookworm-minbase.tar"
+# The base image is made from a tarball cached in $cache; both are checked before they are
+# trusted: the tarball must be a complete tar of a Debian root (an interrupted or older run may
+# have left a directory or a truncated file under its name), and the imported image carries the
+# tarball's checksum as a label, so a base imported from another tarball is imported again.
+base_tar="$cache/bookworm-minbase.tar"
+need_members=(etc/debian_version usr/bin/apt-get usr/bin/dpkg)
+if ! why=$(tar_complete "$base_tar" "${need_members[@]}"); then
+  [ -e "$base_tar" ] && cache_note build-images "rebuilding the Debian base tarball: $why"
+  rm -rf "$base_tar"
+  mkdir -p "$cache" || cache_fail build-images "cannot create the cache directory $cache"
+  mirror=$(debian_mirror) ||
+    cache_fail build-images "no Debian archive found in apt's sources (/etc/apt/sources.list, /etc/apt/sources.list.d/*.sources or *.list)"
+  cache_note build-images "making the Debian 12 base tarball from $mirror (once per machine, ~90 s)"
+  part="$cache/bookworm-minbase.partial.tar"
+  rm -rf "$part"
+  # --format=tar and a .tar name: mmdebstrap picks its output format from the name otherwise, and
+  # writes a directory for a name it does not know.
+  if ! mmdebstrap --quiet --variant=minbase --format=tar bookworm "$part" "$mirror"; then
+    rm -rf "$part"
+    cache_fail build-images "mmdebstrap could not make the Debian base from $mirror (its messages are above)"
   fi
-  podman import -q --change 'CMD ["/bin/bash"]' "$cache/bookworm-minbase.tar" "$base" >/dev/null
+  why=$(tar_complete "$part" "${need_members[@]}") ||
+    { rm -rf "$part"; cache_fail build-images "mmdebstrap made no usable base: $why"; }
+  mv "$part" "$base_tar"
+fi
+base_sum=$(sha256sum "$base_tar" | cut -c1-64)
+if [ "$(podman image inspect --format '{{index .Labels "crawler.base-tarball"}}' "$base" 2>/dev/null)" != "$base_sum" ]; then
+  podman image exists "$base" && cache_note build-images "re-importing $base: it was not made from $base_tar"
+  podman import -q --change 'CMD ["/bin/bash"]' --change "LABEL crawler.base-tarball=$base_sum" \
+    "$base_tar" "$base" >/dev/null || cache_fail build-images "podman import of $base_tar failed"
 fi
 
 ctx=$(mktemp -d)

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Regenerates the re-visit policy report of docs/recrawl.md: runs tools/crawlsim on the papers'
 # worked examples and on the 100,000-page headline scenario, writes the tables and CSV files to
-# docs/recrawl/ and draws the plots with gnuplot.
+# OUT_DIR and draws the plots with gnuplot. Results are regenerated, not kept in the repository:
+# docs/recrawl.md quotes the figures, and docs/recrawl/*.png are the plots of the last run (copy
+# them from OUT_DIR when the figures change).
 #
 #   scripts/recrawl-report.sh [BUILD_DIR] [OUT_DIR]
 #
-# BUILD_DIR defaults to build (crawlsim is built there if missing), OUT_DIR to docs/recrawl.
+# BUILD_DIR defaults to build (crawlsim is built there if missing), OUT_DIR to
+# BUILD_DIR/recrawl-report.
 # Deterministic: the seeds are fixed, so a rerun on the same machine reproduces every number.
 # Takes a few minutes of CPU (about half with THREADS=2, the default). PLOTS_ONLY=1 redraws the
 # plots from the CSV files already in OUT_DIR.
@@ -13,7 +16,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-build}"
-out="${2:-$root/docs/recrawl}"
+out="${2:-$build/recrawl-report}"
 threads="${THREADS:-2}"
 crawlsim="$build/tools/crawlsim/crawlsim"
 

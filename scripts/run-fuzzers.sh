@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target in BUILD_DIR for SECONDS each, with its seed corpus from
-# tests/fuzz/corpus/<name>/, and prints one summary line per target. Exits non-zero if any
-# target crashed.
+# Runs libFuzzer targets in BUILD_DIR for SECONDS each, with their seed corpus from
+# tests/fuzz/corpus/<name>/, and prints one summary line per target. The targets are every
+# fuzz_<name> the build made (tests/fuzz/CMakeLists.txt builds one per *_fuzzer.cc), or the
+# NAMEs given. Exits non-zero if any target crashed, or if there is none to run.
 set -uo pipefail
 build_dir=${1:?usage: run-fuzzers.sh BUILD_DIR SECONDS [NAME...]}
 seconds=${2:?usage: run-fuzzers.sh BUILD_DIR SECONDS [NAME...]}
 shift 2
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(url robots html sitemap http warc)
+if [ ${#names[@]} -eq 0 ]; then
+  for bin in "$build_dir"/tests/fuzz/fuzz_*; do
+    [ -f "$bin" ] && [ -x "$bin" ] && names+=("${bin##*/fuzz_}")
+  done
+fi
+if [ ${#names[@]} -eq 0 ]; then
+  echo "run-fuzzers: no fuzz_* target in $build_dir/tests/fuzz (configure with -DCRAWLER_FUZZ=ON" \
+       "and build the fuzz_targets target)" >&2
+  exit 1
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 status=0
 for name in "${names[@]}"; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end freshness check of re-visiting (DESIGN.md §7; docs/recrawl.md).
+"""End-to-end freshness check of re-visiting (docs/architecture.md §7; docs/recrawl.md).
 
 Runs the standalone crawler with --revisit against websim pages that change as Poisson processes
 (--change-rates), once per re-visit policy (default: optimal and uniform, in parallel, each with
@@ -48,10 +48,8 @@ import time
 import urllib.request
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "e2e"))
 
-from e2e_support import (Checks, Crawl, Fatal, Websim, WorkDir, cap_excess,  # noqa: E402
+from crawlertest.e2e import (Checks, Crawl, Fatal, Websim, WorkDir, cap_excess,  # noqa: E402
                          crawl_command, revisit_times, url_of)
 
 CHANGES_PATH = "/__websim/changes"

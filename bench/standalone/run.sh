@@ -51,6 +51,9 @@ polite_equal_hosts=1
 rss_limit_mb=300
 do_perf=0
 keep=0
+smoke=0
+hosts_given=0
+pages_given=0
 
 usage() {
   cat <<EOF
@@ -76,6 +79,11 @@ usage: bench/standalone/run.sh [options]
   --websim-threads N        websim server threads (default $websim_threads)
   --perf                    also profile one crawler max-mode run (WARC+fp off) with perf
   --keep                    keep crawl data dirs and WARC files
+  --smoke                   a run of seconds that checks the bench still works, not the figures:
+                            a small web (8 hosts x 10 pages unless --hosts/--pages-per-host say
+                            otherwise), no ratio targets (every row must still complete, fetch
+                            exactly the ground truth, stay polite and produce its figures);
+                            ctest runs it (bench.standalone_small)
 EOF
 }
 
@@ -84,8 +92,8 @@ note() { echo "bench: $*" >&2; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
-    --hosts) hosts=$2; shift 2 ;;
-    --pages-per-host) pages_per_host=$2; shift 2 ;;
+    --hosts) hosts=$2; hosts_given=1; shift 2 ;;
+    --pages-per-host) pages_per_host=$2; pages_given=1; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
     --page-bytes) page_bytes=$2; shift 2 ;;
     --modes) modes=$2; shift 2 ;;
@@ -104,10 +112,16 @@ while [ $# -gt 0 ]; do
     --websim-threads) websim_threads=$2; shift 2 ;;
     --perf) do_perf=1; shift ;;
     --keep) keep=1; shift ;;
+    --smoke) smoke=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
   esac
 done
+if [ "$smoke" = 1 ]; then
+  [ "$hosts_given" = 1 ] || hosts=8
+  [ "$pages_given" = 1 ] || pages_per_host=10
+  run_timeout=$((run_timeout < 60 ? run_timeout : 60))
+fi
 for n in hosts pages_per_host repeat run_timeout max_conns_per_host max_in_flight workers \
          wget2_threads polite_delay_ms websim_threads; do
   [[ ${!n} =~ ^[0-9]+$ && ${!n} -gt 0 ]] || die "--${n//_/-} must be a positive integer"
@@ -253,8 +267,9 @@ wait_for_port() {  # port, seconds; true once something accepts on 127.0.0.1:por
   return 1
 }
 
+# A free loopback port, by the rule every test uses (tests/crawlertest/ports.py).
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  PYTHONPATH="$repo/tests" python3 -c 'from crawlertest.ports import free_port; print(free_port())'
 }
 
 # Server lifetime bound: every crawl of this script plus slack, so a server outlives no run even
@@ -632,8 +647,10 @@ echo
 echo "bench/standalone: $truth_pages pages on $hosts hosts$polite_web_note; load average $load_start (start)," \
      "$(loadavg) (end); $(nproc) cores"
 rc=0
+smoke_args=()
+[ "$smoke" = 1 ] && smoke_args=(--no-targets)
 python3 "$report" report --runs "$runs" --meta "$out/meta.json" --csv "$out/results.csv" \
-  --markdown "$out/results.md" || rc=$?
+  --markdown "$out/results.md" "${smoke_args[@]}" || rc=$?
 echo
 echo "results: $out/results.md, $out/results.csv (all runs: $runs)"
 ln -sfn "$out" "$(dirname "$out")/latest" 2>/dev/null || true

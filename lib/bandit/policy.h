@@ -1,7 +1,7 @@
-// Policy: the interface of the focused-collection bandits (DESIGN.md §8). A collection aiming at a
-// yield ("as many external links as possible from these K sites within N pages") treats each site
-// as an arm; a pull fetches the site's next page in breadth-first order and the reward is the
-// page's yield (e.g. its external links not seen before in the collection).
+// Policy: the interface of the focused-collection bandits (docs/architecture.md §8). A collection
+// aiming at a yield ("as many external links as possible from these K sites within N pages") treats
+// each site as an arm; a pull fetches the site's next page in breadth-first order and the reward is
+// the page's yield (e.g. its external links not seen before in the collection).
 //
 // The caller drives a policy with three calls:
 //   - Choose() names the arm to pull next (-1 once every arm is retired). It has no side effect

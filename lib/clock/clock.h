@@ -1,5 +1,5 @@
 // Clock: the one source of "now" for domain and service code, injected so tests control time
-// (STYLE.md: no system_clock::now() in domain code).
+// (domain code never reads system_clock::now() itself).
 //
 // Two notions of time are exposed because they answer different questions: Now() is wall time
 // (what goes into WARC-Date, crawl logs and stored fetch times, and what survives a restart);

@@ -1,5 +1,5 @@
-// Change detection on content fingerprints (DESIGN.md §7): a page has changed when its content
-// changed, not when any byte differs.
+// Change detection on content fingerprints (docs/architecture.md §7): a page has changed when its
+// content changed, not when any byte differs.
 //
 // Two signals, in order (ContentChanged):
 //  1. the change digest of the main content (change_digest.h): exact on the text that is left
@@ -12,8 +12,8 @@
 //
 // The threshold trades missed changes against false changes; docs/fingerprint.md has the
 // distances measured on the test articles that the default is calibrated on. Note this is not
-// the dedup near-duplicate radius (DESIGN.md §9, k = 3): "the same page a day later" tolerates
-// more drift than "the same document on two hosts" needs to.
+// the dedup near-duplicate radius (docs/architecture.md §9, k = 3): "the same page a day later"
+// tolerates more drift than "the same document on two hosts" needs to.
 //
 // Thread-safety: pure functions.
 #ifndef CRAWLER_LIB_FINGERPRINT_CHANGE_DETECTION_H_
@@ -38,7 +38,7 @@ struct ChangeDetectionOptions {
   // paragraph rewrite beyond it (8-12 bits). Replacing a 60-80 word paragraph of a 650-800 word
   // page is ~8 % of the text, right at the threshold, and is missed about one time in five; 6
   // would catch more of those at the price of 6 % false changes from ad lines, the failure
-  // DESIGN.md §7 warns about.
+  // docs/architecture.md §7 warns about.
   int threshold_bits = 7;
 };
 

@@ -1,5 +1,5 @@
-// ContentKey: the 128-bit exact-content key of a payload for the dedup index (DESIGN.md §3,
-// dedup: "exact payload digests"), XXH3-128 (seed 0) of the payload bytes.
+// ContentKey: the 128-bit exact-content key of a payload for the dedup index (docs/architecture.md
+// §3, dedup: "exact payload digests"), XXH3-128 (seed 0) of the payload bytes.
 //
 // Why not the SHA-1 that WARC records carry: XXH3 is an order of magnitude faster, and 128 bits
 // make an accidental collision negligible (birthday bound ~2^64 payloads). It is not

@@ -1,6 +1,6 @@
 // PayloadDigest: the exact digests of one HTTP payload that the fetch pipeline records
-// (DESIGN.md §6, "exact digest of the payload"): the SHA-1 that goes into the WARC record's
-// WARC-Payload-Digest header, and the ContentKey the dedup index is keyed by.
+// (docs/architecture.md §6, "exact digest of the payload"): the SHA-1 that goes into the WARC
+// record's WARC-Payload-Digest header, and the ContentKey the dedup index is keyed by.
 //
 // "Payload" is exactly the bytes passed in. The caller must pass the same bytes that the WARC
 // response record carries as its payload (WARC/1.1 §5.9: the entity body, transfer encoding

@@ -1,10 +1,10 @@
 // Text normalisation for the content fingerprint (SimHash, simhash.h): turns the visible text of
 // a page (UTF-8, as lib/html extracts it) into the sequence of word tokens that are shingled.
 //
-// The point of the normalisation is DESIGN.md §7: a page has changed when its content changed,
-// not when a date stamp, a counter, a rotating ad or a session id did. Every rule below removes a
-// kind of token that changes between two visits of an unchanged page; docs/fingerprint.md gives
-// the reasons and the measured effect. The rules, in order:
+// The point of the normalisation is docs/architecture.md §7: a page has changed when its content
+// changed, not when a date stamp, a counter, a rotating ad or a session id did. Every rule below
+// removes a kind of token that changes between two visits of an unchanged page; docs/fingerprint.md
+// gives the reasons and the measured effect. The rules, in order:
 //
 //  1. Decoding. UTF-8 is decoded strictly; every byte of an invalid or overlong sequence (and
 //     surrogates, code points > U+10FFFF) acts as a word separator. Never fails;

@@ -1,9 +1,9 @@
-// AddressPolicy: the SSRF guard (DESIGN.md §6). A crawler follows links written by strangers, so
-// a link to http://169.254.169.254/ or http://10.0.0.5:6379/ must not make it talk to the cloud
-// metadata service or the operator's internal network. Every address a request would connect to
-// is checked after resolution (and again at connect time, since DNS may answer differently the
-// second time); addresses in the special-purpose ranges below are refused unless an explicitly
-// allowed block (--allow-network) contains them.
+// AddressPolicy: the SSRF guard (docs/architecture.md §6). A crawler follows links written by
+// strangers, so a link to http://169.254.169.254/ or http://10.0.0.5:6379/ must not make it talk to
+// the cloud metadata service or the operator's internal network. Every address a request would
+// connect to is checked after resolution (and again at connect time, since DNS may answer
+// differently the second time); addresses in the special-purpose ranges below are refused unless an
+// explicitly allowed block (--allow-network) contains them.
 //
 // Refused by default (IANA special-purpose registries, RFC 6890 and updates):
 //   IPv4: 0.0.0.0/8 "this network", 10/8, 172.16/12, 192.168/16 private (RFC 1918),

@@ -2,9 +2,9 @@
 //
 //   Partition(host, n) = JumpConsistentHash(XXH64(ASCII-lowercase(host), seed 0), n)
 //
-// as DESIGN.md §4 specifies. Jump consistent hashing (J. Lamping, E. Veach, "A Fast, Minimal
-// Memory, Consistent Hash Algorithm", 2014, arXiv:1406.2294) spreads keys evenly over n buckets
-// and, when n grows to n + 1, moves only the ~1/(n + 1) of keys that now belong to the new
+// as docs/architecture.md §4 specifies. Jump consistent hashing (J. Lamping, E. Veach, "A Fast,
+// Minimal Memory, Consistent Hash Algorithm", 2014, arXiv:1406.2294) spreads keys evenly over n
+// buckets and, when n grows to n + 1, moves only the ~1/(n + 1) of keys that now belong to the new
 // bucket; no key moves between two old buckets. Resharding therefore migrates a small, predictable
 // fraction of host queues.
 //

@@ -1,6 +1,7 @@
-// DelayPolicy: the pure arithmetic of DESIGN.md §5. Given what the crawler knows about a host
-// (robots Crawl-delay, last response time, consecutive failures, a Retry-After), it returns how
-// long to wait before the next request starts. No clock and no state: callers pass the facts in.
+// DelayPolicy: the pure arithmetic of docs/architecture.md §5. Given what the crawler knows about a
+// host (robots Crawl-delay, last response time, consecutive failures, a Retry-After), it returns
+// how long to wait before the next request starts. No clock and no state: callers pass the facts
+// in.
 //
 // delay = clamp(max(min_delay, min(crawl_delay, max_crawl_delay), delay_factor x response_time),
 //               min_delay, max_delay)
@@ -35,8 +36,8 @@ class DelayPolicy {
   // REQUIRES: options.Validate().ok().
   explicit DelayPolicy(const PolitenessOptions& options) : options_(options) {}
 
-  // `jitter_unit` is a uniform random number in [0, 1) drawn by the caller (seeded: STYLE.md);
-  // it only matters when there are failures.
+  // `jitter_unit` is a uniform random number in [0, 1) drawn by the caller from a seeded
+  // generator (so a test can replay it); it only matters when there are failures.
   absl::Duration NextDelay(const HostFeedback& feedback, double jitter_unit) const;
 
   const PolitenessOptions& options() const { return options_; }

@@ -1,4 +1,5 @@
-// Politeness: the claim a fetcher must hold before it sends any request (DESIGN.md §2.1, §5).
+// Politeness: the claim a fetcher must hold before it sends any request (docs/architecture.md §2.1,
+// §5).
 //
 // A claim names the host key and the IP address the request will go to. It is granted only if
 // both the host and the IP are past their next-allowed time and below max_connections_per_host

@@ -1,6 +1,6 @@
-// PolitenessOptions: how hard the crawler may press one host and one IP address (DESIGN.md §5).
-// Shared by every Politeness implementation (in-process now, Redis later) so both compute the
-// same delays. Validate() clamps and checks once, at load time.
+// PolitenessOptions: how hard the crawler may press one host and one IP address
+// (docs/architecture.md §5). Shared by every Politeness implementation (in-process now, Redis
+// later) so both compute the same delays. Validate() clamps and checks once, at load time.
 #ifndef CRAWLER_LIB_POLITENESS_POLITENESS_OPTIONS_H_
 #define CRAWLER_LIB_POLITENESS_POLITENESS_OPTIONS_H_
 

@@ -1,6 +1,6 @@
-// AllocationSolver: the fleet half of the freshness optimiser (DESIGN.md §7). Given the pages'
-// change rates lambda_i, importance weights w_i and a budget B of visits per day, it finds the
-// Lagrange multiplier mu of
+// AllocationSolver: the fleet half of the freshness optimiser (docs/architecture.md §7). Given the
+// pages' change rates lambda_i, importance weights w_i and a budget B of visits per day, it finds
+// the Lagrange multiplier mu of
 //   maximise sum_i w_i F(lambda_i, f_i)  subject to  sum_i f_i = B,  f_i >= 0,
 // with F the fixed-order freshness (Cho & Garcia-Molina, TODS 2003, §5). F is concave in f, so
 // the optimum is where w_i dF/df_i = mu for every visited page, and pages whose first visit is

@@ -1,7 +1,7 @@
 // BayesChangeClassifier: the Bayesian change-category classifier of a 2006 thesis on adaptive
-// refresh in the FAST crawler (DESIGN.md §7). Each page belongs to one of three categories,
-// "changes every 1, 3 or 7 days", prior 1/3 each; the page is re-visited at the interval of its
-// most probable category. Two update rules:
+// refresh in the FAST crawler (docs/architecture.md §7). Each page belongs to one of three
+// categories, "changes every 1, 3 or 7 days", prior 1/3 each; the page is re-visited at the
+// interval of its most probable category. Two update rules:
 //
 //   kPublished  as published: the posterior is updated only when a visit detects a change. Since
 //               a change is likelier under a faster category, every update moves probability

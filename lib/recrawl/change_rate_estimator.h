@@ -1,7 +1,8 @@
 // Estimators of a page's change rate lambda (changes per day) from its VisitHistory, assuming
-// changes arrive as a Poisson process (DESIGN.md §7). They follow J. Cho and H. Garcia-Molina,
-// "Estimating Frequency of Change", ACM TOIT 3(3):256-290, 2003 (sections named below), plus a
-// Bayesian posterior mode for pages with few visits. docs/recrawl.md has the derivations.
+// changes arrive as a Poisson process (docs/architecture.md §7). They follow J. Cho and H.
+// Garcia-Molina, "Estimating Frequency of Change", ACM TOIT 3(3):256-290, 2003 (sections named
+// below), plus a Bayesian posterior mode for pages with few visits. docs/recrawl.md has the
+// derivations.
 //
 // Every estimator counts an unchanged visit as evidence of a slow page: a page seen unchanged
 // for a long time gets a low rate, which a change-only count (the FAST-crawler classifier's

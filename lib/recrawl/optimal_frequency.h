@@ -1,6 +1,6 @@
-// OptimalFrequency: the per-page half of the freshness optimiser (DESIGN.md §7). Given a page's
-// change rate lambda, its importance weight w and the fleet's Lagrange multiplier mu (the value
-// of one visit per day, solved by AllocationSolver), it returns the visit frequency f that
+// OptimalFrequency: the per-page half of the freshness optimiser (docs/architecture.md §7). Given a
+// page's change rate lambda, its importance weight w and the fleet's Lagrange multiplier mu (the
+// value of one visit per day, solved by AllocationSolver), it returns the visit frequency f that
 // maximises w F(lambda, f) - mu f, with F the fixed-order freshness (1 - e^-r) / r, r = lambda/f
 // (Cho & Garcia-Molina, "Effective Page Refresh Policies for Web Crawlers", TODS 2003, §5).
 //

@@ -1,12 +1,12 @@
 // OptimalPolicy: the freshness-optimal allocation of Cho & Garcia-Molina (TODS 2003, §5) driven
-// by estimated rates (DESIGN.md §7). Retune() solves the multiplier mu over the fleet's histogram
-// of rate estimates (AllocationSolver); Decide() re-estimates the page's rate from its history
-// (PageRate(): the posterior under the fleet's fitted prior when the fleet summary carries one,
-// else BayesianRate() with a Gamma prior centred on the fleet's mean rate; the true rate in oracle
-// runs) and returns 1 / f with f = OptimalFrequency(lambda, weight, mu), O(1) per page; under a
-// fitted prior, pages with a change dated by Last-Modified get the f of the posterior-expected
-// freshness instead (OptimalPolicyOptions::expected_freshness_when_dated). Pages too fast for
-// the budget get f = 0 unless min_visits_per_day keeps them explored. Uses
+// by estimated rates (docs/architecture.md §7). Retune() solves the multiplier mu over the fleet's
+// histogram of rate estimates (AllocationSolver); Decide() re-estimates the page's rate from its
+// history (PageRate(): the posterior under the fleet's fitted prior when the fleet summary carries
+// one, else BayesianRate() with a Gamma prior centred on the fleet's mean rate; the true rate in
+// oracle runs) and returns 1 / f with f = OptimalFrequency(lambda, weight, mu), O(1) per page;
+// under a fitted prior, pages with a change dated by Last-Modified get the f of the
+// posterior-expected freshness instead (OptimalPolicyOptions::expected_freshness_when_dated). Pages
+// too fast for the budget get f = 0 unless min_visits_per_day keeps them explored. Uses
 // PolicyState::rate_per_day.
 //
 // Thread-safety: see revisit_policy.h.

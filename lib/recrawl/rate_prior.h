@@ -1,5 +1,5 @@
-// Empirical-Bayes estimation of change rates (DESIGN.md §7). A page visited a few times at
-// intervals near its expected change time tells little about its own rate; the fleet's pages
+// Empirical-Bayes estimation of change rates (docs/architecture.md §7). A page visited a few times
+// at intervals near its expected change time tells little about its own rate; the fleet's pages
 // together tell a lot about how rates are spread. RatePrior is that spread: a discrete
 // distribution over a fixed log grid of rates, fitted to the fleet's visit histories by maximum
 // marginal likelihood (EM for the mixing weights of a nonparametric mixture, "g-modelling";

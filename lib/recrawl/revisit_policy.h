@@ -1,6 +1,6 @@
-// RevisitPolicy: decides, after each visit of a page, when the page is due again (DESIGN.md §7).
-// One interface for the freshness-optimal policy and the baselines it is compared with, so the
-// frontier and the simulator (tools/crawlsim) drive them all the same way:
+// RevisitPolicy: decides, after each visit of a page, when the page is due again
+// (docs/architecture.md §7). One interface for the freshness-optimal policy and the baselines it is
+// compared with, so the frontier and the simulator (tools/crawlsim) drive them all the same way:
 //
 //   - Retune(fleet) is called whenever fleet-wide aggregates change (the scheduler's budget, page
 //     count, histogram of rate estimates); policies that split a budget recompute their

@@ -1,7 +1,7 @@
 // SamplingStepRule: the sampling-frequency step rule of a 2004 sampling-frequency tuning report
-// (DESIGN.md §7): after every visit, lengthen the page's sampling interval by 2 days when the
-// page changes more slowly than it is sampled, shorten it by 4 days when it changes faster, keep
-// it otherwise, and clamp it to [1, 30] days.
+// (docs/architecture.md §7): after every visit, lengthen the page's sampling interval by 2 days
+// when the page changes more slowly than it is sampled, shorten it by 4 days when it changes
+// faster, keep it otherwise, and clamp it to [1, 30] days.
 //
 // The report is not available to us; this is our reading of that description, documented in
 // docs/recrawl.md:

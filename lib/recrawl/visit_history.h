@@ -1,7 +1,7 @@
 // VisitHistory: the bounded record of a URL's most recent visits that the change-rate
-// estimators read (DESIGN.md §7): for each visit, the interval since the previous one, whether the
-// content changed (as decided by lib/fingerprint's change predicate, not by any byte difference),
-// and how long before the visit the server's Last-Modified lay, when it sent one.
+// estimators read (docs/architecture.md §7): for each visit, the interval since the previous one,
+// whether the content changed (as decided by lib/fingerprint's change predicate, not by any byte
+// difference), and how long before the visit the server's Last-Modified lay, when it sent one.
 //
 // It is small enough to live in the frontier's per-URL record: about 3 bytes per visit without
 // Last-Modified, 6 with it, so the default 32 visits fit in ~100-200 bytes. Encode()/Decode() are

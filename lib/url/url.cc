@@ -82,6 +82,13 @@ class UrlParser {
   absl::StatusOr<Url> Run();
 
  private:
+  // The steps of Run for each group of states (kEof at the end of the input). An error ends the
+  // parse.
+  absl::Status StepScheme(int c);
+  absl::Status StepRelative(int c);
+  absl::Status StepAuthority(int c);
+  absl::Status StepPath(int c);
+
   enum class State {
     kSchemeStart,
     kScheme,
@@ -198,214 +205,268 @@ absl::Status UrlParser::SetPort(std::string_view digits) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Url> UrlParser::Run() {
-  for (;; ++pointer_) {
-    const int c = C();
-    switch (state_) {
-      case State::kSchemeStart:
-        if (encoding::IsAsciiAlpha(c)) {
-          state_ = State::kScheme;
-        } else {
-          state_ = State::kNoScheme;
-        }
-        --pointer_;  // the scheme state re-reads this code point into its buffer
-        break;
+// The scheme states: scheme start, scheme, no scheme.
+absl::Status UrlParser::StepScheme(int c) {
+  switch (state_) {
+    case State::kSchemeStart:
+      if (encoding::IsAsciiAlpha(c)) {
+        state_ = State::kScheme;
+      } else {
+        state_ = State::kNoScheme;
+      }
+      --pointer_;  // the scheme state re-reads this code point into its buffer
+      break;
 
-      case State::kScheme:
-        if (encoding::IsAsciiAlnum(c) || c == '+' || c == '-' || c == '.') {
-          break;  // the buffer is input_[0, pointer_), lowercased below
+    case State::kScheme:
+      if (encoding::IsAsciiAlnum(c) || c == '+' || c == '-' || c == '.') {
+        break;  // the buffer is input_[0, pointer_), lowercased below
+      }
+      if (c == ':') {
+        scheme_.assign(input_.substr(0, static_cast<size_t>(pointer_)));
+        for (char& ch : scheme_) ch = encoding::ToAsciiLower(ch);
+        if (scheme_ != "http" && scheme_ != "https") {
+          constexpr size_t kMaxSchemeInMessage = 32;
+          return absl::UnimplementedError(
+              absl::StrCat("unsupported scheme \"",
+                           AsAbsl(std::string_view(scheme_).substr(0, kMaxSchemeInMessage)),
+                           "\": only http and https URLs are crawled"));
         }
-        if (c == ':') {
-          scheme_.assign(input_.substr(0, static_cast<size_t>(pointer_)));
-          for (char& ch : scheme_) ch = encoding::ToAsciiLower(ch);
-          if (scheme_ != "http" && scheme_ != "https") {
-            constexpr size_t kMaxSchemeInMessage = 32;
-            return absl::UnimplementedError(
-                absl::StrCat("unsupported scheme \"",
-                             AsAbsl(std::string_view(scheme_).substr(0, kMaxSchemeInMessage)),
-                             "\": only http and https URLs are crawled"));
-          }
-          if (base_ != nullptr && base_->scheme() == scheme_) {
-            state_ = State::kSpecialRelativeOrAuthority;
-          } else {
-            state_ = State::kSpecialAuthoritySlashes;
-          }
+        if (base_ != nullptr && base_->scheme() == scheme_) {
+          state_ = State::kSpecialRelativeOrAuthority;
         } else {
-          state_ = State::kNoScheme;  // "start over" from the first code point
-          pointer_ = -1;
+          state_ = State::kSpecialAuthoritySlashes;
         }
-        break;
+      } else {
+        state_ = State::kNoScheme;  // "start over" from the first code point
+        pointer_ = -1;
+      }
+      break;
 
-      case State::kNoScheme:
-        if (base_ == nullptr) {
-          return Failure("missing-scheme-non-relative-URL", "relative URL without a base URL");
-        }
+    case State::kNoScheme:
+      if (base_ == nullptr) {
+        return Failure("missing-scheme-non-relative-URL", "relative URL without a base URL");
+      }
+      state_ = State::kRelative;
+      --pointer_;
+      break;
+
+    default:
+      break;
+  }
+  return absl::OkStatus();
+}
+
+// The states that take what the input leaves out from the base URL.
+absl::Status UrlParser::StepRelative(int c) {
+  switch (state_) {
+    case State::kSpecialRelativeOrAuthority:
+      if (c == '/' && RemainingStartsWith('/')) {
+        state_ = State::kSpecialAuthorityIgnoreSlashes;
+        ++pointer_;
+      } else {
         state_ = State::kRelative;
         --pointer_;
-        break;
+      }
+      break;
 
-      case State::kSpecialRelativeOrAuthority:
-        if (c == '/' && RemainingStartsWith('/')) {
-          state_ = State::kSpecialAuthorityIgnoreSlashes;
-          ++pointer_;
-        } else {
-          state_ = State::kRelative;
-          --pointer_;
+    case State::kRelative:
+      scheme_ = base_->scheme();
+      if (c == '/' || c == '\\') {
+        state_ = State::kRelativeSlash;
+      } else {
+        CopyAuthorityFromBase();
+        path_ = base_->path();
+        if (base_->has_query()) {
+          query_ = base_->query();
+          has_query_ = true;
         }
-        break;
-
-      case State::kRelative:
-        scheme_ = base_->scheme();
-        if (c == '/' || c == '\\') {
-          state_ = State::kRelativeSlash;
-        } else {
-          CopyAuthorityFromBase();
-          path_ = base_->path();
-          if (base_->has_query()) {
-            query_ = base_->query();
-            has_query_ = true;
-          }
-          if (c == '?') {
-            query_.clear();
-            has_query_ = true;
-            state_ = State::kQuery;
-          } else if (c == '#') {
-            has_fragment_ = true;
-            state_ = State::kFragment;
-          } else if (c != kEof) {
-            query_.clear();
-            has_query_ = false;
-            ShortenPath();
-            state_ = State::kPath;
-            --pointer_;
-          }
-        }
-        break;
-
-      case State::kRelativeSlash:
-        if (c == '/' || c == '\\') {
-          state_ = State::kSpecialAuthorityIgnoreSlashes;
-        } else {
-          CopyAuthorityFromBase();
-          state_ = State::kPath;
-          --pointer_;
-        }
-        break;
-
-      case State::kSpecialAuthoritySlashes:
-        state_ = State::kSpecialAuthorityIgnoreSlashes;
-        if (c == '/' && RemainingStartsWith('/')) {
-          ++pointer_;
-        } else {
-          --pointer_;  // special-scheme-missing-following-solidus, not fatal
-        }
-        break;
-
-      case State::kSpecialAuthorityIgnoreSlashes:
-        if (c != '/' && c != '\\') {
-          state_ = State::kAuthority;
-          buffer_begin_ = static_cast<size_t>(pointer_);
-          --pointer_;
-        }
-        break;
-
-      case State::kAuthority:
-        if (c == '@') {
-          AppendUserinfo(
-              input_.substr(buffer_begin_, static_cast<size_t>(pointer_) - buffer_begin_));
-          buffer_begin_ = static_cast<size_t>(pointer_) + 1;
-        } else if (IsSpecialDelimiter(c)) {
-          if (at_sign_seen_ && static_cast<size_t>(pointer_) == buffer_begin_) {
-            return Failure("host-missing", "credentials without a host");
-          }
-          // Back to the start of the buffer: the host state scans it again.
-          pointer_ = static_cast<ptrdiff_t>(buffer_begin_) - 1;
-          state_ = State::kHost;
-        }
-        break;
-
-      case State::kHost:
-        if (c == ':' && !inside_brackets_) {
-          const std::string_view buffer =
-              input_.substr(buffer_begin_, static_cast<size_t>(pointer_) - buffer_begin_);
-          if (buffer.empty()) return Failure("host-missing", "empty host before the port");
-          if (absl::Status s = internal::ParseSpecialHost(buffer, host_); !s.ok()) return s;
-          buffer_begin_ = static_cast<size_t>(pointer_) + 1;
-          state_ = State::kPort;
-        } else if (IsSpecialDelimiter(c)) {
-          const std::string_view buffer =
-              input_.substr(buffer_begin_, static_cast<size_t>(pointer_) - buffer_begin_);
-          if (buffer.empty()) return Failure("host-missing", "empty host");
-          if (absl::Status s = internal::ParseSpecialHost(buffer, host_); !s.ok()) return s;
-          state_ = State::kPathStart;
-          --pointer_;
-        } else if (c == '[') {
-          inside_brackets_ = true;
-        } else if (c == ']') {
-          inside_brackets_ = false;
-        }
-        break;
-
-      case State::kPort:
-        if (c >= '0' && c <= '9') break;  // the buffer is input_[buffer_begin_, pointer_)
-        if (IsSpecialDelimiter(c)) {
-          const std::string_view digits =
-              input_.substr(buffer_begin_, static_cast<size_t>(pointer_) - buffer_begin_);
-          if (!digits.empty()) {
-            if (absl::Status s = SetPort(digits); !s.ok()) return s;
-          }
-          state_ = State::kPathStart;
-          --pointer_;
-        } else {
-          return Failure("port-invalid", "port is not a number");
-        }
-        break;
-
-      case State::kPathStart:
-        state_ = State::kPath;
-        if (c != '/' && c != '\\') --pointer_;
-        break;
-
-      case State::kPath:
-        if (c == kEof || c == '/' || c == '\\' || c == '?' || c == '#') {
-          const bool slash = c == '/' || c == '\\';
-          if (IsDoubleDotSegment(path_segment_)) {
-            ShortenPath();
-            if (!slash) path_.push_back('/');
-          } else if (IsSingleDotSegment(path_segment_)) {
-            if (!slash) path_.push_back('/');
-          } else {
-            path_.push_back('/');
-            path_.append(path_segment_);
-          }
-          path_segment_.clear();
-          if (c == '?') {
-            has_query_ = true;
-            state_ = State::kQuery;
-          } else if (c == '#') {
-            has_fragment_ = true;
-            state_ = State::kFragment;
-          }
-        } else {
-          pointer_ = AppendEncodedRun(EncodeSet::kPath, EndsPathSegment, path_segment_);
-        }
-        break;
-
-      case State::kQuery:
-        // The standard buffers the query to encode it in the document's encoding; with UTF-8
-        // every code point is encoded on its own, so appending as we go is the same.
-        if (c == '#') {
+        if (c == '?') {
+          query_.clear();
+          has_query_ = true;
+          state_ = State::kQuery;
+        } else if (c == '#') {
           has_fragment_ = true;
           state_ = State::kFragment;
         } else if (c != kEof) {
-          pointer_ = AppendEncodedRun(EncodeSet::kSpecialQuery, EndsQuery, query_);
+          query_.clear();
+          has_query_ = false;
+          ShortenPath();
+          state_ = State::kPath;
+          --pointer_;
         }
-        break;
+      }
+      break;
 
-      case State::kFragment:
-        if (c != kEof) pointer_ = AppendEncodedRun(EncodeSet::kFragment, EndsFragment, fragment_);
+    case State::kRelativeSlash:
+      if (c == '/' || c == '\\') {
+        state_ = State::kSpecialAuthorityIgnoreSlashes;
+      } else {
+        CopyAuthorityFromBase();
+        state_ = State::kPath;
+        --pointer_;
+      }
+      break;
+
+    default:
+      break;
+  }
+  return absl::OkStatus();
+}
+
+// The authority states: the slashes, userinfo, host and port.
+absl::Status UrlParser::StepAuthority(int c) {
+  switch (state_) {
+    case State::kSpecialAuthoritySlashes:
+      state_ = State::kSpecialAuthorityIgnoreSlashes;
+      if (c == '/' && RemainingStartsWith('/')) {
+        ++pointer_;
+      } else {
+        --pointer_;  // special-scheme-missing-following-solidus, not fatal
+      }
+      break;
+
+    case State::kSpecialAuthorityIgnoreSlashes:
+      if (c != '/' && c != '\\') {
+        state_ = State::kAuthority;
+        buffer_begin_ = static_cast<size_t>(pointer_);
+        --pointer_;
+      }
+      break;
+
+    case State::kAuthority:
+      if (c == '@') {
+        AppendUserinfo(
+            input_.substr(buffer_begin_, static_cast<size_t>(pointer_) - buffer_begin_));
+        buffer_begin_ = static_cast<size_t>(pointer_) + 1;
+      } else if (IsSpecialDelimiter(c)) {
+        if (at_sign_seen_ && static_cast<size_t>(pointer_) == buffer_begin_) {
+          return Failure("host-missing", "credentials without a host");
+        }
+        // Back to the start of the buffer: the host state scans it again.
+        pointer_ = static_cast<ptrdiff_t>(buffer_begin_) - 1;
+        state_ = State::kHost;
+      }
+      break;
+
+    case State::kHost:
+      if (c == ':' && !inside_brackets_) {
+        const std::string_view buffer =
+            input_.substr(buffer_begin_, static_cast<size_t>(pointer_) - buffer_begin_);
+        if (buffer.empty()) return Failure("host-missing", "empty host before the port");
+        if (absl::Status s = internal::ParseSpecialHost(buffer, host_); !s.ok()) return s;
+        buffer_begin_ = static_cast<size_t>(pointer_) + 1;
+        state_ = State::kPort;
+      } else if (IsSpecialDelimiter(c)) {
+        const std::string_view buffer =
+            input_.substr(buffer_begin_, static_cast<size_t>(pointer_) - buffer_begin_);
+        if (buffer.empty()) return Failure("host-missing", "empty host");
+        if (absl::Status s = internal::ParseSpecialHost(buffer, host_); !s.ok()) return s;
+        state_ = State::kPathStart;
+        --pointer_;
+      } else if (c == '[') {
+        inside_brackets_ = true;
+      } else if (c == ']') {
+        inside_brackets_ = false;
+      }
+      break;
+
+    case State::kPort:
+      if (c >= '0' && c <= '9') break;  // the buffer is input_[buffer_begin_, pointer_)
+      if (IsSpecialDelimiter(c)) {
+        const std::string_view digits =
+            input_.substr(buffer_begin_, static_cast<size_t>(pointer_) - buffer_begin_);
+        if (!digits.empty()) {
+          if (absl::Status s = SetPort(digits); !s.ok()) return s;
+        }
+        state_ = State::kPathStart;
+        --pointer_;
+      } else {
+        return Failure("port-invalid", "port is not a number");
+      }
+      break;
+
+    default:
+      break;
+  }
+  return absl::OkStatus();
+}
+
+// The path, query and fragment states.
+absl::Status UrlParser::StepPath(int c) {
+  switch (state_) {
+    case State::kPathStart:
+      state_ = State::kPath;
+      if (c != '/' && c != '\\') --pointer_;
+      break;
+
+    case State::kPath:
+      if (c == kEof || c == '/' || c == '\\' || c == '?' || c == '#') {
+        const bool slash = c == '/' || c == '\\';
+        if (IsDoubleDotSegment(path_segment_)) {
+          ShortenPath();
+          if (!slash) path_.push_back('/');
+        } else if (IsSingleDotSegment(path_segment_)) {
+          if (!slash) path_.push_back('/');
+        } else {
+          path_.push_back('/');
+          path_.append(path_segment_);
+        }
+        path_segment_.clear();
+        if (c == '?') {
+          has_query_ = true;
+          state_ = State::kQuery;
+        } else if (c == '#') {
+          has_fragment_ = true;
+          state_ = State::kFragment;
+        }
+      } else {
+        pointer_ = AppendEncodedRun(EncodeSet::kPath, EndsPathSegment, path_segment_);
+      }
+      break;
+
+    case State::kQuery:
+      // The standard buffers the query to encode it in the document's encoding; with UTF-8
+      // every code point is encoded on its own, so appending as we go is the same.
+      if (c == '#') {
+        has_fragment_ = true;
+        state_ = State::kFragment;
+      } else if (c != kEof) {
+        pointer_ = AppendEncodedRun(EncodeSet::kSpecialQuery, EndsQuery, query_);
+      }
+      break;
+
+    case State::kFragment:
+      if (c != kEof) pointer_ = AppendEncodedRun(EncodeSet::kFragment, EndsFragment, fragment_);
+      break;
+
+    default:
+      break;
+  }
+  return absl::OkStatus();
+}
+
+// One code point per step, as the standard's state machine reads them; each state's group of
+// steps is a function of its own.
+absl::StatusOr<Url> UrlParser::Run() {
+  for (;; ++pointer_) {
+    const int c = C();
+    absl::Status step;
+    switch (state_) {
+      case State::kSchemeStart: case State::kScheme: case State::kNoScheme:
+        step = StepScheme(c);
+        break;
+      case State::kSpecialRelativeOrAuthority: case State::kRelative: case State::kRelativeSlash:
+        step = StepRelative(c);
+        break;
+      case State::kSpecialAuthoritySlashes: case State::kSpecialAuthorityIgnoreSlashes:
+      case State::kAuthority: case State::kHost: case State::kPort:
+        step = StepAuthority(c);
+        break;
+      case State::kPathStart: case State::kPath: case State::kQuery: case State::kFragment:
+        step = StepPath(c);
         break;
     }
+    if (!step.ok()) return step;
     if (pointer_ >= static_cast<ptrdiff_t>(input_.size())) break;
   }
   return Serialize();

@@ -131,6 +131,9 @@ class WarcWriter {
   static absl::StatusOr<std::vector<Recovered>> RecoverInterruptedFiles(
       const std::string& directory, const std::string& prefix);
 
+  // The options the writer was opened with.
+  const WarcWriterOptions& options() const { return options_; }
+
   // What Open recovered (RecoverInterruptedFiles), for the caller to report.
   const std::vector<Recovered>& recovered() const { return recovered_; }
 

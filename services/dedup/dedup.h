@@ -1,6 +1,6 @@
-// Dedup: the content index (DESIGN.md §3 "dedup"): exact payload digests and 64-bit SimHash
-// fingerprints. Check() answers, for each fetched page, "is this content new, an exact copy of
-// something already seen, or a near-copy (SimHash within k bits)?"; Record() makes new content
+// Dedup: the content index (docs/architecture.md §3 "dedup"): exact payload digests and 64-bit
+// SimHash fingerprints. Check() answers, for each fetched page, "is this content new, an exact copy
+// of something already seen, or a near-copy (SimHash within k bits)?"; Record() makes new content
 // known once its capture is archived, so the first archived copy wins and later copies point at
 // it (WARC revisit records for exact copies; links of duplicates are not followed twice).
 //

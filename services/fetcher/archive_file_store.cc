@@ -8,13 +8,17 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <set>
 #include <system_error>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "lib/fingerprint/sha256.h"
 #include "lib/warc/cdxj_indexer.h"
+#include "services/common/atomic_file.h"
 
 namespace crawler::fetcher {
 namespace {
@@ -168,6 +172,20 @@ absl::Status ArchiveFileStore::Read(
     offset += static_cast<uint64_t>(n);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ArchiveVolumeId(const std::string& data_dir) {
+  const std::filesystem::path path = std::filesystem::path(data_dir) / "archive.volume";
+  absl::StatusOr<std::string> kept = ReadWholeFile(path);
+  if (kept.ok() && !absl::StripAsciiWhitespace(*kept).empty()) {
+    return std::string(absl::StripAsciiWhitespace(*kept));
+  }
+  std::random_device entropy;
+  const std::string id = absl::StrFormat("%08x%08x", entropy(), entropy());
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir, ec);
+  if (absl::Status s = WriteFileAtomically(path, id + "\n"); !s.ok()) return s;
+  return id;
 }
 
 }  // namespace crawler::fetcher

@@ -88,6 +88,11 @@ class ArchiveFileStore {
   std::map<std::string, Cached> digests_ ABSL_GUARDED_BY(mu_);
 };
 
+// The id of the volume `data_dir` is on, for the scheduler to know a restarted fetcher by (its
+// reports' archive_volume): read from <data_dir>/archive.volume, or drawn at random and written
+// there the first time. kUnavailable when it cannot be written.
+absl::StatusOr<std::string> ArchiveVolumeId(const std::string& data_dir);
+
 // True if `name` can name a directory or file in it: not empty, ".", "..", and without '/'
 // or NUL.
 bool IsPlainName(std::string_view name);

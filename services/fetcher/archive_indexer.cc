@@ -7,7 +7,6 @@
 #include <system_error>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "lib/warc/cdxj_indexer.h"
 
 namespace crawler::fetcher {
@@ -73,18 +72,13 @@ void ArchiveIndexer::IndexOne(const std::string& warc) {
   if (status.ok()) {
     failures_.erase(warc);
     indexed_.fetch_add(1, std::memory_order_relaxed);
-    if (options_.log) {
-      options_.log(
-          absl::StrCat("archive: indexed ", warc, ": ", stats.entries, " lines in ", cdxj));
-    }
+    options_.log.Info("archive: indexed ", warc, ": ", stats.entries, " lines in ", cdxj);
     if (options_.indexed) options_.indexed(warc, cdxj);
     return;
   }
   failures_[warc] = version;
   failed_.fetch_add(1, std::memory_order_relaxed);
-  if (options_.log) {
-    options_.log(absl::StrCat("archive: cannot index ", warc, ": ", status.message()));
-  }
+  options_.log.Warning("archive: cannot index ", warc, ": ", status.message());
 }
 
 }  // namespace crawler::fetcher

@@ -31,6 +31,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "lib/log/logger.h"
 #include "services/common/periodic_runner.h"
 
 namespace crawler::fetcher {
@@ -42,8 +43,8 @@ struct ArchiveIndexerOptions {
   // WARC file, so passes are cheap when nothing is new and the wait is short against a file's
   // life (minutes to hours before it rotates).
   absl::Duration interval = absl::Seconds(5);
-  // Where a line per indexed or failed file goes (e.g. the process log); may be empty.
-  std::function<void(const std::string&)> log;
+  // Where a line per indexed (info) or failed (warning) file goes.
+  Logger log;
   // Called with the WARC file and its new index after each index is written (a fetcher computes
   // their digests then, while they are in the page cache); may be empty.
   std::function<void(const std::string& warc, const std::string& cdxj)> indexed;

@@ -471,33 +471,28 @@ absl::StatusOr<std::string> ConnectToIp(const FetcherOptions& options,
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Fetcher>> Fetcher::Create(
-    const FetcherOptions& options, frontier::FrontierClient& frontier, dedup::DedupClient* dedup,
-    politeness::Politeness& politeness, Resolver& resolver, const net::AddressPolicy& guard,
-    const scope::Scope& scope, warc::WarcWriter* warc, const Clock& clock,
-    FetchObserver* observer) {
+absl::StatusOr<std::unique_ptr<Fetcher>> Fetcher::Create(const FetcherOptions& options,
+                                                         const FetcherDeps& deps) {
+  if (deps.frontier == nullptr || deps.politeness == nullptr || deps.resolver == nullptr ||
+      deps.guard == nullptr || deps.scope == nullptr || deps.clock == nullptr) {
+    return absl::InvalidArgumentError(
+        "a Fetcher needs a frontier, politeness, a resolver, a guard, a scope and a clock");
+  }
   if (absl::Status s = options.Validate(); !s.ok()) return s;
-  absl::StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Create(options.http, guard);
-  if (!http.ok()) return http.status();
-  HttpClient& transport = **http;
-  absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Create(
-      options, frontier, dedup, politeness, resolver, guard, scope, warc, clock, observer,
-      transport);
-  if (fetcher.ok()) (*fetcher)->impl_->owned_http = *std::move(http);
-  return fetcher;
-}
-
-absl::StatusOr<std::unique_ptr<Fetcher>> Fetcher::Create(
-    const FetcherOptions& options, frontier::FrontierClient& frontier, dedup::DedupClient* dedup,
-    politeness::Politeness& politeness, Resolver& resolver, const net::AddressPolicy& guard,
-    const scope::Scope& scope, warc::WarcWriter* warc, const Clock& clock,
-    FetchObserver* observer, HttpTransport& transport) {
-  if (absl::Status s = options.Validate(); !s.ok()) return s;
-  absl::StatusOr<std::string> connect_to = ConnectToIp(options, guard);
+  std::unique_ptr<HttpClient> owned_http;
+  if (deps.transport == nullptr) {
+    absl::StatusOr<std::unique_ptr<HttpClient>> http =
+        HttpClient::Create(options.http, *deps.guard);
+    if (!http.ok()) return http.status();
+    owned_http = *std::move(http);
+  }
+  absl::StatusOr<std::string> connect_to = ConnectToIp(options, *deps.guard);
   if (!connect_to.ok()) return connect_to.status();
-  auto impl = std::make_unique<Impl>(options, frontier, dedup, politeness, resolver, guard, scope,
-                                     warc, clock, observer, *std::move(connect_to));
-  impl->http = &transport;
+  auto impl = std::make_unique<Impl>(options, *deps.frontier, deps.dedup, *deps.politeness,
+                                     *deps.resolver, *deps.guard, *deps.scope, deps.warc,
+                                     *deps.clock, deps.observer, *std::move(connect_to));
+  impl->http = deps.transport != nullptr ? deps.transport : owned_http.get();
+  impl->owned_http = std::move(owned_http);
   return std::unique_ptr<Fetcher>(new Fetcher(std::move(impl)));
 }
 

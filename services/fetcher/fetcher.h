@@ -1,11 +1,12 @@
-// Fetcher: the fetcher core (DESIGN.md §3, §6). It leases batches of URLs from the frontier,
-// and for each host works through: resolve -> SSRF guard -> robots.txt (fetched once per host,
-// cached per RFC 9309 §2.4) -> politeness claim -> HTTP GET. Finished transfers go to a pool of
-// worker threads (PageProcessor: parse, fingerprint, dedup, WARC); their outcomes and outlinks
+// Fetcher: the fetcher core (docs/architecture.md §3, §6). It leases batches of URLs from the
+// frontier, and for each host works through: resolve -> SSRF guard -> robots.txt (fetched once per
+// host, cached per RFC 9309 §2.4) -> politeness claim -> HTTP GET. Finished transfers go to a pool
+// of worker threads (PageProcessor: parse, fingerprint, dedup, WARC); their outcomes and outlinks
 // go back to the frontier in batches.
 //
 // Politeness is enforced here and only here: no request (robots.txt included) starts without a
-// granted claim for its host and address (DESIGN.md §2.1). The frontier's host order is a hint.
+// granted claim for its host and address (docs/architecture.md §2.1). The frontier's host order is
+// a hint.
 //
 // No URL is lost: a leased URL is either completed, or abandoned before its lease deadline so
 // that the frontier re-queues it (a request never starts on a lease about to expire, so a URL is
@@ -100,23 +101,29 @@ struct FetcherOptions {
   absl::Status Validate() const;
 };
 
+// What a Fetcher works with besides its options. Not owned: each must outlive the Fetcher.
+// Processes build their Fetchers through CollectionCrawl (collection_crawl.h), which fills this in
+// the same way for the standalone crawl and the fetcher service.
+struct FetcherDeps {
+  frontier::FrontierClient* frontier = nullptr;  // required
+  politeness::Politeness* politeness = nullptr;  // required
+  Resolver* resolver = nullptr;                  // required
+  const net::AddressPolicy* guard = nullptr;     // required
+  const scope::Scope* scope = nullptr;           // required
+  const Clock* clock = nullptr;                  // required
+  dedup::DedupClient* dedup = nullptr;           // null: no duplicate detection
+  warc::WarcWriter* warc = nullptr;              // null: nothing archived
+  FetchObserver* observer = nullptr;             // null: events go nowhere
+  // Null: an HttpClient made from options.http. Tests give an in-memory transport
+  // (options.http.connect_to is still checked and used for politeness).
+  HttpTransport* transport = nullptr;
+};
+
 class Fetcher {
  public:
-  // Every reference must outlive the Fetcher. `warc` and `dedup` may be null; `observer` may be
-  // null. Errors: kInvalidArgument for bad options.
-  static absl::StatusOr<std::unique_ptr<Fetcher>> Create(
-      const FetcherOptions& options, frontier::FrontierClient& frontier, dedup::DedupClient* dedup,
-      politeness::Politeness& politeness, Resolver& resolver, const net::AddressPolicy& guard,
-      const scope::Scope& scope, warc::WarcWriter* warc, const Clock& clock,
-      FetchObserver* observer);
-  // The same, over `transport` instead of an HttpClient made from options.http (tests give an
-  // in-memory transport; options.http.connect_to is still checked and used for politeness).
-  // `transport` must outlive the Fetcher.
-  static absl::StatusOr<std::unique_ptr<Fetcher>> Create(
-      const FetcherOptions& options, frontier::FrontierClient& frontier, dedup::DedupClient* dedup,
-      politeness::Politeness& politeness, Resolver& resolver, const net::AddressPolicy& guard,
-      const scope::Scope& scope, warc::WarcWriter* warc, const Clock& clock,
-      FetchObserver* observer, HttpTransport& transport);
+  // Errors: kInvalidArgument for bad options or a missing required part.
+  static absl::StatusOr<std::unique_ptr<Fetcher>> Create(const FetcherOptions& options,
+                                                         const FetcherDeps& deps);
   ~Fetcher();
 
   // Runs until the frontier is exhausted and everything here is finished (returns OK), until

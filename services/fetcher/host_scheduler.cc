@@ -65,12 +65,12 @@ std::vector<frontier::LeaseId> HostScheduler::DropAll() {
 
 std::optional<absl::Duration> HostScheduler::NextDue() const {
   if (ready_.empty()) return std::nullopt;
-  return ready_.top().first;
+  return ready_.top().at;
 }
 
 void HostScheduler::Schedule(HostWork& h, absl::Duration at) {
-  h.wake_at = at;
-  ready_.emplace(at, h.key);
+  h.wake_seq = ++next_wake_seq_;
+  ready_.push(HeapEntry{.at = at, .seq = h.wake_seq, .key = h.key});
 }
 
 void HostScheduler::OnResolved(const std::string& host, absl::Duration now) {

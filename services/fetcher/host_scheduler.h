@@ -1,4 +1,4 @@
-// HostScheduler: the fetcher's per-host work (DESIGN.md §5, §6 "resolve -> SSRF guard ->
+// HostScheduler: the fetcher's per-host work (docs/architecture.md §5, §6 "resolve -> SSRF guard ->
 // politeness claim"). It holds the leased URLs not yet started, grouped by host key (HostWork),
 // the heap of hosts by the monotonic time they are next due, each host's address (resolved
 // asynchronously, then checked by the SSRF guard), and the politeness side of every request:
@@ -9,8 +9,8 @@
 // It decides nothing about robots.txt or leases; the fetcher's loop walks the due hosts
 // (RunDue) and decides per task.
 //
-// Cost: a host is woken by a heap entry; stale entries (the host was rescheduled) are skipped on
-// pop. A resolved name wakes the hosts waiting for it with one pass over the hosts.
+// Cost: a host is woken by a heap entry; stale entries (the host was rescheduled since) are
+// skipped on pop: only the entry of the last Schedule wakes it. A resolved name wakes the hosts waiting for it with one pass over the hosts.
 //
 // Threading: not thread-safe; the network loop owns it. The resolver, guard, politeness and
 // clock it is given must outlive it.
@@ -60,7 +60,9 @@ struct HostWork {
   bool robots_fetching = false;
   int robots_redirects = 0;
   std::string robots_next_url;                    // a redirect target still to fetch
-  absl::Duration wake_at = absl::ZeroDuration();  // monotonic; not before
+  // The heap entry that wakes the host: the one Schedule pushed last. Earlier entries are stale
+  // and skipped, so a host is walked at most once per RunDue, however often it was scheduled.
+  uint64_t wake_seq = 0;
   // Monotonic; no claim before then (its last release said so). Tasks that need no request
   // (a robots.txt denial, an expired lease) are settled sooner.
   absl::Duration claim_not_before = absl::ZeroDuration();
@@ -107,6 +109,7 @@ class HostScheduler {
   // When the next host is due (monotonic), if any.
   std::optional<absl::Duration> NextDue() const;
 
+  // Wakes the host at `at` (monotonic), in place of any earlier Schedule of it.
   void Schedule(HostWork& h, absl::Duration at);
   // The lookup of `host` finished: the hosts waiting for it get another look.
   void OnResolved(const std::string& host, absl::Duration now);
@@ -154,8 +157,14 @@ class HostScheduler {
   FetcherCounters& counters_;
 
   absl::flat_hash_map<std::string, std::unique_ptr<HostWork>> hosts_;
-  using HeapEntry = std::pair<absl::Duration, std::string>;
+  struct HeapEntry {
+    absl::Duration at;
+    uint64_t seq;  // HostWork::wake_seq of the Schedule that pushed it
+    std::string key;
+    bool operator>(const HeapEntry& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
   std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> ready_;
+  uint64_t next_wake_seq_ = 0;
   size_t buffered_ = 0;
   size_t waiting_ = 0;                                // hosts with wants_slot_since set
   std::vector<politeness::ReleaseRequest> releases_;  // queued by Finished
@@ -163,13 +172,13 @@ class HostScheduler {
 
 template <typename More, typename Advance>
 void HostScheduler::RunDue(absl::Duration now, More&& more, Advance&& advance) {
-  while (!ready_.empty() && ready_.top().first <= now && more()) {
-    const std::string key = ready_.top().second;
+  while (!ready_.empty() && ready_.top().at <= now && more()) {
+    const HeapEntry entry = ready_.top();
     ready_.pop();
-    auto it = hosts_.find(key);
+    auto it = hosts_.find(entry.key);
     if (it == hosts_.end()) continue;
     HostWork& h = *it->second;
-    if (h.wake_at > now) continue;  // rescheduled later; a later entry exists
+    if (entry.seq != h.wake_seq) continue;  // rescheduled since: its own entry wakes it
     advance(h);
     if (h.tasks.empty() && h.in_flight == 0 && !h.robots_fetching) {
       if (h.wants_slot_since.has_value()) --waiting_;

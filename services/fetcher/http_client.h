@@ -1,6 +1,6 @@
 // HttpClient: many concurrent HTTP GETs driven from one thread with libcurl's multi interface
-// (DESIGN.md §6). It is the only code that talks HTTP; everything it returns is raw: the header
-// block and body exactly as received (neither chunked transfer coding nor content codings
+// (docs/architecture.md §6). It is the only code that talks HTTP; everything it returns is raw: the
+// header block and body exactly as received (neither chunked transfer coding nor content codings
 // undone), because WARC records store the message as transferred. Decoding and parsing happen
 // elsewhere (lib/http, lib/html).
 //

@@ -257,7 +257,7 @@ void PageProcessor::CollectLinks(const FetchedPage& page, const Parsed& parsed,
                       " redirects)");
     }
   }
-  // Duplicates' links were followed from the first copy (DESIGN.md §3 dedup).
+  // Duplicates' links were followed from the first copy (docs/architecture.md §3 dedup).
   if (out.outcome.outcome == OutcomeClass::kDuplicate) return;
   if (parsed.parsed_html && options_.link_sink != nullptr) {
     out.outcome.new_external_links = options_.link_sink->RecordPage(

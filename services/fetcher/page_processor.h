@@ -1,6 +1,6 @@
 // PageProcessor: everything the fetcher does with a finished HTTP transfer of a page, off the
-// network thread (DESIGN.md §6, after "HTTP GET"): classify the outcome, undo transfer and
-// content codings (bounded), sniff the media type, extract links and visible text from HTML and
+// network thread (docs/architecture.md §6, after "HTTP GET"): classify the outcome, undo transfer
+// and content codings (bounded), sniff the media type, extract links and visible text from HTML and
 // entries from sitemaps, fingerprint (exact digest + SimHash), ask dedup, write WARC records, and
 // turn links into in-scope canonical URLs for the frontier.
 //

@@ -1,4 +1,5 @@
-// Name resolution for the fetcher (DESIGN.md §6 "resolve (cached, honouring TTL bounds)").
+// Name resolution for the fetcher (docs/architecture.md §6 "resolve (cached, honouring TTL
+// bounds)").
 //
 // Resolver is the blocking lookup (getaddrinfo in production, a table in tests). AsyncResolver
 // runs lookups on a few threads so the network loop never blocks on DNS, and caches answers:

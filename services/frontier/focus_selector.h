@@ -1,6 +1,6 @@
-// FocusSelector: the site choice of a focused collection (DESIGN.md §8, docs/focused.md) inside
-// one frontier: each host is an arm of a lib/bandit policy, a lease of one of its URLs is a pull,
-// and the page's reward (FetchOutcome::new_external_links) is observed when its completion
+// FocusSelector: the site choice of a focused collection (docs/architecture.md §8, docs/focused.md)
+// inside one frontier: each host is an arm of a lib/bandit policy, a lease of one of its URLs is a
+// pull, and the page's reward (FetchOutcome::new_external_links) is observed when its completion
 // arrives.
 //
 // Several fetches are in flight at once, so the policy is asked once per free lease slot

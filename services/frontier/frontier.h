@@ -1,9 +1,9 @@
 // Frontier: the URL frontier of one partition. It owns the seen-set, the per-host queues, the
 // per-URL state, the due index (retries now, re-visits later) and the leases of URLs handed to
-// fetchers (DESIGN.md §3). A plain core: storage and time come in through kv::KvStore and Clock,
-// no RPC or storage library types appear here.
+// fetchers (docs/architecture.md §3). A plain core: storage and time come in through kv::KvStore
+// and Clock, no RPC or storage library types appear here.
 //
-// The contract (DESIGN.md §2):
+// The contract (docs/architecture.md §2):
 // - No URL is lost. Every state change is one atomic write batch. A URL is always in exactly one
 //   place: its host's queue, the due index, or done. A leased URL keeps its queue entry until
 //   its completion (the host records count it as leased), so Lease writes nothing per URL.
@@ -24,9 +24,9 @@
 // insertion order. Among hosts, Lease takes ready hosts in order of their next-allowed hint
 // (fed by Complete and ReportHostTimes; leasing moves it to at least the lease time, so hosts
 // take turns). The hint is only a hint: the fetcher's politeness claim decides when a request
-// is actually made (DESIGN.md §5). A focused collection (FrontierOptions::focus) picks hosts by
-// its bandit instead (focus_selector.h): one choice per free slot of focus.max_in_flight, a
-// chosen host that cannot take another lease now (its in-flight cap, an empty queue while its
+// is actually made (docs/architecture.md §5). A focused collection (FrontierOptions::focus) picks
+// hosts by its bandit instead (focus_selector.h): one choice per free slot of focus.max_in_flight,
+// a chosen host that cannot take another lease now (its in-flight cap, an empty queue while its
 // pages are in flight) holding the slot until a later Lease; the hints are ignored, politeness
 // still holds in the fetcher.
 //

@@ -6,9 +6,9 @@
 // Every method can fail the way a remote call fails: it returns absl::Status or StatusOr, with
 // kUnavailable / kDeadlineExceeded for a frontier that cannot be reached (the caller keeps what
 // it meant to send and tries again later) and the frontier's own code otherwise. Every method
-// that carries URLs carries a batch (DESIGN.md §2.4). A call that returns an error changed
-// nothing, or (for a remote call that timed out) may have been applied: every method is safe to
-// repeat (AddUrls of a URL already added counts it as seen; a repeated Complete reports the
+// that carries URLs carries a batch (docs/architecture.md §2.4). A call that returns an error
+// changed nothing, or (for a remote call that timed out) may have been applied: every method is
+// safe to repeat (AddUrls of a URL already added counts it as seen; a repeated Complete reports the
 // lease as unknown and changes nothing).
 //
 // Thread-safety: implementations are thread-safe.

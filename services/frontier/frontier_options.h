@@ -101,7 +101,7 @@ struct FrontierOptions {
   // (max_pages_total); cannot be combined with re-visiting.
   FocusOptions focus;
 
-  // This frontier's partition of the crawl (DESIGN.md §4): it owns the hosts with
+  // This frontier's partition of the crawl (docs/architecture.md §4): it owns the hosts with
   // partition::Partition(host_key, partition_count) == partition_index and refuses URLs of
   // other hosts (AddUrls fails with kFailedPrecondition naming the owner), so a misrouted URL
   // can never be fetched by the wrong fetcher. 1 partition owns every host. partition_count in

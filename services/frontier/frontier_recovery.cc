@@ -1,6 +1,6 @@
-// Frontier::Open's recovery (DESIGN.md §4): host headers, counters and leases rebuilt from the
-// store after a restart or a crash. Split from frontier.cc only for size; the class contract is
-// in frontier.h.
+// Frontier::Open's recovery (docs/architecture.md §4): host headers, counters and leases rebuilt
+// from the store after a restart or a crash. Split from frontier.cc only for size; the class
+// contract is in frontier.h.
 #include "services/frontier/frontier.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // URLs going back into Frontier's queue: expired and released leases, and re-visits whose time
-// has come (DESIGN.md §4, §7). Split from frontier.cc only for size; the class contract is in
-// frontier.h.
+// has come (docs/architecture.md §4, §7). Split from frontier.cc only for size; the class contract
+// is in frontier.h.
 #include "services/frontier/frontier.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-// The re-visit side of Frontier (DESIGN.md §7): scheduling a page's next visit after a content
-// outcome, and the fleet state the scheduler reads and tunes. Split from frontier.cc only for
-// size; the class contract is in frontier.h.
+// The re-visit side of Frontier (docs/architecture.md §7): scheduling a page's next visit after a
+// content outcome, and the fleet state the scheduler reads and tunes. Split from frontier.cc only
+// for size; the class contract is in frontier.h.
 #include <algorithm>
 #include <memory>
 #include <cmath>
@@ -67,9 +67,9 @@ Frontier::RevisitPlan Frontier::ScheduleRevisit(const FetchOutcome& outcome,
     }
   }
 
-  // Changed or not (DESIGN.md §7): a 304 is unchanged; otherwise the main content's change
-  // digests decide, then the SimHash (records from before digests, pages without main content
-  // text: lib/fingerprint/change_detection.h), and only pages with neither (not HTML, too
+  // Changed or not (docs/architecture.md §7): a 304 is unchanged; otherwise the main content's
+  // change digests decide, then the SimHash (records from before digests, pages without main
+  // content text: lib/fingerprint/change_detection.h), and only pages with neither (not HTML, too
   // little text) fall back to the validators or the length.
   bool changed = false;
   if (outcome.outcome != OutcomeClass::kNotModified) {

@@ -1,5 +1,5 @@
-// LeaseReaper: the periodic job that returns expired leases to their queues (DESIGN.md §2.2, "no
-// URL is lost"): on each Tick at least `interval` after its last run it calls
+// LeaseReaper: the periodic job that returns expired leases to their queues (docs/architecture.md
+// §2.2, "no URL is lost"): on each Tick at least `interval` after its last run it calls
 // Frontier::ExpireLeases on every frontier core it was given (a process may run several
 // partitions), or that its source names at that run (a frontier server's collections come and
 // go: FrontierHost::Cores). A core's error is logged through `on_error` and the other cores are

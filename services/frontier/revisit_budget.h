@@ -1,5 +1,5 @@
 // RevisitBudget: the token bucket that makes a partition's share of the collection's re-visit
-// budget a hard cap (DESIGN.md §7). Whatever the re-visit policy asks, at most
+// budget a hard cap (docs/architecture.md §7). Whatever the re-visit policy asks, at most
 // visits_per_day x elapsed days + burst re-visits are released over any stretch of time.
 // First visits and retries never take a token: only a page's re-visit does.
 //

@@ -1,5 +1,5 @@
-// RoutedFrontierClient: a FrontierClient over N frontier partitions (DESIGN.md §4, exchange
-// mode). Partition k owns the hosts with partition::Partition(host_key, N) == k.
+// RoutedFrontierClient: a FrontierClient over N frontier partitions (docs/architecture.md §4,
+// exchange mode). Partition k owns the hosts with partition::Partition(host_key, N) == k.
 //
 // - AddUrls routes each URL to the partition owning its host and sends each partition's URLs as
 //   one call, split into batches of at most max_batch_urls. Time-bounding is the caller's: a

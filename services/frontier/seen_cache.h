@@ -8,8 +8,8 @@
 // line. The bucket is chosen by the hash's low bits; within a bucket the slots are in
 // most-recently-used order: a hit moves its hash to the front, an insertion into a full bucket
 // drops the last one. Memory is fixed at construction (8 bytes per entry) and does not grow with
-// the number of URLs (DESIGN.md §2: frontier RAM is bounded by hosts, not URLs). It is mapped
-// zero-filled and becomes resident as buckets are first used, so a frontier starts without
+// the number of URLs (docs/architecture.md §2: frontier RAM is bounded by hosts, not URLs). It is
+// mapped zero-filled and becomes resident as buckets are first used, so a frontier starts without
 // clearing the whole table.
 //
 // False positives: a URL that is NOT in the store hits only if its 64-bit hash equals one of

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "services/wiring/collection_options.h"
+#include "services/collections/shares.h"
 
 namespace crawler::scheduler {
 
@@ -61,7 +61,7 @@ FocusBudgetTuner::FocusBudgetTuner(FocusBudgetTunerOptions options, uint64_t tot
       push_(std::move(push)),
       on_error_(std::move(on_error)) {
   const auto n = static_cast<uint32_t>(partitions_.size());
-  for (uint32_t k = 0; k < n; ++k) budgets_.push_back(wiring::ShareOf(total_, k, n));
+  for (uint32_t k = 0; k < n; ++k) budgets_.push_back(collections::ShareOf(total_, k, n));
 }
 
 absl::Status FocusBudgetTuner::TuneNow(absl::Time now) {

@@ -1,9 +1,9 @@
 // FocusBudgetTuner: the periodic job that splits a focused collection's page budget N over its
-// frontier partitions by where the rewards are (DESIGN.md §8, docs/focused.md "Distributed
-// mode"). Each partition's FocusSelector plays a bandit over its own hosts (a host's URLs live on
-// one partition) within a page budget of its own; every `interval` the tuner reads each
-// partition's pages spent (completed + in flight), pulls and reward (FrontierStats), splits the
-// budget with SplitFocusBudget and pushes each partition's new budget through `push` (the
+// frontier partitions by where the rewards are (docs/architecture.md §8, docs/focused.md
+// "Distributed mode"). Each partition's FocusSelector plays a bandit over its own hosts (a host's
+// URLs live on one partition) within a page budget of its own; every `interval` the tuner reads
+// each partition's pages spent (completed + in flight), pulls and reward (FrontierStats), splits
+// the budget with SplitFocusBudget and pushes each partition's new budget through `push` (the
 // scheduler's OpenCollection, as the RevisitTuner's re-tuning goes out through the partitions).
 //
 // The split never takes back pages already spent, so the partitions' budgets add up to N, give
@@ -65,7 +65,7 @@ struct FocusBudgetTunerOptions {
 class FocusBudgetTuner final : public PeriodicJob {
  public:
   // Partition k's new budget goes out as push(k, max_pages). `total` is the collection's
-  // max_pages. Before the first round every partition holds its even share (wiring::ShareOf).
+  // max_pages. Before the first round every partition holds its even share (collections::ShareOf).
   FocusBudgetTuner(FocusBudgetTunerOptions options, uint64_t total,
                    std::vector<frontier::FrontierClient*> partitions,
                    std::function<absl::Status(uint32_t k, uint64_t max_pages)> push,

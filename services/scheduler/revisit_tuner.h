@@ -1,7 +1,7 @@
-// RevisitTuner: the periodic job that re-tunes a collection's re-visit policy (DESIGN.md §7): it
-// calls Scheduler::TuneRevisits over the frontier partitions every `interval`, and sooner when
-// the partitions know `growth` more URLs than at the last tuning (while a crawl discovers pages
-// the fleet grows fast, and re-visits spaced for a stale fleet size would be spaced for the
+// RevisitTuner: the periodic job that re-tunes a collection's re-visit policy (docs/architecture.md
+// §7): it calls Scheduler::TuneRevisits over the frontier partitions every `interval`, and sooner
+// when the partitions know `growth` more URLs than at the last tuning (while a crawl discovers
+// pages the fleet grows fast, and re-visits spaced for a stale fleet size would be spaced for the
 // wrong number of pages). It keeps the latest RevisitTuning for progress reports, and its fitted
 // prior as the next tuning's starting point.
 //

@@ -17,49 +17,28 @@ namespace crawler::scheduler {
 
 absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
     const Collection& collection, const url::CanonicalizeOptions& canonical) {
-  if (absl::Status s = collection.Validate(); !s.ok()) return s;
-  std::unique_ptr<url::PublicSuffixList> psl;
-  if (collection.scope.same_site_only) {
-    absl::StatusOr<url::PublicSuffixList> loaded = url::PublicSuffixList::LoadDefault();
-    if (!loaded.ok()) return loaded.status();
-    psl = std::make_unique<url::PublicSuffixList>(*std::move(loaded));
-  }
-  std::unique_ptr<Scheduler> scheduler(new Scheduler(collection, std::move(psl), canonical));
-  for (const std::string& seed : collection.seeds) {
-    absl::StatusOr<url::Url> parsed = url::Url::Parse(seed);
-    if (!parsed.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("invalid seed \"", seed, "\": ", parsed.status().message()));
-    }
-    absl::StatusOr<url::CanonicalUrl> canonical_url = url::Canonicalize(*parsed, canonical);
-    if (!canonical_url.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("invalid seed \"", seed, "\": ", canonical_url.status().message()));
-    }
-    scheduler->seed_urls_.push_back(*std::move(parsed));
-    scheduler->seed_canonical_.push_back(*std::move(canonical_url));
-  }
-  absl::StatusOr<scope::Scope> built =
-      scope::Scope::Create(collection.scope, scheduler->seed_urls_, scheduler->psl_.get());
-  if (!built.ok()) return built.status();
-  scheduler->scope_ = std::make_unique<scope::Scope>(*std::move(built));
-  return scheduler;
+  absl::StatusOr<std::unique_ptr<collections::CollectionScope>> scope =
+      collections::CollectionScope::Create(collection, canonical);
+  if (!scope.ok()) return scope.status();
+  return std::unique_ptr<Scheduler>(new Scheduler(collection, *std::move(scope), canonical));
 }
 
 absl::StatusOr<SeedReport> Scheduler::FeedSeeds(frontier::FrontierClient& frontier,
                                                  const SeedFeedOptions& options) const {
   SeedReport report;
-  report.seeds = seed_urls_.size();
+  const std::vector<url::Url>& seed_urls = scope_->seed_urls();
+  const std::vector<url::CanonicalUrl>& seed_canonical = scope_->seed_canonical();
+  report.seeds = seed_urls.size();
   std::vector<frontier::UrlToAdd> batch;
-  for (size_t i = 0; i < seed_urls_.size(); ++i) {
-    const scope::Verdict verdict = scope_->Check(seed_urls_[i], seed_canonical_[i].str(), 0);
+  for (size_t i = 0; i < seed_urls.size(); ++i) {
+    const scope::Verdict verdict = scope().Check(seed_urls[i], seed_canonical[i].str(), 0);
     if (verdict != scope::Verdict::kInScope) {
       report.rejected.push_back(
-          absl::StrCat(seed_canonical_[i].str(), ": ", std::string(scope::VerdictName(verdict))));
+          absl::StrCat(seed_canonical[i].str(), ": ", std::string(scope::VerdictName(verdict))));
       continue;
     }
-    batch.push_back(frontier::UrlToAdd{.canonical_url = seed_canonical_[i].str(),
-                                       .host_key = url::HostKey::Of(seed_urls_[i]).str(),
+    batch.push_back(frontier::UrlToAdd{.canonical_url = seed_canonical[i].str(),
+                                       .host_key = url::HostKey::Of(seed_urls[i]).str(),
                                        .depth = 0});
   }
   if (absl::Status s = Feed(frontier, batch, options, report); !s.ok()) return s;
@@ -71,7 +50,7 @@ absl::StatusOr<Scheduler::Judged> Scheduler::Judge(std::string_view raw, uint32_
   if (!parsed.ok()) return absl::InvalidArgumentError(parsed.status().message());
   absl::StatusOr<url::CanonicalUrl> canonical = url::Canonicalize(*parsed, canonical_);
   if (!canonical.ok()) return absl::InvalidArgumentError(canonical.status().message());
-  const scope::Verdict verdict = scope_->Check(*parsed, canonical->str(), depth);
+  const scope::Verdict verdict = scope().Check(*parsed, canonical->str(), depth);
   return Judged{.canonical = *std::move(canonical),
                 .host_key = url::HostKey::Of(*parsed).str(),
                 .verdict = verdict};

@@ -1,12 +1,12 @@
-// Scheduler: the control-plane core (DESIGN.md §3). It holds a collection's definition, builds
-// the scope every component applies, feeds the seeds to the frontier, and tunes the re-visit
-// policy (DESIGN.md §7): TuneRevisits merges the frontier partitions' histograms of estimated
-// change rates (and, for the fitted prior, their evidence, to which it fits the estimators'
-// prior), solves the policy's fleet-wide parameters for the collection's budget (for
+// Scheduler: the control-plane core (docs/architecture.md §3). It holds a collection's definition,
+// builds the scope every component applies, feeds the seeds to the frontier, and tunes the re-visit
+// policy (docs/architecture.md §7): TuneRevisits merges the frontier partitions' histograms of
+// estimated change rates (and, for the fitted prior, their evidence, to which it fits the
+// estimators' prior), solves the policy's fleet-wide parameters for the collection's budget (for
 // "optimal": the multiplier mu) and sends the fleet summary to every partition, whose policy
 // then turns each page's own estimate into its next visit in O(1). A focused collection's host
-// choice (the bandit of DESIGN.md §8) is each frontier partition's (focus_selector.h); the
-// service splits its page budget over the partitions by reward (focus_budget_tuner.h).
+// choice (the bandit of docs/architecture.md §8) is each frontier partition's (focus_selector.h);
+// the service splits its page budget over the partitions by reward (focus_budget_tuner.h).
 //
 // Thread-safety: the collection and scope are immutable after Create; FeedSeeds and
 // TuneRevisits may be called from any thread.
@@ -23,13 +23,20 @@
 #include "lib/recrawl/rate_prior.h"
 #include "lib/scope/scope.h"
 #include "lib/url/canonical_url.h"
-#include "lib/url/public_suffix_list.h"
 #include "lib/url/url.h"
+#include "services/collections/collection.h"
+#include "services/collections/collection_scope.h"
 #include "services/common/retry/backoff.h"
 #include "services/frontier/frontier_client.h"
-#include "services/scheduler/collection.h"
 
 namespace crawler::scheduler {
+
+// The scheduler owns collections; their definition lives below every service
+// (services/collections), so that the frontier and the fetcher share it.
+using collections::Collection;
+using collections::CollectionFocus;
+using collections::CollectionLimits;
+using collections::CollectionRevisit;
 
 struct SeedReport {
   size_t seeds = 0;
@@ -105,7 +112,7 @@ class Scheduler {
       const Collection& collection, const url::CanonicalizeOptions& canonical);
 
   const Collection& collection() const { return collection_; }
-  const scope::Scope& scope() const { return *scope_; }
+  const scope::Scope& scope() const { return scope_->scope(); }
 
   // Queues the collection's seeds (depth 0) in batches. Seeds outside the scope are reported,
   // not queued. Transient frontier errors (retry::IsRetryable) are retried per SeedFeedOptions
@@ -144,20 +151,17 @@ class Scheduler {
       const recrawl::RatePrior* previous_prior = nullptr) const;
 
  private:
-  Scheduler(Collection collection, std::unique_ptr<url::PublicSuffixList> psl,
+  Scheduler(Collection collection, std::unique_ptr<collections::CollectionScope> scope,
             const url::CanonicalizeOptions& canonical)
-      : collection_(std::move(collection)), psl_(std::move(psl)), canonical_(canonical) {}
+      : collection_(std::move(collection)), scope_(std::move(scope)), canonical_(canonical) {}
 
   // Queues `batch` (in scope already) per `options` into `report`.
   absl::Status Feed(frontier::FrontierClient& frontier, const std::vector<frontier::UrlToAdd>& batch,
                     const SeedFeedOptions& options, SeedReport& report) const;
 
   const Collection collection_;
-  std::unique_ptr<url::PublicSuffixList> psl_;  // only for same-site scopes
+  const std::unique_ptr<const collections::CollectionScope> scope_;
   const url::CanonicalizeOptions canonical_;
-  std::unique_ptr<scope::Scope> scope_;
-  std::vector<url::Url> seed_urls_;
-  std::vector<url::CanonicalUrl> seed_canonical_;
 };
 
 }  // namespace crawler::scheduler

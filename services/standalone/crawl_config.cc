@@ -6,10 +6,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "lib/net/ip_address.h"
+#include "services/collections/collection_keys.h"
 #include "services/fetcher/fetcher_config.h"
 #include "services/frontier/frontier_config.h"
 #include "services/scheduler/scheduler_config.h"
-#include "services/wiring/collection_options.h"
 
 namespace crawler::standalone {
 
@@ -25,14 +25,14 @@ const config::KeyTable<CrawlConfig>& CrawlConfigKeys() {
              &CrawlConfig::crawl_log)
         .Add({"stats_json", "--stats-json", "Write the final JSON summary here"},
              &CrawlConfig::stats_json)
-        .Include(scheduler::CollectionKeys(), &CrawlConfig::collection)
+        .Include(collections::CollectionKeys(), &CrawlConfig::collection)
         .Add({"user_agent", "--user-agent", "User-Agent (its first token matches robots.txt)"},
              &CrawlConfig::user_agent)
         .Include(fetcher::FetcherKeys(), &CrawlConfig::fetcher)
         .Add({"allow_networks", "--allow-network",
               "CIDR the SSRF guard lets through (repeatable), e.g. 127.0.0.0/8"},
              &CrawlConfig::allow_networks)
-        .Include(redis::PolitenessStoreKeys(), &CrawlConfig::politeness_store)
+        .Include(politeness::PolitenessStoreKeys(), &CrawlConfig::politeness_store)
         .Add({"warc_max_file_bytes", "--warc-max-file-bytes", "Rotate WARC files at this size"},
              &CrawlConfig::warc_max_file_bytes)
         .Add({"fsync", "--no-fsync",
@@ -75,7 +75,7 @@ absl::Status CrawlConfig::Finalize() {
   if (crawl_log.empty()) crawl_log = (std::filesystem::path(data_dir) / "crawl.log").string();
   if (user_agent.empty()) return absl::InvalidArgumentError("user_agent must not be empty");
   collection.ApplyFocus();
-  if (wiring::RobotsProductToken(user_agent).empty()) {
+  if (fetcher::RobotsProductToken(user_agent).empty()) {
     return absl::InvalidArgumentError("user_agent must start with a product token");
   }
   if (fetcher.max_in_flight < 1 || fetcher.max_in_flight > 100'000) {

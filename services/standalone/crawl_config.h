@@ -14,19 +14,19 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "lib/warc/warc_writer.h"
+#include "services/collections/collection.h"
 #include "services/common/config/key_table.h"
-#include "services/common/redis/politeness_store.h"
+#include "services/common/politeness/politeness_store.h"
+#include "services/fetcher/collection_options.h"
 #include "services/fetcher/fetcher.h"
 #include "services/frontier/frontier_options.h"
-#include "services/scheduler/collection.h"
 #include "services/scheduler/revisit_tuner.h"
 #include "services/standalone/progress_reporter.h"
-#include "services/wiring/collection_options.h"
 
 namespace crawler::standalone {
 
 struct CrawlConfig {
-  scheduler::Collection collection;  // scheduler::CollectionKeys()
+  collections::Collection collection;  // collections::CollectionKeys()
 
   // Where state lives (RocksDB in <data_dir>/state); re-using it resumes the crawl.
   std::string data_dir;
@@ -51,7 +51,7 @@ struct CrawlConfig {
   std::vector<std::string> allow_networks;  // CIDR blocks the SSRF guard lets through
   // Where politeness state lives: in this process (default), or a Redis shared with other
   // crawls, so that together they keep every host's delay.
-  redis::PolitenessStoreConfig politeness_store;
+  politeness::PolitenessStoreConfig politeness_store;
   uint64_t warc_max_file_bytes = warc::WarcWriterOptions{}.max_file_bytes;
   // The crawl stops cleanly (as on SIGTERM, exit status 1) when the file system of data_dir or
   // warc_dir has less than this many bytes free, before a write fails: a stop with room to spare
@@ -65,7 +65,7 @@ struct CrawlConfig {
   // is fsynced (docs/benchmarks.md has the cost). Off: a kernel crash or power loss may lose
   // records of pages marked done (a killed process loses nothing either way).
   bool fsync = true;
-  // Frontier partitions run in this process (DESIGN.md §4), 1..64.
+  // Frontier partitions run in this process (docs/architecture.md §4), 1..64.
   int partitions = 1;
   // Send X-Crawler-Partition: <k> with every request of partition k's fetcher, so a server's log
   // (websim's) shows that each host is fetched by its owner only. Off: crawled sites learn
@@ -102,8 +102,8 @@ absl::Status LoadCrawlConfigYaml(const std::string& path, CrawlConfig& config);
 // A visit rate for the re-visit budget (services/common/config/key_table.h).
 using config::ParseVisitRate;
 
-// The robots.txt product token of a User-Agent (services/wiring/collection_options.h).
-using wiring::RobotsProductToken;
+// The robots.txt product token of a User-Agent (services/fetcher/collection_options.h).
+using fetcher::RobotsProductToken;
 
 }  // namespace crawler::standalone
 

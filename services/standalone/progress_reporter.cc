@@ -7,7 +7,7 @@
 
 namespace crawler::standalone {
 
-std::string FormatProgress(absl::Duration elapsed, double rate, const CrawlTotals& totals,
+std::string FormatProgress(absl::Duration elapsed, double rate, const fetcher::CrawlTotals& totals,
                            const frontier::FrontierStats& frontier, uint64_t in_flight,
                            const std::optional<scheduler::RevisitTuning>& tuning) {
   std::string text = absl::StrFormat(
@@ -57,7 +57,7 @@ ProgressReporter::ProgressReporter(ProgressReporterOptions options, absl::Time s
 
 void ProgressReporter::Tick(absl::Time now) {
   if (options_.interval <= absl::ZeroDuration() || now - last_line_ < options_.interval) return;
-  const CrawlTotals totals = sources_.totals();
+  const fetcher::CrawlTotals totals = sources_.totals();
   const frontier::FrontierStats frontier = sources_.frontier();
   const uint64_t in_flight = sources_.in_flight();
   const double rate = static_cast<double>(totals.pages - last_pages_) /

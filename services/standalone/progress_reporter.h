@@ -20,9 +20,9 @@
 
 #include "absl/time/time.h"
 #include "services/common/periodic_runner.h"
+#include "services/fetcher/crawl_report.h"
 #include "services/frontier/frontier.h"
 #include "services/scheduler/scheduler.h"
-#include "services/standalone/crawl_report.h"
 
 namespace crawler::standalone {
 
@@ -32,7 +32,7 @@ struct ProgressReporterOptions {
 };
 
 struct ProgressSources {
-  std::function<CrawlTotals()> totals;
+  std::function<fetcher::CrawlTotals()> totals;
   std::function<frontier::FrontierStats()> frontier;
   std::function<uint64_t()> in_flight;  // transfers under way
   // Empty (or returning nothing): no re-visit line.
@@ -41,7 +41,7 @@ struct ProgressSources {
 
 // The progress line(s) at `elapsed` (truncated to seconds) for `rate` pages per second, each
 // ending in '\n'.
-std::string FormatProgress(absl::Duration elapsed, double rate, const CrawlTotals& totals,
+std::string FormatProgress(absl::Duration elapsed, double rate, const fetcher::CrawlTotals& totals,
                            const frontier::FrontierStats& frontier, uint64_t in_flight,
                            const std::optional<scheduler::RevisitTuning>& tuning);
 

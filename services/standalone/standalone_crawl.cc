@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -27,19 +26,20 @@
 #include "lib/json/json_string.h"
 #include "lib/net/address_policy.h"
 #include "lib/warc/warc_writer.h"
+#include "services/collections/shares.h"
 #include "services/common/free_space_guard.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/metrics/snapshot_collector.h"
 #include "services/common/periodic_runner.h"
-#include "services/common/redis/politeness_store.h"
+#include "services/common/politeness/politeness_store.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/dedup/dedup.h"
 #include "services/dedup/local_dedup_client.h"
-#include "services/fetcher/archive_indexer.h"
+#include "services/fetcher/collection_crawl.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/fetcher_metrics.h"
-#include "services/fetcher/link_ledger.h"
 #include "services/fetcher/resolver.h"
+#include "services/frontier/collection_settings.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/frontier_metrics.h"
 #include "services/frontier/lease_reaper.h"
@@ -49,7 +49,6 @@
 #include "services/scheduler/scheduler.h"
 #include "services/scheduler/scheduler_metrics.h"
 #include "services/standalone/progress_reporter.h"
-#include "services/wiring/collection_options.h"
 
 namespace crawler::standalone {
 namespace {
@@ -97,6 +96,7 @@ struct StandaloneCrawl::Parts {
   std::unique_ptr<DataDirLock> lock;
   CrawlConfig config;
   const Clock* clock = nullptr;
+  Logger log;
   // Per partition k: its store (<data_dir>/state, which also holds the content index, for
   // k = 0; <data_dir>/state-k beyond), its frontier core and a client of it.
   std::vector<std::unique_ptr<kv::RocksDbKvStore>> stores;
@@ -108,17 +108,13 @@ struct StandaloneCrawl::Parts {
   std::unique_ptr<politeness::Politeness> politeness;
   std::unique_ptr<fetcher::SystemResolver> resolver;
   std::unique_ptr<net::AddressPolicy> guard;
-  std::unique_ptr<warc::WarcWriter> warc;
-  std::unique_ptr<CrawlLog> log;
-  // Every page's links (record_links or focus): <data_dir>/links.tsv; the PSL it classifies by.
-  std::unique_ptr<url::PublicSuffixList> psl;
-  std::unique_ptr<fetcher::LinkLedger> links;
-  CrawlStats stats;
+  fetcher::SharedPublicSuffixList psl;
   std::unique_ptr<fetcher::FetcherMetrics> fetcher_metrics;  // with a metrics server
+  // The collection's crawl: WARC files, crawl log, totals, link ledger (<data_dir>/links.tsv).
+  std::unique_ptr<fetcher::CollectionCrawl> crawl;
   // Run's re-visit tuner while it lives (null otherwise), for the metrics' tuning gauges.
   absl::Mutex tuner_mu;
   const scheduler::RevisitTuner* tuner ABSL_GUARDED_BY(tuner_mu) = nullptr;
-  ObserverList observers;
   // routers[k] is fetcher k's view of the frontier: its own partition for leases and
   // completions, every partition for outlinks. routers.back() (home 0) feeds the seeds.
   std::vector<std::unique_ptr<frontier::RoutedFrontierClient>> routers;
@@ -128,12 +124,14 @@ struct StandaloneCrawl::Parts {
   metrics::ScopedCollector collector;
 
   frontier::RoutedFrontierClient& seed_client() { return *routers.back(); }
+  absl::Status OpenPartitions();
+  absl::Status OpenFetchers(metrics::MetricsServer* metrics, uint64_t seed);
   std::vector<prometheus::MetricFamily> CollectMetrics();
   void StopFetchers() {
     for (auto& f : fetchers) f->Stop();
   }
   // `refusal`: why every seed was refused (AllSeedsRefused), or empty.
-  absl::Status WriteSummary(const std::string& path, const CrawlTotals& totals,
+  absl::Status WriteSummary(const std::string& path, const fetcher::CrawlTotals& totals,
                             absl::Duration elapsed, bool stopped_by_run_for,
                             const std::string& refusal);
   // The partitions' figures summed (local cores: cannot fail).
@@ -145,27 +143,44 @@ struct StandaloneCrawl::Parts {
 namespace {
 
 frontier::FrontierOptions FrontierOptionsFor(const CrawlConfig& c, uint32_t k) {
-  frontier::FrontierOptions options = wiring::FrontierOptionsFor(
-      c.frontier, c.collection, k, static_cast<uint32_t>(c.partitions),
-      wiring::RefillTime(c.fetcher.flush_interval));
+  const auto n = static_cast<uint32_t>(c.partitions);
+  frontier::FrontierOptions options = frontier::WithCollection(
+      c.frontier,
+      frontier::SettingsFor(c.collection, k, n, collections::RefillTime(c.fetcher.flush_interval)),
+      k, n);
   options.sync_completions = c.fsync;
   return options;
 }
 
-fetcher::FetcherOptions FetcherOptionsFor(const CrawlConfig& c, uint32_t k,
-                                          fetcher::LinkSink* links) {
+}  // namespace
+
+fetcher::CollectionCrawlSettings CrawlSettingsFor(const CrawlConfig& c) {
+  fetcher::CollectionCrawlSettings settings;
+  settings.user_agent = c.user_agent;
+  settings.fetcher = c.fetcher;
+  settings.warc_dir = c.warc_dir;
+  settings.warc_prefix = c.collection.name;
+  settings.warc_description = absl::StrCat("collection ", c.collection.name);
+  settings.warc_max_file_bytes = c.warc_max_file_bytes;
+  settings.fsync = c.fsync;
+  settings.crawl_log = c.crawl_log;
+  settings.links_file = (std::filesystem::path(c.data_dir) / "links.tsv").string();
+  return settings;
+}
+
+namespace {
+
+// Fetcher k's share of the process's fetcher settings: the partitions' fetchers share its
+// transfers, worker threads and the memory budget of bodies (each still needs room for one
+// whole body).
+fetcher::FetcherOptions ShareOfFetcher(const CrawlConfig& c) {
   const auto n = static_cast<size_t>(c.partitions);
   fetcher::FetcherOptions base = c.fetcher;
-  // The partitions' fetchers share the process's transfers and worker threads.
   base.max_in_flight = std::max<size_t>(1, c.fetcher.max_in_flight / n);
   base.worker_threads = std::max(1, c.fetcher.worker_threads / static_cast<int>(n));
-  // ... and the memory budget of bodies (each fetcher still needs room for one whole body).
   base.http.body_memory_bytes =
       std::max(c.fetcher.http.max_body_bytes, c.fetcher.http.body_memory_bytes / n);
-  fetcher::FetcherOptions options = wiring::FetcherOptionsFor(
-      base, c.collection, c.user_agent, c.partition_header ? static_cast<int>(k) : -1);
-  options.processing.link_sink = links;
-  return options;
+  return base;
 }
 
 // A data dir keeps the partition count it was started with: a host's URLs live in the store of
@@ -231,7 +246,8 @@ absl::Status CheckDataDirIsACrawl(const CrawlConfig& c) {
 // When this run fetched nothing because every seed it was given was refused -- out of the
 // collection's scope, or its address refused by the SSRF guard -- says so and why, in one line;
 // else "". (A resumed crawl whose seeds are all known already refused nothing.)
-std::string AllSeedsRefused(const scheduler::SeedReport& seeds, const CrawlTotals& totals) {
+std::string AllSeedsRefused(const scheduler::SeedReport& seeds,
+                            const fetcher::CrawlTotals& totals) {
   const auto out = totals.outcomes.find("out_of_scope");
   const uint64_t out_of_scope = out == totals.outcomes.end() ? 0 : out->second;
   if (seeds.seeds == 0 || totals.fetches > 0 || totals.outcomes.size() != (out_of_scope > 0) ||
@@ -257,18 +273,19 @@ std::string AllSeedsRefused(const scheduler::SeedReport& seeds, const CrawlTotal
 }  // namespace
 
 // The stats_json summary: the totals, the partitions' state at the end, the WARC files and the
-// exchange between partitions (DESIGN.md §4): outlinks the fetchers routed, those sent to
-// another partition than their own, and those the popular-URL cache dropped.
+// exchange between partitions (docs/architecture.md §4): outlinks the fetchers routed, those sent
+// to another partition than their own, and those the popular-URL cache dropped.
 absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
-                                                  const CrawlTotals& totals,
-                                                  absl::Duration elapsed,
-                                                  bool stopped_by_run_for,
+                                                  const fetcher::CrawlTotals& totals,
+                                                  absl::Duration elapsed, bool stopped_by_run_for,
                                                   const std::string& refusal) {
   Parts& p = *this;
   std::vector<std::string> files;
-  if (p.warc != nullptr) {
-    for (const std::string& f : p.warc->Files()) files.push_back(json::JsonString(f));
+  const warc::WarcWriter* warc = p.crawl->warc();
+  if (warc != nullptr) {
+    for (const std::string& f : warc->Files()) files.push_back(json::JsonString(f));
   }
+  const fetcher::LinkLedger* links = p.crawl->links();
   const frontier::FrontierStats fs = p.FrontierTotals();
   uint64_t routed = 0, exchanged = 0, suppressed = 0;
   for (size_t k = 0; k < p.fetchers.size(); ++k) {
@@ -293,7 +310,7 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
       "\"complete\": ", p.seed_client().IsExhausted().value_or(false) ? "true" : "false",
       ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
       ",\n  \"urls_rejected_by_limit\": ", fs.urls_rejected_by_limit,
-      ",\n  \"warc_records\": ", p.warc != nullptr ? p.warc->RecordsWritten() : 0,
+      ",\n  \"warc_records\": ", warc != nullptr ? warc->RecordsWritten() : 0,
       ",\n  \"warc_files\": [", absl::StrJoin(files, ", "), "]",
       ",\n  \"stopped_by_run_for\": ", stopped_by_run_for ? "true" : "false",
       ",\n  \"revisits_scheduled\": ", fs.revisits_scheduled,
@@ -315,12 +332,12 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
       ", \"outages\": ", ps.outages, "}",
       ",\n  \"focus\": {\"pulls\": ", fs.focus_pulls, ", \"reward\": ", fs.focus_reward,
       ", \"rebuilds\": ", fs.focus_rebuilds, ", \"external_links_seen\": ",
-      p.links != nullptr ? p.links->external_links_seen() : 0, ", \"link_write_failures\": ",
-      p.links != nullptr ? p.links->write_failures() : 0, "}",
+      links != nullptr ? links->external_links_seen() : 0, ", \"link_write_failures\": ",
+      links != nullptr ? links->write_failures() : 0, "}",
       ",\n  \"all_seeds_refused\": ", refusal.empty() ? "false" : "true",
       refusal.empty() ? "" : absl::StrCat(",\n  \"refusal\": ", json::JsonString(refusal)));
   std::ofstream out(path);
-  out << SummaryJson(totals, elapsed, extra);
+  out << fetcher::SummaryJson(totals, elapsed, extra);
   if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
   return absl::OkStatus();
 }
@@ -335,11 +352,7 @@ std::vector<prometheus::MetricFamily> StandaloneCrawl::Parts::CollectMetrics() {
   fetcher::FetcherSnapshot f;
   for (auto& fetcher : p.fetchers) fetcher::AddFetcherStats(fetcher->Stats(), f.fetcher);
   f.politeness = p.politeness->Stats();
-  if (p.warc != nullptr) {
-    f.warc.push_back({.collection = p.config.collection.name,
-                      .records = p.warc->RecordsWritten(),
-                      .bytes = p.warc->BytesWritten()});
-  }
+  if (p.crawl->warc() != nullptr) f.warc.push_back(p.crawl->warc_totals());
   if (p.config.partitions > 1) {
     frontier::RoutingStats routing;
     for (size_t k = 0; k + 1 < p.routers.size(); ++k) {
@@ -373,15 +386,93 @@ std::vector<prometheus::MetricFamily> StandaloneCrawl::Parts::CollectMetrics() {
   return out.Take();
 }
 
+// Partition k's store (<data_dir>/state, which also holds the content index, for k = 0;
+// <data_dir>/state-k beyond), its frontier core and a client of it; then the content index.
+absl::Status StandaloneCrawl::Parts::OpenPartitions() {
+  const CrawlConfig& c = config;
+  for (uint32_t k = 0; k < static_cast<uint32_t>(c.partitions); ++k) {
+    std::vector<kv::ColumnFamilySpec> families = frontier::Frontier::ColumnFamilies();
+    if (k == 0) {
+      for (kv::ColumnFamilySpec& cf : dedup::Dedup::ColumnFamilies()) families.push_back(cf);
+    }
+    const std::string dir = k == 0 ? "state" : absl::StrCat("state-", k);
+    absl::StatusOr<std::unique_ptr<kv::RocksDbKvStore>> store = kv::RocksDbKvStore::Open(
+        {.path = (std::filesystem::path(c.data_dir) / dir).string()}, families);
+    if (!store.ok()) return store.status();
+    stores.push_back(*std::move(store));
+    absl::StatusOr<std::unique_ptr<frontier::Frontier>> frontier =
+        frontier::Frontier::Open(FrontierOptionsFor(c, k), *stores.back(), *clock);
+    if (!frontier.ok()) return frontier.status();
+    for (const std::string& warning : (*frontier)->OpenWarnings()) log.Warning(warning);
+    frontiers.push_back(*std::move(frontier));
+    locals.push_back(std::make_unique<frontier::LocalFrontierClient>(*frontiers.back()));
+  }
+  if (c.collection.fingerprints) {
+    absl::StatusOr<std::unique_ptr<dedup::Dedup>> opened = dedup::Dedup::Open({}, *stores[0]);
+    if (!opened.ok()) return opened.status();
+    dedup = *std::move(opened);
+    dedup_client = std::make_unique<dedup::LocalDedupClient>(*dedup);
+  }
+  return absl::OkStatus();
+}
+
+// The collection's crawl (CollectionCrawl: the same assembly as the fetcher service's) and one
+// Fetcher per partition over its routed client.
+absl::Status StandaloneCrawl::Parts::OpenFetchers(metrics::MetricsServer* metrics,
+                                                  uint64_t seed) {
+  const CrawlConfig& c = config;
+  resolver = std::make_unique<fetcher::SystemResolver>();
+  absl::StatusOr<net::AddressPolicy> allowed = net::AddressPolicy::Create(c.allow_networks);
+  if (!allowed.ok()) return allowed.status();
+  guard = std::make_unique<net::AddressPolicy>(*std::move(allowed));
+  if (metrics != nullptr) {
+    fetcher_metrics = std::make_unique<fetcher::FetcherMetrics>(metrics->registry());
+  }
+  fetcher::CollectionCrawlSettings settings = CrawlSettingsFor(c);
+  settings.log = log;
+  absl::StatusOr<std::unique_ptr<fetcher::CollectionCrawl>> opened =
+      fetcher::CollectionCrawl::Open(c.collection, std::move(settings),
+                                     {.politeness = politeness.get(),
+                                      .resolver = resolver.get(),
+                                      .guard = guard.get(),
+                                      .clock = clock,
+                                      .psl = &psl,
+                                      .dedup = dedup_client.get(),
+                                      .metrics = fetcher_metrics.get()});
+  if (!opened.ok()) return opened.status();
+  crawl = *std::move(opened);
+  if (absl::Status s = crawl->OpenWarc(seed); !s.ok()) return s;
+  if (crawl->warc() != nullptr) {
+    for (const warc::WarcWriter::Recovered& r : crawl->warc()->recovered()) {
+      log.Info(r.Describe());
+    }
+  }
+  std::vector<frontier::FrontierClient*> partitions;
+  for (auto& local : locals) partitions.push_back(local.get());
+  const auto n = static_cast<uint32_t>(c.partitions);
+  for (uint32_t k = 0; k <= n; ++k) {
+    absl::StatusOr<std::unique_ptr<frontier::RoutedFrontierClient>> router =
+        frontier::RoutedFrontierClient::Create({}, partitions, k == n ? 0 : k);
+    if (!router.ok()) return router.status();
+    routers.push_back(*std::move(router));
+  }
+  for (uint32_t k = 0; k < n; ++k) {
+    absl::StatusOr<std::unique_ptr<fetcher::Fetcher>> f = crawl->NewFetcher(
+        ShareOfFetcher(c), *routers[k], c.partition_header ? static_cast<int>(k) : -1);
+    if (!f.ok()) return f.status();
+    fetchers.push_back(*std::move(f));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
-    CrawlConfig config, const Clock& clock, metrics::MetricsServer* metrics) {
+    CrawlConfig config, const Clock& clock, metrics::MetricsServer* metrics, const Logger& log) {
   if (absl::Status s = config.Finalize(); !s.ok()) return s;
   auto p = std::make_unique<Parts>();
   p->config = std::move(config);
   p->clock = &clock;
+  p->log = log;
   const CrawlConfig& c = p->config;
-  const auto n = static_cast<uint32_t>(c.partitions);
-
   if (absl::Status s = CheckDataDirIsACrawl(c); !s.ok()) return s;
 
   std::random_device entropy;
@@ -390,8 +481,8 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
   // different partitions can share an address, whose budget they share. Opened before anything
   // is written, so that a crawl whose politeness store cannot be reached leaves nothing behind.
   absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness =
-      redis::OpenPolitenessStore(c.politeness_store, c.collection.politeness,
-                                 c.fetcher.http.total_timeout, clock, seed);
+      politeness::OpenPolitenessStore(c.politeness_store, c.collection.politeness,
+                                      c.fetcher.http.total_timeout, clock, seed, log);
   if (!politeness.ok()) return politeness.status();
   p->politeness = *std::move(politeness);
 
@@ -405,98 +496,13 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
   if (!lock.ok()) return lock.status();
   p->lock = *std::move(lock);
   if (absl::Status s = CheckPartitionCount(c.data_dir, c.partitions); !s.ok()) return s;
+  if (absl::Status s = p->OpenPartitions(); !s.ok()) return s;
 
-  for (uint32_t k = 0; k < n; ++k) {
-    std::vector<kv::ColumnFamilySpec> families = frontier::Frontier::ColumnFamilies();
-    if (k == 0) {
-      for (kv::ColumnFamilySpec& cf : dedup::Dedup::ColumnFamilies()) families.push_back(cf);
-    }
-    const std::string dir = k == 0 ? "state" : absl::StrCat("state-", k);
-    absl::StatusOr<std::unique_ptr<kv::RocksDbKvStore>> store = kv::RocksDbKvStore::Open(
-        {.path = (std::filesystem::path(c.data_dir) / dir).string()}, families);
-    if (!store.ok()) return store.status();
-    p->stores.push_back(*std::move(store));
-    absl::StatusOr<std::unique_ptr<frontier::Frontier>> frontier =
-        frontier::Frontier::Open(FrontierOptionsFor(c, k), *p->stores.back(), clock);
-    if (!frontier.ok()) return frontier.status();
-    for (const std::string& warning : (*frontier)->OpenWarnings()) {
-      std::fprintf(stderr, "crawl: %s\n", warning.c_str());
-    }
-    p->frontiers.push_back(*std::move(frontier));
-    p->locals.push_back(std::make_unique<frontier::LocalFrontierClient>(*p->frontiers.back()));
-  }
-
-  if (c.collection.fingerprints) {
-    absl::StatusOr<std::unique_ptr<dedup::Dedup>> dedup = dedup::Dedup::Open({}, *p->stores[0]);
-    if (!dedup.ok()) return dedup.status();
-    p->dedup = *std::move(dedup);
-    p->dedup_client = std::make_unique<dedup::LocalDedupClient>(*p->dedup);
-  }
-
-  const url::CanonicalizeOptions canonical;
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> scheduler =
-      scheduler::Scheduler::Create(c.collection, canonical);
+      scheduler::Scheduler::Create(c.collection, url::CanonicalizeOptions());
   if (!scheduler.ok()) return scheduler.status();
   p->scheduler = *std::move(scheduler);
-
-  p->resolver = std::make_unique<fetcher::SystemResolver>();
-  absl::StatusOr<net::AddressPolicy> guard = net::AddressPolicy::Create(c.allow_networks);
-  if (!guard.ok()) return guard.status();
-  p->guard = std::make_unique<net::AddressPolicy>(*std::move(guard));
-
-  if (c.collection.store_bodies) {
-    absl::StatusOr<std::unique_ptr<warc::WarcWriter>> warc =
-        warc::WarcWriter::Open({.directory = c.warc_dir,
-                                .prefix = c.collection.name,
-                                .max_file_bytes = c.warc_max_file_bytes,
-                                .description = absl::StrCat("collection ", c.collection.name),
-                                .http_header_user_agent = c.user_agent,
-                                .robots_policy = c.fetcher.obey_robots ? "obey" : "ignore",
-                                .sync = c.fsync},
-                               clock, seed ^ 0x9E3779B97F4A7C15ull);
-    if (!warc.ok()) return warc.status();
-    p->warc = *std::move(warc);
-    for (const warc::WarcWriter::Recovered& r : p->warc->recovered()) {
-      std::fprintf(stderr, "%s\n", r.Describe().c_str());
-    }
-  }
-  absl::StatusOr<std::unique_ptr<CrawlLog>> log = CrawlLog::Open(c.crawl_log);
-  if (!log.ok()) return log.status();
-  p->log = *std::move(log);
-  p->observers.Add(p->log.get());
-  p->observers.Add(&p->stats);
-  if (metrics != nullptr) {
-    p->fetcher_metrics = std::make_unique<fetcher::FetcherMetrics>(metrics->registry());
-    p->observers.Add(&p->fetcher_metrics->ForCollection(c.collection.name));
-  }
-  if (c.collection.record_links || c.collection.focus.enabled()) {
-    const bool by_host = c.collection.focus.external == "host";
-    if (!by_host) {
-      absl::StatusOr<url::PublicSuffixList> psl = url::PublicSuffixList::LoadDefault();
-      if (!psl.ok()) return psl.status();
-      p->psl = std::make_unique<url::PublicSuffixList>(*std::move(psl));
-    }
-    absl::StatusOr<std::unique_ptr<fetcher::LinkLedger>> links = fetcher::LinkLedger::Open(
-        (std::filesystem::path(c.data_dir) / "links.tsv").string(), p->psl.get(), by_host);
-    if (!links.ok()) return links.status();
-    p->links = *std::move(links);
-  }
-
-  std::vector<frontier::FrontierClient*> partitions;
-  for (auto& local : p->locals) partitions.push_back(local.get());
-  for (uint32_t k = 0; k <= n; ++k) {
-    absl::StatusOr<std::unique_ptr<frontier::RoutedFrontierClient>> router =
-        frontier::RoutedFrontierClient::Create({}, partitions, k == n ? 0 : k);
-    if (!router.ok()) return router.status();
-    p->routers.push_back(*std::move(router));
-  }
-  for (uint32_t k = 0; k < n; ++k) {
-    absl::StatusOr<std::unique_ptr<fetcher::Fetcher>> f = fetcher::Fetcher::Create(
-        FetcherOptionsFor(c, k, p->links.get()), *p->routers[k], p->dedup_client.get(), *p->politeness,
-        *p->resolver, *p->guard, p->scheduler->scope(), p->warc.get(), clock, &p->observers);
-    if (!f.ok()) return f.status();
-    p->fetchers.push_back(*std::move(f));
-  }
+  if (absl::Status s = p->OpenFetchers(metrics, seed ^ 0x9E3779B97F4A7C15ull); !s.ok()) return s;
   p->collector =
       metrics::ScopedCollector(metrics, [parts = p.get()] { return parts->CollectMetrics(); });
   return std::unique_ptr<StandaloneCrawl>(new StandaloneCrawl(std::move(p)));
@@ -504,21 +510,20 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
 
 void StandaloneCrawl::Stop() { parts_->StopFetchers(); }
 
-absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
+absl::StatusOr<fetcher::CrawlTotals> StandaloneCrawl::Run() {
   Parts& p = *parts_;
   const absl::Time start = p.clock->Now();
   absl::StatusOr<scheduler::SeedReport> seeds = p.scheduler->FeedSeeds(p.seed_client());
   if (!seeds.ok()) return seeds.status();
   for (const std::string& rejected : seeds->rejected) {
-    std::fprintf(stderr, "seed out of scope: %s\n", rejected.c_str());
+    p.log.Warning("seed out of scope: ", rejected);
   }
-  std::fprintf(stderr, "crawl: %zu seeds (%zu new), data in %s%s\n", seeds->seeds, seeds->queued,
-               p.config.data_dir.c_str(),
-               p.config.partitions > 1 ? absl::StrCat(", ", p.config.partitions, " partitions").c_str()
-                                       : "");
+  p.log.Info(seeds->seeds, " seeds (", seeds->queued, " new), data in ", p.config.data_dir,
+             p.config.partitions > 1 ? absl::StrCat(", ", p.config.partitions, " partitions") : "");
 
   // Housekeeping while the fetchers run, in this order on each tick: lease expiry, the run_for
-  // limit, re-tuning the re-visit policy, progress lines.
+  // limit, free space, indexing finished WARC files, re-tuning the re-visit policy, progress
+  // lines.
   std::vector<PeriodicJob*> jobs;
   std::vector<frontier::Frontier*> cores;
   std::vector<frontier::FrontierClient*> partitions;
@@ -529,16 +534,15 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
   frontier::LeaseReaper reaper({}, cores);
   jobs.push_back(&reaper);
   RunLimit run_limit(p.config.run_for, start, [&p] {
-    std::fprintf(stderr, "crawl: run time %s reached, finishing transfers in flight\n",
-                 absl::FormatDuration(p.config.run_for).c_str());
+    p.log.Info("run time ", absl::FormatDuration(p.config.run_for),
+               " reached, finishing transfers in flight");
     p.StopFetchers();
   });
   jobs.push_back(&run_limit);
   FreeSpaceGuard free_space({.directories = {p.config.data_dir, p.config.warc_dir},
                              .min_free_bytes = p.config.min_free_bytes},
                             [&p](const absl::Status&) {
-                              std::fprintf(stderr, "crawl: low on disk space, finishing "
-                                                   "transfers in flight\n");
+                              p.log.Warning("low on disk space, finishing transfers in flight");
                               p.StopFetchers();
                             });
   // A disk already too full is refused before anything is fetched.
@@ -546,12 +550,8 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
   if (free_space.fired()) return free_space.status();
   jobs.push_back(&free_space);
   // The CDXJ index beside each WARC file the crawl finishes (rotated, or recovered at the
-  // start), and beside the last one once it is closed (below).
-  fetcher::ArchiveIndexer indexer({.warc_dir = p.config.warc_dir,
-                                   .log = [](const std::string& line) {
-                                     std::fprintf(stderr, "crawl: %s\n", line.c_str());
-                                   }});
-  jobs.push_back(&indexer);
+  // start); the last one's when the crawl closes its writer (below).
+  jobs.push_back(p.crawl->archive_indexer().get());
   std::optional<scheduler::RevisitTuner> tuner;
   // Hides the tuner from the metrics before it goes (declared after it: destroyed first).
   struct TunerShown {
@@ -565,9 +565,8 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
     tuner.emplace(
         p.config.revisit_tuner, *p.scheduler, partitions,
         [&p] { return p.FrontierTotals().seen_urls; },
-        [](const absl::Status& s) {
-          std::fprintf(stderr, "crawl: re-tuning the re-visit policy failed: %s\n",
-                       std::string(s.message()).c_str());
+        [&p](const absl::Status& s) {
+          p.log.Warning("re-tuning the re-visit policy failed: ", s.message());
         });
     if (absl::Status s = tuner->TuneNow(p.clock->Now()); !s.ok()) return s;
     jobs.push_back(&*tuner);
@@ -576,7 +575,7 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
   }
   std::optional<ProgressReporter> progress;
   if (p.config.progress.interval > absl::ZeroDuration()) {
-    ProgressSources sources{.totals = [&p] { return p.stats.Totals(); },
+    ProgressSources sources{.totals = [&p] { return p.crawl->stats().Totals(); },
                             .frontier = [&p] { return p.FrontierTotals(); },
                             .in_flight = [&p] {
                               uint64_t in_flight = 0;
@@ -611,13 +610,9 @@ absl::StatusOr<CrawlTotals> StandaloneCrawl::Run() {
       break;
     }
   }
-  if (p.warc != nullptr) {
-    absl::Status closed = p.warc->Close();
-    if (status.ok()) status = closed;
-    indexer.IndexPending();
-  }
+  if (absl::Status closed = p.crawl->CloseWarc(); status.ok()) status = closed;
   if (status.ok()) status = free_space.status();
-  const CrawlTotals totals = p.stats.Totals();
+  const fetcher::CrawlTotals totals = p.crawl->stats().Totals();
   const std::string refusal = status.ok() ? AllSeedsRefused(*seeds, totals) : "";
   if (!p.config.stats_json.empty()) {
     absl::Status written = p.WriteSummary(p.config.stats_json, totals, p.clock->Now() - start,

@@ -21,15 +21,22 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "lib/politeness/politeness_options.h"
+#include "services/fetcher/collection_crawl.h"
+#include "services/fetcher/crawl_report.h"
 #include "services/standalone/crawl_config.h"
-#include "services/standalone/crawl_report.h"
 
 namespace crawler::metrics {
 class MetricsServer;
 }  // namespace crawler::metrics
 
 namespace crawler::standalone {
+
+// The crawl's settings for its collection's assembly (fetcher::CollectionCrawl, the same as the
+// fetcher service's): paths under the data dir, the user agent, WARC rotation and fsync.
+// `config` must be finalized.
+fetcher::CollectionCrawlSettings CrawlSettingsFor(const CrawlConfig& config);
 
 class StandaloneCrawl {
  public:
@@ -40,14 +47,17 @@ class StandaloneCrawl {
   //
   // With `metrics` (may be null; must outlive the crawl) the crawl's metrics are served there
   // (docs/metrics.md: the fetcher's, the frontier partitions', the politeness store's).
+  //
+  // `log` ("crawl") says what the crawl does: seeds, refusals, limits reached, recoveries.
   static absl::StatusOr<std::unique_ptr<StandaloneCrawl>> Open(
-      CrawlConfig config, const Clock& clock, metrics::MetricsServer* metrics = nullptr);
+      CrawlConfig config, const Clock& clock, metrics::MetricsServer* metrics = nullptr,
+      const Logger& log = {});
   ~StandaloneCrawl();
 
   // Crawls until the frontier is exhausted, a limit is reached, or Stop(). Writes the summary
   // (stats_json) at the end. Returns the totals; kFailedPrecondition, saying why, when nothing
   // was fetched because every seed was refused (out of scope, or by the SSRF guard).
-  absl::StatusOr<CrawlTotals> Run();
+  absl::StatusOr<fetcher::CrawlTotals> Run();
   void Stop();
 
  private:

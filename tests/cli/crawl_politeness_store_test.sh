@@ -10,8 +10,10 @@ set -uo pipefail
 crawler=${1:?usage: crawl_politeness_store_test.sh CRAWLER_BINARY}
 source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
 
+# A free loopback port, by the rule every test uses (tests/crawlertest/ports.py).
 free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  PYTHONPATH="$(dirname "${BASH_SOURCE[0]}")/.." python3 -c \
+    'from crawlertest.ports import free_port; print(free_port())'
 }
 dead=$(free_port)  # nothing listens: the crawled "site" and the unreachable Redis
 common=(--seeds "http://127.0.0.1:$dead/" --allow-network 127.0.0.0/8 --no-warc --quiet

@@ -22,87 +22,31 @@ a collection pulled out of the distributed crawl, and a WACZ replayed in ReplayW
               revisit record replays; screenshots go to --artifacts. Exits 77 (skipped) only
               when Chromium is not installed or cannot start here.
 
-npm packages (warcio, replaywebpage) come from the checked cache of tests/e2e/npm_tools.py; if
-npm or the registry cannot provide them the test fails, it does not skip.
+npm packages (warcio, replaywebpage) come from the checked cache of crawlertest.npm; if the
+npm registry cannot provide them the test fails, it does not skip.
 """
 
 import argparse
 import collections
 import glob
 import gzip
-import hashlib
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
-import time
-import zipfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-import npm_tools  # noqa: E402
-import replay_support  # noqa: E402
-from e2e_support import (Crawl, Fatal, Websim, crawl_command, run_scenario,  # noqa: E402
-                         wait_until)
+from crawlertest import npm, replay  # noqa: E402
+from crawlertest.archive import (Skipped, check_replay, check_wacz,  # noqa: E402
+                                 compare_with_warcio, read_lines, record_ids, run, sha256)
+from crawlertest.cluster import Cluster  # noqa: E402
+from crawlertest.e2e import (Crawl, Fatal, Websim, crawl_command, run_scenario,  # noqa: E402
+                             wait_until)
 
 SKIP = 77
-
-
-class Skipped(Exception):
-    """The scenario cannot run here (Chromium absent or not starting): exit 77."""
-REPLAY_SAMPLE = 20
-TOOL_TIMEOUT_S = 300
-
-
-def run(cmd, timeout_s=TOOL_TIMEOUT_S, **kwargs):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, **kwargs)
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def warcio_cdxj(cli, warc):
-    """warcio.js's CDXJ lines of one file, sorted bytewise."""
-    out = run(["node", cli, "cdx-index", warc])
-    if out.returncode != 0:
-        raise Fatal(f"warcio cdx-index {warc}: {out.stderr.strip()[-1000:]}")
-    return sorted(l for l in out.stdout.splitlines() if l.strip())
-
-
-def fields(line):
-    """(key, timestamp, offset, length, digest) of a CDXJ line: what must agree."""
-    key, ts, data = line.split(" ", 2)
-    j = json.loads(data)
-    return key, ts, str(j.get("offset")), str(j.get("length")), j.get("digest")
-
-
-def compare_with_warcio(checks, cli, warc, ours, what):
-    """Our index lines of `warc` against warcio.js's; returns (lines, differing, identical)."""
-    theirs = warcio_cdxj(cli, warc)
-    ours_f = sorted(fields(l) for l in ours)
-    theirs_f = sorted(fields(l) for l in theirs)
-    differing = sum(a != b for a, b in zip(ours_f, theirs_f)) + abs(len(ours_f) - len(theirs_f))
-    identical = sum(a == b for a, b in zip(sorted(ours), theirs))
-    checks.check(differing == 0,
-                 f"{what} {os.path.basename(warc)}: {differing} of {len(theirs)} lines differ from "
-                 f"warcio.js's in key, timestamp, offset, length or digest (first: "
-                 f"{next(((a, b) for a, b in zip(ours_f, theirs_f) if a != b), None)})")
-    return len(theirs), differing, identical
-
-
-def read_lines(path):
-    with open(path) as f:
-        return [l.rstrip("\n") for l in f if l.strip()]
 
 
 def check_beside_indexes(checks, args, cli, warc_dir, what):
@@ -158,7 +102,7 @@ def revisit_crawl(args, work, hosts=5, pages=12, seconds=10):
 
 
 def scenario_index(args, checks, work):
-    cli = npm_tools.warcio_cli()
+    cli = npm.warcio_cli()
     demo_dir = work("demo")
     out = run(["bash", args.demo, args.build_dir], timeout_s=600,
               env={**os.environ, "DEMO_DIR": demo_dir})
@@ -196,7 +140,7 @@ def scenario_index(args, checks, work):
 def members(path):
     """(offset, length, warc-type) of every record of a gzip-per-record WARC, by the index of
     `warcio index` (the independent reader)."""
-    out = run(["node", npm_tools.warcio_cli(), "index", path, "--fields",
+    out = run(["node", npm.warcio_cli(), "index", path, "--fields",
                "offset,length,warc-type"])
     if out.returncode != 0:
         raise Fatal(f"warcio index {path}: {out.stderr.strip()}")
@@ -221,27 +165,8 @@ def expect_refused(checks, args, work, what, inputs, message):
     print(f"{what}: refused: {wacz.stderr.strip()[:200]}", flush=True)
 
 
-def check_wacz(checks, path, what):
-    """A WACZ that Python's zipfile reads, whose datapackage.json hashes match its entries.
-    Returns (ZipFile, datapackage)."""
-    z = zipfile.ZipFile(path)
-    checks.check(z.testzip() is None, f"{what}: a corrupt entry")
-    package = json.loads(z.read("datapackage.json"))
-    checks.check(package.get("wacz_version") == "1.1.1", f"{what}: wacz_version {package}")
-    for r in package["resources"]:
-        data = z.read(r["path"])
-        checks.check("sha256:" + hashlib.sha256(data).hexdigest() == r["hash"] and
-                     len(data) == r["bytes"], f"{what}: {r['path']} does not match its hash")
-        checks.check(z.getinfo(r["path"]).compress_type == zipfile.ZIP_STORED,
-                     f"{what}: {r['path']} is compressed")
-    digest = json.loads(z.read("datapackage-digest.json"))
-    checks.check(digest["hash"] == "sha256:" + hashlib.sha256(z.read("datapackage.json")).hexdigest(),
-                 f"{what}: datapackage-digest.json does not match")
-    return z, package
-
-
 def scenario_bad_inputs(args, checks, work):
-    cli = npm_tools.warcio_cli()
+    cli = npm.warcio_cli()
     warc_dir = revisit_crawl(args, work, hosts=3, pages=8, seconds=4)
     warc = sorted(glob.glob(os.path.join(warc_dir, "*.warc.gz")))[0]
     with open(warc, "rb") as f:
@@ -309,17 +234,8 @@ def fetcher_files(cluster, collection):
     return files
 
 
-def record_ids(paths):
-    out = run(["node", npm_tools.warcio_cli(), "index", *paths, "--fields",
-               "warc-record-id,warc-type"])
-    if out.returncode != 0:
-        raise Fatal(f"warcio index: {out.stderr.strip()[-1000:]}")
-    return [json.loads(l) for l in out.stdout.splitlines() if l.strip()]
-
-
 def scenario_pull(args, checks, work):
-    from cluster import Cluster  # scripts/cluster.py
-    cli = npm_tools.warcio_cli()
+    cli = npm.warcio_cli()
     sim = Websim(args.websim, work, hosts=6, pages=20, seed=36)
     cluster = None
     try:
@@ -422,128 +338,10 @@ def scenario_pull(args, checks, work):
 
 # --------------------------------------------------------------------------------- replay
 
-def index_entries(z):
-    """The WACZ's index lines as (key, ts, json), from either index form."""
-    names = z.namelist()
-    if "indexes/index.cdxj" in names:
-        text = z.read("indexes/index.cdxj").decode()
-    else:
-        data = z.read("indexes/index.cdx.gz")
-        text = ""
-        for line in z.read("indexes/index.idx").decode().splitlines()[1:]:
-            j = json.loads(line[line.index(" {") + 1:])
-            text += gzip.decompress(data[j["offset"]:j["offset"] + j["length"]]).decode()
-    out = []
-    for line in text.splitlines():
-        key, ts, data = line.split(" ", 2)
-        out.append((key, ts, json.loads(data)))
-    return out
-
-
-def check_replay(checks, crawler, wacz_path, warcs, workdir, artifacts, require_revisit=True):
-    """Opens `wacz_path` (made of `warcs`) in ReplayWeb.page in headless Chromium: REPLAY_SAMPLE
-    pages of its page list must show their archived text, and a revisit record (at a time of
-    its own) must replay its original's content; screenshots go to `artifacts`. Skipped when
-    Chromium is absent or does not start. Returns (pages shown, pages sampled)."""
-    chromium = replay_support.find_chromium()
-    if chromium is None:
-        raise Skipped("no Chromium (Debian package chromium-headless-shell or chromium; "
-                      "scripts/install-deps.sh installs it)")
-    rwp = npm_tools.replaywebpage_dir()
-    z, _ = check_wacz(checks, wacz_path, "replayed WACZ")
-    pages = [json.loads(l) for l in z.read("pages/pages.jsonl").decode().splitlines()[1:]]
-    by_name = {os.path.basename(w): w for w in warcs}
-    captures = collections.defaultdict(list)
-    for key, ts, j in index_entries(z):
-        captures[j["url"]].append((ts, j))
-
-    def original(url, ts=None):
-        """(timestamp, index entry) of the HTML response that the capture of `url` at `ts` (the
-        first one if None) shows: the response itself, or the original a revisit refers to."""
-        for cts, j in sorted(captures[url], key=lambda c: (c[0], c[1].get("mime") != "text/html")):
-            if ts is not None and cts != ts:
-                continue
-            if j.get("mime") == "text/html":
-                return cts, j
-            if j.get("mime") == "warc/revisit":
-                fields, _ = replay_support.read_record(by_name[j["filename"]], int(j["offset"]),
-                                                       int(j["length"]))
-                target = fields.get("warc-refers-to-target-uri", "")
-                date = fields.get("warc-refers-to-date", "")
-                stamp = date.replace("-", "").replace(":", "").replace("T", "")[:14]
-                if target and (target, stamp) != (url, cts):
-                    return original(target, stamp)
-        raise Fatal(f"no response for {url} at {ts} in the package (a revisit of a capture the "
-                    f"package does not hold?)")
-
-    def expected(url, j):
-        return replay_support.expected_texts(crawler, by_name[j["filename"]], int(j["offset"]),
-                                             int(j["length"]), url, workdir)
-
-    sample = random.Random(35).sample(pages, min(REPLAY_SAMPLE, len(pages)))
-    checks.check(len(sample) == REPLAY_SAMPLE, f"only {len(pages)} pages to sample")
-    # A revisit at a time of its own (no response of its URL in the same second), whose
-    # original the package holds.
-    revisit = None
-    for url, caps in sorted(captures.items()):
-        response_ts = {ts for ts, j in caps if j.get("mime") == "text/html"}
-        for ts, j in caps:
-            if revisit or j.get("mime") != "warc/revisit" or j.get("status") != "200" or \
-                    ts in response_ts:
-                continue
-            try:
-                original(url, ts)
-                revisit = (url, ts)
-            except Fatal:
-                pass
-    if require_revisit:
-        checks.check(revisit is not None, "no revisit record at a time of its own to replay")
-    os.makedirs(artifacts, exist_ok=True)
-    chrome = replay_support.Chrome(chromium, workdir)
-    shown = 0
-    try:
-        try:
-            product = chrome.start()
-        except replay_support.ChromeUnavailable as e:
-            raise Skipped(str(e))
-        print(f"replay: {product}, ReplayWeb.page from {rwp}", flush=True)
-        with replay_support.ReplayServer(rwp, wacz_path, os.path.join(workdir, "site")) as server:
-            for i, page in enumerate(sample):
-                ts = page["ts"].replace("-", "").replace(":", "").replace("T", "")[:14]
-                _, j = original(page["url"], ts)
-                try:
-                    replay_support.replay_page(chrome, server, page["url"], ts,
-                                               expected(j["url"], j))
-                    shown += 1
-                    if i == 0:
-                        chrome.screenshot(os.path.join(artifacts, "replayed-page.png"))
-                except replay_support.ReplayError as e:
-                    checks.fail(str(e))
-            if revisit is not None:
-                url, ts = revisit
-                cts, j = original(url, ts)
-                try:
-                    frame, seconds = replay_support.replay_page(chrome, server, url, ts,
-                                                                expected(j["url"], j))
-                    checks.check(f"/{ts}mp_/" in frame,
-                                 f"the revisit of {url} at {ts} replayed another capture: {frame}")
-                    chrome.screenshot(os.path.join(artifacts, "replayed-revisit.png"))
-                    print(f"replay: revisit of {url} at {ts} (original {cts}) shows the archived "
-                          f"text in {seconds:.1f} s", flush=True)
-                except replay_support.ReplayError as e:
-                    checks.fail(f"revisit: {e}")
-        checks.check(shown == len(sample), f"{shown} of {len(sample)} sampled pages replayed")
-        print(f"replay: {shown} of {len(sample)} sampled pages show their archived text; "
-              f"screenshots in {artifacts}", flush=True)
-    finally:
-        chrome.close()
-    return shown, len(sample)
-
-
 def scenario_replay(args, checks, work):
-    if replay_support.find_chromium() is None:
+    if replay.find_chromium() is None:
         check_replay(checks, args.crawler, None, [], work.path, "")  # raises Skipped
-    npm_tools.replaywebpage_dir()  # before the crawl: npm trouble fails the test at once
+    npm.replaywebpage_dir()  # before the crawl: npm trouble fails the test at once
     warc_dir = revisit_crawl(args, work)
     warcs = sorted(glob.glob(os.path.join(warc_dir, "*.warc.gz")))
     wacz_path = work("replay.wacz")
@@ -576,7 +374,7 @@ def main():
                  "pull": scenario_pull, "replay": scenario_replay}
     try:
         return run_scenario(args, scenarios, "e2e archive", "e2e-archive",
-                            errors=(Fatal, npm_tools.NpmError, replay_support.ReplayError))
+                            errors=(Fatal, npm.NpmError, replay.ReplayError))
     except Skipped as e:
         print(f"SKIPPED: {e}", flush=True)
         return SKIP

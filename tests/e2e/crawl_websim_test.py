@@ -34,9 +34,8 @@ import sys
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from e2e_support import (  # noqa: E402
+from crawlertest.e2e import (  # noqa: E402
     Crawl, Websim, archived_pages, check_coverage, check_crawl_log_pages, check_politeness,
     check_robots_fetches, check_run_partition, crawl_command, is_page_request, read_crawl_log,
     read_stats, read_warc_records, run_scenario, url_of, wait_until)

@@ -40,13 +40,10 @@ import sys
 import time
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-from cluster import Cluster, ClusterError  # noqa: E402
+from crawlertest.cluster import Cluster, ClusterError  # noqa: E402
 from crawl_websim_test import check_duplicates_none, check_partition_owners  # noqa: E402
-from e2e_support import (  # noqa: E402
+from crawlertest.e2e import (  # noqa: E402
     Fatal, Websim, archived_pages, cap_excess, check_coverage, check_crawl_log_pages,
     check_politeness, check_robots_fetches, read_crawl_log, revisit_times, run_scenario,
     wait_until)

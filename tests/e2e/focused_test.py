@@ -34,12 +34,10 @@ import sys
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 
-from cluster import Cluster, ClusterError  # noqa: E402
+from crawlertest.cluster import Cluster, ClusterError  # noqa: E402
 from distributed_test import as_int, field, wait_finished, write_collection  # noqa: E402
-from e2e_support import (  # noqa: E402
+from crawlertest.e2e import (  # noqa: E402
     Crawl, Fatal, Websim, check_politeness, crawl_command, is_page_request, read_stats,
     run_scenario)
 

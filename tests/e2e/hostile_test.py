@@ -35,8 +35,7 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e_support import (  # noqa: E402
+from crawlertest.e2e import (  # noqa: E402
     Crawl, Fatal, read_crawl_log, read_stats, run_scenario, wait_until)
 
 MIB = 1 << 20

@@ -29,7 +29,6 @@ Usage: metrics_test.py --crawler BIN --websim BIN [--crawlerd BIN --crawlctl BIN
 """
 
 import argparse
-import os
 import re
 import shutil
 import subprocess
@@ -38,11 +37,8 @@ import time
 import urllib.request
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-from e2e_support import (  # noqa: E402
+from crawlertest.e2e import (  # noqa: E402
     Crawl, Fatal, Websim, crawl_command, read_stats, run_scenario, wait_until)
 
 CRAWL_TIMEOUT_S = 300
@@ -277,7 +273,7 @@ def scenario_revisit(args, checks, work):
 
 
 def scenario_cluster(args, checks, work):
-    from cluster import Cluster  # noqa: E402
+    from crawlertest.cluster import Cluster  # noqa: E402
     from distributed_test import (  # noqa: E402
         as_int, field, fetcher_args, wait_finished, write_collection)
 
@@ -332,7 +328,7 @@ def main():
         print("metrics_test: promtool not found (Debian package prometheus); cannot check the "
               "metrics text: skipped", file=sys.stderr)
         return 77
-    from cluster import ClusterError  # noqa: E402
+    from crawlertest.cluster import ClusterError  # noqa: E402
     scenarios = {"crawl": scenario_crawl, "cluster": scenario_cluster,
                  "revisit": scenario_revisit}
     return run_scenario(args, scenarios, "metrics", "metrics-e2e",

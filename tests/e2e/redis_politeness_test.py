@@ -22,9 +22,8 @@ import sys
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from e2e_support import (  # noqa: E402
+from crawlertest.e2e import (  # noqa: E402
     Crawl, RedisServer, Websim, check_crawl_log_pages, check_politeness, crawl_command,
     monotonic_ns, read_crawl_log, read_stats, run_scenario, wait_until)
 

@@ -14,12 +14,9 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-from cluster import Cluster, ClusterError  # noqa: E402
-from e2e_support import Checks  # noqa: E402
+from crawlertest.cluster import Cluster, ClusterError  # noqa: E402
+from crawlertest.e2e import Checks  # noqa: E402
 
 
 def openssl(*args, cwd):

@@ -40,9 +40,8 @@ import sys
 import zlib
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from e2e_support import (Checks, Crawl, Fatal, Websim, WorkDir, crawl_command,  # noqa: E402
+from crawlertest.e2e import (Checks, Crawl, Fatal, Websim, WorkDir, crawl_command,  # noqa: E402
                          read_crawl_log, read_stats)
 
 WARCIO_SPEC = "warcio@2"

@@ -45,9 +45,9 @@ import time
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 
-from e2e_support import (  # noqa: E402
+from crawlertest import archive, npm  # noqa: E402
+from crawlertest.e2e import (  # noqa: E402
     Checks, Fatal, Request, WEBSIM_INTERNAL_PREFIX, check_coverage, check_politeness,
     read_crawl_log, wait_until)
 
@@ -400,7 +400,6 @@ def volume_archive_files(state, collection):
 def pull_archive(checks, args, ctl, state, work, name):
     """`name` pulled out of the cluster through the admin port with its WACZ: every file as on
     the volumes, every record once, each CDXJ equal to warcio.js's. Returns the pulled WARCs."""
-    import archive_test  # tests/e2e: the archive checks of the e2e tests
 
     def settled():
         out = ctl("archive", "list", name, json_out=True, check=False)
@@ -423,22 +422,22 @@ def pull_archive(checks, args, ctl, state, work, name):
     checks.check(sorted(got) == sorted(on_volumes),
                  f"archive {name}: pulled {sorted(got)}, the volumes hold {sorted(on_volumes)}")
     for n in set(got) & set(on_volumes):
-        checks.check(archive_test.sha256(got[n]) == archive_test.sha256(on_volumes[n]),
+        checks.check(archive.sha256(got[n]) == archive.sha256(on_volumes[n]),
                      f"archive {name}: {n} differs from the volume's")
     warcs = sorted(p for n, p in got.items() if n.endswith(".warc.gz"))
-    records = archive_test.record_ids(warcs)
+    records = archive.record_ids(warcs)
     ids = collections.Counter(r.get("warc-record-id") for r in records)
     checks.check(all(n == 1 for n in ids.values()), f"archive {name}: records pulled more than "
                                                     f"once: {[i for i, n in ids.items() if n > 1][:3]}")
-    held = archive_test.record_ids(sorted(p for n, p in on_volumes.items() if n.endswith(".warc.gz")))
+    held = archive.record_ids(sorted(p for n, p in on_volumes.items() if n.endswith(".warc.gz")))
     checks.check(len(records) == len(held),
                  f"archive {name}: {len(records)} records pulled, the volumes hold {len(held)}")
     lines = differing = 0
-    cli = archive_test.npm_tools.warcio_cli()
+    cli = npm.warcio_cli()
     for warc in warcs:
-        l, d, _ = archive_test.compare_with_warcio(checks, cli, warc,
-                                                   archive_test.read_lines(warc[:-8] + ".cdxj"),
-                                                   f"archive {name}")
+        l, d, _ = archive.compare_with_warcio(checks, cli, warc,
+                                              archive.read_lines(warc[:-8] + ".cdxj"),
+                                              f"archive {name}")
         lines, differing = lines + l, differing + d
     kinds = collections.Counter(r.get("warc-type") for r in records)
     log(f"archive: {name}: {len(got)} files ({len(warcs)} WARC) pulled, {len(records)} records "
@@ -448,16 +447,15 @@ def pull_archive(checks, args, ctl, state, work, name):
 
 
 def replay(checks, args, work, wacz, warcs, what, require_revisit):
-    import archive_test
     crawler = os.path.join(args.build_dir, "tools", "crawler", "crawler")
     replay_dir = os.path.join(work, f"replay-{what}")
     os.makedirs(replay_dir, exist_ok=True)
     try:
-        shown, sampled = archive_test.check_replay(
+        shown, sampled = archive.check_replay(
             checks, crawler, wacz, warcs, replay_dir,
             os.path.join(args.build_dir, "test-artifacts", "k8s", what), require_revisit)
         log(f"archive: {what} replayed in ReplayWeb.page: {shown} of {sampled} pages")
-    except archive_test.Skipped as e:
+    except archive.Skipped as e:
         checks.fail(f"archive: {what} not replayed: {e}")
 
 
@@ -737,10 +735,9 @@ def main():
     # The npm packages of the archive step, into their cache now: inside the namespace there is
     # no route to the registry.
     try:
-        import npm_tools  # tests/e2e
-        npm_tools.warcio_cli()
-        npm_tools.replaywebpage_dir()
-    except npm_tools.NpmError as e:
+        npm.warcio_cli()
+        npm.replaywebpage_dir()
+    except npm.NpmError as e:
         print(f"k8s.cluster: {e}", flush=True)
         return 1
     work = tempfile.mkdtemp(prefix="crawler-k8s-")

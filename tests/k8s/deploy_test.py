@@ -25,9 +25,8 @@ import tempfile
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 
-from e2e_support import Checks  # noqa: E402
+from crawlertest.e2e import Checks  # noqa: E402
 
 CACHE = os.environ.get("CRAWLER_K8S_CACHE", "/var/cache/crawler-k8s")
 HELM = os.path.join(CACHE, "tools", "helm", "helm")
@@ -164,7 +163,6 @@ def scenario_rules(checks):
     for label in ("namespace", "pod", "component", "release", "__metrics_path__", "__address__"):
         checks.check(f"target_label: {label}" in text, f"prometheus.yml does not set {label}")
     checks.check("- alerts.yml" in text and "role: pod" in text, "prometheus.yml: rules or pod role")
-    sys.path.insert(0, os.path.join(ROOT, "scripts", "k8s"))
     import importlib.util
     spec = importlib.util.spec_from_file_location("pod_targets", os.path.join(K8S, "pod-targets.py"))
     pod_targets = importlib.util.module_from_spec(spec)

@@ -18,9 +18,8 @@ import time
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 
-from e2e_support import Fatal, Websim, check_coverage, run_scenario  # noqa: E402
+from crawlertest.e2e import Fatal, Websim, check_coverage, run_scenario  # noqa: E402
 
 IMAGE = "localhost/crawler:latest"
 
@@ -36,7 +35,10 @@ def scenario_crawl(args, checks, work):
     out = subprocess.run([os.path.join(ROOT, "docker", "build-images.sh"), args.build_dir],
                          capture_output=True, text=True, timeout=900)
     if out.returncode != 0:
-        raise Fatal(f"build-images.sh: {out.stderr[-2000:]}")
+        raise Fatal(f"build-images.sh exited {out.returncode}: {out.stderr[-2000:] or '(no message)'}")
+    for line in out.stderr.splitlines():
+        if line.startswith("build-images:"):
+            print(f"  {line}", flush=True)  # what it found in its cache and rebuilt
     sizes = [line for line in out.stdout.splitlines() if line.startswith("localhost/")]
     print(f"  images built in {time.monotonic() - t:.0f} s: {'; '.join(sizes)}", flush=True)
     user = subprocess.run(["podman", "image", "inspect", IMAGE, "--format", "{{.Config.User}}"],

@@ -18,11 +18,9 @@ import tempfile
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(REPO, "scripts"))
-sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
 
-from cluster import Cluster  # noqa: E402
-from e2e_support import Checks  # noqa: E402
+from crawlertest.cluster import Cluster  # noqa: E402
+from crawlertest.e2e import Checks  # noqa: E402
 
 
 def generate_stubs(out_dir, protoc, plugin):

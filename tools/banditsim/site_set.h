@@ -1,5 +1,5 @@
 // The site model of banditsim: what a focused collection of K sites looks like to a crawler that
-// fetches each site in breadth-first order and counts external links (DESIGN.md §8,
+// fetches each site in breadth-first order and counts external links (docs/architecture.md §8,
 // docs/focused.md).
 //
 // A site has a size S (pages, which doubles as its depth limit), a density d (distinct external

@@ -7,7 +7,6 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -44,25 +43,126 @@ absl::StatusOr<crawler::crawlctl::CollectionFile> LoadFile(const std::string& pa
   return crawler::crawlctl::ParseCollectionYaml(text.str(), "-");
 }
 
-// `archive list` and `archive pull` (tools/crawlctl/archive_pull.h): each stores what to run in
-// `run`, as main's commands do.
-void AddArchiveCommands(CLI::App& app, std::function<int(crawler::crawlctl::Session&)>& run) {
-  namespace cc = crawler::crawlctl;
-  struct Args {
-    std::string name;
-    cc::PullOptions pull;
+namespace cc = crawler::crawlctl;
+
+// What the command line names, and what to run once the session is open.
+struct Args {
+  std::string file;
+  std::string name;
+  std::string seed_file;
+  std::string interval = "2s";
+  std::vector<std::string> urls;
+  cc::WatchOptions watch;
+  cc::PullOptions pull;
+  std::function<int(cc::Session&)> run;
+};
+
+// collections create|update|list|get|pause|resume|delete.
+void AddCollectionCommands(CLI::App& app, Args& a) {
+  CLI::App* collections = app.add_subcommand("collections", "Create, change and list collections");
+  collections->require_subcommand(1);
+
+  CLI::App* create = collections->add_subcommand(
+      "create", "Create a collection from a YAML file (keys of docs/configuration.md, with name)");
+  create->add_option("-f,--file", a.file, "Collection YAML file, or - for stdin")->required();
+  create->callback([&] {
+    a.run = [&](cc::Session& s) {
+      absl::StatusOr<cc::CollectionFile> loaded = LoadFile(a.file);
+      return loaded.ok() ? cc::CreateCollection(s, *loaded) : s.FailInput(loaded.status());
+    };
+  });
+
+  CLI::App* update = collections->add_subcommand(
+      "update", "Change the keys a YAML file sets; the others keep their values");
+  update->add_option("name", a.name, "Collection")->required();
+  update->add_option("-f,--file", a.file, "YAML file with the keys to change, or - for stdin")
+      ->required();
+  update->callback([&] {
+    a.run = [&](cc::Session& s) {
+      absl::StatusOr<cc::CollectionFile> loaded = LoadFile(a.file);
+      return loaded.ok() ? cc::UpdateCollection(s, a.name, *loaded) : s.FailInput(loaded.status());
+    };
+  });
+
+  collections->add_subcommand("list", "List every collection")->callback([&] {
+    a.run = [](cc::Session& s) { return cc::ListCollections(s); };
+  });
+
+  struct NamedCommand {
+    const char* verb;
+    const char* help;
+    int (*call)(cc::Session&, const std::string&);
   };
-  auto args = std::make_shared<Args>();
+  for (const NamedCommand& c : {
+           NamedCommand{"get", "Show a collection: state, times and definition", cc::GetCollection},
+           NamedCommand{"pause", "Stop leasing a collection's URLs (idempotent)",
+                        cc::PauseCollection},
+           NamedCommand{"resume", "Lease a paused collection's URLs again (idempotent)",
+                        cc::ResumeCollection},
+           NamedCommand{"delete",
+                        "Delete a collection's definition and crawl state (WARC files stay); "
+                        "asks no confirmation",
+                        cc::DeleteCollection},
+       }) {
+    CLI::App* sub = collections->add_subcommand(c.verb, c.help);
+    sub->add_option("name", a.name, "Collection")->required();
+    sub->callback(
+        [&, call = c.call] { a.run = [&, call](cc::Session& s) { return call(s, a.name); }; });
+  }
+}
+
+// seeds add.
+void AddSeedCommands(CLI::App& app, Args& a) {
+  CLI::App* seeds = app.add_subcommand("seeds", "Add seeds to a collection");
+  seeds->require_subcommand(1);
+  CLI::App* seeds_add = seeds->add_subcommand(
+      "add", "Stream URLs (one per line; blank lines and # comments skipped) to a collection");
+  seeds_add->add_option("name", a.name, "Collection")->required();
+  seeds_add->add_option("file", a.seed_file, "File of URLs, or - for stdin")->required();
+  seeds_add->callback([&] {
+    a.run = [&](cc::Session& s) {
+      if (a.seed_file == "-") return cc::AddSeeds(s, a.name, std::cin);
+      std::ifstream in(a.seed_file);
+      if (!in) return s.FailInput(absl::NotFoundError("cannot read " + a.seed_file));
+      return cc::AddSeeds(s, a.name, in);
+    };
+  });
+}
+
+// stats and explain.
+void AddQueryCommands(CLI::App& app, Args& a) {
+  CLI::App* stats = app.add_subcommand("stats", "A collection's statistics over every partition");
+  stats->add_option("name", a.name, "Collection")->required();
+  stats->add_flag("-w,--watch", a.watch.watch, "Refresh until interrupted (Ctrl-C)");
+  stats->add_option("--interval", a.interval, "Between refreshes with --watch")
+      ->check(DurationValidator())
+      ->capture_default_str();
+  stats->add_option("--count", a.watch.count, "Stop after N refreshes (implies --watch; 0: never)");
+  stats->callback([&] {
+    a.watch.watch = a.watch.watch || a.watch.count > 0;
+    a.watch.interval = ParseDuration(a.interval);
+    a.watch.clear_screen = a.watch.watch && isatty(STDOUT_FILENO) == 1;
+    a.run = [&](cc::Session& s) { return cc::Stats(s, a.name, a.watch); };
+  });
+
+  CLI::App* explain = app.add_subcommand(
+      "explain", "Why each URL is in its state: scope, partition, the frontier's record");
+  explain->add_option("name", a.name, "Collection")->required();
+  explain->add_option("urls", a.urls, "URLs as a user writes them")->required();
+  explain->callback(
+      [&] { a.run = [&](cc::Session& s) { return cc::Explain(s, a.name, a.urls); }; });
+}
+
+// archive list|pull (tools/crawlctl/archive_pull.h).
+void AddArchiveCommands(CLI::App& app, Args& a) {
   CLI::App* archive = app.add_subcommand(
       "archive", "A collection's archive files, gathered from the fetchers (docs/archive.md)");
   archive->require_subcommand(1);
   CLI::App* list =
       archive->add_subcommand("list", "List the collection's archive files on every fetcher");
-  list->add_option("collection", args->name, "Collection")->required();
-  list->callback([&run, args] {
-    run = [args](cc::Session& s) { return cc::ListArchive(s, args->name); };
-  });
-  cc::PullOptions& pull = args->pull;
+  list->add_option("collection", a.name, "Collection")->required();
+  list->callback([&] { a.run = [&](cc::Session& s) { return cc::ListArchive(s, a.name); }; });
+  cc::PullOptions& pull = a.pull;
   CLI::App* archive_pull = archive->add_subcommand(
       "pull", "Copy the collection's finished WARC files and CDXJ indexes into DIR (resumable)");
   archive_pull->add_option("collection", pull.collection, "Collection")->required();
@@ -74,16 +174,15 @@ void AddArchiveCommands(CLI::App& app, std::function<int(crawler::crawlctl::Sess
   archive_pull->add_option("--index-form", pull.index_form, "The WACZ's index form")
       ->check(CLI::IsMember({"auto", "cdxj", "compressed"}))
       ->capture_default_str();
-  archive_pull->callback([&run, args] {
-    args->pull.wacz = args->pull.wacz || !args->pull.wacz_path.empty();
-    run = [args](cc::Session& s) { return cc::PullArchive(s, args->pull); };
+  archive_pull->callback([&] {
+    a.pull.wacz = a.pull.wacz || !a.pull.wacz_path.empty();
+    a.run = [&](cc::Session& s) { return cc::PullArchive(s, a.pull); };
   });
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  namespace cc = crawler::crawlctl;
   CLI::App app{"crawlctl: manage the crawler's collections through the scheduler's Admin API"};
   app.require_subcommand(1);
   cc::SessionOptions options;
@@ -104,104 +203,11 @@ int main(int argc, char** argv) {
   app.add_flag("--json", options.json, "Print each reply as JSON (protobuf's JSON mapping)");
 
   // Each command stores what to run; it runs after parsing, once the session is open.
-  std::function<int(cc::Session&)> run;
-
-  CLI::App* collections = app.add_subcommand("collections", "Create, change and list collections");
-  collections->require_subcommand(1);
-  std::string file;
-  std::string name;
-
-  CLI::App* create = collections->add_subcommand(
-      "create", "Create a collection from a YAML file (keys of docs/configuration.md, with name)");
-  create->add_option("-f,--file", file, "Collection YAML file, or - for stdin")->required();
-  create->callback([&] {
-    run = [&](cc::Session& s) {
-      absl::StatusOr<cc::CollectionFile> loaded = LoadFile(file);
-      return loaded.ok() ? cc::CreateCollection(s, *loaded) : s.FailInput(loaded.status());
-    };
-  });
-
-  CLI::App* update = collections->add_subcommand(
-      "update", "Change the keys a YAML file sets; the others keep their values");
-  update->add_option("name", name, "Collection")->required();
-  update->add_option("-f,--file", file, "YAML file with the keys to change, or - for stdin")
-      ->required();
-  update->callback([&] {
-    run = [&](cc::Session& s) {
-      absl::StatusOr<cc::CollectionFile> loaded = LoadFile(file);
-      return loaded.ok() ? cc::UpdateCollection(s, name, *loaded) : s.FailInput(loaded.status());
-    };
-  });
-
-  collections->add_subcommand("list", "List every collection")->callback([&] {
-    run = [](cc::Session& s) { return cc::ListCollections(s); };
-  });
-
-  struct NamedCommand {
-    const char* verb;
-    const char* help;
-    int (*call)(cc::Session&, const std::string&);
-  };
-  for (const NamedCommand& c : {
-           NamedCommand{"get", "Show a collection: state, times and definition", cc::GetCollection},
-           NamedCommand{"pause", "Stop leasing a collection's URLs (idempotent)",
-                        cc::PauseCollection},
-           NamedCommand{"resume", "Lease a paused collection's URLs again (idempotent)",
-                        cc::ResumeCollection},
-           NamedCommand{"delete",
-                        "Delete a collection's definition and crawl state (WARC files stay); "
-                        "asks no confirmation",
-                        cc::DeleteCollection},
-       }) {
-    CLI::App* sub = collections->add_subcommand(c.verb, c.help);
-    sub->add_option("name", name, "Collection")->required();
-    sub->callback([&, call = c.call] {
-      run = [&, call](cc::Session& s) { return call(s, name); };
-    });
-  }
-
-  CLI::App* seeds = app.add_subcommand("seeds", "Add seeds to a collection");
-  seeds->require_subcommand(1);
-  std::string seed_file;
-  CLI::App* seeds_add = seeds->add_subcommand(
-      "add", "Stream URLs (one per line; blank lines and # comments skipped) to a collection");
-  seeds_add->add_option("name", name, "Collection")->required();
-  seeds_add->add_option("file", seed_file, "File of URLs, or - for stdin")->required();
-  seeds_add->callback([&] {
-    run = [&](cc::Session& s) {
-      if (seed_file == "-") return cc::AddSeeds(s, name, std::cin);
-      std::ifstream in(seed_file);
-      if (!in) return s.FailInput(absl::NotFoundError("cannot read " + seed_file));
-      return cc::AddSeeds(s, name, in);
-    };
-  });
-
-  CLI::App* stats = app.add_subcommand("stats", "A collection's statistics over every partition");
-  cc::WatchOptions watch;
-  std::string interval = "2s";
-  stats->add_option("name", name, "Collection")->required();
-  stats->add_flag("-w,--watch", watch.watch, "Refresh until interrupted (Ctrl-C)");
-  stats->add_option("--interval", interval, "Between refreshes with --watch")
-      ->check(DurationValidator())
-      ->capture_default_str();
-  stats->add_option("--count", watch.count, "Stop after N refreshes (implies --watch; 0: never)");
-  stats->callback([&] {
-    watch.watch = watch.watch || watch.count > 0;
-    watch.interval = ParseDuration(interval);
-    watch.clear_screen = watch.watch && isatty(STDOUT_FILENO) == 1;
-    run = [&](cc::Session& s) { return cc::Stats(s, name, watch); };
-  });
-
-  CLI::App* explain = app.add_subcommand(
-      "explain", "Why each URL is in its state: scope, partition, the frontier's record");
-  std::vector<std::string> urls;
-  explain->add_option("name", name, "Collection")->required();
-  explain->add_option("urls", urls, "URLs as a user writes them")->required();
-  explain->callback([&] {
-    run = [&](cc::Session& s) { return cc::Explain(s, name, urls); };
-  });
-
-  AddArchiveCommands(app, run);
+  Args a;
+  AddCollectionCommands(app, a);
+  AddSeedCommands(app, a);
+  AddQueryCommands(app, a);
+  AddArchiveCommands(app, a);
 
   try {
     app.parse(argc, argv);
@@ -209,7 +215,7 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? cc::kExitOk : kExitInvalid;
   }
-  if (!run) {  // unreachable while every command group requires a subcommand
+  if (!a.run) {  // unreachable while every command group requires a subcommand
     std::cerr << app.help();
     return kExitInvalid;
   }
@@ -219,5 +225,5 @@ int main(int argc, char** argv) {
     std::cerr << "crawlctl: " << session.status().message() << "\n";
     return kExitInvalid;
   }
-  return run(*session);
+  return a.run(*session);
 }

@@ -13,8 +13,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
-#include "services/scheduler/grpc/collection_convert.h"
-#include "services/scheduler/scheduler_config.h"
+#include "services/collections/collection_keys.h"
+#include "services/collections/grpc/collection_convert.h"
 
 namespace crawler::crawlctl {
 namespace {
@@ -92,16 +92,16 @@ std::string FormatCollectionInfo(const v1::CollectionInfo& info) {
   table.AddRow({"created", FormatTimestamp(info.create_time())});
   table.AddRow({"updated", FormatTimestamp(info.update_time())});
   std::string out = table.Render();
-  absl::StatusOr<scheduler::Collection> collection =
-      scheduler::FromProto(info.collection(), "collection");
+  absl::StatusOr<collections::Collection> collection =
+      collections::FromProto(info.collection(), "collection");
   if (!collection.ok()) {
     return out + absl::StrCat("definition: cannot be shown: ", collection.status().message(), "\n");
   }
   // The same keys, spelled as a collection file writes them; a default that reads badly as a
   // value (UINT64_MAX for "unlimited") shows as the table's text for it.
-  const scheduler::Collection defaults;
+  const collections::Collection defaults;
   Table keys;
-  for (const auto& key : scheduler::CollectionKeys().keys()) {
+  for (const auto& key : collections::CollectionKeys().keys()) {
     if (key.name == "name") continue;
     std::string value = key.format(*collection);
     if (!key.default_text.empty() && value == key.format(defaults)) value = key.default_text;

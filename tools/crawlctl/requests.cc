@@ -10,8 +10,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "services/scheduler/grpc/collection_convert.h"
-#include "services/scheduler/scheduler_config.h"
+#include "services/collections/collection_keys.h"
+#include "services/collections/grpc/collection_convert.h"
 
 namespace crawler::crawlctl {
 namespace {
@@ -72,7 +72,7 @@ absl::StatusOr<CollectionFile> ParseCollectionYaml(std::string_view yaml,
         absl::StrCat(std::string(source), ": not a mapping of collection keys (see docs/configuration.md)"));
   }
   CollectionFile file;
-  if (absl::Status s = scheduler::CollectionKeys().Load(root, file.collection); !s.ok()) {
+  if (absl::Status s = collections::CollectionKeys().Load(root, file.collection); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(std::string(source), ": ", s.message()));
   }
   for (const auto& entry : root) file.keys.push_back(entry.first.Scalar());
@@ -94,7 +94,7 @@ absl::StatusOr<v1::CreateCollectionRequest> BuildCreateRequest(const CollectionF
   }
   if (absl::Status s = file.collection.Validate(); !s.ok()) return s;
   v1::CreateCollectionRequest request;
-  *request.mutable_collection() = scheduler::ToProto(file.collection);
+  *request.mutable_collection() = collections::ToProto(file.collection);
   return request;
 }
 
@@ -117,9 +117,9 @@ absl::StatusOr<v1::UpdateCollectionRequest> BuildUpdateRequest(std::string_view 
         "an update cannot change \"seeds\"; add seeds with `crawlctl seeds add`");
   }
   v1::UpdateCollectionRequest request;
-  scheduler::Collection collection = file.collection;
+  collections::Collection collection = file.collection;
   collection.name = std::string(name);
-  *request.mutable_collection() = scheduler::ToProto(collection);
+  *request.mutable_collection() = collections::ToProto(collection);
   for (const std::string& key : file.keys) {
     if (key == "name") continue;
     std::optional<std::string> path = UpdateMaskPath(key);

@@ -1,5 +1,5 @@
 // The requests crawlctl sends, built from its inputs: a collection YAML file (the keys of
-// scheduler::CollectionKeys(), the same `crawler crawl --config` reads) and seed lists. No gRPC
+// collections::CollectionKeys(), the same `crawler crawl --config` reads) and seed lists. No gRPC
 // here: these are pure functions over files, streams and messages, so they are unit-tested
 // without a server.
 //
@@ -16,13 +16,13 @@
 
 #include "absl/status/statusor.h"
 #include "crawler/v1/admin.pb.h"
-#include "services/scheduler/collection.h"
+#include "services/collections/collection.h"
 
 namespace crawler::crawlctl {
 
 // A collection as a YAML file defines it, and which of its keys the file set.
 struct CollectionFile {
-  scheduler::Collection collection;
+  collections::Collection collection;
   std::vector<std::string> keys;  // in file order
 };
 

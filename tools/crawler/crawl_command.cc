@@ -17,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "services/common/config/flag_binding.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/standalone/crawl_config.h"
@@ -77,9 +78,11 @@ absl::StatusOr<standalone::CrawlConfig> BuildConfig(const CrawlFlags& f) {
 }
 
 int RunCrawl(const CrawlFlags& flags) {
+  StderrLogSink sink;
+  const Logger log(sink, "crawl");
   absl::StatusOr<standalone::CrawlConfig> config = BuildConfig(flags);
   if (!config.ok()) {
-    std::fprintf(stderr, "crawl: %s\n", std::string(config.status().message()).c_str());
+    log.Error(config.status().message());
     return kExitUsage;
   }
   // SIGINT/SIGTERM are taken by a thread (sigwait), which asks the crawl to stop; the rest of
@@ -96,30 +99,29 @@ int RunCrawl(const CrawlFlags& flags) {
     absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> started =
         metrics::MetricsServer::Start(config->metrics_listen);
     if (!started.ok()) {
-      std::fprintf(stderr, "crawl: %s\n", std::string(started.status().message()).c_str());
+      log.Error(started.status().message());
       return absl::IsInvalidArgument(started.status()) ? kExitUsage : kExitFailure;
     }
     metrics_server = *std::move(started);
-    std::fprintf(stderr, "crawl: metrics on http://%s/metrics\n",
-                 metrics_server->address().c_str());
+    log.Info("metrics on http://", metrics_server->address(), "/metrics");
   }
   SystemClock clock;
   absl::StatusOr<std::unique_ptr<standalone::StandaloneCrawl>> crawl =
-      standalone::StandaloneCrawl::Open(*std::move(config), clock, metrics_server.get());
+      standalone::StandaloneCrawl::Open(*std::move(config), clock, metrics_server.get(), log);
   if (!crawl.ok()) {
-    std::fprintf(stderr, "crawl: %s\n", std::string(crawl.status().message()).c_str());
+    log.Error(crawl.status().message());
     return absl::IsInvalidArgument(crawl.status()) ? kExitUsage : kExitFailure;
   }
   std::atomic<bool> finished{false};
-  std::thread signal_thread([&signals, &finished, c = crawl->get()] {
+  std::thread signal_thread([&signals, &finished, &log, c = crawl->get()] {
     int sig = 0;
     if (sigwait(&signals, &sig) != 0 || finished) return;
-    std::fprintf(stderr, "crawl: %s received, finishing transfers in flight (again to abort)\n",
-                 sig == SIGINT ? "SIGINT" : "SIGTERM");
+    log.Info(sig == SIGINT ? "SIGINT" : "SIGTERM",
+             " received, finishing transfers in flight (again to abort)");
     c->Stop();
     if (sigwait(&signals, &sig) == 0 && !finished) _exit(130);
   });
-  absl::StatusOr<standalone::CrawlTotals> totals = (*crawl)->Run();
+  absl::StatusOr<fetcher::CrawlTotals> totals = (*crawl)->Run();
   // The last scrapes see the whole crawl; none sees its parts go one by one as it is destroyed.
   if (metrics_server != nullptr) metrics_server->StopServing();
   // Release the signal thread, which waits for a (first or second) signal.
@@ -127,15 +129,11 @@ int RunCrawl(const CrawlFlags& flags) {
   pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();
   if (!totals.ok()) {
-    std::fprintf(stderr, "crawl: %s\n", std::string(totals.status().message()).c_str());
+    log.Error(totals.status().message());
     return kExitFailure;
   }
-  std::fprintf(stderr,
-               "crawl: done: %llu pages, %llu errors, %llu duplicates, %llu robots-denied\n",
-               static_cast<unsigned long long>(totals->pages),
-               static_cast<unsigned long long>(totals->errors),
-               static_cast<unsigned long long>(totals->duplicates),
-               static_cast<unsigned long long>(totals->robots_denied));
+  log.Info("done: ", totals->pages, " pages, ", totals->errors, " errors, ", totals->duplicates,
+           " duplicates, ", totals->robots_denied, " robots-denied");
   return kExitOk;
 }
 

@@ -18,7 +18,7 @@
 //     the replay file of `banditsim --replay`
 //
 // A distributed crawl's links are in its fetchers' data dirs, one ledger per collection and
-// fetcher (<data_dir>/links/<collection>-p<k>.tsv, services/fetcher/grpc/fetcher_node.h): give
+// fetcher (<data_dir>/links/<collection>-p<k>.tsv, services/fetcher/fetcher_node.h): give
 // every fetcher's data dir (--data-dir is repeatable; copies of the directories will do) and the
 // collection (--collection NAME); the ledgers are read as one, in the order given. Each link
 // counts once fleet-wide, so the exports are the same as a standalone crawl's of the same pages.

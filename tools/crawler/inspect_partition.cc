@@ -1,5 +1,5 @@
-// `crawler inspect partition`: which of N partitions owns each host (DESIGN.md §4), as the
-// frontiers and the routed client decide it.
+// `crawler inspect partition`: which of N partitions owns each host (docs/architecture.md §4), as
+// the frontiers and the routed client decide it.
 //
 //   crawler inspect partition --partitions N HOST_OR_URL...   "<partition>\t<host key>" per line
 //

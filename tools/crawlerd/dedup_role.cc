@@ -1,5 +1,4 @@
 // `crawlerd dedup`: the content index (services/dedup/grpc/dedup_server.h).
-#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -10,17 +9,17 @@
 namespace crawler::crawlerd {
 namespace {
 
-int RunDedup(const dedup::DedupServerConfig& config) {
+int RunDedup(const dedup::DedupServerConfig& config, const Logger& log) {
   absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> metrics =
-      service::StartMetrics("dedup", config.common.metrics_listen);
+      service::StartMetrics(log, config.common.metrics_listen);
   if (!metrics.ok()) return service::ExitCodeFor(metrics.status());
   absl::StatusOr<std::unique_ptr<dedup::DedupServer>> server =
-      dedup::DedupServer::Start(config, metrics->get());
+      dedup::DedupServer::Start(config, metrics->get(), log);
   if (!server.ok()) {
-    std::fprintf(stderr, "dedup: %s\n", server.status().ToString().c_str());
+    log.Error(server.status().ToString());
     return service::ExitCodeFor(server.status());
   }
-  return service::ServeUntilSignal({.role = "dedup",
+  return service::ServeUntilSignal({.log = log,
                                     .runner = &(*server)->runner(),
                                     .drain_timeout = config.common.drain_timeout,
                                     .close = [&] { return (*server)->Close(); }});

@@ -1,5 +1,4 @@
 // `crawlerd fetcher`: replica k of the fetchers (services/fetcher/grpc/fetcher_server.h).
-#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -10,17 +9,17 @@
 namespace crawler::crawlerd {
 namespace {
 
-int RunFetcher(const fetcher::FetcherServerConfig& config) {
+int RunFetcher(const fetcher::FetcherServerConfig& config, const Logger& log) {
   absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> metrics =
-      service::StartMetrics("fetcher", config.common.metrics_listen);
+      service::StartMetrics(log, config.common.metrics_listen);
   if (!metrics.ok()) return service::ExitCodeFor(metrics.status());
   absl::StatusOr<std::unique_ptr<fetcher::FetcherServer>> server =
-      fetcher::FetcherServer::Start(config, metrics->get());
+      fetcher::FetcherServer::Start(config, metrics->get(), log);
   if (!server.ok()) {
-    std::fprintf(stderr, "fetcher: %s\n", server.status().ToString().c_str());
+    log.Error(server.status().ToString());
     return service::ExitCodeFor(server.status());
   }
-  return service::ServeUntilSignal({.role = "fetcher",
+  return service::ServeUntilSignal({.log = log,
                                     .runner = &(*server)->runner(),
                                     .drain_timeout = config.common.drain_timeout,
                                     .stop = [&] { (*server)->Stop(); },

@@ -1,5 +1,4 @@
 // `crawlerd frontier`: one frontier partition (services/frontier/grpc/frontier_server.h).
-#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -10,17 +9,17 @@
 namespace crawler::crawlerd {
 namespace {
 
-int RunFrontier(const frontier::FrontierServerConfig& config) {
+int RunFrontier(const frontier::FrontierServerConfig& config, const Logger& log) {
   absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> metrics =
-      service::StartMetrics("frontier", config.common.metrics_listen);
+      service::StartMetrics(log, config.common.metrics_listen);
   if (!metrics.ok()) return service::ExitCodeFor(metrics.status());
   absl::StatusOr<std::unique_ptr<frontier::FrontierServer>> server =
-      frontier::FrontierServer::Start(config, metrics->get());
+      frontier::FrontierServer::Start(config, metrics->get(), log);
   if (!server.ok()) {
-    std::fprintf(stderr, "frontier: %s\n", server.status().ToString().c_str());
+    log.Error(server.status().ToString());
     return service::ExitCodeFor(server.status());
   }
-  return service::ServeUntilSignal({.role = "frontier",
+  return service::ServeUntilSignal({.log = log,
                                     .runner = &(*server)->runner(),
                                     .drain_timeout = config.common.drain_timeout,
                                     .close = [&] { return (*server)->Close(); }});

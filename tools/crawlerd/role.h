@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "lib/log/logger.h"
 #include "services/common/config/flag_binding.h"
 #include "services/common/config/key_table.h"
 #include "services/common/service/service_main.h"
@@ -38,8 +39,9 @@ struct RoleSpec {
   // Checks the config once file and flags are in (kInvalidArgument naming the key). May be
   // empty.
   std::function<absl::Status(const Config&)> validate;
-  // Runs the role; returns the process exit code (service::kExit*).
-  std::function<int(const Config&)> run;
+  // Runs the role with its log (the role's name on stderr); returns the process exit code
+  // (service::kExit*).
+  std::function<int(const Config&, const Logger&)> run;
 };
 
 // Registers `spec` as a subcommand of `app`; its callback stores the exit code in *exit_code.
@@ -58,8 +60,10 @@ void AddRole(CLI::App& app, int* exit_code, RoleSpec<Config> spec) {
   state->flags = std::make_unique<config::FlagBinding<Config>>(*state->spec.keys, *cmd);
   cmd->callback([state, exit_code] {
     const RoleSpec<Config>& s = state->spec;
+    StderrLogSink sink;
+    const Logger log(sink, s.name);
     auto usage_error = [&](const absl::Status& status) {
-      std::fprintf(stderr, "%s: %s\n", s.name.c_str(), std::string(status.message()).c_str());
+      log.Error(status.message());
       return service::kExitUsage;
     };
     Config config;
@@ -79,7 +83,7 @@ void AddRole(CLI::App& app, int* exit_code, RoleSpec<Config> spec) {
         return;
       }
     }
-    *exit_code = s.run(config);
+    *exit_code = s.run(config, log);
   });
 }
 

@@ -1,6 +1,5 @@
 // `crawlerd scheduler`: collections, the Admin API and the control loop
 // (services/scheduler/grpc/scheduler_server.h).
-#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -11,19 +10,19 @@
 namespace crawler::crawlerd {
 namespace {
 
-int RunScheduler(const scheduler::SchedulerServerConfig& config) {
+int RunScheduler(const scheduler::SchedulerServerConfig& config, const Logger& log) {
   absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> metrics =
-      service::StartMetrics("scheduler", config.common.metrics_listen);
+      service::StartMetrics(log, config.common.metrics_listen);
   if (!metrics.ok()) return service::ExitCodeFor(metrics.status());
   absl::StatusOr<std::unique_ptr<scheduler::SchedulerServer>> server =
-      scheduler::SchedulerServer::Start(config, metrics->get());
+      scheduler::SchedulerServer::Start(config, metrics->get(), log);
   if (!server.ok()) {
-    std::fprintf(stderr, "scheduler: %s\n", server.status().ToString().c_str());
+    log.Error(server.status().ToString());
     return absl::IsInvalidArgument(server.status()) || absl::IsNotFound(server.status())
                ? service::kExitUsage
                : service::kExitFailure;
   }
-  return service::ServeUntilSignal({.role = "scheduler",
+  return service::ServeUntilSignal({.log = log,
                                     .runner = &(*server)->runner(),
                                     .drain_timeout = config.common.drain_timeout,
                                     .close = [&] { return (*server)->Close(); }});

@@ -60,10 +60,8 @@ std::vector<absl::StatusOr<PolicyRun>> RunAll(const SimulationConfig& config,
   return results;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"crawlsim: re-visit policies under a visit budget, simulated (docs/recrawl.md)"};
+// Every flag, and the simulation's configuration they make.
+struct Flags {
   int64_t pages = 0;
   std::string rates_spec;
   std::string weights_spec;
@@ -76,112 +74,116 @@ int main(int argc, char** argv) {
   double warmup_days = -1;
   double max_interval_days = 0;
   int threads = 1;
+  std::string prior = "fitted";
+};
 
-  app.add_option("--pages", pages, "number of pages")->required()->check(CLI::Range(1, 50000000));
-  app.add_option("--rates", rates_spec,
+void AddFlags(CLI::App& app, Flags& f) {
+  app.add_option("--pages", f.pages, "number of pages")->required()->check(CLI::Range(1, 50000000));
+  app.add_option("--rates", f.rates_spec,
                  "change rates per day: gamma:SHAPE,SCALE, lognormal:MU,SIGMA, list:R1,R2,..., "
                  "or a file with one rate per line (repeated to fill --pages)")
       ->required();
-  app.add_option("--budget", config.budget_visits_per_day, "visits per day, all pages together")
+  app.add_option("--budget", f.config.budget_visits_per_day, "visits per day, all pages together")
       ->required();
-  app.add_option("--days", config.days, "simulated days")->required();
-  app.add_option("--policy", policies,
+  app.add_option("--days", f.config.days, "simulated days")->required();
+  app.add_option("--policy", f.policies,
                  "policy to run (repeatable): oracle, optimal, uniform, proportional, fixed, "
                  "nutch, stormcrawler, step, bayes-published, bayes-corrected, or all")
       ->required();
-  app.add_option("--seed", config.seed, "random seed (same seed, same pages and changes)")
+  app.add_option("--seed", f.config.seed, "random seed (same seed, same pages and changes)")
       ->default_val(1);
-  app.add_option("--csv", csv_path, "write per-policy results here");
-  app.add_option("--warmup", warmup_days,
+  app.add_option("--csv", f.csv_path, "write per-policy results here");
+  app.add_option("--warmup", f.warmup_days,
                  "days excluded from the averages (default: half of --days)");
-  app.add_option("--weights", weights_spec,
+  app.add_option("--weights", f.weights_spec,
                  "importance weights, same syntax as --rates (default: all 1)");
-  app.add_option("--series-csv", series_path, "write freshness and age over time here");
-  app.add_option("--allocation-csv", allocation_path,
+  app.add_option("--series-csv", f.series_path, "write freshness and age over time here");
+  app.add_option("--allocation-csv", f.allocation_path,
                  "write a sample of pages with optimal and realised visit frequencies here");
-  app.add_option("--allocation-sample", allocation_sample, "pages in --allocation-csv")
+  app.add_option("--allocation-sample", f.allocation_sample, "pages in --allocation-csv")
       ->default_val(2000);
-  app.add_option("--bucket-days", config.bucket_days, "time bucket of --series-csv, days")
+  app.add_option("--bucket-days", f.config.bucket_days, "time bucket of --series-csv, days")
       ->default_val(1.0);
-  app.add_option("--last-modified", config.last_modified_share,
+  app.add_option("--last-modified", f.config.last_modified_share,
                  "share of pages whose server sends a usable Last-Modified, 0..1")
       ->default_val(0.0);
-  app.add_option("--history", config.history_capacity, "visits kept per page, 1..64")
+  app.add_option("--history", f.config.history_capacity, "visits kept per page, 1..64")
       ->default_val(32);
-  app.add_option("--retune-days", config.retune_every_days,
+  app.add_option("--retune-days", f.config.retune_every_days,
                  "how often estimating policies are retuned, days")
       ->default_val(1.0);
-  app.add_option("--max-interval-days", max_interval_days,
+  app.add_option("--max-interval-days", f.max_interval_days,
                  "optimal: re-check every page at least this often (0 = 30 x pages/budget)")
       ->default_val(0.0);
-  app.add_option("--prior-shape", config.policy_options.optimal.prior_shape,
+  app.add_option("--prior-shape", f.config.policy_options.optimal.prior_shape,
                  "optimal, proportional: shape of the Gamma prior of the rate estimator (> 1)")
       ->default_val(2.0);
-  app.add_flag("--expected-freshness", config.policy_options.optimal.expected_freshness,
+  app.add_flag("--expected-freshness", f.config.policy_options.optimal.expected_freshness,
                "optimal: maximise the posterior-expected freshness under the fitted prior instead "
                "of plugging in the posterior log-mean rate");
   app.add_option("--expected-freshness-when-dated",
-                 config.policy_options.optimal.expected_freshness_when_dated,
+                 f.config.policy_options.optimal.expected_freshness_when_dated,
                  "optimal: decide on the posterior-expected freshness for pages with a change "
                  "dated by Last-Modified (true or false)")
       ->default_val(true);
-  app.add_option("--probe-horizon", config.policy_options.optimal.probe_horizon_days,
+  app.add_option("--probe-horizon", f.config.policy_options.optimal.probe_horizon_days,
                  "optimal: probe pages the budget may abandon when the information repays the "
                  "visit within this many days (0 = never)")
       ->default_val(0.0);
-  app.add_option("--explore-visits", config.policy_options.optimal.explore_visits,
+  app.add_option("--explore-visits", f.config.policy_options.optimal.explore_visits,
                  "optimal: alternate short and long intervals until a page has this many visits "
                  "(0 = never)")
       ->check(CLI::NonNegativeNumber)
       ->default_val(0);
-  app.add_option("--explore-short", config.policy_options.optimal.explore_short_share,
+  app.add_option("--explore-short", f.config.policy_options.optimal.explore_short_share,
                  "optimal: the short exploration interval as a share of the chosen one, (0, 1]")
       ->check(CLI::Range(1e-9, 1.0))
       ->default_val(0.3);
-  std::string prior = "fitted";
-  app.add_option("--prior", prior,
+  app.add_option("--prior", f.prior,
                  "optimal, proportional: the estimators' prior, fitted (to the fleet's histories, "
                  "by maximum marginal likelihood), fleet-mean (Gamma centred on changes per "
                  "day observed) or true (the true rates binned on the fitted prior's grid: what "
                  "a perfect fit could reach; a diagnostic)")
       ->check(CLI::IsMember({"fitted", "fleet-mean", "true"}))
       ->default_val("fitted");
-  app.add_flag("--true-rates", config.use_true_rates,
+  app.add_flag("--true-rates", f.config.use_true_rates,
                "give optimal and proportional the true rates instead of their estimates");
-  app.add_option("--threads", threads, "policies simulated in parallel")->default_val(1);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
+  app.add_option("--threads", f.threads, "policies simulated in parallel")->default_val(1);
+}
 
-  absl::StatusOr<ValueDistribution> rates = ValueDistribution::Parse(rates_spec);
-  if (!rates.ok()) return Fail(rates.status(), kExitUsage);
-  config.rates_per_day = rates->Draw(pages, config.seed ^ kRateSeedOffset);
-  if (!weights_spec.empty()) {
-    absl::StatusOr<ValueDistribution> weights = ValueDistribution::Parse(weights_spec);
-    if (!weights.ok()) return Fail(weights.status(), kExitUsage);
-    config.weights = weights->Draw(pages, config.seed ^ kWeightSeedOffset);
+// The configuration the flags describe: rates and weights drawn, the prior and warm-up chosen,
+// the exploration floor set. `mean_rate` is the rate distribution's mean. kInvalidArgument for
+// flags that do not fit together.
+absl::Status Configure(Flags& f, double* mean_rate) {
+  absl::StatusOr<ValueDistribution> rates = ValueDistribution::Parse(f.rates_spec);
+  if (!rates.ok()) return rates.status();
+  *mean_rate = rates->mean();
+  f.config.rates_per_day = rates->Draw(f.pages, f.config.seed ^ kRateSeedOffset);
+  if (!f.weights_spec.empty()) {
+    absl::StatusOr<ValueDistribution> weights = ValueDistribution::Parse(f.weights_spec);
+    if (!weights.ok()) return weights.status();
+    f.config.weights = weights->Draw(f.pages, f.config.seed ^ kWeightSeedOffset);
   }
-  config.fit_prior = prior == "fitted";
-  config.true_prior = prior == "true";
-  config.warmup_days = warmup_days >= 0 ? warmup_days : config.days / 2;
-  config.policy_options.proportional.prior_shape = config.policy_options.optimal.prior_shape;
-  if (config.policy_options.optimal.prior_shape <= 1) {
-    return Fail(absl::InvalidArgumentError("--prior-shape must be > 1"), kExitUsage);
+  f.config.fit_prior = f.prior == "fitted";
+  f.config.true_prior = f.prior == "true";
+  f.config.warmup_days = f.warmup_days >= 0 ? f.warmup_days : f.config.days / 2;
+  f.config.policy_options.proportional.prior_shape = f.config.policy_options.optimal.prior_shape;
+  if (f.config.policy_options.optimal.prior_shape <= 1) {
+    return absl::InvalidArgumentError("--prior-shape must be > 1");
   }
-  const double matched_interval = static_cast<double>(pages) / config.budget_visits_per_day;
-  if (max_interval_days < 0) {
-    return Fail(absl::InvalidArgumentError("--max-interval-days must be >= 0"), kExitUsage);
+  const double matched_interval = static_cast<double>(f.pages) / f.config.budget_visits_per_day;
+  if (f.max_interval_days < 0) {
+    return absl::InvalidArgumentError("--max-interval-days must be >= 0");
   }
-  config.policy_options.optimal.min_visits_per_day =
-      1.0 / (max_interval_days > 0 ? max_interval_days : 30.0 * matched_interval);
-  if (absl::Status status = crawler::crawlsim::ValidateConfig(config); !status.ok()) {
-    return Fail(status, kExitUsage);
-  }
+  f.config.policy_options.optimal.min_visits_per_day =
+      1.0 / (f.max_interval_days > 0 ? f.max_interval_days : 30.0 * matched_interval);
+  return crawler::crawlsim::ValidateConfig(f.config);
+}
 
+// The policies asked for, each once ("all" expands to every one), or kInvalidArgument.
+absl::StatusOr<std::vector<std::string>> PolicyNames(const Flags& f) {
   std::vector<std::string> names;
-  for (const std::string& policy : policies) {
+  for (const std::string& policy : f.policies) {
     if (policy == "all") {
       for (const std::string& name : crawler::crawlsim::SimulatedPolicyNames()) {
         if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
@@ -193,46 +195,69 @@ int main(int argc, char** argv) {
   for (const std::string& name : names) {
     const std::vector<std::string> known = crawler::crawlsim::SimulatedPolicyNames();
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      return Fail(absl::InvalidArgumentError("unknown policy \"" + name + "\" (try --policy all)"),
-                  kExitUsage);
+      return absl::InvalidArgumentError("unknown policy \"" + name + "\" (try --policy all)");
     }
   }
+  return names;
+}
 
-  absl::StatusOr<ClosedForms> closed = crawler::crawlsim::ComputeClosedForms(config);
+// The CSV files asked for.
+absl::Status WriteCsvFiles(const Flags& f, const ClosedForms& closed,
+                           const std::vector<PolicyRun>& runs) {
+  if (!f.csv_path.empty()) {
+    if (absl::Status s = crawler::crawlsim::WriteSummaryCsv(f.csv_path, f.config, runs); !s.ok()) {
+      return s;
+    }
+  }
+  if (!f.series_path.empty()) {
+    if (absl::Status s = crawler::crawlsim::WriteSeriesCsv(f.series_path, f.config, runs);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (!f.allocation_path.empty()) {
+    if (absl::Status s = crawler::crawlsim::WriteAllocationCsv(f.allocation_path, f.config, closed,
+                                                               runs, f.allocation_sample);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"crawlsim: re-visit policies under a visit budget, simulated (docs/recrawl.md)"};
+  Flags f;
+  AddFlags(app, f);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+  double mean_rate = 0;
+  if (absl::Status s = Configure(f, &mean_rate); !s.ok()) return Fail(s, kExitUsage);
+  absl::StatusOr<std::vector<std::string>> names = PolicyNames(f);
+  if (!names.ok()) return Fail(names.status(), kExitUsage);
+
+  absl::StatusOr<ClosedForms> closed = crawler::crawlsim::ComputeClosedForms(f.config);
   if (!closed.ok()) return Fail(closed.status(), kExitFailure);
 
   std::vector<PolicyRun> runs;
-  for (absl::StatusOr<PolicyRun>& result : RunAll(config, names, threads)) {
+  for (absl::StatusOr<PolicyRun>& result : RunAll(f.config, *names, f.threads)) {
     if (!result.ok()) return Fail(result.status(), kExitFailure);
     runs.push_back(*std::move(result));
   }
 
-  const double mean_rate = rates->mean();
   const std::string description = absl::StrFormat(
       "crawlsim: %d pages, rates %s (mean %.4g/day), budget %g visits/day (%.4g per page per "
       "day), %g days, averages over days %g..%g, seed %d, Last-Modified share %g%s",
-      pages, rates_spec, mean_rate, config.budget_visits_per_day,
-      config.budget_visits_per_day / static_cast<double>(pages), config.days, config.warmup_days,
-      config.days, config.seed, config.last_modified_share,
-      config.use_true_rates ? ", true rates" : "");
+      f.pages, f.rates_spec, mean_rate, f.config.budget_visits_per_day,
+      f.config.budget_visits_per_day / static_cast<double>(f.pages), f.config.days,
+      f.config.warmup_days, f.config.days, f.config.seed, f.config.last_modified_share,
+      f.config.use_true_rates ? ", true rates" : "");
   std::fputs(crawler::crawlsim::FormatTable(description, *closed, runs).c_str(), stdout);
-
-  if (!csv_path.empty()) {
-    if (absl::Status s = crawler::crawlsim::WriteSummaryCsv(csv_path, config, runs); !s.ok()) {
-      return Fail(s, kExitFailure);
-    }
-  }
-  if (!series_path.empty()) {
-    if (absl::Status s = crawler::crawlsim::WriteSeriesCsv(series_path, config, runs); !s.ok()) {
-      return Fail(s, kExitFailure);
-    }
-  }
-  if (!allocation_path.empty()) {
-    if (absl::Status s = crawler::crawlsim::WriteAllocationCsv(allocation_path, config, *closed,
-                                                               runs, allocation_sample);
-        !s.ok()) {
-      return Fail(s, kExitFailure);
-    }
-  }
+  if (absl::Status s = WriteCsvFiles(f, *closed, runs); !s.ok()) return Fail(s, kExitFailure);
   return kExitOk;
 }

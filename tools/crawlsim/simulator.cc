@@ -77,6 +77,73 @@ recrawl::RatePrior TruePrior(const std::vector<double>& rates) {
   return RatePrior(weights);
 }
 
+// The policy `name` simulates, with the options of `config` (and, for a budget-matched start,
+// the baselines' first interval at the budget's uniform interval). "oracle" is the optimal
+// policy on true rates, without an exploration floor.
+absl::StatusOr<std::unique_ptr<recrawl::RevisitPolicy>> MakePolicy(const SimulationConfig& config,
+                                                                   std::string_view name) {
+  const bool oracle = name == "oracle";
+  const double matched_interval_days =
+      static_cast<double>(config.rates_per_day.size()) / config.budget_visits_per_day;
+  recrawl::PolicyOptions options = config.policy_options;
+  if (config.budget_matched_start) {
+    options.nutch.initial_interval_days = matched_interval_days;
+    options.stormcrawler.default_interval_minutes =
+        static_cast<int>(std::clamp(std::round(matched_interval_days * 1440.0), 1.0, 1e9));
+    options.step.initial_interval_days = matched_interval_days;
+  }
+  if (oracle) options.optimal.min_visits_per_day = 0;
+  absl::StatusOr<std::unique_ptr<recrawl::RevisitPolicy>> made =
+      recrawl::MakeRevisitPolicy(oracle ? "optimal" : name, options);
+  if (!made.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown policy \"", std::string(name), "\" (try --policy all)"));
+  }
+  return made;
+}
+
+// The run's figures at the end: each page's last interval closed at config.days, freshness and
+// age over the window and per bucket, visits made and requested per day.
+void Summarise(const SimulationConfig& config, std::vector<Page>& pages,
+               const std::vector<double>& last_interval_days, double total_weight,
+               FreshnessMeter& meter, PolicyRun& run) {
+  run.page_rate_estimate.resize(pages.size());
+  for (size_t i = 0; i < pages.size(); ++i) {
+    Page& page = pages[i];
+    const double weight = config.weights.empty() ? 1.0 : config.weights[i];
+    meter.AddInterval(page.last_visit_days, config.days, page.fresh_until_days, weight);
+    run.page_rate_estimate[i] = static_cast<float>(page.policy.rate_per_day);
+  }
+  run.freshness = meter.WindowFreshness(total_weight);
+  run.age_days = meter.WindowAgeDays(total_weight);
+  run.visits_per_day = run.visits / (config.days - config.warmup_days);
+  for (int b = 0; b < meter.bucket_count(); ++b) {
+    run.freshness_by_bucket.push_back(meter.BucketFreshness(b, total_weight));
+    run.age_by_bucket.push_back(meter.BucketAgeDays(b, total_weight));
+  }
+  for (double interval : last_interval_days) {
+    if (interval > 0 && std::isfinite(interval)) run.requested_visits_per_day += 1.0 / interval;
+  }
+}
+
+// A retune of the fleet's policy: with the fitted prior, a new fit of the fleet's evidence (warm-
+// started from the previous one); with a fixed prior (the true one), that prior.
+void Retune(const SimulationConfig& config, bool fit_prior, const recrawl::FleetEvidence& evidence,
+            std::optional<recrawl::RatePrior>& fitted_prior, FleetSummary& fleet,
+            recrawl::RevisitPolicy& policy) {
+  if (fitted_prior.has_value() && !fit_prior) fleet.prior = &*fitted_prior;
+  if (fit_prior && evidence.page_count() > 0) {
+    recrawl::FleetEvidence::FitOptions fit;
+    if (fitted_prior.has_value()) fit.iterations = 20;
+    fitted_prior =
+        evidence.Fit(fitted_prior.value_or(recrawl::RatePrior::FromGamma(
+                         recrawl::FleetPrior(fleet, config.policy_options.optimal.prior_shape))),
+                     fit);
+    fleet.prior = &*fitted_prior;
+  }
+  policy.Retune(fleet);
+}
+
 }  // namespace
 
 std::vector<std::string> SimulatedPolicyNames() {
@@ -138,22 +205,8 @@ absl::StatusOr<PolicyRun> RunPolicy(const SimulationConfig& config, std::string_
   const bool oracle = name == "oracle";
   const int64_t page_count = static_cast<int64_t>(config.rates_per_day.size());
   const double budget = config.budget_visits_per_day;
-  const double matched_interval_days = static_cast<double>(page_count) / budget;
-
-  recrawl::PolicyOptions options = config.policy_options;
-  if (config.budget_matched_start) {
-    options.nutch.initial_interval_days = matched_interval_days;
-    options.stormcrawler.default_interval_minutes =
-        static_cast<int>(std::clamp(std::round(matched_interval_days * 1440.0), 1.0, 1e9));
-    options.step.initial_interval_days = matched_interval_days;
-  }
-  if (oracle) options.optimal.min_visits_per_day = 0;
-  absl::StatusOr<std::unique_ptr<recrawl::RevisitPolicy>> made =
-      recrawl::MakeRevisitPolicy(oracle ? "optimal" : name, options);
-  if (!made.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown policy \"", std::string(name), "\" (try --policy all)"));
-  }
+  absl::StatusOr<std::unique_ptr<recrawl::RevisitPolicy>> made = MakePolicy(config, name);
+  if (!made.ok()) return made.status();
   recrawl::RevisitPolicy& policy = **made;
 
   auto weight_of = [&](int64_t i) { return config.weights.empty() ? 1.0 : config.weights[i]; };
@@ -214,17 +267,7 @@ absl::StatusOr<PolicyRun> RunPolicy(const SimulationConfig& config, std::string_
     const double now = static_cast<double>(k) / budget;
     if (now >= next_retune) {
       fleet.mean_rate_per_day = changes_seen > 0 ? changes_seen / days_observed : 0.0;
-      if (fitted_prior.has_value() && !fit_prior) fleet.prior = &*fitted_prior;
-      if (fit_prior && evidence.page_count() > 0) {
-        recrawl::FleetEvidence::FitOptions fit;
-        if (fitted_prior.has_value()) fit.iterations = 20;
-        fitted_prior = evidence.Fit(
-            fitted_prior.value_or(recrawl::RatePrior::FromGamma(
-                recrawl::FleetPrior(fleet, config.policy_options.optimal.prior_shape))),
-            fit);
-        fleet.prior = &*fitted_prior;
-      }
-      policy.Retune(fleet);
+      Retune(config, fit_prior, evidence, fitted_prior, fleet, policy);
       while (next_retune <= now) next_retune += config.retune_every_days;
     }
     const uint32_t i = due.top().second;
@@ -267,22 +310,7 @@ absl::StatusOr<PolicyRun> RunPolicy(const SimulationConfig& config, std::string_
     }
   }
 
-  run.page_rate_estimate.resize(static_cast<size_t>(page_count));
-  for (int64_t i = 0; i < page_count; ++i) {
-    Page& page = pages[i];
-    meter.AddInterval(page.last_visit_days, config.days, page.fresh_until_days, weight_of(i));
-    run.page_rate_estimate[i] = static_cast<float>(page.policy.rate_per_day);
-  }
-  run.freshness = meter.WindowFreshness(total_weight);
-  run.age_days = meter.WindowAgeDays(total_weight);
-  run.visits_per_day = run.visits / (config.days - config.warmup_days);
-  for (int b = 0; b < meter.bucket_count(); ++b) {
-    run.freshness_by_bucket.push_back(meter.BucketFreshness(b, total_weight));
-    run.age_by_bucket.push_back(meter.BucketAgeDays(b, total_weight));
-  }
-  for (double interval : last_interval_days) {
-    if (interval > 0 && std::isfinite(interval)) run.requested_visits_per_day += 1.0 / interval;
-  }
+  Summarise(config, pages, last_interval_days, total_weight, meter, run);
   run.cpu_seconds = ThreadCpuSeconds() - started;
   return run;
 }

@@ -85,6 +85,98 @@ absl::string_view TrimOws(absl::string_view s) {
   return s;
 }
 
+// The request line (RFC 9112 §3): method, target (origin or absolute form) and version into
+// `req`. Returns the status of the error response, or 0.
+int ParseRequestLine(absl::string_view line, ParsedRequest& req) {
+  std::vector<absl::string_view> parts = absl::StrSplit(line, ' ');
+  if (parts.size() != 3 || !IsToken(parts[0]) || !IsTargetChars(parts[1])) return 400;
+  if (parts[2] == "HTTP/1.1") {
+    req.version_minor = 1;
+  } else if (parts[2] == "HTTP/1.0") {
+    req.version_minor = 0;
+  } else if (absl::StartsWith(parts[2], "HTTP/") && parts[2].size() == 8 &&
+             absl::ascii_isdigit(static_cast<unsigned char>(parts[2][5])) &&
+             parts[2][6] == '.' &&
+             absl::ascii_isdigit(static_cast<unsigned char>(parts[2][7]))) {
+    return 505;
+  } else {
+    return 400;
+  }
+  req.method = std::string(parts[0]);
+  absl::string_view target = parts[1];
+  if (target.front() == '/') {
+    req.target = std::string(target);
+  } else if (target.size() > 7 && absl::EqualsIgnoreCase(target.substr(0, 7), "http://")) {
+    // Absolute-form (RFC 9112 §3.2.2): its authority replaces the Host header.
+    absl::string_view rest = target.substr(7);
+    const size_t path_start = rest.find_first_of("/?");
+    std::optional<std::string> host = NormaliseHost(rest.substr(0, path_start));
+    if (!host) return 400;
+    req.host = *std::move(host);
+    absl::string_view path =
+        path_start == absl::string_view::npos ? absl::string_view() : rest.substr(path_start);
+    req.target = path.empty() || path.front() != '/' ? "/" + std::string(path)
+                                                     : std::string(path);
+  } else {
+    return 400;  // authority-form (CONNECT), asterisk-form (OPTIONS *), garbage
+  }
+  return 0;
+}
+
+// What the header fields say beyond what goes straight into the request.
+struct HeaderFields {
+  std::optional<std::string> host;
+  bool host_seen = false;
+  std::optional<uint64_t> content_length;
+  bool connection_close = false;
+  bool connection_keep_alive = false;
+};
+
+// One header field line. Returns the status of the error response, or 0.
+int ParseHeaderField(absl::string_view line, ParsedRequest& req, HeaderFields& fields) {
+  if (line.front() == ' ' || line.front() == '\t') return 400;  // obs-fold
+  const size_t colon = line.find(':');
+  if (colon == absl::string_view::npos || !IsToken(line.substr(0, colon))) return 400;
+  const absl::string_view name = line.substr(0, colon);
+  const absl::string_view value = TrimOws(line.substr(colon + 1));
+  if (absl::EqualsIgnoreCase(name, "host")) {
+    if (fields.host_seen) return 400;
+    fields.host_seen = true;
+    if (!value.empty()) {
+      fields.host = NormaliseHost(value);
+      if (!fields.host) return 400;
+    }
+  } else if (absl::EqualsIgnoreCase(name, "content-length")) {
+    uint64_t length = 0;
+    if (value.empty() || value.size() > 19 ||
+        value.find_first_not_of("0123456789") != absl::string_view::npos ||
+        !absl::SimpleAtoi(value, &length)) {
+      return 400;
+    }
+    if (fields.content_length && *fields.content_length != length) return 400;
+    fields.content_length = length;
+  } else if (absl::EqualsIgnoreCase(name, "if-none-match")) {
+    if (!req.if_none_match.empty()) req.if_none_match.append(", ");
+    absl::StrAppend(&req.if_none_match, value);
+  } else if (absl::EqualsIgnoreCase(name, "if-modified-since")) {
+    req.if_modified_since = std::string(value);
+  } else if (absl::EqualsIgnoreCase(name, "x-crawler-partition")) {
+    // Logged as one field: no tab or line break can reach the log.
+    if (value.size() <= 16 && value.find_first_of("\t\r\n") == absl::string_view::npos) {
+      req.crawler_partition = std::string(value);
+    }
+  } else if (absl::EqualsIgnoreCase(name, "transfer-encoding")) {
+    return 501;
+  } else if (absl::EqualsIgnoreCase(name, "connection")) {
+    for (absl::string_view token : absl::StrSplit(value, ',')) {
+      token = TrimOws(token);
+      if (absl::EqualsIgnoreCase(token, "close")) fields.connection_close = true;
+      if (absl::EqualsIgnoreCase(token, "keep-alive")) fields.connection_keep_alive = true;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 ParseResult ParseHttpRequest(absl::string_view input, const HttpParserLimits& limits) {
@@ -119,11 +211,7 @@ ParseResult ParseHttpRequest(absl::string_view input, const HttpParserLimits& li
 
   ParseResult result;
   ParsedRequest& req = result.request;
-  std::optional<std::string> host_header;
-  bool host_seen = false;
-  std::optional<uint64_t> content_length;
-  bool connection_close = false;
-  bool connection_keep_alive = false;
+  HeaderFields fields;
 
   bool first = true;
   pos = start;
@@ -138,95 +226,26 @@ ParseResult ParseHttpRequest(absl::string_view input, const HttpParserLimits& li
     }
     if (first) {
       first = false;
-      std::vector<absl::string_view> parts = absl::StrSplit(line, ' ');
-      if (parts.size() != 3 || !IsToken(parts[0]) || !IsTargetChars(parts[1])) return Error(400);
-      if (parts[2] == "HTTP/1.1") {
-        req.version_minor = 1;
-      } else if (parts[2] == "HTTP/1.0") {
-        req.version_minor = 0;
-      } else if (absl::StartsWith(parts[2], "HTTP/") && parts[2].size() == 8 &&
-                 absl::ascii_isdigit(static_cast<unsigned char>(parts[2][5])) &&
-                 parts[2][6] == '.' &&
-                 absl::ascii_isdigit(static_cast<unsigned char>(parts[2][7]))) {
-        return Error(505);
-      } else {
-        return Error(400);
-      }
-      req.method = std::string(parts[0]);
-      absl::string_view target = parts[1];
-      if (target.front() == '/') {
-        req.target = std::string(target);
-      } else if (target.size() > 7 && absl::EqualsIgnoreCase(target.substr(0, 7), "http://")) {
-        // Absolute-form (RFC 9112 §3.2.2): its authority replaces the Host header.
-        absl::string_view rest = target.substr(7);
-        const size_t path_start = rest.find_first_of("/?");
-        std::optional<std::string> host = NormaliseHost(rest.substr(0, path_start));
-        if (!host) return Error(400);
-        req.host = *std::move(host);
-        absl::string_view path =
-            path_start == absl::string_view::npos ? absl::string_view() : rest.substr(path_start);
-        req.target = path.empty() || path.front() != '/' ? "/" + std::string(path)
-                                                         : std::string(path);
-      } else {
-        return Error(400);  // authority-form (CONNECT), asterisk-form (OPTIONS *), garbage
-      }
+      if (int error = ParseRequestLine(line, req); error != 0) return Error(error);
       continue;
     }
-    if (line.front() == ' ' || line.front() == '\t') return Error(400);  // obs-fold
-    const size_t colon = line.find(':');
-    if (colon == absl::string_view::npos || !IsToken(line.substr(0, colon))) return Error(400);
-    const absl::string_view name = line.substr(0, colon);
-    const absl::string_view value = TrimOws(line.substr(colon + 1));
-    if (absl::EqualsIgnoreCase(name, "host")) {
-      if (host_seen) return Error(400);
-      host_seen = true;
-      if (!value.empty()) {
-        host_header = NormaliseHost(value);
-        if (!host_header) return Error(400);
-      }
-    } else if (absl::EqualsIgnoreCase(name, "content-length")) {
-      uint64_t length = 0;
-      if (value.empty() || value.size() > 19 ||
-          value.find_first_not_of("0123456789") != absl::string_view::npos ||
-          !absl::SimpleAtoi(value, &length)) {
-        return Error(400);
-      }
-      if (content_length && *content_length != length) return Error(400);
-      content_length = length;
-    } else if (absl::EqualsIgnoreCase(name, "if-none-match")) {
-      if (!req.if_none_match.empty()) req.if_none_match.append(", ");
-      absl::StrAppend(&req.if_none_match, value);
-    } else if (absl::EqualsIgnoreCase(name, "if-modified-since")) {
-      req.if_modified_since = std::string(value);
-    } else if (absl::EqualsIgnoreCase(name, "x-crawler-partition")) {
-      // Logged as one field: no tab or line break can reach the log.
-      if (value.size() <= 16 && value.find_first_of("\t\r\n") == absl::string_view::npos) {
-        req.crawler_partition = std::string(value);
-      }
-    } else if (absl::EqualsIgnoreCase(name, "transfer-encoding")) {
-      return Error(501);
-    } else if (absl::EqualsIgnoreCase(name, "connection")) {
-      for (absl::string_view token : absl::StrSplit(value, ',')) {
-        token = TrimOws(token);
-        if (absl::EqualsIgnoreCase(token, "close")) connection_close = true;
-        if (absl::EqualsIgnoreCase(token, "keep-alive")) connection_keep_alive = true;
-      }
-    }
+    if (int error = ParseHeaderField(line, req, fields); error != 0) return Error(error);
   }
 
   if (req.host.empty()) {
     // RFC 9112 §3.2: a request without Host (or with an empty one) names no site of ours.
-    if (!host_header) return Error(400);
-    req.host = *std::move(host_header);
-  } else if (req.version_minor == 1 && !host_seen) {
+    if (!fields.host) return Error(400);
+    req.host = *std::move(fields.host);
+  } else if (req.version_minor == 1 && !fields.host_seen) {
     return Error(400);  // HTTP/1.1 requires Host even with an absolute-form target
   }
-  const uint64_t body = content_length.value_or(0);
+  const uint64_t body = fields.content_length.value_or(0);
   if (body > limits.max_body_bytes) return Error(413);
   if (input.size() - head_end < body) return ParseResult{};
 
-  req.keep_alive = req.version_minor == 1 ? !connection_close
-                                          : connection_keep_alive && !connection_close;
+  req.keep_alive = req.version_minor == 1
+                       ? !fields.connection_close
+                       : fields.connection_keep_alive && !fields.connection_close;
   result.state = ParseResult::State::kComplete;
   result.consumed = head_end + body;
   return result;

@@ -37,6 +37,8 @@ using crawler::websim::WebsimOptions;
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
+// Not an exit code: the step went well, go on.
+constexpr int kContinue = -1;
 
 // "MIN" or "MIN,MAX" as two numbers (MAX = MIN when omitted).
 bool ParseRange(const std::string& text, double* min, double* max) {
@@ -67,10 +69,8 @@ int Fail(const absl::Status& status) {
   return kExitFailure;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"websim: a deterministic synthetic web on 127.0.0.1 for crawler tests"};
+// Every flag that is not a WebsimOptions field, with its default.
+struct Flags {
   WebsimOptions options;
   int port = 0;
   // A test web never leaves loopback; a container serving it to other pods binds its own
@@ -80,158 +80,169 @@ int main(int argc, char** argv) {
   double max_seconds = 3600;
   double crawl_delay_seconds = 0;
   std::string latency_ms = "0";
-  std::string page_bytes = absl::StrCat(options.page_bytes_min, ",", options.page_bytes_max);
+  std::string page_bytes =
+      absl::StrCat(WebsimOptions{}.page_bytes_min, ",", WebsimOptions{}.page_bytes_max);
   std::string port_file, log_file, truth_file, seeds_file, export_dir;
   std::string change_rates, change_log_file, rates_file;
   double time_scale = 0;
-  int64_t epoch_unix_seconds = absl::ToUnixSeconds(options.change_epoch);
+  int64_t epoch_unix_seconds = absl::ToUnixSeconds(WebsimOptions{}.change_epoch);
   bool print_seeds = false, print_truth = false, no_serve = false;
   std::string focus_set, focus_replay_file;
   std::vector<std::string> focus_site_texts;
-
-  app.add_option("--hosts", options.num_hosts, "number of hosts h0<suffix> ...")
-      ->capture_default_str();
-  app.add_option("--pages", options.pages_per_host, "pages per host (linked or deliberately not)")
-      ->capture_default_str();
-  app.add_option("--seed", options.seed, "seed of every pseudo-random choice")
-      ->capture_default_str();
-  app.add_option("--host-suffix", options.host_suffix, "host name suffix")->capture_default_str();
-  app.add_option("--seed-hosts", options.num_seed_hosts,
-                 "seeds are the roots of the first N hosts (0 = every host)")
-      ->capture_default_str();
-  app.add_option("--links", options.links_per_page, "extra random links per page")
-      ->capture_default_str();
-  app.add_option("--popular-links", options.popular_links,
-                 "every page links its host's root and the roots of hosts 0..N-1")
-      ->capture_default_str();
-  app.add_option("--cross-host-fraction", options.cross_host_fraction,
-                 "share of extra links to other hosts")
-      ->capture_default_str();
-  app.add_option("--nofollow-fraction", options.nofollow_fraction,
-                 "share of extra links with rel=nofollow")
-      ->capture_default_str();
-  app.add_option("--private-fraction", options.private_fraction,
-                 "share of pages under /private/ (disallowed)")
-      ->capture_default_str();
-  app.add_option("--private-open-fraction", options.private_open_fraction,
-                 "share of pages under /private/open/ (allowed again)")
-      ->capture_default_str();
-  app.add_option("--nofollow-only-fraction", options.nofollow_only_fraction,
-                 "share of pages linked only with rel=nofollow")
-      ->capture_default_str();
-  app.add_flag("--equal-host-sizes", options.equal_host_sizes,
-               "draw page classes per page id, not per host: every host has as many pages");
-  app.add_option("--sitemap-fraction", options.sitemap_fraction,
-                 "share of reachable pages listed in sitemap.xml")
-      ->capture_default_str();
-  app.add_option("--sitemap-only", options.sitemap_only_pages,
-                 "pages per host listed only in sitemap.xml")
-      ->capture_default_str();
-  app.add_option("--crawl-delay", crawl_delay_seconds,
-                 "Crawl-delay in robots.txt, seconds (0 = none)")
-      ->capture_default_str();
-  app.add_option("--page-bytes", page_bytes, "page body size range MIN,MAX in bytes")
-      ->capture_default_str();
-  app.add_option("--latency-ms", latency_ms,
-                 "response delay per host, MIN[,MAX] milliseconds (uniform per host)")
-      ->capture_default_str();
-  app.add_option("--change-rates", change_rates,
-                 "changing pages: fixed:RATE or gamma:SHAPE,SCALE, changes per simulated day");
-  app.add_option("--time-scale", time_scale,
-                 "simulated days per real second (default 1 with --change-rates)");
-  app.add_flag("--noise,!--no-noise", options.noise,
-               "varying counter, time stamp and ad line on changing pages")
-      ->capture_default_str();
-  app.add_option("--epoch", epoch_unix_seconds,
-                 "wall-clock time (Unix seconds) of simulated time 0, for Last-Modified")
-      ->capture_default_str();
-  app.add_option("--change-log", change_log_file,
-                 "write every page's rate and change times to this file at exit");
-  app.add_option("--rates-file", rates_file, "write url<TAB>rate_per_day of every page");
-  app.add_option("--focus-set", focus_set,
-                 "focused-collection sites: draw --hosts sites of banditsim's set type "
-                 "(table1, institute, university, mixed) with --seed");
-  app.add_option("--focus-site", focus_site_texts,
-                 "focused-collection site PAGES:DENSITY:PLACEMENT[:START:SCALE[:BURSTS:LINKS]] "
-                 "(repeatable, one host each)");
-  app.add_option("--focus-occurrences", options.focus_duplicates.occurrences_per_link,
-                 "focused sites: occurrences per distinct external link")
-      ->capture_default_str();
-  app.add_option("--focus-zipf", options.focus_duplicates.zipf,
-                 "focused sites: Zipf exponent of the repeated links' popularity")
-      ->capture_default_str();
-  app.add_option("--focus-replay", focus_replay_file,
-                 "write the focused sites' new external links per page (banditsim --replay)");
-  app.add_option("--port", port, "TCP port (0 = ephemeral)")->capture_default_str();
-  app.add_option("--bind", bind_address,
-                 "IPv4 address to listen on (0.0.0.0: every interface, e.g. in a container)")
-      ->capture_default_str();
-  app.add_option("--port-file", port_file, "write the port number to this file once listening");
-  app.add_option("--threads", threads, "server threads")->capture_default_str();
-  app.add_option("--log", log_file, "request log file (docs/websim.md: Request log)");
-  app.add_option("--truth", truth_file, "write the ground truth to this file");
-  app.add_option("--seeds-file", seeds_file, "write the seed URLs to this file");
-  app.add_option("--export", export_dir, "write the whole web as static files under DIR");
   std::string change_corpus_dir;
   int change_corpus_pages = 200;
-  app.add_option("--change-corpus", change_corpus_dir,
+};
+
+// The web's shape: hosts, pages, links, robots.txt, sitemaps, page sizes, latency.
+void AddWebFlags(CLI::App& app, Flags& f) {
+  app.add_option("--hosts", f.options.num_hosts, "number of hosts h0<suffix> ...")
+      ->capture_default_str();
+  app.add_option("--pages", f.options.pages_per_host, "pages per host (linked or deliberately not)")
+      ->capture_default_str();
+  app.add_option("--seed", f.options.seed, "seed of every pseudo-random choice")
+      ->capture_default_str();
+  app.add_option("--host-suffix", f.options.host_suffix, "host name suffix")->capture_default_str();
+  app.add_option("--seed-hosts", f.options.num_seed_hosts,
+                 "seeds are the roots of the first N hosts (0 = every host)")
+      ->capture_default_str();
+  app.add_option("--links", f.options.links_per_page, "extra random links per page")
+      ->capture_default_str();
+  app.add_option("--popular-links", f.options.popular_links,
+                 "every page links its host's root and the roots of hosts 0..N-1")
+      ->capture_default_str();
+  app.add_option("--cross-host-fraction", f.options.cross_host_fraction,
+                 "share of extra links to other hosts")
+      ->capture_default_str();
+  app.add_option("--nofollow-fraction", f.options.nofollow_fraction,
+                 "share of extra links with rel=nofollow")
+      ->capture_default_str();
+  app.add_option("--private-fraction", f.options.private_fraction,
+                 "share of pages under /private/ (disallowed)")
+      ->capture_default_str();
+  app.add_option("--private-open-fraction", f.options.private_open_fraction,
+                 "share of pages under /private/open/ (allowed again)")
+      ->capture_default_str();
+  app.add_option("--nofollow-only-fraction", f.options.nofollow_only_fraction,
+                 "share of pages linked only with rel=nofollow")
+      ->capture_default_str();
+  app.add_flag("--equal-host-sizes", f.options.equal_host_sizes,
+               "draw page classes per page id, not per host: every host has as many pages");
+  app.add_option("--sitemap-fraction", f.options.sitemap_fraction,
+                 "share of reachable pages listed in sitemap.xml")
+      ->capture_default_str();
+  app.add_option("--sitemap-only", f.options.sitemap_only_pages,
+                 "pages per host listed only in sitemap.xml")
+      ->capture_default_str();
+  app.add_option("--crawl-delay", f.crawl_delay_seconds,
+                 "Crawl-delay in robots.txt, seconds (0 = none)")
+      ->capture_default_str();
+  app.add_option("--page-bytes", f.page_bytes, "page body size range MIN,MAX in bytes")
+      ->capture_default_str();
+  app.add_option("--latency-ms", f.latency_ms,
+                 "response delay per host, MIN[,MAX] milliseconds (uniform per host)")
+      ->capture_default_str();
+}
+
+// Changing pages, focused sites, where to serve and what files to write.
+void AddOtherFlags(CLI::App& app, Flags& f) {
+  app.add_option("--change-rates", f.change_rates,
+                 "changing pages: fixed:RATE or gamma:SHAPE,SCALE, changes per simulated day");
+  app.add_option("--time-scale", f.time_scale,
+                 "simulated days per real second (default 1 with --change-rates)");
+  app.add_flag("--noise,!--no-noise", f.options.noise,
+               "varying counter, time stamp and ad line on changing pages")
+      ->capture_default_str();
+  app.add_option("--epoch", f.epoch_unix_seconds,
+                 "wall-clock time (Unix seconds) of simulated time 0, for Last-Modified")
+      ->capture_default_str();
+  app.add_option("--change-log", f.change_log_file,
+                 "write every page's rate and change times to this file at exit");
+  app.add_option("--rates-file", f.rates_file, "write url<TAB>rate_per_day of every page");
+  app.add_option("--focus-set", f.focus_set,
+                 "focused-collection sites: draw --hosts sites of banditsim's set type "
+                 "(table1, institute, university, mixed) with --seed");
+  app.add_option("--focus-site", f.focus_site_texts,
+                 "focused-collection site PAGES:DENSITY:PLACEMENT[:START:SCALE[:BURSTS:LINKS]] "
+                 "(repeatable, one host each)");
+  app.add_option("--focus-occurrences", f.options.focus_duplicates.occurrences_per_link,
+                 "focused sites: occurrences per distinct external link")
+      ->capture_default_str();
+  app.add_option("--focus-zipf", f.options.focus_duplicates.zipf,
+                 "focused sites: Zipf exponent of the repeated links' popularity")
+      ->capture_default_str();
+  app.add_option("--focus-replay", f.focus_replay_file,
+                 "write the focused sites' new external links per page (banditsim --replay)");
+  app.add_option("--port", f.port, "TCP port (0 = ephemeral)")->capture_default_str();
+  app.add_option("--bind", f.bind_address,
+                 "IPv4 address to listen on (0.0.0.0: every interface, e.g. in a container)")
+      ->capture_default_str();
+  app.add_option("--port-file", f.port_file, "write the port number to this file once listening");
+  app.add_option("--threads", f.threads, "server threads")->capture_default_str();
+  app.add_option("--log", f.log_file, "request log file (docs/websim.md: Request log)");
+  app.add_option("--truth", f.truth_file, "write the ground truth to this file");
+  app.add_option("--seeds-file", f.seeds_file, "write the seed URLs to this file");
+  app.add_option("--export", f.export_dir, "write the whole web as static files under DIR");
+  app.add_option("--change-corpus", f.change_corpus_dir,
                  "write the labelled change corpus (page versions with noise and real edits, "
                  "duplicate pairs; docs/websim.md) under DIR");
-  app.add_option("--change-corpus-pages", change_corpus_pages,
+  app.add_option("--change-corpus-pages", f.change_corpus_pages,
                  "base pages of --change-corpus (one pair per edit kind each)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  app.add_flag("--print-seeds", print_seeds, "print the seed URLs and exit");
-  app.add_flag("--print-truth", print_truth, "print the ground truth and exit");
-  app.add_flag("--no-serve", no_serve, "exit after writing the requested files");
-  app.add_option("--max-seconds", max_seconds, "exit after this many seconds of serving")
+  app.add_flag("--print-seeds", f.print_seeds, "print the seed URLs and exit");
+  app.add_flag("--print-truth", f.print_truth, "print the ground truth and exit");
+  app.add_flag("--no-serve", f.no_serve, "exit after writing the requested files");
+  app.add_option("--max-seconds", f.max_seconds, "exit after this many seconds of serving")
       ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+}
 
+// Turns the flags that are not plain options into f.options. Returns kExitUsage after saying
+// why on stderr, or kContinue.
+int ApplyFlags(Flags& f) {
   double min = 0, max = 0;
-  if (!ParseRange(latency_ms, &min, &max)) {
-    std::cerr << "websim: --latency-ms wants MIN[,MAX], got " << latency_ms << "\n";
+  if (!ParseRange(f.latency_ms, &min, &max)) {
+    std::cerr << "websim: --latency-ms wants MIN[,MAX], got " << f.latency_ms << "\n";
     return kExitUsage;
   }
-  options.latency_min = absl::Microseconds(static_cast<int64_t>(min * 1000));
-  options.latency_max = absl::Microseconds(static_cast<int64_t>(max * 1000));
-  if (!ParseRange(page_bytes, &min, &max)) {
-    std::cerr << "websim: --page-bytes wants MIN,MAX, got " << page_bytes << "\n";
+  f.options.latency_min = absl::Microseconds(static_cast<int64_t>(min * 1000));
+  f.options.latency_max = absl::Microseconds(static_cast<int64_t>(max * 1000));
+  if (!ParseRange(f.page_bytes, &min, &max)) {
+    std::cerr << "websim: --page-bytes wants MIN,MAX, got " << f.page_bytes << "\n";
     return kExitUsage;
   }
-  options.page_bytes_min = static_cast<int64_t>(min);
-  options.page_bytes_max = static_cast<int64_t>(max);
-  options.crawl_delay = absl::Seconds(crawl_delay_seconds);
-  if (!change_rates.empty()) {
+  f.options.page_bytes_min = static_cast<int64_t>(min);
+  f.options.page_bytes_max = static_cast<int64_t>(max);
+  f.options.crawl_delay = absl::Seconds(f.crawl_delay_seconds);
+  if (!f.change_rates.empty()) {
     absl::StatusOr<crawler::websim::ChangeRates> rates =
-        crawler::websim::ParseChangeRates(change_rates);
+        crawler::websim::ParseChangeRates(f.change_rates);
     if (!rates.ok()) {
       std::cerr << "websim: --change-rates: " << rates.status().message() << "\n";
       return kExitUsage;
     }
-    options.change_rates = *rates;
-    options.time_scale = time_scale == 0 ? 1.0 : time_scale;
-  } else if (time_scale != 0) {
+    f.options.change_rates = *rates;
+    f.options.time_scale = f.time_scale == 0 ? 1.0 : f.time_scale;
+  } else if (f.time_scale != 0) {
     std::cerr << "websim: --time-scale needs --change-rates\n";
     return kExitUsage;
   }
-  options.change_epoch = absl::FromUnixSeconds(epoch_unix_seconds);
-  if (!focus_set.empty() && !focus_site_texts.empty()) {
+  f.options.change_epoch = absl::FromUnixSeconds(f.epoch_unix_seconds);
+  if (!f.focus_set.empty() && !f.focus_site_texts.empty()) {
     std::cerr << "websim: --focus-set and --focus-site exclude each other\n";
     return kExitUsage;
   }
-  if (!focus_set.empty()) {
-    crawler::bandit::Random random(options.seed);
+  if (!f.focus_set.empty()) {
+    crawler::bandit::Random random(f.options.seed);
     absl::StatusOr<std::vector<crawler::banditsim::SiteSpec>> specs =
-        crawler::banditsim::DrawSiteSpecs(focus_set, options.num_hosts, random);
+        crawler::banditsim::DrawSiteSpecs(f.focus_set, f.options.num_hosts, random);
     if (!specs.ok()) {
       std::cerr << "websim: --focus-set: " << specs.status().message() << "\n";
       return kExitUsage;
     }
-    options.UseFocusSites(*std::move(specs));
-  } else if (!focus_site_texts.empty()) {
+    f.options.UseFocusSites(*std::move(specs));
+  } else if (!f.focus_site_texts.empty()) {
     std::vector<crawler::banditsim::SiteSpec> specs;
-    for (const std::string& text : focus_site_texts) {
+    for (const std::string& text : f.focus_site_texts) {
       absl::StatusOr<crawler::banditsim::SiteSpec> spec = crawler::websim::ParseFocusSite(text);
       if (!spec.ok()) {
         std::cerr << "websim: " << spec.status().message() << "\n";
@@ -239,78 +250,84 @@ int main(int argc, char** argv) {
       }
       specs.push_back(*spec);
     }
-    options.UseFocusSites(std::move(specs));
-  } else if (!focus_replay_file.empty()) {
+    f.options.UseFocusSites(std::move(specs));
+  } else if (!f.focus_replay_file.empty()) {
     std::cerr << "websim: --focus-replay needs --focus-set or --focus-site\n";
     return kExitUsage;
   }
-  if (!(max_seconds > 0)) {
+  if (!(f.max_seconds > 0)) {
     std::cerr << "websim: --max-seconds must be > 0\n";
     return kExitUsage;
   }
+  return kContinue;
+}
 
-  absl::StatusOr<crawler::websim::SiteModel> model =
-      crawler::websim::SiteModel::Create(options);
-  if (!model.ok()) {
-    std::cerr << "websim: " << model.status().message() << "\n";
-    return kExitUsage;
-  }
-  if (print_seeds) {
-    std::cout << crawler::websim::FormatSeeds(*model);
+// Prints or writes what the flags ask for: seeds, ground truth, replay, rates, the static
+// export, the change corpus, and (with --no-serve) the change log. Returns an exit code when
+// websim is done, or kContinue to serve.
+int WriteRequested(crawler::websim::SiteModel& model, const Flags& f) {
+  if (f.print_seeds) {
+    std::cout << crawler::websim::FormatSeeds(model);
     return kExitOk;
   }
-  if (print_truth || !truth_file.empty()) {
-    const std::string truth = crawler::websim::FormatGroundTruth(
-        *model, crawler::websim::ComputeGroundTruth(*model));
-    if (print_truth) {
+  if (f.print_truth || !f.truth_file.empty()) {
+    const std::string truth =
+        crawler::websim::FormatGroundTruth(model, crawler::websim::ComputeGroundTruth(model));
+    if (f.print_truth) {
       std::cout << truth;
       return kExitOk;
     }
-    if (absl::Status s = WriteFileAtomically(truth_file, truth); !s.ok()) return Fail(s);
+    if (absl::Status s = WriteFileAtomically(f.truth_file, truth); !s.ok()) return Fail(s);
   }
-  if (!seeds_file.empty()) {
-    if (absl::Status s = WriteFileAtomically(seeds_file, crawler::websim::FormatSeeds(*model));
+  if (!f.seeds_file.empty()) {
+    if (absl::Status s = WriteFileAtomically(f.seeds_file, crawler::websim::FormatSeeds(model));
         !s.ok()) {
       return Fail(s);
     }
   }
-  if (!focus_replay_file.empty()) {
+  if (!f.focus_replay_file.empty()) {
     std::vector<std::string> names;
-    for (int host = 0; host < model->num_hosts(); ++host) names.push_back(model->HostName(host));
+    for (int host = 0; host < model.num_hosts(); ++host) names.push_back(model.HostName(host));
     if (absl::Status s =
-            WriteFileAtomically(focus_replay_file, model->focus()->FormatReplay(names));
+            WriteFileAtomically(f.focus_replay_file, model.focus()->FormatReplay(names));
         !s.ok()) {
       return Fail(s);
     }
   }
-  if (!rates_file.empty()) {
-    if (absl::Status s = WriteFileAtomically(rates_file, crawler::websim::FormatRates(*model));
+  if (!f.rates_file.empty()) {
+    if (absl::Status s = WriteFileAtomically(f.rates_file, crawler::websim::FormatRates(model));
         !s.ok()) {
       return Fail(s);
     }
   }
-  if (!export_dir.empty()) {
-    if (absl::Status s = crawler::websim::ExportSite(*model, export_dir); !s.ok()) return Fail(s);
+  if (!f.export_dir.empty()) {
+    if (absl::Status s = crawler::websim::ExportSite(model, f.export_dir); !s.ok()) return Fail(s);
   }
-  if (!change_corpus_dir.empty()) {
+  if (!f.change_corpus_dir.empty()) {
     const crawler::websim::ChangeCorpus corpus = crawler::websim::BuildChangeCorpus(
-        {.seed = options.seed, .pages = change_corpus_pages,
-         .duplicate_pairs = std::max(1, change_corpus_pages / 2)});
-    if (absl::Status s = crawler::websim::ExportChangeCorpus(corpus, change_corpus_dir); !s.ok()) {
+        {.seed = f.options.seed,
+         .pages = f.change_corpus_pages,
+         .duplicate_pairs = std::max(1, f.change_corpus_pages / 2)});
+    if (absl::Status s = crawler::websim::ExportChangeCorpus(corpus, f.change_corpus_dir);
+        !s.ok()) {
       return Fail(s);
     }
   }
-  if (no_serve) {
-    if (change_log_file.empty()) return kExitOk;
+  if (f.no_serve) {
+    if (f.change_log_file.empty()) return kExitOk;
     absl::Status s = WriteFileAtomically(
-        change_log_file, crawler::websim::FormatChangeLog(*model, absl::ZeroDuration()));
+        f.change_log_file, crawler::websim::FormatChangeLog(model, absl::ZeroDuration()));
     return s.ok() ? kExitOk : Fail(s);
   }
+  return kContinue;
+}
 
+// Serves on loopback until SIGINT, SIGTERM or --max-seconds; writes the change log at the end.
+int Serve(crawler::websim::SiteModel& model, const Flags& f) {
   std::unique_ptr<crawler::websim::RequestLog> log;
-  if (!log_file.empty()) {
+  if (!f.log_file.empty()) {
     absl::StatusOr<std::unique_ptr<crawler::websim::RequestLog>> opened =
-        crawler::websim::RequestLog::Open(log_file);
+        crawler::websim::RequestLog::Open(f.log_file);
     if (!opened.ok()) return Fail(opened.status());
     log = *std::move(opened);
   }
@@ -327,26 +344,27 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
 
   const int64_t start_ns = crawler::websim::MonotonicNowNs();
-  crawler::websim::WebsimHandler handler(&*model, start_ns);
+  crawler::websim::WebsimHandler handler(&model, start_ns);
   crawler::websim::HttpServerOptions server_options;
-  server_options.port = port;
-  server_options.address = bind_address;
-  server_options.threads = threads;
+  server_options.port = f.port;
+  server_options.address = f.bind_address;
+  server_options.threads = f.threads;
   absl::StatusOr<std::unique_ptr<crawler::websim::HttpServer>> server =
       crawler::websim::HttpServer::Start(server_options, &handler, log.get());
   if (!server.ok()) return Fail(server.status());
   const int bound_port = (*server)->port();
-  if (!port_file.empty()) {
-    if (absl::Status s = WriteFileAtomically(port_file, absl::StrCat(bound_port, "\n")); !s.ok()) {
+  if (!f.port_file.empty()) {
+    if (absl::Status s = WriteFileAtomically(f.port_file, absl::StrCat(bound_port, "\n"));
+        !s.ok()) {
       return Fail(s);
     }
   }
-  std::cerr << "websim listening on " << bind_address << ":" << bound_port << " ("
-            << options.num_hosts << " hosts x " << options.pages_per_host << " pages, seed " << options.seed << ")"
-            << std::endl;
+  std::cerr << "websim listening on " << f.bind_address << ":" << bound_port << " ("
+            << f.options.num_hosts << " hosts x " << f.options.pages_per_host << " pages, seed "
+            << f.options.seed << ")" << std::endl;
 
   const int64_t deadline_ns =
-      crawler::websim::MonotonicNowNs() + static_cast<int64_t>(max_seconds * 1e9);
+      crawler::websim::MonotonicNowNs() + static_cast<int64_t>(f.max_seconds * 1e9);
   int signal_number = 0;
   while (true) {
     const int64_t left_ns = deadline_ns - crawler::websim::MonotonicNowNs();
@@ -361,11 +379,11 @@ int main(int argc, char** argv) {
     if (errno != EINTR && errno != EAGAIN) break;
   }
   (*server)->Stop();
-  if (!change_log_file.empty()) {
+  if (!f.change_log_file.empty()) {
     // The truth up to the moment serving stopped: no response can have shown a later version.
     const absl::Duration served = absl::Nanoseconds(crawler::websim::MonotonicNowNs() - start_ns);
-    if (absl::Status s = WriteFileAtomically(
-            change_log_file, crawler::websim::FormatChangeLog(*model, served));
+    if (absl::Status s =
+            WriteFileAtomically(f.change_log_file, crawler::websim::FormatChangeLog(model, served));
         !s.ok()) {
       return Fail(s);
     }
@@ -373,7 +391,25 @@ int main(int argc, char** argv) {
   if (signal_number != 0) {
     std::cerr << "websim: stopping on " << strsignal(signal_number) << std::endl;
   } else {
-    std::cerr << "websim: stopping after --max-seconds " << max_seconds << std::endl;
+    std::cerr << "websim: stopping after --max-seconds " << f.max_seconds << std::endl;
   }
   return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"websim: a deterministic synthetic web on 127.0.0.1 for crawler tests"};
+  Flags f;
+  AddWebFlags(app, f);
+  AddOtherFlags(app, f);
+  CLI11_PARSE(app, argc, argv);
+  if (int code = ApplyFlags(f); code != kContinue) return code;
+  absl::StatusOr<crawler::websim::SiteModel> model = crawler::websim::SiteModel::Create(f.options);
+  if (!model.ok()) {
+    std::cerr << "websim: " << model.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (int code = WriteRequested(*model, f); code != kContinue) return code;
+  return Serve(*model, f);
 }

@@ -1,3 +1,5 @@
+// SiteModel's layout (site_model.h): hosts, page classes, paths, links and seeds, and when the
+// pages change. Rendering is site_render.cc, responses site_http.cc.
 #include "tools/websim/site_model.h"
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "tools/websim/seeded_random.h"
+#include "tools/websim/site_model_internal.h"
 
 namespace crawler::websim {
 namespace {
@@ -27,28 +30,6 @@ constexpr int kNumSubdirs = 3;
 // A "next" link from a /dK/view?id=N page goes to the next view page of the same directory
 // within this many ids; the bound keeps rendering O(1) per page.
 constexpr int kNextScanLimit = 256;
-// sitemaps.org limit of URLs per sitemap file.
-constexpr int kMaxSitemapUrls = 50'000;
-
-// Salts keep the pseudo-random streams of different decisions independent.
-enum Salt : uint64_t {
-  kSaltClass = 1,
-  kSaltLayout = 2,
-  kSaltLinks = 3,
-  kSaltSize = 4,
-  kSaltText = 5,
-  kSaltLatency = 6,
-  kSaltSitemap = 7,
-  kSaltVocabulary = 8,
-  // 9 and 10 are ChangeProcess's (rates, event times).
-  kSaltNoise = 11,
-  kSaltVersionText = 12,
-  kSaltEqualClass = 13,
-};
-
-uint64_t Hash(uint64_t seed, Salt salt, uint64_t a, uint64_t b = 0) {
-  return SeededHash(seed, uint64_t{salt}, a, b);
-}
 
 constexpr std::array<absl::string_view, 64> kWords = {
     "lorem",    "ipsum",   "dolor",     "sit",       "amet",      "consectetur", "adipiscing",
@@ -61,11 +42,6 @@ constexpr std::array<absl::string_view, 64> kWords = {
     "cupidatat", "non",    "proident",  "sunt",      "culpa",     "qui",         "officia",
     "deserunt", "mollit",  "anim",      "id",        "est",       "laborum",     "crawler",
     "web"};
-
-// Pages are filled from a pool of sentences chosen per page: copying whole sentences is ~20x
-// faster than drawing every word, and with 1024 sentences two pages share few of them, so
-// near-duplicate detection (SimHash) still sees distinct pages.
-constexpr int kNumSentences = 1024;
 
 std::vector<std::string> MakeSentences(uint64_t seed) {
   std::vector<std::string> sentences;
@@ -88,48 +64,6 @@ std::vector<std::string> MakeSentences(uint64_t seed) {
     sentences.push_back(std::move(s));
   }
   return sentences;
-}
-
-// The rotating ad line of the noise block: a fixed sentence ending in a brand that changes on
-// every request. SimHash is a vote over the page's distinct 3-word shingles, and on pages of a
-// few hundred words each changed shingle flips a bit now and then: whole rotating lines of 7-10
-// words (the case docs/fingerprint.md calibrates on) moved websim's pages beyond the 7-bit
-// threshold in ~4 % of requests, and one rotating word inside a sentence (3 shingles) still in
-// ~0.05 % (max 10 bits). As the last token of the visible text the brand is in one shingle only.
-// No digits or date words: the fingerprint drops those anyway, so they would test nothing.
-constexpr std::array<absl::string_view, 16> kAdBrands = {
-    "Acme",   "Globex", "Initech", "Umbrella", "Hooli",   "Vandelay", "Stark",  "Wonka",
-    "Tyrell", "Cyberdyne", "Soylent", "Gringotts", "Oscorp", "Wayne", "Monarch", "Aperture"};
-
-// Text after the link list of a page with noise, at least; see RenderVersion.
-constexpr size_t kMinTextBytesWithNoise = 3000;
-
-constexpr absl::string_view kHttpDateFormat = "%a, %d %b %Y %H:%M:%S GMT";
-
-// RFC 9110 §13.1.2: weak comparison, any listed tag or "*" matches.
-bool EtagMatches(absl::string_view if_none_match, absl::string_view etag) {
-  for (absl::string_view tag : absl::StrSplit(if_none_match, ',')) {
-    tag = absl::StripAsciiWhitespace(tag);
-    if (tag == "*") return true;
-    absl::ConsumePrefix(&tag, "W/");
-    if (tag == etag) return true;
-  }
-  return false;
-}
-
-// RFC 9110 §13.1.3: If-None-Match takes precedence; an invalid If-Modified-Since is ignored.
-// Only IMF-fixdate is understood (the obsolete RFC 850 and asctime forms count as invalid).
-bool NotModified(const RequestConditions& conditions, absl::string_view etag,
-                 absl::Time last_modified) {
-  if (!conditions.if_none_match.empty()) return EtagMatches(conditions.if_none_match, etag);
-  if (conditions.if_modified_since.empty()) return false;
-  absl::Time since;
-  std::string error;
-  if (!absl::ParseTime(kHttpDateFormat, conditions.if_modified_since, absl::UTCTimeZone(),
-                       &since, &error)) {
-    return false;
-  }
-  return last_modified <= since;
 }
 
 // Directory of a path (up to and including its last '/', query ignored): "/d1/" for both
@@ -169,34 +103,6 @@ std::string RelativeRef(absl::string_view from, absl::string_view to) {
   absl::StrAppend(&ref, to_rest);
   if (ref.empty()) ref = "./";
   return ref;
-}
-
-// Attribute values we write unquoted contain only these characters.
-bool SafeUnquoted(absl::string_view value) {
-  if (value.empty()) return false;
-  for (char c : value) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '/' && c != '.' &&
-        c != '_' && c != '-') {
-      return false;
-    }
-  }
-  return true;
-}
-
-void AppendEscaped(std::string* out, absl::string_view text) {
-  while (!text.empty()) {
-    const size_t special = text.find_first_of("&<>\"'");
-    absl::StrAppend(out, text.substr(0, special));
-    if (special == absl::string_view::npos) return;
-    switch (text[special]) {
-      case '&': out->append("&amp;"); break;
-      case '<': out->append("&lt;"); break;
-      case '>': out->append("&gt;"); break;
-      case '"': out->append("&quot;"); break;
-      default: out->append("&#39;"); break;
-    }
-    text.remove_prefix(special + 1);
-  }
 }
 
 std::optional<int> ParseId(absl::string_view digits) {
@@ -581,220 +487,6 @@ std::vector<double> SiteModel::ChangeTimesOf(PageRef page, absl::Duration elapse
 
 absl::Time SiteModel::WallTimeOf(double day) const {
   return options_.change_epoch + absl::Seconds(static_cast<int64_t>(std::floor(day * 86'400.0)));
-}
-
-std::string SiteModel::RenderNoise(PageRef page, absl::Duration elapsed) const {
-  const int64_t elapsed_us = absl::ToInt64Microseconds(elapsed);
-  const absl::Time now =
-      options_.change_epoch + absl::Seconds(SimulatedDays(elapsed) * 86'400.0);
-  const uint64_t ad = SeededHash(options_.seed, kSaltNoise,
-                                 (uint64_t{static_cast<uint32_t>(page.host)} << 32) |
-                                     static_cast<uint32_t>(page.page),
-                                 static_cast<uint64_t>(absl::ToInt64Nanoseconds(elapsed)));
-  return absl::StrCat(
-      "<div class=\"websim-noise\">\n<p>You are visitor number ", 1 + elapsed_us,
-      " of this page.</p>\n<p>Generated at ",
-      absl::FormatTime("%Y-%m-%d %H:%M:%E3S", now, absl::UTCTimeZone()),
-      " UTC.</p>\n<p>Sponsored: quality goods chosen for readers like you by our partner ",
-      kAdBrands[ad % kAdBrands.size()], "</p>\n</div>\n");
-}
-
-std::string SiteModel::RenderPage(PageRef page, absl::Duration elapsed) const {
-  return RenderVersion(page, VersionOf(page, elapsed).version, elapsed);
-}
-
-std::string SiteModel::RenderVersion(PageRef page, int64_t version,
-                                     absl::Duration elapsed) const {
-  const std::string host = HostName(page.host);
-  const uint64_t size_hash = Hash(options_.seed, kSaltSize, page.host, page.page);
-  const int64_t span = options_.page_bytes_max - options_.page_bytes_min + 1;
-  size_t target_size =
-      static_cast<size_t>(options_.page_bytes_min + static_cast<int64_t>(size_hash % span));
-  // Version 0 is the static page; each later version redraws every sentence (links and their
-  // spelling stay), which moves the text's SimHash far beyond any change threshold.
-  Rng text(version == 0 ? Hash(options_.seed, kSaltText, page.host, page.page)
-                        : Hash(options_.seed, kSaltVersionText,
-                               (uint64_t{static_cast<uint32_t>(page.host)} << 32) |
-                                   static_cast<uint32_t>(page.page),
-                               static_cast<uint64_t>(version)));
-  auto sentence = [&]() -> const std::string& { return sentences_[text.Below(kNumSentences)]; };
-
-  const std::vector<OutLink> links = LinksOf(page);
-  std::string out;
-  out.reserve(std::max(target_size, links.size() * 160 + 1024));
-  absl::StrAppend(&out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                        "<title>", host, " page ", page.page, "</title>\n</head>\n<body>\n"
-                        "<h1 id=\"top\">", host, " page ", page.page, "</h1>\n<p>");
-  out.append(sentence());
-  out.append(sentence());
-  out.append("</p>\n<ul>\n");
-
-  int index = 0;
-  for (const OutLink& link : links) {
-    // Attribute spellings a real parser must all handle: quotes, case, order, unquoted.
-    const uint64_t style = Hash(options_.seed, kSaltText, page.page, index++) % 8;
-    absl::string_view rel;
-    if (link.nofollow) {
-      constexpr std::array<absl::string_view, 3> kRels = {"nofollow", "external nofollow",
-                                                         "NoFollow noopener"};
-      rel = kRels[style % kRels.size()];
-    }
-    out.append("<li>");
-    const bool upper = style == 1;
-    if (style == 0 && SafeUnquoted(link.href) && rel.empty()) {
-      absl::StrAppend(&out, "<a class=l href=", link.href, ">");
-    } else {
-      const char quote = style == 2 ? '\'' : '"';
-      out.append(upper ? "<A" : "<a");
-      if (!rel.empty() && style % 2 == 0) absl::StrAppend(&out, " rel=\"", rel, "\"");
-      absl::StrAppend(&out, upper ? " HREF=" : " href=", absl::string_view(&quote, 1));
-      AppendEscaped(&out, link.href);
-      out.push_back(quote);
-      if (!rel.empty() && style % 2 == 1) absl::StrAppend(&out, " rel=\"", rel, "\"");
-      out.append(">");
-    }
-    absl::StrAppend(&out, "page ", link.target.page, " of h", link.target.host,
-                    upper ? "</A>" : "</a>", "</li>\n");
-  }
-  for (const ExternalLink& link : ExternalLinksOf(page)) {
-    out.append("<li><a href=\"");
-    AppendEscaped(&out, link.url);
-    absl::StrAppend(&out, "\">", link.anchor_text, "</a></li>\n");
-  }
-  // Links a crawler must not turn into fetches of web pages.
-  absl::StrAppend(&out, "<li><a href=\"mailto:webmaster@", host, "\">webmaster</a></li>\n",
-                  "<li><a href=\"javascript:void(0)\">menu</a></li>\n",
-                  "<li><a name=\"anchor\">no href</a></li>\n</ul>\n<p>");
-
-  static constexpr absl::string_view kFooter = "</p>\n<p><a href=\"#top\">top</a></p>\n</body>\n</html>\n";
-  const bool noisy = changes_ != nullptr && options_.noise;
-  if (noisy) {
-    // On a short page even one rotating word of the noise can flip 8 of 64 SimHash bits; with
-    // this much text after the links (~450 words) the noise stays within the change threshold.
-    target_size = std::max(target_size, out.size() + kMinTextBytesWithNoise + kFooter.size());
-  }
-  while (out.size() + kFooter.size() < target_size) out.append(sentence());
-  if (out.size() + kFooter.size() > target_size) {
-    // Trim the padding back to the exact size, but never into the markup before it.
-    const size_t padding_start = out.rfind("<p>") + 3;
-    out.resize(std::max(padding_start, target_size - std::min(target_size, kFooter.size())));
-  }
-  if (noisy) {
-    // After the sized part, so the noise's varying length never shifts the page's own text, and
-    // last in the body: the rotating word is then the text's last token and changes only one
-    // 3-word shingle of the fingerprint (see kAdBrands).
-    constexpr absl::string_view kEndBody = "</body>\n</html>\n";
-    absl::StrAppend(&out, kFooter.substr(0, kFooter.size() - kEndBody.size()),
-                    RenderNoise(page, elapsed), kEndBody);
-  } else {
-    absl::StrAppend(&out, kFooter);
-  }
-  return out;
-}
-
-std::string SiteModel::RenderRobotsTxt(int host) const {
-  const std::string name = HostName(host);
-  std::string out = absl::StrCat(
-      "# robots.txt of ", name, " (websim)\n"
-      // A group for another crawler: a correct one obeys only the group that matches it.
-      "User-agent: websim-excluded-bot\n"
-      "Disallow: /\n"
-      "\n"
-      "User-agent: *\n"
-      "Disallow: /private/\n"
-      // RFC 9309 §2.2.2: the longest match wins, so this reopens part of /private/.
-      "Allow: /private/open/\n");
-  if (options_.crawl_delay > absl::ZeroDuration()) {
-    absl::StrAppend(&out, "Crawl-delay: ",
-                    absl::StrFormat("%g", absl::ToDoubleSeconds(options_.crawl_delay)), "\n");
-  }
-  absl::StrAppend(&out, "\nSitemap: http://", name, "/sitemap.xml\n");
-  return out;
-}
-
-bool SiteModel::InSitemap(PageRef page) const {
-  switch (ClassOf(page)) {
-    case PageClass::kSitemapOnly:
-      return true;
-    case PageClass::kPublic:
-    case PageClass::kPrivateOpen:
-      return UnitInterval(Hash(options_.seed, kSaltSitemap, page.host, page.page)) <
-             options_.sitemap_fraction;
-    default:
-      return false;
-  }
-}
-
-std::string SiteModel::RenderSitemap(int host) const {
-  std::string out =
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
-  int listed = 0;
-  auto list = [&](PageRef page) {
-    out.append("<url><loc>");
-    AppendEscaped(&out, UrlOf(page));
-    out.append("</loc></url>\n");
-    ++listed;
-  };
-  // Sitemap-only pages first: Validate() caps their number below the per-file limit, so the
-  // cap can only cut pages that links reach anyway.
-  for (int page = options_.pages_per_host; page < num_page_ids(); ++page) {
-    list(PageRef{host, page});
-  }
-  for (int page = 0; page < options_.pages_per_host && listed < kMaxSitemapUrls; ++page) {
-    if (InSitemap(PageRef{host, page})) list(PageRef{host, page});
-  }
-  out.append("</urlset>\n");
-  return out;
-}
-
-SiteResponse SiteModel::Respond(absl::string_view host_name, absl::string_view target,
-                                absl::Duration elapsed) const {
-  return Respond(host_name, target, elapsed, RequestConditions{});
-}
-
-SiteResponse SiteModel::Respond(absl::string_view host_name, absl::string_view target,
-                                absl::Duration elapsed,
-                                const RequestConditions& conditions) const {
-  SiteResponse response;
-  std::optional<int> host = FindHost(host_name);
-  if (!host) {
-    response.status = 404;
-    response.content_type = "text/plain; charset=utf-8";
-    response.body = absl::StrCat("websim: unknown host ", host_name.substr(0, 256), "\n");
-    return response;
-  }
-  response.latency = LatencyOf(*host);
-  if (target == "/robots.txt") {
-    response.content_type = "text/plain; charset=utf-8";
-    response.body = RenderRobotsTxt(*host);
-  } else if (target == "/sitemap.xml") {
-    response.content_type = "application/xml";
-    response.body = RenderSitemap(*host);
-  } else if (std::optional<PageRef> page = FindPage(*host, target)) {
-    response.content_type = "text/html; charset=utf-8";
-    if (changes_ == nullptr) {
-      response.body = RenderPage(*page, elapsed);
-      return response;
-    }
-    const ChangeProcess::Version version = VersionOf(*page, elapsed);
-    const std::string etag = absl::StrCat("\"v", version.version, "\"");
-    const absl::Time last_modified = WallTimeOf(version.changed_at_day);
-    response.headers.emplace_back("ETag", etag);
-    response.headers.emplace_back(
-        "Last-Modified", absl::FormatTime(kHttpDateFormat, last_modified, absl::UTCTimeZone()));
-    if (NotModified(conditions, etag, last_modified)) {
-      response.status = 304;
-      return response;
-    }
-    response.body = RenderVersion(*page, version.version, elapsed);
-  } else {
-    response.status = 404;
-    response.content_type = "text/html; charset=utf-8";
-    response.body = "<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>"
-                    "<body><h1>Not Found</h1></body></html>\n";
-  }
-  return response;
 }
 
 }  // namespace crawler::websim

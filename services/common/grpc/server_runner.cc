@@ -1,6 +1,5 @@
 #include "services/common/grpc/server_runner.h"
 
-#include <cstdio>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -72,19 +71,19 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::Start(const ServerOp
     ports.push_back(port);
     const std::string host = endpoint.listen.substr(0, endpoint.listen.rfind(':'));
     addresses.push_back(absl::StrCat(host, ":", port));
-    std::fprintf(stderr, "%s: serving on %s%s\n", options.name.c_str(), addresses.back().c_str(),
-                 endpoint.tls.cert_file.empty() ? "" : " (TLS)");
+    options.log.Info("serving on ", addresses.back(),
+                     endpoint.tls.cert_file.empty() ? "" : " (TLS)");
     servers.push_back(std::move(server));
   }
   auto runner = std::unique_ptr<ServerRunner>(
-      new ServerRunner(options.name, std::move(servers), std::move(ports), std::move(addresses)));
+      new ServerRunner(options.log, std::move(servers), std::move(ports), std::move(addresses)));
   runner->SetServing(true);
   return runner;
 }
 
-ServerRunner::ServerRunner(std::string name, std::vector<std::unique_ptr<grpc::Server>> servers,
+ServerRunner::ServerRunner(Logger log, std::vector<std::unique_ptr<grpc::Server>> servers,
                            std::vector<int> ports, std::vector<std::string> addresses)
-    : name_(std::move(name)),
+    : log_(std::move(log)),
       servers_(std::move(servers)),
       ports_(std::move(ports)),
       addresses_(std::move(addresses)) {}
@@ -110,7 +109,7 @@ void ServerRunner::Shutdown(absl::Duration deadline) {
   for (auto& server : servers_) server->Shutdown(until);
   for (size_t i = 0; i < servers_.size(); ++i) {
     servers_[i]->Wait();
-    std::fprintf(stderr, "%s: stopped serving on %s\n", name_.c_str(), addresses_[i].c_str());
+    log_.Info("stopped serving on ", addresses_[i]);
   }
 }
 

@@ -22,6 +22,7 @@
 #include "grpcpp/server.h"
 #include "grpcpp/support/config.h"
 #include "grpcpp/support/server_interceptor.h"
+#include "lib/log/logger.h"
 
 namespace grpc {
 class Service;
@@ -46,8 +47,10 @@ struct Endpoint {
 };
 
 struct ServerOptions {
-  // The service's name in log lines ("frontier", "fetcher", "dedup", "scheduler").
+  // The service's name in errors ("frontier", "fetcher", "dedup", "scheduler").
   std::string name;
+  // Where "serving on HOST:PORT" and "stopped serving on HOST:PORT" go.
+  Logger log;
   std::vector<Endpoint> endpoints;
   // Largest request or response accepted, bytes (a 512-URL batch is ~100 KiB; a stats answer
   // with a re-visit histogram a few KiB).
@@ -77,10 +80,10 @@ class ServerRunner {
   void Wait();
 
  private:
-  ServerRunner(std::string name, std::vector<std::unique_ptr<grpc::Server>> servers,
+  ServerRunner(Logger log, std::vector<std::unique_ptr<grpc::Server>> servers,
                std::vector<int> ports, std::vector<std::string> addresses);
 
-  const std::string name_;
+  const Logger log_;
   std::vector<std::unique_ptr<grpc::Server>> servers_;
   const std::vector<int> ports_;
   const std::vector<std::string> addresses_;

@@ -3,7 +3,6 @@
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <tuple>
 #include <utility>
 
@@ -242,9 +241,9 @@ absl::StatusOr<std::unique_ptr<RedisConnection>> RedisPoliteness::Acquire(bool& 
 void RedisPoliteness::Recycle(std::unique_ptr<RedisConnection> connection) {
   absl::MutexLock lock(&mu_);
   if (down_) {
-    std::fprintf(stderr, "politeness: Redis at %s answers again after %.1f s\n",
-                 options_.redis.address.ToString().c_str(),
-                 absl::ToDoubleSeconds(clock_.MonotonicNow() - down_since_));
+    options_.log.Info(
+        "politeness: Redis at ", options_.redis.address.ToString(), " answers again after ",
+        absl::StrFormat("%.1f", absl::ToDoubleSeconds(clock_.MonotonicNow() - down_since_)), " s");
     down_ = false;
   }
   if (!connection->broken() && static_cast<int>(idle_.size()) < options_.max_idle_connections) {
@@ -262,10 +261,9 @@ absl::Status RedisPoliteness::Failed(const absl::Status& cause) {
     retry_wait_ = absl::Milliseconds(100);
     ++stats_.outages;
     idle_.clear();  // their server is gone or confused
-    std::fprintf(stderr,
-                 "politeness: Redis at %s unreachable (%s); no request is sent until it answers "
-                 "again\n",
-                 options_.redis.address.ToString().c_str(), std::string(cause.message()).c_str());
+    options_.log.Warning("politeness: Redis at ", options_.redis.address.ToString(),
+                         " unreachable (", cause.message(),
+                         "); no request is sent until it answers again");
   } else {
     retry_wait_ = std::min(retry_wait_ * 2, absl::Seconds(5));
   }

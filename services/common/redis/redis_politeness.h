@@ -1,8 +1,8 @@
 // RedisPoliteness: the Politeness of processes that share hosts (distributed fetchers, several
-// standalone crawls), its state in one Redis server (DESIGN.md §5). Every claim and release is
-// one Lua script run with EVALSHA, atomic in Redis; times come from Redis's clock (TIME inside
-// the script), so processes with skewed clocks agree. Delays come from the same DelayPolicy as
-// InProcessPoliteness: this process computes them and the script only applies them.
+// standalone crawls), its state in one Redis server (docs/architecture.md §5). Every claim and
+// release is one Lua script run with EVALSHA, atomic in Redis; times come from Redis's clock (TIME
+// inside the script), so processes with skewed clocks agree. Delays come from the same DelayPolicy
+// as InProcessPoliteness: this process computes them and the script only applies them.
 //
 // Keys (the prefix is configurable, default "crawler:politeness:"); host keys and addresses
 // only, never URLs:
@@ -50,6 +50,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "lib/politeness/delay_policy.h"
 #include "lib/politeness/politeness.h"
 #include "lib/politeness/politeness_options.h"
@@ -71,6 +72,8 @@ struct RedisPolitenessOptions {
   absl::Duration fresh_grace = absl::Seconds(60);
   // Connections kept open for reuse.
   int max_idle_connections = 4;
+  // Where an outage and the recovery are said (once each).
+  Logger log;
 };
 
 class RedisPoliteness final : public politeness::Politeness {

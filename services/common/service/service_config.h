@@ -35,7 +35,8 @@ struct ServiceCommonConfig {
   std::string tls_key_file;
   std::string tls_client_ca_file;
   // "HOST:PORT" of the Prometheus /metrics endpoint; empty: none. Validated now, served once the
-  // services export metrics (DESIGN.md §11); until then setting it only logs that it is unused.
+  // services export metrics (docs/architecture.md §11); until then setting it only logs that it is
+  // unused.
   std::string metrics_listen;
   // On SIGTERM/SIGINT: how long calls in progress may run before they are cancelled. Kubernetes
   // kills a pod 30 s after SIGTERM by default (terminationGracePeriodSeconds), so the default

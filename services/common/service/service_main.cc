@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdio>
 #include <thread>
 
 namespace crawler::service {
@@ -40,35 +39,31 @@ int ExitCodeFor(const absl::Status& error) {
   return absl::IsInvalidArgument(error) ? kExitUsage : kExitFailure;
 }
 
-absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> StartMetrics(const std::string& role,
+absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> StartMetrics(const Logger& log,
                                                                      const std::string& listen) {
   if (listen.empty()) return nullptr;
   absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> server =
       metrics::MetricsServer::Start(listen);
   if (server.ok()) {
-    std::fprintf(stderr, "%s: metrics on http://%s/metrics\n", role.c_str(),
-                 (*server)->address().c_str());
+    log.Info("metrics on http://", (*server)->address(), "/metrics");
   } else {
-    std::fprintf(stderr, "%s: %s\n", role.c_str(), server.status().ToString().c_str());
+    log.Error(server.status().ToString());
   }
   return server;
 }
 
 int ServeUntilSignal(const ServeOptions& options) {
-  const char* role = options.role.c_str();
+  const Logger& log = options.log;
   const int first = WaitForStopSignal();
-  std::fprintf(stderr, "%s: %s received, draining (again to exit at once)\n", role,
-               SignalName(first));
+  log.Info(SignalName(first), " received, draining (again to exit at once)");
 
   // A second signal ends the process at once; the watcher is released by a signal of our own
   // once the drain is over.
   std::atomic<bool> drained{false};
-  std::thread watcher([&drained, role] {
+  std::thread watcher([&drained, &log] {
     const int sig = WaitForStopSignal();
     if (drained.load()) return;
-    std::fprintf(stderr, "%s: %s received again, exiting without draining\n", role,
-                 SignalName(sig));
-    std::fflush(stderr);
+    log.Info(SignalName(sig), " received again, exiting without draining");
     _exit(128 + sig);
   });
 
@@ -82,10 +77,10 @@ int ServeUntilSignal(const ServeOptions& options) {
   watcher.join();
 
   if (!closed.ok()) {
-    std::fprintf(stderr, "%s: closing failed: %s\n", role, closed.ToString().c_str());
+    log.Error("closing failed: ", closed.ToString());
     return kExitFailure;
   }
-  std::fprintf(stderr, "%s: stopped\n", role);
+  log.Info("stopped");
   return kExitOk;
 }
 

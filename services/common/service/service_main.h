@@ -6,7 +6,7 @@
 //   2. health turns NOT_SERVING, so load balancers and clients move away;
 //   3. the server stops accepting calls and gives those in progress drain_timeout to finish;
 //   4. the close hook releases the cores and their storage (e.g. RocksDB flushes and closes);
-//   5. "<role>: stopped" on stderr, exit code 0 (1 if the close hook failed).
+//   5. "<role>: stopped" logged, exit code 0 (1 if the close hook failed).
 //
 // A second SIGTERM/SIGINT during the drain exits at once with 128 + its number (_exit: no
 // destructors run; RocksDB's write-ahead log keeps what was written).
@@ -14,11 +14,11 @@
 // Usage, in a role's run function (tools/crawlerd/role.h; main() ran BlockStopSignals), e.g.
 // tools/crawlerd/dedup_role.cc:
 //
-//   auto metrics = service::StartMetrics("dedup", config.common.metrics_listen);
+//   auto metrics = service::StartMetrics(log, config.common.metrics_listen);
 //   if (!metrics.ok()) return service::ExitCodeFor(metrics.status());  // logged
-//   auto server = dedup::DedupServer::Start(config, metrics->get());  // logs "serving on ..."
+//   auto server = dedup::DedupServer::Start(config, metrics->get(), log);  // "serving on ..."
 //   if (!server.ok()) { ...; return service::ExitCodeFor(server.status()); }
-//   return service::ServeUntilSignal({.role = "dedup",
+//   return service::ServeUntilSignal({.log = log,
 //                                     .runner = &(*server)->runner(),
 //                                     .drain_timeout = config.common.drain_timeout,
 //                                     .close = [&] { return (*server)->Close(); }});
@@ -36,6 +36,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "lib/log/logger.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/metrics/metrics_server.h"
 
@@ -51,9 +52,9 @@ int ExitCodeFor(const absl::Status& error);
 
 // The role's metrics endpoint (docs/metrics.md) at `listen` (the common block's
 // metrics_listen), logging "<role>: metrics on http://HOST:PORT/metrics"; null when `listen` is
-// empty. Errors as metrics::MetricsServer::Start, logged as "<role>: <error>". Start it before the role's server, which
+// empty. Errors as metrics::MetricsServer::Start, logged. Start it before the role's server, which
 // registers its metrics in it, and keep it until that server is closed.
-absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> StartMetrics(const std::string& role,
+absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> StartMetrics(const Logger& log,
                                                                      const std::string& listen);
 
 // Blocks SIGTERM and SIGINT in the calling thread, hence in every thread it starts later.
@@ -63,8 +64,8 @@ void BlockStopSignals();
 int WaitForStopSignal();
 
 struct ServeOptions {
-  // The role's name in log lines ("dedup", "frontier", ...).
-  std::string role;
+  // The role's log ("dedup", "frontier", ...): the drain's lines.
+  Logger log;
   // The role's started server. Required; not owned.
   grpc_server::ServerRunner* runner = nullptr;
   // Calls in progress get this long to finish once the server stops accepting new ones.

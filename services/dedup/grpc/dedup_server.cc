@@ -33,7 +33,8 @@ const config::KeyTable<DedupServerConfig>& DedupServerKeys() {
 }
 
 absl::StatusOr<std::unique_ptr<DedupServer>> DedupServer::Start(const DedupServerConfig& config,
-                                                                metrics::MetricsServer* metrics) {
+                                                                metrics::MetricsServer* metrics,
+                                                                const Logger& log) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   std::unique_ptr<DedupServer> server(new DedupServer);
   // Parents too (RocksDB creates only the last component): a volume's subdirectory, say.
@@ -50,12 +51,13 @@ absl::StatusOr<std::unique_ptr<DedupServer>> DedupServer::Start(const DedupServe
   absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
       grpc_server::ServerRunner::Start(
           {.name = "dedup",
+           .log = log,
            .endpoints = {config.common.InternalEndpoint({server->service_.get()})},
            .interceptors = metrics::RpcInterceptors(metrics, "dedup")});
   if (!runner.ok()) return runner.status();
   server->runner_ = *std::move(runner);
   server->collector_ = metrics::ScopedCollector(metrics, [service = server->service_.get()] {
-    const DedupService::CallCounts c = service->Calls();
+    const DedupService::Counts c = service->counts();
     metrics::SnapshotFamilies out;
     out.Counter("crawler_dedup_lookups_total",
                 "Content checks answered, by verdict (unique, exact or near duplicate).")
@@ -79,17 +81,6 @@ DedupServer::~DedupServer() { Close().IgnoreError(); }
 absl::Status DedupServer::Close() {
   if (runner_ != nullptr) runner_->Shutdown(absl::ZeroDuration());
   collector_.Reset();
-  if (service_ != nullptr && dedup_ != nullptr) {  // once: Close is idempotent
-    const DedupService::CallCounts c = service_->Calls();
-    std::fprintf(stderr,
-                 "dedup: calls served: Check %llu, Record %llu (%llu queries), MarkLinksSeen "
-                 "%llu (%llu keys)\n",
-                 static_cast<unsigned long long>(c.check),
-                 static_cast<unsigned long long>(c.record),
-                 static_cast<unsigned long long>(c.queries),
-                 static_cast<unsigned long long>(c.mark_links),
-                 static_cast<unsigned long long>(c.link_keys));
-  }
   dedup_.reset();
   if (store_ == nullptr) return absl::OkStatus();
   absl::Status flushed = store_->Flush();

@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "lib/log/logger.h"
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/metrics/metrics_server.h"
@@ -52,8 +53,10 @@ class DedupServer {
   // or the address cannot be bound, other codes from RocksDB.
   // With `metrics` (may be null; must outlive the server) its metrics are served there
   // (docs/metrics.md, "Dedup").
+  // `log` is the role's (serving, draining, what happens to its collections).
   static absl::StatusOr<std::unique_ptr<DedupServer>> Start(
-      const DedupServerConfig& config, metrics::MetricsServer* metrics = nullptr);
+      const DedupServerConfig& config, metrics::MetricsServer* metrics = nullptr,
+      const Logger& log = {});
   ~DedupServer();
   DedupServer(const DedupServer&) = delete;
   DedupServer& operator=(const DedupServer&) = delete;

@@ -12,8 +12,6 @@ using grpc_common::ToGrpcStatus;
 
 grpc::Status DedupService::Check(grpc::ServerContext* /*context*/, const v1::CheckRequest* request,
                                  v1::CheckResponse* response) {
-  check_.fetch_add(1, std::memory_order_relaxed);
-  queries_.fetch_add(static_cast<uint64_t>(request->queries_size()), std::memory_order_relaxed);
   absl::StatusOr<std::vector<ContentQuery>> queries = FromCheckRequest(*request);
   if (!queries.ok()) return ToGrpcStatus(queries.status());
   absl::StatusOr<std::vector<ContentVerdict>> verdicts = dedup_.Check(*queries);
@@ -30,8 +28,6 @@ grpc::Status DedupService::Check(grpc::ServerContext* /*context*/, const v1::Che
 
 grpc::Status DedupService::Record(grpc::ServerContext* /*context*/,
                                   const v1::RecordRequest* request, v1::RecordResponse* response) {
-  record_.fetch_add(1, std::memory_order_relaxed);
-  queries_.fetch_add(static_cast<uint64_t>(request->queries_size()), std::memory_order_relaxed);
   absl::StatusOr<std::vector<ContentQuery>> queries = FromRecordRequest(*request);
   if (!queries.ok()) return ToGrpcStatus(queries.status());
   absl::StatusOr<size_t> recorded = dedup_.Record(*queries);
@@ -44,7 +40,6 @@ grpc::Status DedupService::Record(grpc::ServerContext* /*context*/,
 grpc::Status DedupService::MarkLinksSeen(grpc::ServerContext* /*context*/,
                                          const v1::MarkLinksSeenRequest* request,
                                          v1::MarkLinksSeenResponse* response) {
-  mark_links_.fetch_add(1, std::memory_order_relaxed);
   link_keys_.fetch_add(static_cast<uint64_t>(request->keys_size()), std::memory_order_relaxed);
   const std::vector<std::string> keys(request->keys().begin(), request->keys().end());
   absl::StatusOr<std::vector<bool>> fresh = dedup_.MarkLinksSeen(request->collection(), keys);

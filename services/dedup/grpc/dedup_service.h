@@ -20,30 +20,22 @@ class DedupService final : public v1::Dedup::Service {
  public:
   explicit DedupService(Dedup& dedup) : dedup_(dedup) {}
 
-  // Calls served since start (failed ones too), and the queries they carried.
-  struct CallCounts {
-    uint64_t check = 0;
-    uint64_t record = 0;
-    uint64_t queries = 0;
-    // Check's verdicts, by kind, and the entries Record added to the index.
+  // What the calls found since start: Check's verdicts by kind, the entries Record added to the
+  // index, and the link keys MarkLinksSeen was given and those that were fresh. (How many calls
+  // of each method were served is the RPC interceptor's, rpc_metrics.h.)
+  struct Counts {
     uint64_t unique = 0;
     uint64_t exact = 0;
     uint64_t near = 0;
     uint64_t recorded = 0;
-    // MarkLinksSeen calls, the link keys they carried, and those that were fresh.
-    uint64_t mark_links = 0;
     uint64_t link_keys = 0;
     uint64_t fresh_links = 0;
   };
-  CallCounts Calls() const {
-    return {.check = check_.load(std::memory_order_relaxed),
-            .record = record_.load(std::memory_order_relaxed),
-            .queries = queries_.load(std::memory_order_relaxed),
-            .unique = unique_.load(std::memory_order_relaxed),
+  Counts counts() const {
+    return {.unique = unique_.load(std::memory_order_relaxed),
             .exact = exact_.load(std::memory_order_relaxed),
             .near = near_.load(std::memory_order_relaxed),
             .recorded = recorded_.load(std::memory_order_relaxed),
-            .mark_links = mark_links_.load(std::memory_order_relaxed),
             .link_keys = link_keys_.load(std::memory_order_relaxed),
             .fresh_links = fresh_links_.load(std::memory_order_relaxed)};
   }
@@ -57,9 +49,8 @@ class DedupService final : public v1::Dedup::Service {
 
  private:
   Dedup& dedup_;
-  std::atomic<uint64_t> check_{0}, record_{0}, queries_{0};
   std::atomic<uint64_t> unique_{0}, exact_{0}, near_{0}, recorded_{0};
-  std::atomic<uint64_t> mark_links_{0}, link_keys_{0}, fresh_links_{0};
+  std::atomic<uint64_t> link_keys_{0}, fresh_links_{0};
 };
 
 }  // namespace crawler::dedup

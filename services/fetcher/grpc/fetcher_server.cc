@@ -13,12 +13,14 @@
 #include "services/common/grpc/channel.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/metrics/snapshot_collector.h"
+#include "services/common/politeness/politeness_keys.h"
 #include "services/dedup/grpc/grpc_dedup_client.h"
+#include "services/fetcher/archive_file_store.h"
 #include "services/fetcher/fetcher_config.h"
-#include "services/fetcher/grpc/fetcher_archive.h"
+#include "services/fetcher/grpc/archive_files_service.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/grpc/grpc_frontier_client.h"
-#include "services/scheduler/scheduler_config.h"
+#include "services/scheduler/grpc/grpc_scheduler_client.h"
 
 namespace crawler::fetcher {
 
@@ -99,6 +101,9 @@ const config::KeyTable<FetcherServerConfig>& FetcherServerKeys() {
              &C::warc_dir)
         .Add({"warc_max_file_bytes", "--warc-max-file-bytes", "Rotate WARC files at this size"},
              &C::warc_max_file_bytes)
+        .Add({"fsync", "--no-fsync",
+              "fsync WARC records before a page counts as done (its completion is sent)"},
+             &C::fsync)
         .Add({"user_agent", "--user-agent", "User-Agent (its first token matches robots.txt)"},
              &C::user_agent)
         .Add({"allow_networks", "--allow-network",
@@ -113,8 +118,8 @@ const config::KeyTable<FetcherServerConfig>& FetcherServerKeys() {
         .Add({"report_interval", "--report-interval",
               "Time between reports to the scheduler (its reply may set another)"},
              &C::report_interval)
-        .Include(scheduler::PolitenessKeys(), &C::politeness)
-        .Include(redis::PolitenessStoreKeys(), &C::politeness_store)
+        .Include(politeness::PolitenessKeys(), &C::politeness)
+        .Include(politeness::PolitenessStoreKeys(), &C::politeness_store)
         .Include(FetcherKeys(), &C::fetcher);
     return t;
   }();
@@ -125,7 +130,7 @@ FetcherServer::FetcherServer() = default;
 FetcherServer::~FetcherServer() { Close().IgnoreError(); }
 
 absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
-    const FetcherServerConfig& config, metrics::MetricsServer* metrics) {
+    const FetcherServerConfig& config, metrics::MetricsServer* metrics, const Logger& log) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   std::unique_ptr<FetcherServer> server(new FetcherServer);
   FetcherServer& s = *server;
@@ -145,14 +150,13 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   absl::StatusOr<std::shared_ptr<grpc::Channel>> scheduler =
       grpc_common::MakeChannel(config.scheduler, channel);
   if (!scheduler.ok()) return scheduler.status();
-  auto scheduler_link =
-      std::make_unique<GrpcSchedulerLink>(*std::move(scheduler), config.peers.rpc_deadline);
-  GrpcSchedulerLink* reports = scheduler_link.get();
-  s.scheduler_ = std::move(scheduler_link);
+  s.scheduler_ = std::make_unique<scheduler::GrpcSchedulerClient>(*std::move(scheduler),
+                                                                  config.peers.rpc_deadline);
   std::random_device entropy;
-  absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness = redis::OpenPolitenessStore(
-      config.politeness_store, config.politeness, config.fetcher.http.total_timeout, s.clock_,
-      (static_cast<uint64_t>(entropy()) << 32) ^ entropy());
+  absl::StatusOr<std::unique_ptr<politeness::Politeness>> politeness =
+      politeness::OpenPolitenessStore(config.politeness_store, config.politeness,
+                                      config.fetcher.http.total_timeout, s.clock_,
+                                      (static_cast<uint64_t>(entropy()) << 32) ^ entropy(), log);
   if (!politeness.ok()) return politeness.status();
   s.politeness_ = *std::move(politeness);
   s.resolver_ = std::make_unique<SystemResolver>();
@@ -175,48 +179,55 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   node.links_dir = (data / "links").string();
   node.reports_dir = (data / "reports").string();
   node.warc_max_file_bytes = config.warc_max_file_bytes;
+  node.fsync = config.fsync;
   node.partition_header = config.partition_header;
   node.routing.popular_cache_entries = config.popular_cache_entries;
   node.routing.max_batch_urls = config.fetcher.flush_batch;
   node.report_interval = config.report_interval;
+  node.log = log;
+  // The archive files are served before the node exists: the scheduler reaches them at the
+  // reports' own address, on this port, and knows the fetcher by the volume they are on.
+  s.archive_files_ = std::make_unique<ArchiveFileStore>(node.warc_dir);
+  s.archive_service_ = std::make_unique<ArchiveFilesService>(*s.archive_files_);
+  absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
+      grpc_server::ServerRunner::Start(
+          {.name = "fetcher",
+           .log = log,
+           .endpoints = {config.common.InternalEndpoint({s.archive_service_.get()})},
+           .interceptors = metrics::RpcInterceptors(metrics, "fetcher")});
+  if (!runner.ok()) return runner.status();
+  s.runner_ = *std::move(runner);
+  absl::StatusOr<std::string> volume = ArchiveVolumeId(config.data_dir);
+  if (!volume.ok()) return volume.status();
+  node.archive_address = absl::StrCat(":", s.runner_->Port(0));
+  node.archive_volume = *std::move(volume);
+  // Digests now, while the files are in the page cache: a listing then reads no file.
+  node.archive_indexed = [store = s.archive_files_.get()](const std::string& warc,
+                                                          const std::string& cdxj) {
+    store->Warm(warc).IgnoreError();
+    store->Warm(cdxj).IgnoreError();
+  };
   const std::vector<std::shared_ptr<grpc::Channel>>* channels = &s.frontier_channels_;
   const absl::Duration deadline = config.peers.rpc_deadline;
   absl::StatusOr<std::unique_ptr<FetcherNode>> created = FetcherNode::Create(
       node,
-      [channels, deadline](uint32_t k, const std::string& collection)
-          -> std::unique_ptr<frontier::FrontierClient> {
+      [channels, deadline](
+          uint32_t k, const std::string& collection) -> std::unique_ptr<frontier::FrontierClient> {
         return std::make_unique<frontier::GrpcFrontierClient>(
             (*channels)[k], collection, frontier::GrpcFrontierClientOptions{.deadline = deadline});
       },
-      *s.scheduler_, s.dedup_.get(), *s.politeness_, *s.resolver_, *s.guard_, s.clock_);
+      *s.scheduler_, s.codec_, s.dedup_.get(), *s.politeness_, *s.resolver_, *s.guard_, s.clock_);
   if (!created.ok()) return created.status();
   s.node_ = *std::move(created);
-
-  s.archive_ = std::make_unique<FetcherArchive>(node.warc_dir, s.clock_);
-  absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
-      grpc_server::ServerRunner::Start(
-          {.name = "fetcher",
-           .endpoints = {config.common.InternalEndpoint({s.archive_->service()})},
-           .interceptors = metrics::RpcInterceptors(metrics, "fetcher")});
-  if (!runner.ok()) return runner.status();
-  s.runner_ = *std::move(runner);
-  // The scheduler reaches the archive-file service at the reports' own address, on this port.
-  absl::StatusOr<std::string> volume = ArchiveVolumeId(config.data_dir);
-  if (!volume.ok()) return volume.status();
-  reports->set_archive(absl::StrCat(":", s.runner_->Port(0)), *std::move(volume));
-  s.archive_->Start();
   s.collector_ = metrics::ScopedCollector(metrics, [node = s.node_.get()] {
     metrics::SnapshotFamilies out;
     AppendFetcherSnapshot(node->MetricsSnapshot(), out);
     return out.Take();
   });
   FetcherNode* n = s.node_.get();
-  const uint32_t k = config.partition_index;
-  s.node_thread_ = std::thread([n, k] {
+  s.node_thread_ = std::thread([n, log] {
     pthread_setname_np(pthread_self(), "fetcher-node");
-    if (absl::Status status = n->Run(); !status.ok()) {
-      std::fprintf(stderr, "fetcher %u: %s\n", k, status.ToString().c_str());
-    }
+    if (absl::Status status = n->Run(); !status.ok()) log.Error(status.ToString());
   });
   return server;
 }
@@ -224,8 +235,6 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
 void FetcherServer::Stop() {
   if (node_ != nullptr) node_->Stop();
   if (node_thread_.joinable()) node_thread_.join();
-  // The node has closed its WARC files: index the last ones.
-  if (archive_ != nullptr) archive_->Finish();
 }
 
 absl::Status FetcherServer::Close() {
@@ -234,7 +243,6 @@ absl::Status FetcherServer::Close() {
   collector_.Reset();
   runner_.reset();
   node_.reset();
-  archive_.reset();
   return absl::OkStatus();
 }
 

@@ -2,8 +2,8 @@
 // a FetcherNode serving partition k of every collection, over gRPC clients of the frontier
 // partitions (frontiers[j] serves partition j), the dedup service and the scheduler. On the
 // common block's listen address it serves grpc.health.v1.Health (and reflection), for probes,
-// and crawler.v1.ArchiveFiles: its finished WARC files and their CDXJ indexes, which it writes
-// beside each WARC file it finishes (FetcherArchive, docs/archive.md).
+// and crawler.v1.ArchiveFiles: its finished WARC files and their CDXJ indexes, which its
+// collections' crawls write beside each WARC file they finish (docs/archive.md).
 // FetcherServerConfig and its key table are the role's YAML file and flags.
 //
 // Politeness: one budget per host and per address for the whole process, shared by every
@@ -29,14 +29,17 @@
 #include "absl/time/time.h"
 #include "grpcpp/channel.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "lib/politeness/politeness_options.h"
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/metrics/metrics_server.h"
-#include "services/common/redis/politeness_store.h"
+#include "services/common/politeness/politeness_store.h"
 #include "services/common/service/service_config.h"
 #include "services/fetcher/fetcher.h"
-#include "services/fetcher/grpc/fetcher_node.h"
+#include "services/fetcher/fetcher_node.h"
+#include "services/scheduler/grpc/proto_record_codec.h"
+#include "services/scheduler/scheduler_client.h"
 
 namespace crawler::net {
 class AddressPolicy;
@@ -48,8 +51,8 @@ class Politeness;
 
 namespace crawler::fetcher {
 
-class FetcherArchive;
-class GrpcSchedulerLink;
+class ArchiveFileStore;
+class ArchiveFilesService;
 class SystemResolver;
 
 struct FetcherServerConfig {
@@ -69,6 +72,8 @@ struct FetcherServerConfig {
   std::string data_dir;
   std::string warc_dir;  // default <data_dir>/warc
   uint64_t warc_max_file_bytes = uint64_t{1} << 30;
+  // A page counts as done only once its WARC records are on disk (as `crawler crawl`'s fsync).
+  bool fsync = true;
   std::string user_agent = "crawler/0.1 (+https://github.com/crawler)";
   // CIDRs the SSRF guard lets through, e.g. 127.0.0.0/8 for a test web on loopback.
   std::vector<std::string> allow_networks;
@@ -79,7 +84,7 @@ struct FetcherServerConfig {
   politeness::PolitenessOptions politeness;
   // Where politeness state lives: a redis:// URL shares one budget per host and address with
   // every other fetcher (and standalone crawl) using that Redis; in-process keeps it here.
-  redis::PolitenessStoreConfig politeness_store;
+  politeness::PolitenessStoreConfig politeness_store;
   FetcherOptions fetcher;
 
   // kInvalidArgument naming the key.
@@ -94,8 +99,10 @@ class FetcherServer {
   // the health address cannot be bound.
   // With `metrics` (may be null; must outlive the server) its metrics are served there
   // (docs/metrics.md, "Fetcher").
+  // `log` is the role's (serving, draining, what happens to its collections).
   static absl::StatusOr<std::unique_ptr<FetcherServer>> Start(
-      const FetcherServerConfig& config, metrics::MetricsServer* metrics = nullptr);
+      const FetcherServerConfig& config, metrics::MetricsServer* metrics = nullptr,
+      const Logger& log = {});
   ~FetcherServer();
   FetcherServer(const FetcherServer&) = delete;
   FetcherServer& operator=(const FetcherServer&) = delete;
@@ -112,17 +119,21 @@ class FetcherServer {
   SystemClock clock_;
   std::vector<std::shared_ptr<grpc::Channel>> frontier_channels_;
   std::unique_ptr<dedup::DedupClient> dedup_;
-  std::unique_ptr<SchedulerLink> scheduler_;
+  std::unique_ptr<scheduler::SchedulerClient> scheduler_;
+  const scheduler::ProtoRecordCodec codec_;
   std::unique_ptr<politeness::Politeness> politeness_;
   std::unique_ptr<SystemResolver> resolver_;
   std::unique_ptr<net::AddressPolicy> guard_;
+  // The finished archive files, served on the internal port (before runner_: served until it
+  // stops).
+  std::unique_ptr<ArchiveFileStore> archive_files_;
+  std::unique_ptr<ArchiveFilesService> archive_service_;
   // Before node_: its Fetchers report to these observers.
   std::unique_ptr<FetcherMetrics> fetcher_metrics_;
   // Figures read from the parts above when scraped; reset first in Close.
   metrics::ScopedCollector collector_;
   std::unique_ptr<FetcherNode> node_;
   std::thread node_thread_;
-  std::unique_ptr<FetcherArchive> archive_;
   std::unique_ptr<grpc_server::ServerRunner> runner_;
 };
 

@@ -28,6 +28,7 @@
 #include "lib/recrawl/rate_histogram.h"
 #include "lib/recrawl/rate_prior.h"
 #include "lib/recrawl/revisit_policy.h"
+#include "services/collections/grpc/revisit_convert.h"
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/url_record.h"
 
@@ -39,12 +40,9 @@ absl::StatusOr<OutcomeClass> FromProto(v1::OutcomeClass outcome, std::string_vie
 v1::UrlStatus ToProto(UrlStatus status);
 absl::StatusOr<UrlStatus> FromProto(v1::UrlStatus status, std::string_view field);
 
-// The re-visit options (also part of a collection, admin.proto). Unset fields decode to the
-// defaults of RevisitOptions and the policy option structs. Intervals the domain keeps as days
-// travel as Durations rounded to the nanosecond. BayesClassifierOptions::update is not carried:
-// the policy name decides it (policy_factory.h), and decoding sets it from the name.
-v1::RevisitOptions ToProto(const RevisitOptions& revisit);
-absl::StatusOr<RevisitOptions> FromProto(const v1::RevisitOptions& revisit, std::string_view field);
+// The re-visit options: services/collections/grpc/revisit_convert.h.
+using collections::FromProto;
+using collections::ToProto;
 
 // A collection as a frontier partition runs it (Frontier.OpenCollection). Decoding requires the
 // name (its syntax is checked by ValidateCollectionName, where it is used); unset optional

@@ -119,7 +119,7 @@ absl::StatusOr<FrontierHost::Collection> FrontierHost::OpenCore(
       *shared_store, clock_);
   if (!core.ok()) return core.status();
   for (const std::string& warning : (*core)->OpenWarnings()) {
-    std::fprintf(stderr, "%s (collection %s)\n", warning.c_str(), settings.name.c_str());
+    options_.log.ForCollection(settings.name).Warning(warning);
   }
   auto closed = std::make_shared<absl::Notification>();
   // The last handle closes the core, then its store, then tells Close.

@@ -42,6 +42,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/frontier_api.h"
@@ -62,6 +63,8 @@ struct FrontierHostOptions {
   // partition_index. partition_count in [1, 65536], partition_index < partition_count.
   uint32_t partition_index = 0;
   uint32_t partition_count = 1;
+  // Where what a collection's opening found (its core's warnings) is said.
+  Logger log;
 };
 
 class FrontierHost {

@@ -63,7 +63,7 @@ FrontierServer::~FrontierServer() { Close().IgnoreError(); }
 int FrontierServer::port() const { return runner_->Port(0); }
 
 absl::StatusOr<std::unique_ptr<FrontierServer>> FrontierServer::Start(
-    const FrontierServerConfig& config, metrics::MetricsServer* metrics) {
+    const FrontierServerConfig& config, metrics::MetricsServer* metrics, const Logger& log) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   std::unique_ptr<FrontierServer> server(new FrontierServer);
   FrontierHostOptions options;
@@ -71,20 +71,19 @@ absl::StatusOr<std::unique_ptr<FrontierServer>> FrontierServer::Start(
   options.base = config.frontier;
   options.partition_index = config.partition_index;
   options.partition_count = config.partition_count;
+  options.log = log;
   absl::StatusOr<std::unique_ptr<FrontierHost>> host = FrontierHost::Open(options, server->clock_);
   if (!host.ok()) return host.status();
   server->host_ = *std::move(host);
   const std::vector<std::string> names = server->host_->Names();
-  std::fprintf(stderr, "frontier: partition %u of %u, %zu collection(s) in %s\n",
-               config.partition_index, config.partition_count, names.size(),
-               config.data_dir.c_str());
+  log.Info("partition ", config.partition_index, " of ", config.partition_count, ", ", names.size(),
+           " collection(s) in ", config.data_dir);
   server->service_ = std::make_unique<FrontierService>(*server->host_);
   FrontierHost* h = server->host_.get();
   server->reaper_ = std::make_unique<LeaseReaper>(
       LeaseReaperOptions{}, [h] { return h->Cores(); },
-      [](const absl::Status& s) {
-        std::fprintf(stderr, "frontier: re-queuing expired leases failed: %s\n",
-                     s.ToString().c_str());
+      [log](const absl::Status& s) {
+        log.Error("re-queuing expired leases failed: ", s.ToString());
       });
   server->loop_ = std::make_unique<PeriodicRunner>(
       PeriodicRunnerOptions{.thread_name = "frontier-reap"}, server->clock_,
@@ -92,6 +91,7 @@ absl::StatusOr<std::unique_ptr<FrontierServer>> FrontierServer::Start(
   absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
       grpc_server::ServerRunner::Start(
           {.name = "frontier",
+           .log = log,
            .endpoints = {config.common.InternalEndpoint({server->service_.get()})},
            .interceptors = metrics::RpcInterceptors(metrics, "frontier")});
   if (!runner.ok()) return runner.status();
@@ -115,20 +115,6 @@ absl::StatusOr<std::unique_ptr<FrontierServer>> FrontierServer::Start(
 absl::Status FrontierServer::Close() {
   if (runner_ != nullptr) runner_->Shutdown(absl::ZeroDuration());
   collector_.Reset();
-  if (service_ != nullptr && host_ != nullptr) {  // once: Close is idempotent
-    // What the crawl cost in calls, until metrics export it (docs/services.md).
-    const FrontierService::CallCounts c = service_->Calls();
-    std::fprintf(stderr,
-                 "frontier: calls served: AddUrls %llu, Lease %llu, Complete %llu, "
-                 "ReleaseLeases %llu, ReportHostTimes %llu, GetStats %llu, other %llu\n",
-                 static_cast<unsigned long long>(c.add_urls),
-                 static_cast<unsigned long long>(c.lease),
-                 static_cast<unsigned long long>(c.complete),
-                 static_cast<unsigned long long>(c.release_leases),
-                 static_cast<unsigned long long>(c.report_host_times),
-                 static_cast<unsigned long long>(c.get_stats),
-                 static_cast<unsigned long long>(c.other));
-  }
   if (loop_ != nullptr) loop_->Stop();
   loop_.reset();
   reaper_.reset();

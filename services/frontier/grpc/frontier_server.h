@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/metrics/metrics_server.h"
@@ -60,8 +61,10 @@ class FrontierServer {
   // the address cannot be bound, the store's or core's error otherwise.
   // With `metrics` (may be null; must outlive the server) its metrics are served there
   // (docs/metrics.md, "Frontier").
+  // `log` is the role's (serving, draining, what happens to its collections).
   static absl::StatusOr<std::unique_ptr<FrontierServer>> Start(
-      const FrontierServerConfig& config, metrics::MetricsServer* metrics = nullptr);
+      const FrontierServerConfig& config, metrics::MetricsServer* metrics = nullptr,
+      const Logger& log = {});
   ~FrontierServer();
   FrontierServer(const FrontierServer&) = delete;
   FrontierServer& operator=(const FrontierServer&) = delete;

@@ -38,19 +38,8 @@ absl::StatusOr<std::shared_ptr<Frontier>> FrontierService::Find(
   return core;
 }
 
-FrontierService::CallCounts FrontierService::Calls() const {
-  return {.add_urls = add_urls_.load(std::memory_order_relaxed),
-          .lease = lease_.load(std::memory_order_relaxed),
-          .complete = complete_.load(std::memory_order_relaxed),
-          .release_leases = release_leases_.load(std::memory_order_relaxed),
-          .report_host_times = report_host_times_.load(std::memory_order_relaxed),
-          .get_stats = get_stats_.load(std::memory_order_relaxed),
-          .other = other_.load(std::memory_order_relaxed)};
-}
-
 grpc::Status FrontierService::AddUrls(grpc::ServerContext*, const v1::AddUrlsRequest* request,
                                       v1::AddUrlsResponse* response) {
-  add_urls_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<UrlToAdd>> urls = FromAddUrlsRequest(*request);
     if (!urls.ok()) return urls.status();
@@ -63,7 +52,6 @@ grpc::Status FrontierService::AddUrls(grpc::ServerContext*, const v1::AddUrlsReq
 
 grpc::Status FrontierService::Lease(grpc::ServerContext*, const v1::LeaseRequest* request,
                                     v1::LeaseResponse* response) {
-  lease_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<LeaseArgs> args = FromLeaseRequest(*request);
     if (!args.ok()) return args.status();
@@ -76,7 +64,6 @@ grpc::Status FrontierService::Lease(grpc::ServerContext*, const v1::LeaseRequest
 
 grpc::Status FrontierService::Complete(grpc::ServerContext*, const v1::CompleteRequest* request,
                                        v1::CompleteResponse* response) {
-  complete_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<FetchOutcome>> outcomes = FromCompleteRequest(*request);
     if (!outcomes.ok()) return outcomes.status();
@@ -90,7 +77,6 @@ grpc::Status FrontierService::Complete(grpc::ServerContext*, const v1::CompleteR
 grpc::Status FrontierService::ReportHostTimes(grpc::ServerContext*,
                                               const v1::ReportHostTimesRequest* request,
                                               v1::ReportHostTimesResponse* response) {
-  report_host_times_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<HostTime>> times = FromReportHostTimesRequest(*request);
     if (!times.ok()) return times.status();
@@ -103,7 +89,6 @@ grpc::Status FrontierService::ReportHostTimes(grpc::ServerContext*,
 
 grpc::Status FrontierService::GetStats(grpc::ServerContext*, const v1::GetStatsRequest* request,
                                        v1::GetStatsResponse* response) {
-  get_stats_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<FrontierStats> stats = core.Stats();
     if (!stats.ok()) return stats.status();
@@ -114,7 +99,6 @@ grpc::Status FrontierService::GetStats(grpc::ServerContext*, const v1::GetStatsR
 
 grpc::Status FrontierService::LookupUrls(grpc::ServerContext*, const v1::LookupUrlsRequest* request,
                                          v1::LookupUrlsResponse* response) {
-  other_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<std::string>> urls = FromLookupUrlsRequest(*request);
     if (!urls.ok()) return urls.status();
@@ -128,7 +112,6 @@ grpc::Status FrontierService::LookupUrls(grpc::ServerContext*, const v1::LookupU
 grpc::Status FrontierService::GetRevisitStatus(grpc::ServerContext*,
                                                const v1::GetRevisitStatusRequest* request,
                                                v1::GetRevisitStatusResponse* response) {
-  other_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<RevisitStatus> status = core.GetRevisitStatus();
     if (!status.ok()) return status.status();
@@ -140,7 +123,6 @@ grpc::Status FrontierService::GetRevisitStatus(grpc::ServerContext*,
 grpc::Status FrontierService::RetuneRevisits(grpc::ServerContext*,
                                              const v1::RetuneRevisitsRequest* request,
                                              v1::RetuneRevisitsResponse*) {
-  other_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<FleetSummaryValue> fleet = FromRetuneRevisitsRequest(*request);
     if (!fleet.ok()) return fleet.status();
@@ -151,7 +133,6 @@ grpc::Status FrontierService::RetuneRevisits(grpc::ServerContext*,
 grpc::Status FrontierService::ReleaseLeases(grpc::ServerContext*,
                                             const v1::ReleaseLeasesRequest* request,
                                             v1::ReleaseLeasesResponse* response) {
-  release_leases_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<LeaseId>> ids = FromReleaseLeasesRequest(*request);
     if (!ids.ok()) return ids.status();
@@ -165,7 +146,6 @@ grpc::Status FrontierService::ReleaseLeases(grpc::ServerContext*,
 grpc::Status FrontierService::OpenCollection(grpc::ServerContext*,
                                              const v1::OpenCollectionRequest* request,
                                              v1::OpenCollectionResponse* response) {
-  other_.fetch_add(1, std::memory_order_relaxed);
   absl::StatusOr<OpenCollectionArgs> args = FromOpenCollectionRequest(*request);
   if (!args.ok()) return ToGrpcStatus(args.status());
   absl::StatusOr<bool> changed = host_.OpenCollection(args->collection, args->partition_count);
@@ -184,7 +164,6 @@ grpc::Status FrontierService::OpenCollection(grpc::ServerContext*,
 grpc::Status FrontierService::DropCollection(grpc::ServerContext*,
                                              const v1::DropCollectionRequest* request,
                                              v1::DropCollectionResponse* response) {
-  other_.fetch_add(1, std::memory_order_relaxed);
   if (request->name().empty()) {
     return ToGrpcStatus(absl::InvalidArgumentError("name: required"));
   }

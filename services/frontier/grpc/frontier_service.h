@@ -22,21 +22,7 @@ namespace crawler::frontier {
 
 class FrontierService final : public v1::Frontier::Service {
  public:
-  // Calls served since start, by method (every call, failed ones too). The hot path of a crawl
-  // is AddUrls, Lease, Complete, ReleaseLeases and ReportHostTimes, each carrying a batch.
-  struct CallCounts {
-    uint64_t add_urls = 0;
-    uint64_t lease = 0;
-    uint64_t complete = 0;
-    uint64_t release_leases = 0;
-    uint64_t report_host_times = 0;
-    uint64_t get_stats = 0;
-    uint64_t other = 0;  // lookups, re-visit tuning, opening and dropping collections
-  };
-
   explicit FrontierService(FrontierHost& host) : host_(host) {}
-
-  CallCounts Calls() const;
 
   grpc::Status AddUrls(grpc::ServerContext* context, const v1::AddUrlsRequest* request,
                        v1::AddUrlsResponse* response) override;
@@ -71,8 +57,6 @@ class FrontierService final : public v1::Frontier::Service {
   absl::StatusOr<std::shared_ptr<Frontier>> Find(const std::string& collection) const;
 
   FrontierHost& host_;
-  std::atomic<uint64_t> add_urls_{0}, lease_{0}, complete_{0}, release_leases_{0},
-      report_host_times_{0}, get_stats_{0}, other_{0};
 };
 
 }  // namespace crawler::frontier

@@ -1,6 +1,5 @@
 #include "services/scheduler/grpc/admin_service.h"
 
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -9,8 +8,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/field_mask_util.h"
+#include "services/collections/grpc/collection_convert.h"
 #include "services/common/grpc/proto_convert.h"
 #include "services/common/grpc/status.h"
+#include "services/scheduler/grpc/scheduler_convert.h"
 
 namespace crawler::scheduler {
 namespace {
@@ -23,8 +25,36 @@ grpc::Status ToGrpc(const absl::Status& status) { return grpc_common::ToGrpcStat
 template <typename T, typename Message>
 grpc::Status Answer(absl::StatusOr<T> result, Message* response) {
   if (!result.ok()) return ToGrpc(result.status());
-  *response = *std::move(result);
+  *response = ToProto(*result);
   return grpc::Status::OK;
+}
+
+// `current` with the fields of `request` that `mask` names (empty: every field but name and
+// seeds). The name and the seeds cannot change (seeds: AddSeeds).
+absl::StatusOr<collections::Collection> Merge(const v1::Collection& request,
+                                              const google::protobuf::FieldMask& mask,
+                                              const collections::Collection& current) {
+  v1::Collection merged = collections::ToProto(current);
+  if (mask.paths_size() == 0) {
+    v1::Collection replacement = request;
+    *replacement.mutable_seeds() = merged.seeds();
+    merged = std::move(replacement);
+  } else {
+    for (const std::string& path : mask.paths()) {
+      if (path == "name" || path == "seeds") {
+        return grpc_common::InvalidField(
+            "update_mask", absl::StrCat("'", path, "' cannot change (seeds: use AddSeeds)"));
+      }
+    }
+    if (!google::protobuf::util::FieldMaskUtil::IsValidFieldMask<v1::Collection>(mask)) {
+      return grpc_common::InvalidField("update_mask", "names a field Collection does not have");
+    }
+    google::protobuf::util::FieldMaskUtil::MergeOptions merge;
+    merge.set_replace_message_fields(true);
+    merge.set_replace_repeated_fields(true);
+    google::protobuf::util::FieldMaskUtil::MergeMessageTo(request, mask, merge, &merged);
+  }
+  return collections::FromProto(merged, "collection");
 }
 
 }  // namespace
@@ -54,11 +84,11 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-AdminService::AdminService(CollectionManager& manager, std::string token)
-    : manager_(manager), token_(std::move(token)) {}
+AdminService::AdminService(CollectionManager& manager, std::string token, Logger log)
+    : manager_(manager), token_(std::move(token)), log_(std::move(log)) {}
 
 grpc::Status CheckBearerToken(grpc::ServerContext* context, std::string_view token,
-                              const char* method) {
+                              const char* method, const Logger& log) {
   const auto& metadata = context->client_metadata();
   auto it = metadata.find("authorization");
   bool ok = false;
@@ -76,28 +106,36 @@ grpc::Status CheckBearerToken(grpc::ServerContext* context, std::string_view tok
     }
   }
   if (ok) return grpc::Status::OK;
-  std::fprintf(stderr, "scheduler: refused %s from %s: %s\n", method, context->peer().c_str(),
-               what);
+  log.Warning("refused ", method, " from ", context->peer(), ": ", what);
   return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                       "a valid bearer token is required (authorization: Bearer <token>)");
 }
 
 grpc::Status AdminService::Authorize(grpc::ServerContext* context, const char* method) const {
-  return CheckBearerToken(context, token_, method);
+  return CheckBearerToken(context, token_, method, log_);
 }
 
 grpc::Status AdminService::CreateCollection(grpc::ServerContext* context,
                                             const v1::CreateCollectionRequest* request,
                                             v1::CollectionInfo* response) {
   if (grpc::Status s = Authorize(context, "CreateCollection"); !s.ok()) return s;
-  return Answer(manager_.Create(request->collection()), response);
+  absl::StatusOr<collections::Collection> collection =
+      collections::FromProto(request->collection(), "collection");
+  if (!collection.ok()) return ToGrpc(collection.status());
+  return Answer(manager_.Create(*std::move(collection)), response);
 }
 
 grpc::Status AdminService::UpdateCollection(grpc::ServerContext* context,
                                             const v1::UpdateCollectionRequest* request,
                                             v1::CollectionInfo* response) {
   if (grpc::Status s = Authorize(context, "UpdateCollection"); !s.ok()) return s;
-  return Answer(manager_.Update(request->collection(), request->update_mask()), response);
+  const v1::Collection& wanted = request->collection();
+  const google::protobuf::FieldMask& mask = request->update_mask();
+  return Answer(manager_.Update(wanted.name(),
+                                [&](const collections::Collection& current) {
+                                  return Merge(wanted, mask, current);
+                                }),
+                response);
 }
 
 grpc::Status AdminService::GetCollection(grpc::ServerContext* context,
@@ -113,7 +151,7 @@ grpc::Status AdminService::ListCollections(grpc::ServerContext* context,
   if (grpc::Status s = Authorize(context, "ListCollections"); !s.ok()) return s;
   auto page = manager_.List(request->page_size(), request->page_token());
   if (!page.ok()) return ToGrpc(page.status());
-  for (v1::CollectionInfo& info : page->first) *response->add_collections() = std::move(info);
+  for (const CollectionInfo& info : page->first) *response->add_collections() = ToProto(info);
   response->set_next_page_token(page->second);
   return grpc::Status::OK;
 }
@@ -205,15 +243,17 @@ SchedulerInternalService::SchedulerInternalService(CollectionManager& manager,
 grpc::Status SchedulerInternalService::ReportFetcherStats(
     grpc::ServerContext* context, const v1::ReportFetcherStatsRequest* request,
     v1::ReportFetcherStatsResponse* response) {
+  absl::StatusOr<FetcherReport> report = FromProto(*request);
+  if (!report.ok()) return ToGrpc(report.status());
   if (fetchers_ != nullptr) {
     fetchers_->Note(
-        request->archive_volume().empty() ? request->incarnation() : request->archive_volume(),
-        request->partition(), FetcherAddress(request->archive_address(), context->peer()));
+        report->archive_volume.empty() ? report->incarnation : report->archive_volume,
+        report->partition, FetcherAddress(report->archive_address, context->peer()));
   }
-  absl::StatusOr<std::vector<v1::CollectionInfo>> live = manager_.FetcherReport(*request);
+  absl::StatusOr<std::vector<CollectionInfo>> live = manager_.TakeReport(*report);
   if (!live.ok()) return ToGrpc(live.status());
-  for (v1::CollectionInfo& info : *live) *response->add_collections() = std::move(info);
-  *response->mutable_report_interval() = grpc_common::DurationToProto(report_interval_);
+  *response = ToProto(
+      FetcherReportReply{.collections = *std::move(live), .report_interval = report_interval_});
   return grpc::Status::OK;
 }
 

@@ -1,6 +1,7 @@
 // The scheduler's gRPC services: AdminService (crawler.v1.Admin, the users' API, guarded by a
 // bearer token) and SchedulerInternalService (crawler.v1.SchedulerInternal, the fetchers'
-// reports). Both are thin: authorise (Admin), convert, call the CollectionManager, convert back.
+// reports). Both are thin: authorise (Admin), convert, call the CollectionManager (and, for a
+// report, the FetcherDirectory of the fetchers' archive files), convert back.
 //
 // Authentication: every Admin call must carry the metadata `authorization: Bearer <token>`
 // with the token read from a file at start-up. The comparison takes the same time wherever the
@@ -20,8 +21,9 @@
 #include "absl/time/time.h"
 #include "crawler/v1/admin.grpc.pb.h"
 #include "crawler/v1/scheduler.grpc.pb.h"
+#include "lib/log/logger.h"
+#include "services/scheduler/collection_manager.h"
 #include "services/scheduler/fetcher_directory.h"
-#include "services/scheduler/grpc/collection_manager.h"
 
 namespace crawler::scheduler {
 
@@ -32,15 +34,16 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
 // True if `a` equals `b`, in time that depends on their lengths only.
 bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
-// OK if the call carries `authorization: Bearer <token>`; UNAUTHENTICATED otherwise, logged with
-// `method` and the peer (never a token). For every service on the admin port.
+// OK if the call carries `authorization: Bearer <token>`; UNAUTHENTICATED otherwise, logged to
+// `log` with `method` and the peer (never a token). For every service on the admin port.
 grpc::Status CheckBearerToken(grpc::ServerContext* context, std::string_view token,
-                              const char* method);
+                              const char* method, const Logger& log);
 
 class AdminService final : public v1::Admin::Service {
  public:
   // `token` must not be empty. The manager must outlive the service.
-  AdminService(CollectionManager& manager, std::string token);
+  // Refused calls are logged to `log`.
+  AdminService(CollectionManager& manager, std::string token, Logger log = {});
 
   grpc::Status CreateCollection(grpc::ServerContext* context,
                                 const v1::CreateCollectionRequest* request,
@@ -77,6 +80,7 @@ class AdminService final : public v1::Admin::Service {
 
   CollectionManager& manager_;
   const std::string token_;
+  const Logger log_;
 };
 
 class SchedulerInternalService final : public v1::SchedulerInternal::Service {

@@ -30,7 +30,9 @@ absl::StatusOr<std::unique_ptr<v1::ArchiveFiles::Stub>> ArchiveAdminService::Stu
 grpc::Status ArchiveAdminService::ListCollectionFiles(grpc::ServerContext* context,
                                                       const v1::ListCollectionFilesRequest* request,
                                                       v1::ListCollectionFilesResponse* response) {
-  if (grpc::Status s = CheckBearerToken(context, token_, "ListCollectionFiles"); !s.ok()) return s;
+  if (grpc::Status s = CheckBearerToken(context, token_, "ListCollectionFiles", options_.log); !s.ok()) {
+    return s;
+  }
   if (request->collection().empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "collection is required");
   }
@@ -73,7 +75,9 @@ grpc::Status ArchiveAdminService::ListCollectionFiles(grpc::ServerContext* conte
 grpc::Status ArchiveAdminService::ReadCollectionFile(
     grpc::ServerContext* context, const v1::ReadCollectionFileRequest* request,
     grpc::ServerWriter<v1::ArchiveFileChunk>* writer) {
-  if (grpc::Status s = CheckBearerToken(context, token_, "ReadCollectionFile"); !s.ok()) return s;
+  if (grpc::Status s = CheckBearerToken(context, token_, "ReadCollectionFile", options_.log); !s.ok()) {
+    return s;
+  }
   std::optional<KnownFetcher> fetcher = fetchers_.Find(request->fetcher());
   if (!fetcher.has_value()) {
     return grpc::Status(

@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "crawler/v1/archive.grpc.pb.h"
+#include "lib/log/logger.h"
 #include "services/common/grpc/channel.h"
 #include "services/scheduler/fetcher_directory.h"
 
@@ -36,6 +37,8 @@ struct ArchiveAdminOptions {
   // Deadline of one fetcher's listing. A fetcher's first listing of a collection reads every
   // file for its SHA-256 (~1 s per GB), so this is generous.
   absl::Duration list_deadline = absl::Minutes(10);
+  // Where refused calls are logged.
+  Logger log;
 };
 
 class ArchiveAdminService final : public v1::ArchiveAdmin::Service {

@@ -3,34 +3,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "services/frontier/frontier_options.h"
+#include "services/frontier/collection_settings.h"
 #include "services/frontier/grpc/grpc_frontier_client.h"
-#include "services/wiring/collection_options.h"
 
 namespace crawler::scheduler {
-namespace {
-
-// Partition k of n's share of `collection`, as its frontier runs it.
-frontier::CollectionSettings SettingsFor(const Collection& collection, uint32_t k, uint32_t n,
-                                         absl::Duration lease_refill,
-                                         std::optional<uint64_t> max_pages) {
-  frontier::CollectionSettings settings;
-  settings.name = collection.name;
-  const uint64_t share = max_pages.value_or(wiring::ShareOf(collection.limits.max_pages, k, n));
-  if (share != frontier::FrontierOptions::kUnlimited) settings.max_pages = share;
-  if (collection.limits.max_pages_per_host != CollectionLimits::kUnlimited) {
-    settings.max_pages_per_host = collection.limits.max_pages_per_host;
-  }
-  settings.max_in_flight_per_host =
-      static_cast<uint32_t>(wiring::LeaseAheadPerHost(collection.politeness, lease_refill));
-  settings.max_depth = collection.scope.max_depth;
-  settings.revisit = collection.revisit.options;
-  settings.focus = collection.focus.FrontierOptions();
-  return settings;
-}
-
-}  // namespace
-
 GrpcPartitionFleet::GrpcPartitionFleet(std::vector<std::shared_ptr<grpc::Channel>> channels,
                                        absl::Duration deadline, absl::Duration lease_refill)
     : channels_(std::move(channels)), deadline_(deadline), lease_refill_(lease_refill) {}
@@ -62,12 +38,13 @@ frontier::FrontierClient& GrpcPartitionFleet::Partition(uint32_t k,
   return *client;
 }
 
-absl::Status GrpcPartitionFleet::Open(uint32_t k, const Collection& collection,
+absl::Status GrpcPartitionFleet::Open(uint32_t k, const collections::Collection& collection,
                                       std::optional<uint64_t> max_pages) {
   frontier::FrontierControlClient control(
       channels_.at(k), frontier::GrpcFrontierClientOptions{.deadline = deadline_});
   return control
-      .OpenCollection(SettingsFor(collection, k, size(), lease_refill_, max_pages), size())
+      .OpenCollection(frontier::SettingsFor(collection, k, size(), lease_refill_, max_pages),
+                      size())
       .status();
 }
 

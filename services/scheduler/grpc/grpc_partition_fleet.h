@@ -1,7 +1,7 @@
 // GrpcPartitionFleet: the frontier partitions over gRPC, partition k at targets[k] (one channel
 // each, shared by every collection's client). Open sends partition k its FrontierCollection:
 // the collection's page limits shared out over the N partitions, its re-visit options, its
-// depth limit and the URLs of a host on lease at once (services/wiring/collection_options.h).
+// depth limit and the URLs of a host on lease at once (services/collections/shares.h).
 //
 // Thread-safety: thread-safe.
 #ifndef CRAWLER_SERVICES_SCHEDULER_GRPC_GRPC_PARTITION_FLEET_H_
@@ -19,7 +19,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/channel.h"
 #include "services/common/grpc/channel.h"
-#include "services/scheduler/grpc/partition_fleet.h"
+#include "services/scheduler/partition_fleet.h"
 
 namespace crawler::scheduler {
 
@@ -33,7 +33,7 @@ class GrpcPartitionFleet final : public PartitionFleet {
 
   uint32_t size() const override { return static_cast<uint32_t>(channels_.size()); }
   frontier::FrontierClient& Partition(uint32_t k, const std::string& collection) override;
-  absl::Status Open(uint32_t k, const Collection& collection,
+  absl::Status Open(uint32_t k, const collections::Collection& collection,
                     std::optional<uint64_t> max_pages = std::nullopt) override;
   absl::Status Drop(uint32_t k, const std::string& name) override;
 

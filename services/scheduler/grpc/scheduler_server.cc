@@ -106,18 +106,16 @@ std::vector<prometheus::MetricFamily> CollectionMetrics(const CollectionManager&
   do {
     auto page = manager.List(1000, token);
     if (!page.ok()) return {};  // the store failed: no figures rather than wrong ones
-    for (const v1::CollectionInfo& info : page->first) {
-      switch (info.state()) {
-        case v1::COLLECTION_STATE_ACTIVE:
+    for (const CollectionInfo& info : page->first) {
+      switch (info.state) {
+        case CollectionState::kActive:
           ++active;
           break;
-        case v1::COLLECTION_STATE_PAUSED:
+        case CollectionState::kPaused:
           ++paused;
           break;
-        case v1::COLLECTION_STATE_FINISHED:
+        case CollectionState::kFinished:
           ++finished;
-          break;
-        default:
           break;
       }
     }
@@ -139,7 +137,7 @@ std::vector<prometheus::MetricFamily> CollectionMetrics(const CollectionManager&
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
-    const SchedulerServerConfig& config, metrics::MetricsServer* metrics) {
+    const SchedulerServerConfig& config, metrics::MetricsServer* metrics, const Logger& log) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   absl::StatusOr<std::string> token = ReadTokenFile(config.admin_token_file);
   if (!token.ok()) return token.status();
@@ -158,21 +156,23 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
   CollectionManagerOptions options;
   options.tuner = config.revisit_tuner;
   options.focus_tuner.interval = config.focus_tune_interval;
+  options.log = log;
   absl::StatusOr<std::unique_ptr<CollectionManager>> manager = CollectionManager::Open(
-      options, *server->store_, *server->fleet_, server->clock_);
+      options, *server->store_, *server->fleet_, server->codec_, server->clock_);
   if (!manager.ok()) return manager.status();
   server->manager_ = *std::move(manager);
   server->loop_ = std::make_unique<PeriodicRunner>(
       PeriodicRunnerOptions{.tick = config.sync_interval, .thread_name = "sched-loop"},
       server->clock_, std::vector<PeriodicJob*>{server->manager_.get()});
-  server->admin_ = std::make_unique<AdminService>(*server->manager_, *token);
+  server->admin_ = std::make_unique<AdminService>(*server->manager_, *token, log);
   // A fetcher that missed several reports is gone (a report every report_interval).
   server->fetchers_ = std::make_unique<FetcherDirectory>(
       std::max(absl::Seconds(30), 5 * config.report_interval), server->clock_);
   server->archive_admin_ = std::make_unique<ArchiveAdminService>(
       *server->fetchers_, *std::move(token),
       ArchiveAdminOptions{.channel = config.peers.Channel(),
-                          .partitions = static_cast<uint32_t>(config.frontiers.size())});
+                          .partitions = static_cast<uint32_t>(config.frontiers.size()),
+                          .log = log});
   server->internal_ = std::make_unique<SchedulerInternalService>(
       *server->manager_, config.report_interval, server->fetchers_.get());
   grpc_server::Endpoint admin;
@@ -183,6 +183,7 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
   absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
       grpc_server::ServerRunner::Start(
           {.name = "scheduler",
+           .log = log,
            .endpoints = {config.common.InternalEndpoint({server->internal_.get()}),
                          std::move(admin)},
            .interceptors = metrics::RpcInterceptors(metrics, "scheduler")});

@@ -2,9 +2,9 @@
 // CollectionManager on a RocksDB database in data_dir, its control loop on a PeriodicRunner, the
 // SchedulerInternal service (fetchers' reports) on the common block's listen address and the
 // Admin API, guarded by a bearer token, on admin_listen, with ArchiveAdmin beside it: the
-// collections' archive files, gathered from the fetchers that report (docs/archive.md). The frontier partitions are reached at
-// `frontiers` (partition k at frontiers[k]). SchedulerServerConfig and its key table are the
-// role's YAML file and flags.
+// collections' archive files, gathered from the fetchers that report (docs/archive.md). The
+// frontier partitions are reached at `frontiers` (partition k at frontiers[k]).
+// SchedulerServerConfig and its key table are the role's YAML file and flags.
 //
 // Lifetime: Start opens the database and serves; the owner drains the runner (ServeUntilSignal),
 // then Close() stops the control loop and flushes and closes the database.
@@ -21,12 +21,14 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/log/logger.h"
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/service/service_config.h"
-#include "services/scheduler/grpc/collection_manager.h"
+#include "services/scheduler/collection_manager.h"
 #include "services/scheduler/focus_budget_tuner.h"
+#include "services/scheduler/grpc/proto_record_codec.h"
 #include "services/scheduler/revisit_tuner.h"
 
 namespace crawler::kv {
@@ -61,7 +63,7 @@ struct SchedulerServerConfig {
   // How often fetchers are asked to report (sent in every reply).
   absl::Duration report_interval = absl::Seconds(2);
   // The fetchers' hand-over interval times two: sizes the URLs of a host on lease at once
-  // (wiring::LeaseAheadPerHost).
+  // (collections::LeaseAheadPerHost).
   absl::Duration lease_refill = absl::Seconds(1);
   RevisitTunerOptions revisit_tuner;
   // How often a focused collection's page budget is split over the partitions again.
@@ -80,8 +82,10 @@ class SchedulerServer {
   // kUnavailable when data_dir is locked or an address cannot be bound.
   // With `metrics` (may be null; must outlive the server) its metrics are served there
   // (docs/metrics.md, "Scheduler").
+  // `log` is the role's (serving, draining, what happens to its collections).
   static absl::StatusOr<std::unique_ptr<SchedulerServer>> Start(
-      const SchedulerServerConfig& config, metrics::MetricsServer* metrics = nullptr);
+      const SchedulerServerConfig& config, metrics::MetricsServer* metrics = nullptr,
+      const Logger& log = {});
   ~SchedulerServer();
   SchedulerServer(const SchedulerServer&) = delete;
   SchedulerServer& operator=(const SchedulerServer&) = delete;
@@ -97,6 +101,7 @@ class SchedulerServer {
   SchedulerServer();
 
   SystemClock clock_;
+  const ProtoRecordCodec codec_;
   std::unique_ptr<kv::RocksDbKvStore> store_;
   std::unique_ptr<PartitionFleet> fleet_;
   std::unique_ptr<CollectionManager> manager_;

@@ -19,6 +19,7 @@
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/log/recording_log_sink.h"
 #include "services/common/config/key_table.h"
 #include "services/common/service/service_config.h"
 
@@ -75,10 +76,11 @@ TEST(ServeUntilSignalTest, FirstSignalDrainsInOrderAndReturnsZero) {
   const int port = runner->Port(0);
   ASSERT_TRUE(Listening(port));
   Steps steps;
+  RecordingLogSink lines;
   int rc = -1;
   std::thread serve([&] {
     rc = ServeUntilSignal(
-        {.role = "test",
+        {.log = Logger(lines, "test"),
          .runner = runner.get(),
          .drain_timeout = absl::Seconds(5),
          // The stop hook runs while the server still serves; close runs
@@ -95,21 +97,26 @@ TEST(ServeUntilSignalTest, FirstSignalDrainsInOrderAndReturnsZero) {
   serve.join();
   EXPECT_EQ(rc, kExitOk);
   EXPECT_THAT(steps.Get(), ElementsAre("stop", "close", "returned"));
+  EXPECT_THAT(lines.lines(), ElementsAre("test: SIGTERM received, draining (again to exit at once)",
+                                         "test: stopped"));
   runner->Wait();  // already shut down: returns at once
 }
 
 TEST(ServeUntilSignalTest, SigintWorksAlikeAndAFailedCloseIsExitOne) {
   std::unique_ptr<grpc_server::ServerRunner> runner = StartRunner();
   ASSERT_NE(runner, nullptr);
+  RecordingLogSink lines;
   int rc = -1;
   std::thread serve([&] {
-    rc = ServeUntilSignal({.role = "test", .runner = runner.get(), .close = [] {
+    rc = ServeUntilSignal({.log = Logger(lines, "test"), .runner = runner.get(), .close = [] {
                              return absl::DataLossError("flush failed");
                            }});
   });
   ASSERT_EQ(kill(getpid(), SIGINT), 0);
   serve.join();
   EXPECT_EQ(rc, kExitFailure);
+  EXPECT_THAT(lines.lines(), ElementsAre("test: SIGINT received, draining (again to exit at once)",
+                                         "test: closing failed: DATA_LOSS: flush failed"));
 }
 
 TEST(ServeUntilSignalDeathTest, SecondSignalDuringTheDrainExitsAtOnce) {
@@ -121,7 +128,8 @@ TEST(ServeUntilSignalDeathTest, SecondSignalDuringTheDrainExitsAtOnce) {
         absl::Notification never;
         std::thread signaller([] { kill(getpid(), SIGTERM); });
         signaller.detach();
-        ServeUntilSignal({.role = "test",
+        StderrLogSink sink;
+        ServeUntilSignal({.log = Logger(sink, "test"),
                           .runner = runner.get(),
                           // A stop hook that hangs; only the second signal ends the process.
                           .stop = [&never] {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "services/scheduler/scheduler_config.h"
+#include "services/collections/collection_keys.h"
 
 namespace crawler::crawlctl {
 namespace {
@@ -89,7 +89,7 @@ TEST(BuildCreateRequestTest, NeedsANameAndAValidCollection) {
 // A key added to CollectionKeys() must get an update path, and every path must exist in
 // crawler.v1.Collection, or `collections update` would send a mask the server rejects.
 TEST(UpdateMaskPathTest, EveryKeyButNameAndSeedsHasAValidPath) {
-  for (const auto& key : scheduler::CollectionKeys().keys()) {
+  for (const auto& key : collections::CollectionKeys().keys()) {
     if (key.name == "name" || key.name == "seeds") {
       EXPECT_FALSE(UpdateMaskPath(key.name).has_value()) << key.name;
       continue;

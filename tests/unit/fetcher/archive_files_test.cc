@@ -19,11 +19,11 @@
 #include "lib/clock/fake_clock.h"
 #include "lib/fingerprint/sha1.h"
 #include "lib/fingerprint/sha256.h"
+#include "lib/log/recording_log_sink.h"
 #include "lib/warc/warc_record.h"
 #include "lib/warc/warc_writer.h"
 #include "services/fetcher/archive_file_store.h"
 #include "services/fetcher/archive_indexer.h"
-#include "services/fetcher/grpc/fetcher_archive.h"
 
 namespace crawler::fetcher {
 namespace {
@@ -94,14 +94,14 @@ TEST_F(ArchiveFilesTest, IndexerTicksEveryInterval) {
 
 // A damaged file is reported once and tried again only after it changed.
 TEST_F(ArchiveFilesTest, IndexerDoesNotRetryAFailureUntilTheFileChanges) {
-  std::vector<std::string> lines;
-  ArchiveIndexer indexer(
-      {.warc_dir = dir_.string(), .log = [&lines](const std::string& l) { lines.push_back(l); }});
+  RecordingLogSink sink;
+  ArchiveIndexer indexer({.warc_dir = dir_.string(), .log = Logger(sink, "fetcher")});
   const fs::path bad = dir_ / "coll" / "bad.warc.gz";
   std::ofstream(bad, std::ios::binary) << "\x1f\x8b not gzip";
   EXPECT_EQ(indexer.IndexPending(), 0u);
   EXPECT_EQ(indexer.IndexPending(), 0u);
   EXPECT_EQ(indexer.failed(), 1u);
+  const std::vector<std::string> lines = sink.lines();
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_THAT(lines[0], HasSubstr("cannot index"));
   std::ofstream(bad, std::ios::binary | std::ios::app) << "more";

@@ -1,6 +1,6 @@
 // FetcherNode's reports to the scheduler: the last report of an incarnation is retried while the
 // scheduler is away, kept on disk when it stays away, and sent by the next start.
-#include "services/fetcher/grpc/fetcher_node.h"
+#include "services/fetcher/fetcher_node.h"
 
 #include <stdlib.h>
 
@@ -11,22 +11,23 @@
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
-#include "crawler/v1/scheduler.pb.h"
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
 #include "lib/net/address_policy.h"
 #include "lib/politeness/in_process_politeness.h"
+#include "services/scheduler/grpc/proto_record_codec.h"
+#include "services/scheduler/scheduler_client.h"
 #include "tests/unit/fetcher/fetcher_fakes.h"
 
 namespace crawler::fetcher {
 namespace {
 
 // Takes reports once `failures` calls have failed as Unavailable (a scheduler restarting).
-class FakeScheduler final : public SchedulerLink {
+class FakeScheduler final : public scheduler::SchedulerClient {
  public:
   explicit FakeScheduler(int failures) : failures_(failures) {}
-  absl::StatusOr<v1::ReportFetcherStatsResponse> Report(
-      const v1::ReportFetcherStatsRequest& request) override {
+  absl::StatusOr<scheduler::FetcherReportReply> Report(
+      const scheduler::FetcherReport& request) override {
     absl::MutexLock lock(&mu_);
     ++calls_;
     if (failures_ > 0) {
@@ -34,12 +35,12 @@ class FakeScheduler final : public SchedulerLink {
       return absl::UnavailableError("connection refused");
     }
     taken_.push_back(request);
-    return v1::ReportFetcherStatsResponse();
+    return scheduler::FetcherReportReply();
   }
   std::vector<std::string> TakenIncarnations() const {
     absl::MutexLock lock(&mu_);
     std::vector<std::string> out;
-    for (const auto& r : taken_) out.push_back(r.incarnation());
+    for (const auto& r : taken_) out.push_back(r.incarnation);
     return out;
   }
   int calls() const {
@@ -51,7 +52,7 @@ class FakeScheduler final : public SchedulerLink {
   mutable absl::Mutex mu_;
   int failures_ ABSL_GUARDED_BY(mu_);
   int calls_ ABSL_GUARDED_BY(mu_) = 0;
-  std::vector<v1::ReportFetcherStatsRequest> taken_ ABSL_GUARDED_BY(mu_);
+  std::vector<scheduler::FetcherReport> taken_ ABSL_GUARDED_BY(mu_);
 };
 
 class FetcherNodeTest : public ::testing::Test {
@@ -68,7 +69,8 @@ class FetcherNodeTest : public ::testing::Test {
 
   // A node with no collections that stops after its first report round (Stop before Run), as
   // a node that is told to stop right away: one report, the drain, the last report.
-  std::unique_ptr<FetcherNode> NewNode(SchedulerLink& scheduler, absl::Duration final_timeout) {
+  std::unique_ptr<FetcherNode> NewNode(scheduler::SchedulerClient& scheduler,
+                                       absl::Duration final_timeout) {
     FetcherNodeOptions options;
     options.warc_dir = (dir_ / "warc").string();
     options.log_dir = (dir_ / "logs").string();
@@ -77,7 +79,7 @@ class FetcherNodeTest : public ::testing::Test {
     options.final_report_timeout = final_timeout;
     options.final_report_retry_interval = absl::Milliseconds(1);
     absl::StatusOr<std::unique_ptr<FetcherNode>> node = FetcherNode::Create(
-        options, [](uint32_t, const std::string&) { return nullptr; }, scheduler, nullptr,
+        options, [](uint32_t, const std::string&) { return nullptr; }, scheduler, codec_, nullptr,
         politeness_, resolver_, guard_, clock_);
     EXPECT_TRUE(node.ok()) << node.status();
     return node.ok() ? *std::move(node) : nullptr;
@@ -93,6 +95,8 @@ class FetcherNodeTest : public ::testing::Test {
   }
 
   std::filesystem::path dir_;
+  // The kept reports' bytes as the fetcher service writes them (ReportFetcherStatsRequest).
+  const scheduler::ProtoRecordCodec codec_;
   FakeClock clock_;
   politeness::InProcessPoliteness politeness_{politeness::PolitenessOptions{}, clock_, 1};
   crawler::testing::TableResolver resolver_;
@@ -104,7 +108,7 @@ TEST_F(FetcherNodeTest, TheLastReportIsRetriedUntilTheSchedulerTakesIt) {
   FakeScheduler scheduler(/*failures=*/3);
   std::unique_ptr<FetcherNode> node = NewNode(scheduler, absl::Milliseconds(50));
   ASSERT_NE(node, nullptr);
-  const std::string incarnation = node->Snapshot().incarnation();
+  const std::string incarnation = node->Snapshot().incarnation;
   node->Stop();
   ASSERT_TRUE(node->Run().ok());
   EXPECT_EQ(scheduler.calls(), 4);
@@ -116,7 +120,7 @@ TEST_F(FetcherNodeTest, ALastReportNotTakenIsKeptAndSentByTheNextStart) {
   FakeScheduler away(/*failures=*/1000);
   std::unique_ptr<FetcherNode> first = NewNode(away, absl::ZeroDuration());
   ASSERT_NE(first, nullptr);
-  const std::string first_incarnation = first->Snapshot().incarnation();
+  const std::string first_incarnation = first->Snapshot().incarnation;
   first->Stop();
   ASSERT_TRUE(first->Run().ok());
   EXPECT_EQ(away.calls(), 2) << "one round, one try of the last report (no timeout)";
@@ -125,7 +129,7 @@ TEST_F(FetcherNodeTest, ALastReportNotTakenIsKeptAndSentByTheNextStart) {
   FakeScheduler back(/*failures=*/0);
   std::unique_ptr<FetcherNode> second = NewNode(back, absl::Milliseconds(50));
   ASSERT_NE(second, nullptr);
-  const std::string second_incarnation = second->Snapshot().incarnation();
+  const std::string second_incarnation = second->Snapshot().incarnation;
   second->Stop();
   ASSERT_TRUE(second->Run().ok());
   // Its own round, the first incarnation's kept report, its own last report.

@@ -3,9 +3,9 @@
 // InProcessPoliteness on the system clock (the loop times politeness with MonotonicNow, which a
 // FakeClock would freeze). What is pinned: robots.txt first and once per host and what its
 // status means (RFC 9309 §2.3.1), politeness gaps and connection limits measured at the server
-// (DESIGN.md §5), no automatic redirects (RFC 9110 §15.4), conditional GETs (RFC 9110 §13.1),
-// leases abandoned rather than started late, Stop(), and that outcomes and outlinks reach the
-// frontier.
+// (docs/architecture.md §5), no automatic redirects (RFC 9110 §15.4), conditional GETs (RFC 9110
+// §13.1), leases abandoned rather than started late, Stop(), and that outcomes and outlinks reach
+// the frontier.
 #include "services/fetcher/fetcher.h"
 
 #include <sys/resource.h>
@@ -282,8 +282,14 @@ class FetcherTest : public ::testing::Test {
     scope_ = std::make_unique<scope::Scope>(*std::move(scope));
     frontier::FrontierClient& frontier =
         frontier_client_ != nullptr ? *frontier_client_ : frontier_;
-    return Fetcher::Create(options_, frontier, /*dedup=*/nullptr, *slow_politeness_, resolver_,
-                           *guard_, *scope_, warc_, clock_, &observer_);
+    return Fetcher::Create(options_, {.frontier = &frontier,
+                                      .politeness = slow_politeness_.get(),
+                                      .resolver = &resolver_,
+                                      .guard = guard_.get(),
+                                      .scope = scope_.get(),
+                                      .clock = &clock_,
+                                      .warc = warc_,
+                                      .observer = &observer_});
   }
 
   // Runs a fetcher on another thread until Run returns or `until` holds (then Stop()). Bounded
@@ -384,8 +390,8 @@ class FetcherTest : public ::testing::Test {
 
 // ----------------------------------------------------------------------------- robots.txt
 
-// RFC 9309 §2.4 (caching) and DESIGN.md §6: robots.txt is fetched once per host, before any
-// page of that host.
+// RFC 9309 §2.4 (caching) and docs/architecture.md §6: robots.txt is fetched once per host, before
+// any page of that host.
 TEST_F(FetcherTest, Rfc9309_2_4_RobotsTxtFetchedOncePerHostBeforeItsPages) {
   for (const std::string host : {"a.test", "b.test"}) {
     web_.Set(host, "/robots.txt", Text("User-agent: *\nAllow: /\n"));
@@ -638,8 +644,8 @@ TEST_F(FetcherTest, RobotsSitemapsAreNotQueuedByDefault) {
 
 // ----------------------------------------------------------------------------- politeness
 
-// DESIGN.md §5: consecutive requests to one host start at least min_delay apart (robots.txt
-// included: it is a request like any other), measured where it matters, at the server.
+// docs/architecture.md §5: consecutive requests to one host start at least min_delay apart
+// (robots.txt included: it is a request like any other), measured where it matters, at the server.
 TEST_F(FetcherTest, Design_5_RequestsToAHostAreSpacedByMinDelay) {
   politeness_.min_delay = absl::Milliseconds(60);
   for (const std::string host : {"a.test", "b.test"}) {
@@ -713,8 +719,8 @@ TEST_F(FetcherTest, Design_5_AHostRefusedByPolitenessIsNotWokenBeforeItsWaitIsOv
   EXPECT_EQ(refusals, 0);
 }
 
-// DESIGN.md §5: at most max_connections (1) requests in flight per host; other hosts proceed
-// in parallel.
+// docs/architecture.md §5: at most max_connections (1) requests in flight per host; other hosts
+// proceed in parallel.
 TEST_F(FetcherTest, Design_5_OneConnectionPerHostAtATime) {
   web_.set_latency(absl::Milliseconds(25));
   for (const std::string host : {"a.test", "b.test"}) {
@@ -729,7 +735,8 @@ TEST_F(FetcherTest, Design_5_OneConnectionPerHostAtATime) {
   EXPECT_EQ(frontier_.completions().size(), 8u);
 }
 
-// robots.txt Crawl-delay (not in RFC 9309; DESIGN.md §5 honours it, capped) spaces the pages.
+// robots.txt Crawl-delay (not in RFC 9309; docs/architecture.md §5 honours it, capped) spaces the
+// pages.
 TEST_F(FetcherTest, Design_5_RobotsCrawlDelayIsHonoured) {
   politeness_.min_delay = absl::Milliseconds(5);
   web_.Set("a.test", "/robots.txt", Text("User-agent: testbot\nCrawl-delay: 0.15\nAllow: /\n"));
@@ -851,8 +858,8 @@ TEST_F(FetcherTest, ServerAndNetworkErrorsAreRetriable) {
 
 // ------------------------------------------------------------------- leases, Stop, addresses
 
-// DESIGN.md §2.2 (no URL is lost, none fetched twice because of us): a lease that would expire
-// within lease_safety_margin is not started and not completed; the frontier re-queues it.
+// docs/architecture.md §2.2 (no URL is lost, none fetched twice because of us): a lease that would
+// expire within lease_safety_margin is not started and not completed; the frontier re-queues it.
 TEST_F(FetcherTest, Design_2_LeaseNearItsDeadlineIsAbandoned) {
   options_.lease_safety_margin = absl::Seconds(15);
   web_.Set("a.test", "/robots.txt", Response(404, "Not Found", ""));
@@ -1073,9 +1080,9 @@ TEST_F(FetcherTest, StopHandsUnstartedLeasesBackToTheFrontier) {
   EXPECT_EQ(local.Lease(100, 100)->size(), 30u - stats.completed);
 }
 
-// DESIGN.md §6: resolve -> SSRF guard. Without connect_to, each host is resolved (a table here)
-// and the first address the guard accepts is used; a refused address puts the host's URLs out
-// of scope with no request; name errors are network errors, retried only when temporary.
+// docs/architecture.md §6: resolve -> SSRF guard. Without connect_to, each host is resolved (a
+// table here) and the first address the guard accepts is used; a refused address puts the host's
+// URLs out of scope with no request; name errors are network errors, retried only when temporary.
 TEST_F(FetcherTest, Design_6_ResolutionAndTheSsrfGuard) {
   options_.http.connect_to.clear();
   const std::string port = absl::StrCat(":", web_.port());

@@ -1,4 +1,4 @@
-// Fetcher loop tests over an in-memory HttpTransport: no socket, no server. The fake transport
+// Fetcher loop tests over an in-memory HttpTransport (fake_transport.h): no socket, no server. It
 // answers every request from a table (robots.txt and pages with links), checks that each request
 // it is handed is covered by a politeness claim granted for its host and not used before, and
 // that a host never has more requests in flight than its claims allow. What is pinned: the
@@ -16,7 +16,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -27,7 +26,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
@@ -45,164 +43,27 @@
 #include "services/dedup/local_dedup_client.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/http_transport.h"
+#include "tests/unit/fetcher/fake_transport.h"
 #include "tests/unit/fetcher/fetcher_fakes.h"
 #include "tests/unit/frontier/flaky_clients.h"
 
 namespace crawler::fetcher {
 namespace {
 
+using crawler::testing::ClaimLedger;
 using crawler::testing::FakeFrontierClient;
+using crawler::testing::FakeTransport;
 using crawler::testing::FlakyDedupClient;
 using crawler::testing::FlakyFrontierClient;
+using crawler::testing::Html;
+using crawler::testing::NoDelay;
 using crawler::testing::RecordingObserver;
+using crawler::testing::Response;
 using crawler::testing::TableResolver;
+using crawler::testing::Text;
 using frontier::OutcomeClass;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-std::string Response(int status, const std::string& reason, const std::string& content_type,
-                     const std::string& body) {
-  return absl::StrCat("HTTP/1.1 ", status, " ", reason, "\r\nContent-Type: ", content_type,
-                      "\r\nContent-Length: ", body.size(), "\r\n\r\n", body);
-}
-std::string Html(const std::string& body) { return Response(200, "OK", "text/html", body); }
-std::string Text(const std::string& body) { return Response(200, "OK", "text/plain", body); }
-
-// A Politeness in front of another that keeps, per host, the claims granted and not yet used by
-// a request (the transport uses one per request it is handed).
-class ClaimLedger final : public politeness::Politeness {
- public:
-  explicit ClaimLedger(politeness::Politeness& inner) : inner_(inner) {}
-
-  absl::StatusOr<politeness::ClaimResult> Claim(const politeness::ClaimRequest& r) override {
-    absl::StatusOr<politeness::ClaimResult> result = inner_.Claim(r);
-    if (result.ok() && result->granted) {
-      absl::MutexLock lock(&mu_);
-      ++unused_[r.host_key];
-      ++granted_;
-    }
-    return result;
-  }
-  absl::StatusOr<politeness::ReleaseResult> Release(const politeness::ReleaseRequest& r) override {
-    {
-      absl::MutexLock lock(&mu_);
-      ++released_;
-    }
-    return inner_.Release(r);
-  }
-  int MaxConnectionsPerHost() const override { return inner_.MaxConnectionsPerHost(); }
-  politeness::PolitenessStats Stats() const override { return inner_.Stats(); }
-
-  // A request of `host_key` starts: false if no granted claim is left for it.
-  bool Use(const std::string& host_key) {
-    absl::MutexLock lock(&mu_);
-    int& unused = unused_[host_key];
-    if (unused == 0) return false;
-    --unused;
-    return true;
-  }
-  int granted() const {
-    absl::MutexLock lock(&mu_);
-    return granted_;
-  }
-  int released() const {
-    absl::MutexLock lock(&mu_);
-    return released_;
-  }
-
- private:
-  politeness::Politeness& inner_;
-  mutable absl::Mutex mu_;
-  std::map<std::string, int> unused_ ABSL_GUARDED_BY(mu_);
-  int granted_ ABSL_GUARDED_BY(mu_) = 0;
-  int released_ ABSL_GUARDED_BY(mu_) = 0;
-};
-
-// Answers each request on the next Poll from a table of raw responses by URL (404 for the rest).
-// Records every request in order, and every violation of the politeness contract: a request
-// without a granted claim of its own, or a second request of a host while one is in flight.
-class FakeTransport final : public HttpTransport {
- public:
-  explicit FakeTransport(ClaimLedger& ledger) : ledger_(ledger) {}
-
-  void Set(const std::string& url, std::string response) {
-    absl::MutexLock lock(&mu_);
-    table_[url] = std::move(response);
-  }
-
-  void Start(HttpRequest request) override {
-    absl::MutexLock lock(&mu_);
-    if (!ledger_.Use(request.host)) violations_.push_back("no claim for " + request.url);
-    if (++in_flight_by_host_[request.host] > 1) {
-      violations_.push_back("two requests in flight on " + request.host);
-    }
-    requests_.push_back(request.url);
-    queued_.push_back(std::move(request));
-  }
-
-  std::vector<HttpResult> Poll(absl::Duration timeout) override {
-    absl::MutexLock lock(&mu_);
-    // Waits for a wake-up or the timeout, as a network poll would, unless there is work.
-    mu_.AwaitWithTimeout(absl::Condition(
-                             +[](FakeTransport* t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(t->mu_) {
-                               return t->woken_ || !t->queued_.empty();
-                             },
-                             this),
-                         timeout);
-    woken_ = false;
-    std::vector<HttpResult> out;
-    for (HttpRequest& r : queued_) out.push_back(Answer(r));
-    queued_.clear();
-    return out;
-  }
-
-  size_t in_flight() const override {
-    absl::MutexLock lock(&mu_);
-    return queued_.size();
-  }
-
-  void Wakeup() override {
-    absl::MutexLock lock(&mu_);
-    woken_ = true;
-  }
-
-  std::vector<std::string> requests() const {
-    absl::MutexLock lock(&mu_);
-    return requests_;
-  }
-  std::vector<std::string> violations() const {
-    absl::MutexLock lock(&mu_);
-    return violations_;
-  }
-
- private:
-  HttpResult Answer(const HttpRequest& r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    --in_flight_by_host_[r.host];
-    auto it = table_.find(r.url);
-    const std::string raw = it != table_.end()
-                                ? it->second
-                                : Response(404, "Not Found", "text/plain", "no such page");
-    const size_t end = raw.find("\r\n\r\n") + 4;
-    const std::string path = r.url.substr(r.url.find('/', r.url.find("//") + 2));
-    HttpResult result;
-    result.id = r.id;
-    result.raw_headers = raw.substr(0, end);
-    result.body = raw.substr(end);
-    result.request_head = absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: ", r.host, "\r\n\r\n");
-    result.remote_ip = r.ip;
-    result.total_time = absl::Milliseconds(1);
-    return result;
-  }
-
-  ClaimLedger& ledger_;
-  mutable absl::Mutex mu_;
-  std::map<std::string, std::string> table_ ABSL_GUARDED_BY(mu_);
-  std::vector<HttpRequest> queued_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, int> in_flight_by_host_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::string> requests_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::string> violations_ ABSL_GUARDED_BY(mu_);
-  bool woken_ ABSL_GUARDED_BY(mu_) = false;
-};
 
 // Fails every call of the named methods with `code` (the rest passes through).
 class FailingFrontier final : public frontier::FrontierClient {
@@ -256,16 +117,6 @@ class FailingFrontier final : public frontier::FrontierClient {
   std::atomic<int> failures_{0};
 };
 
-// Politeness without delays (the claims and connection limits still apply): these tests pin
-// the loop, not the delay policy.
-politeness::PolitenessOptions NoDelay() {
-  politeness::PolitenessOptions o;
-  o.min_delay = absl::ZeroDuration();
-  o.delay_factor = 0;
-  o.jitter_fraction = 0;
-  return o;
-}
-
 class TransportFetcherTest : public ::testing::Test {
  protected:
   TransportFetcherTest() : transport_(ledger_) {
@@ -291,30 +142,18 @@ class TransportFetcherTest : public ::testing::Test {
   absl::Status Run(frontier::FrontierClient& frontier, dedup::DedupClient* dedup,
                    warc::WarcWriter* warc, std::function<bool(const Fetcher&)> until = nullptr) {
     absl::StatusOr<std::unique_ptr<Fetcher>> fetcher =
-        Fetcher::Create(options_, frontier, dedup, ledger_, resolver_, *guard_, *scope_, warc,
-                        clock_, &observer_, transport_);
+        Fetcher::Create(options_, {.frontier = &frontier,
+                                   .politeness = &ledger_,
+                                   .resolver = &resolver_,
+                                   .guard = guard_.get(),
+                                   .scope = scope_.get(),
+                                   .clock = &clock_,
+                                   .dedup = dedup,
+                                   .warc = warc,
+                                   .observer = &observer_,
+                                   .transport = &transport_});
     if (!fetcher.ok()) return fetcher.status();
-    absl::Status status = absl::UnknownError("Run did not return");
-    absl::Notification done;
-    std::thread runner([&] {
-      status = (*fetcher)->Run();
-      done.Notify();
-    });
-    const absl::Time deadline = absl::Now() + absl::Seconds(20);
-    bool stopped = false;
-    while (!done.WaitForNotificationWithTimeout(absl::Milliseconds(2))) {
-      if (!stopped && until != nullptr && until(**fetcher)) {
-        (*fetcher)->Stop();
-        stopped = true;
-      }
-      if (absl::Now() > deadline) {
-        ADD_FAILURE() << "fetcher still running after 20 s";
-        (*fetcher)->Stop();
-        done.WaitForNotification();
-        break;
-      }
-    }
-    runner.join();
+    absl::Status status = crawler::testing::RunBounded(**fetcher, absl::Seconds(20), until);
     stats_ = (*fetcher)->Stats();
     return status;
   }
@@ -351,8 +190,9 @@ class TransportFetcherTest : public ::testing::Test {
   FetcherStats stats_;
 };
 
-// DESIGN.md §2.1 and §6: robots.txt first, each request under a politeness claim of its own, one
-// request per host at a time; outcomes and outlinks reach the frontier and links are crawled.
+// docs/architecture.md §2.1 and §6: robots.txt first, each request under a politeness claim of its
+// own, one request per host at a time; outcomes and outlinks reach the frontier and links are
+// crawled.
 TEST_F(TransportFetcherTest, Design_6_CompletionsOutlinksAndClaimsWithoutASocket) {
   frontier_.set_enqueue_added(true);
   transport_.Set("http://a.test/robots.txt", Text("User-agent: *\nDisallow: /private\n"));
@@ -410,8 +250,8 @@ TEST_F(TransportFetcherTest, Design_6_CompletionsOutlinksAndClaimsWithoutASocket
   EXPECT_EQ(stats_.hosts_waiting, 0u);
 }
 
-// DESIGN.md §5: a 429/503 with Retry-After blocks the host until then; the frontier is told
-// (ReportHostTimes), so it leases nothing of the host meanwhile.
+// docs/architecture.md §5: a 429/503 with Retry-After blocks the host until then; the frontier is
+// told (ReportHostTimes), so it leases nothing of the host meanwhile.
 TEST_F(TransportFetcherTest, Design_5_RetryAfterIsReportedToTheFrontier) {
   const frontier::LeaseId lease = ServeOnePage(
       "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 120\r\nContent-Length: 0\r\n\r\n");

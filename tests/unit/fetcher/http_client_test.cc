@@ -96,7 +96,7 @@ TEST(HttpClient, ManyConcurrentTransfers) {
   }
 }
 
-// DESIGN.md §6: no automatic redirects.
+// docs/architecture.md §6: no automatic redirects.
 TEST(HttpClient, RedirectsAreNotFollowed) {
   TestHttpServer server([](const std::string&) {
     return TestResponse{"HTTP/1.1 301 Moved\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n"};
@@ -270,7 +270,7 @@ TEST(HttpClient, AnOverlongHeaderLineIsHeaderTooLarge) {
   EXPECT_EQ(r[0].error_message, "a response header line longer than libcurl's limit (100 KiB)");
 }
 
-// DESIGN.md §6: the SSRF guard refuses loopback unless allowed, also at connect time.
+// docs/architecture.md §6: the SSRF guard refuses loopback unless allowed, also at connect time.
 TEST(HttpClient, GuardRefusesForbiddenAddressesAtConnect) {
   TestHttpServer server([](const std::string&) { return TestResponse{Ok("secret")}; });
   auto client = Client({}, /*allow=*/{});

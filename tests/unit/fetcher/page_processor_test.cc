@@ -807,7 +807,7 @@ on weekends and the children's section is full of donated books.</p>
 
 // WARC 1.1 §6.7.2: an exact copy of content already archived under another URL is a revisit
 // record (identical-payload-digest) referring to the first capture; its links are not followed
-// again (DESIGN.md §3 dedup).
+// again (docs/architecture.md §3 dedup).
 TEST_F(PageProcessorTest, Warc_6_7_2_ExactDuplicateOfAnotherUrlIsARevisitOfTheOriginal) {
   const std::string head = OkHead("text/html", kArticle);
   Processor();

@@ -1,5 +1,5 @@
-// AsyncResolver tests (DESIGN.md §6 "resolve (cached, honouring TTL bounds)"): answers arrive
-// through Drain after the notify callback, are cached for positive_ttl (failures for
+// AsyncResolver tests (docs/architecture.md §6 "resolve (cached, honouring TTL bounds)"): answers
+// arrive through Drain after the notify callback, are cached for positive_ttl (failures for
 // negative_ttl) on the injected clock, concurrent requests for one host share one lookup, and
 // the cache is bounded. A table-driven fake Resolver; no sleeps (waits are condition waits).
 #include "services/fetcher/resolver.h"

@@ -1,5 +1,5 @@
-// DESIGN.md §7 change detection, calibrated on the hand-written pages in tests/data/fingerprint
-// (see the README there for the file format).
+// docs/architecture.md §7 change detection, calibrated on the hand-written pages in
+// tests/data/fingerprint (see the README there for the file format).
 //
 // What is shown, per page (300-800 words):
 //  - date stamps, "updated ... ago", view and comment counters and session ids changing between

@@ -1,6 +1,6 @@
-// Re-visiting in the frontier core (FrontierOptions::revisit, DESIGN.md §7): after each content
-// outcome a URL goes back to the due index when its policy says, with its visit history and rate
-// estimate in the URL record; change detection by SimHash distance, 304 as unchanged; the rate
+// Re-visiting in the frontier core (FrontierOptions::revisit, docs/architecture.md §7): after each
+// content outcome a URL goes back to the due index when its policy says, with its visit history and
+// rate estimate in the URL record; change detection by SimHash distance, 304 as unchanged; the rate
 // histogram the scheduler tunes the policy with, persisted across restarts.
 #include <array>
 #include <memory>

@@ -1,6 +1,6 @@
 // The frontier on the real RocksDB store: a clean reopen, and a child process killed with
 // SIGKILL in the middle of a crawl. Either way nothing queued is lost, leases come back, and
-// nothing completed is handed out again (DESIGN.md §2 "no URL is lost").
+// nothing completed is handed out again (docs/architecture.md §2 "no URL is lost").
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>

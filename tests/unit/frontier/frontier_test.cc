@@ -1,6 +1,6 @@
 // Frontier core tests on InMemoryKvStore and FakeClock (no RocksDB): the seen-set, queue order,
 // leases and their expiry, completions, budgets, recovery after the process dies, and a
-// randomised check that no URL is ever lost or completed twice (DESIGN.md §2, §3).
+// randomised check that no URL is ever lost or completed twice (docs/architecture.md §2, §3).
 #include "services/frontier/frontier.h"
 
 #include <algorithm>

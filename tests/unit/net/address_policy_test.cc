@@ -37,7 +37,8 @@ TEST(Rfc4632_Cidr, ParseAndContain) {
   }
 }
 
-// DESIGN.md §6: private, loopback, link-local and metadata addresses refused unless allowed.
+// docs/architecture.md §6: private, loopback, link-local and metadata addresses refused unless
+// allowed.
 TEST(Design6_SsrfGuard, SpecialPurposeAddressesRefusedByDefault) {
   absl::StatusOr<AddressPolicy> policy = AddressPolicy::Create({});
   ASSERT_TRUE(policy.ok());

@@ -1,5 +1,5 @@
 // Tests for lib/partition: the jump consistent hash of Lamping & Veach (2014) and the host ->
-// partition contract of DESIGN.md §4.
+// partition contract of docs/architecture.md §4.
 //
 // Statistical bounds: with a uniform hash, the number of the N synthetic hosts that land in one
 // bucket (or that move when n grows) is Binomial(N, p). Every such count is checked against

@@ -22,8 +22,8 @@ PolitenessOptions Options() {
   return o;
 }
 
-// DESIGN.md §5: delay = max(minimum, robots Crawl-delay (capped), delay_factor x last response
-// time), clamped to [min, max].
+// docs/architecture.md §5: delay = max(minimum, robots Crawl-delay (capped), delay_factor x last
+// response time), clamped to [min, max].
 TEST(Design5_DelayFormula, TakesTheLargestTermClampedToRange) {
   const DelayPolicy policy(Options());
   struct Case {

@@ -29,7 +29,7 @@ void ReleaseOk(InProcessPoliteness& p, const std::string& host, const std::strin
   EXPECT_TRUE(p.Release({.host_key = host, .ip = ip, .failed = failed}).ok());
 }
 
-// DESIGN.md §5: at most max_connections in flight per host (default 1).
+// docs/architecture.md §5: at most max_connections in flight per host (default 1).
 TEST(Design5_Connections, OneInFlightPerHostByDefault) {
   FakeClock clock;
   InProcessPoliteness p(Options(), clock, 1);
@@ -60,7 +60,7 @@ TEST(Design5_Delay, NextClaimWaitsForTheDelay) {
   EXPECT_TRUE(Granted(p, "h"));
 }
 
-// DESIGN.md §5, per-IP: hosts sharing an address share a budget (virtual hosting).
+// docs/architecture.md §5, per-IP: hosts sharing an address share a budget (virtual hosting).
 TEST(Design5_PerIp, HostsOnOneAddressShareTheGap) {
   PolitenessOptions o = Options();
   o.max_connections_per_host = 4;  // so only the time gap can refuse

@@ -4,9 +4,11 @@
 #ifndef CRAWLER_TESTS_UNIT_REDIS_LOCAL_REDIS_H_
 #define CRAWLER_TESTS_UNIT_REDIS_LOCAL_REDIS_H_
 
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -84,6 +86,15 @@ class LocalRedis {
     pid_ = ::fork();
     if (pid_ < 0) return false;
     if (pid_ == 0) {
+      // The server dies with the test process, even when that crashes, and holds none of its
+      // output pipes: a server outliving a crashed test would keep ctest waiting on them.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      const int null = ::open("/dev/null", O_RDWR);
+      if (null >= 0) {
+        ::dup2(null, STDIN_FILENO);
+        ::dup2(null, STDOUT_FILENO);
+        ::dup2(null, STDERR_FILENO);
+      }
       std::vector<char*> argv;
       for (std::string& a : args) argv.push_back(a.data());
       argv.push_back(nullptr);

@@ -2,7 +2,6 @@
 // limits, waits, Retry-After, back-off, slot expiry, clocks), batching, failing closed, and a
 // Redis that comes back empty.
 #include "services/common/redis/redis_politeness.h"
-#include "services/common/redis/politeness_store.h"
 
 #include <hiredis/hiredis.h>
 
@@ -15,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "lib/clock/clock.h"
 #include "lib/clock/fake_clock.h"
+#include "services/common/politeness/politeness_store.h"
 #include "tests/unit/redis/local_redis.h"
 
 namespace crawler::redis {
@@ -22,8 +22,10 @@ namespace {
 
 using politeness::ClaimRequest;
 using politeness::ClaimResult;
+using politeness::OpenPolitenessStore;
 using politeness::Politeness;
 using politeness::PolitenessOptions;
+using politeness::PolitenessStoreConfig;
 using politeness::ReleaseRequest;
 using testing::LocalRedis;
 

@@ -14,10 +14,11 @@
 #include "grpcpp/client_context.h"
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
+#include "services/collections/grpc/collection_convert.h"
 #include "services/common/grpc/channel.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/kv/in_memory_kv_store.h"
-#include "services/scheduler/grpc/collection_convert.h"
+#include "services/scheduler/grpc/proto_record_codec.h"
 #include "tests/unit/scheduler/in_memory_fleet.h"
 
 namespace crawler::scheduler {
@@ -30,7 +31,7 @@ constexpr char kToken[] = "s3cret-token-0123456789";
 class AdminServiceTest : public ::testing::Test {
  protected:
   AdminServiceTest() : store_(CollectionManager::ColumnFamilies()), fleet_(2, clock_) {
-    manager_ = CollectionManager::Open({}, store_, fleet_, clock_).value();
+    manager_ = CollectionManager::Open({}, store_, fleet_, codec_, clock_).value();
     admin_ = std::make_unique<AdminService>(*manager_, kToken);
     internal_ = std::make_unique<SchedulerInternalService>(*manager_, absl::Seconds(3));
     runner_ = grpc_server::ServerRunner::Start(
@@ -63,6 +64,7 @@ class AdminServiceTest : public ::testing::Test {
   }
 
   FakeClock clock_;
+  const ProtoRecordCodec codec_;
   kv::InMemoryKvStore store_;
   InMemoryFleet fleet_;
   std::unique_ptr<CollectionManager> manager_;
@@ -113,6 +115,48 @@ TEST_F(AdminServiceTest, ErrorsKeepTheirCodesAndNameTheCulprit) {
   EXPECT_THAT(s.error_message(), HasSubstr("collection.name"));
   ASSERT_TRUE(Create("ok", {"http://a.test/"}).ok());
   EXPECT_EQ(Create("ok", {"http://a.test/"}).error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  // What the wire cannot carry is refused naming the field path.
+  Collection negative;
+  negative.name = "y";
+  negative.seeds = {"http://a.test/"};
+  v1::CreateCollectionRequest request;
+  *request.mutable_collection() = collections::ToProto(negative);
+  request.mutable_collection()->mutable_politeness()->mutable_min_delay()->set_seconds(-1);
+  s = admin_stub_->CreateCollection(Context().get(), request, &info);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("collection.politeness.min_delay"));
+}
+
+TEST_F(AdminServiceTest, UpdateChangesOnlyTheMaskedFieldsAndNeverNameOrSeeds) {
+  ASSERT_TRUE(Create("u", {"http://a.test/"}).ok());
+  Collection change;
+  change.name = "u";
+  change.seeds = {"http://ignored.test/"};
+  change.limits.max_pages = 50;
+  change.politeness.min_delay = absl::Seconds(7);
+  v1::UpdateCollectionRequest request;
+  *request.mutable_collection() = collections::ToProto(change);
+  request.mutable_update_mask()->add_paths("limits");
+  v1::CollectionInfo updated;
+  grpc::Status s = admin_stub_->UpdateCollection(Context().get(), request, &updated);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(updated.collection().limits().max_pages(), 50u);
+  EXPECT_NE(updated.collection().politeness().min_delay().seconds(), 7);
+  EXPECT_EQ(updated.collection().seeds(0), "http://a.test/");
+  // No mask: every field but the name and the seeds.
+  request.clear_update_mask();
+  s = admin_stub_->UpdateCollection(Context().get(), request, &updated);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(updated.collection().politeness().min_delay().seconds(), 7);
+  EXPECT_EQ(updated.collection().seeds(0), "http://a.test/");
+  request.mutable_update_mask()->add_paths("seeds");
+  s = admin_stub_->UpdateCollection(Context().get(), request, &updated);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("update_mask"));
+  request.mutable_update_mask()->set_paths(0, "no_such_field");
+  s = admin_stub_->UpdateCollection(Context().get(), request, &updated);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("update_mask"));
 }
 
 TEST_F(AdminServiceTest, AddSeedsStreamsAHundredThousandSeedsInOneCall) {

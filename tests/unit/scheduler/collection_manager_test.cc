@@ -1,5 +1,6 @@
-// CollectionManager over an in-memory fleet of real frontier cores (in_memory_fleet.h).
-#include "services/scheduler/grpc/collection_manager.h"
+// CollectionManager over an in-memory fleet of real frontier cores (in_memory_fleet.h). The
+// records' bytes are the service's own (ProtoRecordCodec), so reopening reads what it wrote.
+#include "services/scheduler/collection_manager.h"
 
 #include <map>
 #include <memory>
@@ -10,14 +11,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
 #include "lib/partition/partition.h"
 #include "services/common/kv/in_memory_kv_store.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/local_frontier_client.h"
-#include "services/scheduler/grpc/collection_convert.h"
+#include "services/scheduler/grpc/proto_record_codec.h"
 #include "tests/unit/scheduler/in_memory_fleet.h"
 
 namespace crawler::scheduler {
@@ -26,11 +26,15 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::SizeIs;
 
-v1::Collection Proto(const std::string& name, std::vector<std::string> seeds) {
+Collection Named(const std::string& name, std::vector<std::string> seeds) {
   Collection c;
   c.name = name;
   c.seeds = std::move(seeds);
-  return ToProto(c);
+  return c;
+}
+
+FetcherReport Report(uint32_t partition, const std::string& incarnation) {
+  return FetcherReport{.partition = partition, .incarnation = incarnation};
 }
 
 class CollectionManagerTest : public ::testing::Test {
@@ -42,7 +46,7 @@ class CollectionManagerTest : public ::testing::Test {
 
   void Reopen() {
     manager_.reset();
-    auto m = CollectionManager::Open({}, store_, fleet_, clock_);
+    auto m = CollectionManager::Open({}, store_, fleet_, codec_, clock_);
     ASSERT_TRUE(m.ok()) << m.status();
     manager_ = *std::move(m);
   }
@@ -63,16 +67,17 @@ class CollectionManagerTest : public ::testing::Test {
   }
 
   FakeClock clock_;
+  const ProtoRecordCodec codec_;
   kv::InMemoryKvStore store_;
   InMemoryFleet fleet_;
   std::unique_ptr<CollectionManager> manager_;
 };
 
 TEST_F(CollectionManagerTest, CreateStoresOpensEverywhereAndFeedsTheSeedsToTheirOwners) {
-  auto info = manager_->Create(Proto("news", {"http://a.test/", "http://b.test/",
-                                              "http://c.test/", "http://d.test/"}));
+  auto info = manager_->Create(
+      Named("news", {"http://a.test/", "http://b.test/", "http://c.test/", "http://d.test/"}));
   ASSERT_TRUE(info.ok()) << info.status();
-  EXPECT_EQ(info->state(), v1::COLLECTION_STATE_ACTIVE);
+  EXPECT_EQ(info->state, CollectionState::kActive);
   EXPECT_TRUE(fleet_.Holds(0, "news"));
   EXPECT_TRUE(fleet_.Holds(1, "news"));
   EXPECT_EQ(LeaseEverything("news"),
@@ -82,23 +87,23 @@ TEST_F(CollectionManagerTest, CreateStoresOpensEverywhereAndFeedsTheSeedsToTheir
   Reopen();
   auto again = manager_->Get("news");
   ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(again->collection().seeds_size(), 4);
+  EXPECT_EQ(again->collection.seeds.size(), 4u);
 }
 
 TEST_F(CollectionManagerTest, BadDefinitionsAreRefusedNamingTheFieldOrTheCollection) {
-  auto bad_name = manager_->Create(Proto("Bad Name", {"http://a.test/"}));
+  auto bad_name = manager_->Create(Named("Bad Name", {"http://a.test/"}));
   EXPECT_TRUE(absl::IsInvalidArgument(bad_name.status()));
   EXPECT_THAT(std::string(bad_name.status().message()), HasSubstr("collection.name"));
-  auto no_seeds = manager_->Create(Proto("x", {}));
+  auto no_seeds = manager_->Create(Named("x", {}));
   EXPECT_TRUE(absl::IsInvalidArgument(no_seeds.status()));
   EXPECT_THAT(std::string(no_seeds.status().message()), HasSubstr("seed"));
-  v1::Collection negative = Proto("y", {"http://a.test/"});
-  negative.mutable_politeness()->mutable_min_delay()->set_seconds(-1);
+  Collection negative = Named("y", {"http://a.test/"});
+  negative.politeness.min_delay = absl::Seconds(-1);
   auto bad_delay = manager_->Create(negative);
   EXPECT_TRUE(absl::IsInvalidArgument(bad_delay.status()));
-  EXPECT_THAT(std::string(bad_delay.status().message()), HasSubstr("politeness.min_delay"));
-  ASSERT_TRUE(manager_->Create(Proto("z", {"http://a.test/"})).ok());
-  EXPECT_TRUE(absl::IsAlreadyExists(manager_->Create(Proto("z", {"http://b.test/"})).status()));
+  EXPECT_THAT(std::string(bad_delay.status().message()), HasSubstr("min_delay"));
+  ASSERT_TRUE(manager_->Create(Named("z", {"http://a.test/"})).ok());
+  EXPECT_TRUE(absl::IsAlreadyExists(manager_->Create(Named("z", {"http://b.test/"})).status()));
   auto missing = manager_->Get("nope");
   EXPECT_TRUE(absl::IsNotFound(missing.status()));
   EXPECT_THAT(std::string(missing.status().message()), HasSubstr("'nope'"));
@@ -106,8 +111,9 @@ TEST_F(CollectionManagerTest, BadDefinitionsAreRefusedNamingTheFieldOrTheCollect
 
 TEST_F(CollectionManagerTest, SeedsOfACreateDuringAnOutageReachThePartitionsLater) {
   fleet_.SetDown(1, true);
-  ASSERT_TRUE(manager_->Create(Proto("c", {"http://a.test/", "http://b.test/", "http://c.test/",
-                                           "http://d.test/"}))
+  ASSERT_TRUE(manager_
+                  ->Create(Named("c", {"http://a.test/", "http://b.test/", "http://c.test/",
+                                       "http://d.test/"}))
                   .ok());
   // Even a restarted scheduler remembers the seeds still owed.
   Reopen();
@@ -119,7 +125,7 @@ TEST_F(CollectionManagerTest, SeedsOfACreateDuringAnOutageReachThePartitionsLate
 }
 
 TEST_F(CollectionManagerTest, AHundredThousandSeedsArriveOnTheirPartitions) {
-  ASSERT_TRUE(manager_->Create(Proto("big", {"http://h0.test/"})).ok());
+  ASSERT_TRUE(manager_->Create(Named("big", {"http://h0.test/"})).ok());
   std::vector<std::string> seeds;
   for (int i = 0; i < 100'000; ++i) {
     seeds.push_back(absl::StrCat("http://h", i % 500, ".test/p", i));
@@ -135,7 +141,7 @@ TEST_F(CollectionManagerTest, AHundredThousandSeedsArriveOnTheirPartitions) {
 
 TEST_F(CollectionManagerTest, AddSeedsToAnUnknownCollectionOrDuringAnOutageFails) {
   EXPECT_TRUE(absl::IsNotFound(manager_->AddSeeds("none", {"http://a.test/"}).status()));
-  ASSERT_TRUE(manager_->Create(Proto("c", {"http://a.test/"})).ok());
+  ASSERT_TRUE(manager_->Create(Named("c", {"http://a.test/"})).ok());
   fleet_.SetDown(0, true);
   fleet_.SetDown(1, true);
   auto report = manager_->AddSeeds("c", {"http://b.test/"});
@@ -143,74 +149,67 @@ TEST_F(CollectionManagerTest, AddSeedsToAnUnknownCollectionOrDuringAnOutageFails
 }
 
 TEST_F(CollectionManagerTest, PauseResumeAndDeleteAreWhatFetchersSee) {
-  ASSERT_TRUE(manager_->Create(Proto("a", {"http://a.test/"})).ok());
-  ASSERT_TRUE(manager_->Create(Proto("b", {"http://b.test/"})).ok());
-  ASSERT_EQ(manager_->Pause("a")->state(), v1::COLLECTION_STATE_PAUSED);
-  v1::ReportFetcherStatsRequest report;
-  report.set_partition(1);
-  report.set_incarnation("i1");
-  auto live = manager_->FetcherReport(report);
+  ASSERT_TRUE(manager_->Create(Named("a", {"http://a.test/"})).ok());
+  ASSERT_TRUE(manager_->Create(Named("b", {"http://b.test/"})).ok());
+  ASSERT_EQ(manager_->Pause("a")->state, CollectionState::kPaused);
+  const FetcherReport report = Report(1, "i1");
+  auto live = manager_->TakeReport(report);
   ASSERT_TRUE(live.ok()) << live.status();
   ASSERT_THAT(*live, SizeIs(2));
-  EXPECT_EQ((*live)[0].state(), v1::COLLECTION_STATE_PAUSED);
-  EXPECT_EQ((*live)[1].state(), v1::COLLECTION_STATE_ACTIVE);
-  EXPECT_EQ(manager_->Resume("a")->state(), v1::COLLECTION_STATE_ACTIVE);
+  EXPECT_EQ((*live)[0].state, CollectionState::kPaused);
+  EXPECT_EQ((*live)[1].state, CollectionState::kActive);
+  EXPECT_EQ(manager_->Resume("a")->state, CollectionState::kActive);
   EXPECT_TRUE(absl::IsFailedPrecondition(manager_->Resume("b").status()) ||
               manager_->Resume("b").ok());
 
   fleet_.SetDown(1, true);
   ASSERT_TRUE(manager_->Delete("a").ok());
   EXPECT_TRUE(absl::IsNotFound(manager_->Get("a").status()));
-  EXPECT_THAT(*manager_->FetcherReport(report), SizeIs(1));
+  EXPECT_THAT(*manager_->TakeReport(report), SizeIs(1));
   EXPECT_FALSE(fleet_.Holds(0, "a"));
   EXPECT_TRUE(fleet_.Holds(1, "a"));  // down: dropped later
-  EXPECT_TRUE(absl::IsFailedPrecondition(manager_->Create(Proto("a", {"http://x.test/"})).status()));
+  EXPECT_TRUE(
+      absl::IsFailedPrecondition(manager_->Create(Named("a", {"http://x.test/"})).status()));
   fleet_.SetDown(1, false);
   manager_->Tick(clock_.Now());
   EXPECT_FALSE(fleet_.Holds(1, "a"));
-  EXPECT_TRUE(manager_->Create(Proto("a", {"http://x.test/"})).ok());
+  EXPECT_TRUE(manager_->Create(Named("a", {"http://x.test/"})).ok());
 }
 
 TEST_F(CollectionManagerTest, ACollectionCreatedAgainAfterADeleteStartsFromZero) {
-  ASSERT_TRUE(manager_->Create(Proto("again", {"http://a.test/"})).ok());
-  v1::ReportFetcherStatsRequest report;
-  report.set_partition(0);
-  report.set_incarnation("i");
-  v1::FetcherCollectionStats* c = report.add_collections();
-  c->set_collection("again");
-  c->set_robots_denied(7);
-  v1::FetcherCollectionStats* other = report.add_collections();
-  other->set_collection("other");
-  other->set_robots_denied(1);
-  ASSERT_TRUE(manager_->FetcherReport(report).ok());
-  ASSERT_EQ(manager_->Stats("again")->robots_denied(), 7u);
+  ASSERT_TRUE(manager_->Create(Named("again", {"http://a.test/"})).ok());
+  FetcherReport report = Report(0, "i");
+  report.collections.push_back({.collection = "again", .robots_denied = 7});
+  report.collections.push_back({.collection = "other", .robots_denied = 1});
+  ASSERT_TRUE(manager_->TakeReport(report).ok());
+  ASSERT_EQ(manager_->Stats("again")->robots_denied, 7u);
   ASSERT_TRUE(manager_->Delete("again").ok());
-  ASSERT_TRUE(manager_->Create(Proto("again", {"http://a.test/"})).ok());
-  EXPECT_EQ(manager_->Stats("again")->robots_denied(), 0u);
+  ASSERT_TRUE(manager_->Create(Named("again", {"http://a.test/"})).ok());
+  EXPECT_EQ(manager_->Stats("again")->robots_denied, 0u);
   Reopen();
-  EXPECT_EQ(manager_->Stats("again")->robots_denied(), 0u);
+  EXPECT_EQ(manager_->Stats("again")->robots_denied, 0u);
 }
 
 TEST_F(CollectionManagerTest, ListPagesByName) {
   for (const char* name : {"c", "a", "e", "b", "d"}) {
-    ASSERT_TRUE(manager_->Create(Proto(name, {"http://a.test/"})).ok());
+    ASSERT_TRUE(manager_->Create(Named(name, {"http://a.test/"})).ok());
   }
   auto first = manager_->List(2, "");
   ASSERT_TRUE(first.ok());
   ASSERT_THAT(first->first, SizeIs(2));
-  EXPECT_EQ(first->first[0].collection().name(), "a");
+  EXPECT_EQ(first->first[0].collection.name, "a");
   EXPECT_EQ(first->second, "b");
   auto rest = manager_->List(10, first->second);
   ASSERT_THAT(rest->first, SizeIs(3));
-  EXPECT_EQ(rest->first[0].collection().name(), "c");
+  EXPECT_EQ(rest->first[0].collection.name, "c");
   EXPECT_EQ(rest->second, "");
   EXPECT_TRUE(absl::IsInvalidArgument(manager_->List(5000, "").status()));
 }
 
 TEST_F(CollectionManagerTest, AOneOffCollectionFinishesWhenEveryPartitionIsExhausted) {
-  ASSERT_TRUE(manager_->Create(Proto("once", {"http://a.test/", "http://b.test/"})).ok());
+  ASSERT_TRUE(manager_->Create(Named("once", {"http://a.test/", "http://b.test/"})).ok());
   manager_->Tick(clock_.Now());
-  EXPECT_EQ(manager_->Get("once")->state(), v1::COLLECTION_STATE_ACTIVE);
+  EXPECT_EQ(manager_->Get("once")->state, CollectionState::kActive);
   for (uint32_t k = 0; k < 2; ++k) {
     frontier::Frontier* core = fleet_.Core(k, "once");
     std::vector<frontier::FetchOutcome> outcomes;
@@ -222,35 +221,30 @@ TEST_F(CollectionManagerTest, AOneOffCollectionFinishesWhenEveryPartitionIsExhau
     ASSERT_TRUE(core->Complete(outcomes).ok());
   }
   manager_->Tick(clock_.Now());
-  EXPECT_EQ(manager_->Get("once")->state(), v1::COLLECTION_STATE_FINISHED);
+  EXPECT_EQ(manager_->Get("once")->state, CollectionState::kFinished);
   // New seeds make it active again.
   ASSERT_EQ(manager_->AddSeeds("once", {"http://c.test/"})->queued, 1u);
-  EXPECT_EQ(manager_->Get("once")->state(), v1::COLLECTION_STATE_ACTIVE);
+  EXPECT_EQ(manager_->Get("once")->state, CollectionState::kActive);
 }
 
 // Beyond max_incarnations_per_partition, the oldest incarnations' counters are folded, not lost.
 TEST_F(CollectionManagerTest, OldFetcherIncarnationsAreFoldedNotLost) {
   manager_.reset();
-  manager_ = CollectionManager::Open({.max_incarnations_per_partition = 2}, store_, fleet_, clock_)
-                 .value();
-  ASSERT_TRUE(manager_->Create(Proto("s", {"http://a.test/"})).ok());
+  manager_ =
+      CollectionManager::Open({.max_incarnations_per_partition = 2}, store_, fleet_, codec_, clock_)
+          .value();
+  ASSERT_TRUE(manager_->Create(Named("s", {"http://a.test/"})).ok());
   for (int i = 0; i < 5; ++i) {
-    v1::ReportFetcherStatsRequest report;
-    report.set_partition(0);
-    report.set_incarnation(absl::StrCat("inc", i));
-    *report.mutable_start_time() = google::protobuf::util::TimeUtil::SecondsToTimestamp(100 + i);
-    v1::FetcherCollectionStats* c = report.add_collections();
-    c->set_collection("s");
-    c->set_robots_denied(1);
-    c->add_urls_sent(0);
-    c->add_urls_sent(3);
-    ASSERT_TRUE(manager_->FetcherReport(report).ok());
+    FetcherReport report = Report(0, absl::StrCat("inc", i));
+    report.start_time = absl::FromUnixSeconds(100 + i);
+    report.collections.push_back({.collection = "s", .robots_denied = 1, .urls_sent = {0, 3}});
+    ASSERT_TRUE(manager_->TakeReport(report).ok());
   }
   Reopen();
   auto stats = manager_->Stats("s");
   ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->robots_denied(), 5u);
-  EXPECT_EQ(stats->urls_exchanged(), 15u);
+  EXPECT_EQ(stats->robots_denied, 5u);
+  EXPECT_EQ(stats->urls_exchanged, 15u);
 }
 
 // The re-visit policy is solved here and pushed to every partition (RevisitTuner).
@@ -261,94 +255,96 @@ TEST_F(CollectionManagerTest, AReVisitingCollectionIsTunedOnEveryPartition) {
   c.revisit.options.enabled = true;
   c.revisit.options.policy = "optimal";
   c.revisit.budget_visits_per_day = 1000;
-  ASSERT_TRUE(manager_->Create(ToProto(c)).ok());
+  ASSERT_TRUE(manager_->Create(c).ok());
   manager_->Tick(clock_.Now());
   EXPECT_EQ(fleet_.retunes(), 2);
   // A re-visiting collection never finishes.
-  EXPECT_EQ(manager_->Get("fresh")->state(), v1::COLLECTION_STATE_ACTIVE);
+  EXPECT_EQ(manager_->Get("fresh")->state, CollectionState::kActive);
   clock_.Advance(absl::Minutes(1));
   manager_->Tick(clock_.Now());
   EXPECT_EQ(fleet_.retunes(), 4);
 }
 
 TEST_F(CollectionManagerTest, StatsSumThePartitionsAndTheFetchersReports) {
-  ASSERT_TRUE(manager_->Create(Proto("s", {"http://a.test/", "http://b.test/", "http://c.test/"}))
-                  .ok());
+  ASSERT_TRUE(
+      manager_->Create(Named("s", {"http://a.test/", "http://b.test/", "http://c.test/"})).ok());
   for (uint32_t p = 0; p < 2; ++p) {
     for (const char* incarnation : {"old", "new"}) {
-      v1::ReportFetcherStatsRequest report;
-      report.set_partition(p);
-      report.set_incarnation(absl::StrCat(incarnation, p));
-      v1::FetcherCollectionStats* c = report.add_collections();
-      c->set_collection("s");
-      v1::OutcomeCount* o = c->add_outcomes();
-      o->set_outcome(v1::OUTCOME_CLASS_FETCHED);
-      o->set_count(10);
-      c->set_robots_denied(1);
-      c->set_duplicates(2);
-      c->set_urls_suppressed(3);
-      c->add_urls_sent(p == 0 ? 5 : 7);  // to partition 0
-      c->add_urls_sent(p == 0 ? 11 : 13);  // to partition 1
-      v1::FetcherCollectionStats* other = report.add_collections();
-      other->set_collection("other");
-      other->set_robots_denied(100);
-      ASSERT_TRUE(manager_->FetcherReport(report).ok());
+      FetcherReport report = Report(p, absl::StrCat(incarnation, p));
+      report.collections.push_back({.collection = "s",
+                                    .outcomes = {{frontier::OutcomeClass::kFetched, 10}},
+                                    .robots_denied = 1,
+                                    .duplicates = 2,
+                                    .urls_suppressed = 3,
+                                    // to partition 0, to partition 1
+                                    .urls_sent = {p == 0 ? 5u : 7u, p == 0 ? 11u : 13u}});
+      report.collections.push_back({.collection = "other", .robots_denied = 100});
+      ASSERT_TRUE(manager_->TakeReport(report).ok());
     }
   }
   Reopen();  // the reports are durable
   auto stats = manager_->Stats("s");
   ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->partitions_total(), 2u);
-  EXPECT_EQ(stats->partitions_reporting(), 2u);
-  EXPECT_EQ(stats->queued_urls(), 3u);
-  EXPECT_EQ(stats->seen_urls(), 3u);
-  EXPECT_FALSE(stats->exhausted());
-  ASSERT_THAT(stats->outcomes(), SizeIs(1));
-  EXPECT_EQ(stats->outcomes(0).count(), 40u);
-  EXPECT_EQ(stats->robots_denied(), 4u);
-  EXPECT_EQ(stats->duplicates(), 8u);
-  EXPECT_EQ(stats->urls_suppressed(), 12u);
+  EXPECT_EQ(stats->partitions_total, 2u);
+  EXPECT_EQ(stats->partitions_reporting, 2u);
+  EXPECT_EQ(stats->queued_urls, 3u);
+  EXPECT_EQ(stats->seen_urls, 3u);
+  EXPECT_FALSE(stats->exhausted);
+  ASSERT_THAT(stats->outcomes, SizeIs(1));
+  EXPECT_EQ(stats->outcomes.at(frontier::OutcomeClass::kFetched), 40u);
+  EXPECT_EQ(stats->robots_denied, 4u);
+  EXPECT_EQ(stats->duplicates, 8u);
+  EXPECT_EQ(stats->urls_suppressed, 12u);
   // Exchanged: what each fetcher sent to partitions other than its own (11 + 7, twice).
-  EXPECT_EQ(stats->urls_exchanged(), 36u);
+  EXPECT_EQ(stats->urls_exchanged, 36u);
   fleet_.SetDown(1, true);
-  EXPECT_EQ(manager_->Stats("s")->partitions_reporting(), 1u);
+  EXPECT_EQ(manager_->Stats("s")->partitions_reporting, 1u);
 }
 
 TEST_F(CollectionManagerTest, ExplainCanonicalisesScopesAndLooksUpOnTheOwningPartition) {
-  v1::Collection proto = Proto("x", {"http://a.test/"});
-  proto.mutable_scope()->add_allowed_host_suffixes("a.test");
-  ASSERT_TRUE(manager_->Create(proto).ok());
+  Collection x = Named("x", {"http://a.test/"});
+  x.scope.allowed_host_suffixes.push_back("a.test");
+  ASSERT_TRUE(manager_->Create(x).ok());
   auto explained = manager_->Explain("x", {"HTTP://A.TEST:80/#top", "http://b.test/", "::"});
   ASSERT_TRUE(explained.ok()) << explained.status();
-  ASSERT_THAT(explained->explanations(), SizeIs(3));
-  const v1::UrlExplanation& seed = explained->explanations(0);
-  EXPECT_EQ(seed.canonical_url(), "http://a.test/");
-  EXPECT_TRUE(seed.found());
-  EXPECT_EQ(seed.scope_verdict(), v1::SCOPE_VERDICT_IN_SCOPE);
-  EXPECT_EQ(seed.partition(), partition::Partition("a.test", 2));
-  EXPECT_EQ(seed.record().status(), v1::URL_STATUS_QUEUED);
-  const v1::UrlExplanation& other = explained->explanations(1);
-  EXPECT_FALSE(other.found());
-  EXPECT_EQ(other.scope_verdict(), v1::SCOPE_VERDICT_HOST_NOT_ALLOWED);
-  EXPECT_FALSE(explained->explanations(2).error().empty());
+  ASSERT_THAT(*explained, SizeIs(3));
+  const UrlExplanation& seed = (*explained)[0];
+  EXPECT_EQ(seed.canonical_url, "http://a.test/");
+  ASSERT_TRUE(seed.record.has_value());
+  EXPECT_EQ(seed.scope_verdict, scope::Verdict::kInScope);
+  EXPECT_EQ(seed.partition, partition::Partition("a.test", 2));
+  EXPECT_EQ(seed.record->status, frontier::UrlStatus::kQueued);
+  const UrlExplanation& other = (*explained)[1];
+  EXPECT_FALSE(other.record.has_value());
+  EXPECT_EQ(other.scope_verdict, scope::Verdict::kHostNotAllowed);
+  EXPECT_FALSE((*explained)[2].error.empty());
+  EXPECT_FALSE((*explained)[2].scope_verdict.has_value());
 }
 
-TEST_F(CollectionManagerTest, UpdateChangesOnlyTheMaskedFieldsAndNeverNameOrSeeds) {
-  ASSERT_TRUE(manager_->Create(Proto("u", {"http://a.test/"})).ok());
-  v1::Collection change = Proto("u", {"http://ignored.test/"});
-  change.mutable_limits()->set_max_pages(50);
-  change.mutable_politeness()->mutable_min_delay()->set_seconds(7);
-  google::protobuf::FieldMask mask;
-  mask.add_paths("limits");
-  auto updated = manager_->Update(change, mask);
+TEST_F(CollectionManagerTest, UpdateChangesTheDefinitionButNeverNameOrSeeds) {
+  ASSERT_TRUE(manager_->Create(Named("u", {"http://a.test/"})).ok());
+  auto updated = manager_->Update("u", [](const Collection& current) {
+    Collection changed = current;
+    changed.name = "renamed";
+    changed.seeds = {"http://ignored.test/"};
+    changed.limits.max_pages = 50;
+    return absl::StatusOr<Collection>(changed);
+  });
   ASSERT_TRUE(updated.ok()) << updated.status();
-  EXPECT_EQ(updated->collection().limits().max_pages(), 50u);
-  EXPECT_NE(updated->collection().politeness().min_delay().seconds(), 7);
-  EXPECT_EQ(updated->collection().seeds(0), "http://a.test/");
-  mask.add_paths("seeds");
-  auto refused = manager_->Update(change, mask);
+  EXPECT_EQ(updated->collection.name, "u");
+  EXPECT_EQ(updated->collection.limits.max_pages, 50u);
+  EXPECT_EQ(updated->collection.seeds, std::vector<std::string>{"http://a.test/"});
+  Reopen();
+  EXPECT_EQ(manager_->Get("u")->collection.limits.max_pages, 50u);
+  // The change's own refusal is the update's.
+  auto refused = manager_->Update("u", [](const Collection&) -> absl::StatusOr<Collection> {
+    return absl::InvalidArgumentError("update_mask: no");
+  });
   EXPECT_TRUE(absl::IsInvalidArgument(refused.status()));
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("update_mask"));
+  EXPECT_TRUE(absl::IsNotFound(
+      manager_->Update("none", [](const Collection& c) { return absl::StatusOr<Collection>(c); })
+          .status()));
 }
 
 // A focused collection runs on every partition with its bandit and an even share of the page
@@ -361,11 +357,11 @@ TEST_F(CollectionManagerTest, AFocusedCollectionsBudgetFollowsTheRewards) {
     const std::string host = absl::StrCat("s", i, ".test");
     hosts[partition::Partition(host, 2)] = host;
   }
-  v1::Collection focused =
-      Proto("f", {absl::StrCat("http://", hosts[0], "/"), absl::StrCat("http://", hosts[1], "/")});
-  focused.mutable_limits()->set_max_pages(100);
-  focused.mutable_focus()->set_target("external_links");
-  focused.mutable_focus()->set_policy("r3");
+  Collection focused =
+      Named("f", {absl::StrCat("http://", hosts[0], "/"), absl::StrCat("http://", hosts[1], "/")});
+  focused.limits.max_pages = 100;
+  focused.focus.target = "external_links";
+  focused.focus.policy = "r3";
   auto created = manager_->Create(focused);
   ASSERT_TRUE(created.ok()) << created.status();
   // Partition 0's site has 20 pages; ten are fetched, each bringing 5 new links (the rest keep
@@ -393,20 +389,20 @@ TEST_F(CollectionManagerTest, AFocusedCollectionsBudgetFollowsTheRewards) {
   manager_->Tick(clock_.Now());
   auto stats = manager_->Stats("f");
   ASSERT_TRUE(stats.ok()) << stats.status();
-  EXPECT_EQ(stats->focus_pulls(), 10u);
-  EXPECT_EQ(stats->focus_reward(), 50u);
+  EXPECT_EQ(stats->focus_pulls, 10u);
+  EXPECT_EQ(stats->focus_reward, 50u);
   // 90 pages left: posterior means (1 + 50) / (2 + 10) against 1 / 2, so 81 + 9 (rounded).
-  EXPECT_THAT(stats->focus_page_budgets(), ::testing::ElementsAre(10 + 81, 9));
+  EXPECT_THAT(stats->focus_page_budgets, ::testing::ElementsAre(10 + 81, 9));
 
   // Links are recorded (and counted) by the fetchers too: record_links is accepted.
-  ASSERT_TRUE(manager_->Create(Proto("g", {"http://a.test/"})).ok());
-  v1::Collection change = Proto("g", {});
-  change.set_record_links(true);
-  google::protobuf::FieldMask mask;
-  mask.add_paths("record_links");
-  auto updated = manager_->Update(change, mask);
+  ASSERT_TRUE(manager_->Create(Named("g", {"http://a.test/"})).ok());
+  auto updated = manager_->Update("g", [](const Collection& current) {
+    Collection changed = current;
+    changed.record_links = true;
+    return absl::StatusOr<Collection>(changed);
+  });
   ASSERT_TRUE(updated.ok()) << updated.status();
-  EXPECT_TRUE(manager_->Get("g")->collection().record_links());
+  EXPECT_TRUE(manager_->Get("g")->collection.record_links);
 }
 
 }  // namespace

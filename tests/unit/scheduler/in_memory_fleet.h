@@ -15,7 +15,7 @@
 #include "services/common/kv/in_memory_kv_store.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/local_frontier_client.h"
-#include "services/scheduler/grpc/partition_fleet.h"
+#include "services/scheduler/partition_fleet.h"
 
 namespace crawler::scheduler {
 

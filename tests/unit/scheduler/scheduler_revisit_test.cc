@@ -1,6 +1,6 @@
-// The scheduler's half of re-visiting (DESIGN.md §7): TuneRevisits merges the partitions' rate
-// histograms, solves mu for the collection's budget and retunes every partition, whose policy
-// then spaces its pages' re-visits so that they add up to the budget.
+// The scheduler's half of re-visiting (docs/architecture.md §7): TuneRevisits merges the
+// partitions' rate histograms, solves mu for the collection's budget and retunes every partition,
+// whose policy then spaces its pages' re-visits so that they add up to the budget.
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,12 +11,12 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
-#include "services/common/kv/in_memory_kv_store.h"
 #include "lib/recrawl/page_state.h"
 #include "lib/recrawl/rate_prior.h"
+#include "services/collections/collection.h"
+#include "services/common/kv/in_memory_kv_store.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/local_frontier_client.h"
-#include "services/scheduler/collection.h"
 #include "services/scheduler/scheduler.h"
 
 namespace crawler::scheduler {

@@ -1,6 +1,6 @@
 // Scheduler and Collection tests: validation of a collection (each error names what is wrong),
 // seed canonicalisation, and feeding the seeds to a real Frontier on an in-memory store with a
-// fake clock (DESIGN.md §3 "scheduler ... routes seeds").
+// fake clock (docs/architecture.md §3 "scheduler ... routes seeds").
 #include "services/scheduler/scheduler.h"
 
 #include <memory>
@@ -16,11 +16,11 @@
 #include "lib/clock/fake_clock.h"
 #include "lib/scope/scope.h"
 #include "lib/url/url.h"
+#include "services/collections/collection.h"
 #include "services/common/kv/in_memory_kv_store.h"
 #include "services/frontier/frontier.h"
-#include "services/frontier/local_frontier_client.h"
 #include "services/frontier/frontier_options.h"
-#include "services/scheduler/collection.h"
+#include "services/frontier/local_frontier_client.h"
 #include "tests/unit/frontier/flaky_clients.h"
 
 namespace crawler::scheduler {

@@ -12,6 +12,8 @@
 namespace crawler::standalone {
 namespace {
 
+using fetcher::CrawlTotals;
+
 TEST(FormatProgress, TheLineAsDocumented) {
   CrawlTotals totals;
   totals.pages = 5120;

@@ -26,14 +26,22 @@
 #include "gtest/gtest.h"
 #include "lib/clock/clock.h"
 #include "lib/json/json_string.h"
+#include "services/collections/shares.h"
+#include "services/fetcher/collection_options.h"
+#include "services/fetcher/crawl_report.h"
 #include "services/fetcher/fetch_event.h"
 #include "services/frontier/url_record.h"
 #include "services/standalone/crawl_config.h"
-#include "services/standalone/crawl_report.h"
 #include "services/standalone/standalone_crawl.h"
 
 namespace crawler::standalone {
 namespace {
+
+using fetcher::CrawlLog;
+using fetcher::CrawlStats;
+using fetcher::CrawlTotals;
+using fetcher::ObserverList;
+using fetcher::SummaryJson;
 
 namespace fs = std::filesystem;
 using frontier::OutcomeClass;
@@ -662,8 +670,8 @@ TEST(StandaloneCrawlOpen, APartitionedDataDirKeepsItsPartitionCount) {
   EXPECT_TRUE(again.ok()) << again.status();
 }
 
-using wiring::BufferedTasksFor;
-using wiring::LeaseAheadPerHost;
+using collections::LeaseAheadPerHost;
+using fetcher::BufferedTasksFor;
 
 TEST(LeaseAheadPerHost, CoversTheRefillAtTheHostsRate) {
   auto lease_ahead = [](absl::Duration min_delay, int connections,

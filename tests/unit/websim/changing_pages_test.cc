@@ -278,8 +278,8 @@ TEST(WebsimChangingPages, ContentChangesBetweenVersionsAndOnlyNoiseWithin) {
   }
 }
 
-// DESIGN.md §7: noise must not count as a change under the default threshold (7 bits), and a
-// new version must, when the text goes through the real pipeline (lib/html visible text,
+// docs/architecture.md §7: noise must not count as a change under the default threshold (7 bits),
+// and a new version must, when the text goes through the real pipeline (lib/html visible text,
 // lib/fingerprint SimHash). Measured on 8 x 200 pages: 12,800 request pairs, max 7 bits of
 // noise; version changes at least 18 bits. (A rotating word inside the text, 3 shingles, gave
 // 8-10 bits in ~0.05 % of pairs: see kAdBrands in site_model.cc.)

@@ -1,0 +1,65 @@
+#include "services/collections/collection.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+
+namespace crawler::collections {
+
+absl::Status Collection::Validate() const {
+  if (name.empty()) return absl::InvalidArgumentError("collection name must not be empty");
+  if (seeds.empty()) return absl::InvalidArgumentError("a collection needs at least one seed");
+  if (limits.max_pages == 0) return absl::InvalidArgumentError("max_pages must be >= 1");
+  if (limits.max_pages_per_host == 0) {
+    return absl::InvalidArgumentError("max_pages_per_host must be >= 1");
+  }
+  if (absl::Status s = politeness.Validate(); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("politeness: ", s.message()));
+  }
+  if (revisit.options.enabled) {
+    if (!(revisit.budget_visits_per_day > 0) || !std::isfinite(revisit.budget_visits_per_day)) {
+      return absl::InvalidArgumentError(
+          "revisit budget must be a positive number of visits per day");
+    }
+    if (limits.max_pages != CollectionLimits::kUnlimited ||
+        limits.max_pages_per_host != CollectionLimits::kUnlimited) {
+      return absl::InvalidArgumentError(
+          "re-visiting cannot be combined with max_pages or max_pages_per_host yet (a host at "
+          "its cap would never be re-visited); bound the crawl with scope and depth instead");
+    }
+    if (absl::Status s = ValidateRevisitOptions(revisit.options); !s.ok()) return s;
+  }
+  if (focus.target != "none" && focus.target != "external_links" &&
+      focus.target != "external-links") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "focus must be none or external_links, got \"", focus.target, "\""));
+  }
+  if (focus.external != "domain" && focus.external != "host") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("focus_external must be domain or host, got \"", focus.external, "\""));
+  }
+  if (focus.enabled()) {
+    if (limits.max_pages == CollectionLimits::kUnlimited) {
+      return absl::InvalidArgumentError("a focused collection needs a page budget (max_pages)");
+    }
+    if (revisit.options.enabled) {
+      return absl::InvalidArgumentError("a focused collection cannot re-visit");
+    }
+    if (absl::Status s = ValidateFocusOptions(focus.FrontierOptions(), limits.max_pages); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Collection::ApplyFocus() {
+  if (!focus.enabled()) return;
+  scope.same_site_only = true;
+  record_links = true;
+}
+
+FocusOptions CollectionFocus::FrontierOptions() const {
+  return {.enabled = enabled(), .policy = policy, .seed = seed, .max_in_flight = max_in_flight};
+}
+
+}  // namespace crawler::collections

@@ -1,0 +1,40 @@
+#include "services/collections/collection_scope.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace crawler::collections {
+
+absl::StatusOr<std::unique_ptr<CollectionScope>> CollectionScope::Create(
+    const Collection& collection, const url::CanonicalizeOptions& canonical) {
+  if (absl::Status s = collection.Validate(); !s.ok()) return s;
+  std::unique_ptr<CollectionScope> out(new CollectionScope());
+  if (collection.scope.same_site_only) {
+    absl::StatusOr<url::PublicSuffixList> loaded = url::PublicSuffixList::LoadDefault();
+    if (!loaded.ok()) return loaded.status();
+    out->psl_ = std::make_unique<url::PublicSuffixList>(*std::move(loaded));
+  }
+  for (const std::string& seed : collection.seeds) {
+    absl::StatusOr<url::Url> parsed = url::Url::Parse(seed);
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid seed \"", seed, "\": ", parsed.status().message()));
+    }
+    absl::StatusOr<url::CanonicalUrl> canonical_url = url::Canonicalize(*parsed, canonical);
+    if (!canonical_url.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid seed \"", seed, "\": ", canonical_url.status().message()));
+    }
+    out->seed_urls_.push_back(*std::move(parsed));
+    out->seed_canonical_.push_back(*std::move(canonical_url));
+  }
+  absl::StatusOr<scope::Scope> built =
+      scope::Scope::Create(collection.scope, out->seed_urls_, out->psl_.get());
+  if (!built.ok()) return built.status();
+  out->scope_ = std::make_unique<scope::Scope>(*std::move(built));
+  return out;
+}
+
+}  // namespace crawler::collections

@@ -1,0 +1,43 @@
+// PartitionFleet: the frontier partitions as the scheduler sees them (docs/architecture.md §3): N
+// partitions, each reachable for a collection's calls (seeds, statistics, lookups, re-visit
+// tuning) and for opening and dropping collections. In the services it is a set of gRPC
+// channels (GrpcPartitionFleet, grpc_partition_fleet.h); a unit test may hold cores in memory.
+//
+// Thread-safety: implementations are thread-safe; the clients Partition() returns live as long
+// as the fleet.
+#ifndef CRAWLER_SERVICES_SCHEDULER_PARTITION_FLEET_H_
+#define CRAWLER_SERVICES_SCHEDULER_PARTITION_FLEET_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "services/collections/collection.h"
+#include "services/frontier/frontier_client.h"
+
+namespace crawler::scheduler {
+
+class PartitionFleet {
+ public:
+  virtual ~PartitionFleet() = default;
+
+  // N, the partition count every host is routed by.
+  virtual uint32_t size() const = 0;
+
+  // Partition k's client for `collection` (k < size()).
+  virtual frontier::FrontierClient& Partition(uint32_t k, const std::string& collection) = 0;
+
+  // Opens `collection` on partition k with its share of the collection's limits, or reopens it
+  // if its settings changed. Idempotent. `max_pages`: partition k's page budget (a focused
+  // collection's split, FocusBudgetTuner); nullopt: its even share of the collection's.
+  virtual absl::Status Open(uint32_t k, const collections::Collection& collection,
+                            std::optional<uint64_t> max_pages = std::nullopt) = 0;
+
+  // Drops the collection and its data on partition k. Idempotent (OK if it was not there).
+  virtual absl::Status Drop(uint32_t k, const std::string& name) = 0;
+};
+
+}  // namespace crawler::scheduler
+
+#endif  // CRAWLER_SERVICES_SCHEDULER_PARTITION_FLEET_H_

@@ -1,0 +1,157 @@
+// The scheduler's API types: the values that cross a process boundary between the scheduler and
+// its callers (the fetchers' reports, the Admin API's clients). Plain values with no behaviour,
+// so that a fetcher depends on this header and services/scheduler/scheduler_client.h only, not
+// on the scheduler's core. The gRPC layer (services/scheduler/grpc/scheduler_convert.h)
+// converts them to and from proto/crawler/v1 (admin.proto, scheduler.proto) one to one.
+//
+// Thread-safety: plain values.
+#ifndef CRAWLER_SERVICES_SCHEDULER_SCHEDULER_API_H_
+#define CRAWLER_SERVICES_SCHEDULER_SCHEDULER_API_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "lib/scope/scope.h"
+#include "services/collections/collection.h"
+#include "services/frontier/url_record.h"
+
+namespace crawler::scheduler {
+
+// Where a collection is in its life. ACTIVE: crawled. PAUSED: the fetchers stop leasing and
+// finish what is in flight. FINISHED: a one-off collection every partition has exhausted
+// (ACTIVE again when seeds arrive).
+enum class CollectionState : uint8_t { kActive = 1, kPaused = 2, kFinished = 3 };
+
+// "active", "paused", "finished".
+std::string_view CollectionStateName(CollectionState state);
+
+// A collection as the scheduler keeps it and tells it: its definition and where it is.
+struct CollectionInfo {
+  collections::Collection collection;
+  CollectionState state = CollectionState::kActive;
+  absl::Time create_time = absl::InfinitePast();
+  absl::Time update_time = absl::InfinitePast();
+
+  friend bool operator==(const CollectionInfo&, const CollectionInfo&) = default;
+};
+
+// The scheduler's record of a collection: what it tells, and what it still owes the partitions.
+struct StoredCollection {
+  CollectionInfo info;
+  // The seeds are not yet accepted by every partition (fed by the control loop until they are).
+  bool seeds_pending = false;
+  // Deleted: hidden from every call, dropped on the partitions, then forgotten.
+  bool deleting = false;
+
+  friend bool operator==(const StoredCollection&, const StoredCollection&) = default;
+};
+
+// What one fetcher process counted for one collection since it started (counters), and what it
+// holds now (gauges).
+struct FetcherCollectionStats {
+  std::string collection;
+  std::map<frontier::OutcomeClass, uint64_t> outcomes;  // final outcomes by class
+  uint64_t robots_denied = 0;
+  uint64_t duplicates = 0;
+  uint64_t dedup_unavailable = 0;
+  uint64_t requests_started = 0;
+  uint64_t leases_abandoned = 0;
+  uint64_t urls_routed = 0;      // outlinks routed to a partition
+  uint64_t urls_suppressed = 0;  // dropped by the popular-URL cache
+  // Outlinks sent to each partition, by partition index.
+  std::vector<uint64_t> urls_sent;
+  uint64_t in_flight = 0;  // gauge: not summed over incarnations
+
+  friend bool operator==(const FetcherCollectionStats&, const FetcherCollectionStats&) = default;
+};
+
+// A fetcher's report (SchedulerInternal.ReportFetcherStats): its counters of every collection
+// it crawled since `start_time`, as one incarnation of fetcher `partition`. Counters are
+// cumulative per incarnation, so a report sent twice counts once.
+struct FetcherReport {
+  uint32_t partition = 0;
+  std::string incarnation;
+  absl::Time start_time = absl::InfinitePast();
+  std::vector<FetcherCollectionStats> collections;
+  // Where the fetcher serves its archive files (docs/archive.md), HOST:PORT; a fetcher sends
+  // ":PORT", which stands for the address its report comes from. Empty: not served.
+  std::string archive_address;
+  // The volume its archive files are on (kept across its restarts); empty: the incarnation
+  // names it.
+  std::string archive_volume;
+
+  friend bool operator==(const FetcherReport&, const FetcherReport&) = default;
+};
+
+// The scheduler's answer to a report: every live collection, and how often to report.
+struct FetcherReportReply {
+  std::vector<CollectionInfo> collections;
+  // Live collections this build cannot read (a newer scheduler's definition): their names and
+  // why. A fetcher keeps its counters of them and does not start them.
+  std::vector<std::pair<std::string, absl::Status>> unreadable;
+  std::optional<absl::Duration> report_interval;
+
+  friend bool operator==(const FetcherReportReply&, const FetcherReportReply&) = default;
+};
+
+// A collection's figures (Admin.GetCollectionStats): the partitions' pulled at the call, the
+// fetchers' from their reports.
+struct CollectionStats {
+  std::string name;
+  absl::Time as_of = absl::InfinitePast();
+  uint32_t partitions_reporting = 0;
+  uint32_t partitions_total = 0;
+  // Summed over the partitions that answered.
+  uint64_t pages = 0;
+  uint64_t queued_urls = 0;
+  uint64_t waiting_urls = 0;
+  uint64_t in_flight_urls = 0;
+  uint64_t seen_urls = 0;
+  uint64_t hosts = 0;
+  uint64_t revisits_waited = 0;
+  double revisit_wait_seconds = 0;
+  double revisit_budget_visits_per_day = 0;
+  uint64_t revisits_completed = 0;
+  double revisit_spend_visits_per_day = 0;
+  uint64_t focus_pulls = 0;
+  uint64_t focus_reward = 0;
+  // Every partition answered and is exhausted.
+  bool exhausted = false;
+  // A focused collection's page budget of each partition (after its first split); else empty.
+  std::vector<uint64_t> focus_page_budgets;
+  // Summed over the fetchers' reports.
+  std::map<frontier::OutcomeClass, uint64_t> outcomes;
+  uint64_t robots_denied = 0;
+  uint64_t duplicates = 0;
+  uint64_t urls_exchanged = 0;  // outlinks sent to another partition than the sender's
+  uint64_t urls_suppressed = 0;
+
+  friend bool operator==(const CollectionStats&, const CollectionStats&) = default;
+};
+
+// Why a URL is (or is not) in a collection (Admin.ExplainUrl).
+struct UrlExplanation {
+  std::string url;  // as asked
+  // Why it does not parse; empty if it does (then the fields below are set).
+  std::string error;
+  std::string canonical_url;
+  // The scope's verdict at the depth the URL was found at (0 when not found); nullopt when the
+  // URL does not parse.
+  std::optional<scope::Verdict> scope_verdict;
+  uint32_t partition = 0;
+  // The owning partition's record of the URL; nullopt when it never accepted it.
+  std::optional<frontier::UrlRecord> record;
+
+  friend bool operator==(const UrlExplanation&, const UrlExplanation&) = default;
+};
+
+}  // namespace crawler::scheduler
+
+#endif  // CRAWLER_SERVICES_SCHEDULER_SCHEDULER_API_H_
