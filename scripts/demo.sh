@@ -34,4 +34,6 @@ echo
 echo "demo: summary ($demo_dir/stats.json):"
 cat "$demo_dir/stats.json"
 echo "demo: websim's ground truth has $expected allowed reachable pages"
-echo "demo: crawl log: $demo_dir/data/crawl.log; WARC files: $demo_dir/data/warc/"
+echo "demo: crawl log: $demo_dir/data/crawl.log; WARC files and their CDXJ indexes: $demo_dir/data/warc/"
+"$crawler" warc wacz --collection demo -o "$demo_dir/demo.wacz" "$demo_dir/data/warc"
+echo "demo: open $demo_dir/demo.wacz in https://replayweb.page (docs/archive.md)"

@@ -42,7 +42,8 @@ WarcReader::WarcReader(std::FILE* file, uint64_t max_record_bytes)
 WarcReader::~WarcReader() { std::fclose(file_); }
 
 absl::StatusOr<std::unique_ptr<WarcReader>> WarcReader::Open(const std::string& path,
-                                                             uint64_t max_record_bytes) {
+                                                             uint64_t max_record_bytes,
+                                                             uint64_t start_offset) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
     return absl::NotFoundError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
@@ -50,8 +51,22 @@ absl::StatusOr<std::unique_ptr<WarcReader>> WarcReader::Open(const std::string& 
   std::unique_ptr<WarcReader> reader(new WarcReader(file, max_record_bytes));
   const int first = std::fgetc(file);
   const int second = std::fgetc(file);
-  std::rewind(file);
-  if (first == 0x1f && second == 0x8b) {
+  const bool gzip = first == 0x1f && second == 0x8b;
+  if (std::fseek(file, static_cast<long>(start_offset), SEEK_SET) != 0) {
+    return absl::DataLossError(absl::StrCat("cannot seek to offset ", start_offset));
+  }
+  reader->offset_ = reader->member_offset_ = start_offset;
+  // Plain: decompressed and file positions are the same, and offsets count from the file start.
+  if (!gzip) reader->erased_ = start_offset;
+  if (gzip && start_offset > 0) {
+    const int a = std::fgetc(file);
+    const int b = std::fgetc(file);
+    std::fseek(file, static_cast<long>(start_offset), SEEK_SET);
+    if (a != 0x1f || b != 0x8b) {
+      return absl::DataLossError(absl::StrCat("no gzip member begins at offset ", start_offset));
+    }
+  }
+  if (gzip) {
     reader->inflater_ = std::make_unique<Inflater>();
     // 15 + 32: accept the gzip wrapper (auto-detected); members are restarted in Fill().
     if (inflateInit2(&reader->inflater_->zs, 15 + 32) != Z_OK) {

@@ -31,8 +31,12 @@ struct ParsedRecord {
 
 class WarcReader {
  public:
+  // Reads from `start_offset` on, which must be where a record begins (in a gzip file, where
+  // its gzip member begins: kDataLoss if no member begins there); offsets stay those of the
+  // whole file. Whether the file is gzip is told by its first bytes.
   static absl::StatusOr<std::unique_ptr<WarcReader>> Open(const std::string& path,
-                                                          uint64_t max_record_bytes = 1ull << 30);
+                                                          uint64_t max_record_bytes = 1ull << 30,
+                                                          uint64_t start_offset = 0);
   ~WarcReader();
   WarcReader(const WarcReader&) = delete;
   WarcReader& operator=(const WarcReader&) = delete;
@@ -47,6 +51,12 @@ class WarcReader {
   // gzip member the record starts in (WARC 1.1 Annex D: one record per member), in a plain file
   // the offset of its first byte.
   uint64_t offset() const { return offset_; }
+
+  // Whether the file is gzip-compressed (else plain).
+  bool compressed() const { return inflater_ != nullptr; }
+  // In a plain file, where the block of the record Next last returned ends (before the two
+  // CRLFs that close a record): offset() + header + Content-Length.
+  uint64_t block_end() const { return offset_ + consumed_; }
 
  private:
   WarcReader(std::FILE* file, uint64_t max_record_bytes);

@@ -19,6 +19,14 @@ absl::StatusOr<const url::PublicSuffixList*> SharedPublicSuffixList::Get() {
   return psl_.get();
 }
 
+CollectionCrawl::CollectionCrawl(CollectionCrawlSettings settings, const CrawlProcessParts& parts)
+    : settings_(std::move(settings)),
+      parts_(parts),
+      indexer_(std::make_shared<ArchiveIndexer>(ArchiveIndexerOptions{
+          .warc_dir = settings_.warc_dir,
+          .log = settings_.log,
+          .indexed = settings_.archive_indexed})) {}
+
 absl::StatusOr<std::unique_ptr<CollectionCrawl>> CollectionCrawl::Open(
     const collections::Collection& collection, CollectionCrawlSettings settings,
     const CrawlProcessParts& parts) {
@@ -116,7 +124,10 @@ absl::Status CollectionCrawl::OpenWarc(uint64_t seed) {
 absl::Status CollectionCrawl::CloseWarc() {
   if (!warc_open_) return absl::OkStatus();
   warc_open_ = false;
-  return warc_->Close();
+  absl::Status closed = warc_->Close();
+  // The run's last file, and any the periodic passes have not reached yet.
+  indexer_->IndexPending();
+  return closed;
 }
 
 FetcherSnapshot::Warc CollectionCrawl::warc_totals() const {

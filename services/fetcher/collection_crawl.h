@@ -9,6 +9,9 @@
 //   Suffix List;
 // - the collection's scope (its seeds parsed, services/collections/collection_scope.h);
 // - per run, the WARC writer (one owner per file, rotated by size, fsynced unless fsync is off);
+// - the CDXJ index beside every WARC file the crawl finishes (ArchiveIndexer,
+//   archive_indexer.h): a pass when a run's writer is closed, and passes between on the owner's
+//   housekeeping thread for the files it rotates;
 // - Fetchers over a frontier client each, with the collection's options on the process's own
 //   (FetcherOptionsFor), the ledger as their link sink, and the process's shared parts.
 //
@@ -19,6 +22,7 @@
 #define CRAWLER_SERVICES_FETCHER_COLLECTION_CRAWL_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -27,10 +31,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "lib/log/logger.h"
 #include "lib/url/public_suffix_list.h"
 #include "lib/warc/warc_writer.h"
 #include "services/collections/collection.h"
 #include "services/collections/collection_scope.h"
+#include "services/fetcher/archive_indexer.h"
 #include "services/fetcher/crawl_report.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/fetcher_metrics.h"
@@ -85,6 +91,10 @@ struct CollectionCrawlSettings {
   // ledger decides alone. A focused collection needs it when `links_shared` is true.
   LinkLedger::MarkSeen mark_links_seen;
   bool links_shared = false;
+  // Where the crawl says what happens to its WARC files' indexes.
+  Logger log;
+  // Called with a WARC file and its new index after each index is written; may be empty.
+  std::function<void(const std::string& warc, const std::string& cdxj)> archive_indexed;
 };
 
 class CollectionCrawl {
@@ -107,8 +117,8 @@ class CollectionCrawl {
   // record ids. What it recovered of an interrupted run is warc()->recovered(), for the caller to
   // report.
   absl::Status OpenWarc(uint64_t seed);
-  // Closes the run's WARC writer (if any and open). The closed writer stays readable (warc():
-  // its files and figures) until the next OpenWarc.
+  // Closes the run's WARC writer (if any and open) and indexes the files it finished. The closed
+  // writer stays readable (warc(): its files and figures) until the next OpenWarc.
   absl::Status CloseWarc();
 
   // A Fetcher of this crawl over `frontier`: `base` (the process's settings, or its share of
@@ -127,10 +137,13 @@ class CollectionCrawl {
   LinkLedger* links() const { return links_.get(); }
   // Records and bytes of every WARC writer of this crawl so far.
   FetcherSnapshot::Warc warc_totals() const;
+  // Writes the index beside each finished WARC file of settings().warc_dir: the owner ticks it
+  // while the crawl runs (a PeriodicJob, thread-safe). Shared, so that a pass under way on the
+  // owner's thread may outlive the crawl.
+  std::shared_ptr<ArchiveIndexer> archive_indexer() const { return indexer_; }
 
  private:
-  CollectionCrawl(CollectionCrawlSettings settings, const CrawlProcessParts& parts)
-      : settings_(std::move(settings)), parts_(parts) {}
+  CollectionCrawl(CollectionCrawlSettings settings, const CrawlProcessParts& parts);
   absl::Status OpenLinks();
 
   const CollectionCrawlSettings settings_;
@@ -144,6 +157,7 @@ class CollectionCrawl {
   std::unique_ptr<warc::WarcWriter> warc_;
   bool warc_open_ = false;
   FetcherSnapshot::Warc warc_folded_;  // the writers before warc_
+  const std::shared_ptr<ArchiveIndexer> indexer_;
 };
 
 }  // namespace crawler::fetcher

@@ -14,6 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "lib/warc/warc_writer.h"
 #include "services/common/atomic_file.h"
+#include "services/common/periodic_runner.h"
+#include "services/fetcher/archive_indexer.h"
 #include "services/fetcher/crawl_report.h"
 #include "services/frontier/routed_frontier_client.h"
 #include "services/frontier/url_record.h"
@@ -40,6 +42,16 @@ std::optional<frontier::OutcomeClass> ClassNamed(const std::string& name) {
   }
   return std::nullopt;
 }
+
+// A PeriodicJob that calls a function.
+class CallEveryTick final : public PeriodicJob {
+ public:
+  explicit CallEveryTick(std::function<void(absl::Time)> call) : call_(std::move(call)) {}
+  void Tick(absl::Time now) override { call_(now); }
+
+ private:
+  const std::function<void(absl::Time)> call_;
+};
 
 void AddRouting(frontier::RoutingStats& into, const frontier::RoutingStats& more) {
   into.routed += more.routed;
@@ -135,6 +147,11 @@ absl::Status FetcherNode::Run() {
   absl::Duration interval = options_.report_interval;
   bool scheduler_down = false;
   bool kept_sent = false;
+  // Indexing reads whole files: on a thread of its own, so that reports are never late.
+  CallEveryTick index_job([this](absl::Time now) { IndexArchives(now); });
+  PeriodicRunner indexing({.tick = absl::Seconds(1), .thread_name = "warc-index"}, clock_,
+                          {&index_job});
+  indexing.Start();
   while (true) {
     absl::StatusOr<scheduler::FetcherReportReply> reply = scheduler_.Report(Snapshot());
     if (reply.ok()) {
@@ -158,7 +175,9 @@ absl::Status FetcherNode::Run() {
     }
     if (stop_.WaitForNotificationWithTimeout(interval)) break;
   }
-  // Drain: every Fetcher finishes its transfers in flight and hands back its other leases.
+  indexing.Stop();
+  // Drain: every Fetcher finishes its transfers in flight and hands back its other leases; its
+  // crawl closes its WARC files and indexes them (CollectionCrawl::CloseWarc).
   {
     absl::MutexLock lock(&mu_);
     for (auto& [name, crawl] : crawls_) {
@@ -169,6 +188,27 @@ absl::Status FetcherNode::Run() {
   // The last counters, so that nothing this incarnation did goes unreported.
   SendLastReport();
   return absl::OkStatus();
+}
+
+void FetcherNode::IndexArchives(absl::Time now) {
+  if (!swept_) {
+    // What an earlier incarnation finished and was killed before indexing, in collections this
+    // node may never crawl again as well.
+    ArchiveIndexer({.warc_dir = options_.warc_dir,
+                    .log = options_.log,
+                    .indexed = options_.archive_indexed})
+        .IndexPending();
+    swept_ = true;
+  }
+  // Each pass outside the lock (a crawl may go meanwhile: its indexer is shared).
+  std::vector<std::shared_ptr<ArchiveIndexer>> indexers;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [name, crawl] : crawls_) {
+      if (crawl->crawl != nullptr) indexers.push_back(crawl->crawl->archive_indexer());
+    }
+  }
+  for (const std::shared_ptr<ArchiveIndexer>& indexer : indexers) indexer->Tick(now);
 }
 
 void FetcherNode::SendKeptReports() {
@@ -341,6 +381,8 @@ CollectionCrawlSettings FetcherNode::CrawlSettingsFor(const FetcherNodeOptions& 
   settings.crawl_log = (std::filesystem::path(options.log_dir) / (name + ".log")).string();
   settings.links_file =
       (std::filesystem::path(options.links_dir) / absl::StrCat(name, "-p", k, ".tsv")).string();
+  settings.log = options.log.ForCollection(name);
+  settings.archive_indexed = options.archive_indexed;
   // Each external link counts once across every fetcher: the seen set is the dedup service's.
   // A collection deleted and created again under its name has a seen set of its own, named
   // "<name>@<seconds>.<nanoseconds>" of its creation time (the dedup service keeps the name).
@@ -442,6 +484,8 @@ scheduler::FetcherReport FetcherNode::Snapshot() const {
   report.partition = options_.partition_index;
   report.incarnation = incarnation_;
   report.start_time = start_time_;
+  report.archive_address = options_.archive_address;
+  report.archive_volume = options_.archive_volume;
   absl::MutexLock lock(&mu_);
   for (const auto& [name, crawl] : crawls_) {
     scheduler::FetcherCollectionStats& c = report.collections.emplace_back();

@@ -18,6 +18,9 @@
 //   link counts once across every fetcher and a page's reward reaches its partition's bandit
 //   in the completion. A focused collection needs the dedup service; links recorded without it
 //   count once per fetcher;
+// - the CDXJ index beside every WARC file the crawl finishes (CollectionCrawl's archive indexer,
+//   docs/archive.md), its passes on a thread of the node's own, which first indexes what an
+//   earlier incarnation finished and did not index (in every collection's directory);
 // - a collection PAUSED, FINISHED or no longer listed (deleted) has its Fetcher stopped: the
 //   transfers in flight finish, the leases not started are handed back;
 // - a Fetcher that ran out of work (its collection exhausted everywhere) is started again when
@@ -103,8 +106,14 @@ struct FetcherNodeOptions {
   // A page counts as done only once its WARC records are on disk (CollectionCrawlSettings).
   bool fsync = true;
   // Where the node says what happens: its collections started, stopped, refused; the
-  // scheduler's outages. Each line names the collection.
+  // scheduler's outages; its WARC files indexed. Each line names the collection.
   Logger log;
+  // Sent with every report, for the scheduler to reach this node's archive files
+  // (FetcherReport::archive_address, archive_volume); empty: not served.
+  std::string archive_address;
+  std::string archive_volume;
+  // Called with a WARC file and its index after each index is written; may be empty.
+  std::function<void(const std::string& warc, const std::string& cdxj)> archive_indexed;
 };
 
 // Partition k's frontier client for `collection`.
@@ -160,6 +169,9 @@ class FetcherNode {
   void SendKeptReports();
   // The last report: kept, then sent with retries (see final_report_timeout).
   void SendLastReport();
+  // A pass of the archive indexing (the index thread's job): the first sweeps every
+  // collection's directory, each then ticks the crawls' indexers.
+  void IndexArchives(absl::Time now) ABSL_LOCKS_EXCLUDED(mu_);
 
   const FetcherNodeOptions options_;
   const PartitionClientFactory partitions_;
@@ -174,6 +186,7 @@ class FetcherNode {
   const absl::Time start_time_;
 
   absl::Notification stop_;
+  bool swept_ = false;  // only on the index thread
   mutable absl::Mutex mu_;
   // Loaded when a collection first records links by registrable domain (before crawls_: the
   // link ledgers use it).

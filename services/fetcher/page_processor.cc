@@ -348,6 +348,8 @@ void PageProcessor::AddWarcRecords(const FetchedPage& page, const Parsed& parsed
   records.push_back(std::move(response));
   AppendRequestRecord(page.http, uri, page.fetch_time, response_id, records);
 
+  // The metadata record: the page's link distance from a seed ("depth: 0" marks a seed, as a
+  // WACZ page list shows it) and its outlinks; for pages with outlinks.
   if (!out.outlinks.empty()) {
     warc::WarcRecord metadata;
     metadata.type = warc::RecordType::kMetadata;
@@ -357,11 +359,13 @@ void PageProcessor::AddWarcRecords(const FetchedPage& page, const Parsed& parsed
     metadata.content_type = "application/warc-fields";
     constexpr std::string_view kField = "outlink: ";
     constexpr std::string_view kEnd = "\r\n";
-    size_t size = 0;
+    const std::string depth = absl::StrCat("depth: ", page.task.depth, "\r\n");
+    size_t size = depth.size();
     for (const frontier::UrlToAdd& link : out.outlinks) {
       size += kField.size() + link.canonical_url.size() + kEnd.size();
     }
     metadata.block.reserve(size);
+    metadata.block.append(depth);
     for (const frontier::UrlToAdd& link : out.outlinks) {
       metadata.block.append(kField).append(link.canonical_url).append(kEnd);
     }

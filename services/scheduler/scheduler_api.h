@@ -80,6 +80,12 @@ struct FetcherReport {
   std::string incarnation;
   absl::Time start_time = absl::InfinitePast();
   std::vector<FetcherCollectionStats> collections;
+  // Where the fetcher serves its archive files (docs/archive.md), HOST:PORT; a fetcher sends
+  // ":PORT", which stands for the address its report comes from. Empty: not served.
+  std::string archive_address;
+  // The volume its archive files are on (kept across its restarts); empty: the incarnation
+  // names it.
+  std::string archive_volume;
 
   friend bool operator==(const FetcherReport&, const FetcherReport&) = default;
 };

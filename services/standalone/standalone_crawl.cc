@@ -428,8 +428,10 @@ absl::Status StandaloneCrawl::Parts::OpenFetchers(metrics::MetricsServer* metric
   if (metrics != nullptr) {
     fetcher_metrics = std::make_unique<fetcher::FetcherMetrics>(metrics->registry());
   }
+  fetcher::CollectionCrawlSettings settings = CrawlSettingsFor(c);
+  settings.log = log;
   absl::StatusOr<std::unique_ptr<fetcher::CollectionCrawl>> opened =
-      fetcher::CollectionCrawl::Open(c.collection, CrawlSettingsFor(c),
+      fetcher::CollectionCrawl::Open(c.collection, std::move(settings),
                                      {.politeness = politeness.get(),
                                       .resolver = resolver.get(),
                                       .guard = guard.get(),
@@ -520,7 +522,8 @@ absl::StatusOr<fetcher::CrawlTotals> StandaloneCrawl::Run() {
              p.config.partitions > 1 ? absl::StrCat(", ", p.config.partitions, " partitions") : "");
 
   // Housekeeping while the fetchers run, in this order on each tick: lease expiry, the run_for
-  // limit, re-tuning the re-visit policy, progress lines.
+  // limit, free space, indexing finished WARC files, re-tuning the re-visit policy, progress
+  // lines.
   std::vector<PeriodicJob*> jobs;
   std::vector<frontier::Frontier*> cores;
   std::vector<frontier::FrontierClient*> partitions;
@@ -546,6 +549,9 @@ absl::StatusOr<fetcher::CrawlTotals> StandaloneCrawl::Run() {
   free_space.Tick(start);
   if (free_space.fired()) return free_space.status();
   jobs.push_back(&free_space);
+  // The CDXJ index beside each WARC file the crawl finishes (rotated, or recovered at the
+  // start); the last one's when the crawl closes its writer (below).
+  jobs.push_back(p.crawl->archive_indexer().get());
   std::optional<scheduler::RevisitTuner> tuner;
   // Hides the tuner from the metrics before it goes (declared after it: destroyed first).
   struct TunerShown {

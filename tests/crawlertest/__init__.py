@@ -5,7 +5,11 @@ the path (CTest sets PYTHONPATH for every Python test; the Makefile's targets do
 - crawlertest.e2e: websim, `crawler crawl` and redis-server on loopback, and the parsers of what
   they leave (ground truth, request log, crawl log, stats JSON, WARC files);
 - crawlertest.cluster: the services (crawlerd roles) on loopback, and `make cluster`;
-- crawlertest.ports: the one way to pick a free loopback port.
+- crawlertest.ports: the one way to pick a free loopback port;
+- crawlertest.archive: archive delivery's checks (CDXJ against warcio.js's, WACZ, replay);
+- crawlertest.npm: the npm packages the tests run (warcio.js, ReplayWeb.page), in a checked
+  cache;
+- crawlertest.replay: a WACZ replayed in ReplayWeb.page in headless Chromium.
 
 Python 3 standard library only.
 """

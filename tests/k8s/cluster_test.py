@@ -17,7 +17,13 @@ with no route out, and stops at the end.
      every page in the crawl logs on the fetchers' volumes, no URL lost;
   7. politeness: no two requests to a host closer than the delay, over the three collections
      (one budget per host in Redis, across every pod restart);
-  8. Debian's Prometheus scrapes every crawler pod (file_sd targets from the API); every query
+  8. the archive: `web1` and `web3` pulled out of the cluster with `crawlctl archive pull
+     --wacz` (every file byte for byte the fetchers' volumes', every record once, every CDXJ
+     equal to warcio.js's); web1's WACZ replayed in ReplayWeb.page in headless Chromium (20
+     sampled pages show their archived text), and a WACZ of both (web3's pages are revisits of
+     web1's: the content index is shared) with a revisit too; screenshots in
+     BUILD/test-artifacts/k8s;
+  9. Debian's Prometheus scrapes every crawler pod (file_sd targets from the API); every query
      of every dashboard returns data; the dashboards match Grafana's schema types.
 
 usage: cluster_test.py --build-dir BUILD [--keep]   (root; the tools of scripts/k8s/install-tools.sh)
@@ -40,6 +46,7 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 
+from crawlertest import archive, npm  # noqa: E402
 from crawlertest.e2e import (  # noqa: E402
     Checks, Fatal, Request, WEBSIM_INTERNAL_PREFIX, check_coverage, check_politeness,
     read_crawl_log, wait_until)
@@ -375,6 +382,99 @@ def crawl_log_urls(state, name):
     return counts, malformed
 
 
+# ---------------------------------------------------------------- the archive
+
+def volume_archive_files(state, collection):
+    """{name: path} of the finished WARC and CDXJ files of `collection` on the fetchers'
+    volumes (<pv>/warc/<collection>/)."""
+    files = {}
+    for root, _, names in os.walk(os.path.join(state, "pv")):
+        if os.path.basename(root) == collection and \
+                os.path.basename(os.path.dirname(root)) == "warc":
+            for n in names:
+                if n.endswith((".warc.gz", ".cdxj")):
+                    files[n] = os.path.join(root, n)
+    return files
+
+
+def pull_archive(checks, args, ctl, state, work, name):
+    """`name` pulled out of the cluster through the admin port with its WACZ: every file as on
+    the volumes, every record once, each CDXJ equal to warcio.js's. Returns the pulled WARCs."""
+
+    def settled():
+        out = ctl("archive", "list", name, json_out=True, check=False)
+        if out.returncode != 0:
+            return None
+        listing = json.loads(out.stdout)
+        fetchers = listing.get("fetchers", [])
+        return listing if fetchers and not listing.get("partitions_without_fetcher") and all(
+            not f.get("in_progress") and not f.get("error") for f in fetchers) else None
+    wait_until(settled, 180, f"{name}: every archive file finished and indexed", poll_s=2)
+    pulled = os.path.join(work, f"{name}-pulled")
+    out = subprocess.run([args.crawlctl, "--server", f"127.0.0.1:{ctl.forward.port}",
+                          "--token-file", ctl.token_file, "archive", "pull", name, pulled,
+                          "--wacz"], capture_output=True, text=True, timeout=900)
+    checks.check(out.returncode == 0, f"archive pull {name}: exit {out.returncode}: "
+                                      f"{out.stderr.strip()[-1500:]}")
+    on_volumes = volume_archive_files(state, name)
+    got = {n: os.path.join(pulled, n) for n in os.listdir(pulled)
+           if n.endswith((".warc.gz", ".cdxj"))}
+    checks.check(sorted(got) == sorted(on_volumes),
+                 f"archive {name}: pulled {sorted(got)}, the volumes hold {sorted(on_volumes)}")
+    for n in set(got) & set(on_volumes):
+        checks.check(archive.sha256(got[n]) == archive.sha256(on_volumes[n]),
+                     f"archive {name}: {n} differs from the volume's")
+    warcs = sorted(p for n, p in got.items() if n.endswith(".warc.gz"))
+    records = archive.record_ids(warcs)
+    ids = collections.Counter(r.get("warc-record-id") for r in records)
+    checks.check(all(n == 1 for n in ids.values()), f"archive {name}: records pulled more than "
+                                                    f"once: {[i for i, n in ids.items() if n > 1][:3]}")
+    held = archive.record_ids(sorted(p for n, p in on_volumes.items() if n.endswith(".warc.gz")))
+    checks.check(len(records) == len(held),
+                 f"archive {name}: {len(records)} records pulled, the volumes hold {len(held)}")
+    lines = differing = 0
+    cli = npm.warcio_cli()
+    for warc in warcs:
+        l, d, _ = archive.compare_with_warcio(checks, cli, warc,
+                                              archive.read_lines(warc[:-8] + ".cdxj"),
+                                              f"archive {name}")
+        lines, differing = lines + l, differing + d
+    kinds = collections.Counter(r.get("warc-type") for r in records)
+    log(f"archive: {name}: {len(got)} files ({len(warcs)} WARC) pulled, {len(records)} records "
+        f"once each ({kinds['response']} responses, {kinds['revisit']} revisits); {lines} CDXJ "
+        f"lines, {differing} differ from warcio.js's")
+    return warcs
+
+
+def replay(checks, args, work, wacz, warcs, what, require_revisit):
+    crawler = os.path.join(args.build_dir, "tools", "crawler", "crawler")
+    replay_dir = os.path.join(work, f"replay-{what}")
+    os.makedirs(replay_dir, exist_ok=True)
+    try:
+        shown, sampled = archive.check_replay(
+            checks, crawler, wacz, warcs, replay_dir,
+            os.path.join(args.build_dir, "test-artifacts", "k8s", what), require_revisit)
+        log(f"archive: {what} replayed in ReplayWeb.page: {shown} of {sampled} pages")
+    except archive.Skipped as e:
+        checks.fail(f"archive: {what} not replayed: {e}")
+
+
+def check_archive(checks, args, ctl, state, work):
+    """Step 8: web1 and web3 pulled out; web1's WACZ replayed; web3's pages are revisits of
+    web1's (the content index is shared by every collection), so they replay from a package of
+    both."""
+    web1 = pull_archive(checks, args, ctl, state, work, "web1")
+    replay(checks, args, work, os.path.join(work, "web1-pulled", "web1.wacz"), web1, "web1",
+           require_revisit=False)
+    web3 = pull_archive(checks, args, ctl, state, work, "web3")
+    both = os.path.join(work, "web1-web3.wacz")
+    crawler = os.path.join(args.build_dir, "tools", "crawler", "crawler")
+    out = run([crawler, "warc", "wacz", "--collection", "web1+web3", "-o", both, *web1, *web3],
+              check=False)
+    if checks.check(out.returncode == 0, f"archive: the WACZ of web1 and web3: {out.stderr}"):
+        replay(checks, args, work, both, web1 + web3, "web1+web3", require_revisit=True)
+
+
 # ---------------------------------------------------------------- Prometheus
 
 def start_prometheus(kube, state):
@@ -543,6 +643,11 @@ def inner(args):
         log(f"politeness: {len(requests)} requests, {gaps} same-host gaps, "
             f"smallest {smallest / 1e6 if smallest else 0:.1f} ms (delay {DELAY_MS} ms)")
 
+        # --- the archive: web1 and web3 (its fetchers rolled mid-crawl) pulled out, replayed
+        t = time.monotonic()
+        check_archive(checks, args, ctl, state, work)
+        timings["archive pull and replay"] = time.monotonic() - t
+
         # --- a collection kept fresh, for the scheduler's re-visit series (its pages are not
         # due again within the test)
         create_collection(ctl, work, "fresh", seeds[:4],
@@ -627,6 +732,14 @@ def main():
         if not os.access(tool, os.X_OK):
             print(f"k8s.cluster: {tool} is missing: run scripts/k8s/install-tools.sh", flush=True)
             return 1
+    # The npm packages of the archive step, into their cache now: inside the namespace there is
+    # no route to the registry.
+    try:
+        npm.warcio_cli()
+        npm.replaywebpage_dir()
+    except npm.NpmError as e:
+        print(f"k8s.cluster: {e}", flush=True)
+        return 1
     work = tempfile.mkdtemp(prefix="crawler-k8s-")
     state = os.path.join(work, "cluster")
     images = os.path.join(work, "images")

@@ -56,6 +56,8 @@ class Session {
 
   const SessionOptions& options() const { return options_; }
   v1::Admin::Stub& stub() { return *stub_; }
+  // The channel to the admin port, for the other services there (ArchiveAdmin).
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
   std::ostream& out() { return *out_; }
   std::ostream& err() { return *err_; }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "services/common/config/key_table.h"
+#include "tools/crawlctl/archive_pull.h"
 #include "tools/crawlctl/commands.h"
 #include "tools/crawlctl/requests.h"
 
@@ -52,6 +53,7 @@ struct Args {
   std::string interval = "2s";
   std::vector<std::string> urls;
   cc::WatchOptions watch;
+  cc::PullOptions pull;
   std::function<int(cc::Session&)> run;
 };
 
@@ -151,6 +153,33 @@ void AddQueryCommands(CLI::App& app, Args& a) {
       [&] { a.run = [&](cc::Session& s) { return cc::Explain(s, a.name, a.urls); }; });
 }
 
+// archive list|pull (tools/crawlctl/archive_pull.h).
+void AddArchiveCommands(CLI::App& app, Args& a) {
+  CLI::App* archive = app.add_subcommand(
+      "archive", "A collection's archive files, gathered from the fetchers (docs/archive.md)");
+  archive->require_subcommand(1);
+  CLI::App* list =
+      archive->add_subcommand("list", "List the collection's archive files on every fetcher");
+  list->add_option("collection", a.name, "Collection")->required();
+  list->callback([&] { a.run = [&](cc::Session& s) { return cc::ListArchive(s, a.name); }; });
+  cc::PullOptions& pull = a.pull;
+  CLI::App* archive_pull = archive->add_subcommand(
+      "pull", "Copy the collection's finished WARC files and CDXJ indexes into DIR (resumable)");
+  archive_pull->add_option("collection", pull.collection, "Collection")->required();
+  archive_pull->add_option("dir", pull.dir, "Directory to copy into (created if missing)")
+      ->required();
+  archive_pull->add_flag("--wacz", pull.wacz, "Then package the WARC files as a WACZ file");
+  archive_pull->add_option("--wacz-file", pull.wacz_path,
+                           "The WACZ file (implies --wacz; default DIR/COLLECTION.wacz)");
+  archive_pull->add_option("--index-form", pull.index_form, "The WACZ's index form")
+      ->check(CLI::IsMember({"auto", "cdxj", "compressed"}))
+      ->capture_default_str();
+  archive_pull->callback([&] {
+    a.pull.wacz = a.pull.wacz || !a.pull.wacz_path.empty();
+    a.run = [&](cc::Session& s) { return cc::PullArchive(s, a.pull); };
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -178,6 +207,7 @@ int main(int argc, char** argv) {
   AddCollectionCommands(app, a);
   AddSeedCommands(app, a);
   AddQueryCommands(app, a);
+  AddArchiveCommands(app, a);
 
   try {
     app.parse(argc, argv);

@@ -22,8 +22,10 @@ void AddInspectPartitionCommand(CLI::App& inspect, int* exit_code);
 void AddCrawlCommand(CLI::App& app, int* exit_code);
 // `crawler export links|domains|unresolved|rewards` (export_command.cc).
 void AddExportCommand(CLI::App& app, int* exit_code);
-// `crawler warc verify` (warc_verify.cc).
+// `crawler warc verify|index|wacz` (warc_verify.cc, warc_index.cc, warc_wacz.cc).
 void AddWarcCommand(CLI::App& app, int* exit_code);
+void AddWarcIndexCommand(CLI::App& warc, int* exit_code);
+void AddWarcWaczCommand(CLI::App& warc, int* exit_code);
 
 }  // namespace crawler::cli
 

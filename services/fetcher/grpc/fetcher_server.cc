@@ -15,7 +15,9 @@
 #include "services/common/metrics/snapshot_collector.h"
 #include "services/common/politeness/politeness_keys.h"
 #include "services/dedup/grpc/grpc_dedup_client.h"
+#include "services/fetcher/archive_file_store.h"
 #include "services/fetcher/fetcher_config.h"
+#include "services/fetcher/grpc/archive_files_service.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/grpc/grpc_frontier_client.h"
 #include "services/scheduler/grpc/grpc_scheduler_client.h"
@@ -183,6 +185,28 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   node.routing.max_batch_urls = config.fetcher.flush_batch;
   node.report_interval = config.report_interval;
   node.log = log;
+  // The archive files are served before the node exists: the scheduler reaches them at the
+  // reports' own address, on this port, and knows the fetcher by the volume they are on.
+  s.archive_files_ = std::make_unique<ArchiveFileStore>(node.warc_dir);
+  s.archive_service_ = std::make_unique<ArchiveFilesService>(*s.archive_files_);
+  absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
+      grpc_server::ServerRunner::Start(
+          {.name = "fetcher",
+           .log = log,
+           .endpoints = {config.common.InternalEndpoint({s.archive_service_.get()})},
+           .interceptors = metrics::RpcInterceptors(metrics, "fetcher")});
+  if (!runner.ok()) return runner.status();
+  s.runner_ = *std::move(runner);
+  absl::StatusOr<std::string> volume = ArchiveVolumeId(config.data_dir);
+  if (!volume.ok()) return volume.status();
+  node.archive_address = absl::StrCat(":", s.runner_->Port(0));
+  node.archive_volume = *std::move(volume);
+  // Digests now, while the files are in the page cache: a listing then reads no file.
+  node.archive_indexed = [store = s.archive_files_.get()](const std::string& warc,
+                                                          const std::string& cdxj) {
+    store->Warm(warc).IgnoreError();
+    store->Warm(cdxj).IgnoreError();
+  };
   const std::vector<std::shared_ptr<grpc::Channel>>* channels = &s.frontier_channels_;
   const absl::Duration deadline = config.peers.rpc_deadline;
   absl::StatusOr<std::unique_ptr<FetcherNode>> created = FetcherNode::Create(
@@ -195,15 +219,6 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
       *s.scheduler_, s.codec_, s.dedup_.get(), *s.politeness_, *s.resolver_, *s.guard_, s.clock_);
   if (!created.ok()) return created.status();
   s.node_ = *std::move(created);
-
-  absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
-      grpc_server::ServerRunner::Start(
-          {.name = "fetcher",
-           .log = log,
-           .endpoints = {config.common.InternalEndpoint({})},
-           .interceptors = metrics::RpcInterceptors(metrics, "fetcher")});
-  if (!runner.ok()) return runner.status();
-  s.runner_ = *std::move(runner);
   s.collector_ = metrics::ScopedCollector(metrics, [node = s.node_.get()] {
     metrics::SnapshotFamilies out;
     AppendFetcherSnapshot(node->MetricsSnapshot(), out);

@@ -1,7 +1,9 @@
 // FetcherServer: replica k of the fetchers as a process (`crawlerd fetcher`, docs/services.md):
 // a FetcherNode serving partition k of every collection, over gRPC clients of the frontier
-// partitions (frontiers[j] serves partition j), the dedup service and the scheduler. It serves
-// only grpc.health.v1.Health (and reflection) on the common block's listen address, for probes.
+// partitions (frontiers[j] serves partition j), the dedup service and the scheduler. On the
+// common block's listen address it serves grpc.health.v1.Health (and reflection), for probes,
+// and crawler.v1.ArchiveFiles: its finished WARC files and their CDXJ indexes, which its
+// collections' crawls write beside each WARC file they finish (docs/archive.md).
 // FetcherServerConfig and its key table are the role's YAML file and flags.
 //
 // Politeness: one budget per host and per address for the whole process, shared by every
@@ -11,7 +13,7 @@
 //
 // Lifetime: Start starts serving and crawling; Stop() (the drain's first step) stops the node:
 // transfers in flight finish, leases not started go back to the frontier, WARC files are
-// closed; then the owner shuts the runner down.
+// closed and indexed; then the owner shuts the runner down.
 //
 // Thread-safety: runner() and Stop() are thread-safe; Stop may be called more than once.
 #ifndef CRAWLER_SERVICES_FETCHER_GRPC_FETCHER_SERVER_H_
@@ -49,6 +51,8 @@ class Politeness;
 
 namespace crawler::fetcher {
 
+class ArchiveFileStore;
+class ArchiveFilesService;
 class SystemResolver;
 
 struct FetcherServerConfig {
@@ -120,6 +124,10 @@ class FetcherServer {
   std::unique_ptr<politeness::Politeness> politeness_;
   std::unique_ptr<SystemResolver> resolver_;
   std::unique_ptr<net::AddressPolicy> guard_;
+  // The finished archive files, served on the internal port (before runner_: served until it
+  // stops).
+  std::unique_ptr<ArchiveFileStore> archive_files_;
+  std::unique_ptr<ArchiveFilesService> archive_service_;
   // Before node_: its Fetchers report to these observers.
   std::unique_ptr<FetcherMetrics> fetcher_metrics_;
   // Figures read from the parts above when scraped; reset first in Close.

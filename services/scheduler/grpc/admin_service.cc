@@ -87,7 +87,8 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 AdminService::AdminService(CollectionManager& manager, std::string token, Logger log)
     : manager_(manager), token_(std::move(token)), log_(std::move(log)) {}
 
-grpc::Status AdminService::Authorize(grpc::ServerContext* context, const char* method) const {
+grpc::Status CheckBearerToken(grpc::ServerContext* context, std::string_view token,
+                              const char* method, const Logger& log) {
   const auto& metadata = context->client_metadata();
   auto it = metadata.find("authorization");
   bool ok = false;
@@ -98,16 +99,20 @@ grpc::Status AdminService::Authorize(grpc::ServerContext* context, const char* m
     if (value.size() > kBearer.size() &&
         absl::EqualsIgnoreCase(absl::string_view(value.data(), kBearer.size()),
                                absl::string_view(kBearer.data(), kBearer.size()))) {
-      ok = ConstantTimeEquals(value.substr(kBearer.size()), token_);
+      ok = ConstantTimeEquals(value.substr(kBearer.size()), token);
       what = "wrong token";
     } else {
       what = "not a bearer token";
     }
   }
   if (ok) return grpc::Status::OK;
-  log_.Warning("refused ", method, " from ", context->peer(), ": ", what);
+  log.Warning("refused ", method, " from ", context->peer(), ": ", what);
   return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                       "a valid bearer token is required (authorization: Bearer <token>)");
+}
+
+grpc::Status AdminService::Authorize(grpc::ServerContext* context, const char* method) const {
+  return CheckBearerToken(context, token_, method, log_);
 }
 
 grpc::Status AdminService::CreateCollection(grpc::ServerContext* context,
@@ -231,14 +236,20 @@ grpc::Status AdminService::ExplainUrl(grpc::ServerContext* context,
 }
 
 SchedulerInternalService::SchedulerInternalService(CollectionManager& manager,
-                                                   absl::Duration report_interval)
-    : manager_(manager), report_interval_(report_interval) {}
+                                                   absl::Duration report_interval,
+                                                   FetcherDirectory* fetchers)
+    : manager_(manager), report_interval_(report_interval), fetchers_(fetchers) {}
 
 grpc::Status SchedulerInternalService::ReportFetcherStats(
-    grpc::ServerContext*, const v1::ReportFetcherStatsRequest* request,
+    grpc::ServerContext* context, const v1::ReportFetcherStatsRequest* request,
     v1::ReportFetcherStatsResponse* response) {
   absl::StatusOr<FetcherReport> report = FromProto(*request);
   if (!report.ok()) return ToGrpc(report.status());
+  if (fetchers_ != nullptr) {
+    fetchers_->Note(
+        report->archive_volume.empty() ? report->incarnation : report->archive_volume,
+        report->partition, FetcherAddress(report->archive_address, context->peer()));
+  }
   absl::StatusOr<std::vector<CollectionInfo>> live = manager_.TakeReport(*report);
   if (!live.ok()) return ToGrpc(live.status());
   *response = ToProto(

@@ -1,6 +1,7 @@
 // The scheduler's gRPC services: AdminService (crawler.v1.Admin, the users' API, guarded by a
 // bearer token) and SchedulerInternalService (crawler.v1.SchedulerInternal, the fetchers'
-// reports). Both are thin: authorise (Admin), convert, call the CollectionManager, convert back.
+// reports). Both are thin: authorise (Admin), convert, call the CollectionManager (and, for a
+// report, the FetcherDirectory of the fetchers' archive files), convert back.
 //
 // Authentication: every Admin call must carry the metadata `authorization: Bearer <token>`
 // with the token read from a file at start-up. The comparison takes the same time wherever the
@@ -22,6 +23,7 @@
 #include "crawler/v1/scheduler.grpc.pb.h"
 #include "lib/log/logger.h"
 #include "services/scheduler/collection_manager.h"
+#include "services/scheduler/fetcher_directory.h"
 
 namespace crawler::scheduler {
 
@@ -31,6 +33,11 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
 
 // True if `a` equals `b`, in time that depends on their lengths only.
 bool ConstantTimeEquals(std::string_view a, std::string_view b);
+
+// OK if the call carries `authorization: Bearer <token>`; UNAUTHENTICATED otherwise, logged to
+// `log` with `method` and the peer (never a token). For every service on the admin port.
+grpc::Status CheckBearerToken(grpc::ServerContext* context, std::string_view token,
+                              const char* method, const Logger& log);
 
 class AdminService final : public v1::Admin::Service {
  public:
@@ -78,8 +85,11 @@ class AdminService final : public v1::Admin::Service {
 
 class SchedulerInternalService final : public v1::SchedulerInternal::Service {
  public:
-  // `report_interval`: sent in every reply (how often fetchers should report).
-  SchedulerInternalService(CollectionManager& manager, absl::Duration report_interval);
+  // `report_interval`: sent in every reply (how often fetchers should report). `fetchers`
+  // (may be null; must outlive the service) learns from each report where the fetcher serves
+  // its archive files.
+  SchedulerInternalService(CollectionManager& manager, absl::Duration report_interval,
+                           FetcherDirectory* fetchers = nullptr);
 
   grpc::Status ReportFetcherStats(grpc::ServerContext* context,
                                   const v1::ReportFetcherStatsRequest* request,
@@ -88,6 +98,7 @@ class SchedulerInternalService final : public v1::SchedulerInternal::Service {
  private:
   CollectionManager& manager_;
   const absl::Duration report_interval_;
+  FetcherDirectory* const fetchers_;
 };
 
 }  // namespace crawler::scheduler

@@ -141,6 +141,8 @@ v1::ReportFetcherStatsRequest ToProto(const FetcherReport& report) {
   p.set_incarnation(report.incarnation);
   *p.mutable_start_time() = TimeToProto(report.start_time);
   for (const FetcherCollectionStats& c : report.collections) *p.add_collections() = ToProto(c);
+  p.set_archive_address(report.archive_address);
+  p.set_archive_volume(report.archive_volume);
   return p;
 }
 
@@ -154,6 +156,8 @@ absl::StatusOr<FetcherReport> FromProto(const v1::ReportFetcherStatsRequest& p) 
   for (const v1::FetcherCollectionStats& c : p.collections()) {
     report.collections.push_back(FromProto(c));
   }
+  report.archive_address = p.archive_address();
+  report.archive_volume = p.archive_volume();
   return report;
 }
 

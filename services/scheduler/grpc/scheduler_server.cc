@@ -1,5 +1,6 @@
 #include "services/scheduler/grpc/scheduler_server.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -9,6 +10,7 @@
 #include "services/common/periodic_runner.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/scheduler/grpc/admin_service.h"
+#include "services/scheduler/grpc/archive_admin_service.h"
 #include "services/scheduler/grpc/grpc_partition_fleet.h"
 #include "services/scheduler/scheduler_config.h"
 #include "services/scheduler/scheduler_metrics.h"
@@ -162,14 +164,22 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
   server->loop_ = std::make_unique<PeriodicRunner>(
       PeriodicRunnerOptions{.tick = config.sync_interval, .thread_name = "sched-loop"},
       server->clock_, std::vector<PeriodicJob*>{server->manager_.get()});
-  server->admin_ = std::make_unique<AdminService>(*server->manager_, *std::move(token), log);
-  server->internal_ =
-      std::make_unique<SchedulerInternalService>(*server->manager_, config.report_interval);
+  server->admin_ = std::make_unique<AdminService>(*server->manager_, *token, log);
+  // A fetcher that missed several reports is gone (a report every report_interval).
+  server->fetchers_ = std::make_unique<FetcherDirectory>(
+      std::max(absl::Seconds(30), 5 * config.report_interval), server->clock_);
+  server->archive_admin_ = std::make_unique<ArchiveAdminService>(
+      *server->fetchers_, *std::move(token),
+      ArchiveAdminOptions{.channel = config.peers.Channel(),
+                          .partitions = static_cast<uint32_t>(config.frontiers.size()),
+                          .log = log});
+  server->internal_ = std::make_unique<SchedulerInternalService>(
+      *server->manager_, config.report_interval, server->fetchers_.get());
   grpc_server::Endpoint admin;
   admin.listen = config.admin_listen;
   admin.tls = {config.common.tls_cert_file, config.common.tls_key_file,
                config.common.tls_client_ca_file};
-  admin.services = {server->admin_.get()};
+  admin.services = {server->admin_.get(), server->archive_admin_.get()};
   absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
       grpc_server::ServerRunner::Start(
           {.name = "scheduler",
@@ -192,7 +202,9 @@ absl::Status SchedulerServer::Close() {
   loop_.reset();
   runner_.reset();
   admin_.reset();
+  archive_admin_.reset();
   internal_.reset();
+  fetchers_.reset();
   manager_.reset();
   fleet_.reset();
   if (store_ == nullptr) return absl::OkStatus();

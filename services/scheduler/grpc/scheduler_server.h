@@ -1,9 +1,10 @@
 // SchedulerServer: the control plane as a process (`crawlerd scheduler`, docs/services.md): the
 // CollectionManager on a RocksDB database in data_dir, its control loop on a PeriodicRunner, the
 // SchedulerInternal service (fetchers' reports) on the common block's listen address and the
-// Admin API, guarded by a bearer token, on admin_listen. The frontier partitions are reached at
-// `frontiers` (partition k at frontiers[k]). SchedulerServerConfig and its key table are the
-// role's YAML file and flags.
+// Admin API, guarded by a bearer token, on admin_listen, with ArchiveAdmin beside it: the
+// collections' archive files, gathered from the fetchers that report (docs/archive.md). The
+// frontier partitions are reached at `frontiers` (partition k at frontiers[k]).
+// SchedulerServerConfig and its key table are the role's YAML file and flags.
 //
 // Lifetime: Start opens the database and serves; the owner drains the runner (ServeUntilSignal),
 // then Close() stops the control loop and flushes and closes the database.
@@ -41,6 +42,8 @@ class PeriodicRunner;
 namespace crawler::scheduler {
 
 class AdminService;
+class ArchiveAdminService;
+class FetcherDirectory;
 class SchedulerInternalService;
 class PartitionFleet;
 
@@ -104,6 +107,8 @@ class SchedulerServer {
   std::unique_ptr<CollectionManager> manager_;
   std::unique_ptr<PeriodicRunner> loop_;
   std::unique_ptr<AdminService> admin_;
+  std::unique_ptr<FetcherDirectory> fetchers_;
+  std::unique_ptr<ArchiveAdminService> archive_admin_;
   std::unique_ptr<SchedulerInternalService> internal_;
   std::unique_ptr<grpc_server::ServerRunner> runner_;
   // Figures read from the parts above when scraped; reset first in Close.

@@ -46,6 +46,7 @@ using frontier::OutcomeClass;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::StartsWith;
 using ::testing::UnorderedElementsAre;
 
 const absl::Time kFetchTime = absl::FromUnixSeconds(1714567890);  // 2024-05-01T12:51:30Z
@@ -636,6 +637,23 @@ TEST_F(PageProcessorTest, Warc_6_RequestResponseMetadataAreLinkedByConcurrentTo)
   EXPECT_EQ(metadata.Field("Content-Type"), "application/warc-fields");
   EXPECT_THAT(metadata.block, HasSubstr("outlink: http://a.test/one\r\n"));
   EXPECT_THAT(metadata.block, HasSubstr("outlink: http://a.test/two\r\n"));
+}
+
+// The metadata record's first field is the page's link distance from a seed: "depth: 0" marks
+// a seed (a WACZ package lists seeds from it), other pages carry their depth.
+TEST_F(PageProcessorTest, MetadataRecordStartsWithTheDepth) {
+  const std::string seed = R"(<html><body><a href="/one">1</a></body></html>)";
+  const std::string deep = R"(<html><body><a href="/two">2</a></body></html>)";
+  Processor();
+  ProcessOne(Page("http://a.test/seed", OkHead("text/html", seed), seed));
+  ProcessOne(Page("http://a.test/deep", OkHead("text/html", deep), deep, /*depth=*/3,
+                  /*lease_id=*/8));
+
+  std::vector<warc::ParsedRecord> records = Records();
+  EXPECT_THAT(Find(records, "metadata", "http://a.test/seed").at(0).block,
+              StartsWith("depth: 0\r\noutlink: http://a.test/one\r\n"));
+  EXPECT_THAT(Find(records, "metadata", "http://a.test/deep").at(0).block,
+              StartsWith("depth: 3\r\noutlink: "));
 }
 
 TEST_F(PageProcessorTest, ErrorResponsesAreArchivedWithoutMetadata) {
