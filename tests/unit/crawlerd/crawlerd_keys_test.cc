@@ -11,8 +11,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/grpc/server_runner.h"
+#include "services/dedup/grpc/dedup_convert.h"
 #include "services/fetcher/fetcher.h"
 #include "services/frontier/frontier_options.h"
+#include "services/frontier/grpc/frontier_convert.h"
 #include "services/common/service/service_config.h"
 #include "services/dedup/grpc/dedup_server.h"
 #include "services/fetcher/grpc/fetcher_server.h"
@@ -74,6 +76,12 @@ TEST(DocumentedBatches, AreTheFetcherServiceAndStandaloneDefaults) {
   EXPECT_THAT(testing::DocRow(rows, "`Dedup.Check`, `Record`"),
               EndsWith(absl::StrCat("| ", service.worker_batch, " | ", standalone.worker_batch,
                                     " (in process) |")));
+  EXPECT_THAT(testing::DocRow(rows, "`Dedup.Check`, `Record`"),
+              HasSubstr(absl::StrCat("at most ", Count(dedup::kMaxQueriesPerCall),
+                                     " queries per call (`kMaxQueriesPerCall`")));
+  EXPECT_THAT(testing::DocRow(rows, "`Frontier.LookupUrls`"),
+              HasSubstr(absl::StrCat("at most ", Count(frontier::kMaxLookupUrls),
+                                     " URLs per call (`kMaxLookupUrls`")));
   EXPECT_THAT(testing::ReadDocPage("api.md"),
               HasSubstr(absl::StrCat("`ServerOptions::max_message_bytes`, ",
                                      grpc_server::ServerOptions().max_message_bytes >> 20,
