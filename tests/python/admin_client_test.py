@@ -5,7 +5,8 @@ Generates the Python stubs from proto/ at test time (Debian's protoc with grpc_p
 nothing generated is kept), starts a frontier partition and the scheduler (crawlerd, loopback,
 no fetcher: nothing is fetched), then as a user's script would: creates a collection, streams
 seeds into it, reads it back, reads its statistics, and checks that a call without the token is
-refused, and that health answers for each service by name. Python 3 standard library plus python3-grpcio and python3-protobuf.
+refused and that health answers for each service by name. Python 3 standard library plus
+python3-grpcio and python3-protobuf.
 """
 
 import argparse
