@@ -32,13 +32,15 @@ inline std::string ReadDocPage(const std::string& page) {
   return s.str();
 }
 
-// The table rows ("| ...") of docs/<page> between the line `heading` and the next heading.
-// Fails the test if there is no such line.
+// The rows ("| ...", the header included) of the first table of docs/<page> after the line
+// `heading` (a heading, or the line that introduces the table), within its section. Fails the
+// test if there is no such line.
 inline std::vector<std::string> DocTableRows(const std::string& page, const std::string& heading) {
   std::vector<std::string> rows;
   bool in_section = false;
   for (absl::string_view line : absl::StrSplit(ReadDocPage(page), '\n')) {
-    if (in_section && absl::StartsWith(line, "#")) break;
+    const bool row = absl::StartsWith(line, "|");
+    if (in_section && (absl::StartsWith(line, "#") || (!row && !rows.empty()))) break;
     if (line == heading) in_section = true;
     if (in_section && absl::StartsWith(line, "| ")) rows.emplace_back(line);
   }
