@@ -109,6 +109,7 @@ void CrawlStats::CountLocked(const fetcher::FetchEvent& e) {
   ++t.outcomes[std::string(frontier::OutcomeClassName(e.outcome))];
   if (e.http_status > 0) ++t.pages;
   t.trap_links += e.trap_links;
+  t.links_too_deep += e.links_too_deep;
   if (e.links_cut > 0) {
     t.links_cut += e.links_cut;
     ++t.pages_with_links_cut;

@@ -57,6 +57,7 @@ struct CrawlTotals {
   uint64_t links_cut = 0;
   uint64_t pages_with_links_cut = 0;
   uint64_t trap_links = 0;  // links dropped as spider traps (FetchEvent::trap_links)
+  uint64_t links_too_deep = 0;  // links past max_depth (FetchEvent::links_too_deep)
   // URLs the SSRF guard refused (their address is private, loopback, metadata...), and the
   // crawl log detail of the first ("address refused (loopback): 127.0.0.1").
   uint64_t address_refused = 0;

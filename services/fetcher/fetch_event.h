@@ -28,6 +28,8 @@ struct FetchEvent {
   // Links dropped as spider traps (lib/scope: too long, repeated path segments, too many query
   // parameters); the detail then says "trap links dropped: N (last: <verdict>)".
   uint64_t trap_links = 0;
+  // Links past the collection's max_depth, not sent to the frontier (it would refuse them).
+  uint64_t links_too_deep = 0;
   bool robots_txt = false;   // a robots.txt fetch, not a page of the collection
 };
 

@@ -57,6 +57,7 @@
 #include "lib/log/logger.h"
 #include "lib/net/address_policy.h"
 #include "lib/politeness/politeness.h"
+#include "lib/warc/warc_writer.h"
 #include "services/dedup/dedup_client.h"
 #include "services/fetcher/collection_crawl.h"
 #include "services/fetcher/fetcher.h"
@@ -80,7 +81,8 @@ struct FetcherNodeOptions {
   std::string warc_dir;  // required
   std::string log_dir;   // required
   std::string links_dir;  // required: link ledgers of collections that record links
-  uint64_t warc_max_file_bytes = uint64_t{1} << 30;
+  // The standalone crawl's default (WarcWriterOptions), so the two rotate alike.
+  uint64_t warc_max_file_bytes = warc::WarcWriterOptions{}.max_file_bytes;
   // Outlink routing: batch size per destination and the popular-URL cache (0 entries: none).
   frontier::RoutingOptions routing;
   // Where each collection's per-page metrics go (one observer per collection); null: none. Not

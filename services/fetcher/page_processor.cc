@@ -231,6 +231,8 @@ void PageProcessor::AddOutlink(const FetchedPage& page, const url::Url& target,
     if (scope::IsTrap(verdict)) {
       ++out.event.trap_links;
       out.trap_kind = verdict;
+    } else if (verdict == scope::Verdict::kTooDeep) {
+      ++out.event.links_too_deep;
     }
     return;
   }

@@ -306,10 +306,16 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
       }
     }
   }
+  // The frontier is exhausted when nothing more will be leased, which a spent page budget also
+  // causes; the crawl is complete only when nothing is left behind either.
+  const bool exhausted = p.seed_client().IsExhausted().value_or(false);
+  const uint64_t left = fs.queued_urls + fs.waiting_urls;
+  const bool complete = exhausted && left == 0 && fs.in_flight_urls == 0;
   const std::string extra = absl::StrCat(
-      "\"complete\": ", p.seed_client().IsExhausted().value_or(false) ? "true" : "false",
-      ",\n  \"queued\": ", fs.queued_urls + fs.waiting_urls, ",\n  \"seen_urls\": ", fs.seen_urls,
-      ",\n  \"urls_rejected_by_limit\": ", fs.urls_rejected_by_limit,
+      "\"complete\": ", complete ? "true" : "false",
+      ",\n  \"stopped_by_page_budget\": ", exhausted && !complete ? "true" : "false",
+      ",\n  \"queued\": ", left, ",\n  \"seen_urls\": ", fs.seen_urls,
+      ",\n  \"urls_rejected_by_limit\": ", fs.urls_rejected_by_limit + totals.links_too_deep,
       ",\n  \"warc_records\": ", warc != nullptr ? warc->RecordsWritten() : 0,
       ",\n  \"warc_files\": [", absl::StrJoin(files, ", "), "]",
       ",\n  \"stopped_by_run_for\": ", stopped_by_run_for ? "true" : "false",

@@ -2,8 +2,8 @@
 # Contract test of `crawler crawl`'s plain refusals: a run whose every seed the SSRF guard refuses
 # exits 1 saying so (stderr and stats JSON "all_seeds_refused"); a second crawl of a data dir in
 # use exits 1 with a plain lock message naming the holder's pid; a foreign directory (files, no
-# crawl) given as the data dir exits 1 with a plain message and is left as it was. Loopback only,
-# nothing listens.
+# crawl) given as the data dir exits 1 with a plain message and is left as it was; a max_delay
+# below min_delay exits 2. Loopback only, nothing listens.
 # Usage: crawl_refusals_test.sh CRAWLER_BINARY
 set -uo pipefail
 
@@ -41,6 +41,16 @@ rc=$?
 grep -qF "data dir $tmp/foreign holds files but no crawl (e.g. \"notes.txt\")" "$tmp/foreign.err" \
   || fail "foreign: stderr: $(cat "$tmp/foreign.err")"
 [ "$(ls -A "$tmp/foreign")" = "notes.txt" ] || fail "foreign: written into: $(ls -A "$tmp/foreign")"
+
+# docs/configuration.md: max_delay is at least min_delay; settings that break it are refused
+# before anything starts, exit 2 naming the key.
+timeout 60 "$crawler" crawl --seeds "$seed" --data-dir "$tmp/delays" --quiet --min-delay 3s \
+  --max-delay 1s 2>"$tmp/delays.err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "min_delay > max_delay: exit $rc, want 2"
+grep -q "max_delay (1s) must be >= min_delay (3s)" "$tmp/delays.err" \
+  || fail "min_delay > max_delay: stderr: $(cat "$tmp/delays.err")"
+[ ! -e "$tmp/delays" ] || fail "min_delay > max_delay: the data dir was made"
 
 [ "$failures" -eq 0 ] || exit 1
 echo "crawl refusals: all checks passed"

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Contract test of `crawlerd` (docs/services.md): each role starts from a YAML file on a free
 loopback port and logs its address, rejects bad configuration with exit code 2 naming the key,
-and on SIGTERM drains, logs `<role>: stopped` and exits 0. Python 3 standard library only; every
-wait is bounded and every process started is killed in a `finally`.
+exits 1 when it cannot start (data_dir or address in use), and on SIGTERM drains, logs
+`<role>: stopped` and exits 0; the scheduler takes port 0 for both of its addresses. Python 3
+standard library only; every wait is bounded and every process started is killed in a
+`finally`.
 
 Usage: crawlerd_test.py --crawlerd PATH
 """
@@ -112,6 +114,19 @@ def test_dedup(crawlerd, work):
     # The same data dir again: the index reopens.
     serve_and_stop(crawlerd, "dedup", config, work)
 
+    # docs/services.md, exit 1: could not start (data_dir locked by another process, address
+    # in use).
+    first = Daemon([crawlerd, "dedup", "--config", config], os.path.join(work, "first.err"))
+    try:
+        port = int(first.wait_for(r"dedup: serving on 127\.0\.0\.1:(\d+)\n").group(1))
+        rc, err = run([crawlerd, "dedup", "--config", config])
+        check(rc == 1, f"dedup on a data_dir in use: exit {rc}, want 1: {err}")
+        rc, err = run([crawlerd, "dedup", "--config", config, "--data-dir", data_dir + "-2",
+                       "--listen", f"127.0.0.1:{port}"])
+        check(rc == 1, f"dedup on an address in use: exit {rc}, want 1: {err}")
+    finally:
+        first.close()
+
     bad = write(os.path.join(work, "bad.yaml"), f"data_dir: {data_dir}\nlisten_adress: x:1\n")
     usage_error(crawlerd, ["dedup", "--config", bad], 'unknown key "listen_adress"',
                 "unknown key")
@@ -128,6 +143,35 @@ def test_dedup(crawlerd, work):
     check(rc == 0, f"dedup --help: exit {rc}")
     for flag in ("--config", "--listen", "--data-dir", "--drain-timeout", "--near-duplicate-bits"):
         check(flag in out, f"dedup --help lacks {flag}: {out}")
+
+
+def test_scheduler_port_zero(crawlerd, work):
+    """docs/configuration.md: port 0 picks a free port, for `listen` and `admin_listen` alike, so
+    both may ask for it; the start-up lines name the two ports."""
+    token = write(os.path.join(work, "admin.token"), "0123456789abcdef0123\n")
+    config = write(os.path.join(work, "scheduler.yaml"),
+                   f"listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\n"
+                   f"admin_token_file: {token}\ndata_dir: {os.path.join(work, 'sched-data')}\n"
+                   f"frontiers: [127.0.0.1:1]\ndrain_timeout: 5s\n")
+    daemon = Daemon([crawlerd, "scheduler", "--config", config],
+                    os.path.join(work, "scheduler.err"))
+    try:
+        daemon.wait_for(r"(serving on 127\.0\.0\.1:\d+\n[^\n]*){2}")
+        ports = re.findall(r"scheduler: serving on 127\.0\.0\.1:(\d+)\n", daemon.stderr())
+        check(len(set(ports)) == 2 and "0" not in ports,
+              f"scheduler: two ports expected: {daemon.stderr()}")
+        for port in ports:
+            with socket.create_connection(("127.0.0.1", int(port)), timeout=TIMEOUT_S):
+                pass
+        daemon.proc.send_signal(signal.SIGTERM)
+        rc = daemon.proc.wait(timeout=TIMEOUT_S)
+        check(rc == 0, f"scheduler: SIGTERM: exit {rc}: {daemon.stderr()}")
+    finally:
+        daemon.close()
+    # The same fixed address twice is still refused.
+    usage_error(crawlerd, ["scheduler", "--config", config, "--listen", "127.0.0.1:50999",
+                           "--admin-listen", "127.0.0.1:50999"],
+                "admin_listen must differ", "listen = admin_listen")
 
 
 def test_top_level(crawlerd):
@@ -147,6 +191,7 @@ def main():
         try:
             test_top_level(args.crawlerd)
             test_dedup(args.crawlerd, work)
+            test_scheduler_port_zero(args.crawlerd, work)
         except (Failed, subprocess.TimeoutExpired) as e:
             print(f"FAIL: {e}", flush=True)
             return 1

@@ -20,6 +20,10 @@ Scenarios (--scenario):
            process, outlinks exchanged through the routed client): the same checks, plus every
            host fetched only by the fetcher of the partition that owns it (X-Crawler-Partition
            in websim's log, against `crawler inspect partition`).
+  limits   a 5 x 20 web crawled to a page budget (--max-pages 10) and to a depth (--max-depth
+           1): the stats JSON has exactly the members docs/configuration.md documents; at the
+           budget it is not complete (stopped_by_page_budget, URLs still queued), at the depth
+           it is, and urls_rejected_by_limit counts the links past the depth.
 
 Usage: crawl_websim_test.py --crawler BIN --websim BIN --scenario NAME [--keep]
 Exit status 0 when every check passed; 1 otherwise (each failed check is printed).
@@ -28,6 +32,7 @@ Exit status 0 when every check passed; 1 otherwise (each failed check is printed
 import argparse
 import collections
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -522,8 +527,80 @@ def scenario_revisit(args, checks, work):
           f"{gap_count} gaps", flush=True)
 
 
+DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs")
+
+
+def documented_summary():
+    """member -> its row, of the summary table in docs/configuration.md ("| `a`, `b` | ...")."""
+    rows = {}
+    with open(os.path.join(DOCS, "configuration.md")) as f:
+        text = f.read()
+    table = text.split("**Summary** (`stats_json`", 1)[1].split("\n\n", 2)[1]
+    for row in table.splitlines():
+        if row.startswith("| `"):
+            first = row.split(" | ", 1)[0]
+            for member in re.findall(r"`([a-z_]+)`", first):
+                rows[member] = row
+    return rows
+
+
+def check_documented_summary(checks, stats, what):
+    """Every member of `stats` is documented, with the members of its objects (politeness,
+    focus); every documented member is there (`refusal` only when every seed was refused)."""
+    rows = documented_summary()
+    undocumented = sorted(set(stats) - set(rows))
+    checks.check(not undocumented, f"{what}: members not in docs/configuration.md: "
+                                   f"{undocumented}")
+    missing = sorted(set(rows) - set(stats) - {"refusal"})
+    checks.check(not missing, f"{what}: documented members missing: {missing}")
+    for member in ("politeness", "focus"):
+        inner = [k for k in stats.get(member, {}) if f"`{k}`" not in rows.get(member, "")]
+        checks.check(not inner, f"{what}: {member}.{inner} not documented")
+
+
+def scenario_limits(args, checks, work):
+    sim = Websim(args.websim, work, hosts=5, pages=20, seed=14)
+    runs = {}
+    try:
+        sim.start()
+        for name, extra in (("budget", ("--max-pages", "10")), ("depth", ("--max-depth", "1"))):
+            stats_path = work(f"{name}.json")
+            crawl = Crawl(crawl_command(args.crawler, sim.seeds_file, work(f"data-{name}"),
+                                        sim.port, stats_path, DELAY_MS, extra),
+                          work(f"{name}.stderr"))
+            try:
+                rc = crawl.wait(CRAWL_TIMEOUT_S)
+            finally:
+                crawl.kill()
+            if checks.check(rc == 0, f"{name}: crawl exited with {rc}: {crawl.stderr()}"):
+                runs[name] = read_stats(stats_path)
+    finally:
+        sim.stop()
+    for name, stats in runs.items():
+        check_documented_summary(checks, stats, name)
+    budget, depth = runs.get("budget", {}), runs.get("depth", {})
+    checks.check(budget.get("pages") == 10, f"budget: pages {budget.get('pages')}, want 10")
+    checks.check(budget.get("complete") is False and budget.get("stopped_by_page_budget") is True
+                 and budget.get("queued", 0) > 0,
+                 f"budget: complete {budget.get('complete')}, stopped_by_page_budget "
+                 f"{budget.get('stopped_by_page_budget')}, queued {budget.get('queued')}: a "
+                 f"crawl stopped by its page budget with URLs queued is not complete")
+    checks.check(depth.get("complete") is True and depth.get("stopped_by_page_budget") is False
+                 and depth.get("queued") == 0,
+                 f"depth: complete {depth.get('complete')}, stopped_by_page_budget "
+                 f"{depth.get('stopped_by_page_budget')}, queued {depth.get('queued')}")
+    checks.check(depth.get("urls_rejected_by_limit", 0) > 0,
+                 f"depth: urls_rejected_by_limit {depth.get('urls_rejected_by_limit')}: the "
+                 f"links past --max-depth 1 must be counted")
+    print(f"limits: budget crawl pages {budget.get('pages')} queued {budget.get('queued')} "
+          f"complete {budget.get('complete')}; depth crawl pages {depth.get('pages')} "
+          f"urls_rejected_by_limit {depth.get('urls_rejected_by_limit')} complete "
+          f"{depth.get('complete')}", flush=True)
+
+
 SCENARIOS = {"full": scenario_full, "resume": scenario_resume, "sigterm": scenario_sigterm,
-             "revisit": scenario_revisit, "partitions": scenario_partitions}
+             "revisit": scenario_revisit, "partitions": scenario_partitions,
+             "limits": scenario_limits}
 
 
 def main():

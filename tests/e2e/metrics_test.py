@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """End-to-end test of the Prometheus metrics (docs/metrics.md): /metrics scraped from
 `crawler crawl --metrics-listen` and from every crawlerd role, the key series checked against
-the crawl's own figures, and every scrape passed through `promtool check metrics` (exit 0).
+the crawl's own figures, every metric scraped documented in docs/metrics.md with its type, and
+every scrape passed through `promtool check metrics` (exit 0).
 
 Scenarios (--scenario):
   crawl    `crawler crawl --metrics-listen 127.0.0.1:0` of websim, scraped while it runs (the
@@ -29,6 +30,7 @@ Usage: metrics_test.py --crawler BIN --websim BIN [--crawlerd BIN --crawlctl BIN
 """
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -123,6 +125,24 @@ def check_no_url_labels(checks, samples, what):
     checks.check(not bad, f"{what}: unbounded labels {bad}")
 
 
+DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs")
+DOC_ROW = re.compile(r"^\| `([a-z_<>]+)` \| (counter|gauge|histogram|summary) \|", re.M)
+RPC_METRIC = re.compile(r"^crawler_(fetcher|frontier|dedup|scheduler)_(rpc_\w+)$")
+
+
+def check_documented(checks, text, what):
+    """Every metric family of a scrape (its `# TYPE` line) has a row in docs/metrics.md with
+    that type; the RPC families are documented once as `crawler_<service>_rpc_...`."""
+    with open(os.path.join(DOCS, "metrics.md")) as f:
+        documented = dict(DOC_ROW.findall(f.read()))
+    wrong = []
+    for name, kind in re.findall(r"^# TYPE (\S+) (\S+)$", text, re.M):
+        key = RPC_METRIC.sub(r"crawler_<service>_\2", name)
+        if documented.get(key) != kind:
+            wrong.append(f"{name} ({kind}; documented: {documented.get(key, 'no')})")
+    checks.check(not wrong, f"{what}: metrics not documented as exported: {wrong}")
+
+
 def metrics_address(stderr, who):
     m = re.search(re.escape(who) + r": metrics on http://([^/\s]+)/metrics", stderr)
     return m.group(1) if m else None
@@ -156,6 +176,7 @@ def scenario_crawl(args, checks, work):
     last = parse(scrapes[-1])
     check_series(checks, last, CRAWL_SERIES, "crawl")
     check_no_url_labels(checks, last, "crawl")
+    check_documented(checks, scrapes[-1], "crawl")
     success = total(last, "crawler_fetcher_pages_total", outcome="success")
     http = sum(total(last, "crawler_fetcher_pages_total", outcome=c) for c in HTTP_CLASSES)
     checks.check(success > 0, "crawler_fetcher_pages_total{outcome=success} is 0")
@@ -240,6 +261,7 @@ def scenario_revisit(args, checks, work):
         if name in REVISIT_SERIES:
             checks.check(dict(labels).keys() == {"collection"}, f"{name} labels {dict(labels)}")
     promtool_check(checks, args.promtool, scrapes[-1], "revisit")
+    check_documented(checks, scrapes[-1], "revisit")
     # The frontier's side: the cap and the measured spend next to it (budget 10/s).
     budget = total(last, "crawler_frontier_revisit_budget_visits_per_day")
     checks.check(abs(budget - 10 * 86400) < 1, f"frontier budget gauge {budget}, want 864000")
@@ -300,6 +322,7 @@ def scenario_cluster(args, checks, work):
         what = f"{role}-{k}"
         check_series(checks, samples, ROLE_SERIES[role], what)
         check_no_url_labels(checks, samples, what)
+        check_documented(checks, text, what)
         promtool_check(checks, args.promtool, text, what)
         if role == "fetcher":
             pages += sum(total(samples, "crawler_fetcher_pages_total", outcome=c)

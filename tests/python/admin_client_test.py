@@ -5,7 +5,8 @@ Generates the Python stubs from proto/ at test time (Debian's protoc with grpc_p
 nothing generated is kept), starts a frontier partition and the scheduler (crawlerd, loopback,
 no fetcher: nothing is fetched), then as a user's script would: creates a collection, streams
 seeds into it, reads it back, reads its statistics, and checks that a call without the token is
-refused. Python 3 standard library plus python3-grpcio and python3-protobuf.
+refused and that health answers for each service by name. Python 3 standard library plus
+python3-grpcio and python3-protobuf.
 """
 
 import argparse
@@ -32,6 +33,21 @@ def generate_stubs(out_dir, protoc, plugin):
           [os.path.relpath(p, os.path.join(REPO, "proto")) for p in protos]
     subprocess.run(cmd, check=True)
     sys.path.insert(0, out_dir)
+
+
+def health(address, service):
+    """grpc.health.v1.Health/Check of `service` at `address` as raw bytes (no health stubs):
+    request field 1 is the name; the answer's field 1 is SERVING (08 01) or NOT_SERVING (08 02).
+    Returns "SERVING", "NOT_SERVING" or the gRPC code's name."""
+    import grpc
+    name = service.encode()
+    with grpc.insecure_channel(address) as channel:
+        check_call = channel.unary_unary("/grpc.health.v1.Health/Check")
+        try:
+            answer = check_call(b"\x0a" + bytes([len(name)]) + name, timeout=20)
+        except grpc.RpcError as e:
+            return e.code().name
+    return {b"\x08\x01": "SERVING", b"\x08\x02": "NOT_SERVING"}.get(answer, repr(answer))
 
 
 def main():
@@ -97,6 +113,16 @@ def main():
                       f"({added.queued} queued, {added.rejected} rejected), stats: "
                       f"{stats.queued_urls} queued over {stats.partitions_total} partition(s)",
                       flush=True)
+            # docs/services.md: health answers for "" and for each service by its name, on the
+            # address that serves it (Kubernetes gRPC probes name the service).
+            for address, service, want in (
+                    (cluster.address("frontier", 0), "", "SERVING"),
+                    (cluster.address("frontier", 0), "crawler.v1.Frontier", "SERVING"),
+                    (cluster.address("scheduler", 0), "crawler.v1.SchedulerInternal", "SERVING"),
+                    (cluster.admin, "crawler.v1.Admin", "SERVING"),
+                    (cluster.admin, "crawler.v1.SchedulerInternal", "NOT_FOUND")):
+                got = health(address, service)
+                check(got == want, f"health of '{service}' at {address}: {got}, want {want}")
         finally:
             codes = cluster.stop()
             check(all(c == 0 for c in codes.values()), f"exit codes: {codes}")

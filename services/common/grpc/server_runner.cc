@@ -2,9 +2,13 @@
 
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/impl/server_builder_option.h"
+#include "grpcpp/impl/server_builder_plugin.h"
+#include "grpcpp/impl/server_initializer.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "services/common/atomic_file.h"
@@ -34,6 +38,37 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const TlsFi
   return grpc::SslServerCredentials(ssl);
 }
 
+// Records the full names of the services a server was built with ("crawler.v1.Frontier"), so
+// that health can answer for each by name: grpc::Service does not expose its name, and a
+// builder plugin is where gRPC hands the list out.
+class ServiceNames final : public grpc::ServerBuilderOption {
+ public:
+  explicit ServiceNames(std::vector<std::string>* names) : names_(names) {}
+  void UpdateArguments(grpc::ChannelArguments*) override {}
+  void UpdatePlugins(std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>* plugins) override {
+    plugins->push_back(std::make_unique<Plugin>(names_));
+  }
+
+ private:
+  class Plugin final : public grpc::ServerBuilderPlugin {
+   public:
+    explicit Plugin(std::vector<std::string>* names) : names_(names) {}
+    std::string name() override { return "crawler_service_names"; }
+    void InitServer(grpc::ServerInitializer*) override {}
+    void Finish(grpc::ServerInitializer* si) override {
+      for (const std::string& service : *si->GetServiceList()) {
+        // gRPC's own (health, reflection) are not ours to report on.
+        if (!absl::StartsWith(service, "grpc.")) names_->push_back(service);
+      }
+    }
+    void ChangeArguments(const std::string&, void*) override {}
+
+   private:
+    std::vector<std::string>* const names_;
+  };
+  std::vector<std::string>* const names_;
+};
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::Start(const ServerOptions& options) {
@@ -61,12 +96,18 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::Start(const ServerOp
     builder.SetMaxReceiveMessageSize(options.max_message_bytes);
     builder.SetMaxSendMessageSize(options.max_message_bytes);
     for (grpc::Service* service : endpoint.services) builder.RegisterService(service);
+    std::vector<std::string> names;
+    builder.SetOption(std::make_unique<ServiceNames>(&names));
     if (options.interceptors) builder.experimental().SetInterceptorCreators(options.interceptors());
     std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
     if (server == nullptr || port == 0) {
       for (auto& s : servers) s->Shutdown();
       return absl::UnavailableError(
           absl::StrCat(options.name, ": cannot listen on ", endpoint.listen));
+    }
+    // Registered NOT_SERVING; SetServing(true) below turns them with the overall "".
+    if (grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService()) {
+      for (const std::string& name : names) health->SetServingStatus(name, false);
     }
     ports.push_back(port);
     const std::string host = endpoint.listen.substr(0, endpoint.listen.rfind(':'));

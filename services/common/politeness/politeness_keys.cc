@@ -9,7 +9,7 @@ const config::KeyTable<politeness::PolitenessOptions>& PolitenessKeys() {
             {"min_delay", "--min-delay", "Minimum delay per host, e.g. 50ms, 2s"},
             [](politeness::PolitenessOptions& p) -> absl::Duration& { return p.min_delay; })
         .AddField<absl::Duration>(
-            {"max_delay", "--max-delay", "Maximum delay per host (a larger --min-delay raises it)"},
+            {"max_delay", "--max-delay", "Maximum delay per host, at least --min-delay"},
             [](politeness::PolitenessOptions& p) -> absl::Duration& { return p.max_delay; })
         .AddField<double>(
             {"delay_factor", "--delay-factor", "Delay >= factor x last response time"},

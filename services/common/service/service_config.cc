@@ -73,7 +73,7 @@ const config::KeyTable<ServiceCommonConfig>& ServiceCommonKeys() {
               "PEM CA; clients must present a certificate it signed"},
              &C::tls_client_ca_file)
         .Add({"metrics_listen", "--metrics-listen",
-              "HOST:PORT for Prometheus /metrics (validated; served once metrics exist)"},
+              "Serve Prometheus metrics at http://HOST:PORT/metrics (port 0: a free port)"},
              &C::metrics_listen)
         .Add({"drain_timeout", "--drain-timeout",
               "On SIGTERM, how long calls in progress may finish, e.g. 20s"},

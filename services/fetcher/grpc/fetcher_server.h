@@ -31,6 +31,7 @@
 #include "lib/clock/clock.h"
 #include "lib/log/logger.h"
 #include "lib/politeness/politeness_options.h"
+#include "lib/warc/warc_writer.h"
 #include "services/common/config/key_table.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/metrics/metrics_server.h"
@@ -71,7 +72,8 @@ struct FetcherServerConfig {
   // Crawl logs (<data_dir>/logs/<collection>.log) and, by default, WARC files. Required.
   std::string data_dir;
   std::string warc_dir;  // default <data_dir>/warc
-  uint64_t warc_max_file_bytes = uint64_t{1} << 30;
+  // The standalone crawl's default (WarcWriterOptions), so the two rotate alike.
+  uint64_t warc_max_file_bytes = warc::WarcWriterOptions{}.max_file_bytes;
   // A page counts as done only once its WARC records are on disk (as `crawler crawl`'s fsync).
   bool fsync = true;
   std::string user_agent = "crawler/0.1 (+https://github.com/crawler)";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/clock/clock.h"
 #include "services/common/metrics/metrics_server.h"
@@ -21,7 +22,8 @@ absl::Status SchedulerServerConfig::Validate() const {
   if (absl::Status s = common.Validate(); !s.ok()) return s;
   if (absl::Status s = peers.Validate(); !s.ok()) return s;
   if (absl::Status s = service::ValidateHostPort("admin_listen", admin_listen); !s.ok()) return s;
-  if (admin_listen == common.listen) {
+  // Port 0 asks for a free port at each bind, so both may ask for it.
+  if (admin_listen == common.listen && !absl::EndsWith(admin_listen, ":0")) {
     return absl::InvalidArgumentError(
         "admin_listen must differ from listen (the Admin API has a port of its own)");
   }

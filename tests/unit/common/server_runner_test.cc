@@ -7,6 +7,8 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "crawler/v1/admin.grpc.pb.h"
+#include "crawler/v1/dedup.grpc.pb.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
@@ -15,16 +17,17 @@
 namespace crawler::grpc_server {
 namespace {
 
-// grpc.health.v1.HealthCheckRequest{service: ""} is sent as field 1 with an empty string (0a 00);
-// the response's field 1 (status) is SERVING = 1: bytes 08 01.
-std::string CheckHealth(int port) {
+// grpc.health.v1.HealthCheckRequest{service: NAME} is field 1, a string (0a, length, NAME; 0a 00
+// for the overall ""); the response's field 1 (status) is SERVING = 1 (08 01) or NOT_SERVING = 2
+// (08 02).
+std::string CheckHealth(int port, const std::string& service = "") {
   auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
                                      grpc::InsecureChannelCredentials());
   grpc::GenericStub stub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
   grpc::CompletionQueue cq;
-  grpc::Slice body(std::string("\x0a\x00", 2));
+  grpc::Slice body(std::string("\x0a") + static_cast<char>(service.size()) + service);
   grpc::ByteBuffer request(&body, 1);
   grpc::ByteBuffer response;
   grpc::Status status;
@@ -39,6 +42,7 @@ std::string CheckHealth(int port) {
   if (!response.Dump(&slices).ok()) return "undecodable";
   std::string bytes;
   for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  if (bytes == std::string("\x08\x02", 2)) return "NOT_SERVING";
   return bytes == std::string("\x08\x01", 2) ? "SERVING" : "status bytes " + std::to_string(bytes.size());
 }
 
@@ -56,6 +60,32 @@ TEST(ServerRunnerTest, ServesHealthOnEveryEndpointAndDrains) {
   (*runner)->Shutdown(absl::Seconds(5));
   (*runner)->Wait();
   EXPECT_NE(CheckHealth(internal), "SERVING");
+}
+
+// docs/services.md: health answers for "" and for each service by name (Kubernetes gRPC probes
+// and load balancers name the service), on the endpoint that serves it only.
+TEST(ServerRunnerTest, HealthAnswersForEachServiceByName) {
+  v1::Dedup::Service dedup;  // unimplemented methods: only its name matters here
+  v1::Admin::Service admin;
+  absl::StatusOr<std::unique_ptr<ServerRunner>> runner =
+      ServerRunner::Start({.name = "test",
+                           .endpoints = {{.listen = "127.0.0.1:0", .services = {&dedup}},
+                                         {.listen = "127.0.0.1:0", .services = {&admin}}}});
+  ASSERT_TRUE(runner.ok()) << runner.status();
+  const int first = (*runner)->Port(0);
+  const int second = (*runner)->Port(1);
+  EXPECT_EQ(CheckHealth(first, "crawler.v1.Dedup"), "SERVING");
+  EXPECT_EQ(CheckHealth(second, "crawler.v1.Admin"), "SERVING");
+  EXPECT_EQ(CheckHealth(second, ""), "SERVING");
+  // NOT_FOUND (5): a name the endpoint does not serve, and gRPC's own services.
+  EXPECT_EQ(CheckHealth(first, "crawler.v1.Admin"), "error 5");
+  EXPECT_EQ(CheckHealth(first, "grpc.health.v1.Health"), "error 5");
+  (*runner)->SetServing(false);
+  EXPECT_EQ(CheckHealth(first, "crawler.v1.Dedup"), "NOT_SERVING");
+  EXPECT_EQ(CheckHealth(first, ""), "NOT_SERVING");
+  (*runner)->SetServing(true);
+  EXPECT_EQ(CheckHealth(first, "crawler.v1.Dedup"), "SERVING");
+  (*runner)->Shutdown(absl::Seconds(5));
 }
 
 TEST(ServerRunnerTest, BadOptionsAreNamed) {

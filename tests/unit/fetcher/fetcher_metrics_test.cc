@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "prometheus/registry.h"
 #include "services/common/metrics/snapshot_collector.h"
+#include "tests/unit/common/documented_keys.h"
 
 namespace crawler::fetcher {
 namespace {
@@ -54,6 +55,18 @@ TEST(OutcomeLabelTest, ClassesByStatusAndOutcome) {
   EXPECT_EQ(OutcomeLabelOf(Event(0, OutcomeClass::kNetworkError)), OutcomeLabel::kNetworkError);
   EXPECT_EQ(OutcomeLabelOf(Event(0, OutcomeClass::kRobotsDenied)), OutcomeLabel::kRobotsDenied);
   EXPECT_EQ(OutcomeLabelOf(Event(0, OutcomeClass::kOutOfScope)), OutcomeLabel::kBlocked);
+}
+
+// docs/metrics.md's table of the `outcome` label has a row for each value, and no other.
+TEST(OutcomeLabelTest, EveryValueIsDocumented) {
+  const std::vector<std::string> rows =
+      crawler::testing::DocTableRows("metrics.md", "The `outcome` label is one of a fixed set, "
+                                                   "from the page's final outcome and HTTP status:");
+  for (size_t v = 0; v < kOutcomeLabels; ++v) {
+    const std::string name(OutcomeLabelName(static_cast<OutcomeLabel>(v)));
+    EXPECT_NE(crawler::testing::DocRow(rows, "`" + name + "`"), "") << name;
+  }
+  EXPECT_EQ(rows.size(), 1 + kOutcomeLabels) << "the header and one row per value";
 }
 
 TEST(FetcherMetricsTest, CountsPagesBytesAndDuplicatesPerCollection) {

@@ -417,10 +417,13 @@ TEST_F(PageProcessorTest, OutlinksBeyondMaxDepthAreDropped) {
   ProcessedPage shallow =
       ProcessOne(Page("http://a.test/p", OkHead("text/html", kLinkPage), kLinkPage, 2));
   EXPECT_EQ(shallow.outlinks.size(), 5u);
+  EXPECT_EQ(shallow.event.links_too_deep, 0u);
   const std::string other = std::string(kLinkPage) + "<!-- not a copy -->";
   ProcessedPage deep = ProcessOne(Page("http://a.test/q", OkHead("text/html", other), other, 3));
   EXPECT_THAT(deep.outlinks, IsEmpty());
   EXPECT_EQ(deep.outcome.outcome, OutcomeClass::kFetched);
+  // Counted, so that the crawl's urls_rejected_by_limit shows what max_depth cut.
+  EXPECT_EQ(deep.event.links_too_deep, 6u);  // every link found, "/a" twice
 }
 
 TEST_F(PageProcessorTest, HostKeyKeepsANonDefaultPort) {

@@ -2,16 +2,20 @@
 // trips and rejection of damaged records. A failure here means stored data would be misread.
 #include "services/frontier/storage_format.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "services/common/kv/kv_store.h"
 #include "services/frontier/url_record.h"
+#include "tests/unit/common/documented_keys.h"
 
 namespace crawler::frontier::storage {
 namespace {
@@ -334,6 +338,27 @@ TEST(StorageFormatRecords, OverlongVarintIsDataLoss) {
   std::string value = Bytes({1});
   value += std::string(11, static_cast<char>(0xff));  // host_id varint that never ends
   EXPECT_EQ(DecodeHostRecord(value).status().code(), absl::StatusCode::kDataLoss);
+}
+
+// docs/storage-format.md names every column family and every frontier.meta key.
+TEST(StorageFormatDoc, EveryFamilyAndMetaKeyIsDocumented) {
+  const std::vector<std::string> families =
+      crawler::testing::DocTableRows("storage-format.md", "## Column families");
+  for (const kv::ColumnFamilySpec& family : ColumnFamilies()) {
+    EXPECT_NE(crawler::testing::DocRow(families, absl::StrCat("`", family.name, "`")), "")
+        << family.name;
+  }
+  const std::vector<std::string> meta =
+      crawler::testing::DocTableRows("storage-format.md", "### `frontier.meta`");
+  for (std::string_view key : {kMetaFormatVersionKey, kMetaNextHostIdKey, kMetaNextLeaseIdKey,
+                               kMetaRevisitRatesKey, kMetaRevisitEvidenceKey,
+                               kMetaRevisitObservationsKey}) {
+    EXPECT_NE(crawler::testing::DocRow(meta, "`" + std::string(key) + "`"), "") << key;
+  }
+  EXPECT_EQ(std::count_if(meta.begin(), meta.end(),
+                          [](const std::string& row) { return absl::StartsWith(row, "| `"); }),
+            6)
+      << "a key in the doc that the code does not have";
 }
 
 }  // namespace

@@ -33,6 +33,7 @@
 #include "services/frontier/url_record.h"
 #include "services/standalone/crawl_config.h"
 #include "services/standalone/standalone_crawl.h"
+#include "tests/unit/common/documented_keys.h"
 
 namespace crawler::standalone {
 namespace {
@@ -780,6 +781,21 @@ TEST(CrawlLog, OneTabSeparatedLinePerEventWithSevenColumns) {
   for (size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(std::vector<std::string>(absl::StrSplit(lines[i], '\t')).size(), 7u) << lines[i];
   }
+}
+
+// docs/configuration.md, "Crawl log": the outcome column's values are listed, each of them.
+TEST(CrawlLog, EveryOutcomeIsDocumented) {
+  const std::string page = crawler::testing::ReadDocPage("configuration.md");
+  const size_t begin = page.find("**Crawl log**");
+  const size_t end = page.find("**Summary**", begin);
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  const std::string paragraph = page.substr(begin, end - begin);
+  for (uint8_t v = 1; v <= frontier::kMaxOutcomeClass; ++v) {
+    const std::string_view name = frontier::OutcomeClassName(static_cast<OutcomeClass>(v));
+    EXPECT_THAT(paragraph, ::testing::HasSubstr("`" + std::string(name) + "`")) << name;
+  }
+  EXPECT_THAT(paragraph, ::testing::HasSubstr("`robots`"));  // a robots.txt fetch's line
 }
 
 TEST(CrawlLog, ReopeningAppends) {
