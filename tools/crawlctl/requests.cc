@@ -10,6 +10,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/config/key_table.h"
 #include "services/scheduler/grpc/collection_convert.h"
 #include "services/scheduler/scheduler_config.h"
 
@@ -61,12 +62,9 @@ bool Has(const std::vector<std::string>& keys, std::string_view key) {
 
 absl::StatusOr<CollectionFile> ParseCollectionYaml(std::string_view yaml,
                                                    std::string_view source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(std::string(source), ": ", e.what()));
-  }
+  absl::StatusOr<YAML::Node> parsed = config::ParseYamlDocument(yaml, source);
+  if (!parsed.ok()) return parsed.status();
+  YAML::Node root = *std::move(parsed);
   if (!root.IsMap()) {
     return absl::InvalidArgumentError(
         absl::StrCat(std::string(source), ": not a mapping of collection keys (see docs/configuration.md)"));

@@ -49,6 +49,17 @@ TEST(ParseCollectionYamlTest, RejectsUnknownKeysAndBadValuesNamingTheKey) {
   EXPECT_TRUE(absl::IsNotFound(LoadCollectionFile("/nonexistent/c.yaml").status()));
 }
 
+TEST(ParseCollectionYamlTest, ASecondDocumentIsAnErrorNotIgnored) {
+  // Two collections pasted into one file: the second must not vanish without a word.
+  absl::Status two =
+      ParseCollectionYaml("name: a\nseeds: [http://a.test/]\n---\nname: b\n", "c.yaml")
+          .status();
+  EXPECT_TRUE(absl::IsInvalidArgument(two)) << two;
+  EXPECT_NE(two.message().find("document"), std::string::npos) << two;
+  // An explicit start marker (and an end marker) around the one document are fine.
+  EXPECT_TRUE(ParseCollectionYaml("---\nname: a\n...\n", "c.yaml").ok());
+}
+
 TEST(BuildCreateRequestTest, ConvertsTheValidatedCollection) {
   absl::StatusOr<CollectionFile> file = ParseCollectionYaml(kGovSi, "gov.yaml");
   ASSERT_TRUE(file.ok()) << file.status();
