@@ -102,6 +102,16 @@ constexpr Utf8Sequence DecodeUtf8Sequence(std::string_view s) {
   return {.code_point = cp, .length = needed + 1, .valid = true};
 }
 
+// The length of the longest prefix of `s` of at most `max` bytes that does not end inside a
+// multi-byte sequence: where to cut a text for a bounded message without leaving half a
+// character. All of `s` when it fits.
+constexpr size_t Utf8PrefixLength(std::string_view s, size_t max) {
+  if (s.size() <= max) return s.size();
+  size_t n = max;
+  while (n > 0 && (static_cast<uint8_t>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
 }  // namespace crawler::encoding
 
 #endif  // CRAWLER_LIB_ENCODING_UTF8_H_
