@@ -545,13 +545,26 @@ absl::Status RocksDbKvStore::Write(const WriteBatch& batch) {
   }
   rocksdb::WriteOptions write;
   write.sync = options_.sync_writes || batch.sync();
-  const rocksdb::Status status = db_->Write(write, &native);
+  rocksdb::Status status = db_->Write(write, &native);
+  // After a failed write to its log or a flush (a full disk), RocksDB refuses every write until
+  // it recovers: the store asks it to, and writes again if it did.
+  if (status.IsIOError() && Resume()) status = db_->Write(write, &native);
   if (status.ok()) return absl::OkStatus();
   const absl::Status error = ToAbslStatus(status, absl::StrCat("cannot write ", options_.path));
-  // After a failed write to its log RocksDB refuses every write until the database is opened
-  // again: retrying cannot help, the writer must stop.
+  // The writer decides: a standalone crawl stops, a frontier server's caller tries again later.
   if (status.IsIOError()) return absl::FailedPreconditionError(error.message());
   return error;
+}
+
+bool RocksDbKvStore::Resume() const {
+  {
+    // Each attempt flushes the memtables, at some cost while the disk is still full.
+    absl::MutexLock lock(&resume_mu_);
+    const absl::Time now = absl::Now();
+    if (now - last_resume_ < absl::Milliseconds(500)) return false;
+    last_resume_ = now;
+  }
+  return db_->Resume().ok();
 }
 
 absl::StatusOr<std::unique_ptr<KvIterator>> RocksDbKvStore::NewIterator(

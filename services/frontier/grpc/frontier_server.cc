@@ -80,11 +80,14 @@ absl::StatusOr<std::unique_ptr<FrontierServer>> FrontierServer::Start(
                config.data_dir.c_str());
   server->service_ = std::make_unique<FrontierService>(*server->host_);
   FrontierHost* h = server->host_.get();
+  // A store that cannot be written (a full disk) fails every round until it recovers: one line
+  // every 10 s says so, not four a second.
+  server->reaper_log_ = std::make_unique<RateLimitedLog>(absl::Seconds(10), server->clock_);
+  RateLimitedLog* reaper_log = server->reaper_log_.get();
   server->reaper_ = std::make_unique<LeaseReaper>(
       LeaseReaperOptions{}, [h] { return h->Cores(); },
-      [](const absl::Status& s) {
-        std::fprintf(stderr, "frontier: re-queuing expired leases failed: %s\n",
-                     s.ToString().c_str());
+      [reaper_log](const absl::Status& s) {
+        reaper_log->Log(absl::StrCat("frontier: re-queuing expired leases failed: ", s.ToString()));
       });
   server->loop_ = std::make_unique<PeriodicRunner>(
       PeriodicRunnerOptions{.thread_name = "frontier-reap"}, server->clock_,
