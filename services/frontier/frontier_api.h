@@ -150,6 +150,15 @@ struct AddResult {
   size_t rejected_by_limit = 0;  // max_depth, max_urls_per_host or a page budget exhausted
   size_t invalid = 0;            // empty or oversized URL or host key
 
+  // Adds `more`'s counts (the answer to another part of the same batch).
+  AddResult& operator+=(const AddResult& more) {
+    added += more.added;
+    already_seen += more.already_seen;
+    rejected_by_limit += more.rejected_by_limit;
+    invalid += more.invalid;
+    return *this;
+  }
+
   friend bool operator==(const AddResult&, const AddResult&) = default;
 };
 

@@ -93,6 +93,8 @@ struct FetcherNode::Crawl {
   std::unique_ptr<scheduler::Scheduler> core;
   std::vector<std::unique_ptr<frontier::FrontierClient>> partitions;
   std::unique_ptr<frontier::RoutedFrontierClient> router;
+  // Over `router`, with more than one partition; the Fetcher's client then (null: the router).
+  std::unique_ptr<OutlinkOutbox> outbox;
   // With record_links or focus: the collection's links on this fetcher (kept between runs).
   std::unique_ptr<LinkLedger> links;
   // The current run.
@@ -298,6 +300,7 @@ void FetcherNode::Reconcile(const std::vector<v1::CollectionInfo>& collections, 
       }
       Reap(*slot);
       slot.reset();
+      ForgetOutbox(name);
     }
     if (slot == nullptr) {
       slot = std::make_unique<Crawl>();
@@ -324,7 +327,8 @@ void FetcherNode::Reconcile(const std::vector<v1::CollectionInfo>& collections, 
       // Idle since it ran out of work: start again only when a partition has work.
       if (now - crawl.last_idle_check < options_.idle_check_interval) continue;
       crawl.last_idle_check = now;
-      absl::StatusOr<bool> exhausted = crawl.router->IsExhausted();
+      absl::StatusOr<bool> exhausted = crawl.outbox != nullptr ? crawl.outbox->IsExhausted()
+                                                               : crawl.router->IsExhausted();
       if (exhausted.ok() && *exhausted) continue;
     }
     if (absl::Status s = Start(crawl, info); !s.ok()) {
@@ -349,7 +353,9 @@ void FetcherNode::Reconcile(const std::vector<v1::CollectionInfo>& collections, 
       continue;
     }
     Reap(crawl);
+    const std::string name = it->first;
     it = crawls_.erase(it);
+    ForgetOutbox(name);
   }
 }
 
@@ -374,8 +380,10 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
     if (!router.ok()) return router.status();
     if (crawl.router != nullptr) AddRouting(crawl.routing_folded, crawl.router->Routing());
     crawl.links.reset();  // reopened below if the new settings record links
+    crawl.outbox.reset();  // before its router goes; the new one takes over its spools
     crawl.core = *std::move(core);
     crawl.router = *std::move(router);
+    if (absl::Status s = OpenOutbox(crawl); !s.ok()) return s;
     crawl.partitions = std::move(partitions);
     crawl.spec = info.collection();
   }
@@ -422,8 +430,11 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
       wiring::FetcherOptionsFor(options_.fetcher, *collection, options_.user_agent,
                                 options_.partition_header ? static_cast<int>(k) : -1);
   fetcher_options.processing.link_sink = crawl.links.get();
+  frontier::FrontierClient& client =
+      crawl.outbox != nullptr ? static_cast<frontier::FrontierClient&>(*crawl.outbox)
+                              : *crawl.router;
   absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = Fetcher::Create(
-      fetcher_options, *crawl.router, collection->fingerprints ? dedup_ : nullptr, politeness_,
+      fetcher_options, client, collection->fingerprints ? dedup_ : nullptr, politeness_,
       resolver_, guard_, crawl.core->scope(), crawl.warc.get(), clock_, &crawl.observers);
   if (!fetcher.ok()) {
     if (crawl.warc != nullptr) (void)crawl.warc->Close();
@@ -441,6 +452,27 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
     c->done.store(true, std::memory_order_release);
   });
   std::fprintf(stderr, "fetcher %u: crawling collection %s\n", k, collection->name.c_str());
+  return absl::OkStatus();
+}
+
+void FetcherNode::ForgetOutbox(const std::string& collection) const {
+  if (options_.outbox_dir.empty()) return;
+  // What was kept for a deleted collection has nowhere to go.
+  std::error_code error;
+  std::filesystem::remove_all(std::filesystem::path(options_.outbox_dir) / collection, error);
+}
+
+absl::Status FetcherNode::OpenOutbox(Crawl& crawl) {
+  if (options_.partition_count < 2 || options_.outbox_dir.empty()) return absl::OkStatus();
+  OutlinkOutboxOptions outbox = options_.outbox;
+  outbox.dir = (std::filesystem::path(options_.outbox_dir) / crawl.name).string();
+  absl::StatusOr<std::unique_ptr<OutlinkOutbox>> opened = OutlinkOutbox::Create(
+      outbox, *crawl.router, clock_,
+      [k = options_.partition_index, name = crawl.name](const std::string& line) {
+        std::fprintf(stderr, "fetcher %u: collection %s: %s\n", k, name.c_str(), line.c_str());
+      });
+  if (!opened.ok()) return opened.status();
+  crawl.outbox = *std::move(opened);
   return absl::OkStatus();
 }
 
@@ -561,6 +593,17 @@ FetcherSnapshot FetcherNode::MetricsSnapshot() const {
     }
     AddRouting(routing, crawl->routing_folded);
     if (crawl->router != nullptr) AddRouting(routing, crawl->router->Routing());
+    if (crawl->outbox != nullptr) {
+      const OutboxStats o = crawl->outbox->Outbox();
+      OutboxStats& sum = out.outbox.has_value() ? *out.outbox : out.outbox.emplace();
+      sum.held_urls += o.held_urls;
+      sum.held_bytes += o.held_bytes;
+      // The same partition is unreachable for every collection: the most, not the sum.
+      sum.partitions_unreachable = std::max(sum.partitions_unreachable, o.partitions_unreachable);
+      sum.urls_kept += o.urls_kept;
+      sum.urls_delivered_late += o.urls_delivered_late;
+      sum.outages += o.outages;
+    }
   }
   routing.home = options_.partition_index;
   routing.sent.resize(options_.partition_count);

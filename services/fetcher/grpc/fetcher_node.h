@@ -23,8 +23,10 @@
 //   the partitions have work again (seeds added, re-visits due), checked every
 //   `idle_check_interval`; one whose settings changed is restarted with the new ones.
 //
-// Outages: a frontier that cannot be reached is waited out inside the Fetcher (FrontierLink):
-// outcomes and outlinks are kept and sent again. A scheduler that cannot be reached changes
+// Outages: the own partition's frontier is waited out inside the Fetcher (FrontierLink): outcomes
+// and outlinks are kept and sent again. Another partition's is waited out by the collection's
+// OutlinkOutbox (outlink_outbox.h): its outlinks are kept on disk until it answers, and the
+// crawl of this partition goes on meanwhile. A scheduler that cannot be reached changes
 // nothing: the node keeps crawling what it was crawling and reports again at the next interval.
 // A dedup service that cannot be reached makes pages archived in full (PageProcessor).
 //
@@ -54,6 +56,7 @@
 #include "services/dedup/dedup_client.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/fetcher_metrics.h"
+#include "services/fetcher/outlink_outbox.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/frontier_client.h"
 #include "services/frontier/routed_frontier_client.h"
@@ -97,6 +100,11 @@ struct FetcherNodeOptions {
   // nothing; the next start sends what it finds there (its counters are that incarnation's, by
   // its own key, so sending twice counts once). Empty: not kept.
   std::string reports_dir;
+  // Where outlinks for partitions that do not take them are kept until they do (OutlinkOutbox:
+  // <outbox_dir>/<collection>/p<partition>/). Empty with more than one partition: outlinks wait
+  // in memory, and one unreachable partition holds up the hand-over of all (tests only).
+  std::string outbox_dir;
+  OutlinkOutboxOptions outbox;
 };
 
 // The scheduler as a fetcher node talks to it (gRPC: GrpcSchedulerLink).
@@ -161,6 +169,11 @@ class FetcherNode {
   // Opens the collection's link ledger (see the file comment).
   absl::Status OpenLinks(Crawl& crawl, const scheduler::Collection& collection,
                          const v1::CollectionInfo& info) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // With more than one partition and an outbox_dir, the collection's OutlinkOutbox over its
+  // router (<outbox_dir>/<collection>).
+  absl::Status OpenOutbox(Crawl& crawl) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Deletes what a deleted collection's outbox kept.
+  void ForgetOutbox(const std::string& collection) const;
   // Joins a finished Fetcher's thread and folds its counters into the collection's totals.
   void Reap(Crawl& crawl);
   // Sends the kept last reports of earlier incarnations (options_.reports_dir), deleting each

@@ -171,6 +171,7 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   node.log_dir = (data / "logs").string();
   node.links_dir = (data / "links").string();
   node.reports_dir = (data / "reports").string();
+  node.outbox_dir = (data / "outbox").string();
   node.warc_max_file_bytes = config.warc_max_file_bytes;
   node.partition_header = config.partition_header;
   node.routing.popular_cache_entries = config.popular_cache_entries;
