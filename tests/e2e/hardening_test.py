@@ -9,11 +9,26 @@ Scenarios:
                freed it takes URLs, leases and completions again within seconds, without a
                restart, and its log says so in a few lines, not several a second.
 
+  internal_auth  the distributed services as `make cluster` runs them (scripts/cluster.py: an
+               internal token): a client without it is refused by every internal service
+               (UNAUTHENTICATED, counted in crawler_<service>_rpc_errors_total) -- it can read no
+               definition, inject no URL, drop no partition -- and the collection is intact; the
+               internal ports default to loopback.
+  big_messages   48 CreateCollection calls of 63 MB from 16 threads, without a token: every one
+               refused, and the scheduler's peak memory stays far below the chart's 512 MiB;
+               the same with AddUrls at a frontier's port (its limit: 2 GiB).
+  refusals_log   3,000 Admin calls with a wrong token: refused, and logged in a few lines.
+  roles        mutual TLS between a frontier and the scheduler (certificates made with openssl):
+               the scheduler reaches the frontier; a fetcher's certificate may read statistics
+               but not drop a collection (PERMISSION_DENIED); no certificate, or one of another
+               CA, does not get past the handshake.
+
 Python 3 with Debian's python3-grpcio and python3-protobuf (/usr/bin/python3): the stubs are
 generated from proto/ at test time (grpc_stubs.py).
 """
 
 import argparse
+import json
 import os
 import re
 import signal
@@ -173,7 +188,299 @@ def scenario_disk_full(args, checks, work):
         subprocess.run(["umount", "-l", small], check=False)
 
 
-SCENARIOS = {"disk_full": scenario_disk_full}
+def write_collection(path, name, seeds, extra=()):
+    with open(path, "w") as f:
+        f.write(f"name: {name}\n")
+        for line in extra:
+            f.write(line + "\n")
+        f.write("seeds:\n" + "".join(f"  - {u}\n" for u in seeds))
+
+
+def rpc_code(call):
+    """The gRPC status code of `call()` (OK when it returns)."""
+    import grpc
+    try:
+        call()
+        return grpc.StatusCode.OK
+    except grpc.RpcError as e:
+        return e.code()
+
+
+def metric_sum(address, name, labels):
+    """The sum of the samples of `name` whose labels include `labels` at http://address/metrics."""
+    import urllib.request
+    with urllib.request.urlopen(f"http://{address}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    total = 0.0
+    for line in text.splitlines():
+        if not line.startswith(name + "{") and not line.startswith(name + " "):
+            continue
+        if all(f'{k}="{v}"' in line for k, v in labels.items()):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def scenario_internal_auth(args, checks, work):
+    import grpc
+    from cluster import Cluster
+    v1 = grpc_stubs.generate(work("gen"), args.protoc, args.plugin)
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), 2, metrics=True)
+    try:
+        cluster.start()
+        write_collection(work("c.yaml"), "web", [f"http://h{i}.test/" for i in range(20)],
+                         ["allow_host_suffixes: [test]"])
+        cluster.ctl("collections", "create", "-f", work("c.yaml"))
+
+        def channel(role, k=0):
+            return grpc.insecure_channel(cluster.address(role, k))
+        internal = v1.scheduler_pb2_grpc.SchedulerInternalStub(channel("scheduler"))
+        frontier0 = v1.frontier_pb2_grpc.FrontierStub(channel("frontier", 0))
+        frontier1 = v1.frontier_pb2_grpc.FrontierStub(channel("frontier", 1))
+        dedup = v1.dedup_pb2_grpc.DedupStub(channel("dedup"))
+        pb = v1.frontier_pb2
+        attempts = {
+            "ReportFetcherStats (every definition)": lambda: internal.ReportFetcherStats(
+                v1.scheduler_pb2.ReportFetcherStatsRequest(partition=0, incarnation="evil"),
+                timeout=10),
+            "AddUrls (an URL out of scope)": lambda: frontier0.AddUrls(pb.AddUrlsRequest(
+                collection="web", urls=[pb.UrlToAdd(canonical_url="http://evil.example/",
+                                                    host_key="evil.example")]), timeout=10),
+            "DropCollection": lambda: frontier1.DropCollection(
+                pb.DropCollectionRequest(name="web"), timeout=10),
+            "Lease": lambda: frontier0.Lease(
+                pb.LeaseRequest(collection="web", max_urls=10, max_per_host=1), timeout=10),
+            "MarkLinksSeen": lambda: dedup.MarkLinksSeen(
+                v1.dedup_pb2.MarkLinksSeenRequest(collection="web", keys=["x"]), timeout=10),
+        }
+        refused_here = 0
+        for what, call in attempts.items():
+            code = rpc_code(call)
+            refused_here += code == grpc.StatusCode.UNAUTHENTICATED
+            checks.check(code == grpc.StatusCode.UNAUTHENTICATED,
+                         f"{what} without the internal token: {code.name}, not UNAUTHENTICATED")
+        token = open(cluster.internal_token_file).read().strip()
+        code = rpc_code(lambda: frontier0.GetStats(
+            pb.GetStatsRequest(collection="web"), timeout=10,
+            metadata=[("authorization", f"Bearer {token}")]))
+        checks.check(code == grpc.StatusCode.OK, f"GetStats with the internal token: {code.name}")
+        code = rpc_code(lambda: frontier0.GetStats(
+            pb.GetStatsRequest(collection="web"), timeout=10,
+            metadata=[("authorization", f"Bearer {token[:-1]}x")]))
+        checks.check(code == grpc.StatusCode.UNAUTHENTICATED,
+                     f"GetStats with a wrong token: {code.name}")
+        refused = metric_sum(cluster.metrics_address("frontier", 0),
+                             "crawler_frontier_rpc_errors_total", {"code": "UNAUTHENTICATED"})
+        checks.check(refused >= 2, f"frontier-0 counted {refused:.0f} refused calls, not 2")
+        stats = json.loads(cluster.ctl("stats", "web", json_out=True).stdout)
+        checks.check(int(stats.get("partitionsReporting", stats.get("partitions_reporting", 0)))
+                     == 2, f"a partition lost the collection: {stats}")
+        seen = int(stats.get("seenUrls", stats.get("seen_urls", 0)))
+        checks.check(seen == 20, f"the partitions hold {seen} URLs, not the 20 seeds")
+        for role, port in (("frontier", 50050), ("dedup", 50051), ("fetcher", 50053),
+                           ("scheduler", 50051)):
+            out = subprocess.run([args.crawlerd, role, "--help"], capture_output=True, text=True)
+            checks.check(f"127.0.0.1:{port}" in out.stdout and "0.0.0.0" not in out.stdout,
+                         f"crawlerd {role}'s internal port does not default to loopback")
+        print(f"internal_auth: {refused_here} of {len(attempts)} calls without the internal token "
+              f"refused; "
+              f"frontier-0 counted {refused:.0f}; the collection intact on both partitions "
+              f"({seen} URLs)", flush=True)
+    finally:
+        codes = cluster.stop()
+        checks.check(all(c == 0 for c in codes.values()), f"exit codes: {codes}")
+
+
+def peak_rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def scenario_big_messages(args, checks, work):
+    import concurrent.futures
+    import grpc
+    from cluster import Cluster
+    v1 = grpc_stubs.generate(work("gen"), args.protoc, args.plugin)
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), 1, redis=False)
+    try:
+        cluster.start_one("frontier", 0, first=True)
+        cluster.start_one("scheduler", first=True)
+        pid = cluster.procs[("scheduler", 0)].proc.pid
+        before = peak_rss_mb(pid)
+        seeds = [f"http://h{i}.example/{'x' * 2000}" for i in range(31000)]  # ~63 MB
+        request = v1.admin_pb2.CreateCollectionRequest(
+            collection=v1.admin_pb2.Collection(name="big", seeds=seeds))
+        size_mb = request.ByteSize() / 1e6
+        options = [("grpc.max_send_message_length", 128 << 20)]
+        codes = []
+
+        def attack(_):
+            with grpc.insecure_channel(cluster.admin, options=options) as ch:
+                stub = v1.admin_pb2_grpc.AdminStub(ch)
+                out = []
+                for _ in range(3):
+                    out.append(rpc_code(lambda: stub.CreateCollection(request, timeout=60)))
+                return out
+        with concurrent.futures.ThreadPoolExecutor(16) as pool:
+            for result in pool.map(attack, range(16)):
+                codes += result
+        peak = peak_rss_mb(pid)
+        accepted = [c for c in codes if c == grpc.StatusCode.OK]
+        checks.check(not accepted, f"{len(accepted)} unauthenticated CreateCollection accepted")
+        checks.check(peak < 200, f"the scheduler's peak RSS went from {before:.0f} MB to "
+                                 f"{peak:.0f} MB (at most 200)")
+        # The same at a frontier's port, with AddUrls of 63 MB.
+        fpid = cluster.procs[("frontier", 0)].proc.pid
+        fbefore = peak_rss_mb(fpid)
+        pb = v1.frontier_pb2
+        adds = pb.AddUrlsRequest(collection="big", urls=[
+            pb.UrlToAdd(canonical_url=f"http://h{i}.example/{'x' * 2000}", host_key=f"h{i}.example")
+            for i in range(31000)])
+        fcodes = []
+
+        def attack_frontier(_):
+            with grpc.insecure_channel(cluster.address("frontier", 0), options=options) as ch:
+                stub = v1.frontier_pb2_grpc.FrontierStub(ch)
+                return [rpc_code(lambda: stub.AddUrls(adds, timeout=60)) for _ in range(3)]
+        with concurrent.futures.ThreadPoolExecutor(16) as pool:
+            for result in pool.map(attack_frontier, range(16)):
+                fcodes += result
+        fpeak = peak_rss_mb(fpid)
+        checks.check(grpc.StatusCode.OK not in fcodes, "an unauthenticated AddUrls was accepted")
+        checks.check(fpeak < 400, f"the frontier's peak RSS went from {fbefore:.0f} MB to "
+                                  f"{fpeak:.0f} MB (at most 400)")
+        print(f"big_messages: {len(codes)} CreateCollection calls of {size_mb:.0f} MB from 16 "
+              f"threads, refused ({sorted(set(c.name for c in codes))}); scheduler peak RSS "
+              f"{before:.0f} -> {peak:.0f} MB; the same with AddUrls at a frontier "
+              f"({sorted(set(c.name for c in fcodes))}): {fbefore:.0f} -> {fpeak:.0f} MB",
+              flush=True)
+    finally:
+        stopped = cluster.stop()
+        checks.check(all(c == 0 for c in stopped.values()), f"exit codes: {stopped}")
+
+
+def scenario_refusals_log(args, checks, work):
+    import concurrent.futures
+    import grpc
+    from cluster import Cluster
+    v1 = grpc_stubs.generate(work("gen"), args.protoc, args.plugin)
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), 1, redis=False)
+    try:
+        cluster.start_one("frontier", 0, first=True)
+        cluster.start_one("scheduler", first=True)
+        log = cluster.procs[("scheduler", 0)]
+        lines_before = log.log().count("refused")
+        bad = [("authorization", "Bearer not-the-token-0123456789")]
+        t0 = time.monotonic()
+
+        def hammer(_):
+            with grpc.insecure_channel(cluster.admin) as ch:
+                stub = v1.admin_pb2_grpc.AdminStub(ch)
+                return [rpc_code(lambda: stub.ListCollections(
+                    v1.admin_pb2.ListCollectionsRequest(), metadata=bad, timeout=10))
+                    for _ in range(375)]
+        codes = []
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            for result in pool.map(hammer, range(8)):
+                codes += result
+        took = time.monotonic() - t0
+        refused = sum(1 for c in codes if c == grpc.StatusCode.UNAUTHENTICATED)
+        lines = log.log().count("refused") - lines_before
+        checks.check(refused == len(codes), f"{len(codes) - refused} calls not refused")
+        checks.check(lines <= took + 2, f"{lines} log lines for {refused} refusals in "
+                                        f"{took:.1f} s (at most one a second)")
+        print(f"refusals_log: {refused} calls with a wrong token in {took:.1f} s, {lines} log "
+              f"lines", flush=True)
+    finally:
+        stopped = cluster.stop()
+        checks.check(all(c == 0 for c in stopped.values()), f"exit codes: {stopped}")
+
+
+def openssl(*args, cwd):
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+def role_certs(d):
+    """A CA, and a certificate signed by it for each role (its common name) naming 127.0.0.1;
+    and a certificate of another CA. Returns {name: (cert, key)} and the CA's path."""
+    os.makedirs(d, exist_ok=True)
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
+            "ca.pem", "-days", "2", "-subj", "/CN=test internal CA", cwd=d)
+    with open(os.path.join(d, "san.ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:crawler-internal\n")
+    certs = {}
+    for role in ("frontier", "scheduler", "fetcher"):
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{role}.key", "-out",
+                f"{role}.csr", "-subj", f"/CN={role}", cwd=d)
+        openssl("x509", "-req", "-in", f"{role}.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+                "-CAcreateserial", "-out", f"{role}.pem", "-days", "2", "-extfile", "san.ext",
+                cwd=d)
+        certs[role] = (os.path.join(d, f"{role}.pem"), os.path.join(d, f"{role}.key"))
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "stranger.key", "-out",
+            "stranger.pem", "-days", "2", "-subj", "/CN=fetcher", cwd=d)
+    certs["stranger"] = (os.path.join(d, "stranger.pem"), os.path.join(d, "stranger.key"))
+    return certs, os.path.join(d, "ca.pem")
+
+
+def scenario_roles(args, checks, work):
+    import grpc
+    from cluster import Cluster
+    v1 = grpc_stubs.generate(work("gen"), args.protoc, args.plugin)
+    certs, ca = role_certs(work("certs"))
+    server = lambda role: ["--tls-cert-file", certs[role][0], "--tls-key-file", certs[role][1],
+                           "--tls-client-ca-file", ca]
+    scheduler_peer = ["--peer-tls-ca-file", ca, "--peer-tls-cert-file", certs["scheduler"][0],
+                      "--peer-tls-key-file", certs["scheduler"][1]]
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), 1, redis=False,
+                      frontier_args=server("frontier"),
+                      scheduler_args=server("scheduler") + scheduler_peer)
+    try:
+        cluster.start_one("frontier", 0, first=True)
+        cluster.start_one("scheduler", first=True)
+        write_collection(work("c.yaml"), "web", ["http://a.test/"])
+        cluster.ctl("collections", "create", "-f", work("c.yaml"))
+        stats = json.loads(cluster.ctl("stats", "web", json_out=True).stdout)
+        checks.check(int(stats.get("partitions_reporting", 0)) == 1,
+                     f"the scheduler did not reach the frontier over mutual TLS: {stats}")
+        token = [("authorization", f"Bearer {open(cluster.internal_token_file).read().strip()}")]
+        root = open(ca, "rb").read()
+        options = [("grpc.ssl_target_name_override", "crawler-internal")]
+
+        def stub(role):
+            creds = grpc.ssl_channel_credentials(root) if role is None else \
+                grpc.ssl_channel_credentials(root, open(certs[role][1], "rb").read(),
+                                             open(certs[role][0], "rb").read())
+            return v1.frontier_pb2_grpc.FrontierStub(grpc.secure_channel(
+                cluster.address("frontier"), creds, options=options))
+        pb = v1.frontier_pb2
+        drop = lambda s: s.DropCollection(pb.DropCollectionRequest(name="web"), metadata=token,
+                                          timeout=10)
+        stats_call = lambda s: s.GetStats(pb.GetStatsRequest(collection="web"), metadata=token,
+                                          timeout=10)
+        cases = [("a fetcher's DropCollection", drop, "fetcher", grpc.StatusCode.PERMISSION_DENIED),
+                 ("a fetcher's GetStats", stats_call, "fetcher", grpc.StatusCode.OK),
+                 ("GetStats without a client certificate", stats_call, None,
+                  grpc.StatusCode.UNAVAILABLE),
+                 ("GetStats with another CA's certificate", stats_call, "stranger",
+                  grpc.StatusCode.UNAVAILABLE)]
+        for what, call, role, want in cases:
+            code = rpc_code(lambda: call(stub(role)))
+            checks.check(code == want, f"{what}: {code.name}, expected {want.name}")
+        stats = json.loads(cluster.ctl("stats", "web", json_out=True).stdout)
+        checks.check(int(stats.get("seen_urls", stats.get("seenUrls", 0))) == 1,
+                     f"the collection was not kept: {stats}")
+        print(f"roles: {len(cases)} calls over mutual TLS answered as their role allows "
+              f"({', '.join(f'{w}: {c.name}' for w, _, _, c in cases)})", flush=True)
+    finally:
+        stopped = cluster.stop()
+        checks.check(all(c == 0 for c in stopped.values()), f"exit codes: {stopped}")
+
+
+SCENARIOS = {"disk_full": scenario_disk_full, "internal_auth": scenario_internal_auth,
+             "big_messages": scenario_big_messages, "refusals_log": scenario_refusals_log,
+             "roles": scenario_roles}
 NEEDS_MOUNT = {"disk_full"}
 
 
@@ -191,7 +498,9 @@ def main():
     if args.scenario in NEEDS_MOUNT and not in_mount_namespace():
         print(f"SKIP: {args.scenario} needs root and a mount namespace (unshare -m)")
         return SKIP
-    return run_scenario(args, SCENARIOS, "hardening", "hard", errors=(Fatal,))
+    from cluster import ClusterError
+    return run_scenario(args, SCENARIOS, "hardening", "hard",
+                        errors=(Fatal, ClusterError, subprocess.TimeoutExpired))
 
 
 if __name__ == "__main__":

@@ -10,8 +10,11 @@ namespace crawler::dedup {
 
 using grpc_common::ToGrpcStatus;
 
-grpc::Status DedupService::Check(grpc::ServerContext* /*context*/, const v1::CheckRequest* request,
+grpc::Status DedupService::Check(grpc::ServerContext* context, const v1::CheckRequest* request,
                                  v1::CheckResponse* response) {
+  if (auth_ != nullptr) {
+    if (grpc::Status s = auth_->Check(*context, "Check"); !s.ok()) return s;
+  }
   check_.fetch_add(1, std::memory_order_relaxed);
   queries_.fetch_add(static_cast<uint64_t>(request->queries_size()), std::memory_order_relaxed);
   absl::StatusOr<std::vector<ContentQuery>> queries = FromCheckRequest(*request);
@@ -28,8 +31,11 @@ grpc::Status DedupService::Check(grpc::ServerContext* /*context*/, const v1::Che
   return grpc::Status::OK;
 }
 
-grpc::Status DedupService::Record(grpc::ServerContext* /*context*/,
+grpc::Status DedupService::Record(grpc::ServerContext* context,
                                   const v1::RecordRequest* request, v1::RecordResponse* response) {
+  if (auth_ != nullptr) {
+    if (grpc::Status s = auth_->Check(*context, "Record"); !s.ok()) return s;
+  }
   record_.fetch_add(1, std::memory_order_relaxed);
   queries_.fetch_add(static_cast<uint64_t>(request->queries_size()), std::memory_order_relaxed);
   absl::StatusOr<std::vector<ContentQuery>> queries = FromRecordRequest(*request);
@@ -41,9 +47,12 @@ grpc::Status DedupService::Record(grpc::ServerContext* /*context*/,
   return grpc::Status::OK;
 }
 
-grpc::Status DedupService::MarkLinksSeen(grpc::ServerContext* /*context*/,
+grpc::Status DedupService::MarkLinksSeen(grpc::ServerContext* context,
                                          const v1::MarkLinksSeenRequest* request,
                                          v1::MarkLinksSeenResponse* response) {
+  if (auth_ != nullptr) {
+    if (grpc::Status s = auth_->Check(*context, "MarkLinksSeen"); !s.ok()) return s;
+  }
   mark_links_.fetch_add(1, std::memory_order_relaxed);
   link_keys_.fetch_add(static_cast<uint64_t>(request->keys_size()), std::memory_order_relaxed);
   const std::vector<std::string> keys(request->keys().begin(), request->keys().end());

@@ -12,13 +12,17 @@
 #include <cstdint>
 
 #include "crawler/v1/dedup.grpc.pb.h"
+#include "services/common/grpc/call_auth.h"
 #include "services/dedup/dedup.h"
 
 namespace crawler::dedup {
 
 class DedupService final : public v1::Dedup::Service {
  public:
-  explicit DedupService(Dedup& dedup) : dedup_(dedup) {}
+  // `auth` (may be null: no check; must outlive the service): who may call (only fetchers ask
+  // the index, grpc_common::CallAuth).
+  explicit DedupService(Dedup& dedup, grpc_common::CallAuth* auth = nullptr)
+      : dedup_(dedup), auth_(auth) {}
 
   // Calls served since start (failed ones too), and the queries they carried.
   struct CallCounts {
@@ -57,6 +61,7 @@ class DedupService final : public v1::Dedup::Service {
 
  private:
   Dedup& dedup_;
+  grpc_common::CallAuth* const auth_;
   std::atomic<uint64_t> check_{0}, record_{0}, queries_{0};
   std::atomic<uint64_t> unique_{0}, exact_{0}, near_{0}, recorded_{0};
   std::atomic<uint64_t> mark_links_{0}, link_keys_{0}, fresh_links_{0};

@@ -22,7 +22,7 @@
 namespace crawler::fetcher {
 
 FetcherServerConfig::FetcherServerConfig() {
-  common.listen = "0.0.0.0:50053";
+  common.listen = "127.0.0.1:50053";
   // Hand-overs to the frontiers are RPCs here: half a second of a fetcher's outcomes and
   // outlinks per call keeps them to a few per thousand pages (the standalone crawl's 50 ms
   // costs nothing in one process).
@@ -128,7 +128,9 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   std::unique_ptr<FetcherServer> server(new FetcherServer);
   FetcherServer& s = *server;
-  const grpc_common::ChannelOptions channel = config.peers.Channel();
+  absl::StatusOr<std::string> token = config.common.InternalToken();
+  if (!token.ok()) return token.status();
+  const grpc_common::ChannelOptions channel = config.peers.Channel(*token);
   for (const std::string& target : config.frontiers) {
     absl::StatusOr<std::shared_ptr<grpc::Channel>> c = grpc_common::MakeChannel(target, channel);
     if (!c.ok()) return c.status();

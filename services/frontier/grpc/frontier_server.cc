@@ -16,7 +16,7 @@
 namespace crawler::frontier {
 
 FrontierServerConfig::FrontierServerConfig() {
-  common.listen = "0.0.0.0:50050";
+  common.listen = "127.0.0.1:50050";
   // Fetchers outlive a restarted frontier: their completions of leases it handed out are taken.
   frontier.restored_lease_grace = absl::Seconds(15);
 }
@@ -78,7 +78,13 @@ absl::StatusOr<std::unique_ptr<FrontierServer>> FrontierServer::Start(
   std::fprintf(stderr, "frontier: partition %u of %u, %zu collection(s) in %s\n",
                config.partition_index, config.partition_count, names.size(),
                config.data_dir.c_str());
-  server->service_ = std::make_unique<FrontierService>(*server->host_);
+  absl::StatusOr<std::string> token = config.common.InternalToken();
+  if (!token.ok()) return token.status();
+  server->auth_ = std::make_unique<grpc_common::CallAuth>(
+      grpc_common::CallAuthOptions{
+          .service = "frontier", .token = *std::move(token), .roles = FrontierCallRoles()},
+      server->clock_);
+  server->service_ = std::make_unique<FrontierService>(*server->host_, server->auth_.get());
   FrontierHost* h = server->host_.get();
   // A store that cannot be written (a full disk) fails every round until it recovers: one line
   // every 10 s says so, not four a second.
@@ -137,6 +143,7 @@ absl::Status FrontierServer::Close() {
   reaper_.reset();
   runner_.reset();
   service_.reset();
+  auth_.reset();
   // Closing the host closes every collection's store (RocksDB flushes on close).
   host_.reset();
   return absl::OkStatus();

@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
 #include "services/common/config/key_table.h"
+#include "services/common/grpc/call_auth.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/rate_limited_log.h"
@@ -79,6 +80,7 @@ class FrontierServer {
 
   SystemClock clock_;
   std::unique_ptr<FrontierHost> host_;
+  std::unique_ptr<grpc_common::CallAuth> auth_;
   std::unique_ptr<FrontierService> service_;
   std::unique_ptr<RateLimitedLog> reaper_log_;
   std::unique_ptr<LeaseReaper> reaper_;

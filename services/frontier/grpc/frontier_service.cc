@@ -38,6 +38,21 @@ absl::StatusOr<std::shared_ptr<Frontier>> FrontierService::Find(
   return core;
 }
 
+std::map<std::string, std::set<std::string>, std::less<>> FrontierCallRoles() {
+  const std::set<std::string> fetcher = {"fetcher"};
+  const std::set<std::string> scheduler = {"scheduler"};
+  const std::set<std::string> both = {"fetcher", "scheduler"};
+  return {{"AddUrls", both},          {"Lease", fetcher},          {"Complete", fetcher},
+          {"ReleaseLeases", fetcher}, {"ReportHostTimes", fetcher}, {"GetStats", both},
+          {"LookupUrls", scheduler},  {"GetRevisitStatus", scheduler},
+          {"RetuneRevisits", scheduler}, {"OpenCollection", scheduler},
+          {"DropCollection", scheduler}};
+}
+
+grpc::Status FrontierService::Authorize(grpc::ServerContext* context, const char* method) const {
+  return auth_ == nullptr ? grpc::Status::OK : auth_->Check(*context, method);
+}
+
 FrontierService::CallCounts FrontierService::Calls() const {
   return {.add_urls = add_urls_.load(std::memory_order_relaxed),
           .lease = lease_.load(std::memory_order_relaxed),
@@ -48,8 +63,10 @@ FrontierService::CallCounts FrontierService::Calls() const {
           .other = other_.load(std::memory_order_relaxed)};
 }
 
-grpc::Status FrontierService::AddUrls(grpc::ServerContext*, const v1::AddUrlsRequest* request,
+grpc::Status FrontierService::AddUrls(grpc::ServerContext* context,
+                                      const v1::AddUrlsRequest* request,
                                       v1::AddUrlsResponse* response) {
+  if (grpc::Status s = Authorize(context, "AddUrls"); !s.ok()) return s;
   add_urls_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<UrlToAdd>> urls = FromAddUrlsRequest(*request);
@@ -61,8 +78,9 @@ grpc::Status FrontierService::AddUrls(grpc::ServerContext*, const v1::AddUrlsReq
   });
 }
 
-grpc::Status FrontierService::Lease(grpc::ServerContext*, const v1::LeaseRequest* request,
+grpc::Status FrontierService::Lease(grpc::ServerContext* context, const v1::LeaseRequest* request,
                                     v1::LeaseResponse* response) {
+  if (grpc::Status s = Authorize(context, "Lease"); !s.ok()) return s;
   lease_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<LeaseArgs> args = FromLeaseRequest(*request);
@@ -74,8 +92,10 @@ grpc::Status FrontierService::Lease(grpc::ServerContext*, const v1::LeaseRequest
   });
 }
 
-grpc::Status FrontierService::Complete(grpc::ServerContext*, const v1::CompleteRequest* request,
+grpc::Status FrontierService::Complete(grpc::ServerContext* context,
+                                       const v1::CompleteRequest* request,
                                        v1::CompleteResponse* response) {
+  if (grpc::Status s = Authorize(context, "Complete"); !s.ok()) return s;
   complete_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<FetchOutcome>> outcomes = FromCompleteRequest(*request);
@@ -87,9 +107,10 @@ grpc::Status FrontierService::Complete(grpc::ServerContext*, const v1::CompleteR
   });
 }
 
-grpc::Status FrontierService::ReportHostTimes(grpc::ServerContext*,
+grpc::Status FrontierService::ReportHostTimes(grpc::ServerContext* context,
                                               const v1::ReportHostTimesRequest* request,
                                               v1::ReportHostTimesResponse* response) {
+  if (grpc::Status s = Authorize(context, "ReportHostTimes"); !s.ok()) return s;
   report_host_times_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<HostTime>> times = FromReportHostTimesRequest(*request);
@@ -101,8 +122,10 @@ grpc::Status FrontierService::ReportHostTimes(grpc::ServerContext*,
   });
 }
 
-grpc::Status FrontierService::GetStats(grpc::ServerContext*, const v1::GetStatsRequest* request,
+grpc::Status FrontierService::GetStats(grpc::ServerContext* context,
+                                       const v1::GetStatsRequest* request,
                                        v1::GetStatsResponse* response) {
+  if (grpc::Status s = Authorize(context, "GetStats"); !s.ok()) return s;
   get_stats_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<FrontierStats> stats = core.Stats();
@@ -112,8 +135,10 @@ grpc::Status FrontierService::GetStats(grpc::ServerContext*, const v1::GetStatsR
   });
 }
 
-grpc::Status FrontierService::LookupUrls(grpc::ServerContext*, const v1::LookupUrlsRequest* request,
+grpc::Status FrontierService::LookupUrls(grpc::ServerContext* context,
+                                         const v1::LookupUrlsRequest* request,
                                          v1::LookupUrlsResponse* response) {
+  if (grpc::Status s = Authorize(context, "LookupUrls"); !s.ok()) return s;
   other_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<std::string>> urls = FromLookupUrlsRequest(*request);
@@ -125,9 +150,10 @@ grpc::Status FrontierService::LookupUrls(grpc::ServerContext*, const v1::LookupU
   });
 }
 
-grpc::Status FrontierService::GetRevisitStatus(grpc::ServerContext*,
+grpc::Status FrontierService::GetRevisitStatus(grpc::ServerContext* context,
                                                const v1::GetRevisitStatusRequest* request,
                                                v1::GetRevisitStatusResponse* response) {
+  if (grpc::Status s = Authorize(context, "GetRevisitStatus"); !s.ok()) return s;
   other_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<RevisitStatus> status = core.GetRevisitStatus();
@@ -137,9 +163,10 @@ grpc::Status FrontierService::GetRevisitStatus(grpc::ServerContext*,
   });
 }
 
-grpc::Status FrontierService::RetuneRevisits(grpc::ServerContext*,
+grpc::Status FrontierService::RetuneRevisits(grpc::ServerContext* context,
                                              const v1::RetuneRevisitsRequest* request,
                                              v1::RetuneRevisitsResponse*) {
+  if (grpc::Status s = Authorize(context, "RetuneRevisits"); !s.ok()) return s;
   other_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<FleetSummaryValue> fleet = FromRetuneRevisitsRequest(*request);
@@ -148,9 +175,10 @@ grpc::Status FrontierService::RetuneRevisits(grpc::ServerContext*,
   });
 }
 
-grpc::Status FrontierService::ReleaseLeases(grpc::ServerContext*,
+grpc::Status FrontierService::ReleaseLeases(grpc::ServerContext* context,
                                             const v1::ReleaseLeasesRequest* request,
                                             v1::ReleaseLeasesResponse* response) {
+  if (grpc::Status s = Authorize(context, "ReleaseLeases"); !s.ok()) return s;
   release_leases_.fetch_add(1, std::memory_order_relaxed);
   return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<LeaseId>> ids = FromReleaseLeasesRequest(*request);
@@ -162,9 +190,10 @@ grpc::Status FrontierService::ReleaseLeases(grpc::ServerContext*,
   });
 }
 
-grpc::Status FrontierService::OpenCollection(grpc::ServerContext*,
+grpc::Status FrontierService::OpenCollection(grpc::ServerContext* context,
                                              const v1::OpenCollectionRequest* request,
                                              v1::OpenCollectionResponse* response) {
+  if (grpc::Status s = Authorize(context, "OpenCollection"); !s.ok()) return s;
   other_.fetch_add(1, std::memory_order_relaxed);
   absl::StatusOr<OpenCollectionArgs> args = FromOpenCollectionRequest(*request);
   if (!args.ok()) return ToGrpcStatus(args.status());
@@ -181,9 +210,10 @@ grpc::Status FrontierService::OpenCollection(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status FrontierService::DropCollection(grpc::ServerContext*,
+grpc::Status FrontierService::DropCollection(grpc::ServerContext* context,
                                              const v1::DropCollectionRequest* request,
                                              v1::DropCollectionResponse* response) {
+  if (grpc::Status s = Authorize(context, "DropCollection"); !s.ok()) return s;
   other_.fetch_add(1, std::memory_order_relaxed);
   if (request->name().empty()) {
     return ToGrpcStatus(absl::InvalidArgumentError("name: required"));

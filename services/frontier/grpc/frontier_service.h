@@ -16,9 +16,15 @@
 #include <grpcpp/grpcpp.h>
 
 #include "crawler/v1/frontier.grpc.pb.h"
+#include "services/common/grpc/call_auth.h"
 #include "services/frontier/grpc/frontier_host.h"
 
 namespace crawler::frontier {
+
+// The roles allowed each Frontier method (callers with a client certificate): fetchers lease,
+// complete and hand over outlinks; the scheduler opens, drops and tunes collections and feeds
+// seeds; both read statistics.
+std::map<std::string, std::set<std::string>, std::less<>> FrontierCallRoles();
 
 class FrontierService final : public v1::Frontier::Service {
  public:
@@ -34,7 +40,10 @@ class FrontierService final : public v1::Frontier::Service {
     uint64_t other = 0;  // lookups, re-visit tuning, opening and dropping collections
   };
 
-  explicit FrontierService(FrontierHost& host) : host_(host) {}
+  // `auth` (may be null: no check; must outlive the service): who may call what
+  // (grpc_common::CallAuth; FrontierCallRoles()).
+  explicit FrontierService(FrontierHost& host, grpc_common::CallAuth* auth = nullptr)
+      : host_(host), auth_(auth) {}
 
   CallCounts Calls() const;
 
@@ -70,7 +79,11 @@ class FrontierService final : public v1::Frontier::Service {
   // The collection's core, or NOT_FOUND naming it (INVALID_ARGUMENT when no name is given).
   absl::StatusOr<std::shared_ptr<Frontier>> Find(const std::string& collection) const;
 
+  // OK, or the refusal of a caller who may not call `method`.
+  grpc::Status Authorize(grpc::ServerContext* context, const char* method) const;
+
   FrontierHost& host_;
+  grpc_common::CallAuth* const auth_;
   std::atomic<uint64_t> add_urls_{0}, lease_{0}, complete_{0}, release_leases_{0},
       report_host_times_{0}, get_stats_{0}, other_{0};
 };

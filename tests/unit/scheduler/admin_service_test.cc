@@ -31,7 +31,7 @@ class AdminServiceTest : public ::testing::Test {
  protected:
   AdminServiceTest() : store_(CollectionManager::ColumnFamilies()), fleet_(2, clock_) {
     manager_ = CollectionManager::Open({}, store_, fleet_, clock_).value();
-    admin_ = std::make_unique<AdminService>(*manager_, kToken);
+    admin_ = std::make_unique<AdminService>(*manager_, kToken, clock_);
     internal_ = std::make_unique<SchedulerInternalService>(*manager_, absl::Seconds(3));
     runner_ = grpc_server::ServerRunner::Start(
                   {.name = "scheduler",
@@ -184,6 +184,8 @@ TEST_F(AdminServiceTest, FetchersLearnTheLiveCollectionsAndTheirStates) {
 }
 
 TEST(AdminToken, ComparisonIsExactAndTheFileIsTrimmed) {
+  using grpc_common::ConstantTimeEquals;
+  using grpc_common::ReadTokenFile;
   EXPECT_TRUE(ConstantTimeEquals("abc", "abc"));
   EXPECT_FALSE(ConstantTimeEquals("abc", "abd"));
   EXPECT_FALSE(ConstantTimeEquals("abc", "abcd"));
