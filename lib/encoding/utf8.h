@@ -112,6 +112,16 @@ constexpr size_t Utf8PrefixLength(std::string_view s, size_t max) {
   return n;
 }
 
+// `text`, or, when it is longer than `shown` bytes, its start (never half a character), "..."
+// and its length: how an error or a report names an untrusted string that may be megabytes
+// (a pasted regex, a seed of 70 KB) and still shows what follows it.
+inline std::string Abbreviated(std::string_view text, size_t shown) {
+  if (text.size() <= shown) return std::string(text);
+  std::string out(text.substr(0, Utf8PrefixLength(text, shown)));
+  out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
 }  // namespace crawler::encoding
 
 #endif  // CRAWLER_LIB_ENCODING_UTF8_H_

@@ -9,7 +9,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "lib/encoding/absl_view.h"
 #include "lib/encoding/utf8.h"
 
 namespace crawler::scope {
@@ -54,13 +53,9 @@ bool IsTrap(Verdict verdict) {
 
 namespace {
 
-// `text` quoted, or its first 80 bytes quoted and its length when it is longer.
-std::string Abbreviated(std::string_view text) {
-  constexpr size_t kShown = 80;
-  if (text.size() <= kShown) return absl::StrCat("\"", encoding::AsAbsl(text), "\"");
-  return absl::StrCat("\"",
-                      encoding::AsAbsl(text.substr(0, encoding::Utf8PrefixLength(text, kShown))),
-                      "...\" (", text.size(), " bytes)");
+// `text` quoted, abbreviated past 80 bytes.
+std::string Quoted(std::string_view text) {
+  return absl::StrCat("\"", encoding::Abbreviated(text, 80), "\"");
 }
 
 // The non-empty pieces of `text` between any of `separators`.
@@ -140,8 +135,8 @@ absl::StatusOr<Scope> Scope::Create(const ScopeOptions& options, const std::vect
         // Named by its start: a pattern (and RE2's error, which quotes it) may be megabytes,
         // and the error travels in a reply's metadata.
         return absl::InvalidArgumentError(absl::StrCat("invalid ", what, " pattern ",
-                                                       Abbreviated(pattern), ": ",
-                                                       Abbreviated(re->error())));
+                                                       Quoted(pattern), ": ",
+                                                       Quoted(re->error())));
       }
       out.push_back(std::move(re));
     }

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/encoding/utf8.h"
 #include "lib/recrawl/allocation_solver.h"
 #include "lib/recrawl/freshness.h"
 #include "lib/recrawl/rate_histogram.h"
@@ -46,6 +47,29 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
   return scheduler;
 }
 
+namespace {
+
+// A rejected seed as a report lists it: "url: reason", a long URL abbreviated so that the
+// reason stays in sight.
+std::string Rejected(std::string_view url, std::string_view reason) {
+  return absl::StrCat(encoding::Abbreviated(url, kShownSeedBytes), ": ", std::string(reason));
+}
+
+}  // namespace
+
+size_t Scheduler::SeedsInScope(std::vector<std::string>* rejected) const {
+  size_t in_scope = 0;
+  for (size_t i = 0; i < seed_urls_.size(); ++i) {
+    const scope::Verdict verdict = scope_->Check(seed_urls_[i], seed_canonical_[i].str(), 0);
+    if (verdict == scope::Verdict::kInScope) {
+      ++in_scope;
+    } else if (rejected != nullptr) {
+      rejected->push_back(Rejected(seed_canonical_[i].str(), scope::VerdictName(verdict)));
+    }
+  }
+  return in_scope;
+}
+
 absl::StatusOr<SeedReport> Scheduler::FeedSeeds(frontier::FrontierClient& frontier,
                                                  const SeedFeedOptions& options) const {
   SeedReport report;
@@ -55,7 +79,7 @@ absl::StatusOr<SeedReport> Scheduler::FeedSeeds(frontier::FrontierClient& fronti
     const scope::Verdict verdict = scope_->Check(seed_urls_[i], seed_canonical_[i].str(), 0);
     if (verdict != scope::Verdict::kInScope) {
       report.rejected.push_back(
-          absl::StrCat(seed_canonical_[i].str(), ": ", std::string(scope::VerdictName(verdict))));
+          Rejected(seed_canonical_[i].str(), scope::VerdictName(verdict)));
       continue;
     }
     batch.push_back(frontier::UrlToAdd{.canonical_url = seed_canonical_[i].str(),
@@ -87,12 +111,12 @@ absl::StatusOr<SeedReport> Scheduler::AddSeeds(frontier::FrontierClient& frontie
   for (const std::string& seed : seeds) {
     absl::StatusOr<Judged> judged = Judge(seed, 0);
     if (!judged.ok()) {
-      report.rejected.push_back(absl::StrCat(seed, ": ", judged.status().message()));
+      report.rejected.push_back(Rejected(seed, std::string(judged.status().message())));
       continue;
     }
     if (judged->verdict != scope::Verdict::kInScope) {
-      report.rejected.push_back(absl::StrCat(judged->canonical.str(), ": ",
-                                             std::string(scope::VerdictName(judged->verdict))));
+      report.rejected.push_back(
+          Rejected(judged->canonical.str(), scope::VerdictName(judged->verdict)));
       continue;
     }
     batch.push_back(frontier::UrlToAdd{.canonical_url = judged->canonical.str(),

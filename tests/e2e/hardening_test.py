@@ -18,6 +18,9 @@ Scenarios:
                refused, and the scheduler's peak memory stays far below the chart's 512 MiB;
                the same with AddUrls at a frontier's port (its limit: 2 GiB).
   refusals_log   3,000 Admin calls with a wrong token: refused, and logged in a few lines.
+  small        crawlctl's refusals: a 3 MB pattern that does not compile, a collection whose
+               every seed is out of scope, a file of two YAML documents (each exit 2 with a short
+               message); a rejected 70 KB seed listed abbreviated with its reason.
   roles        mutual TLS between a frontier and the scheduler (certificates made with openssl):
                the scheduler reaches the frontier; a fetcher's certificate may read statistics
                but not drop a collection (PERMISSION_DENIED); no certificate, or one of another
@@ -478,9 +481,53 @@ def scenario_roles(args, checks, work):
         checks.check(all(c == 0 for c in stopped.values()), f"exit codes: {stopped}")
 
 
+def scenario_small(args, checks, work):
+    from cluster import Cluster
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), 1, redis=False)
+    try:
+        cluster.start_one("frontier", 0, first=True)
+        cluster.start_one("scheduler", first=True)
+        # A 3 MB pattern that does not compile: exit 2, and an error of a few hundred bytes.
+        write_collection(work("regex.yaml"), "regex", ["http://a.test/"],
+                         [f"exclude: ['({'a' * (3 << 20)}']"])
+        out = cluster.ctl("collections", "create", "-f", work("regex.yaml"), check=False)
+        checks.check(out.returncode == 2 and len(out.stderr) < 4096 and
+                     "pattern" in out.stderr,
+                     f"a 3 MB bad pattern: exit {out.returncode}, {len(out.stderr)} bytes of "
+                     f"error: {out.stderr[:300]}")
+        # Every seed out of scope: refused, naming the seeds and why.
+        write_collection(work("out.yaml"), "out", ["http://a.example.org/"],
+                         ["allow_host_suffixes: [test]"])
+        out = cluster.ctl("collections", "create", "-f", work("out.yaml"), check=False)
+        checks.check(out.returncode == 2 and "host_not_allowed" in out.stderr,
+                     f"a collection whose seeds are all out of scope: exit {out.returncode}: "
+                     f"{out.stderr.strip()[:300]} {out.stdout[:200]}")
+        # A 70 KB seed is rejected with its reason in sight.
+        write_collection(work("ok.yaml"), "ok", ["http://a.test/"])
+        cluster.ctl("collections", "create", "-f", work("ok.yaml"))
+        with open(work("seeds.txt"), "w") as f:
+            f.write(f"http://a.test/{'c' * 70000}\n")
+        out = cluster.ctl("seeds", "add", "ok", work("seeds.txt"), check=False)
+        line = next((l for l in out.stdout.splitlines() if "a.test/ccc" in l), "")
+        checks.check(out.returncode == 0 and len(line) < 400 and "trap_too_long" in line,
+                     f"a rejected 70 KB seed is listed as {len(line)} bytes: {line[:120]}"
+                     f"...{line[-60:]}")
+        # Two documents in one collection file.
+        with open(work("two.yaml"), "w") as f:
+            f.write("name: one\nseeds: [http://a.test/]\n---\nname: two\nseeds: [http://b.test/]\n")
+        out = cluster.ctl("collections", "create", "-f", work("two.yaml"), check=False)
+        checks.check(out.returncode == 2 and "document" in out.stderr,
+                     f"a file of two collections: exit {out.returncode}: {out.stderr.strip()[:200]}")
+        print("small: a 3 MB bad pattern, seeds all out of scope and two YAML documents refused "
+              "(exit 2, short errors); a 70 KB rejected seed listed with its reason", flush=True)
+    finally:
+        stopped = cluster.stop()
+        checks.check(all(c == 0 for c in stopped.values()), f"exit codes: {stopped}")
+
+
 SCENARIOS = {"disk_full": scenario_disk_full, "internal_auth": scenario_internal_auth,
              "big_messages": scenario_big_messages, "refusals_log": scenario_refusals_log,
-             "roles": scenario_roles}
+             "roles": scenario_roles, "small": scenario_small}
 NEEDS_MOUNT = {"disk_full"}
 
 

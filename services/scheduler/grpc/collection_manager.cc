@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "google/protobuf/util/field_mask_util.h"
 #include "lib/partition/partition.h"
 #include "services/common/grpc/proto_convert.h"
@@ -270,6 +271,15 @@ absl::StatusOr<v1::CollectionInfo> CollectionManager::Create(const v1::Collectio
   stored.set_seeds_pending(true);
   absl::StatusOr<std::shared_ptr<Entry>> entry = Build(stored);
   if (!entry.ok()) return entry.status();
+  std::vector<std::string> out_of_scope;
+  if ((*entry)->core->SeedsInScope(&out_of_scope) == 0) {
+    // It would finish at once with nothing fetched.
+    out_of_scope.resize(std::min<size_t>(out_of_scope.size(), 3));
+    return grpc_common::InvalidField(
+        "collection.seeds", absl::StrCat("none is in the collection's scope: ",
+                                         absl::StrJoin(out_of_scope, "; "),
+                                         collection->seeds.size() > 3 ? "; ..." : ""));
+  }
   {
     absl::MutexLock lock(&mu_);
     auto it = entries_.find(collection->name);

@@ -104,6 +104,21 @@ TEST_F(CollectionManagerTest, BadDefinitionsAreRefusedNamingTheFieldOrTheCollect
   EXPECT_THAT(std::string(missing.status().message()), HasSubstr("'nope'"));
 }
 
+// A collection none of whose seeds is in its scope would finish at once with nothing fetched:
+// refused at creation, naming the seeds and why.
+TEST_F(CollectionManagerTest, ACollectionWhoseEverySeedIsOutOfScopeIsRefused) {
+  v1::Collection outside = Proto("outside", {"http://other.org/", "http://b.org/x"});
+  outside.mutable_scope()->add_allowed_host_suffixes("example");
+  auto created = manager_->Create(outside);
+  EXPECT_TRUE(absl::IsInvalidArgument(created.status())) << created.status();
+  EXPECT_THAT(std::string(created.status().message()),
+              HasSubstr("http://other.org/: host_not_allowed"));
+  EXPECT_TRUE(absl::IsNotFound(manager_->Get("outside").status()));
+  // One seed in scope is enough.
+  *outside.add_seeds() = "http://a.example/";
+  EXPECT_TRUE(manager_->Create(outside).ok());
+}
+
 TEST_F(CollectionManagerTest, SeedsOfACreateDuringAnOutageReachThePartitionsLater) {
   fleet_.SetDown(1, true);
   ASSERT_TRUE(manager_->Create(Proto("c", {"http://a.test/", "http://b.test/", "http://c.test/",
