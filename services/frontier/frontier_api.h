@@ -115,6 +115,9 @@ struct CollectionSettings {
   // A focused collection's bandit (needs max_pages; the scheduler moves max_pages by where the
   // rewards are, which the partition applies without reopening). Off: a coverage crawl.
   FocusOptions focus;
+  // Which collection of this name (its creation time in microseconds): one deleted and created
+  // again under the name is another, whose partition starts from an empty store. 0: unknown.
+  uint64_t generation = 0;
 
   friend bool operator==(const CollectionSettings&, const CollectionSettings&) = default;
 };

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "lib/encoding/utf8.h"
 #include "lib/recrawl/allocation_solver.h"
@@ -68,6 +69,19 @@ size_t Scheduler::SeedsInScope(std::vector<std::string>* rejected) const {
     }
   }
   return in_scope;
+}
+
+std::vector<std::string> Scheduler::ScopeSeeds() const {
+  if (collection_.seeds.empty()) return {};
+  if (!collection_.scope.same_site_only || psl_ == nullptr) return {collection_.seeds.front()};
+  std::vector<std::string> out;
+  absl::flat_hash_set<std::string> sites;
+  for (size_t i = 0; i < seed_urls_.size(); ++i) {
+    if (sites.insert(psl_->RegistrableDomain(seed_urls_[i].host())).second) {
+      out.push_back(collection_.seeds[i]);
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<SeedReport> Scheduler::FeedSeeds(frontier::FrontierClient& frontier,

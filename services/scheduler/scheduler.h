@@ -129,6 +129,11 @@ class Scheduler {
   // others as "url: reason". A collection with none would fetch nothing.
   size_t SeedsInScope(std::vector<std::string>* rejected) const;
 
+  // The seeds the scope depends on: for same_site_only, the first seed of each site (the
+  // scope's sites); otherwise the first seed. What a fetcher, which builds the scope but never
+  // feeds seeds, needs of the seed list.
+  std::vector<std::string> ScopeSeeds() const;
+
   // The canonical form of `raw` (as seeds and explained URLs are canonicalised), its host key,
   // and the scope's verdict at `depth`. kInvalidArgument if it does not parse.
   struct Judged {

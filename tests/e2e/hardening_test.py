@@ -18,6 +18,11 @@ Scenarios:
                refused, and the scheduler's peak memory stays far below the chart's 512 MiB;
                the same with AddUrls at a frontier's port (its limit: 2 GiB).
   refusals_log   3,000 Admin calls with a wrong token: refused, and logged in a few lines.
+  big_definitions  four collections of 9,000 seeds x 2 KB: `crawlctl collections list` works,
+               the fetchers keep reaching the scheduler and a new collection is crawled whole.
+  recreate     a collection deleted at 30% and created again at once under its name, the
+               fetchers held still (SIGSTOP) meanwhile: the new one fetches every page once (none
+               twice since it was created) and its statistics agree (pages = fetched = the truth).
   small        crawlctl's refusals: a 3 MB pattern that does not compile, a collection whose
                every seed is out of scope, a file of two YAML documents (each exit 2 with a short
                message); a rejected 70 KB seed listed abbreviated with its reason.
@@ -481,6 +486,149 @@ def scenario_roles(args, checks, work):
         checks.check(all(c == 0 for c in stopped.values()), f"exit codes: {stopped}")
 
 
+def sim_fetcher_args(port):
+    return ["--allow-network", "127.0.0.0/8", "--connect-to", f"127.0.0.1:{port}",
+            "--min-delay", "50ms", "--delay-factor", "0", "--partition-header",
+            "--report-interval", "1s", "--timeout", "10s"]
+
+
+def stats_of(cluster, name):
+    out = cluster.ctl("stats", name, json_out=True, check=False, timeout_s=30)
+    return json.loads(out.stdout) if out.returncode == 0 else None
+
+
+def field(d, name):
+    parts = name.split("_")
+    return d.get(name, d.get(parts[0] + "".join(p.title() for p in parts[1:]), 0))
+
+
+def wait_exhausted(cluster, name, timeout_s=300):
+    def done():
+        st = stats_of(cluster, name)
+        return st if st and field(st, "exhausted") is True else None
+    st = wait_until(done, timeout_s, f"collection {name} to finish", poll_s=1)
+    time.sleep(2.5)  # the fetchers' last reports
+    return stats_of(cluster, name) or st
+
+
+def scenario_big_definitions(args, checks, work):
+    from cluster import Cluster
+    from e2e_support import Websim
+    sim = Websim(args.websim, work, hosts=5, pages=10, seed=31).start()
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), 2,
+                      fetcher_args=sim_fetcher_args(sim.port))
+    try:
+        cluster.start()
+        # Four collections of 9,000 seeds of 2 KB (18 MB of definition each), paused; the long
+        # seeds are out of scope (excluded), so nothing of them is crawled.
+        for c in range(4):
+            seeds = ["http://big.test/"] + [f"http://big.test/{'x' * 2000}/{i}"
+                                            for i in range(9000)]
+            write_collection(work(f"big{c}.yaml"), f"big{c}", seeds,
+                             ["allow_host_suffixes: [test]", "exclude: ['/xxxxxxxxxx']"])
+            out = cluster.ctl("collections", "create", "-f", work(f"big{c}.yaml"), check=False,
+                              timeout_s=300)
+            checks.check(out.returncode == 0, f"creating big{c}: {out.stderr.strip()[-500:]}")
+            cluster.ctl("collections", "pause", f"big{c}", check=False)
+        out = cluster.ctl("collections", "list", check=False, timeout_s=60)
+        checks.check(out.returncode == 0, f"collections list exited {out.returncode}: "
+                                          f"{out.stderr.strip()[-500:]}")
+        write_collection(work("web.yaml"), "web", sim.seeds())
+        cluster.ctl("collections", "create", "-f", work("web.yaml"))
+        truth, _ = sim.truth()
+        expected = len(truth["page"] | truth["seed"])
+        pages = 0
+        try:
+            final = wait_exhausted(cluster, "web", timeout_s=120)
+            pages = int(field(final, "pages"))
+        except Fatal as e:
+            checks.fail(str(e))
+        checks.check(pages == expected, f"the new collection has {pages} pages, not {expected}")
+        unreachable = sum(cluster.procs[("fetcher", k)].log().count("scheduler unreachable")
+                          for k in range(2))
+        checks.check(unreachable == 0, f"fetchers logged 'scheduler unreachable' {unreachable} "
+                                       f"times")
+        print(f"big_definitions: 4 collections of 9,000 seeds x 2 KB listed; a new collection "
+              f"crawled {pages} of {expected} pages; fetchers lost the scheduler {unreachable} "
+              f"times", flush=True)
+    finally:
+        stopped = cluster.stop()
+        sim.stop()
+        checks.check(all(c == 0 for c in stopped.values()), f"exit codes: {stopped}")
+
+
+def scenario_recreate(args, checks, work):
+    from cluster import Cluster
+    from e2e_support import Websim, check_coverage, monotonic_ns, url_of, is_page_request
+    sim = Websim(args.websim, work, hosts=30, pages=40, seed=32).start()
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), 2,
+                      fetcher_args=sim_fetcher_args(sim.port))
+    try:
+        cluster.start()
+        write_collection(work("web.yaml"), "web", sim.seeds())
+        cluster.ctl("collections", "create", "-f", work("web.yaml"))
+        truth, _ = sim.truth()
+        expected = truth["page"] | truth["seed"]
+        wait_until(lambda: sum(1 for r in sim.requests() if is_page_request(r)) >=
+                   0.3 * len(expected), 300, "30% of the pages")
+        # Delete and create again as a script would, back to back through the Admin API; the
+        # fetchers are held still meanwhile (as a long pause would), so their next call to their
+        # frontier finds the new collection of the name, not none.
+        import grpc
+        fetchers = [cluster.procs[("fetcher", k)].proc for k in range(2)]
+        for p in fetchers:
+            os.kill(p.pid, signal.SIGSTOP)
+        v1 = grpc_stubs.generate(work("gen"), args.protoc, args.plugin)
+        auth = [("authorization", f"Bearer {open(cluster.token_file).read().strip()}")]
+        info = json.loads(cluster.ctl("collections", "get", "web", json_out=True).stdout)
+        definition = v1.admin_pb2.Collection(name="web", seeds=info["collection"]["seeds"])
+        with grpc.insecure_channel(cluster.admin) as channel:
+            admin = v1.admin_pb2_grpc.AdminStub(channel)
+            admin.DeleteCollection(v1.admin_pb2.DeleteCollectionRequest(name="web"),
+                                   metadata=auth, timeout=30)
+            deleted_ns = monotonic_ns()
+
+            def created():
+                code = rpc_code(lambda: admin.CreateCollection(
+                    v1.admin_pb2.CreateCollectionRequest(collection=definition), metadata=auth,
+                    timeout=30))
+                return code == grpc.StatusCode.OK
+            try:
+                wait_until(created, 60, "the name to be free again", poll_s=0.001)
+            finally:
+                for p in fetchers:
+                    os.kill(p.pid, signal.SIGCONT)
+        created_ns = monotonic_ns()
+        final = wait_exhausted(cluster, "web")
+    finally:
+        stopped = cluster.stop()
+        sim.stop()
+        checks.check(all(c == 0 for c in stopped.values()), f"exit codes: {stopped}")
+    requests = [r for r in sim.requests() if is_page_request(r)]
+    after = collections_counter(url_of(r) for r in requests if r.ns >= created_ns)
+    missing = expected - set(after)
+    twice = {u: n for u, n in after.items() if n > 1}
+    checks.check(not missing, f"{len(missing)} pages not fetched by the new collection")
+    checks.check(not twice, f"{len(twice)} pages fetched twice since the re-create, e.g. "
+                            f"{sorted(twice.items())[:3]}")
+    pages = int(field(final, "pages"))
+    fetched = sum(int(o.get("count", 0)) for o in final.get("outcomes", [])
+                  if o.get("outcome") == "OUTCOME_CLASS_FETCHED")
+    checks.check(pages == len(expected) and fetched == pages,
+                 f"the new collection's statistics: {pages} pages, {fetched} fetched; the truth "
+                 f"has {len(expected)}")
+    late = sum(1 for r in requests if deleted_ns + 200_000_000 <= r.ns < created_ns)
+    print(f"recreate: deleted at 30%, created again {(created_ns - deleted_ns) / 1e6:.0f} ms later; "
+          f"{late} pages fetched between 0.2 s after the delete and the create; the new one "
+          f"fetched {len(after)} of {len(expected)} pages, {len(twice)} twice; its statistics: "
+          f"{pages} pages, {fetched} fetched", flush=True)
+
+
+def collections_counter(items):
+    import collections
+    return collections.Counter(items)
+
+
 def scenario_small(args, checks, work):
     from cluster import Cluster
     cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), 1, redis=False)
@@ -527,7 +675,8 @@ def scenario_small(args, checks, work):
 
 SCENARIOS = {"disk_full": scenario_disk_full, "internal_auth": scenario_internal_auth,
              "big_messages": scenario_big_messages, "refusals_log": scenario_refusals_log,
-             "roles": scenario_roles, "small": scenario_small}
+             "roles": scenario_roles, "big_definitions": scenario_big_definitions,
+             "recreate": scenario_recreate, "small": scenario_small}
 NEEDS_MOUNT = {"disk_full"}
 
 

@@ -90,6 +90,7 @@ struct FetcherNode::Crawl {
   frontier::RoutingStats routing_folded;  // replaced routers' counters
   // Built from `spec`; kept between runs so that an idle collection can be asked for work.
   v1::Collection spec;
+  uint64_t spec_version = 0;  // FetcherCollection.definition_version of `spec`; 0: unknown
   std::unique_ptr<scheduler::Scheduler> core;
   std::vector<std::unique_ptr<frontier::FrontierClient>> partitions;
   std::unique_ptr<frontier::RoutedFrontierClient> router;
@@ -167,7 +168,7 @@ absl::Status FetcherNode::Run() {
   bool scheduler_down = false;
   bool kept_sent = false;
   while (true) {
-    absl::StatusOr<v1::ReportFetcherStatsResponse> reply = scheduler_.Report(Snapshot());
+    absl::StatusOr<v1::ReportFetcherStatsResponse> reply = scheduler_.Report(Report());
     if (reply.ok()) {
       if (scheduler_down) {
         std::fprintf(stderr, "fetcher %u: scheduler reachable again\n", options_.partition_index);
@@ -182,9 +183,15 @@ absl::Status FetcherNode::Run() {
             grpc_common::DurationFromProto(reply->report_interval(), "report_interval");
         if (asked.ok() && *asked > absl::ZeroDuration()) interval = *asked;
       }
-      const std::vector<v1::CollectionInfo> collections(reply->collections().begin(),
-                                                        reply->collections().end());
-      if (!stop_.HasBeenNotified()) Reconcile(collections, clock_.Now());
+      const std::optional<std::vector<v1::CollectionInfo>> collections = Resolve(*reply);
+      if (!collections.has_value()) {
+        // Not expected (the reply leaves out only what the report said is held): ask for every
+        // definition next time.
+        absl::MutexLock lock(&mu_);
+        for (auto& [name, crawl] : crawls_) crawl->spec_version = 0;
+      } else if (!stop_.HasBeenNotified()) {
+        Reconcile(*collections, *reply, clock_.Now());
+      }
     } else if (!scheduler_down) {
       // Once per outage: the node keeps crawling what it crawls and asks again later.
       scheduler_down = true;
@@ -284,7 +291,41 @@ void FetcherNode::SendLastReport() {
   }
 }
 
-void FetcherNode::Reconcile(const std::vector<v1::CollectionInfo>& collections, absl::Time now) {
+v1::ReportFetcherStatsRequest FetcherNode::Report() const {
+  v1::ReportFetcherStatsRequest report = Snapshot();
+  absl::MutexLock lock(&mu_);
+  for (const auto& [name, crawl] : crawls_) {
+    if (crawl->spec_version == 0) continue;
+    v1::HeldDefinition* held = report.add_held();
+    held->set_name(name);
+    held->set_version(crawl->spec_version);
+  }
+  return report;
+}
+
+std::optional<std::vector<v1::CollectionInfo>> FetcherNode::Resolve(
+    const v1::ReportFetcherStatsResponse& reply) const {
+  std::vector<v1::CollectionInfo> out;
+  absl::MutexLock lock(&mu_);
+  for (const v1::FetcherCollection& c : reply.collections()) {
+    v1::CollectionInfo& info = out.emplace_back();
+    info.set_state(c.state());
+    *info.mutable_create_time() = c.create_time();
+    if (c.has_definition()) {
+      *info.mutable_collection() = c.definition();
+      continue;
+    }
+    auto it = crawls_.find(c.name());
+    if (it == crawls_.end() || it->second->spec_version != c.definition_version()) {
+      return std::nullopt;
+    }
+    *info.mutable_collection() = it->second->spec;
+  }
+  return out;
+}
+
+void FetcherNode::Reconcile(const std::vector<v1::CollectionInfo>& collections,
+                            const v1::ReportFetcherStatsResponse& reply, absl::Time now) {
   absl::MutexLock lock(&mu_);
   std::set<std::string> listed;
   for (const v1::CollectionInfo& info : collections) {
@@ -357,6 +398,16 @@ void FetcherNode::Reconcile(const std::vector<v1::CollectionInfo>& collections, 
     it = crawls_.erase(it);
     ForgetOutbox(name);
   }
+  // The versions of the definitions the crawls now hold, for the next report's `held`.
+  for (const v1::FetcherCollection& c : reply.collections()) {
+    auto it = crawls_.find(c.name());
+    if (it == crawls_.end() || !c.has_definition()) continue;
+    Crawl& crawl = *it->second;
+    crawl.spec_version =
+        google::protobuf::util::MessageDifferencer::Equals(crawl.spec, c.definition())
+            ? c.definition_version()
+            : 0;
+  }
 }
 
 absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
@@ -372,7 +423,8 @@ absl::Status FetcherNode::Start(Crawl& crawl, const v1::CollectionInfo& info) {
     std::vector<std::unique_ptr<frontier::FrontierClient>> partitions;
     std::vector<frontier::FrontierClient*> raw;
     for (uint32_t j = 0; j < options_.partition_count; ++j) {
-      partitions.push_back(partitions_(j, collection->name));
+      partitions.push_back(
+          partitions_(j, collection->name, scheduler::GenerationOf(info.create_time())));
       raw.push_back(partitions.back().get());
     }
     absl::StatusOr<std::unique_ptr<frontier::RoutedFrontierClient>> router =
@@ -545,6 +597,7 @@ v1::ReportFetcherStatsRequest FetcherNode::Snapshot() const {
   for (const auto& [name, crawl] : crawls_) {
     v1::FetcherCollectionStats* c = report.add_collections();
     c->set_collection(name);
+    c->set_generation(scheduler::GenerationOf(crawl->create_time));
     const standalone::CrawlTotals totals = crawl->stats.Totals();
     for (const auto& [outcome, count] : totals.outcomes) {
       std::optional<frontier::OutcomeClass> known = ClassNamed(outcome);

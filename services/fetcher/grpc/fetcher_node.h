@@ -38,6 +38,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -128,9 +129,11 @@ class GrpcSchedulerLink final : public SchedulerLink {
   const absl::Duration deadline_;
 };
 
-// Partition k's frontier client for `collection`.
+// Partition k's frontier client for `collection` of `generation` (its creation time in
+// microseconds, FrontierCollection.generation): its calls fail with kFailedPrecondition once that
+// collection is gone from the partition, even if another was created under its name.
 using PartitionClientFactory = std::function<std::unique_ptr<frontier::FrontierClient>(
-    uint32_t k, const std::string& collection)>;
+    uint32_t k, const std::string& collection, uint64_t generation)>;
 
 class FetcherNode {
  public:
@@ -162,8 +165,16 @@ class FetcherNode {
               politeness::Politeness& politeness, Resolver& resolver,
               const net::AddressPolicy& guard, const Clock& clock);
 
-  // Starts, stops and restarts Fetchers to match `collections`.
-  void Reconcile(const std::vector<v1::CollectionInfo>& collections, absl::Time now);
+  // The report to send: Snapshot() and the definitions held (ReportFetcherStatsRequest.held).
+  v1::ReportFetcherStatsRequest Report() const;
+  // The reply's collections with their definitions, those left out (held) taken from the
+  // crawls; nullopt if one held is not here any more (the next report asks for it).
+  std::optional<std::vector<v1::CollectionInfo>> Resolve(
+      const v1::ReportFetcherStatsResponse& reply) const;
+  // Starts, stops and restarts Fetchers to match `collections`; then notes the versions of the
+  // definitions they run (`reply`).
+  void Reconcile(const std::vector<v1::CollectionInfo>& collections,
+                 const v1::ReportFetcherStatsResponse& reply, absl::Time now);
   absl::Status Start(Crawl& crawl, const v1::CollectionInfo& info)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Opens the collection's link ledger (see the file comment).

@@ -183,10 +183,11 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   const absl::Duration deadline = config.peers.rpc_deadline;
   absl::StatusOr<std::unique_ptr<FetcherNode>> created = FetcherNode::Create(
       node,
-      [channels, deadline](uint32_t k, const std::string& collection)
+      [channels, deadline](uint32_t k, const std::string& collection, uint64_t generation)
           -> std::unique_ptr<frontier::FrontierClient> {
         return std::make_unique<frontier::GrpcFrontierClient>(
-            (*channels)[k], collection, frontier::GrpcFrontierClientOptions{.deadline = deadline});
+            (*channels)[k], collection, frontier::GrpcFrontierClientOptions{.deadline = deadline},
+            generation);
       },
       *s.scheduler_, s.dedup_.get(), *s.politeness_, *s.resolver_, *s.guard_, s.clock_);
   if (!created.ok()) return created.status();

@@ -27,15 +27,21 @@ grpc::Status OnCore(const absl::StatusOr<std::shared_ptr<Frontier>>& core, Call 
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<Frontier>> FrontierService::Find(
-    const std::string& collection) const {
+absl::StatusOr<std::shared_ptr<Frontier>> FrontierService::Find(const std::string& collection,
+                                                                uint64_t generation) const {
   if (collection.empty()) return absl::InvalidArgumentError("collection: required");
-  std::shared_ptr<Frontier> core = host_.Find(collection);
-  if (core == nullptr) {
+  FrontierHost::Held held = host_.FindHeld(collection);
+  if (held.core == nullptr) {
     return absl::NotFoundError(
         absl::StrCat("collection ", collection, " is not open on this frontier"));
   }
-  return core;
+  if (generation != 0 && held.generation != 0 && generation != held.generation) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("collection ", collection, " of generation ", generation,
+                     " is gone from this frontier (deleted; it now holds generation ",
+                     held.generation, ")"));
+  }
+  return held.core;
 }
 
 std::map<std::string, std::set<std::string>, std::less<>> FrontierCallRoles() {
@@ -68,7 +74,8 @@ grpc::Status FrontierService::AddUrls(grpc::ServerContext* context,
                                       v1::AddUrlsResponse* response) {
   if (grpc::Status s = Authorize(context, "AddUrls"); !s.ok()) return s;
   add_urls_.fetch_add(1, std::memory_order_relaxed);
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  const auto found = Find(request->collection(), request->generation());
+  return OnCore(found, [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<UrlToAdd>> urls = FromAddUrlsRequest(*request);
     if (!urls.ok()) return urls.status();
     absl::StatusOr<AddResult> result = core.AddUrls(*urls);
@@ -82,7 +89,8 @@ grpc::Status FrontierService::Lease(grpc::ServerContext* context, const v1::Leas
                                     v1::LeaseResponse* response) {
   if (grpc::Status s = Authorize(context, "Lease"); !s.ok()) return s;
   lease_.fetch_add(1, std::memory_order_relaxed);
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  const auto found = Find(request->collection(), request->generation());
+  return OnCore(found, [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<LeaseArgs> args = FromLeaseRequest(*request);
     if (!args.ok()) return args.status();
     absl::StatusOr<std::vector<LeasedTask>> tasks = core.Lease(args->max_urls, args->max_per_host);
@@ -97,7 +105,8 @@ grpc::Status FrontierService::Complete(grpc::ServerContext* context,
                                        v1::CompleteResponse* response) {
   if (grpc::Status s = Authorize(context, "Complete"); !s.ok()) return s;
   complete_.fetch_add(1, std::memory_order_relaxed);
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  const auto found = Find(request->collection(), request->generation());
+  return OnCore(found, [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<FetchOutcome>> outcomes = FromCompleteRequest(*request);
     if (!outcomes.ok()) return outcomes.status();
     absl::StatusOr<CompleteResult> result = core.Complete(*outcomes);
@@ -112,7 +121,8 @@ grpc::Status FrontierService::ReportHostTimes(grpc::ServerContext* context,
                                               v1::ReportHostTimesResponse* response) {
   if (grpc::Status s = Authorize(context, "ReportHostTimes"); !s.ok()) return s;
   report_host_times_.fetch_add(1, std::memory_order_relaxed);
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  const auto found = Find(request->collection(), request->generation());
+  return OnCore(found, [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<HostTime>> times = FromReportHostTimesRequest(*request);
     if (!times.ok()) return times.status();
     absl::StatusOr<size_t> updated = core.ReportHostTimes(*times);
@@ -127,7 +137,8 @@ grpc::Status FrontierService::GetStats(grpc::ServerContext* context,
                                        v1::GetStatsResponse* response) {
   if (grpc::Status s = Authorize(context, "GetStats"); !s.ok()) return s;
   get_stats_.fetch_add(1, std::memory_order_relaxed);
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  const auto found = Find(request->collection(), request->generation());
+  return OnCore(found, [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<FrontierStats> stats = core.Stats();
     if (!stats.ok()) return stats.status();
     *response->mutable_stats() = ToProto(*stats);
@@ -140,7 +151,7 @@ grpc::Status FrontierService::LookupUrls(grpc::ServerContext* context,
                                          v1::LookupUrlsResponse* response) {
   if (grpc::Status s = Authorize(context, "LookupUrls"); !s.ok()) return s;
   other_.fetch_add(1, std::memory_order_relaxed);
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  return OnCore(Find(request->collection(), 0), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<std::string>> urls = FromLookupUrlsRequest(*request);
     if (!urls.ok()) return urls.status();
     absl::StatusOr<std::vector<std::optional<UrlRecord>>> records = core.LookupUrls(*urls);
@@ -155,7 +166,7 @@ grpc::Status FrontierService::GetRevisitStatus(grpc::ServerContext* context,
                                                v1::GetRevisitStatusResponse* response) {
   if (grpc::Status s = Authorize(context, "GetRevisitStatus"); !s.ok()) return s;
   other_.fetch_add(1, std::memory_order_relaxed);
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  return OnCore(Find(request->collection(), 0), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<RevisitStatus> status = core.GetRevisitStatus();
     if (!status.ok()) return status.status();
     *response = ToProto(*status);
@@ -168,7 +179,7 @@ grpc::Status FrontierService::RetuneRevisits(grpc::ServerContext* context,
                                              v1::RetuneRevisitsResponse*) {
   if (grpc::Status s = Authorize(context, "RetuneRevisits"); !s.ok()) return s;
   other_.fetch_add(1, std::memory_order_relaxed);
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  return OnCore(Find(request->collection(), 0), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<FleetSummaryValue> fleet = FromRetuneRevisitsRequest(*request);
     if (!fleet.ok()) return fleet.status();
     return core.RetuneRevisits(fleet->View());
@@ -180,7 +191,8 @@ grpc::Status FrontierService::ReleaseLeases(grpc::ServerContext* context,
                                             v1::ReleaseLeasesResponse* response) {
   if (grpc::Status s = Authorize(context, "ReleaseLeases"); !s.ok()) return s;
   release_leases_.fetch_add(1, std::memory_order_relaxed);
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  const auto found = Find(request->collection(), request->generation());
+  return OnCore(found, [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<LeaseId>> ids = FromReleaseLeasesRequest(*request);
     if (!ids.ok()) return ids.status();
     absl::StatusOr<size_t> released = core.ReleaseLeases(*ids);

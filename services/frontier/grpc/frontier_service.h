@@ -76,8 +76,10 @@ class FrontierService final : public v1::Frontier::Service {
                               v1::DropCollectionResponse* response) override;
 
  private:
-  // The collection's core, or NOT_FOUND naming it (INVALID_ARGUMENT when no name is given).
-  absl::StatusOr<std::shared_ptr<Frontier>> Find(const std::string& collection) const;
+  // The collection's core, or NOT_FOUND naming it (INVALID_ARGUMENT when no name is given);
+  // FAILED_PRECONDITION when it holds another generation than `generation` (0: any).
+  absl::StatusOr<std::shared_ptr<Frontier>> Find(const std::string& collection,
+                                                 uint64_t generation) const;
 
   // OK, or the refusal of a caller who may not call `method`.
   grpc::Status Authorize(grpc::ServerContext* context, const char* method) const;

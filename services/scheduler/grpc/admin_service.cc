@@ -150,9 +150,9 @@ grpc::Status SchedulerInternalService::ReportFetcherStats(
   if (auth_ != nullptr) {
     if (grpc::Status s = auth_->Check(*context, "ReportFetcherStats"); !s.ok()) return s;
   }
-  absl::StatusOr<std::vector<v1::CollectionInfo>> live = manager_.FetcherReport(*request);
+  absl::StatusOr<std::vector<v1::FetcherCollection>> live = manager_.FetcherReport(*request);
   if (!live.ok()) return ToGrpc(live.status());
-  for (v1::CollectionInfo& info : *live) *response->add_collections() = std::move(info);
+  for (v1::FetcherCollection& c : *live) *response->add_collections() = std::move(c);
   *response->mutable_report_interval() = grpc_common::DurationToProto(report_interval_);
   return grpc::Status::OK;
 }

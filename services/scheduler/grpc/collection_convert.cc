@@ -233,4 +233,10 @@ absl::StatusOr<Collection> FromProto(const v1::Collection& p, std::string_view f
   return collection;
 }
 
+uint64_t GenerationOf(const google::protobuf::Timestamp& create_time) {
+  if (create_time.seconds() <= 0 && create_time.nanos() <= 0) return 0;
+  return static_cast<uint64_t>(create_time.seconds()) * 1'000'000 +
+         static_cast<uint64_t>(create_time.nanos()) / 1000;
+}
+
 }  // namespace crawler::scheduler

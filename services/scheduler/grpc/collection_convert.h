@@ -14,10 +14,12 @@
 #ifndef CRAWLER_SERVICES_SCHEDULER_GRPC_COLLECTION_CONVERT_H_
 #define CRAWLER_SERVICES_SCHEDULER_GRPC_COLLECTION_CONVERT_H_
 
+#include <cstdint>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "crawler/v1/admin.pb.h"
+#include "google/protobuf/timestamp.pb.h"
 #include "lib/politeness/politeness_options.h"
 #include "lib/scope/scope.h"
 #include "services/scheduler/collection.h"
@@ -48,6 +50,11 @@ CollectionFocus FromProto(const v1::CollectionFocus& focus);
 // `field` prefixes error paths ("collection.politeness.min_delay"); name is required.
 v1::Collection ToProto(const Collection& collection);
 absl::StatusOr<Collection> FromProto(const v1::Collection& collection, std::string_view field);
+
+// A collection's generation (FrontierCollection.generation): its creation time in microseconds
+// since the epoch, so that one deleted and created again under its name is another; 0 for an
+// unset time.
+uint64_t GenerationOf(const google::protobuf::Timestamp& create_time);
 
 }  // namespace crawler::scheduler
 

@@ -5,6 +5,8 @@
 #include <optional>
 #include <utility>
 
+#include <xxhash.h>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/util/field_mask_util.h"
@@ -31,11 +33,14 @@ void Fold(const v1::ReportFetcherStatsRequest& from, v1::ReportFetcherStatsReque
   for (const v1::FetcherCollectionStats& c : from.collections()) {
     v1::FetcherCollectionStats* sum = nullptr;
     for (v1::FetcherCollectionStats& existing : *into.mutable_collections()) {
-      if (existing.collection() == c.collection()) sum = &existing;
+      if (existing.collection() == c.collection() && existing.generation() == c.generation()) {
+        sum = &existing;
+      }
     }
     if (sum == nullptr) {
       sum = into.add_collections();
       sum->set_collection(c.collection());
+      sum->set_generation(c.generation());
     }
     for (const v1::OutcomeCount& o : c.outcomes()) {
       v1::OutcomeCount* count = nullptr;
@@ -86,6 +91,13 @@ absl::Status ValidateName(const std::string& name) {
   return absl::OkStatus();
 }
 
+// A collection as the admin API shows it.
+v1::CollectionInfo Shown(const v1::StoredCollection& stored) {
+  v1::CollectionInfo info = stored.info();
+  info.set_seed_count(info.collection().seeds_size());
+  return info;
+}
+
 std::string StateName(v1::CollectionState state) {
   switch (state) {
     case v1::COLLECTION_STATE_ACTIVE: return "active";
@@ -100,6 +112,10 @@ std::string StateName(v1::CollectionState state) {
 struct CollectionManager::Entry {
   v1::StoredCollection stored;  // the manager's mu_ guards it
   Collection collection;        // decoded from stored.info().collection()
+  uint64_t generation = 0;      // GenerationOf(its create_time)
+  // The definition as fetchers get it (seeds: only those its scope needs) and its digest.
+  v1::Collection fetcher_definition;
+  uint64_t fetcher_version = 0;
   std::unique_ptr<Scheduler> core;
   // Seeds go through a router without the popular-URL cache: a seed is always sent.
   std::unique_ptr<frontier::RoutedFrontierClient> router;
@@ -198,7 +214,7 @@ absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Bui
     entry->focus_tuner = std::make_unique<FocusBudgetTuner>(
         options_.focus_tuner, collection->limits.max_pages, partitions,
         [this, e](uint32_t k, uint64_t max_pages) {
-          return fleet_.Open(k, e->collection, max_pages);
+          return fleet_.Open(k, e->collection, max_pages, e->generation);
         },
         [name](const absl::Status& s) {
           std::fprintf(stderr, "scheduler: splitting the page budget of collection %s failed: %s\n",
@@ -206,6 +222,14 @@ absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Bui
         });
   }
   entry->collection = *std::move(collection);
+  entry->generation = GenerationOf(stored.info().create_time());
+  entry->fetcher_definition = stored.info().collection();
+  entry->fetcher_definition.clear_seeds();
+  for (std::string& seed : entry->core->ScopeSeeds()) {
+    entry->fetcher_definition.add_seeds(std::move(seed));
+  }
+  const std::string bytes = entry->fetcher_definition.SerializeAsString();
+  entry->fetcher_version = XXH64(bytes.data(), bytes.size(), /*seed=*/0);
   entry->stored = std::move(stored);
   return entry;
 }
@@ -248,7 +272,8 @@ absl::Status CollectionManager::OpenEverywhere(Entry& entry) {
   if (entry.focus_tuner != nullptr) budgets = entry.focus_tuner->budgets();
   for (uint32_t k = 0; k < fleet_.size(); ++k) {
     absl::Status s = fleet_.Open(k, entry.collection,
-                                 budgets.empty() ? std::nullopt : std::optional(budgets[k]));
+                                 budgets.empty() ? std::nullopt : std::optional(budgets[k]),
+                                 entry.generation);
     if (!s.ok() && first.ok()) {
       first = absl::Status(s.code(), absl::StrCat("partition ", k, ": ", s.message()));
     }
@@ -310,7 +335,7 @@ absl::StatusOr<v1::CollectionInfo> CollectionManager::Create(const v1::Collectio
     }
   }
   absl::MutexLock lock(&mu_);
-  return e.stored.info();
+  return Shown(e.stored);
 }
 
 absl::StatusOr<v1::CollectionInfo> CollectionManager::Update(
@@ -369,14 +394,14 @@ absl::StatusOr<v1::CollectionInfo> CollectionManager::Update(
   }
   std::fprintf(stderr, "scheduler: collection %s updated\n", proto.name().c_str());
   absl::MutexLock lock(&mu_);
-  return (*entry)->stored.info();
+  return Shown((*entry)->stored);
 }
 
 absl::StatusOr<v1::CollectionInfo> CollectionManager::Get(const std::string& name) const {
   absl::StatusOr<std::shared_ptr<Entry>> entry = Find(name);
   if (!entry.ok()) return entry.status();
   absl::MutexLock lock(&mu_);
-  return (*entry)->stored.info();
+  return Shown((*entry)->stored);
 }
 
 absl::StatusOr<std::pair<std::vector<v1::CollectionInfo>, std::string>> CollectionManager::List(
@@ -394,7 +419,9 @@ absl::StatusOr<std::pair<std::vector<v1::CollectionInfo>, std::string>> Collecti
       next = page.back().collection().name();
       break;
     }
-    page.push_back(it->second->stored.info());
+    v1::CollectionInfo& info = page.emplace_back(it->second->stored.info());
+    info.set_seed_count(info.collection().seeds_size());
+    info.mutable_collection()->clear_seeds();
   }
   return std::make_pair(std::move(page), std::move(next));
 }
@@ -408,7 +435,7 @@ absl::StatusOr<v1::CollectionInfo> CollectionManager::SetState(const std::string
   absl::MutexLock lock(&mu_);
   v1::StoredCollection& stored = (*entry)->stored;
   const v1::CollectionState state = stored.info().state();
-  if (state == to) return stored.info();
+  if (state == to) return Shown(stored);
   if (state != from1 && state != from2) {
     return absl::FailedPreconditionError(absl::StrCat("collection '", name, "' is ",
                                                       StateName(state), ", not ",
@@ -420,7 +447,7 @@ absl::StatusOr<v1::CollectionInfo> CollectionManager::SetState(const std::string
   if (absl::Status s = Persist(changed); !s.ok()) return s;
   stored = std::move(changed);
   std::fprintf(stderr, "scheduler: collection %s %s\n", name.c_str(), StateName(to).c_str());
-  return stored.info();
+  return Shown(stored);
 }
 
 absl::StatusOr<v1::CollectionInfo> CollectionManager::Pause(const std::string& name) {
@@ -515,6 +542,8 @@ absl::StatusOr<v1::CollectionStats> CollectionManager::Stats(const std::string& 
   for (const auto& [key, report] : reports_) {
     for (const v1::FetcherCollectionStats& c : report.collections()) {
       if (c.collection() != name) continue;
+      // Counters of an earlier collection of this name (deleted and created again).
+      if (c.generation() != 0 && c.generation() != (*entry)->generation) continue;
       for (const v1::OutcomeCount& o : c.outcomes()) outcomes[o.outcome()] += o.count();
       out.set_robots_denied(out.robots_denied() + c.robots_denied());
       out.set_duplicates(out.duplicates() + c.duplicates());
@@ -575,7 +604,7 @@ absl::StatusOr<v1::ExplainUrlResponse> CollectionManager::Explain(
   return response;
 }
 
-absl::StatusOr<std::vector<v1::CollectionInfo>> CollectionManager::FetcherReport(
+absl::StatusOr<std::vector<v1::FetcherCollection>> CollectionManager::FetcherReport(
     const v1::ReportFetcherStatsRequest& report) {
   if (report.incarnation().empty()) {
     return grpc_common::InvalidField("incarnation", "must not be empty");
@@ -622,9 +651,20 @@ absl::StatusOr<std::vector<v1::CollectionInfo>> CollectionManager::FetcherReport
   for (const std::string& incarnation : dropped) reports_.erase({report.partition(), incarnation});
   if (!dropped.empty()) reports_[{report.partition(), kRetired}] = std::move(retired);
   reports_[{report.partition(), report.incarnation()}] = report;
-  std::vector<v1::CollectionInfo> live;
+  std::map<std::string, uint64_t, std::less<>> held;
+  for (const v1::HeldDefinition& h : report.held()) held[h.name()] = h.version();
+  std::vector<v1::FetcherCollection> live;
   for (const auto& [name, entry] : entries_) {
-    if (!entry->stored.deleting()) live.push_back(entry->stored.info());
+    if (entry->stored.deleting()) continue;
+    v1::FetcherCollection& c = live.emplace_back();
+    c.set_name(name);
+    c.set_state(entry->stored.info().state());
+    *c.mutable_create_time() = entry->stored.info().create_time();
+    c.set_definition_version(entry->fetcher_version);
+    auto it = held.find(name);
+    if (it == held.end() || it->second != entry->fetcher_version) {
+      *c.mutable_definition() = entry->fetcher_definition;
+    }
   }
   return live;
 }

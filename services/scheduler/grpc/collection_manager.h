@@ -19,6 +19,13 @@
 //   estimates, pushing the result to the partitions, and splits a focused collection's page
 //   budget over the partitions by reward (FocusBudgetTuner), pushing each partition's with
 //   OpenCollection (it splits once more before calling such a collection FINISHED).
+// - Fetchers' reports (FetcherReport) are answered with every live collection, its state and
+//   its definition's version; the definition itself (without its seeds but those its scope
+//   needs) only to a fetcher that does not hold that version, so a reply stays small however
+//   large the definitions.
+// - A collection's generation (its creation time) tells it from one deleted earlier under its
+//   name: the partitions open it as such, and fetchers' counters of an older one are not
+//   summed into it.
 // - Statistics: the partitions' figures are pulled when asked for (a partition that does not
 //   answer is left out and counted); the fetchers' figures (errors by class, robots denials,
 //   duplicates, exchange traffic) come from their reports, kept per process incarnation in the
@@ -94,7 +101,8 @@ class CollectionManager final : public PeriodicJob {
                                             const google::protobuf::FieldMask& mask);
   absl::StatusOr<v1::CollectionInfo> Get(const std::string& name) const;
   // Collections ordered by name after `page_token` (a name; empty: from the start), at most
-  // `page_size` of them, and the token of the next page (empty: this was the last).
+  // `page_size` of them, without their seeds (seed_count says how many), and the token of the
+  // next page (empty: this was the last).
   absl::StatusOr<std::pair<std::vector<v1::CollectionInfo>, std::string>> List(
       int page_size, const std::string& page_token) const;
   absl::StatusOr<v1::CollectionInfo> Pause(const std::string& name);
@@ -108,8 +116,9 @@ class CollectionManager final : public PeriodicJob {
   absl::StatusOr<v1::ExplainUrlResponse> Explain(const std::string& name,
                                                  const std::vector<std::string>& urls);
 
-  // Stores a fetcher's report and returns every live collection (deleted ones are left out).
-  absl::StatusOr<std::vector<v1::CollectionInfo>> FetcherReport(
+  // Stores a fetcher's report and returns every live collection (deleted ones are left out),
+  // with the definitions the report does not name as held (ReportFetcherStatsRequest.held).
+  absl::StatusOr<std::vector<v1::FetcherCollection>> FetcherReport(
       const v1::ReportFetcherStatsRequest& report);
 
   // The latest re-visit tuning of every live re-visiting collection tuned so far, by name.

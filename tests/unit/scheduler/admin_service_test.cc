@@ -174,9 +174,19 @@ TEST_F(AdminServiceTest, FetchersLearnTheLiveCollectionsAndTheirStates) {
   grpc::ClientContext context;
   ASSERT_TRUE(internal_stub_->ReportFetcherStats(&context, report, &reply).ok());
   ASSERT_EQ(reply.collections_size(), 1);
-  EXPECT_EQ(reply.collections(0).collection().name(), "a");
+  EXPECT_EQ(reply.collections(0).name(), "a");
   EXPECT_EQ(reply.collections(0).state(), v1::COLLECTION_STATE_PAUSED);
+  EXPECT_EQ(reply.collections(0).definition().name(), "a");
   EXPECT_EQ(reply.report_interval().seconds(), 3);
+  // A fetcher that holds the definition is not sent it again.
+  v1::HeldDefinition* held = report.add_held();
+  held->set_name("a");
+  held->set_version(reply.collections(0).definition_version());
+  grpc::ClientContext held_context;
+  ASSERT_TRUE(internal_stub_->ReportFetcherStats(&held_context, report, &reply).ok());
+  ASSERT_EQ(reply.collections_size(), 1);
+  EXPECT_FALSE(reply.collections(0).has_definition());
+  report.clear_held();
   report.set_partition(2);  // beyond the fleet
   grpc::ClientContext again;
   EXPECT_EQ(internal_stub_->ReportFetcherStats(&again, report, &reply).error_code(),

@@ -206,6 +206,74 @@ TEST_F(CollectionManagerTest, ACollectionCreatedAgainAfterADeleteStartsFromZero)
   EXPECT_EQ(manager_->Stats("again")->robots_denied(), 0u);
 }
 
+// Reports are answered with versions; a definition goes only to a fetcher that lacks it, and
+// never with the seed list (only the seeds the scope needs).
+TEST_F(CollectionManagerTest, ReportRepliesCarryDefinitionsOnlyWhenNeededAndNoSeedList) {
+  std::vector<std::string> seeds;
+  for (int i = 0; i < 500; ++i) seeds.push_back(absl::StrCat("http://h", i % 50, ".test/p", i));
+  ASSERT_TRUE(manager_->Create(Proto("big", seeds)).ok());
+  v1::Collection same_site = Proto("site", seeds);
+  same_site.mutable_scope()->set_same_site_only(true);
+  ASSERT_TRUE(manager_->Create(same_site).ok());
+  v1::ReportFetcherStatsRequest report;
+  report.set_partition(0);
+  report.set_incarnation("i");
+  auto live = manager_->FetcherReport(report);
+  ASSERT_TRUE(live.ok()) << live.status();
+  ASSERT_THAT(*live, SizeIs(2));
+  EXPECT_EQ((*live)[0].definition().seeds_size(), 1) << "a scope without sites: one seed";
+  EXPECT_EQ((*live)[1].definition().seeds_size(), 50) << "same_site_only: a seed per site";
+  for (const v1::FetcherCollection& c : *live) {
+    v1::HeldDefinition* held = report.add_held();
+    held->set_name(c.name());
+    held->set_version(c.definition_version());
+  }
+  live = manager_->FetcherReport(report);
+  ASSERT_TRUE(live.ok());
+  EXPECT_FALSE((*live)[0].has_definition());
+  EXPECT_FALSE((*live)[1].has_definition());
+  // A changed definition is sent again.
+  v1::Collection slower = Proto("big", {});
+  slower.mutable_limits()->set_max_pages(7);
+  google::protobuf::FieldMask mask;
+  mask.add_paths("limits.max_pages");
+  ASSERT_TRUE(manager_->Update(slower, mask).ok());
+  live = manager_->FetcherReport(report);
+  ASSERT_TRUE(live.ok());
+  EXPECT_TRUE((*live)[0].has_definition());
+  EXPECT_EQ((*live)[0].definition().limits().max_pages(), 7u);
+  // The list carries counts, not seeds.
+  auto listed = manager_->List(10, "");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->first[0].seed_count(), 500u);
+  EXPECT_EQ(listed->first[0].collection().seeds_size(), 0);
+}
+
+// Counters reported for an earlier collection of the same name (a fetcher still crawling it
+// when it was deleted and created again) are not the new one's.
+TEST_F(CollectionManagerTest, CountersOfAnEarlierGenerationAreNotSummed) {
+  ASSERT_TRUE(manager_->Create(Proto("again", {"http://a.test/"})).ok());
+  const uint64_t first = GenerationOf(manager_->Get("again")->create_time());
+  ASSERT_TRUE(manager_->Delete("again").ok());
+  clock_.Advance(absl::Seconds(1));
+  ASSERT_TRUE(manager_->Create(Proto("again", {"http://a.test/"})).ok());
+  const uint64_t second = GenerationOf(manager_->Get("again")->create_time());
+  ASSERT_NE(first, second);
+  v1::ReportFetcherStatsRequest report;
+  report.set_partition(0);
+  report.set_incarnation("i");
+  v1::FetcherCollectionStats* old_one = report.add_collections();
+  old_one->set_collection("again");
+  old_one->set_generation(first);
+  old_one->set_robots_denied(100);
+  v1::FetcherCollectionStats* new_one = report.add_collections();
+  new_one->set_collection("again");
+  new_one->set_generation(second);
+  new_one->set_robots_denied(3);
+  ASSERT_TRUE(manager_->FetcherReport(report).ok());
+  EXPECT_EQ(manager_->Stats("again")->robots_denied(), 3u);
+}
+
 TEST_F(CollectionManagerTest, ListPagesByName) {
   for (const char* name : {"c", "a", "e", "b", "d"}) {
     ASSERT_TRUE(manager_->Create(Proto(name, {"http://a.test/"})).ok());
