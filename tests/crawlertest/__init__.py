@@ -5,7 +5,10 @@ the path (CTest sets PYTHONPATH for every Python test; the Makefile's targets do
 - crawlertest.e2e: websim, `crawler crawl` and redis-server on loopback, and the parsers of what
   they leave (ground truth, request log, crawl log, stats JSON, WARC files);
 - crawlertest.cluster: the services (crawlerd roles) on loopback, and `make cluster`;
-- crawlertest.ports: the one way to pick a free loopback port.
+- crawlertest.ports: the one way to pick a free loopback port;
+- crawlertest.grpc_stubs: the crawler's gRPC API from Python, its stubs generated from proto/ at
+  test time.
 
-Python 3 standard library only.
+Python 3 standard library only, but for the stubs grpc_stubs generates, which need Debian's
+python3-grpcio and python3-protobuf.
 """

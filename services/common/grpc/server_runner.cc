@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/resource_quota.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "services/common/atomic_file.h"
@@ -34,6 +35,12 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const TlsFi
   return grpc::SslServerCredentials(ssl);
 }
 
+// True for the loopback names and addresses a listen address may give ("127.0.0.1",
+// "localhost", "[::1]"): no other machine can reach those.
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "[::1]" || host.rfind("127.", 0) == 0;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::Start(const ServerOptions& options) {
@@ -58,8 +65,11 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::Start(const ServerOp
     // Clients ping every 10 s while calls are open (channel.h); the default policy would answer
     // pings more frequent than every 5 minutes with GOAWAY.
     builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
-    builder.SetMaxReceiveMessageSize(options.max_message_bytes);
-    builder.SetMaxSendMessageSize(options.max_message_bytes);
+    builder.SetMaxReceiveMessageSize(endpoint.max_receive_bytes);
+    builder.SetMaxSendMessageSize(options.max_send_bytes);
+    grpc::ResourceQuota quota(absl::StrCat(options.name, " ", endpoint.listen));
+    quota.Resize(endpoint.max_memory_bytes);
+    builder.SetResourceQuota(quota);
     for (grpc::Service* service : endpoint.services) builder.RegisterService(service);
     if (options.interceptors) builder.experimental().SetInterceptorCreators(options.interceptors());
     std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
@@ -73,6 +83,11 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::Start(const ServerOp
     addresses.push_back(absl::StrCat(host, ":", port));
     options.log.Info("serving on ", addresses.back(),
                      endpoint.tls.cert_file.empty() ? "" : " (TLS)");
+    if (!endpoint.authenticated && !IsLoopback(host)) {
+      options.log.Warning("warning: ", addresses.back(),
+                          " takes calls from anyone who can reach it (no internal token, no "
+                          "client certificates): keep it off untrusted networks");
+    }
     servers.push_back(std::move(server));
   }
   auto runner = std::unique_ptr<ServerRunner>(
