@@ -102,6 +102,26 @@ constexpr Utf8Sequence DecodeUtf8Sequence(std::string_view s) {
   return {.code_point = cp, .length = needed + 1, .valid = true};
 }
 
+// The length of the longest prefix of `s` of at most `max` bytes that does not end inside a
+// multi-byte sequence: where to cut a text for a bounded message without leaving half a
+// character. All of `s` when it fits.
+constexpr size_t Utf8PrefixLength(std::string_view s, size_t max) {
+  if (s.size() <= max) return s.size();
+  size_t n = max;
+  while (n > 0 && (static_cast<uint8_t>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
+// `text`, or, when it is longer than `shown` bytes, its start (never half a character), "..."
+// and its length: how an error or a report names an untrusted string that may be megabytes
+// (a pasted regex, a seed of 70 KB) and still shows what follows it.
+inline std::string Abbreviated(std::string_view text, size_t shown) {
+  if (text.size() <= shown) return std::string(text);
+  std::string out(text.substr(0, Utf8PrefixLength(text, shown)));
+  out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
 }  // namespace crawler::encoding
 
 #endif  // CRAWLER_LIB_ENCODING_UTF8_H_

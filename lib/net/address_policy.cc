@@ -63,23 +63,42 @@ absl::StatusOr<AddressPolicy> AddressPolicy::Create(const std::vector<std::strin
 
 namespace {
 
-// For an address of the NAT64 well-known prefix 64:ff9b::/96 (RFC 6052 §2.1), the IPv4 address
-// it carries in its last 32 bits (§2.2); else the address itself.
-IpAddress Nat64Unmapped(const IpAddress& address) {
-  constexpr std::array<uint8_t, 12> kWellKnownPrefix = {0x00, 0x64, 0xff, 0x9b};
+// The IPv4 address an IPv6 address stands for, where a translator or tunnel on the way would
+// deliver it to that IPv4 address; else the address itself. Judging those as their IPv4 address
+// keeps e.g. 127.0.0.1 from slipping through in any of its IPv6 spellings:
+//   64:ff9b::a.b.c.d   NAT64 well-known prefix (RFC 6052 §2.1; the IPv4 address in the last 32
+//                      bits, §2.2)
+//   ::a.b.c.d          IPv4-compatible, deprecated (RFC 4291 §2.5.5.1; not :: or ::1)
+//   2002:AABB:CCDD::/48  6to4 (RFC 3056 §2: the IPv4 address in bits 16-47)
+//   2001:0::/32        Teredo (RFC 4380 §4: the client's IPv4 address, inverted, in the last
+//                      32 bits)
+// (IPv4-mapped ::ffff:a.b.c.d is IpAddress::Unmapped's.)
+IpAddress EmbeddedV4(const IpAddress& address) {
+  if (address.is_v4()) return address;
   const std::array<uint8_t, 16>& b = address.bytes();
-  if (address.is_v4() || !std::equal(kWellKnownPrefix.begin(), kWellKnownPrefix.end(), b.begin())) {
-    return address;
-  }
-  return IpAddress::V4((uint32_t{b[12]} << 24) | (uint32_t{b[13]} << 16) |
-                       (uint32_t{b[14]} << 8) | uint32_t{b[15]});
+  auto v4 = [&b](size_t at, uint32_t flip = 0) {
+    return IpAddress::V4(((uint32_t{b[at]} << 24) | (uint32_t{b[at + 1]} << 16) |
+                          (uint32_t{b[at + 2]} << 8) | uint32_t{b[at + 3]}) ^
+                         flip);
+  };
+  auto zero = [&b](size_t from, size_t to) {
+    return std::all_of(b.begin() + from, b.begin() + to, [](uint8_t x) { return x == 0; });
+  };
+  constexpr std::array<uint8_t, 12> kNat64Prefix = {0x00, 0x64, 0xff, 0x9b};
+  if (std::equal(kNat64Prefix.begin(), kNat64Prefix.end(), b.begin())) return v4(12);
+  // IPv4-compatible: 96 zero bits, and not :: or ::1 (their own special ranges).
+  if (zero(0, 12) && !(zero(12, 15) && b[15] <= 1)) return v4(12);
+  if (b[0] == 0x20 && b[1] == 0x02) return v4(2);
+  if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0) return v4(12, 0xffffffff);
+  return address;
 }
 
 }  // namespace
 
 std::string_view AddressPolicy::RefusalReason(const IpAddress& address) const {
-  // A NAT64 gateway turns 64:ff9b::a.b.c.d into a.b.c.d, so it is judged (and allowed) as that.
-  const IpAddress a = Nat64Unmapped(address.Unmapped());
+  // A translator or tunnel delivers an IPv6 form of an IPv4 address to that IPv4 address, so it
+  // is judged (and allowed) as that.
+  const IpAddress a = EmbeddedV4(address.Unmapped());
   for (const CidrBlock& block : allowed_) {
     if (block.Contains(address) || block.Contains(a)) return "";
   }

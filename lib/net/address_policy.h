@@ -14,11 +14,14 @@
 //   IPv6: ::/128, ::1/128, fe80::/10 link-local, fc00::/7 unique-local (incl. AWS's
 //         fd00:ec2::254 metadata), ff00::/8 multicast, 2001:db8::/32 documentation, 64:ff9b:1::/48
 //         local-use NAT64 (any IPv4 address, private ones included, behind a local
-//         translator), 100::/64 discard; IPv4-mapped addresses (::ffff:0:0/96) and NAT64
-//         well-known-prefix addresses (64:ff9b::/96, RFC 6052, which a NAT64 gateway turns into
-//         the IPv4 address in their last 32 bits) are judged as the IPv4 address they carry:
-//         64:ff9b::a9fe:a9fe is the metadata address 169.254.169.254, 64:ff9b::808:808 a
-//         public one that DNS64 hands out on IPv6-only networks.
+//         translator), 100::/64 discard. IPv6 forms that a translator or tunnel delivers to an
+//         IPv4 address are judged as that IPv4 address: IPv4-mapped (::ffff:0:0/96), NAT64
+//         well-known prefix (64:ff9b::/96, RFC 6052: the last 32 bits), IPv4-compatible
+//         (::a.b.c.d, RFC 4291 §2.5.5.1, deprecated), 6to4 (2002::/16, RFC 3056: bits 16-47)
+//         and Teredo (2001::/32, RFC 4380: the client address, inverted, in the last 32 bits).
+//         So 64:ff9b::a9fe:a9fe is the metadata address 169.254.169.254, 2002:7f00:1:: and
+//         ::7f00:1 are 127.0.0.1, and 64:ff9b::808:808 is a public address that DNS64 hands
+//         out on IPv6-only networks.
 //
 // Thread-safety: immutable after Create.
 #ifndef CRAWLER_LIB_NET_ADDRESS_POLICY_H_

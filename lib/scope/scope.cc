@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "lib/encoding/utf8.h"
 
 namespace crawler::scope {
 
@@ -51,6 +52,11 @@ bool IsTrap(Verdict verdict) {
 }
 
 namespace {
+
+// `text` quoted, abbreviated past 80 bytes.
+std::string Quoted(std::string_view text) {
+  return absl::StrCat("\"", encoding::Abbreviated(text, 80), "\"");
+}
 
 // The non-empty pieces of `text` between any of `separators`.
 std::vector<std::string_view> Pieces(std::string_view text, std::string_view separators) {
@@ -126,8 +132,11 @@ absl::StatusOr<Scope> Scope::Create(const ScopeOptions& options, const std::vect
     for (const std::string& pattern : patterns) {
       auto re = std::make_unique<re2::RE2>(pattern, re_options);
       if (!re->ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("invalid ", what, " pattern \"", pattern, "\": ", re->error()));
+        // Named by its start: a pattern (and RE2's error, which quotes it) may be megabytes,
+        // and the error travels in a reply's metadata.
+        return absl::InvalidArgumentError(absl::StrCat("invalid ", what, " pattern ",
+                                                       Quoted(pattern), ": ",
+                                                       Quoted(re->error())));
       }
       out.push_back(std::move(re));
     }

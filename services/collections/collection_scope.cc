@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 
 namespace crawler::collections {
@@ -11,6 +12,7 @@ absl::StatusOr<std::unique_ptr<CollectionScope>> CollectionScope::Create(
     const Collection& collection, const url::CanonicalizeOptions& canonical) {
   if (absl::Status s = collection.Validate(); !s.ok()) return s;
   std::unique_ptr<CollectionScope> out(new CollectionScope());
+  out->seeds_ = collection.seeds;
   if (collection.scope.same_site_only) {
     absl::StatusOr<url::PublicSuffixList> loaded = url::PublicSuffixList::LoadDefault();
     if (!loaded.ok()) return loaded.status();
@@ -34,6 +36,19 @@ absl::StatusOr<std::unique_ptr<CollectionScope>> CollectionScope::Create(
       scope::Scope::Create(collection.scope, out->seed_urls_, out->psl_.get());
   if (!built.ok()) return built.status();
   out->scope_ = std::make_unique<scope::Scope>(*std::move(built));
+  return out;
+}
+
+std::vector<std::string> CollectionScope::ScopeSeeds() const {
+  if (seeds_.empty()) return {};
+  if (psl_ == nullptr) return {seeds_.front()};
+  std::vector<std::string> out;
+  absl::flat_hash_set<std::string> sites;
+  for (size_t i = 0; i < seed_urls_.size(); ++i) {
+    if (sites.insert(psl_->RegistrableDomain(seed_urls_[i].host())).second) {
+      out.push_back(seeds_[i]);
+    }
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 #define CRAWLER_SERVICES_COLLECTIONS_COLLECTION_SCOPE_H_
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -32,9 +33,15 @@ class CollectionScope {
   const std::vector<url::Url>& seed_urls() const { return seed_urls_; }
   const std::vector<url::CanonicalUrl>& seed_canonical() const { return seed_canonical_; }
 
+  // The seeds the scope depends on, as the collection gives them: for same_site_only, the first
+  // seed of each site (the scope's sites); otherwise the first seed. What a fetcher, which
+  // builds the scope but never feeds seeds, needs of the seed list.
+  std::vector<std::string> ScopeSeeds() const;
+
  private:
   CollectionScope() = default;
 
+  std::vector<std::string> seeds_;  // as the collection gives them
   std::unique_ptr<url::PublicSuffixList> psl_;  // only for same-site scopes; scope_ uses it
   std::unique_ptr<scope::Scope> scope_;
   std::vector<url::Url> seed_urls_;

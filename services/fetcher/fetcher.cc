@@ -394,8 +394,11 @@ struct Fetcher::Impl {
       // With nothing in flight here, a fuller batch is not coming: waiting for one would only
       // delay the frontier (at the end of a crawl, its verdict on exhaustion).
       const bool drained = in_flight() == 0 && scheduler.buffered() == 0 && workers.Idle();
-      if (absl::Status s = link.Hand(to_frontier, /*force=*/drained); !s.ok()) {
-        return s;
+      if (absl::Status s = link.Hand(to_frontier, /*force=*/drained); !s.ok() && !stop) {
+        // The frontier refuses this crawl for good (its collection is gone, say): stop as at a
+        // Stop, so that the transfers in flight end and release their politeness claims, which
+        // a return from here would leave held until they expire. Run returns the refusal.
+        stop = true;
       }
       Refill();
 

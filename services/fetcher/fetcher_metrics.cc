@@ -229,6 +229,17 @@ void AppendFetcherSnapshot(const FetcherSnapshot& s, metrics::SnapshotFamilies& 
         .Add({{"direction", "local"}}, static_cast<double>(local))
         .Add({{"direction", "suppressed"}}, static_cast<double>(r.suppressed));
   }
+  if (s.outbox.has_value()) {
+    const OutboxStats& o = *s.outbox;
+    out.Gauge("crawler_fetcher_partitions_unreachable",
+              "Other frontier partitions that do not take this fetcher's outlinks now.")
+        .Add({}, static_cast<double>(o.partitions_unreachable));
+    out.Gauge("crawler_fetcher_outlinks_held",
+              "Outlinks kept on disk for unreachable partitions, delivered when they answer.")
+        .Add({}, static_cast<double>(o.held_urls));
+    out.Gauge("crawler_fetcher_outlinks_held_bytes", "Disk taken by the outlinks held.")
+        .Add({}, static_cast<double>(o.held_bytes));
+  }
 }
 
 }  // namespace crawler::fetcher

@@ -41,6 +41,7 @@
 #include "services/common/metrics/snapshot_collector.h"
 #include "services/fetcher/fetch_event.h"
 #include "services/fetcher/fetcher_stats.h"
+#include "services/fetcher/outlink_outbox.h"
 #include "services/frontier/routed_frontier_client.h"
 
 namespace crawler::fetcher {
@@ -98,6 +99,8 @@ struct FetcherSnapshot {
   std::vector<Warc> warc;
   std::optional<politeness::PolitenessStats> politeness;
   std::optional<frontier::RoutingStats> routing;
+  // The outlinks kept for other partitions (a distributed fetcher's OutlinkOutboxes, summed).
+  std::optional<OutboxStats> outbox;
 };
 void AppendFetcherSnapshot(const FetcherSnapshot& snapshot, metrics::SnapshotFamilies& out);
 

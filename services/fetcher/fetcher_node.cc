@@ -73,10 +73,15 @@ struct FetcherNode::Crawl {
   std::unique_ptr<CollectionCrawl> crawl;
   FetcherStats folded;                    // finished Fetchers' counters
   frontier::RoutingStats routing_folded;  // replaced routers' counters
+  // The version of crawl->collection() the scheduler gave (FetcherCollection's
+  // definition_version), named as held in the reports; 0: none.
+  uint64_t spec_version = 0;
   // Built for crawl->collection(); kept between runs so that an idle collection can be asked for
   // work.
   std::vector<std::unique_ptr<frontier::FrontierClient>> partitions;
   std::unique_ptr<frontier::RoutedFrontierClient> router;
+  // Over `router`, with more than one partition; the Fetcher's client then (null: the router).
+  std::unique_ptr<OutlinkOutbox> outbox;
   // The current run.
   std::unique_ptr<Fetcher> fetcher;
   std::thread thread;
@@ -153,7 +158,7 @@ absl::Status FetcherNode::Run() {
                           {&index_job});
   indexing.Start();
   while (true) {
-    absl::StatusOr<scheduler::FetcherReportReply> reply = scheduler_.Report(Snapshot());
+    absl::StatusOr<scheduler::FetcherReportReply> reply = scheduler_.Report(Report());
     if (reply.ok()) {
       if (scheduler_down) {
         options_.log.Info("scheduler reachable again");
@@ -166,7 +171,15 @@ absl::Status FetcherNode::Run() {
       if (reply->report_interval.has_value() && *reply->report_interval > absl::ZeroDuration()) {
         interval = *reply->report_interval;
       }
-      if (!stop_.HasBeenNotified()) Reconcile(*reply, clock_.Now());
+      const std::optional<std::vector<scheduler::CollectionInfo>> collections = Resolve(*reply);
+      if (!collections.has_value()) {
+        // Not expected (the reply leaves out only what the report said is held): ask for every
+        // definition next time.
+        absl::MutexLock lock(&mu_);
+        for (auto& [name, crawl] : crawls_) crawl->spec_version = 0;
+      } else if (!stop_.HasBeenNotified()) {
+        Reconcile(*collections, *reply, clock_.Now());
+      }
     } else if (!scheduler_down) {
       // Once per outage: the node keeps crawling what it crawls and asks again later.
       scheduler_down = true;
@@ -286,7 +299,41 @@ void FetcherNode::SendLastReport() {
   }
 }
 
-void FetcherNode::Reconcile(const scheduler::FetcherReportReply& reply, absl::Time now) {
+scheduler::FetcherReport FetcherNode::Report() const {
+  scheduler::FetcherReport report = Snapshot();
+  absl::MutexLock lock(&mu_);
+  for (const auto& [name, crawl] : crawls_) {
+    if (crawl->spec_version != 0) {
+      report.held.push_back({.name = name, .version = crawl->spec_version});
+    }
+  }
+  return report;
+}
+
+std::optional<std::vector<scheduler::CollectionInfo>> FetcherNode::Resolve(
+    const scheduler::FetcherReportReply& reply) const {
+  std::vector<scheduler::CollectionInfo> out;
+  absl::MutexLock lock(&mu_);
+  for (const scheduler::FetcherCollection& c : reply.collections) {
+    scheduler::CollectionInfo& info = out.emplace_back();
+    info.state = c.state;
+    info.create_time = c.create_time;
+    if (c.definition.has_value()) {
+      info.collection = *c.definition;
+      continue;
+    }
+    auto it = crawls_.find(c.name);
+    if (it == crawls_.end() || it->second->crawl == nullptr ||
+        it->second->spec_version != c.definition_version) {
+      return std::nullopt;
+    }
+    info.collection = it->second->crawl->collection();
+  }
+  return out;
+}
+
+void FetcherNode::Reconcile(const std::vector<scheduler::CollectionInfo>& collections,
+                            const scheduler::FetcherReportReply& reply, absl::Time now) {
   absl::MutexLock lock(&mu_);
   std::set<std::string> listed;
   for (const auto& [name, why] : reply.unreadable) {
@@ -302,7 +349,7 @@ void FetcherNode::Reconcile(const scheduler::FetcherReportReply& reply, absl::Ti
     }
     crawl.last_start_error = error;
   }
-  for (const scheduler::CollectionInfo& info : reply.collections) {
+  for (const scheduler::CollectionInfo& info : collections) {
     const std::string& name = info.collection.name;
     listed.insert(name);
     std::unique_ptr<Crawl>& slot = crawls_[name];
@@ -314,6 +361,7 @@ void FetcherNode::Reconcile(const scheduler::FetcherReportReply& reply, absl::Ti
       }
       Reap(*slot);
       slot.reset();
+      ForgetOutbox(name);
     }
     if (slot == nullptr) {
       slot = std::make_unique<Crawl>();
@@ -337,7 +385,8 @@ void FetcherNode::Reconcile(const scheduler::FetcherReportReply& reply, absl::Ti
       // Idle since it ran out of work: start again only when a partition has work.
       if (now - crawl.last_idle_check < options_.idle_check_interval) continue;
       crawl.last_idle_check = now;
-      absl::StatusOr<bool> exhausted = crawl.router->IsExhausted();
+      absl::StatusOr<bool> exhausted = crawl.outbox != nullptr ? crawl.outbox->IsExhausted()
+                                                               : crawl.router->IsExhausted();
       if (exhausted.ok() && *exhausted) continue;
     }
     if (absl::Status s = Start(crawl, info); !s.ok()) {
@@ -361,7 +410,18 @@ void FetcherNode::Reconcile(const scheduler::FetcherReportReply& reply, absl::Ti
       continue;
     }
     Reap(crawl);
+    const std::string name = it->first;
     it = crawls_.erase(it);
+    ForgetOutbox(name);
+  }
+  // The versions of the definitions the crawls now hold, for the next report's `held`.
+  for (const scheduler::FetcherCollection& c : reply.collections) {
+    auto it = crawls_.find(c.name);
+    if (it == crawls_.end() || !c.definition.has_value()) continue;
+    Crawl& crawl = *it->second;
+    crawl.spec_version = crawl.crawl != nullptr && crawl.crawl->collection() == *c.definition
+                             ? c.definition_version
+                             : 0;
   }
 }
 
@@ -418,13 +478,15 @@ absl::Status FetcherNode::Start(Crawl& crawl, const scheduler::CollectionInfo& i
   } else if (crawl.router != nullptr && crawl.crawl->collection() != info.collection) {
     if (absl::Status s = crawl.crawl->Reconfigure(info.collection); !s.ok()) return s;
     AddRouting(crawl.routing_folded, crawl.router->Routing());
+    crawl.outbox.reset();  // before its router goes; the new one takes over its spools
     crawl.router.reset();
   }
   if (crawl.router == nullptr) {
     std::vector<std::unique_ptr<frontier::FrontierClient>> partitions;
     std::vector<frontier::FrontierClient*> raw;
     for (uint32_t j = 0; j < options_.partition_count; ++j) {
-      partitions.push_back(partitions_(j, info.collection.name));
+      partitions.push_back(
+          partitions_(j, info.collection.name, scheduler::CollectionGeneration(info.create_time)));
       raw.push_back(partitions.back().get());
     }
     absl::StatusOr<std::unique_ptr<frontier::RoutedFrontierClient>> router =
@@ -432,6 +494,7 @@ absl::Status FetcherNode::Start(Crawl& crawl, const scheduler::CollectionInfo& i
     if (!router.ok()) return router.status();
     crawl.router = *std::move(router);
     crawl.partitions = std::move(partitions);
+    if (absl::Status s = OpenOutbox(crawl); !s.ok()) return s;
   }
   std::random_device entropy;
   if (absl::Status s = crawl.crawl->OpenWarc((static_cast<uint64_t>(entropy()) << 32) ^ entropy());
@@ -443,8 +506,11 @@ absl::Status FetcherNode::Start(Crawl& crawl, const scheduler::CollectionInfo& i
       options_.log.ForCollection(info.collection.name).Info(r.Describe());
     }
   }
+  frontier::FrontierClient& client =
+      crawl.outbox != nullptr ? static_cast<frontier::FrontierClient&>(*crawl.outbox)
+                              : *crawl.router;
   absl::StatusOr<std::unique_ptr<Fetcher>> fetcher = crawl.crawl->NewFetcher(
-      options_.fetcher, *crawl.router, options_.partition_header ? static_cast<int>(k) : -1);
+      options_.fetcher, client, options_.partition_header ? static_cast<int>(k) : -1);
   if (!fetcher.ok()) {
     (void)crawl.crawl->CloseWarc();
     return fetcher.status();
@@ -460,6 +526,24 @@ absl::Status FetcherNode::Start(Crawl& crawl, const scheduler::CollectionInfo& i
     c->done.store(true, std::memory_order_release);
   });
   options_.log.ForCollection(info.collection.name).Info("crawling (partition ", k, ")");
+  return absl::OkStatus();
+}
+
+void FetcherNode::ForgetOutbox(const std::string& collection) const {
+  if (options_.outbox_dir.empty()) return;
+  // What was kept for a deleted collection has nowhere to go.
+  std::error_code error;
+  std::filesystem::remove_all(std::filesystem::path(options_.outbox_dir) / collection, error);
+}
+
+absl::Status FetcherNode::OpenOutbox(Crawl& crawl) {
+  if (options_.partition_count < 2 || options_.outbox_dir.empty()) return absl::OkStatus();
+  OutlinkOutboxOptions outbox = options_.outbox;
+  outbox.dir = (std::filesystem::path(options_.outbox_dir) / crawl.name).string();
+  absl::StatusOr<std::unique_ptr<OutlinkOutbox>> opened = OutlinkOutbox::Create(
+      outbox, *crawl.router, clock_, options_.log.ForCollection(crawl.name));
+  if (!opened.ok()) return opened.status();
+  crawl.outbox = *std::move(opened);
   return absl::OkStatus();
 }
 
@@ -490,6 +574,7 @@ scheduler::FetcherReport FetcherNode::Snapshot() const {
   for (const auto& [name, crawl] : crawls_) {
     scheduler::FetcherCollectionStats& c = report.collections.emplace_back();
     c.collection = name;
+    c.generation = scheduler::CollectionGeneration(crawl->create_time);
     const CrawlTotals totals =
         crawl->crawl != nullptr ? crawl->crawl->stats().Totals() : CrawlTotals{};
     for (const auto& [outcome, count] : totals.outcomes) {
@@ -530,6 +615,17 @@ FetcherSnapshot FetcherNode::MetricsSnapshot() const {
     }
     AddRouting(routing, crawl->routing_folded);
     if (crawl->router != nullptr) AddRouting(routing, crawl->router->Routing());
+    if (crawl->outbox != nullptr) {
+      const OutboxStats o = crawl->outbox->Outbox();
+      OutboxStats& sum = out.outbox.has_value() ? *out.outbox : out.outbox.emplace();
+      sum.held_urls += o.held_urls;
+      sum.held_bytes += o.held_bytes;
+      // The same partition is unreachable for every collection: the most, not the sum.
+      sum.partitions_unreachable = std::max(sum.partitions_unreachable, o.partitions_unreachable);
+      sum.urls_kept += o.urls_kept;
+      sum.urls_delivered_late += o.urls_delivered_late;
+      sum.outages += o.outages;
+    }
   }
   routing.home = options_.partition_index;
   routing.sent.resize(options_.partition_count);

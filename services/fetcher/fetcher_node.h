@@ -27,8 +27,10 @@
 //   the partitions have work again (seeds added, re-visits due), checked every
 //   `idle_check_interval`; one whose settings changed is restarted with the new ones.
 //
-// Outages: a frontier that cannot be reached is waited out inside the Fetcher (FrontierLink):
-// outcomes and outlinks are kept and sent again. A scheduler that cannot be reached changes
+// Outages: the own partition's frontier is waited out inside the Fetcher (FrontierLink): outcomes
+// and outlinks are kept and sent again. Another partition's is waited out by the collection's
+// OutlinkOutbox (outlink_outbox.h): its outlinks are kept on disk until it answers, and the
+// crawl of this partition goes on meanwhile. A scheduler that cannot be reached changes
 // nothing: the node keeps crawling what it was crawling and reports again at the next interval.
 // A dedup service that cannot be reached makes pages archived in full (PageProcessor).
 //
@@ -44,6 +46,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +65,7 @@
 #include "services/fetcher/collection_crawl.h"
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/fetcher_metrics.h"
+#include "services/fetcher/outlink_outbox.h"
 #include "services/fetcher/resolver.h"
 #include "services/frontier/frontier_client.h"
 #include "services/frontier/routed_frontier_client.h"
@@ -116,11 +120,18 @@ struct FetcherNodeOptions {
   std::string archive_volume;
   // Called with a WARC file and its index after each index is written; may be empty.
   std::function<void(const std::string& warc, const std::string& cdxj)> archive_indexed;
+  // Where outlinks for partitions that do not take them are kept until they do (OutlinkOutbox:
+  // <outbox_dir>/<collection>/p<partition>/). Empty with more than one partition: outlinks wait
+  // in memory, and one unreachable partition holds up the hand-over of all (tests only).
+  std::string outbox_dir;
+  OutlinkOutboxOptions outbox;
 };
 
-// Partition k's frontier client for `collection`.
+// Partition k's frontier client for `collection` of `generation` (its creation time in
+// microseconds, FrontierCollection.generation): its calls fail with kFailedPrecondition once that
+// collection is gone from the partition, even if another was created under its name.
 using PartitionClientFactory = std::function<std::unique_ptr<frontier::FrontierClient>(
-    uint32_t k, const std::string& collection)>;
+    uint32_t k, const std::string& collection, uint64_t generation)>;
 
 class FetcherNode {
  public:
@@ -160,10 +171,23 @@ class FetcherNode {
               dedup::DedupClient* dedup, politeness::Politeness& politeness, Resolver& resolver,
               const net::AddressPolicy& guard, const Clock& clock);
 
-  // Starts, stops and restarts Fetchers to match the scheduler's list.
-  void Reconcile(const scheduler::FetcherReportReply& reply, absl::Time now);
+  // The report to send: Snapshot() and the definitions held (FetcherReport::held).
+  scheduler::FetcherReport Report() const;
+  // The reply's collections with their definitions, those left out (held) taken from the
+  // crawls; nullopt if one held is not here any more (the next report asks for it).
+  std::optional<std::vector<scheduler::CollectionInfo>> Resolve(
+      const scheduler::FetcherReportReply& reply) const;
+  // Starts, stops and restarts Fetchers to match `collections` (and `reply`'s unreadable ones);
+  // then notes the versions of the definitions they run.
+  void Reconcile(const std::vector<scheduler::CollectionInfo>& collections,
+                 const scheduler::FetcherReportReply& reply, absl::Time now);
   absl::Status Start(Crawl& crawl, const scheduler::CollectionInfo& info)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // With more than one partition and an outbox_dir, the collection's OutlinkOutbox over its
+  // router (<outbox_dir>/<collection>).
+  absl::Status OpenOutbox(Crawl& crawl) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Deletes what a deleted collection's outbox kept.
+  void ForgetOutbox(const std::string& collection) const;
   // Joins a finished Fetcher's thread and folds its counters into the collection's totals.
   void Reap(Crawl& crawl);
   // Sends the kept last reports of earlier incarnations (options_.reports_dir), deleting each

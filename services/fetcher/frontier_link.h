@@ -8,8 +8,10 @@
 // else is coming). Leases are asked for while the loop has room.
 //
 // Ordering invariant: outlinks are sent, and durable, before the completions of the same
-// hand-over. A completion must never be durable while the links its page produced are not (a
-// crash in between would lose them: the page is never fetched again).
+// hand-over (distributed: taken by their partition, or kept on disk for it by the
+// OutlinkOutbox when that partition does not answer, outlink_outbox.h). A completion must never
+// be durable while the links its page produced are not (a crash in between would lose them:
+// the page is never fetched again).
 //
 // Durable archive: before each Complete call the link calls `make_durable` (when given; the
 // fetcher passes its WARC writer's Sync), so the records of the pages it marks done are on

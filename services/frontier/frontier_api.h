@@ -52,6 +52,9 @@ struct CollectionSettings {
   // A focused collection's bandit (needs max_pages; the scheduler moves max_pages by where the
   // rewards are, which the partition applies without reopening). Off: a coverage crawl.
   FocusOptions focus;
+  // Which collection of this name (its creation time in microseconds): one deleted and created
+  // again under the name is another, whose partition starts from an empty store. 0: unknown.
+  uint64_t generation = 0;
 
   friend bool operator==(const CollectionSettings&, const CollectionSettings&) = default;
 };
@@ -80,6 +83,15 @@ struct AddResult {
   size_t already_seen = 0;       // in the seen-set already (or repeated within the batch)
   size_t rejected_by_limit = 0;  // max_depth, max_urls_per_host or a page budget exhausted
   size_t invalid = 0;            // empty or oversized URL or host key
+
+  // Adds `more`'s counts (the answer to another part of the same batch).
+  AddResult& operator+=(const AddResult& more) {
+    added += more.added;
+    already_seen += more.already_seen;
+    rejected_by_limit += more.rejected_by_limit;
+    invalid += more.invalid;
+    return *this;
+  }
 
   friend bool operator==(const AddResult&, const AddResult&) = default;
 };

@@ -102,48 +102,54 @@ uint32_t RoutedFrontierClient::Owner(std::string_view host_key) const {
              : partition::Partition(host_key, static_cast<uint32_t>(partitions_.size()));
 }
 
+std::vector<std::vector<UrlToAdd>> RoutedFrontierClient::Route(const std::vector<UrlToAdd>& urls,
+                                                                AddResult& result) {
+  std::vector<std::vector<UrlToAdd>> by_partition(partitions_.size());
+  absl::MutexLock lock(&mu_);
+  stats_.routed += urls.size();
+  for (const UrlToAdd& url : urls) {
+    if (cache_.Covers(UrlHash(url.canonical_url), url.depth)) {
+      ++stats_.suppressed;
+      ++result.already_seen;
+      continue;
+    }
+    by_partition[Owner(url.host_key)].push_back(url);
+  }
+  return by_partition;
+}
+
+absl::StatusOr<AddResult> RoutedFrontierClient::Deliver(uint32_t partition,
+                                                        std::vector<UrlToAdd> urls) {
+  AddResult result;
+  for (size_t begin = 0; begin < urls.size(); begin += options_.max_batch_urls) {
+    const size_t end = std::min(urls.size(), begin + options_.max_batch_urls);
+    std::vector<UrlToAdd> batch;
+    if (begin == 0 && end == urls.size()) {
+      batch = std::move(urls);
+    } else {
+      batch.assign(std::make_move_iterator(urls.begin() + begin),
+                   std::make_move_iterator(urls.begin() + end));
+    }
+    absl::StatusOr<AddResult> added = partitions_[partition]->AddUrls(batch);
+    if (!added.ok()) return added.status();
+    result += *added;
+    absl::MutexLock lock(&mu_);
+    ++stats_.batches;
+    stats_.sent[partition] += batch.size();
+    // Only now: a URL is suppressed later only once its partition holds it.
+    for (const UrlToAdd& url : batch) cache_.Insert(UrlHash(url.canonical_url), url.depth);
+  }
+  return result;
+}
+
 absl::StatusOr<AddResult> RoutedFrontierClient::AddUrls(const std::vector<UrlToAdd>& urls) {
   AddResult result;
-  // The URLs each partition gets, with their cache hashes.
-  std::vector<std::vector<UrlToAdd>> by_partition(partitions_.size());
-  std::vector<std::vector<uint64_t>> hashes(partitions_.size());
-  {
-    absl::MutexLock lock(&mu_);
-    stats_.routed += urls.size();
-    for (const UrlToAdd& url : urls) {
-      const uint64_t hash = UrlHash(url.canonical_url);
-      if (cache_.Covers(hash, url.depth)) {
-        ++stats_.suppressed;
-        ++result.already_seen;
-        continue;
-      }
-      const uint32_t owner = Owner(url.host_key);
-      by_partition[owner].push_back(url);
-      hashes[owner].push_back(hash);
-    }
-  }
-  for (size_t k = 0; k < partitions_.size(); ++k) {
-    std::vector<UrlToAdd>& mine = by_partition[k];
-    for (size_t begin = 0; begin < mine.size(); begin += options_.max_batch_urls) {
-      const size_t end = std::min(mine.size(), begin + options_.max_batch_urls);
-      std::vector<UrlToAdd> batch;
-      if (begin == 0 && end == mine.size()) {
-        batch = std::move(mine);
-      } else {
-        batch.assign(std::make_move_iterator(mine.begin() + begin),
-                     std::make_move_iterator(mine.begin() + end));
-      }
-      absl::StatusOr<AddResult> added = partitions_[k]->AddUrls(batch);
-      if (!added.ok()) return added.status();
-      result.added += added->added;
-      result.already_seen += added->already_seen;
-      result.rejected_by_limit += added->rejected_by_limit;
-      result.invalid += added->invalid;
-      absl::MutexLock lock(&mu_);
-      ++stats_.batches;
-      stats_.sent[k] += batch.size();
-      for (size_t i = begin; i < end; ++i) cache_.Insert(hashes[k][i], batch[i - begin].depth);
-    }
+  std::vector<std::vector<UrlToAdd>> by_partition = Route(urls, result);
+  for (uint32_t k = 0; k < partitions_.size(); ++k) {
+    if (by_partition[k].empty()) continue;
+    absl::StatusOr<AddResult> added = Deliver(k, std::move(by_partition[k]));
+    if (!added.ok()) return added.status();
+    result += *added;
   }
   return result;
 }

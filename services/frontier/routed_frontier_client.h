@@ -82,8 +82,18 @@ class RoutedFrontierClient final : public FrontierClient {
   absl::StatusOr<RevisitStatus> GetRevisitStatus() override;
   absl::Status RetuneRevisits(const recrawl::FleetSummary& fleet) override;
 
+  // AddUrls in its two steps, for a caller that delivers each partition's share on a schedule
+  // of its own (the fetcher's OutlinkOutbox): Route drops the URLs the popular-URL cache covers
+  // (counted as routed and suppressed, and in `result` as already seen) and splits the rest by
+  // owner (index = partition); Deliver sends one partition's share (in calls of at most
+  // max_batch_urls) and caches what the partition accepted. AddUrls is Route, then Deliver to
+  // each partition in order.
+  std::vector<std::vector<UrlToAdd>> Route(const std::vector<UrlToAdd>& urls, AddResult& result);
+  absl::StatusOr<AddResult> Deliver(uint32_t partition, std::vector<UrlToAdd> urls);
+
   RoutingStats Routing() const;
   uint32_t partition_count() const { return static_cast<uint32_t>(partitions_.size()); }
+  uint32_t home() const { return home_; }
 
  private:
   // A set-associative cache of (URL hash, smallest depth sent).

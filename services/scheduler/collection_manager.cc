@@ -3,11 +3,16 @@
 // explanations collection_queries.cc.
 #include "services/scheduler/collection_manager.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "services/common/kv/write_batch.h"
 #include "services/frontier/routed_frontier_client.h"
 #include "services/scheduler/collection_manager_internal.h"
@@ -27,6 +32,13 @@ absl::Status ValidateName(const std::string& name) {
         "letter or digit");
   }
   return absl::OkStatus();
+}
+
+// A collection as the Admin API shows it: with the number of its seeds.
+CollectionInfo Shown(const StoredCollection& stored) {
+  CollectionInfo info = stored.info;
+  info.seed_count = info.collection.seeds.size();
+  return info;
 }
 
 }  // namespace
@@ -123,12 +135,19 @@ absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Bui
     entry->focus_tuner = std::make_unique<FocusBudgetTuner>(
         options_.focus_tuner, collection.limits.max_pages, partitions,
         [this, e](uint32_t k, uint64_t max_pages) {
-          return fleet_.Open(k, e->collection, max_pages);
+          return fleet_.Open(k, e->collection, max_pages, e->generation);
         },
         [log = options_.log.ForCollection(name)](const absl::Status& s) {
           log.Warning("splitting the page budget failed: ", s.message());
         });
   }
+  entry->generation = CollectionGeneration(stored.info.create_time);
+  entry->fetcher_definition = collection;
+  entry->fetcher_definition.seeds = entry->core->ScopeSeeds();
+  // The version is a digest of the definition's bytes as the record holds them.
+  const std::string bytes =
+      codec_.EncodeCollection({.info = {.collection = entry->fetcher_definition}});
+  entry->fetcher_version = XXH64(bytes.data(), bytes.size(), /*seed=*/0);
   entry->stored = std::move(stored);
   return entry;
 }
@@ -188,6 +207,15 @@ absl::StatusOr<CollectionInfo> CollectionManager::Create(collections::Collection
   const size_t seeds = stored.info.collection.seeds.size();
   absl::StatusOr<std::shared_ptr<Entry>> entry = Build(std::move(stored));
   if (!entry.ok()) return entry.status();
+  std::vector<std::string> out_of_scope;
+  if ((*entry)->core->SeedsInScope(&out_of_scope) == 0) {
+    // It would finish at once with nothing fetched.
+    const size_t shown = std::min<size_t>(out_of_scope.size(), 3);
+    out_of_scope.resize(shown);
+    return absl::InvalidArgumentError(
+        absl::StrCat("collection.seeds: none is in the collection's scope: ",
+                     absl::StrJoin(out_of_scope, "; "), seeds > shown ? "; ..." : ""));
+  }
   {
     absl::MutexLock lock(&mu_);
     auto it = entries_.find(name);
@@ -211,7 +239,7 @@ absl::StatusOr<CollectionInfo> CollectionManager::Create(collections::Collection
     (void)FeedPendingSeeds(e, options_.feed);
   }
   absl::MutexLock lock(&mu_);
-  return e.stored.info;
+  return Shown(e.stored);
 }
 
 absl::StatusOr<CollectionInfo> CollectionManager::Update(const std::string& name,
@@ -252,14 +280,14 @@ absl::StatusOr<CollectionInfo> CollectionManager::Update(const std::string& name
   }
   options_.log.ForCollection(name).Info("updated");
   absl::MutexLock lock(&mu_);
-  return (*entry)->stored.info;
+  return Shown((*entry)->stored);
 }
 
 absl::StatusOr<CollectionInfo> CollectionManager::Get(const std::string& name) const {
   absl::StatusOr<std::shared_ptr<Entry>> entry = Find(name);
   if (!entry.ok()) return entry.status();
   absl::MutexLock lock(&mu_);
-  return (*entry)->stored.info;
+  return Shown((*entry)->stored);
 }
 
 absl::StatusOr<std::pair<std::vector<CollectionInfo>, std::string>> CollectionManager::List(
@@ -277,7 +305,9 @@ absl::StatusOr<std::pair<std::vector<CollectionInfo>, std::string>> CollectionMa
       next = page.back().collection.name;
       break;
     }
-    page.push_back(it->second->stored.info);
+    CollectionInfo& info = page.emplace_back(it->second->stored.info);
+    info.seed_count = info.collection.seeds.size();
+    info.collection.seeds.clear();
   }
   return std::make_pair(std::move(page), std::move(next));
 }
@@ -290,7 +320,7 @@ absl::StatusOr<CollectionInfo> CollectionManager::SetState(const std::string& na
   absl::MutexLock lock(&mu_);
   StoredCollection& stored = (*entry)->stored;
   const CollectionState state = stored.info.state;
-  if (state == to) return stored.info;
+  if (state == to) return Shown(stored);
   if (std::find(from.begin(), from.end(), state) == from.end()) {
     return absl::FailedPreconditionError(
         absl::StrCat("collection '", name, "' is ", std::string(CollectionStateName(state)),
@@ -302,7 +332,7 @@ absl::StatusOr<CollectionInfo> CollectionManager::SetState(const std::string& na
   if (absl::Status s = Persist(changed); !s.ok()) return s;
   stored = std::move(changed);
   options_.log.ForCollection(name).Info(CollectionStateName(to));
-  return stored.info;
+  return Shown(stored);
 }
 
 absl::StatusOr<CollectionInfo> CollectionManager::Pause(const std::string& name) {
@@ -353,13 +383,24 @@ absl::StatusOr<SeedReport> CollectionManager::AddSeeds(const std::string& name,
   return report;
 }
 
-absl::StatusOr<std::vector<CollectionInfo>> CollectionManager::TakeReport(
+absl::StatusOr<std::vector<FetcherCollection>> CollectionManager::TakeReport(
     const FetcherReport& report) {
   if (absl::Status s = reports_->Take(report, fleet_.size()); !s.ok()) return s;
-  std::vector<CollectionInfo> live;
+  std::map<std::string, uint64_t, std::less<>> held;
+  for (const HeldDefinition& h : report.held) held[h.name] = h.version;
+  std::vector<FetcherCollection> live;
   absl::MutexLock lock(&mu_);
   for (const auto& [name, entry] : entries_) {
-    if (!entry->stored.deleting) live.push_back(entry->stored.info);
+    if (entry->stored.deleting) continue;
+    FetcherCollection& c = live.emplace_back();
+    c.name = name;
+    c.state = entry->stored.info.state;
+    c.create_time = entry->stored.info.create_time;
+    c.definition_version = entry->fetcher_version;
+    auto it = held.find(name);
+    if (it == held.end() || it->second != entry->fetcher_version) {
+      c.definition = entry->fetcher_definition;
+    }
   }
   return live;
 }

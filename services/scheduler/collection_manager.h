@@ -10,6 +10,15 @@
 //   partition accepted them (a failure is returned and the caller may repeat the call).
 // - Pause and resume change the state the fetchers read in their report replies (TakeReport);
 //   a paused collection's fetchers stop leasing and finish what is in flight.
+// - Fetchers' reports (TakeReport) are answered with every live collection, its state and its
+//   definition's version; the definition itself (without its seeds but those its scope needs)
+//   only to a fetcher that does not hold that version, so a reply stays small however large
+//   the definitions.
+// - A collection's generation (CollectionGeneration, its creation time) tells it from one
+//   deleted earlier under its name: the partitions open it as such, and fetchers' counters of
+//   an older one are not summed into it.
+// - Create refuses a collection none of whose seeds is in its scope (it would finish at once
+//   with nothing fetched); Get and the others show seed_count, List leaves the seeds out.
 // - Delete hides the collection at once and drops it on every partition (Tick retries until all
 //   have), then forgets it.
 // - Tick (every second or so, a PeriodicJob; collection_sync.cc): re-opens collections on the
@@ -121,8 +130,9 @@ class CollectionManager final : public PeriodicJob {
   absl::StatusOr<std::vector<UrlExplanation>> Explain(const std::string& name,
                                                       const std::vector<std::string>& urls);
 
-  // Keeps a fetcher's report and returns every live collection (deleted ones are left out).
-  absl::StatusOr<std::vector<CollectionInfo>> TakeReport(const FetcherReport& report);
+  // Keeps a fetcher's report and returns every live collection (deleted ones are left out),
+  // with the definitions the report does not name as held (FetcherReport::held).
+  absl::StatusOr<std::vector<FetcherCollection>> TakeReport(const FetcherReport& report);
 
   // The latest re-visit tuning of every live re-visiting collection tuned so far, by name.
   std::vector<std::pair<std::string, RevisitTuning>> LatestTunings() const;

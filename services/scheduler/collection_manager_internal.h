@@ -22,6 +22,10 @@ struct CollectionManager::Entry {
   StoredCollection stored;  // the manager's mu_ guards it
   // stored.info.collection as built; an update builds a new Entry, so this never changes.
   collections::Collection collection;
+  uint64_t generation = 0;  // CollectionGeneration(its create_time)
+  // The definition as fetchers get it (seeds: only those its scope needs) and its digest.
+  collections::Collection fetcher_definition;
+  uint64_t fetcher_version = 0;
   std::unique_ptr<Scheduler> core;
   // Seeds go through a router without the popular-URL cache: a seed is always sent.
   std::unique_ptr<frontier::RoutedFrontierClient> router;

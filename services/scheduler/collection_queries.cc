@@ -55,7 +55,7 @@ absl::StatusOr<CollectionStats> CollectionManager::Stats(const std::string& name
   if ((*entry)->focus_tuner != nullptr && (*entry)->focus_tuner->tunings() > 0) {
     out.focus_page_budgets = (*entry)->focus_tuner->budgets();
   }
-  reports_->AddTo(name, out);
+  reports_->AddTo(name, (*entry)->generation, out);
   return out;
 }
 

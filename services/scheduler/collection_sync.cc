@@ -18,7 +18,8 @@ absl::Status CollectionManager::OpenEverywhere(Entry& entry) {
   if (entry.focus_tuner != nullptr) budgets = entry.focus_tuner->budgets();
   for (uint32_t k = 0; k < fleet_.size(); ++k) {
     absl::Status s = fleet_.Open(k, entry.collection,
-                                 budgets.empty() ? std::nullopt : std::optional(budgets[k]));
+                                 budgets.empty() ? std::nullopt : std::optional(budgets[k]),
+                                 entry.generation);
     if (!s.ok() && first.ok()) {
       first = absl::Status(s.code(), absl::StrCat("partition ", k, ": ", s.message()));
     }

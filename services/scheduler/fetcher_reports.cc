@@ -24,11 +24,14 @@ void Fold(const FetcherReport& from, FetcherReport& into) {
   for (const FetcherCollectionStats& c : from.collections) {
     FetcherCollectionStats* sum = nullptr;
     for (FetcherCollectionStats& existing : into.collections) {
-      if (existing.collection == c.collection) sum = &existing;
+      if (existing.collection == c.collection && existing.generation == c.generation) {
+        sum = &existing;
+      }
     }
     if (sum == nullptr) {
       sum = &into.collections.emplace_back();
       sum->collection = c.collection;
+      sum->generation = c.generation;
     }
     for (const auto& [outcome, count] : c.outcomes) sum->outcomes[outcome] += count;
     sum->robots_denied += c.robots_denied;
@@ -125,11 +128,14 @@ absl::Status FetcherReports::Forget(const std::string& collection, kv::WriteBatc
   return absl::OkStatus();
 }
 
-void FetcherReports::AddTo(const std::string& collection, CollectionStats& stats) const {
+void FetcherReports::AddTo(const std::string& collection, uint64_t generation,
+                           CollectionStats& stats) const {
   absl::MutexLock lock(&mu_);
   for (const auto& [key, report] : reports_) {
     for (const FetcherCollectionStats& c : report.collections) {
       if (c.collection != collection) continue;
+      // Counters of an earlier collection of this name (deleted and created again).
+      if (c.generation != 0 && generation != 0 && c.generation != generation) continue;
       for (const auto& [outcome, count] : c.outcomes) stats.outcomes[outcome] += count;
       stats.robots_denied += c.robots_denied;
       stats.duplicates += c.duplicates;

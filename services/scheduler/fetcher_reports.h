@@ -49,7 +49,9 @@ class FetcherReports {
 
   // `collection`'s counters summed over every report into `stats`: outcomes, robots denials,
   // duplicates, URLs exchanged (sent to another partition than the sender's) and suppressed.
-  void AddTo(const std::string& collection, CollectionStats& stats) const;
+  // Counters of another `generation` of the name (CollectionGeneration; 0: unknown, counted)
+  // are left out.
+  void AddTo(const std::string& collection, uint64_t generation, CollectionStats& stats) const;
 
  private:
   using Key = std::pair<uint32_t, std::string>;  // partition, incarnation

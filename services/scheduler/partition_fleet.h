@@ -31,8 +31,10 @@ class PartitionFleet {
   // Opens `collection` on partition k with its share of the collection's limits, or reopens it
   // if its settings changed. Idempotent. `max_pages`: partition k's page budget (a focused
   // collection's split, FocusBudgetTuner); nullopt: its even share of the collection's.
+  // `generation`: which collection of this name (FrontierCollection.generation; 0: unknown).
   virtual absl::Status Open(uint32_t k, const collections::Collection& collection,
-                            std::optional<uint64_t> max_pages = std::nullopt) = 0;
+                            std::optional<uint64_t> max_pages = std::nullopt,
+                            uint64_t generation = 0) = 0;
 
   // Drops the collection and its data on partition k. Idempotent (OK if it was not there).
   virtual absl::Status Drop(uint32_t k, const std::string& name) = 0;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/encoding/utf8.h"
 #include "lib/recrawl/allocation_solver.h"
 #include "lib/recrawl/freshness.h"
 #include "lib/recrawl/rate_histogram.h"
@@ -23,6 +24,33 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
   return std::unique_ptr<Scheduler>(new Scheduler(collection, *std::move(scope), canonical));
 }
 
+namespace {
+
+// A rejected seed as a report lists it: "url: reason", a long URL abbreviated so that the
+// reason stays in sight.
+std::string Rejected(std::string_view url, std::string_view reason) {
+  return absl::StrCat(encoding::Abbreviated(url, kShownSeedBytes), ": ", std::string(reason));
+}
+
+}  // namespace
+
+size_t Scheduler::SeedsInScope(std::vector<std::string>* rejected) const {
+  const std::vector<url::Url>& seed_urls = scope_->seed_urls();
+  const std::vector<url::CanonicalUrl>& seed_canonical = scope_->seed_canonical();
+  size_t in_scope = 0;
+  for (size_t i = 0; i < seed_urls.size(); ++i) {
+    const scope::Verdict verdict = scope().Check(seed_urls[i], seed_canonical[i].str(), 0);
+    if (verdict == scope::Verdict::kInScope) {
+      ++in_scope;
+    } else if (rejected != nullptr) {
+      rejected->push_back(Rejected(seed_canonical[i].str(), scope::VerdictName(verdict)));
+    }
+  }
+  return in_scope;
+}
+
+std::vector<std::string> Scheduler::ScopeSeeds() const { return scope_->ScopeSeeds(); }
+
 absl::StatusOr<SeedReport> Scheduler::FeedSeeds(frontier::FrontierClient& frontier,
                                                  const SeedFeedOptions& options) const {
   SeedReport report;
@@ -34,7 +62,7 @@ absl::StatusOr<SeedReport> Scheduler::FeedSeeds(frontier::FrontierClient& fronti
     const scope::Verdict verdict = scope().Check(seed_urls[i], seed_canonical[i].str(), 0);
     if (verdict != scope::Verdict::kInScope) {
       report.rejected.push_back(
-          absl::StrCat(seed_canonical[i].str(), ": ", std::string(scope::VerdictName(verdict))));
+          Rejected(seed_canonical[i].str(), scope::VerdictName(verdict)));
       continue;
     }
     batch.push_back(frontier::UrlToAdd{.canonical_url = seed_canonical[i].str(),
@@ -66,12 +94,12 @@ absl::StatusOr<SeedReport> Scheduler::AddSeeds(frontier::FrontierClient& frontie
   for (const std::string& seed : seeds) {
     absl::StatusOr<Judged> judged = Judge(seed, 0);
     if (!judged.ok()) {
-      report.rejected.push_back(absl::StrCat(seed, ": ", judged.status().message()));
+      report.rejected.push_back(Rejected(seed, std::string(judged.status().message())));
       continue;
     }
     if (judged->verdict != scope::Verdict::kInScope) {
-      report.rejected.push_back(absl::StrCat(judged->canonical.str(), ": ",
-                                             std::string(scope::VerdictName(judged->verdict))));
+      report.rejected.push_back(
+          Rejected(judged->canonical.str(), scope::VerdictName(judged->verdict)));
       continue;
     }
     batch.push_back(frontier::UrlToAdd{.canonical_url = judged->canonical.str(),

@@ -38,11 +38,14 @@ using collections::CollectionFocus;
 using collections::CollectionLimits;
 using collections::CollectionRevisit;
 
+// URLs longer than this are abbreviated in reports of rejected seeds (encoding::Abbreviated).
+inline constexpr size_t kShownSeedBytes = 200;
+
 struct SeedReport {
   size_t seeds = 0;
   size_t queued = 0;                  // new to the frontier
   size_t already_seen = 0;            // known already (a resumed crawl)
-  std::vector<std::string> rejected;  // "url: reason"
+  std::vector<std::string> rejected;  // "url: reason", a URL longer than 200 bytes abbreviated
   // Frontier calls that failed and were tried again, and the last such error.
   uint32_t failed_calls = 0;
   absl::Status last_error;
@@ -128,6 +131,15 @@ class Scheduler {
   absl::StatusOr<SeedReport> AddSeeds(frontier::FrontierClient& frontier,
                                       const std::vector<std::string>& seeds,
                                       const SeedFeedOptions& options = {}) const;
+
+  // The collection's seeds its scope admits (at depth 0); `rejected` (may be null) gets the
+  // others as "url: reason". A collection with none would fetch nothing.
+  size_t SeedsInScope(std::vector<std::string>* rejected) const;
+
+  // The seeds the scope depends on: for same_site_only, the first seed of each site (the
+  // scope's sites); otherwise the first seed. What a fetcher, which builds the scope but never
+  // feeds seeds, needs of the seed list.
+  std::vector<std::string> ScopeSeeds() const;
 
   // The canonical form of `raw` (as seeds and explained URLs are canonicalised), its host key,
   // and the scope's verdict at `depth`. kInvalidArgument if it does not parse.

@@ -14,4 +14,9 @@ std::string_view CollectionStateName(CollectionState state) {
   return "unspecified";
 }
 
+uint64_t CollectionGeneration(absl::Time create_time) {
+  if (create_time <= absl::UnixEpoch()) return 0;
+  return static_cast<uint64_t>(absl::ToUnixMicros(create_time));
+}
+
 }  // namespace crawler::scheduler

@@ -32,12 +32,22 @@ enum class CollectionState : uint8_t { kActive = 1, kPaused = 2, kFinished = 3 }
 // "active", "paused", "finished".
 std::string_view CollectionStateName(CollectionState state);
 
+// A collection's generation: its creation time in microseconds since the epoch, so that one
+// deleted and created again under its name is another collection (the frontier partitions open
+// it as such, and fetchers' counters of the older one are not summed into it). 0 for a time
+// not after the epoch (unknown).
+uint64_t CollectionGeneration(absl::Time create_time);
+
 // A collection as the scheduler keeps it and tells it: its definition and where it is.
 struct CollectionInfo {
   collections::Collection collection;
   CollectionState state = CollectionState::kActive;
   absl::Time create_time = absl::InfinitePast();
   absl::Time update_time = absl::InfinitePast();
+  // Seeds in the definition, as the Admin API shows it: a listing leaves the seeds themselves
+  // out (a page of collections stays small however many seeds each has). Not kept in the
+  // record (0 there).
+  uint64_t seed_count = 0;
 
   friend bool operator==(const CollectionInfo&, const CollectionInfo&) = default;
 };
@@ -57,6 +67,9 @@ struct StoredCollection {
 // holds now (gauges).
 struct FetcherCollectionStats {
   std::string collection;
+  // The collection's generation (CollectionGeneration): counters of a collection deleted and
+  // created again under its name are not the new one's. 0: unknown (counted).
+  uint64_t generation = 0;
   std::map<frontier::OutcomeClass, uint64_t> outcomes;  // final outcomes by class
   uint64_t robots_denied = 0;
   uint64_t duplicates = 0;
@@ -72,9 +85,19 @@ struct FetcherCollectionStats {
   friend bool operator==(const FetcherCollectionStats&, const FetcherCollectionStats&) = default;
 };
 
+// A collection definition a fetcher holds, by the version the scheduler gave it
+// (FetcherCollection::definition_version).
+struct HeldDefinition {
+  std::string name;
+  uint64_t version = 0;
+
+  friend bool operator==(const HeldDefinition&, const HeldDefinition&) = default;
+};
+
 // A fetcher's report (SchedulerInternal.ReportFetcherStats): its counters of every collection
 // it crawled since `start_time`, as one incarnation of fetcher `partition`. Counters are
-// cumulative per incarnation, so a report sent twice counts once.
+// cumulative per incarnation, so a report sent twice counts once. `held`: the definitions the
+// fetcher holds, which the reply leaves out.
 struct FetcherReport {
   uint32_t partition = 0;
   std::string incarnation;
@@ -86,13 +109,34 @@ struct FetcherReport {
   // The volume its archive files are on (kept across its restarts); empty: the incarnation
   // names it.
   std::string archive_volume;
+  std::vector<HeldDefinition> held;
 
   friend bool operator==(const FetcherReport&, const FetcherReport&) = default;
 };
 
+// A live collection as a fetcher needs it.
+struct FetcherCollection {
+  std::string name;
+  // Crawl the ACTIVE ones; for PAUSED and FINISHED ones, lease nothing more and finish what is
+  // in flight.
+  CollectionState state = CollectionState::kActive;
+  // A collection deleted and created again is another one (CollectionGeneration).
+  absl::Time create_time = absl::InfinitePast();
+  // A digest of the definition a fetcher gets; it changes when the definition does.
+  uint64_t definition_version = 0;
+  // What a fetcher needs of the definition: all of it but the seeds, of which only those its
+  // scope depends on (collections::CollectionScope::ScopeSeeds). Set only when the report did
+  // not name this version as held, so a reply stays a few hundred bytes per collection however
+  // many seeds the collections have.
+  std::optional<collections::Collection> definition;
+
+  friend bool operator==(const FetcherCollection&, const FetcherCollection&) = default;
+};
+
 // The scheduler's answer to a report: every live collection, and how often to report.
 struct FetcherReportReply {
-  std::vector<CollectionInfo> collections;
+  // One not listed was deleted.
+  std::vector<FetcherCollection> collections;
   // Live collections this build cannot read (a newer scheduler's definition): their names and
   // why. A fetcher keeps its counters of them and does not start them.
   std::vector<std::pair<std::string, absl::Status>> unreadable;

@@ -10,6 +10,9 @@ the path (CTest sets PYTHONPATH for every Python test; the Makefile's targets do
 - crawlertest.npm: the npm packages the tests run (warcio.js, ReplayWeb.page), in a checked
   cache;
 - crawlertest.replay: a WACZ replayed in ReplayWeb.page in headless Chromium.
+- crawlertest.grpc_stubs: the crawler's gRPC API from Python, its stubs generated from proto/ at
+  test time.
 
-Python 3 standard library only.
+Python 3 standard library only, but for the stubs grpc_stubs generates, which need Debian's
+python3-grpcio and python3-protobuf.
 """

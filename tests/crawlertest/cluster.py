@@ -97,11 +97,10 @@ class Cluster:
         self.frontier_args = list(frontier_args)
         self.scheduler_args = list(scheduler_args)
         os.makedirs(self.dir, exist_ok=True)
-        self.token_file = os.path.join(self.dir, "admin.token")
-        if not os.path.exists(self.token_file):
-            with open(self.token_file, "w") as f:
-                f.write(secrets.token_hex(24) + "\n")
-            os.chmod(self.token_file, 0o600)
+        # The admin token (crawlctl's) and the internal token every role's calls to the others
+        # carry and every role requires (docs/services.md, "Who can call what").
+        self.token_file = self.new_token("admin.token")
+        self.internal_token_file = self.new_token("internal.token")
         self.ports = {("frontier", k): free_port() for k in range(self.n)}
         self.ports.update({("fetcher", k): free_port() for k in range(self.n)})
         self.ports[("dedup", 0)] = free_port()
@@ -113,6 +112,14 @@ class Cluster:
         if redis:
             self.ports[("redis", 0)] = free_port()
         self.procs = {}
+
+    def new_token(self, name):
+        path = os.path.join(self.dir, name)
+        if not os.path.exists(path):
+            with open(path, "w") as f:
+                f.write(secrets.token_hex(24) + "\n")
+            os.chmod(path, 0o600)
+        return path
 
     def address(self, role, k=0):
         return f"127.0.0.1:{self.ports[(role, k)]}"
@@ -138,7 +145,7 @@ class Cluster:
                     "--dir", self.dir, "--save", "", "--appendonly", "no"]
         data = os.path.join(self.dir, f"{role}-{k}" if role in ("frontier", "fetcher") else role)
         common = [self.crawlerd, role, "--listen", self.address(role, k), "--data-dir", data,
-                  "--drain-timeout", "10s"]
+                  "--drain-timeout", "10s", "--internal-token-file", self.internal_token_file]
         if self.metrics:
             common += ["--metrics-listen", "127.0.0.1:0"]
         if role == "frontier":
@@ -264,6 +271,7 @@ def cmd_up(args):
         for (role, k), port in sorted(cluster.ports.items()):
             print(f"  {role}-{k}: 127.0.0.1:{port}")
         print(f"  admin API: {cluster.admin} (token in {cluster.token_file})")
+        print(f"  internal calls carry the token in {cluster.internal_token_file}")
         print("\nUse it with crawlctl, e.g.:")
         print(f"  {ctl} collections create -f coll.yaml")
         print(f"  {ctl} seeds add NAME seeds.txt")

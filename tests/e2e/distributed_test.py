@@ -25,6 +25,11 @@ Scenarios:
              refetches stay within the URLs on lease at the kills, the collection and its seeds
              survive, and while the scheduler is down crawlctl answers UNAVAILABLE (exit 3)
              within its deadline instead of hanging.
+  freeze     N = 2, 30 hosts x 400 pages, 300 ms delay; frontier 1 is frozen (SIGSTOP) for 60 s
+             mid-crawl: fetcher 0 fetches at least 80% of its pages per second of before
+             meanwhile (what it owes frontier 1 is kept on disk), logs the outage once and the
+             recovery once, and after the thaw coverage is 100%, no page is fetched twice and no
+             request to a host follows the previous one sooner than the delay.
 
 Python 3 standard library only; every wait is bounded and every process stopped in a `finally`.
 """
@@ -34,6 +39,7 @@ import collections
 import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -45,8 +51,8 @@ from crawlertest.cluster import Cluster, ClusterError  # noqa: E402
 from crawl_websim_test import check_duplicates_none, check_partition_owners  # noqa: E402
 from crawlertest.e2e import (  # noqa: E402
     Fatal, Websim, archived_pages, cap_excess, check_coverage, check_crawl_log_pages,
-    check_politeness, check_robots_fetches, read_crawl_log, revisit_times, run_scenario,
-    wait_until)
+    check_politeness, check_robots_fetches, monotonic_ns, read_crawl_log, revisit_times,
+    run_scenario, wait_until)
 
 DELAY_MS = 50
 CRAWL_TIMEOUT_S = 300
@@ -65,11 +71,11 @@ def as_int(v):
     return int(v) if v not in (None, "") else 0
 
 
-def fetcher_args(sim_port, extra=()):
+def fetcher_args(sim_port, extra=(), delay_ms=DELAY_MS):
     # websim answers within milliseconds: a 10 s request timeout bounds how long the slots of a
     # fetcher killed mid-request hold their hosts in Redis (timeout + 30 s).
     return ["--allow-network", "127.0.0.0/8", "--connect-to", f"127.0.0.1:{sim_port}",
-            "--min-delay", f"{DELAY_MS}ms", "--delay-factor", "0", "--partition-header",
+            "--min-delay", f"{delay_ms}ms", "--delay-factor", "0", "--partition-header",
             "--report-interval", "1s", "--timeout", "10s", *extra]
 
 
@@ -308,6 +314,71 @@ def scenario_faults(args, checks, work):
           f"the kills)", flush=True)
 
 
+FREEZE_DELAY_MS = 300
+FREEZE_S = 60
+
+
+def partition_rate(requests, partition, start_ns, end_ns):
+    """Pages per second fetched by partition `partition`'s fetcher (its X-Crawler-Partition)
+    between the two instants."""
+    n = sum(1 for r in requests if r.partition == str(partition) and r.target != "/robots.txt"
+            and start_ns <= r.ns < end_ns)
+    return n / ((end_ns - start_ns) / 1e9)
+
+
+def scenario_freeze(args, checks, work):
+    """A frontier frozen (SIGSTOP) for 60 s in the middle of a crawl: the other partition's
+    fetcher crawls on at its pace, keeping the outlinks it owes the frozen one, and after it
+    thaws every page is fetched once, politely."""
+    n = 2
+    sim = Websim(args.websim, work, hosts=30, pages=400, seed=25).start()
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), n,
+                      fetcher_args=fetcher_args(sim.port, delay_ms=FREEZE_DELAY_MS))
+    frozen = None
+    try:
+        cluster.start()
+        write_collection(work("coll.yaml"), "web", sim.seeds())
+        cluster.ctl("collections", "create", "-f", work("coll.yaml"))
+        truth, _ = sim.truth()
+        total = len(truth["page"] | truth["seed"])
+        wait_until(lambda: sum(1 for r in sim.requests() if r.target != "/robots.txt")
+                   >= 0.15 * total, CRAWL_TIMEOUT_S, "15% of the pages")
+        frozen = cluster.procs[("frontier", 1)].proc
+        stop_ns = monotonic_ns()
+        os.kill(frozen.pid, signal.SIGSTOP)
+        time.sleep(FREEZE_S)
+        os.kill(frozen.pid, signal.SIGCONT)
+        cont_ns = monotonic_ns()
+        frozen = None
+        final = wait_finished(cluster, ["web"])["web"]
+        logs = {k: cluster.procs[("fetcher", k)].log() for k in range(n)}
+    finally:
+        if frozen is not None:
+            os.kill(frozen.pid, signal.SIGCONT)
+        codes = cluster.stop()
+        sim.stop()
+        check_stop_codes(checks, codes)
+    requests = sim.requests()
+    before = partition_rate(requests, 0, stop_ns - 15 * 10**9, stop_ns)
+    during = partition_rate(requests, 0, stop_ns, cont_ns)
+    checks.check(before > 0 and during >= 0.8 * before,
+                 f"partition 0 fetched {during:.1f} pages/s while frontier 1 was frozen, "
+                 f"{before:.1f} before (at least 80%)")
+    counts, coverage = check_coverage(checks, requests, truth)
+    repeated = check_duplicates_none(checks, counts)
+    min_gap, gap_count = check_politeness(checks, requests, FREEZE_DELAY_MS)
+    check_stats_against_truth(checks, final, truth["page"] | truth["seed"], truth, n, "web")
+    outage = [line for line in logs[0].splitlines() if "frontier partition 1 unreachable" in line]
+    recovery = [line for line in logs[0].splitlines() if "frontier partition 1 answers again" in line]
+    checks.check(len(outage) == 1 and len(recovery) == 1,
+                 f"fetcher 0 logged the outage {len(outage)} and the recovery {len(recovery)} "
+                 f"times (once each)")
+    print(f"freeze: frontier 1 stopped {FREEZE_S} s; partition 0 fetched {before:.1f} pages/s "
+          f"before and {during:.1f} during; coverage {coverage:.2f}% of {total} pages, "
+          f"{repeated} fetched twice, min gap {(min_gap or 0) / 1e6:.1f} ms over {gap_count} "
+          f"gaps; fetcher 0 said: {' / '.join(outage + recovery)}", flush=True)
+
+
 REVISIT_BUDGET_PER_S = 10
 REVISIT_RUN_S = 30
 REVISIT_WARMUP_S = 10  # discovery, and the cap's first tuning: spend is measured after it
@@ -370,7 +441,8 @@ def scenario_revisit(args, checks, work):
 
 SCENARIOS = {"n2": lambda a, c, w: scenario_partitions(a, c, w, 2),
              "n3": lambda a, c, w: scenario_partitions(a, c, w, 3),
-             "two": scenario_two, "faults": scenario_faults, "revisit": scenario_revisit}
+             "two": scenario_two, "faults": scenario_faults, "revisit": scenario_revisit,
+             "freeze": scenario_freeze}
 
 
 def main():

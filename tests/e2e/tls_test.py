@@ -49,9 +49,10 @@ def main():
     with tempfile.TemporaryDirectory(prefix="tls-") as work:
         ca, cert, key = make_certs(work)
         tls = ["--tls-cert-file", cert, "--tls-key-file", key]
+        admin_tls = ["--admin-tls-cert-file", cert, "--admin-tls-key-file", key]
         cluster = Cluster(args.crawlerd, args.crawlctl, os.path.join(work, "cluster"), 1,
                           frontier_args=tls,
-                          scheduler_args=tls + ["--peer-tls-ca-file", ca])
+                          scheduler_args=tls + admin_tls + ["--peer-tls-ca-file", ca])
         try:
             cluster.start_one("frontier", 0, first=True)
             cluster.start_one("scheduler", first=True)

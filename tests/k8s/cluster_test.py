@@ -8,9 +8,12 @@ with no route out, and stops at the end.
      its containerd; hostPath PersistentVolumes for the chart's volume claims;
   3. websim as a pod (with a Service), its request log and ground truth on a hostPath volume;
   4. `helm install` with N = 2 partitions, the bundled Redis, no cluster DNS (peers found by the
-     Services' environment variables);
+     Services' environment variables), internal authentication on (the chart's defaults: mutual
+     TLS with its own CA and a certificate per role, and an internal token);
   5. collections created with crawlctl through `kubectl port-forward`: `web1` undisturbed, every
-     allowed page fetched exactly once (websim's log) and the statistics match;
+     allowed page fetched exactly once (websim's log) and the statistics match; then two pods
+     posing as fetchers without the credential (one plaintext, one with a role certificate but
+     no internal token) are refused and given no collection;
   6. `web2` while a fetcher pod and a frontier pod are deleted (their StatefulSets make them
      again): every page fetched, refetches within the URLs on lease at the deletion;
      `web3` while `helm upgrade` changes a configuration value, which rolls every crawler pod:
@@ -499,6 +502,84 @@ def start_prometheus(kube, state):
     return proc, prom
 
 
+def intruder_pod(name, tls_args=(), tls_volume=False):
+    """A pod of the crawler image running `crawlerd fetcher` towards this release's scheduler and
+    frontiers, labelled as one of the release's pods (so the NetworkPolicy, where a plugin
+    enforces it, lets it through: only the credential decides), without the internal token."""
+    host = lambda service: f"$({RELEASE.upper()}_{service.upper().replace('-', '_')}_SERVICE_HOST):7000"
+    args = ["fetcher", "--partition", "0", "--frontier", host("frontier-0"),
+            "--frontier", host("frontier-1"), "--scheduler", host("scheduler"),
+            "--data-dir", "/data", "--report-interval", "1s", *tls_args]
+    volume = ""
+    mount = ""
+    if tls_volume:
+        mount = "\n      volumeMounts: [{name: tls, mountPath: /tls}, {name: data, mountPath: /data}]"
+        volume = f"""
+    - name: tls
+      secret:
+        secretName: {RELEASE}-internal-tls
+        items: [{{key: ca.crt, path: ca.crt}}, {{key: fetcher.crt, path: fetcher.crt}},
+                {{key: fetcher.key, path: fetcher.key}}]"""
+    else:
+        mount = "\n      volumeMounts: [{name: data, mountPath: /data}]"
+    return f"""apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  labels: {{app.kubernetes.io/name: crawler, app.kubernetes.io/instance: {RELEASE},
+           app.kubernetes.io/component: intruder}}
+spec:
+  securityContext: {{runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532}}
+  dnsPolicy: Default
+  containers:
+    - name: intruder
+      image: localhost/crawler:latest
+      imagePullPolicy: Never
+      command: [/usr/local/bin/crawlerd]
+      args: {json.dumps(args)}
+      securityContext: {{readOnlyRootFilesystem: true, allowPrivilegeEscalation: false}}{mount}
+  volumes:
+    - name: data
+      emptyDir: {{}}{volume}
+"""
+
+
+def check_intruders(checks, kube):
+    """Two pods that reach the internal ports without the credential: one plaintext, without
+    anything (the TLS handshake refuses it), one with a valid role certificate but no internal
+    token (UNAUTHENTICATED). Neither gets a collection; both are deleted afterwards."""
+    cm = kube.json("get", "configmap", f"{RELEASE}-config")["data"]
+    checks.check(all("internal_token_file" in cm[f"{r}.yaml"] and
+                     "tls_client_ca_file" in cm[f"{r}.yaml"]
+                     for r in ("frontier", "fetcher", "dedup", "scheduler")),
+                 "internal authentication is not on in every role's configuration")
+    tls = ["--peer-tls-ca-file", "/tls/ca.crt", "--peer-tls-cert-file", "/tls/fetcher.crt",
+           "--peer-tls-key-file", "/tls/fetcher.key", "--peer-tls-server-name",
+           "crawler-internal"]
+    intruders = {"intruder-plain": ("UNAVAILABLE", intruder_pod("intruder-plain")),
+                 "intruder-no-token": ("UNAUTHENTICATED",
+                                       intruder_pod("intruder-no-token", tls, tls_volume=True))}
+    for name, (_, manifest) in intruders.items():
+        kube.apply(manifest)
+    try:
+        for name, (code, _) in intruders.items():
+            def refused():
+                out = kube("logs", name, check=False).stdout
+                return out if "scheduler unreachable" in out else None
+            try:
+                logged = wait_until(refused, 120, f"{name} to be refused", poll_s=2)
+            except Fatal as e:
+                checks.fail(f"{e}: {kube('logs', name, check=False).stdout[-1500:]}")
+                continue
+            line = next(l for l in logged.splitlines() if "scheduler unreachable" in l)
+            checks.check(code in line, f"{name}: refused with {line!r}, expected {code}")
+            checks.check("crawling collection" not in logged,
+                         f"{name} was given a collection: {logged[-1000:]}")
+            log(f"internal auth: {name} refused: {line.strip()}")
+    finally:
+        kube("delete", "pod", *intruders, "--wait=true", "--timeout=60s", check=False)
+
+
 def write_targets(kube, prom):
     run([sys.executable, os.path.join(K8S, "pod-targets.py"), os.path.join(prom, "targets", "pods.json"),
          "--kubeconfig", kube.kubeconfig], env={**os.environ, "KUBECTL": KUBECTL})
@@ -578,6 +659,9 @@ def inner(args):
             f"{len(requests)} requests, {len(repeated)} pages fetched twice")
         report_restarts(kube)
         web1_requests = len(requests)
+
+        # --- internal authentication (on by default): pods without the credential are refused
+        check_intruders(checks, kube)
 
         # --- web2: a fetcher pod and a frontier pod deleted mid-crawl
         t = time.monotonic()

@@ -18,6 +18,7 @@ import argparse
 import filecmp
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -114,6 +115,34 @@ def scenario_chart(checks):
                  f"config maps: {[sorted(c['data']) for c in cms]}")
     checks.check(any(o["kind"] == "NetworkPolicy" for o in objs), "no NetworkPolicy")
     checks.check(any(o["kind"] == "Secret" for o in objs), "no admin token Secret")
+    # Internal authentication on by default: the token and the CA with a certificate per role,
+    # each role's configuration pointing at them, each pod mounting its own certificate only.
+    secrets = {o["metadata"]["name"]: o for o in objs if o["kind"] == "Secret"}
+    tls = secrets.get("crawler-internal-tls", {}).get("data", {})
+    checks.check("crawler-internal-token" in secrets and sorted(tls) == sorted(
+        ["ca.crt"] + [f"{r}.{e}" for r in ("frontier", "fetcher", "dedup", "scheduler")
+                      for e in ("crt", "key")]), f"internal auth Secrets: {sorted(secrets)}")
+    for role in ("frontier", "fetcher", "dedup", "scheduler"):
+        text = cms[0]["data"][f"{role}.yaml"] if cms else ""
+        checks.check(f"tls_cert_file: /etc/crawler/internal-tls/{role}.crt" in text and
+                     "tls_client_ca_file:" in text and "internal_token_file:" in text,
+                     f"{role}.yaml lacks the internal credentials: {text}")
+    vols = {v["name"]: v for v in specs.get("crawler-dedup", {}).get("volumes", [])}
+    items = [i["key"] for i in vols.get("internal-tls", {}).get("secret", {}).get("items", [])]
+    checks.check(items == ["ca.crt", "dedup.crt", "dedup.key"], f"dedup mounts {items}")
+    out = render("internalAuth.tls.enabled=false", "internalAuth.token.enabled=false")
+    objs = validate_with_node(checks, out.stdout, "internal authentication off")
+    checks.check(not any(o["kind"] == "Secret" and "internal" in o["metadata"]["name"]
+                         for o in objs), "internal Secrets rendered with internalAuth off")
+    # The kubelet's gRPC probe speaks no TLS: with mutual TLS the probes connect over TCP.
+    grpc_probe = re.compile(r"readinessProbe:\s*\n\s*grpc:")
+    out = run([HELM, "template", "crawler", CHART, "--kube-version", "1.26.0"])
+    checks.check(out.returncode == 0 and not grpc_probe.search(out.stdout),
+                 "gRPC probes against a TLS port on Kubernetes 1.26")
+    out = run([HELM, "template", "crawler", CHART, "--kube-version", "1.26.0", "--set",
+               "internalAuth.tls.enabled=false"])
+    checks.check(out.returncode == 0 and grpc_probe.search(out.stdout),
+                 "no gRPC probes on Kubernetes 1.26 with plaintext internal ports")
 
     # No cluster DNS: the kubelet expands $(NAME_SERVICE_HOST) from the Services' variables.
     out = render("clusterDNS=false", "partitions=3")

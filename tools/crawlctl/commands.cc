@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -108,13 +109,28 @@ int Session::FailInput(const absl::Status& status) {
 int CreateCollection(Session& session, const CollectionFile& file) {
   absl::StatusOr<v1::CreateCollectionRequest> request = BuildCreateRequest(file);
   if (!request.ok()) return session.FailInput(request.status());
+  absl::StatusOr<std::vector<std::string>> rest = SplitOffSeeds(*request);
+  if (!rest.ok()) return session.FailInput(rest.status());
   v1::CollectionInfo info;
   const grpc::Status status = session.stub().CreateCollection(session.NewContext().get(),
                                                               *request, &info);
   if (!status.ok()) return session.Fail(status);
+  v1::AddSeedsResponse added;
+  if (!rest->empty()) {
+    // The seeds past one request's bound, streamed into the collection just made.
+    std::istringstream in(absl::StrJoin(*rest, "\n"));
+    SeedBatcher batcher(in);
+    const grpc::Status streamed = StreamSeeds(session, file.collection.name, batcher, added);
+    if (!streamed.ok()) return session.Fail(streamed, file.collection.name);
+  }
   return Print(session, info, [&](const v1::CollectionInfo& i) {
-    return absl::StrCat("created collection '", i.collection().name(), "' with ",
-                        request->collection().seeds_size(), " seeds\n", FormatCollectionInfo(i));
+    std::string out = absl::StrCat("created collection '", i.collection().name(), "' with ",
+                                   request->collection().seeds_size(), " seeds");
+    if (!rest->empty()) {
+      absl::StrAppend(&out, " and added ", added.seeds(), " more (", added.queued(),
+                      " queued, ", added.rejected(), " rejected)");
+    }
+    return absl::StrCat(out, "\n", FormatCollectionInfo(i));
   });
 }
 
@@ -200,10 +216,9 @@ int DeleteCollection(Session& session, const std::string& name) {
   });
 }
 
-int AddSeeds(Session& session, const std::string& name, std::istream& in, size_t batch_size) {
-  SeedBatcher batcher(in, batch_size);
+grpc::Status StreamSeeds(Session& session, const std::string& name, SeedBatcher& batcher,
+                         v1::AddSeedsResponse& response, bool* sent_any_out) {
   std::unique_ptr<grpc::ClientContext> context = session.NewContext();
-  v1::AddSeedsResponse response;
   std::unique_ptr<grpc::ClientWriter<v1::AddSeedsRequest>> writer =
       session.stub().AddSeeds(context.get(), &response);
   bool sent_any = false;
@@ -213,19 +228,28 @@ int AddSeeds(Session& session, const std::string& name, std::istream& in, size_t
     // Finish says why.
     if (!writer->Write(*batch)) break;
   }
-  if (batcher.failed()) {
+  if (sent_any_out != nullptr) *sent_any_out = sent_any;
+  if (batcher.failed() || !sent_any) {
     context->TryCancel();
     writer->Finish().IgnoreError();
+    return grpc::Status(grpc::StatusCode::CANCELLED, "nothing (more) to send");
+  }
+  writer->WritesDone();
+  return writer->Finish();
+}
+
+int AddSeeds(Session& session, const std::string& name, std::istream& in, size_t batch_size) {
+  SeedBatcher batcher(in, batch_size);
+  v1::AddSeedsResponse response;
+  bool sent_any = false;
+  const grpc::Status status = StreamSeeds(session, name, batcher, response, &sent_any);
+  if (batcher.failed()) {
     session.err() << "crawlctl: reading the seed list failed; nothing more was sent\n";
     return kExitInvalid;
   }
   if (!sent_any) {
-    context->TryCancel();
-    writer->Finish().IgnoreError();
     return session.FailInput(absl::InvalidArgumentError("the seed list holds no URL"));
   }
-  writer->WritesDone();
-  const grpc::Status status = writer->Finish();
   if (!status.ok()) return session.Fail(status, name);
   return Print(session, response, FormatAddSeeds);
 }

@@ -85,7 +85,13 @@ class Session {
 };
 
 // `collections create -f FILE`.
+// Seeds past one request's bound (SplitOffSeeds) follow the create through AddSeeds.
 int CreateCollection(Session& session, const CollectionFile& file);
+// Streams `batcher`'s seeds into collection `name` (Admin.AddSeeds) and takes the reply;
+// `sent_any` (may be null): whether the list held a seed. Nothing is sent (CANCELLED) when the
+// list could not be read (batcher.failed()) or held no seed.
+grpc::Status StreamSeeds(Session& session, const std::string& name, SeedBatcher& batcher,
+                         v1::AddSeedsResponse& response, bool* sent_any = nullptr);
 // `collections update NAME -f FILE`.
 int UpdateCollection(Session& session, const std::string& name, const CollectionFile& file);
 // `collections list`: every page, in one table (or one ListCollectionsResponse in JSON).

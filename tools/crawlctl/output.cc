@@ -79,7 +79,7 @@ std::string FormatCollectionList(const v1::ListCollectionsResponse& list) {
   table.AddRow({"NAME", "STATE", "SEEDS", "CREATED", "UPDATED"});
   for (const v1::CollectionInfo& info : list.collections()) {
     table.AddRow({info.collection().name(), StateLabel(info.state()),
-                  Count(static_cast<uint64_t>(info.collection().seeds_size())),
+                  Count(info.seed_count()),
                   FormatTimestamp(info.create_time()), FormatTimestamp(info.update_time())});
   }
   return table.Render();

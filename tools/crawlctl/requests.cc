@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "services/collections/collection_keys.h"
 #include "services/collections/grpc/collection_convert.h"
+#include "services/common/config/key_table.h"
 
 namespace crawler::crawlctl {
 namespace {
@@ -61,12 +62,9 @@ bool Has(const std::vector<std::string>& keys, std::string_view key) {
 
 absl::StatusOr<CollectionFile> ParseCollectionYaml(std::string_view yaml,
                                                    std::string_view source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(std::string(source), ": ", e.what()));
-  }
+  absl::StatusOr<YAML::Node> parsed = config::ParseYamlDocument(yaml, source);
+  if (!parsed.ok()) return parsed.status();
+  YAML::Node root = *std::move(parsed);
   if (!root.IsMap()) {
     return absl::InvalidArgumentError(
         absl::StrCat(std::string(source), ": not a mapping of collection keys (see docs/configuration.md)"));
@@ -144,14 +142,55 @@ SeedBatcher::SeedBatcher(std::istream& in, size_t batch_size) : in_(in), batch_s
 std::optional<v1::AddSeedsRequest> SeedBatcher::Next(const std::string& collection) {
   v1::AddSeedsRequest request;
   request.set_collection(collection);
+  size_t bytes = 0;
   std::string line;
-  while (static_cast<size_t>(request.seeds_size()) < batch_size_ && std::getline(in_, line)) {
-    const absl::string_view url = absl::StripAsciiWhitespace(line);
-    if (url.empty() || url.front() == '#') continue;
-    request.add_seeds(std::string(url));
+  while (static_cast<size_t>(request.seeds_size()) < batch_size_) {
+    std::string url;
+    if (!pending_.empty()) {
+      url = std::move(pending_);
+      pending_.clear();
+    } else if (std::getline(in_, line)) {
+      const absl::string_view trimmed = absl::StripAsciiWhitespace(line);
+      if (trimmed.empty() || trimmed.front() == '#') continue;
+      url = std::string(trimmed);
+    } else {
+      break;
+    }
+    if (request.seeds_size() > 0 && bytes + url.size() > kMaxRequestBytes) {
+      pending_ = std::move(url);
+      break;
+    }
+    bytes += url.size();
+    request.add_seeds(std::move(url));
   }
   if (request.seeds().empty()) return std::nullopt;
   return request;
+}
+
+absl::StatusOr<std::vector<std::string>> SplitOffSeeds(v1::CreateCollectionRequest& request,
+                                                       size_t max_bytes) {
+  if (request.ByteSizeLong() <= max_bytes) return std::vector<std::string>();
+  const v1::Collection& c = request.collection();
+  if (c.scope().same_site_only() || (!c.focus().target().empty() && c.focus().target() != "none")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the collection's definition takes ", request.ByteSizeLong(), " bytes, more than the ",
+        max_bytes, " of one request; its seeds cannot be sent apart (a same_site_only scope is "
+        "made of the sites of the seeds given at creation): give fewer seeds"));
+  }
+  v1::Collection& collection = *request.mutable_collection();
+  // Keep seeds while the definition without any is below the bound.
+  v1::Collection bare = collection;
+  bare.clear_seeds();
+  size_t bytes = bare.ByteSizeLong();
+  int keep = 0;
+  while (keep < collection.seeds_size() &&
+         (keep == 0 || bytes + collection.seeds(keep).size() + 8 <= max_bytes)) {
+    bytes += collection.seeds(keep).size() + 8;  // a seed's tag and length, generously
+    ++keep;
+  }
+  std::vector<std::string> rest(collection.seeds().begin() + keep, collection.seeds().end());
+  collection.mutable_seeds()->DeleteSubrange(keep, collection.seeds_size() - keep);
+  return rest;
 }
 
 std::vector<v1::ExplainUrlRequest> BuildExplainRequests(const std::string& collection,

@@ -20,6 +20,9 @@
 
 namespace crawler::crawlctl {
 
+// What crawlctl puts in one request or stream message at most: half of the server's 4 MiB.
+inline constexpr size_t kMaxRequestBytes = size_t{2} << 20;
+
 // A collection as a YAML file defines it, and which of its keys the file set.
 struct CollectionFile {
   collections::Collection collection;
@@ -36,6 +39,14 @@ absl::StatusOr<CollectionFile> LoadCollectionFile(const std::string& path);
 // CreateCollectionRequest for a file: it must name the collection and pass
 // Collection::Validate (kInvalidArgument naming the first bad field).
 absl::StatusOr<v1::CreateCollectionRequest> BuildCreateRequest(const CollectionFile& file);
+
+// The server takes a request of at most 4 MiB (docs/api.md): a create whose seeds pass
+// `max_bytes` keeps the first of them (at least one) and returns the others, which go in with
+// AddSeeds after the create. kInvalidArgument, the request unchanged, for a same_site_only
+// (or focused) collection: its scope's sites are those of the seeds given at creation, so its
+// seeds cannot be split.
+absl::StatusOr<std::vector<std::string>> SplitOffSeeds(v1::CreateCollectionRequest& request,
+                                                       size_t max_bytes = kMaxRequestBytes);
 
 // The Collection field path (FieldMask syntax) a YAML key sets, e.g. "min_delay" ->
 // "politeness.min_delay"; nullopt for "name" and "seeds" (which an update cannot change) and for
@@ -54,7 +65,8 @@ absl::StatusOr<v1::UpdateCollectionRequest> BuildUpdateRequest(std::string_view 
 
 // Reads a seed list: one URL per line, surrounding whitespace trimmed, blank lines and lines
 // starting with '#' skipped. Reads only as far as the next batch needs, so a list of any length
-// is streamed in bounded memory.
+// is streamed in bounded memory. A batch holds at most batch_size seeds and kMaxRequestBytes
+// (a longer seed goes alone).
 class SeedBatcher {
  public:
   // The server's bound on seeds per AddSeeds message (admin.proto).
@@ -74,6 +86,7 @@ class SeedBatcher {
  private:
   std::istream& in_;
   const size_t batch_size_;
+  std::string pending_;  // read, but past the last batch's byte bound
 };
 
 // ExplainUrlRequests for `urls`, at most `max_per_request` (the server's bound: 100) each.

@@ -68,11 +68,12 @@ prometheus.io/path: /metrics
 {{- end -}}
 
 {{/* Readiness and liveness of a crawlerd role: gRPC health where the cluster has gRPC probes
-(1.24+), else a TCP connect to the gRPC port. */}}
+(1.24+) and the port speaks plaintext (the kubelet's gRPC probe has no TLS), else a TCP connect
+to the gRPC port. */}}
 {{- define "crawler.probes" -}}
 {{- $p := .Values.probes -}}
 readinessProbe:
-{{- if semverCompare ">=1.24-0" .Capabilities.KubeVersion.Version }}
+{{- if and (semverCompare ">=1.24-0" .Capabilities.KubeVersion.Version) (not .Values.internalAuth.tls.enabled) }}
   grpc:
     port: {{ .Values.ports.grpc }}
 {{- else }}
@@ -132,4 +133,36 @@ volumeClaimTemplates:
 
 {{- define "crawler.adminSecretName" -}}
 {{- .Values.adminToken.existingSecret | default (printf "%s-admin-token" (include "crawler.fullname" .)) -}}
+{{- end -}}
+
+{{- define "crawler.internalTokenSecretName" -}}
+{{- .Values.internalAuth.token.existingSecret | default (printf "%s-internal-token" (include "crawler.fullname" .)) -}}
+{{- end -}}
+
+{{- define "crawler.internalTLSSecretName" -}}
+{{- .Values.internalAuth.tls.existingSecret | default (printf "%s-internal-tls" (include "crawler.fullname" .)) -}}
+{{- end -}}
+
+{{/* A role's configuration keys for internalAuth (dict "root" $ "role" "fetcher"): the token it
+requires and sends, its certificate as a server and (fetcher, scheduler) as a client, the CA it
+checks both ways, and the name every role's certificate carries. As YAML, for the ConfigMap. */}}
+{{- define "crawler.internalAuthConfig" -}}
+{{- $auth := .root.Values.internalAuth -}}
+{{- $out := dict -}}
+{{- if $auth.token.enabled -}}
+{{- $_ := set $out "internal_token_file" "/etc/crawler/internal-token/token" -}}
+{{- end -}}
+{{- if $auth.tls.enabled -}}
+{{- $dir := "/etc/crawler/internal-tls" -}}
+{{- $_ := set $out "tls_cert_file" (printf "%s/%s.crt" $dir .role) -}}
+{{- $_ := set $out "tls_key_file" (printf "%s/%s.key" $dir .role) -}}
+{{- $_ := set $out "tls_client_ca_file" (printf "%s/ca.crt" $dir) -}}
+{{- if has .role (list "fetcher" "scheduler") -}}
+{{- $_ := set $out "peer_tls_ca_file" (printf "%s/ca.crt" $dir) -}}
+{{- $_ := set $out "peer_tls_cert_file" (printf "%s/%s.crt" $dir .role) -}}
+{{- $_ := set $out "peer_tls_key_file" (printf "%s/%s.key" $dir .role) -}}
+{{- $_ := set $out "peer_tls_server_name" "crawler-internal" -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
 {{- end -}}

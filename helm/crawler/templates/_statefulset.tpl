@@ -65,6 +65,12 @@ spec:
             {{- if .adminToken }}
             - {name: admin-token, mountPath: /etc/crawler/admin, readOnly: true}
             {{- end }}
+            {{- if $root.Values.internalAuth.token.enabled }}
+            - {name: internal-token, mountPath: /etc/crawler/internal-token, readOnly: true}
+            {{- end }}
+            {{- if $root.Values.internalAuth.tls.enabled }}
+            - {name: internal-tls, mountPath: /etc/crawler/internal-tls, readOnly: true}
+            {{- end }}
             {{- if and (eq .role "fetcher") $root.Values.redis.passwordSecret }}
             - {name: redis-password, mountPath: /etc/crawler/redis, readOnly: true}
             {{- end }}
@@ -79,6 +85,24 @@ spec:
           secret:
             secretName: {{ include "crawler.adminSecretName" $root }}
             defaultMode: 0440
+        {{- end }}
+        {{- if $root.Values.internalAuth.token.enabled }}
+        - name: internal-token
+          secret:
+            secretName: {{ include "crawler.internalTokenSecretName" $root }}
+            defaultMode: 0440
+            items: [{key: token, path: token}]
+        {{- end }}
+        {{- if $root.Values.internalAuth.tls.enabled }}
+        # The CA and this role's own certificate and key only.
+        - name: internal-tls
+          secret:
+            secretName: {{ include "crawler.internalTLSSecretName" $root }}
+            defaultMode: 0440
+            items:
+              - {key: ca.crt, path: ca.crt}
+              - {key: {{ .role }}.crt, path: {{ .role }}.crt}
+              - {key: {{ .role }}.key, path: {{ .role }}.key}
         {{- end }}
         {{- if and (eq .role "fetcher") $root.Values.redis.passwordSecret }}
         - name: redis-password

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include "absl/strings/ascii.h"
@@ -39,6 +41,22 @@ absl::StatusOr<absl::Duration> ParseNonNegativeDuration(std::string_view text) {
         absl::StrCat("not a duration: \"", std::string(text), "\" (e.g. 50ms, 2s, 1m)"));
   }
   return d;
+}
+
+absl::StatusOr<YAML::Node> ParseYamlDocument(std::string_view text, std::string_view source) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(std::string(source), ": ", e.what()));
+  }
+  if (documents.size() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        std::string(source), ": ", documents.size(),
+        " YAML documents (\"---\" starts another); one is expected, so the rest would be "
+        "ignored"));
+  }
+  return documents.empty() ? YAML::Node() : documents.front();
 }
 
 namespace internal {
@@ -118,13 +136,11 @@ absl::Status CheckMapKeys(const YAML::Node& map, const std::vector<std::string>&
 }
 
 absl::StatusOr<YAML::Node> LoadYamlFile(const std::string& path) {
-  try {
-    return YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    return absl::NotFoundError(absl::StrCat("cannot read config file ", path));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("config file ", path, ": ", e.what()));
-  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read config file ", path));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return absl::NotFoundError(absl::StrCat("cannot read config file ", path));
+  return ParseYamlDocument(text, absl::StrCat("config file ", path));
 }
 
 }  // namespace internal

@@ -74,6 +74,11 @@ absl::StatusOr<double> ParseVisitRate(std::string_view text);
 // malformed.
 absl::StatusOr<absl::Duration> ParseNonNegativeDuration(std::string_view text);
 
+// The one YAML document of `text` (a null node for an empty text). kInvalidArgument, naming
+// `source`, for text that does not parse and for more than one document: a second document
+// ("---" and more keys) would otherwise be dropped without a word.
+absl::StatusOr<YAML::Node> ParseYamlDocument(std::string_view text, std::string_view source);
+
 namespace internal {
 
 std::string KindName(ValueKind kind);  // "an integer", "a duration", ...

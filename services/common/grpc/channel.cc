@@ -4,12 +4,42 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "grpcpp/support/client_interceptor.h"
 #include "services/common/atomic_file.h"
 
 namespace crawler::grpc_common {
 namespace {
 
 int Millis(absl::Duration d) { return static_cast<int>(absl::ToInt64Milliseconds(d)); }
+
+// Adds `authorization: Bearer <token>` to every call's initial metadata.
+class BearerInterceptor final : public grpc::experimental::Interceptor {
+ public:
+  explicit BearerInterceptor(const std::string& header) : header_(header) {}
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    if (methods->QueryInterceptionHookPoint(
+            grpc::experimental::InterceptionHookPoints::PRE_SEND_INITIAL_METADATA)) {
+      methods->GetSendInitialMetadata()->emplace("authorization", header_);
+    }
+    methods->Proceed();
+  }
+
+ private:
+  const std::string& header_;
+};
+
+class BearerInterceptorFactory final
+    : public grpc::experimental::ClientInterceptorFactoryInterface {
+ public:
+  explicit BearerInterceptorFactory(const std::string& token) : header_("Bearer " + token) {}
+  grpc::experimental::Interceptor* CreateClientInterceptor(
+      grpc::experimental::ClientRpcInfo*) override {
+    return new BearerInterceptor(header_);
+  }
+
+ private:
+  const std::string header_;  // outlives the interceptors: the channel owns the factory
+};
 
 }  // namespace
 
@@ -51,7 +81,11 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ta
   if (!options.tls_server_name.empty()) {
     args.SetSslTargetNameOverride(options.tls_server_name);
   }
-  return grpc::CreateCustomChannel(target, credentials, args);
+  if (options.bearer_token.empty()) return grpc::CreateCustomChannel(target, credentials, args);
+  std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>> factories;
+  factories.push_back(std::make_unique<BearerInterceptorFactory>(options.bearer_token));
+  return grpc::experimental::CreateCustomChannelWithInterceptors(target, credentials, args,
+                                                                 std::move(factories));
 }
 
 }  // namespace crawler::grpc_common

@@ -1,6 +1,6 @@
 // MakeChannel: how every crawler client (fetchers, the scheduler, crawlctl, tools) opens a gRPC
-// channel to a service: plaintext or TLS from PEM files, the same message size limit as the
-// servers (server_runner.h), and keepalive pings so that a peer that vanished (a killed pod,
+// channel to a service: plaintext or TLS from PEM files, a bearer token on every call, a limit
+// on the replies it takes, and keepalive pings so that a peer that vanished (a killed pod,
 // a cut connection) is noticed within seconds instead of at the kernel's TCP timeout.
 //
 // A channel connects lazily and reconnects by itself; a call on a channel whose server is down
@@ -30,6 +30,10 @@ struct ChannelOptions {
   bool tls = false;  // TLS even when no file is given (system roots, no client certificate)
   // Overrides the name checked against the server's certificate (tests, IP-addressed pods).
   std::string tls_server_name;
+  // Sent with every call as `authorization: Bearer <token>` (the internal token,
+  // grpc_common::CallAuth); empty: none. Over plaintext too: gRPC's call credentials refuse
+  // insecure channels, so the header is added by a client interceptor.
+  std::string bearer_token;
   int max_message_bytes = 64 << 20;
   // Keepalive ping interval on an idle connection, and how long a ping may go unanswered.
   absl::Duration keepalive_time = absl::Seconds(10);

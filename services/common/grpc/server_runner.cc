@@ -9,6 +9,7 @@
 #include "grpcpp/impl/server_builder_option.h"
 #include "grpcpp/impl/server_builder_plugin.h"
 #include "grpcpp/impl/server_initializer.h"
+#include "grpcpp/resource_quota.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "services/common/atomic_file.h"
@@ -69,6 +70,12 @@ class ServiceNames final : public grpc::ServerBuilderOption {
   std::vector<std::string>* const names_;
 };
 
+// True for the loopback names and addresses a listen address may give ("127.0.0.1",
+// "localhost", "[::1]"): no other machine can reach those.
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "[::1]" || host.rfind("127.", 0) == 0;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::Start(const ServerOptions& options) {
@@ -93,8 +100,11 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::Start(const ServerOp
     // Clients ping every 10 s while calls are open (channel.h); the default policy would answer
     // pings more frequent than every 5 minutes with GOAWAY.
     builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
-    builder.SetMaxReceiveMessageSize(options.max_message_bytes);
-    builder.SetMaxSendMessageSize(options.max_message_bytes);
+    builder.SetMaxReceiveMessageSize(endpoint.max_receive_bytes);
+    builder.SetMaxSendMessageSize(options.max_send_bytes);
+    grpc::ResourceQuota quota(absl::StrCat(options.name, " ", endpoint.listen));
+    quota.Resize(endpoint.max_memory_bytes);
+    builder.SetResourceQuota(quota);
     for (grpc::Service* service : endpoint.services) builder.RegisterService(service);
     std::vector<std::string> names;
     builder.SetOption(std::make_unique<ServiceNames>(&names));
@@ -114,6 +124,11 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::Start(const ServerOp
     addresses.push_back(absl::StrCat(host, ":", port));
     options.log.Info("serving on ", addresses.back(),
                      endpoint.tls.cert_file.empty() ? "" : " (TLS)");
+    if (!endpoint.authenticated && !IsLoopback(host)) {
+      options.log.Warning("warning: ", addresses.back(),
+                          " takes calls from anyone who can reach it (no internal token, no "
+                          "client certificates): keep it off untrusted networks");
+    }
     servers.push_back(std::move(server));
   }
   auto runner = std::unique_ptr<ServerRunner>(

@@ -44,6 +44,18 @@ struct Endpoint {
   TlsFiles tls;
   // The services reachable on this endpoint, and only on it.
   std::vector<grpc::Service*> services;
+  // Largest request message accepted, bytes: what any caller, authenticated or not, can make
+  // the server read and hold per call (gRPC reads a message whole before a handler sees it).
+  // Each endpoint's own, from what its methods carry: a 512-URL batch is ~100 KiB, a
+  // collection's definition with its seeds a few MiB at most (more seeds go by AddSeeds).
+  int max_receive_bytes = 4 << 20;
+  // What gRPC may hold for this endpoint's calls and connections, bytes (a ResourceQuota): past
+  // it the transport cancels streams rather than read more, so many callers sending large
+  // messages at once cannot take the process's memory.
+  size_t max_memory_bytes = size_t{128} << 20;
+  // Its services check a credential (CallAuth). An endpoint without one that listens beyond
+  // loopback is served with a warning in the log.
+  bool authenticated = true;
 };
 
 struct ServerOptions {
@@ -52,9 +64,9 @@ struct ServerOptions {
   // Where "serving on HOST:PORT" and "stopped serving on HOST:PORT" go.
   Logger log;
   std::vector<Endpoint> endpoints;
-  // Largest request or response accepted, bytes (a 512-URL batch is ~100 KiB; a stats answer
-  // with a re-visit histogram a few KiB).
-  int max_message_bytes = 64 << 20;
+  // Largest response sent, bytes (a lease of 1,024 URLs is ~300 KiB; a collection's
+  // definition with its seeds a few MiB). Requests: Endpoint::max_receive_bytes.
+  int max_send_bytes = 64 << 20;
   // Server interceptors, made afresh for each endpoint's server (each takes ownership of its
   // own), e.g. metrics::RpcMetrics::NewFactory. Empty: none.
   std::function<

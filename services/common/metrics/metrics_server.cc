@@ -1,12 +1,14 @@
 #include "services/common/metrics/metrics_server.h"
 
 #include <exception>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "prometheus/exposer.h"
 #include "prometheus/gauge.h"
 #include "services/common/metrics/snapshot_collector.h"
@@ -30,6 +32,10 @@ absl::Status CheckListen(const std::string& listen) {
   return absl::OkStatus();
 }
 
+// See Start.
+constexpr int kThreads = 8;
+constexpr absl::Duration kRequestTimeout = absl::Seconds(5);
+
 }  // namespace
 
 const char* BuildVersion() { return CRAWLER_VERSION; }
@@ -42,7 +48,13 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::s
   // one place the exception is turned into a Status.
   std::unique_ptr<prometheus::Exposer> exposer;
   try {
-    exposer = std::make_unique<prometheus::Exposer>(listen, /*num_threads=*/2);
+    // civetweb gives each connection a worker thread until its request is read, for up to
+    // request_timeout_ms: with its defaults (2 threads... 30 s) two idle connections that sent
+    // half a request held every scrape for 30 s. Enough threads that a few such connections
+    // leave the scraper one, and a timeout that frees theirs well inside a scrape's.
+    exposer = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
+        "listening_ports", listen, "num_threads", std::to_string(kThreads),
+        "request_timeout_ms", std::to_string(absl::ToInt64Milliseconds(kRequestTimeout))});
   } catch (const std::exception& e) {
     return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, ": ", e.what()));
   }

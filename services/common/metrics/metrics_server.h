@@ -1,5 +1,7 @@
 // MetricsServer: the registry a process's metrics live in, served in the Prometheus text format
-// at http://<listen>/metrics (prometheus-cpp's Exposer, civetweb). docs/metrics.md lists every
+// at http://<listen>/metrics (prometheus-cpp's Exposer, civetweb: 8 threads; a connection that
+// has not sent its request within 5 s is closed, so idle or half-sent connections cannot hold
+// the scrapes up for long). docs/metrics.md lists every
 // metric; names follow `crawler_<service>_<what>_<unit>` with bounded labels only (never a URL
 // or a host).
 //

@@ -14,7 +14,10 @@
 // untouched, so several cores can share one directory.
 //
 // Library errors are translated by ToAbslStatus (rocksdb_status.h); a failed Write is
-// kFailedPrecondition ("cannot write <path>: <cause>", see kv_store.h). RocksDB's info log
+// kFailedPrecondition ("cannot write <path>: <cause>", see kv_store.h). After a write failed on
+// the disk (full, say), RocksDB takes no write until it recovers: each later Write asks it to
+// (DB::Resume, at most twice a second) and is applied once it has, so a store whose disk gets
+// space again is written again without being reopened. RocksDB's info log
 // (<path>/LOG, the previous run's as LOG.old) is written so that a full disk drops its lines
 // instead of aborting the process.
 //
@@ -35,6 +38,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "services/common/kv/kv_store.h"
 #include "services/common/kv/write_batch.h"
 
@@ -133,6 +138,8 @@ class RocksDbKvStore final : public KvStore {
                  absl::flat_hash_map<std::string, Family> declared);
 
   absl::StatusOr<const Family*> FindFamily(std::string_view cf) const;
+  // Asks RocksDB to recover from a background error (at most every 500 ms); true if it did.
+  bool Resume() const;
   absl::StatusOr<rocksdb::ColumnFamilyHandle*> Handle(std::string_view cf) const;
 
   // Constant after construction.
@@ -142,6 +149,8 @@ class RocksDbKvStore final : public KvStore {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   absl::flat_hash_map<std::string, Family> declared_;
   std::shared_ptr<rocksdb::Statistics> statistics_;  // null unless options_.statistics
+  mutable absl::Mutex resume_mu_;
+  mutable absl::Time last_resume_ ABSL_GUARDED_BY(resume_mu_) = absl::InfinitePast();
 };
 
 }  // namespace crawler::kv

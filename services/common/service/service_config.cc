@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/grpc/call_auth.h"
 
 namespace crawler::service {
 
@@ -56,7 +57,18 @@ grpc_server::Endpoint ServiceCommonConfig::InternalEndpoint(
   endpoint.listen = listen;
   endpoint.tls = {tls_cert_file, tls_key_file, tls_client_ca_file};
   endpoint.services = std::move(services);
+  endpoint.authenticated = !internal_token_file.empty() || !tls_client_ca_file.empty();
   return endpoint;
+}
+
+absl::StatusOr<std::string> ServiceCommonConfig::InternalToken() const {
+  if (internal_token_file.empty()) return std::string();
+  absl::StatusOr<std::string> token = grpc_common::ReadTokenFile(internal_token_file);
+  if (!token.ok()) {
+    return absl::Status(token.status().code(),
+                        absl::StrCat("internal_token_file: ", token.status().message()));
+  }
+  return token;
 }
 
 const config::KeyTable<ServiceCommonConfig>& ServiceCommonKeys() {
@@ -72,6 +84,10 @@ const config::KeyTable<ServiceCommonConfig>& ServiceCommonKeys() {
         .Add({"tls_client_ca_file", "--tls-client-ca-file",
               "PEM CA; clients must present a certificate it signed"},
              &C::tls_client_ca_file)
+        .Add({"internal_token_file", "--internal-token-file",
+              "File with the internal token: required of every internal call, sent with this "
+              "role's own"},
+             &C::internal_token_file)
         .Add({"metrics_listen", "--metrics-listen",
               "Serve Prometheus metrics at http://HOST:PORT/metrics (port 0: a free port)"},
              &C::metrics_listen)
@@ -97,11 +113,13 @@ absl::Status PeerConfig::Validate() const {
   return absl::OkStatus();
 }
 
-grpc_common::ChannelOptions PeerConfig::Channel() const {
+grpc_common::ChannelOptions PeerConfig::Channel(const std::string& token) const {
   grpc_common::ChannelOptions options;
   options.ca_file = tls_ca_file;
   options.cert_file = tls_cert_file;
   options.key_file = tls_key_file;
+  options.tls_server_name = tls_server_name;
+  options.bearer_token = token;
   return options;
 }
 
@@ -117,6 +135,9 @@ const config::KeyTable<PeerConfig>& PeerKeys() {
              &C::tls_cert_file)
         .Add({"peer_tls_key_file", "--peer-tls-key-file", "PEM key of peer_tls_cert_file"},
              &C::tls_key_file)
+        .Add({"peer_tls_server_name", "--peer-tls-server-name",
+              "Name checked in the other services' certificates instead of their address"},
+             &C::tls_server_name)
         .Add({"rpc_deadline", "--rpc-deadline",
               "Deadline of one call to another service, e.g. 10s"},
              &C::rpc_deadline);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "services/common/config/key_table.h"
@@ -27,13 +28,20 @@ namespace crawler::service {
 
 struct ServiceCommonConfig {
   // "HOST:PORT" of the internal RPCs (and health, reflection). Port 0 picks a free port, which
-  // the start-up line names ("<role>: serving on HOST:PORT"); tests use it.
-  std::string listen = "0.0.0.0:50051";
+  // the start-up line names ("<role>: serving on HOST:PORT"); tests use it. Loopback unless
+  // set: an internal port open to a network is a decision (the chart makes it, with the
+  // credentials below).
+  std::string listen = "127.0.0.1:50051";
   // PEM files. cert and key together turn TLS on; client_ca (optional, needs cert and key) makes
-  // the server require client certificates signed by it. All empty: plaintext.
+  // the server require client certificates signed by it, whose common name is the caller's role
+  // (grpc_common::CallAuth). All empty: plaintext.
   std::string tls_cert_file;
   std::string tls_key_file;
   std::string tls_client_ca_file;
+  // File holding the internal token (at least 16 characters): every call to this role's
+  // internal RPCs must carry it, and this role's own calls to the others carry it. Empty: no
+  // token (then only the network, or mutual TLS, keeps strangers out).
+  std::string internal_token_file;
   // "HOST:PORT" of the Prometheus /metrics endpoint; empty: none. Validated now, served once the
   // services export metrics (docs/architecture.md §11); until then setting it only logs that it is
   // unused.
@@ -50,9 +58,14 @@ struct ServiceCommonConfig {
 
   // The endpoint of the internal RPCs serving `services`, with this block's TLS files.
   grpc_server::Endpoint InternalEndpoint(std::vector<grpc::Service*> services) const;
+
+  // The internal token (internal_token_file's, trimmed); empty without the key. kNotFound or
+  // kInvalidArgument as grpc_common::ReadTokenFile.
+  absl::StatusOr<std::string> InternalToken() const;
 };
 
-// listen, tls_cert_file, tls_key_file, tls_client_ca_file, metrics_listen, drain_timeout.
+// listen, tls_cert_file, tls_key_file, tls_client_ca_file, internal_token_file, metrics_listen,
+// drain_timeout.
 const config::KeyTable<ServiceCommonConfig>& ServiceCommonKeys();
 
 // How a role reaches the other services (fetchers: frontiers, dedup, scheduler; the scheduler:
@@ -60,19 +73,24 @@ const config::KeyTable<ServiceCommonConfig>& ServiceCommonKeys();
 struct PeerConfig {
   // PEM CA the peers' certificates are checked against; non-empty turns TLS on towards them.
   std::string tls_ca_file;
-  // A client certificate and its key, for peers that require one (tls_client_ca_file).
+  // A client certificate and its key, for peers that require one (tls_client_ca_file). Its
+  // common name is this role's name: the peers allow each role its own calls.
   std::string tls_cert_file;
   std::string tls_key_file;
+  // The name the peers' certificates are checked against instead of the address dialled (for
+  // peers reached by IP address, or certificates made for one shared name).
+  std::string tls_server_name;
   // Deadline of one call to a peer: a peer that is down fails the call within it
   // (UNAVAILABLE or DEADLINE_EXCEEDED) and the caller retries later.
   absl::Duration rpc_deadline = absl::Seconds(10);
 
   // kInvalidArgument naming the key.
   absl::Status Validate() const;
-  grpc_common::ChannelOptions Channel() const;
+  // The channel options towards the peers; `token`: the internal token the calls carry.
+  grpc_common::ChannelOptions Channel(const std::string& token = "") const;
 };
 
-// peer_tls_ca_file, peer_tls_cert_file, peer_tls_key_file, rpc_deadline.
+// peer_tls_ca_file, peer_tls_cert_file, peer_tls_key_file, peer_tls_server_name, rpc_deadline.
 const config::KeyTable<PeerConfig>& PeerKeys();
 
 // Checks "HOST:PORT": a non-empty host (a name, an IPv4 address or a bracketed IPv6 address) and

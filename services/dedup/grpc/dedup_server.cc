@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <set>
+#include <string>
 #include <system_error>
 #include <utility>
 
@@ -47,7 +49,15 @@ absl::StatusOr<std::unique_ptr<DedupServer>> DedupServer::Start(const DedupServe
   absl::StatusOr<std::unique_ptr<Dedup>> dedup = Dedup::Open(config.dedup, *server->store_);
   if (!dedup.ok()) return dedup.status();
   server->dedup_ = *std::move(dedup);
-  server->service_ = std::make_unique<DedupService>(*server->dedup_);
+  absl::StatusOr<std::string> token = config.common.InternalToken();
+  if (!token.ok()) return token.status();
+  const std::set<std::string> fetcher = {"fetcher"};
+  server->auth_ = std::make_unique<grpc_common::CallAuth>(
+      grpc_common::CallAuthOptions{
+          .token = *std::move(token),
+          .roles = {{"Check", fetcher}, {"Record", fetcher}, {"MarkLinksSeen", fetcher}}},
+      server->clock_, log);
+  server->service_ = std::make_unique<DedupService>(*server->dedup_, server->auth_.get());
   absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
       grpc_server::ServerRunner::Start(
           {.name = "dedup",

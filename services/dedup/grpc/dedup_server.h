@@ -17,8 +17,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "lib/clock/clock.h"
 #include "lib/log/logger.h"
 #include "services/common/config/key_table.h"
+#include "services/common/grpc/call_auth.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/service/service_config.h"
@@ -74,6 +76,8 @@ class DedupServer {
 
   std::unique_ptr<kv::RocksDbKvStore> store_;
   std::unique_ptr<Dedup> dedup_;
+  SystemClock clock_;
+  std::unique_ptr<grpc_common::CallAuth> auth_;
   std::unique_ptr<DedupService> service_;
   std::unique_ptr<grpc_server::ServerRunner> runner_;
   // Figures read from the parts above when scraped; reset first in Close.

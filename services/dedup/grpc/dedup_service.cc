@@ -10,8 +10,11 @@ namespace crawler::dedup {
 
 using grpc_common::ToGrpcStatus;
 
-grpc::Status DedupService::Check(grpc::ServerContext* /*context*/, const v1::CheckRequest* request,
+grpc::Status DedupService::Check(grpc::ServerContext* context, const v1::CheckRequest* request,
                                  v1::CheckResponse* response) {
+  if (auth_ != nullptr) {
+    if (grpc::Status s = auth_->Check(*context, "Check"); !s.ok()) return s;
+  }
   absl::StatusOr<std::vector<ContentQuery>> queries = FromCheckRequest(*request);
   if (!queries.ok()) return ToGrpcStatus(queries.status());
   absl::StatusOr<std::vector<ContentVerdict>> verdicts = dedup_.Check(*queries);
@@ -26,8 +29,11 @@ grpc::Status DedupService::Check(grpc::ServerContext* /*context*/, const v1::Che
   return grpc::Status::OK;
 }
 
-grpc::Status DedupService::Record(grpc::ServerContext* /*context*/,
+grpc::Status DedupService::Record(grpc::ServerContext* context,
                                   const v1::RecordRequest* request, v1::RecordResponse* response) {
+  if (auth_ != nullptr) {
+    if (grpc::Status s = auth_->Check(*context, "Record"); !s.ok()) return s;
+  }
   absl::StatusOr<std::vector<ContentQuery>> queries = FromRecordRequest(*request);
   if (!queries.ok()) return ToGrpcStatus(queries.status());
   absl::StatusOr<size_t> recorded = dedup_.Record(*queries);
@@ -37,9 +43,12 @@ grpc::Status DedupService::Record(grpc::ServerContext* /*context*/,
   return grpc::Status::OK;
 }
 
-grpc::Status DedupService::MarkLinksSeen(grpc::ServerContext* /*context*/,
+grpc::Status DedupService::MarkLinksSeen(grpc::ServerContext* context,
                                          const v1::MarkLinksSeenRequest* request,
                                          v1::MarkLinksSeenResponse* response) {
+  if (auth_ != nullptr) {
+    if (grpc::Status s = auth_->Check(*context, "MarkLinksSeen"); !s.ok()) return s;
+  }
   link_keys_.fetch_add(static_cast<uint64_t>(request->keys_size()), std::memory_order_relaxed);
   const std::vector<std::string> keys(request->keys().begin(), request->keys().end());
   absl::StatusOr<std::vector<bool>> fresh = dedup_.MarkLinksSeen(request->collection(), keys);

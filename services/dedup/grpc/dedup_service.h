@@ -12,13 +12,17 @@
 #include <cstdint>
 
 #include "crawler/v1/dedup.grpc.pb.h"
+#include "services/common/grpc/call_auth.h"
 #include "services/dedup/dedup.h"
 
 namespace crawler::dedup {
 
 class DedupService final : public v1::Dedup::Service {
  public:
-  explicit DedupService(Dedup& dedup) : dedup_(dedup) {}
+  // `auth` (may be null: no check; must outlive the service): who may call (only fetchers ask
+  // the index, grpc_common::CallAuth).
+  explicit DedupService(Dedup& dedup, grpc_common::CallAuth* auth = nullptr)
+      : dedup_(dedup), auth_(auth) {}
 
   // What the calls found since start: Check's verdicts by kind, the entries Record added to the
   // index, and the link keys MarkLinksSeen was given and those that were fresh. (How many calls
@@ -49,6 +53,7 @@ class DedupService final : public v1::Dedup::Service {
 
  private:
   Dedup& dedup_;
+  grpc_common::CallAuth* const auth_;
   std::atomic<uint64_t> unique_{0}, exact_{0}, near_{0}, recorded_{0};
   std::atomic<uint64_t> link_keys_{0}, fresh_links_{0};
 };

@@ -25,7 +25,7 @@
 namespace crawler::fetcher {
 
 FetcherServerConfig::FetcherServerConfig() {
-  common.listen = "0.0.0.0:50053";
+  common.listen = "127.0.0.1:50053";
   // Hand-overs to the frontiers are RPCs here: half a second of a fetcher's outcomes and
   // outlinks per call keeps them to a few per thousand pages (the standalone crawl's 50 ms
   // costs nothing in one process).
@@ -134,7 +134,9 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   std::unique_ptr<FetcherServer> server(new FetcherServer);
   FetcherServer& s = *server;
-  const grpc_common::ChannelOptions channel = config.peers.Channel();
+  absl::StatusOr<std::string> token = config.common.InternalToken();
+  if (!token.ok()) return token.status();
+  const grpc_common::ChannelOptions channel = config.peers.Channel(*token);
   for (const std::string& target : config.frontiers) {
     absl::StatusOr<std::shared_ptr<grpc::Channel>> c = grpc_common::MakeChannel(target, channel);
     if (!c.ok()) return c.status();
@@ -178,6 +180,7 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   node.log_dir = (data / "logs").string();
   node.links_dir = (data / "links").string();
   node.reports_dir = (data / "reports").string();
+  node.outbox_dir = (data / "outbox").string();
   node.warc_max_file_bytes = config.warc_max_file_bytes;
   node.fsync = config.fsync;
   node.partition_header = config.partition_header;
@@ -211,10 +214,11 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   const absl::Duration deadline = config.peers.rpc_deadline;
   absl::StatusOr<std::unique_ptr<FetcherNode>> created = FetcherNode::Create(
       node,
-      [channels, deadline](
-          uint32_t k, const std::string& collection) -> std::unique_ptr<frontier::FrontierClient> {
+      [channels, deadline](uint32_t k, const std::string& collection, uint64_t generation)
+          -> std::unique_ptr<frontier::FrontierClient> {
         return std::make_unique<frontier::GrpcFrontierClient>(
-            (*channels)[k], collection, frontier::GrpcFrontierClientOptions{.deadline = deadline});
+            (*channels)[k], collection, frontier::GrpcFrontierClientOptions{.deadline = deadline},
+            generation);
       },
       *s.scheduler_, s.codec_, s.dedup_.get(), *s.politeness_, *s.resolver_, *s.guard_, s.clock_);
   if (!created.ok()) return created.status();

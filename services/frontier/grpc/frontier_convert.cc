@@ -593,6 +593,7 @@ v1::FrontierCollection ToProto(const CollectionSettings& collection) {
     focus.set_seed(collection.focus.seed);
     focus.set_max_in_flight(collection.focus.max_in_flight);
   }
+  p.set_generation(collection.generation);
   return p;
 }
 
@@ -617,6 +618,7 @@ absl::StatusOr<CollectionSettings> FromProto(const v1::FrontierCollection& p,
     collection.focus.seed = p.focus().seed();
     collection.focus.max_in_flight = p.focus().max_in_flight();
   }
+  collection.generation = p.generation();
   return collection;
 }
 

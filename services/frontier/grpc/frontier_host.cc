@@ -151,6 +151,20 @@ absl::StatusOr<bool> FrontierHost::OpenCollection(const CollectionSettings& coll
   const fs::path dir = CollectionDir(collection.name);
   auto it = collections_.find(collection.name);
   if (it != collections_.end() && it->second.settings == collection) return false;
+  if (it != collections_.end() && it->second.settings.generation != 0 &&
+      collection.generation != 0 && it->second.settings.generation != collection.generation) {
+    // Deleted and created again while this partition missed the drop: the new collection
+    // starts from an empty store, never from the old one's URLs and leases.
+    Close(it->second);
+    collections_.erase(it);
+    it = collections_.end();
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (ec) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot delete ", dir.string(), ": ", ec.message()));
+    }
+  }
   if (it != collections_.end() && collection.focus.enabled && collection.max_pages.has_value()) {
     // A focused collection's page budget moves every few seconds (the scheduler's split by
     // reward; 0 for a partition that is to fetch nothing more): applied in place, since
@@ -229,6 +243,13 @@ std::shared_ptr<Frontier> FrontierHost::Find(std::string_view name) const {
   absl::MutexLock lock(&mu_);
   auto it = collections_.find(name);
   return it == collections_.end() ? nullptr : it->second.core;
+}
+
+FrontierHost::Held FrontierHost::FindHeld(std::string_view name) const {
+  absl::MutexLock lock(&mu_);
+  auto it = collections_.find(name);
+  if (it == collections_.end()) return {};
+  return {.core = it->second.core, .generation = it->second.settings.generation};
 }
 
 absl::StatusOr<CollectionSettings> FrontierHost::Settings(std::string_view name) const {

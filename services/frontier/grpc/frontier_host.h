@@ -82,7 +82,9 @@ class FrontierHost {
   ~FrontierHost();
 
   // Opens `collection` (creating its store on first use) or, if it is open with other settings,
-  // persists the new ones and reopens its core with them. Returns whether anything changed
+  // persists the new ones and reopens its core with them; one of another (non-zero) generation
+  // is the old collection of that name: its store is deleted first. Returns whether anything
+  // changed
   // (false: open already with these settings). kInvalidArgument naming the field for a bad name
   // or settings the core refuses; kFailedPrecondition when `partition_count` is not this
   // server's; the store's error otherwise (a collection that was open stays open).
@@ -95,6 +97,12 @@ class FrontierHost {
 
   // The collection's core, or nullptr if this server does not hold it. Hold it for one call.
   std::shared_ptr<Frontier> Find(std::string_view name) const;
+  // The same with the generation held (CollectionSettings::generation), read together.
+  struct Held {
+    std::shared_ptr<Frontier> core;  // null: not held
+    uint64_t generation = 0;
+  };
+  Held FindHeld(std::string_view name) const;
 
   // The settings a collection runs with; kNotFound if it is not here.
   absl::StatusOr<CollectionSettings> Settings(std::string_view name) const;

@@ -16,7 +16,7 @@
 namespace crawler::frontier {
 
 FrontierServerConfig::FrontierServerConfig() {
-  common.listen = "0.0.0.0:50050";
+  common.listen = "127.0.0.1:50050";
   // Fetchers outlive a restarted frontier: their completions of leases it handed out are taken.
   frontier.restored_lease_grace = absl::Seconds(15);
 }
@@ -78,12 +78,22 @@ absl::StatusOr<std::unique_ptr<FrontierServer>> FrontierServer::Start(
   const std::vector<std::string> names = server->host_->Names();
   log.Info("partition ", config.partition_index, " of ", config.partition_count, ", ", names.size(),
            " collection(s) in ", config.data_dir);
-  server->service_ = std::make_unique<FrontierService>(*server->host_);
+  absl::StatusOr<std::string> token = config.common.InternalToken();
+  if (!token.ok()) return token.status();
+  server->auth_ = std::make_unique<grpc_common::CallAuth>(
+      grpc_common::CallAuthOptions{.token = *std::move(token), .roles = FrontierCallRoles()},
+      server->clock_, log);
+  server->service_ = std::make_unique<FrontierService>(*server->host_, server->auth_.get());
   FrontierHost* h = server->host_.get();
+  // A store that cannot be written (a full disk) fails every round until it recovers: one line
+  // every 10 s says so, not four a second.
+  server->reaper_log_ =
+      std::make_unique<RateLimitedLog>(absl::Seconds(10), server->clock_, log, LogLevel::kError);
+  RateLimitedLog* reaper_log = server->reaper_log_.get();
   server->reaper_ = std::make_unique<LeaseReaper>(
       LeaseReaperOptions{}, [h] { return h->Cores(); },
-      [log](const absl::Status& s) {
-        log.Error("re-queuing expired leases failed: ", s.ToString());
+      [reaper_log](const absl::Status& s) {
+        reaper_log->Log(absl::StrCat("re-queuing expired leases failed: ", s.ToString()));
       });
   server->loop_ = std::make_unique<PeriodicRunner>(
       PeriodicRunnerOptions{.thread_name = "frontier-reap"}, server->clock_,
@@ -120,6 +130,7 @@ absl::Status FrontierServer::Close() {
   reaper_.reset();
   runner_.reset();
   service_.reset();
+  auth_.reset();
   // Closing the host closes every collection's store (RocksDB flushes on close).
   host_.reset();
   return absl::OkStatus();

@@ -21,8 +21,10 @@
 #include "lib/clock/clock.h"
 #include "lib/log/logger.h"
 #include "services/common/config/key_table.h"
+#include "services/common/grpc/call_auth.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/metrics/metrics_server.h"
+#include "services/common/rate_limited_log.h"
 #include "services/common/service/service_config.h"
 #include "services/frontier/frontier_options.h"
 
@@ -81,7 +83,9 @@ class FrontierServer {
 
   SystemClock clock_;
   std::unique_ptr<FrontierHost> host_;
+  std::unique_ptr<grpc_common::CallAuth> auth_;
   std::unique_ptr<FrontierService> service_;
+  std::unique_ptr<RateLimitedLog> reaper_log_;
   std::unique_ptr<LeaseReaper> reaper_;
   std::unique_ptr<PeriodicRunner> loop_;
   std::unique_ptr<grpc_server::ServerRunner> runner_;

@@ -27,20 +27,44 @@ grpc::Status OnCore(const absl::StatusOr<std::shared_ptr<Frontier>>& core, Call 
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<Frontier>> FrontierService::Find(
-    const std::string& collection) const {
+absl::StatusOr<std::shared_ptr<Frontier>> FrontierService::Find(const std::string& collection,
+                                                                uint64_t generation) const {
   if (collection.empty()) return absl::InvalidArgumentError("collection: required");
-  std::shared_ptr<Frontier> core = host_.Find(collection);
-  if (core == nullptr) {
+  FrontierHost::Held held = host_.FindHeld(collection);
+  if (held.core == nullptr) {
     return absl::NotFoundError(
         absl::StrCat("collection ", collection, " is not open on this frontier"));
   }
-  return core;
+  if (generation != 0 && held.generation != 0 && generation != held.generation) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("collection ", collection, " of generation ", generation,
+                     " is gone from this frontier (deleted; it now holds generation ",
+                     held.generation, ")"));
+  }
+  return held.core;
 }
 
-grpc::Status FrontierService::AddUrls(grpc::ServerContext*, const v1::AddUrlsRequest* request,
+std::map<std::string, std::set<std::string>, std::less<>> FrontierCallRoles() {
+  const std::set<std::string> fetcher = {"fetcher"};
+  const std::set<std::string> scheduler = {"scheduler"};
+  const std::set<std::string> both = {"fetcher", "scheduler"};
+  return {{"AddUrls", both},          {"Lease", fetcher},          {"Complete", fetcher},
+          {"ReleaseLeases", fetcher}, {"ReportHostTimes", fetcher}, {"GetStats", both},
+          {"LookupUrls", scheduler},  {"GetRevisitStatus", scheduler},
+          {"RetuneRevisits", scheduler}, {"OpenCollection", scheduler},
+          {"DropCollection", scheduler}};
+}
+
+grpc::Status FrontierService::Authorize(grpc::ServerContext* context, const char* method) const {
+  return auth_ == nullptr ? grpc::Status::OK : auth_->Check(*context, method);
+}
+
+grpc::Status FrontierService::AddUrls(grpc::ServerContext* context,
+                                      const v1::AddUrlsRequest* request,
                                       v1::AddUrlsResponse* response) {
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  if (grpc::Status s = Authorize(context, "AddUrls"); !s.ok()) return s;
+  const auto found = Find(request->collection(), request->generation());
+  return OnCore(found, [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<UrlToAdd>> urls = FromAddUrlsRequest(*request);
     if (!urls.ok()) return urls.status();
     absl::StatusOr<AddResult> result = core.AddUrls(*urls);
@@ -50,9 +74,11 @@ grpc::Status FrontierService::AddUrls(grpc::ServerContext*, const v1::AddUrlsReq
   });
 }
 
-grpc::Status FrontierService::Lease(grpc::ServerContext*, const v1::LeaseRequest* request,
+grpc::Status FrontierService::Lease(grpc::ServerContext* context, const v1::LeaseRequest* request,
                                     v1::LeaseResponse* response) {
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  if (grpc::Status s = Authorize(context, "Lease"); !s.ok()) return s;
+  const auto found = Find(request->collection(), request->generation());
+  return OnCore(found, [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<LeaseArgs> args = FromLeaseRequest(*request);
     if (!args.ok()) return args.status();
     absl::StatusOr<std::vector<LeasedTask>> tasks = core.Lease(args->max_urls, args->max_per_host);
@@ -62,9 +88,12 @@ grpc::Status FrontierService::Lease(grpc::ServerContext*, const v1::LeaseRequest
   });
 }
 
-grpc::Status FrontierService::Complete(grpc::ServerContext*, const v1::CompleteRequest* request,
+grpc::Status FrontierService::Complete(grpc::ServerContext* context,
+                                       const v1::CompleteRequest* request,
                                        v1::CompleteResponse* response) {
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  if (grpc::Status s = Authorize(context, "Complete"); !s.ok()) return s;
+  const auto found = Find(request->collection(), request->generation());
+  return OnCore(found, [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<FetchOutcome>> outcomes = FromCompleteRequest(*request);
     if (!outcomes.ok()) return outcomes.status();
     absl::StatusOr<CompleteResult> result = core.Complete(*outcomes);
@@ -74,10 +103,12 @@ grpc::Status FrontierService::Complete(grpc::ServerContext*, const v1::CompleteR
   });
 }
 
-grpc::Status FrontierService::ReportHostTimes(grpc::ServerContext*,
+grpc::Status FrontierService::ReportHostTimes(grpc::ServerContext* context,
                                               const v1::ReportHostTimesRequest* request,
                                               v1::ReportHostTimesResponse* response) {
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  if (grpc::Status s = Authorize(context, "ReportHostTimes"); !s.ok()) return s;
+  const auto found = Find(request->collection(), request->generation());
+  return OnCore(found, [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<HostTime>> times = FromReportHostTimesRequest(*request);
     if (!times.ok()) return times.status();
     absl::StatusOr<size_t> updated = core.ReportHostTimes(*times);
@@ -87,9 +118,12 @@ grpc::Status FrontierService::ReportHostTimes(grpc::ServerContext*,
   });
 }
 
-grpc::Status FrontierService::GetStats(grpc::ServerContext*, const v1::GetStatsRequest* request,
+grpc::Status FrontierService::GetStats(grpc::ServerContext* context,
+                                       const v1::GetStatsRequest* request,
                                        v1::GetStatsResponse* response) {
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  if (grpc::Status s = Authorize(context, "GetStats"); !s.ok()) return s;
+  const auto found = Find(request->collection(), request->generation());
+  return OnCore(found, [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<FrontierStats> stats = core.Stats();
     if (!stats.ok()) return stats.status();
     *response->mutable_stats() = ToProto(*stats);
@@ -97,9 +131,11 @@ grpc::Status FrontierService::GetStats(grpc::ServerContext*, const v1::GetStatsR
   });
 }
 
-grpc::Status FrontierService::LookupUrls(grpc::ServerContext*, const v1::LookupUrlsRequest* request,
+grpc::Status FrontierService::LookupUrls(grpc::ServerContext* context,
+                                         const v1::LookupUrlsRequest* request,
                                          v1::LookupUrlsResponse* response) {
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  if (grpc::Status s = Authorize(context, "LookupUrls"); !s.ok()) return s;
+  return OnCore(Find(request->collection(), 0), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<std::string>> urls = FromLookupUrlsRequest(*request);
     if (!urls.ok()) return urls.status();
     absl::StatusOr<std::vector<std::optional<UrlRecord>>> records = core.LookupUrls(*urls);
@@ -109,10 +145,11 @@ grpc::Status FrontierService::LookupUrls(grpc::ServerContext*, const v1::LookupU
   });
 }
 
-grpc::Status FrontierService::GetRevisitStatus(grpc::ServerContext*,
+grpc::Status FrontierService::GetRevisitStatus(grpc::ServerContext* context,
                                                const v1::GetRevisitStatusRequest* request,
                                                v1::GetRevisitStatusResponse* response) {
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  if (grpc::Status s = Authorize(context, "GetRevisitStatus"); !s.ok()) return s;
+  return OnCore(Find(request->collection(), 0), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<RevisitStatus> status = core.GetRevisitStatus();
     if (!status.ok()) return status.status();
     *response = ToProto(*status);
@@ -120,20 +157,23 @@ grpc::Status FrontierService::GetRevisitStatus(grpc::ServerContext*,
   });
 }
 
-grpc::Status FrontierService::RetuneRevisits(grpc::ServerContext*,
+grpc::Status FrontierService::RetuneRevisits(grpc::ServerContext* context,
                                              const v1::RetuneRevisitsRequest* request,
                                              v1::RetuneRevisitsResponse*) {
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  if (grpc::Status s = Authorize(context, "RetuneRevisits"); !s.ok()) return s;
+  return OnCore(Find(request->collection(), 0), [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<FleetSummaryValue> fleet = FromRetuneRevisitsRequest(*request);
     if (!fleet.ok()) return fleet.status();
     return core.RetuneRevisits(fleet->View());
   });
 }
 
-grpc::Status FrontierService::ReleaseLeases(grpc::ServerContext*,
+grpc::Status FrontierService::ReleaseLeases(grpc::ServerContext* context,
                                             const v1::ReleaseLeasesRequest* request,
                                             v1::ReleaseLeasesResponse* response) {
-  return OnCore(Find(request->collection()), [&](FrontierClient& core) -> absl::Status {
+  if (grpc::Status s = Authorize(context, "ReleaseLeases"); !s.ok()) return s;
+  const auto found = Find(request->collection(), request->generation());
+  return OnCore(found, [&](FrontierClient& core) -> absl::Status {
     absl::StatusOr<std::vector<LeaseId>> ids = FromReleaseLeasesRequest(*request);
     if (!ids.ok()) return ids.status();
     absl::StatusOr<size_t> released = core.ReleaseLeases(*ids);
@@ -143,9 +183,10 @@ grpc::Status FrontierService::ReleaseLeases(grpc::ServerContext*,
   });
 }
 
-grpc::Status FrontierService::OpenCollection(grpc::ServerContext*,
+grpc::Status FrontierService::OpenCollection(grpc::ServerContext* context,
                                              const v1::OpenCollectionRequest* request,
                                              v1::OpenCollectionResponse* response) {
+  if (grpc::Status s = Authorize(context, "OpenCollection"); !s.ok()) return s;
   absl::StatusOr<OpenCollectionArgs> args = FromOpenCollectionRequest(*request);
   if (!args.ok()) return ToGrpcStatus(args.status());
   absl::StatusOr<bool> changed = host_.OpenCollection(args->collection, args->partition_count);
@@ -161,9 +202,10 @@ grpc::Status FrontierService::OpenCollection(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status FrontierService::DropCollection(grpc::ServerContext*,
+grpc::Status FrontierService::DropCollection(grpc::ServerContext* context,
                                              const v1::DropCollectionRequest* request,
                                              v1::DropCollectionResponse* response) {
+  if (grpc::Status s = Authorize(context, "DropCollection"); !s.ok()) return s;
   if (request->name().empty()) {
     return ToGrpcStatus(absl::InvalidArgumentError("name: required"));
   }

@@ -16,13 +16,22 @@
 #include <grpcpp/grpcpp.h>
 
 #include "crawler/v1/frontier.grpc.pb.h"
+#include "services/common/grpc/call_auth.h"
 #include "services/frontier/grpc/frontier_host.h"
 
 namespace crawler::frontier {
 
+// The roles allowed each Frontier method (callers with a client certificate): fetchers lease,
+// complete and hand over outlinks; the scheduler opens, drops and tunes collections and feeds
+// seeds; both read statistics.
+std::map<std::string, std::set<std::string>, std::less<>> FrontierCallRoles();
+
 class FrontierService final : public v1::Frontier::Service {
  public:
-  explicit FrontierService(FrontierHost& host) : host_(host) {}
+  // `auth` (may be null: no check; must outlive the service): who may call what
+  // (grpc_common::CallAuth; FrontierCallRoles()).
+  explicit FrontierService(FrontierHost& host, grpc_common::CallAuth* auth = nullptr)
+      : host_(host), auth_(auth) {}
 
   grpc::Status AddUrls(grpc::ServerContext* context, const v1::AddUrlsRequest* request,
                        v1::AddUrlsResponse* response) override;
@@ -53,10 +62,16 @@ class FrontierService final : public v1::Frontier::Service {
                               v1::DropCollectionResponse* response) override;
 
  private:
-  // The collection's core, or NOT_FOUND naming it (INVALID_ARGUMENT when no name is given).
-  absl::StatusOr<std::shared_ptr<Frontier>> Find(const std::string& collection) const;
+  // The collection's core, or NOT_FOUND naming it (INVALID_ARGUMENT when no name is given);
+  // FAILED_PRECONDITION when it holds another generation than `generation` (0: any).
+  absl::StatusOr<std::shared_ptr<Frontier>> Find(const std::string& collection,
+                                                 uint64_t generation) const;
+
+  // OK, or the refusal of a caller who may not call `method`.
+  grpc::Status Authorize(grpc::ServerContext* context, const char* method) const;
 
   FrontierHost& host_;
+  grpc_common::CallAuth* const auth_;
 };
 
 }  // namespace crawler::frontier

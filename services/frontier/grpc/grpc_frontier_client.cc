@@ -33,14 +33,17 @@ absl::StatusOr<Response> Call(v1::Frontier::Stub& stub,
 
 GrpcFrontierClient::GrpcFrontierClient(std::shared_ptr<grpc::Channel> channel,
                                        std::string collection,
-                                       const GrpcFrontierClientOptions& options)
+                                       const GrpcFrontierClientOptions& options,
+                                       uint64_t generation)
     : options_(options),
       collection_(std::move(collection)),
+      generation_(generation),
       stub_(v1::Frontier::NewStub(std::move(channel))) {}
 
 absl::StatusOr<AddResult> GrpcFrontierClient::AddUrls(const std::vector<UrlToAdd>& urls) {
-  absl::StatusOr<v1::AddUrlsResponse> response = Call(
-      *stub_, &v1::Frontier::Stub::AddUrls, options_.deadline, ToAddUrlsRequest(collection_, urls));
+  absl::StatusOr<v1::AddUrlsResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::AddUrls, options_.deadline,
+           Stamped(ToAddUrlsRequest(collection_, urls)));
   if (!response.ok()) return response.status();
   return FromProto(*response);
 }
@@ -51,7 +54,7 @@ absl::StatusOr<std::vector<LeasedTask>> GrpcFrontierClient::Lease(size_t max_url
   if (max_urls == 0 || max_per_host == 0) return std::vector<LeasedTask>{};
   absl::StatusOr<v1::LeaseResponse> response =
       Call(*stub_, &v1::Frontier::Stub::Lease, options_.deadline,
-           ToLeaseRequest(collection_, {max_urls, max_per_host}));
+           Stamped(ToLeaseRequest(collection_, {max_urls, max_per_host})));
   if (!response.ok()) return response.status();
   return FromLeaseResponse(*response);
 }
@@ -60,7 +63,7 @@ absl::StatusOr<CompleteResult> GrpcFrontierClient::Complete(
     const std::vector<FetchOutcome>& outcomes) {
   absl::StatusOr<v1::CompleteResponse> response =
       Call(*stub_, &v1::Frontier::Stub::Complete, options_.deadline,
-           ToCompleteRequest(collection_, outcomes));
+           Stamped(ToCompleteRequest(collection_, outcomes)));
   if (!response.ok()) return response.status();
   return FromProto(*response);
 }
@@ -68,7 +71,7 @@ absl::StatusOr<CompleteResult> GrpcFrontierClient::Complete(
 absl::StatusOr<size_t> GrpcFrontierClient::ReleaseLeases(const std::vector<LeaseId>& lease_ids) {
   absl::StatusOr<v1::ReleaseLeasesResponse> response =
       Call(*stub_, &v1::Frontier::Stub::ReleaseLeases, options_.deadline,
-           ToReleaseLeasesRequest(collection_, lease_ids));
+           Stamped(ToReleaseLeasesRequest(collection_, lease_ids)));
   if (!response.ok()) return response.status();
   return static_cast<size_t>(response->released());
 }
@@ -76,7 +79,7 @@ absl::StatusOr<size_t> GrpcFrontierClient::ReleaseLeases(const std::vector<Lease
 absl::StatusOr<size_t> GrpcFrontierClient::ReportHostTimes(const std::vector<HostTime>& times) {
   absl::StatusOr<v1::ReportHostTimesResponse> response =
       Call(*stub_, &v1::Frontier::Stub::ReportHostTimes, options_.deadline,
-           ToReportHostTimesRequest(collection_, times));
+           Stamped(ToReportHostTimesRequest(collection_, times)));
   if (!response.ok()) return response.status();
   return static_cast<size_t>(response->hosts_updated());
 }
@@ -90,6 +93,7 @@ absl::StatusOr<bool> GrpcFrontierClient::IsExhausted() {
 absl::StatusOr<FrontierStats> GrpcFrontierClient::Stats() {
   v1::GetStatsRequest request;
   request.set_collection(collection_);
+  request.set_generation(generation_);
   absl::StatusOr<v1::GetStatsResponse> response =
       Call(*stub_, &v1::Frontier::Stub::GetStats, options_.deadline, request);
   if (!response.ok()) return response.status();

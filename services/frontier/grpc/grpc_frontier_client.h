@@ -39,9 +39,13 @@ struct GrpcFrontierClientOptions {
 
 class GrpcFrontierClient final : public FrontierClient {
  public:
-  // Calls go to `collection` on the server behind `channel` (not null).
+  // Calls go to `collection` on the server behind `channel` (not null). With a `generation`
+  // (FrontierCollection.generation; 0: none), a fetcher's calls (AddUrls, Lease, Complete,
+  // ReleaseLeases, ReportHostTimes, Stats) are for that generation only: once the collection
+  // was deleted, or deleted and created again, they fail with kFailedPrecondition instead of
+  // landing in the new one.
   GrpcFrontierClient(std::shared_ptr<grpc::Channel> channel, std::string collection,
-                     const GrpcFrontierClientOptions& options = {});
+                     const GrpcFrontierClientOptions& options = {}, uint64_t generation = 0);
 
   absl::StatusOr<AddResult> AddUrls(const std::vector<UrlToAdd>& urls) override;
   absl::StatusOr<std::vector<LeasedTask>> Lease(size_t max_urls, size_t max_per_host) override;
@@ -58,8 +62,16 @@ class GrpcFrontierClient final : public FrontierClient {
   const std::string& collection() const { return collection_; }
 
  private:
+  // `request` for this client's generation.
+  template <typename Request>
+  Request Stamped(Request request) const {
+    request.set_generation(generation_);
+    return request;
+  }
+
   const GrpcFrontierClientOptions options_;
   const std::string collection_;
+  const uint64_t generation_;
   const std::unique_ptr<v1::Frontier::Stub> stub_;
 };
 

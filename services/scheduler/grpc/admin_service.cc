@@ -1,12 +1,8 @@
 #include "services/scheduler/grpc/admin_service.h"
 
-#include <fstream>
-#include <sstream>
 #include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/field_mask_util.h"
 #include "services/collections/grpc/collection_convert.h"
@@ -59,66 +55,15 @@ absl::StatusOr<collections::Collection> Merge(const v1::Collection& request,
 
 }  // namespace
 
-absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read the token file ", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string token(absl::StripAsciiWhitespace(text.str()));
-  if (token.size() < 16) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the token in ", path, " is shorter than 16 characters"));
-  }
-  return token;
-}
-
-bool ConstantTimeEquals(std::string_view a, std::string_view b) {
-  // Every byte of the longer one is looked at, whatever the contents.
-  const size_t n = std::max(a.size(), b.size());
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < n; ++i) {
-    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
-    const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
-    diff = static_cast<unsigned char>(diff | (x ^ y));
-  }
-  return diff == 0;
-}
-
-AdminService::AdminService(CollectionManager& manager, std::string token, Logger log)
-    : manager_(manager), token_(std::move(token)), log_(std::move(log)) {}
-
-grpc::Status CheckBearerToken(grpc::ServerContext* context, std::string_view token,
-                              const char* method, const Logger& log) {
-  const auto& metadata = context->client_metadata();
-  auto it = metadata.find("authorization");
-  bool ok = false;
-  const char* what = "no authorization metadata";
-  if (it != metadata.end()) {
-    const std::string_view value(it->second.data(), it->second.size());
-    constexpr std::string_view kBearer = "Bearer ";
-    if (value.size() > kBearer.size() &&
-        absl::EqualsIgnoreCase(absl::string_view(value.data(), kBearer.size()),
-                               absl::string_view(kBearer.data(), kBearer.size()))) {
-      ok = ConstantTimeEquals(value.substr(kBearer.size()), token);
-      what = "wrong token";
-    } else {
-      what = "not a bearer token";
-    }
-  }
-  if (ok) return grpc::Status::OK;
-  log.Warning("refused ", method, " from ", context->peer(), ": ", what);
-  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                      "a valid bearer token is required (authorization: Bearer <token>)");
-}
-
-grpc::Status AdminService::Authorize(grpc::ServerContext* context, const char* method) const {
-  return CheckBearerToken(context, token_, method, log_);
-}
+AdminService::AdminService(CollectionManager& manager, std::string token, const Clock& clock,
+                           Logger log)
+    : manager_(manager),
+      auth_({.service = "admin API", .token = std::move(token)}, clock, std::move(log)) {}
 
 grpc::Status AdminService::CreateCollection(grpc::ServerContext* context,
                                             const v1::CreateCollectionRequest* request,
                                             v1::CollectionInfo* response) {
-  if (grpc::Status s = Authorize(context, "CreateCollection"); !s.ok()) return s;
+  if (grpc::Status s = auth_.Check(*context, "CreateCollection"); !s.ok()) return s;
   absl::StatusOr<collections::Collection> collection =
       collections::FromProto(request->collection(), "collection");
   if (!collection.ok()) return ToGrpc(collection.status());
@@ -128,7 +73,7 @@ grpc::Status AdminService::CreateCollection(grpc::ServerContext* context,
 grpc::Status AdminService::UpdateCollection(grpc::ServerContext* context,
                                             const v1::UpdateCollectionRequest* request,
                                             v1::CollectionInfo* response) {
-  if (grpc::Status s = Authorize(context, "UpdateCollection"); !s.ok()) return s;
+  if (grpc::Status s = auth_.Check(*context, "UpdateCollection"); !s.ok()) return s;
   const v1::Collection& wanted = request->collection();
   const google::protobuf::FieldMask& mask = request->update_mask();
   return Answer(manager_.Update(wanted.name(),
@@ -141,14 +86,14 @@ grpc::Status AdminService::UpdateCollection(grpc::ServerContext* context,
 grpc::Status AdminService::GetCollection(grpc::ServerContext* context,
                                          const v1::GetCollectionRequest* request,
                                          v1::CollectionInfo* response) {
-  if (grpc::Status s = Authorize(context, "GetCollection"); !s.ok()) return s;
+  if (grpc::Status s = auth_.Check(*context, "GetCollection"); !s.ok()) return s;
   return Answer(manager_.Get(request->name()), response);
 }
 
 grpc::Status AdminService::ListCollections(grpc::ServerContext* context,
                                            const v1::ListCollectionsRequest* request,
                                            v1::ListCollectionsResponse* response) {
-  if (grpc::Status s = Authorize(context, "ListCollections"); !s.ok()) return s;
+  if (grpc::Status s = auth_.Check(*context, "ListCollections"); !s.ok()) return s;
   auto page = manager_.List(request->page_size(), request->page_token());
   if (!page.ok()) return ToGrpc(page.status());
   for (const CollectionInfo& info : page->first) *response->add_collections() = ToProto(info);
@@ -159,21 +104,21 @@ grpc::Status AdminService::ListCollections(grpc::ServerContext* context,
 grpc::Status AdminService::PauseCollection(grpc::ServerContext* context,
                                            const v1::PauseCollectionRequest* request,
                                            v1::CollectionInfo* response) {
-  if (grpc::Status s = Authorize(context, "PauseCollection"); !s.ok()) return s;
+  if (grpc::Status s = auth_.Check(*context, "PauseCollection"); !s.ok()) return s;
   return Answer(manager_.Pause(request->name()), response);
 }
 
 grpc::Status AdminService::ResumeCollection(grpc::ServerContext* context,
                                             const v1::ResumeCollectionRequest* request,
                                             v1::CollectionInfo* response) {
-  if (grpc::Status s = Authorize(context, "ResumeCollection"); !s.ok()) return s;
+  if (grpc::Status s = auth_.Check(*context, "ResumeCollection"); !s.ok()) return s;
   return Answer(manager_.Resume(request->name()), response);
 }
 
 grpc::Status AdminService::DeleteCollection(grpc::ServerContext* context,
                                             const v1::DeleteCollectionRequest* request,
                                             v1::DeleteCollectionResponse*) {
-  if (grpc::Status s = Authorize(context, "DeleteCollection"); !s.ok()) return s;
+  if (grpc::Status s = auth_.Check(*context, "DeleteCollection"); !s.ok()) return s;
   return ToGrpc(manager_.Delete(request->name()));
 }
 
@@ -182,7 +127,7 @@ grpc::Status AdminService::DeleteCollection(grpc::ServerContext* context,
 grpc::Status AdminService::AddSeeds(grpc::ServerContext* context,
                                     grpc::ServerReader<v1::AddSeedsRequest>* reader,
                                     v1::AddSeedsResponse* response) {
-  if (grpc::Status s = Authorize(context, "AddSeeds"); !s.ok()) return s;
+  if (grpc::Status s = auth_.Check(*context, "AddSeeds"); !s.ok()) return s;
   std::string collection;
   v1::AddSeedsRequest message;
   while (reader->Read(&message)) {
@@ -223,26 +168,30 @@ grpc::Status AdminService::AddSeeds(grpc::ServerContext* context,
 grpc::Status AdminService::GetCollectionStats(grpc::ServerContext* context,
                                               const v1::GetCollectionStatsRequest* request,
                                               v1::CollectionStats* response) {
-  if (grpc::Status s = Authorize(context, "GetCollectionStats"); !s.ok()) return s;
+  if (grpc::Status s = auth_.Check(*context, "GetCollectionStats"); !s.ok()) return s;
   return Answer(manager_.Stats(request->name()), response);
 }
 
 grpc::Status AdminService::ExplainUrl(grpc::ServerContext* context,
                                       const v1::ExplainUrlRequest* request,
                                       v1::ExplainUrlResponse* response) {
-  if (grpc::Status s = Authorize(context, "ExplainUrl"); !s.ok()) return s;
+  if (grpc::Status s = auth_.Check(*context, "ExplainUrl"); !s.ok()) return s;
   const std::vector<std::string> urls(request->urls().begin(), request->urls().end());
   return Answer(manager_.Explain(request->collection(), urls), response);
 }
 
 SchedulerInternalService::SchedulerInternalService(CollectionManager& manager,
                                                    absl::Duration report_interval,
-                                                   FetcherDirectory* fetchers)
-    : manager_(manager), report_interval_(report_interval), fetchers_(fetchers) {}
+                                                   FetcherDirectory* fetchers,
+                                                   grpc_common::CallAuth* auth)
+    : manager_(manager), report_interval_(report_interval), fetchers_(fetchers), auth_(auth) {}
 
 grpc::Status SchedulerInternalService::ReportFetcherStats(
     grpc::ServerContext* context, const v1::ReportFetcherStatsRequest* request,
     v1::ReportFetcherStatsResponse* response) {
+  if (auth_ != nullptr) {
+    if (grpc::Status s = auth_->Check(*context, "ReportFetcherStats"); !s.ok()) return s;
+  }
   absl::StatusOr<FetcherReport> report = FromProto(*request);
   if (!report.ok()) return ToGrpc(report.status());
   if (fetchers_ != nullptr) {
@@ -250,7 +199,7 @@ grpc::Status SchedulerInternalService::ReportFetcherStats(
         report->archive_volume.empty() ? report->incarnation : report->archive_volume,
         report->partition, FetcherAddress(report->archive_address, context->peer()));
   }
-  absl::StatusOr<std::vector<CollectionInfo>> live = manager_.TakeReport(*report);
+  absl::StatusOr<std::vector<FetcherCollection>> live = manager_.TakeReport(*report);
   if (!live.ok()) return ToGrpc(live.status());
   *response = ToProto(
       FetcherReportReply{.collections = *std::move(live), .report_interval = report_interval_});

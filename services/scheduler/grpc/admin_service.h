@@ -3,12 +3,11 @@
 // reports). Both are thin: authorise (Admin), convert, call the CollectionManager (and, for a
 // report, the FetcherDirectory of the fetchers' archive files), convert back.
 //
-// Authentication: every Admin call must carry the metadata `authorization: Bearer <token>`
-// with the token read from a file at start-up. The comparison takes the same time wherever the
-// tokens differ; a missing or wrong token is answered UNAUTHENTICATED and logged with the
-// method and the peer, never with either token. The internal service is not authenticated: it
-// listens on the internal port only (ServerRunner endpoints), which the deployment keeps
-// inside the cluster.
+// Authentication (grpc_common::CallAuth): every Admin call must carry the metadata
+// `authorization: Bearer <token>` with the admin token read from a file at start-up; a missing
+// or wrong token is answered UNAUTHENTICATED and logged (at most once a second) with the method
+// and the peer, never with either token. The internal service takes the internal credential
+// (the roles' token and, with mutual TLS, the fetcher role) when its server is given one.
 //
 // Thread-safety: gRPC calls the handlers from many threads; the manager is thread-safe.
 #ifndef CRAWLER_SERVICES_SCHEDULER_GRPC_ADMIN_SERVICE_H_
@@ -21,29 +20,20 @@
 #include "absl/time/time.h"
 #include "crawler/v1/admin.grpc.pb.h"
 #include "crawler/v1/scheduler.grpc.pb.h"
+#include "lib/clock/clock.h"
 #include "lib/log/logger.h"
+#include "services/common/grpc/call_auth.h"
 #include "services/scheduler/collection_manager.h"
 #include "services/scheduler/fetcher_directory.h"
 
 namespace crawler::scheduler {
 
-// The bearer token in `path`, surrounding whitespace removed. kNotFound if it cannot be read,
-// kInvalidArgument if it is shorter than 16 characters (too easy to guess).
-absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
-
-// True if `a` equals `b`, in time that depends on their lengths only.
-bool ConstantTimeEquals(std::string_view a, std::string_view b);
-
-// OK if the call carries `authorization: Bearer <token>`; UNAUTHENTICATED otherwise, logged to
-// `log` with `method` and the peer (never a token). For every service on the admin port.
-grpc::Status CheckBearerToken(grpc::ServerContext* context, std::string_view token,
-                              const char* method, const Logger& log);
-
 class AdminService final : public v1::Admin::Service {
  public:
-  // `token` must not be empty. The manager must outlive the service.
-  // Refused calls are logged to `log`.
-  AdminService(CollectionManager& manager, std::string token, Logger log = {});
+  // `token` must not be empty. The manager and clock must outlive the service. Refused calls
+  // are logged to `log`.
+  AdminService(CollectionManager& manager, std::string token, const Clock& clock,
+               Logger log = {});
 
   grpc::Status CreateCollection(grpc::ServerContext* context,
                                 const v1::CreateCollectionRequest* request,
@@ -75,21 +65,19 @@ class AdminService final : public v1::Admin::Service {
                           v1::ExplainUrlResponse* response) override;
 
  private:
-  // OK if the call carries the token; UNAUTHENTICATED (logged) otherwise.
-  grpc::Status Authorize(grpc::ServerContext* context, const char* method) const;
-
   CollectionManager& manager_;
-  const std::string token_;
-  const Logger log_;
+  grpc_common::CallAuth auth_;
 };
 
 class SchedulerInternalService final : public v1::SchedulerInternal::Service {
  public:
   // `report_interval`: sent in every reply (how often fetchers should report). `fetchers`
   // (may be null; must outlive the service) learns from each report where the fetcher serves
-  // its archive files.
+  // its archive files. `auth` (may be null: no check; must outlive the service) is the internal
+  // credential.
   SchedulerInternalService(CollectionManager& manager, absl::Duration report_interval,
-                           FetcherDirectory* fetchers = nullptr);
+                           FetcherDirectory* fetchers = nullptr,
+                           grpc_common::CallAuth* auth = nullptr);
 
   grpc::Status ReportFetcherStats(grpc::ServerContext* context,
                                   const v1::ReportFetcherStatsRequest* request,
@@ -99,6 +87,7 @@ class SchedulerInternalService final : public v1::SchedulerInternal::Service {
   CollectionManager& manager_;
   const absl::Duration report_interval_;
   FetcherDirectory* const fetchers_;
+  grpc_common::CallAuth* const auth_;
 };
 
 }  // namespace crawler::scheduler

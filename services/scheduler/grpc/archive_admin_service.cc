@@ -6,13 +6,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/common/grpc/status.h"
-#include "services/scheduler/grpc/admin_service.h"
 
 namespace crawler::scheduler {
 
 ArchiveAdminService::ArchiveAdminService(FetcherDirectory& fetchers, std::string token,
-                                         ArchiveAdminOptions options)
-    : fetchers_(fetchers), token_(std::move(token)), options_(std::move(options)) {}
+                                         const Clock& clock, ArchiveAdminOptions options)
+    : fetchers_(fetchers),
+      options_(std::move(options)),
+      auth_({.service = "admin API", .token = std::move(token)}, clock, options_.log) {}
 
 absl::StatusOr<std::unique_ptr<v1::ArchiveFiles::Stub>> ArchiveAdminService::StubFor(
     const std::string& address) {
@@ -30,9 +31,7 @@ absl::StatusOr<std::unique_ptr<v1::ArchiveFiles::Stub>> ArchiveAdminService::Stu
 grpc::Status ArchiveAdminService::ListCollectionFiles(grpc::ServerContext* context,
                                                       const v1::ListCollectionFilesRequest* request,
                                                       v1::ListCollectionFilesResponse* response) {
-  if (grpc::Status s = CheckBearerToken(context, token_, "ListCollectionFiles", options_.log); !s.ok()) {
-    return s;
-  }
+  if (grpc::Status s = auth_.Check(*context, "ListCollectionFiles"); !s.ok()) return s;
   if (request->collection().empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "collection is required");
   }
@@ -75,9 +74,7 @@ grpc::Status ArchiveAdminService::ListCollectionFiles(grpc::ServerContext* conte
 grpc::Status ArchiveAdminService::ReadCollectionFile(
     grpc::ServerContext* context, const v1::ReadCollectionFileRequest* request,
     grpc::ServerWriter<v1::ArchiveFileChunk>* writer) {
-  if (grpc::Status s = CheckBearerToken(context, token_, "ReadCollectionFile", options_.log); !s.ok()) {
-    return s;
-  }
+  if (grpc::Status s = auth_.Check(*context, "ReadCollectionFile"); !s.ok()) return s;
   std::optional<KnownFetcher> fetcher = fetchers_.Find(request->fetcher());
   if (!fetcher.has_value()) {
     return grpc::Status(

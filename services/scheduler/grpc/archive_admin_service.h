@@ -6,7 +6,7 @@
 // cancellation passed on.
 //
 // Only fetchers in the directory are ever called: a client names a fetcher by the id the
-// listing gave, never by an address. Every call needs the admin token (CheckBearerToken).
+// listing gave, never by an address. Every call needs the admin token (grpc_common::CallAuth).
 //
 // Thread-safety: gRPC calls the handlers from many threads; channels to fetchers are made once
 // per address and shared.
@@ -23,7 +23,9 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "crawler/v1/archive.grpc.pb.h"
+#include "lib/clock/clock.h"
 #include "lib/log/logger.h"
+#include "services/common/grpc/call_auth.h"
 #include "services/common/grpc/channel.h"
 #include "services/scheduler/fetcher_directory.h"
 
@@ -43,8 +45,9 @@ struct ArchiveAdminOptions {
 
 class ArchiveAdminService final : public v1::ArchiveAdmin::Service {
  public:
-  // `fetchers` must outlive the service; `token` is the admin token (not empty).
-  ArchiveAdminService(FetcherDirectory& fetchers, std::string token, ArchiveAdminOptions options);
+  // `fetchers` and `clock` must outlive the service; `token` is the admin token (not empty).
+  ArchiveAdminService(FetcherDirectory& fetchers, std::string token, const Clock& clock,
+                      ArchiveAdminOptions options);
 
   grpc::Status ListCollectionFiles(grpc::ServerContext* context,
                                    const v1::ListCollectionFilesRequest* request,
@@ -58,8 +61,8 @@ class ArchiveAdminService final : public v1::ArchiveAdmin::Service {
       ABSL_LOCKS_EXCLUDED(mu_);
 
   FetcherDirectory& fetchers_;
-  const std::string token_;
   const ArchiveAdminOptions options_;
+  grpc_common::CallAuth auth_;
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<grpc::Channel>> channels_ ABSL_GUARDED_BY(mu_);
 };

@@ -39,13 +39,13 @@ frontier::FrontierClient& GrpcPartitionFleet::Partition(uint32_t k,
 }
 
 absl::Status GrpcPartitionFleet::Open(uint32_t k, const collections::Collection& collection,
-                                      std::optional<uint64_t> max_pages) {
+                                      std::optional<uint64_t> max_pages, uint64_t generation) {
   frontier::FrontierControlClient control(
       channels_.at(k), frontier::GrpcFrontierClientOptions{.deadline = deadline_});
-  return control
-      .OpenCollection(frontier::SettingsFor(collection, k, size(), lease_refill_, max_pages),
-                      size())
-      .status();
+  frontier::CollectionSettings settings =
+      frontier::SettingsFor(collection, k, size(), lease_refill_, max_pages);
+  settings.generation = generation;
+  return control.OpenCollection(settings, size()).status();
 }
 
 absl::Status GrpcPartitionFleet::Drop(uint32_t k, const std::string& name) {

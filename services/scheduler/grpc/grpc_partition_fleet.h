@@ -34,7 +34,8 @@ class GrpcPartitionFleet final : public PartitionFleet {
   uint32_t size() const override { return static_cast<uint32_t>(channels_.size()); }
   frontier::FrontierClient& Partition(uint32_t k, const std::string& collection) override;
   absl::Status Open(uint32_t k, const collections::Collection& collection,
-                    std::optional<uint64_t> max_pages = std::nullopt) override;
+                    std::optional<uint64_t> max_pages = std::nullopt,
+                    uint64_t generation = 0) override;
   absl::Status Drop(uint32_t k, const std::string& name) override;
 
  private:

@@ -28,6 +28,7 @@ void ToProto(const std::map<frontier::OutcomeClass, uint64_t>& outcomes,
 v1::FetcherCollectionStats ToProto(const FetcherCollectionStats& c) {
   v1::FetcherCollectionStats p;
   p.set_collection(c.collection);
+  p.set_generation(c.generation);
   ToProto(c.outcomes, *p.mutable_outcomes());
   p.set_robots_denied(c.robots_denied);
   p.set_requests_started(c.requests_started);
@@ -44,6 +45,7 @@ v1::FetcherCollectionStats ToProto(const FetcherCollectionStats& c) {
 FetcherCollectionStats FromProto(const v1::FetcherCollectionStats& p) {
   FetcherCollectionStats c;
   c.collection = p.collection();
+  c.generation = p.generation();
   for (const v1::OutcomeCount& o : p.outcomes()) {
     absl::StatusOr<frontier::OutcomeClass> outcome = frontier::FromProto(o.outcome(), "outcome");
     if (outcome.ok()) c.outcomes[*outcome] += o.count();
@@ -61,6 +63,27 @@ FetcherCollectionStats FromProto(const v1::FetcherCollectionStats& p) {
 }
 
 }  // namespace
+
+absl::StatusOr<FetcherCollection> FromProto(const v1::FetcherCollection& p,
+                                            std::string_view field) {
+  FetcherCollection c;
+  c.name = p.name();
+  absl::StatusOr<CollectionState> state = FromProto(p.state(), FieldPath(field, "state"));
+  if (!state.ok()) return state.status();
+  c.state = *state;
+  absl::StatusOr<absl::Time> created =
+      TimeFromProto(p.create_time(), FieldPath(field, "create_time"));
+  if (!created.ok()) return created.status();
+  c.create_time = *created;
+  c.definition_version = p.definition_version();
+  if (p.has_definition()) {
+    absl::StatusOr<collections::Collection> definition =
+        collections::FromProto(p.definition(), FieldPath(field, "definition"));
+    if (!definition.ok()) return definition.status();
+    c.definition = *std::move(definition);
+  }
+  return c;
+}
 
 v1::CollectionState ToProto(CollectionState state) {
   switch (state) {
@@ -94,6 +117,7 @@ v1::CollectionInfo ToProto(const CollectionInfo& info) {
   p.set_state(ToProto(info.state));
   *p.mutable_create_time() = TimeToProto(info.create_time);
   *p.mutable_update_time() = TimeToProto(info.update_time);
+  p.set_seed_count(info.seed_count);
   return p;
 }
 
@@ -114,6 +138,7 @@ absl::StatusOr<CollectionInfo> FromProto(const v1::CollectionInfo& p, std::strin
       TimeFromProto(p.update_time(), FieldPath(field, "update_time"));
   if (!updated.ok()) return updated.status();
   info.update_time = *updated;
+  info.seed_count = p.seed_count();
   return info;
 }
 
@@ -143,6 +168,11 @@ v1::ReportFetcherStatsRequest ToProto(const FetcherReport& report) {
   for (const FetcherCollectionStats& c : report.collections) *p.add_collections() = ToProto(c);
   p.set_archive_address(report.archive_address);
   p.set_archive_volume(report.archive_volume);
+  for (const HeldDefinition& h : report.held) {
+    v1::HeldDefinition* held = p.add_held();
+    held->set_name(h.name);
+    held->set_version(h.version);
+  }
   return p;
 }
 
@@ -158,12 +188,22 @@ absl::StatusOr<FetcherReport> FromProto(const v1::ReportFetcherStatsRequest& p) 
   }
   report.archive_address = p.archive_address();
   report.archive_volume = p.archive_volume();
+  for (const v1::HeldDefinition& h : p.held()) {
+    report.held.push_back({.name = h.name(), .version = h.version()});
+  }
   return report;
 }
 
 v1::ReportFetcherStatsResponse ToProto(const FetcherReportReply& reply) {
   v1::ReportFetcherStatsResponse p;
-  for (const CollectionInfo& info : reply.collections) *p.add_collections() = ToProto(info);
+  for (const FetcherCollection& c : reply.collections) {
+    v1::FetcherCollection* out = p.add_collections();
+    out->set_name(c.name);
+    out->set_state(ToProto(c.state));
+    *out->mutable_create_time() = TimeToProto(c.create_time);
+    out->set_definition_version(c.definition_version);
+    if (c.definition.has_value()) *out->mutable_definition() = collections::ToProto(*c.definition);
+  }
   if (reply.report_interval.has_value()) {
     *p.mutable_report_interval() = grpc_common::DurationToProto(*reply.report_interval);
   }
@@ -173,12 +213,12 @@ v1::ReportFetcherStatsResponse ToProto(const FetcherReportReply& reply) {
 FetcherReportReply FromProto(const v1::ReportFetcherStatsResponse& p) {
   FetcherReportReply reply;
   for (int i = 0; i < p.collections_size(); ++i) {
-    absl::StatusOr<CollectionInfo> info =
+    absl::StatusOr<FetcherCollection> c =
         FromProto(p.collections(i), FieldPath("collections", static_cast<size_t>(i)));
-    if (info.ok()) {
-      reply.collections.push_back(*std::move(info));
+    if (c.ok()) {
+      reply.collections.push_back(*std::move(c));
     } else {
-      reply.unreadable.emplace_back(p.collections(i).collection().name(), info.status());
+      reply.unreadable.emplace_back(p.collections(i).name(), c.status());
     }
   }
   if (p.has_report_interval()) {

@@ -36,6 +36,10 @@ v1::ReportFetcherStatsRequest ToProto(const FetcherReport& report);
 // Requires the start time to be valid when set; an unset one decodes to InfinitePast.
 absl::StatusOr<FetcherReport> FromProto(const v1::ReportFetcherStatsRequest& report);
 
+// A live collection fetchers are told of. Decoding: kInvalidArgument naming the field.
+absl::StatusOr<FetcherCollection> FromProto(const v1::FetcherCollection& collection,
+                                            std::string_view field);
+
 // A live collection that does not decode goes to `unreadable` (with why) rather than failing the
 // whole reply: the fetcher keeps crawling the others.
 v1::ReportFetcherStatsResponse ToProto(const FetcherReportReply& reply);

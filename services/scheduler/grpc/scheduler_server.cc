@@ -27,6 +27,9 @@ absl::Status SchedulerServerConfig::Validate() const {
     return absl::InvalidArgumentError(
         "admin_listen must differ from listen (the Admin API has a port of its own)");
   }
+  if (admin_tls_cert_file.empty() != admin_tls_key_file.empty()) {
+    return absl::InvalidArgumentError("admin_tls_cert_file and admin_tls_key_file go together");
+  }
   if (admin_token_file.empty()) {
     return absl::InvalidArgumentError("admin_token_file is required (the Admin API's token)");
   }
@@ -68,6 +71,11 @@ const config::KeyTable<SchedulerServerConfig>& SchedulerServerKeys() {
         .Include(service::PeerKeys(), &C::peers)
         .Add({"admin_listen", "--admin-listen", "HOST:PORT of the Admin API (crawlctl)"},
              &C::admin_listen)
+        .Add({"admin_tls_cert_file", "--admin-tls-cert-file",
+              "PEM certificate of the Admin API; with the key, it speaks TLS"},
+             &C::admin_tls_cert_file)
+        .Add({"admin_tls_key_file", "--admin-tls-key-file", "PEM key of admin_tls_cert_file"},
+             &C::admin_tls_key_file)
         .Add({"admin_token_file", "--admin-token-file",
               "File with the Admin API's bearer token (>= 16 characters)", "required"},
              &C::admin_token_file)
@@ -141,8 +149,10 @@ std::vector<prometheus::MetricFamily> CollectionMetrics(const CollectionManager&
 absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
     const SchedulerServerConfig& config, metrics::MetricsServer* metrics, const Logger& log) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
-  absl::StatusOr<std::string> token = ReadTokenFile(config.admin_token_file);
+  absl::StatusOr<std::string> token = grpc_common::ReadTokenFile(config.admin_token_file);
   if (!token.ok()) return token.status();
+  absl::StatusOr<std::string> internal_token = config.common.InternalToken();
+  if (!internal_token.ok()) return internal_token.status();
   std::unique_ptr<SchedulerServer> server(new SchedulerServer);
   absl::StatusOr<std::unique_ptr<kv::RocksDbKvStore>> store =
       kv::RocksDbKvStore::Open({.path = config.data_dir}, CollectionManager::ColumnFamilies());
@@ -151,8 +161,9 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
                         absl::StrCat("data_dir ", config.data_dir, ": ", store.status().message()));
   }
   server->store_ = *std::move(store);
-  absl::StatusOr<std::unique_ptr<PartitionFleet>> fleet = GrpcPartitionFleet::Create(
-      config.frontiers, config.peers.Channel(), config.peers.rpc_deadline, config.lease_refill);
+  absl::StatusOr<std::unique_ptr<PartitionFleet>> fleet =
+      GrpcPartitionFleet::Create(config.frontiers, config.peers.Channel(*internal_token),
+                                 config.peers.rpc_deadline, config.lease_refill);
   if (!fleet.ok()) return fleet.status();
   server->fleet_ = *std::move(fleet);
   CollectionManagerOptions options;
@@ -166,28 +177,39 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
   server->loop_ = std::make_unique<PeriodicRunner>(
       PeriodicRunnerOptions{.tick = config.sync_interval, .thread_name = "sched-loop"},
       server->clock_, std::vector<PeriodicJob*>{server->manager_.get()});
-  server->admin_ = std::make_unique<AdminService>(*server->manager_, *token, log);
+  server->admin_ = std::make_unique<AdminService>(*server->manager_, *token, server->clock_, log);
   // A fetcher that missed several reports is gone (a report every report_interval).
   server->fetchers_ = std::make_unique<FetcherDirectory>(
       std::max(absl::Seconds(30), 5 * config.report_interval), server->clock_);
   server->archive_admin_ = std::make_unique<ArchiveAdminService>(
-      *server->fetchers_, *std::move(token),
-      ArchiveAdminOptions{.channel = config.peers.Channel(),
+      *server->fetchers_, *std::move(token), server->clock_,
+      ArchiveAdminOptions{.channel = config.peers.Channel(*internal_token),
                           .partitions = static_cast<uint32_t>(config.frontiers.size()),
                           .log = log});
+  // Only fetchers report.
+  server->internal_auth_ = std::make_unique<grpc_common::CallAuth>(
+      grpc_common::CallAuthOptions{.token = *std::move(internal_token),
+                                   .roles = {{"ReportFetcherStats", {"fetcher"}}}},
+      server->clock_, log);
   server->internal_ = std::make_unique<SchedulerInternalService>(
-      *server->manager_, config.report_interval, server->fetchers_.get());
+      *server->manager_, config.report_interval, server->fetchers_.get(),
+      server->internal_auth_.get());
+  grpc_server::Endpoint internal = config.common.InternalEndpoint({server->internal_.get()});
+  // Reports are a few hundred bytes per collection, and no call of either port is hot: what
+  // callers can make the scheduler hold stays far below its memory (the chart's 512 MiB).
+  internal.max_receive_bytes = 1 << 20;
+  internal.max_memory_bytes = size_t{32} << 20;
   grpc_server::Endpoint admin;
   admin.listen = config.admin_listen;
-  admin.tls = {config.common.tls_cert_file, config.common.tls_key_file,
-               config.common.tls_client_ca_file};
+  admin.max_memory_bytes = size_t{32} << 20;
+  // Never client certificates: users authenticate with the token.
+  admin.tls = {config.admin_tls_cert_file, config.admin_tls_key_file, ""};
   admin.services = {server->admin_.get(), server->archive_admin_.get()};
   absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
       grpc_server::ServerRunner::Start(
           {.name = "scheduler",
            .log = log,
-           .endpoints = {config.common.InternalEndpoint({server->internal_.get()}),
-                         std::move(admin)},
+           .endpoints = {std::move(internal), std::move(admin)},
            .interceptors = metrics::RpcInterceptors(metrics, "scheduler")});
   if (!runner.ok()) return runner.status();
   server->runner_ = *std::move(runner);
@@ -207,6 +229,7 @@ absl::Status SchedulerServer::Close() {
   archive_admin_.reset();
   internal_.reset();
   fetchers_.reset();
+  internal_auth_.reset();
   manager_.reset();
   fleet_.reset();
   if (store_ == nullptr) return absl::OkStatus();

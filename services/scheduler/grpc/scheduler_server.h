@@ -23,6 +23,7 @@
 #include "lib/clock/clock.h"
 #include "lib/log/logger.h"
 #include "services/common/config/key_table.h"
+#include "services/common/grpc/call_auth.h"
 #include "services/common/grpc/server_runner.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/service/service_config.h"
@@ -51,7 +52,11 @@ struct SchedulerServerConfig {
   service::ServiceCommonConfig common;  // listen (internal: fetchers), TLS, metrics, drain
   service::PeerConfig peers;            // how the frontiers are reached
   // HOST:PORT of the Admin API (crawlctl). Required; never the same as listen.
-  std::string admin_listen = "0.0.0.0:50052";
+  std::string admin_listen = "127.0.0.1:50052";
+  // PEM certificate and key of the Admin API's TLS; both empty: plaintext. The users' port has
+  // certificates of its own: the common block's are the internal ones (a private CA, role names).
+  std::string admin_tls_cert_file;
+  std::string admin_tls_key_file;
   // File holding the Admin API's bearer token (at least 16 characters). Required.
   std::string admin_token_file;
   // The RocksDB database of collections and fetcher reports (created if absent). Required.
@@ -109,6 +114,7 @@ class SchedulerServer {
   std::unique_ptr<AdminService> admin_;
   std::unique_ptr<FetcherDirectory> fetchers_;
   std::unique_ptr<ArchiveAdminService> archive_admin_;
+  std::unique_ptr<grpc_common::CallAuth> internal_auth_;
   std::unique_ptr<SchedulerInternalService> internal_;
   std::unique_ptr<grpc_server::ServerRunner> runner_;
   // Figures read from the parts above when scraped; reset first in Close.

@@ -58,5 +58,27 @@ TEST(GrpcStatusTest, CodesOutsideTheCanonicalRangeBecomeUnknown) {
   EXPECT_EQ(to.error_code(), grpc::StatusCode::UNKNOWN);
 }
 
+// A status message is sent in the reply's trailing metadata, which clients cap (8 KiB by
+// default): a longer one would turn any error into "metadata size exceeds limit".
+TEST(GrpcStatusTest, LongMessagesAreCutToFitTheMetadata) {
+  constexpr size_t kMessageKept = 1900;  // status.h
+  const grpc::Status to =
+      ToGrpcStatus(absl::InvalidArgumentError("field x: " + std::string(10 << 20, 'y')));
+  EXPECT_EQ(to.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_LE(to.error_message().size(), 2048u);
+  EXPECT_GE(to.error_message().size(), kMessageKept);
+  EXPECT_EQ(to.error_message().substr(0, 12), "field x: yyy");
+  EXPECT_NE(to.error_message().find("cut"), std::string::npos);
+  // No UTF-8 sequence is cut in half: every lead byte of "é" keeps its continuation byte.
+  const std::string cut =
+      ToGrpcStatus(absl::InternalError(std::string(kMessageKept - 1, 'a') + "\xc3\xa9\xc3\xa9" +
+                                       std::string(5000, 'd')))
+          .error_message();
+  EXPECT_EQ(cut.substr(0, kMessageKept - 1), std::string(kMessageKept - 1, 'a'));
+  for (size_t i = cut.find('\xc3'); i != std::string::npos; i = cut.find('\xc3', i + 1)) {
+    EXPECT_EQ(cut.substr(i, 2), "\xc3\xa9") << "at " << i;
+  }
+}
+
 }  // namespace
 }  // namespace crawler::grpc_common

@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -133,6 +135,19 @@ TEST(KeyTable, NonMappingsAndNonScalarKeysAreInvalid) {
   Options o;
   EXPECT_TRUE(absl::IsInvalidArgument(LoadText("- a\n", o)));
   EXPECT_TRUE(absl::IsInvalidArgument(LoadText("? [a, b]\n: 1\n", o)));
+}
+
+TEST(KeyTable, AFileOfTwoDocumentsIsRejected) {
+  const std::string path = ::testing::TempDir() + "key_table_two_docs.yaml";
+  std::ofstream(path) << "count: 1\n---\ncount: 2\n";
+  Options options;
+  absl::Status status = Keys().LoadFile(path, options);
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_THAT(status.message(), HasSubstr("document"));
+  std::ofstream(path) << "---\ncount: 3\n";
+  EXPECT_TRUE(Keys().LoadFile(path, options).ok());
+  EXPECT_EQ(options.count, 3u);
+  std::remove(path.c_str());
 }
 
 TEST(KeyTable, DefaultsAreTheStructsOwn) {

@@ -1,6 +1,10 @@
 #include "services/common/metrics/metrics_server.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <memory>
 #include <optional>
@@ -60,6 +64,48 @@ TEST(MetricsServerTest, ServesTheRegistryInTextFormatOnAFreeLoopbackPort) {
   EXPECT_THAT(body, HasSubstr("crawler_test_things_total{outcome=\"success\"} 3"));
   EXPECT_THAT(body,
               HasSubstr(absl::StrCat("crawler_build_info{version=\"", BuildVersion(), "\"} 1")));
+}
+
+// A connection to `port` on 127.0.0.1 that sent the start of a request and then nothing more
+// (a slow or hostile client); -1 if it could not connect.
+int HalfSentRequest(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  constexpr char kStart[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  if (::send(fd, kStart, sizeof(kStart) - 1, 0) < 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+TEST(MetricsServerTest, IdleHalfSentRequestsDoNotHoldAScrape) {
+  absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start("127.0.0.1:0");
+  ASSERT_TRUE(server.ok()) << server.status();
+  std::vector<int> idle;
+  for (int i = 0; i < 4; ++i) {
+    const int fd = HalfSentRequest((*server)->port());
+    ASSERT_GE(fd, 0);
+    idle.push_back(fd);
+  }
+  // Answered while they hang (Get gives up after 10 s; they would hold the port 30 s).
+  auto [code, body] = Get((*server)->address(), "/metrics");
+  EXPECT_EQ(code, 200) << body;
+  // And the server hangs up on them well before Prometheus's default scrape timeout.
+  for (int fd : idle) {
+    timeval wait{.tv_sec = 10, .tv_usec = 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
+    char byte;
+    EXPECT_GE(::recv(fd, &byte, 1, 0), 0) << "still open after 10 s";
+    ::close(fd);
+  }
 }
 
 TEST(MetricsServerTest, StopServingClosesThePortAndKeepsCollectablesUsable) {

@@ -59,7 +59,7 @@ TEST(FormatCollectionListTest, OneRowPerCollection) {
   EXPECT_EQ(FormatCollectionList(list), "no collections\n");
   v1::CollectionInfo* info = list.add_collections();
   info->mutable_collection()->set_name("gov-si");
-  info->mutable_collection()->add_seeds("https://www.gov.si/");
+  info->set_seed_count(1);  // a list carries the count, not the seeds
   info->set_state(v1::COLLECTION_STATE_PAUSED);
   info->mutable_create_time()->set_seconds(1'795'721'400);
   const std::string text = FormatCollectionList(list);

@@ -49,6 +49,17 @@ TEST(ParseCollectionYamlTest, RejectsUnknownKeysAndBadValuesNamingTheKey) {
   EXPECT_TRUE(absl::IsNotFound(LoadCollectionFile("/nonexistent/c.yaml").status()));
 }
 
+TEST(ParseCollectionYamlTest, ASecondDocumentIsAnErrorNotIgnored) {
+  // Two collections pasted into one file: the second must not vanish without a word.
+  absl::Status two =
+      ParseCollectionYaml("name: a\nseeds: [http://a.test/]\n---\nname: b\n", "c.yaml")
+          .status();
+  EXPECT_TRUE(absl::IsInvalidArgument(two)) << two;
+  EXPECT_NE(two.message().find("document"), std::string::npos) << two;
+  // An explicit start marker (and an end marker) around the one document are fine.
+  EXPECT_TRUE(ParseCollectionYaml("---\nname: a\n...\n", "c.yaml").ok());
+}
+
 TEST(BuildCreateRequestTest, ConvertsTheValidatedCollection) {
   absl::StatusOr<CollectionFile> file = ParseCollectionYaml(kGovSi, "gov.yaml");
   ASSERT_TRUE(file.ok()) << file.status();
@@ -153,6 +164,48 @@ TEST(SeedBatcherTest, BatchesAreBoundedAndLoseNothing) {
     sizes.push_back(batch->seeds_size());
   }
   EXPECT_EQ(sizes, (std::vector<int>{10'000, 10'000, 5'001}));
+}
+
+// The server takes 4 MiB a message: 3,000 seeds of 2 KB go in three messages of about 2 MiB.
+TEST(SeedBatcherTest, BatchesAreBoundedInBytesToo) {
+  std::string text;
+  for (int i = 0; i < 3'000; ++i) {
+    text += "https://a.example/" + std::string(2000, 'x') + std::to_string(i) + "\n";
+  }
+  std::istringstream in(text);
+  SeedBatcher batcher(in);
+  int seeds = 0;
+  int batches = 0;
+  while (std::optional<v1::AddSeedsRequest> batch = batcher.Next("c")) {
+    EXPECT_LE(batch->ByteSizeLong(), kMaxRequestBytes + 64 * 1024);
+    seeds += batch->seeds_size();
+    ++batches;
+  }
+  EXPECT_EQ(seeds, 3'000);
+  EXPECT_EQ(batches, 3);
+}
+
+TEST(SplitOffSeedsTest, SeedsPastOneRequestFollowAndSameSiteScopesAreRefused) {
+  CollectionFile file = *ParseCollectionYaml("name: big\nseeds: [https://a.example/]\n", "c");
+  for (int i = 0; i < 2'000; ++i) {
+    file.collection.seeds.push_back("https://a.example/" + std::string(2000, 'x') +
+                                    std::to_string(i));
+  }
+  v1::CreateCollectionRequest request = *BuildCreateRequest(file);
+  v1::CreateCollectionRequest small = request;
+  small.mutable_collection()->mutable_seeds()->DeleteSubrange(1, 2'000);
+  EXPECT_TRUE(SplitOffSeeds(small)->empty()) << "a request that fits is sent whole";
+  absl::StatusOr<std::vector<std::string>> rest = SplitOffSeeds(request);
+  ASSERT_TRUE(rest.ok()) << rest.status();
+  EXPECT_LE(request.ByteSizeLong(), kMaxRequestBytes);
+  EXPECT_EQ(request.collection().seeds_size() + rest->size(), 2'001u);
+  EXPECT_EQ(request.collection().seeds(0), "https://a.example/");
+  EXPECT_EQ(rest->back(), file.collection.seeds.back());
+  v1::CreateCollectionRequest site = *BuildCreateRequest(file);
+  site.mutable_collection()->mutable_scope()->set_same_site_only(true);
+  const size_t before = site.collection().seeds_size();
+  EXPECT_TRUE(absl::IsInvalidArgument(SplitOffSeeds(site).status()));
+  EXPECT_EQ(static_cast<size_t>(site.collection().seeds_size()), before);
 }
 
 TEST(BuildExplainRequestsTest, AtMostOneHundredUrlsEach) {

@@ -83,9 +83,8 @@ TEST(DocumentedBatches, AreTheFetcherServiceAndStandaloneDefaults) {
               HasSubstr(absl::StrCat("at most ", Count(frontier::kMaxLookupUrls),
                                      " URLs per call (`kMaxLookupUrls`")));
   EXPECT_THAT(testing::ReadDocPage("api.md"),
-              HasSubstr(absl::StrCat("`ServerOptions::max_message_bytes`, ",
-                                     grpc_server::ServerOptions().max_message_bytes >> 20,
-                                     " MiB)")));
+              HasSubstr(absl::StrCat("(`Endpoint::max_receive_bytes`, ",
+                                     grpc_server::Endpoint().max_receive_bytes >> 20, " MiB)")));
 }
 
 TEST(CrawlerdKeys, DedupRole) { ExpectRoleTable(dedup::DedupServerKeys()); }

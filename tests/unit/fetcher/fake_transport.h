@@ -156,6 +156,13 @@ class FakeTransport final : public fetcher::HttpTransport {
     max_polls_ = std::max(min_polls, max_polls);
   }
 
+  // While held, requests start but none progresses: a poll answers nothing and leaves them
+  // their polls to go.
+  void set_hold(bool hold) {
+    absl::MutexLock lock(&mu_);
+    hold_ = hold;
+  }
+
   void Start(fetcher::HttpRequest request) override {
     absl::MutexLock lock(&mu_);
     if (!ledger_.Use(request.host)) violations_.push_back("no claim for " + request.url);
@@ -184,6 +191,7 @@ class FakeTransport final : public fetcher::HttpTransport {
                          timeout);
     woken_ = false;
     std::vector<fetcher::HttpResult> out;
+    if (hold_) return out;
     std::vector<Queued> later;
     for (Queued& q : queued_) {
       if (q.polls_left-- > 0) {
@@ -260,6 +268,7 @@ class FakeTransport final : public fetcher::HttpTransport {
   int min_polls_ ABSL_GUARDED_BY(mu_) = 0;
   int max_polls_ ABSL_GUARDED_BY(mu_) = 0;
   bool woken_ ABSL_GUARDED_BY(mu_) = false;
+  bool hold_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // Runs `fetcher` on a thread of its own until Run returns; calls Stop() once `until` holds. Past

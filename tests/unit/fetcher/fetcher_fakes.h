@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -74,9 +75,19 @@ class FakeFrontierClient final : public frontier::FrontierClient {
     enqueue_added_ = on;
   }
 
+  // From the first call at which `when` holds, every lease, completion and hand-over of
+  // outlinks is refused with kFailedPrecondition, as a frontier refuses a collection deleted
+  // meanwhile; `then` runs at that first refusal. Both run under the fake's lock.
+  void RefuseFrom(std::function<bool()> when, std::function<void()> then) {
+    absl::MutexLock lock(&mu_);
+    refuse_when_ = std::move(when);
+    on_refusal_ = std::move(then);
+  }
+
   absl::StatusOr<std::vector<frontier::LeasedTask>> Lease(size_t max_urls,
                                                          size_t max_per_host) override {
     absl::MutexLock lock(&mu_);
+    if (Refused()) return absl::FailedPreconditionError("the collection is gone");
     std::vector<frontier::LeasedTask> out;
     std::map<std::string, size_t> per_host;
     std::deque<frontier::LeasedTask> keep;
@@ -99,6 +110,7 @@ class FakeFrontierClient final : public frontier::FrontierClient {
   absl::StatusOr<frontier::CompleteResult> Complete(
       const std::vector<frontier::FetchOutcome>& outcomes) override {
     absl::MutexLock lock(&mu_);
+    if (Refused()) return absl::FailedPreconditionError("the collection is gone");
     frontier::CompleteResult result;
     for (const frontier::FetchOutcome& o : outcomes) {
       if (outstanding_.erase(o.lease_id) == 0) {
@@ -161,6 +173,7 @@ class FakeFrontierClient final : public frontier::FrontierClient {
 
   absl::StatusOr<frontier::AddResult> AddUrls(const std::vector<frontier::UrlToAdd>& urls) override {
     absl::MutexLock lock(&mu_);
+    if (Refused()) return absl::FailedPreconditionError("the collection is gone");
     frontier::AddResult result;
     for (const frontier::UrlToAdd& u : urls) {
       added_.push_back(u);
@@ -236,7 +249,18 @@ class FakeFrontierClient final : public frontier::FrontierClient {
   }
 
   mutable absl::Mutex mu_;
+  bool Refused() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (refusing_) return true;
+    if (!refuse_when_ || !refuse_when_()) return false;
+    refusing_ = true;
+    if (on_refusal_) on_refusal_();
+    return true;
+  }
+
   bool enqueue_added_ ABSL_GUARDED_BY(mu_) = false;
+  std::function<bool()> refuse_when_ ABSL_GUARDED_BY(mu_);
+  std::function<void()> on_refusal_ ABSL_GUARDED_BY(mu_);
+  bool refusing_ ABSL_GUARDED_BY(mu_) = false;
   frontier::LeaseId next_lease_ ABSL_GUARDED_BY(mu_) = 1;
   std::deque<frontier::LeasedTask> queue_ ABSL_GUARDED_BY(mu_);
   std::set<frontier::LeaseId> outstanding_ ABSL_GUARDED_BY(mu_);

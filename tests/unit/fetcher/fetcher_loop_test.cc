@@ -159,18 +159,7 @@ class LoopRun {
   }
 
   void RunAndCheck() {
-    ASSERT_NE(store_, nullptr);
-    absl::StatusOr<std::unique_ptr<Fetcher>> fetcher =
-        Fetcher::Create(options_, {.frontier = &frontier_,
-                                   .politeness = ledger_.get(),
-                                   .resolver = &resolver_,
-                                   .guard = guard_.get(),
-                                   .scope = scope_.get(),
-                                   .clock = &clock_,
-                                   .observer = &observer_,
-                                   .transport = transport_.get()});
-    ASSERT_TRUE(fetcher.ok()) << fetcher.status();
-    absl::Status run = crawler::testing::RunBounded(**fetcher, absl::Seconds(30));
+    absl::Status run = Run();
     ASSERT_TRUE(run.ok()) << run;
 
     EXPECT_THAT(transport_->violations(), IsEmpty());
@@ -211,10 +200,44 @@ class LoopRun {
     EXPECT_EQ(outcome_of.size(), expected);
   }
 
+  // The frontier refuses the crawl for good (its collection deleted) once `started` requests
+  // are under way, and only then do the requests progress, each taking two polls or more: Run
+  // returns the refusal, and the transfers in flight end first and release their claims, which
+  // would otherwise hold their hosts (and, in Redis, every fetcher's claims on them) until the
+  // claims expire.
+  void RunRefusedMidTransfer(size_t started) {
+    // Every host's front page queued from the start: transfers are under way on many hosts,
+    // and the link, its queue empty, keeps asking the frontier for more.
+    for (int h = 1; h < web_.hosts; ++h) frontier_.Add(Web::Url(h, 0), Web::Host(h));
+    transport_->set_hold(true);
+    FakeTransport* transport = transport_.get();
+    frontier_.RefuseFrom([transport, started] { return transport->requests().size() >= started; },
+                         [transport] { transport->set_hold(false); });
+    absl::Status run = Run();
+    EXPECT_TRUE(absl::IsFailedPrecondition(run)) << run;
+    EXPECT_GE(ledger_->granted(), static_cast<int>(started));
+    EXPECT_EQ(ledger_->released(), ledger_->granted()) << "claims left held";
+  }
+
   // The most transfers that were in flight on one host at once.
   int overlap() const { return transport_->max_in_flight_on_a_host(); }
 
  private:
+  absl::Status Run() {
+    if (store_ == nullptr) return absl::InternalError("no politeness store");
+    absl::StatusOr<std::unique_ptr<Fetcher>> fetcher =
+        Fetcher::Create(options_, {.frontier = &frontier_,
+                                   .politeness = ledger_.get(),
+                                   .resolver = &resolver_,
+                                   .guard = guard_.get(),
+                                   .scope = scope_.get(),
+                                   .clock = &clock_,
+                                   .observer = &observer_,
+                                   .transport = transport_.get()});
+    if (!fetcher.ok()) return fetcher.status();
+    return crawler::testing::RunBounded(**fetcher, absl::Seconds(30));
+  }
+
   // By page number (the same on every host): reached when some page that was fetched (reached,
   // not denied, not failing) links it.
   std::vector<bool> ReachablePages() const {
@@ -280,6 +303,16 @@ TEST_P(FetcherLoopTest, EveryLeaseEndsOnceUnderItsClaims) {
   if (s.delay == absl::ZeroDuration() && s.max_in_flight > 1 && s.connections_per_host > 1) {
     EXPECT_GE(run.overlap(), 2) << "no host ever had two transfers at once: not exercised";
   }
+}
+
+TEST_F(FetcherLoopTest, AFrontierThatRefusesTheCrawlLeavesNoClaimHeld) {
+  const LoopSettings s{.delay = absl::ZeroDuration(),
+                       .connections_per_host = 2,
+                       .max_in_flight = 8,
+                       .robots_denials = false,
+                       .store = Store::kInProcess};
+  LoopRun run(s, Web{}, /*seed=*/11, /*min_polls=*/2, /*max_polls=*/4, nullptr, Prefix());
+  run.RunRefusedMidTransfer(/*started=*/4);
 }
 
 std::vector<LoopSettings> AllSettings() {

@@ -79,8 +79,8 @@ class FetcherNodeTest : public ::testing::Test {
     options.final_report_timeout = final_timeout;
     options.final_report_retry_interval = absl::Milliseconds(1);
     absl::StatusOr<std::unique_ptr<FetcherNode>> node = FetcherNode::Create(
-        options, [](uint32_t, const std::string&) { return nullptr; }, scheduler, codec_, nullptr,
-        politeness_, resolver_, guard_, clock_);
+        options, [](uint32_t, const std::string&, uint64_t) { return nullptr; }, scheduler, codec_,
+        nullptr, politeness_, resolver_, guard_, clock_);
     EXPECT_TRUE(node.ok()) << node.status();
     return node.ok() ? *std::move(node) : nullptr;
   }

@@ -463,6 +463,33 @@ TEST(GrpcFrontierTest, CollectionsAreOpenedReopenedAndDroppedRemotely) {
   }
 }
 
+// A collection deleted and created again under its name is another generation: a client of the
+// old one is refused (it would otherwise complete its old leases into the new one), and a
+// partition told of a new generation starts it from an empty store.
+TEST(GrpcFrontierTest, CallsForAGenerationThatIsGoneAreRefused) {
+  FakeClock clock;
+  TestServer server(clock);
+  FrontierControlClient control(server.channel);
+  CollectionSettings first = Settings("news");
+  first.generation = 1000;
+  ASSERT_TRUE(control.OpenCollection(first, 1).ok());
+  GrpcFrontierClient old_one(server.channel, "news", {}, /*generation=*/1000);
+  ASSERT_EQ(Ok(old_one.AddUrls({U("a.test", "/1", 0), U("a.test", "/2", 0)})).added, 2u);
+  ASSERT_EQ(Ok(old_one.Lease(1, 1)).size(), 1u);
+
+  CollectionSettings second = first;
+  second.generation = 2000;
+  ASSERT_EQ(control.OpenCollection(second, 1).value(), true);
+  EXPECT_TRUE(absl::IsFailedPrecondition(old_one.Lease(10, 10).status()));
+  EXPECT_TRUE(absl::IsFailedPrecondition(old_one.Complete({}).status()));
+  EXPECT_TRUE(absl::IsFailedPrecondition(old_one.AddUrls({U("a.test", "/3", 0)}).status()));
+  EXPECT_TRUE(absl::IsFailedPrecondition(old_one.Stats().status()));
+  GrpcFrontierClient new_one(server.channel, "news", {}, /*generation=*/2000);
+  EXPECT_EQ(Ok(new_one.Stats()).seen_urls, 0u) << "the old generation's URLs are gone";
+  GrpcFrontierClient any(server.channel, "news");  // generation 0: whichever is open
+  EXPECT_TRUE(any.Stats().ok());
+}
+
 TEST(GrpcFrontierTest, AStoppedServerIsUnavailableWithinTheDeadline) {
   FakeClock clock;
   TestServer server(clock);

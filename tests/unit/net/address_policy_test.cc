@@ -76,6 +76,20 @@ TEST(Design6_SsrfGuard, SpecialPurposeAddressesRefusedByDefault) {
       {"64:ff9b:1::a9fe:a9fe", "local-nat64"},
       {"64:ff9b:1:2::8.8.8.8", "local-nat64"},
       {"64:ff9c::a9fe:a9fe", ""},  // next to the prefix, not in it: no special range
+      // RFC 3056 §2: 6to4 carries an IPv4 address in bits 16-47, which a 6to4 relay turns
+      // into that IPv4 address.
+      {"2002:7f00:1::", "loopback"},     // 127.0.0.1
+      {"2002:a9fe:a9fe::1", "link-local"},  // 169.254.169.254
+      {"2002:c0a8:101::", "private"},    // 192.168.1.1
+      {"2002:808:808::", ""},            // 8.8.8.8
+      // RFC 4291 §2.5.5.1: the deprecated IPv4-compatible form ::a.b.c.d (not :: or ::1).
+      {"::7f00:1", "loopback"},          // 127.0.0.1
+      {"::127.0.0.1", "loopback"},
+      {"::a9fe:a9fe", "link-local"},
+      {"::808:808", ""},
+      // RFC 4380 §4: Teredo carries the client's IPv4 address, inverted, in the last 32 bits.
+      {"2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback"},  // client 127.0.0.1
+      {"2001:0:4136:e378:8000:63bf:f7f7:f7f7", ""},          // client 8.8.8.8
   };
   for (const Case& c : cases) {
     EXPECT_EQ(policy->RefusalReason(Ip(c.ip)), c.reason) << c.ip;

@@ -32,7 +32,7 @@ class AdminServiceTest : public ::testing::Test {
  protected:
   AdminServiceTest() : store_(CollectionManager::ColumnFamilies()), fleet_(2, clock_) {
     manager_ = CollectionManager::Open({}, store_, fleet_, codec_, clock_).value();
-    admin_ = std::make_unique<AdminService>(*manager_, kToken);
+    admin_ = std::make_unique<AdminService>(*manager_, kToken, clock_);
     internal_ = std::make_unique<SchedulerInternalService>(*manager_, absl::Seconds(3));
     runner_ = grpc_server::ServerRunner::Start(
                   {.name = "scheduler",
@@ -218,9 +218,19 @@ TEST_F(AdminServiceTest, FetchersLearnTheLiveCollectionsAndTheirStates) {
   grpc::ClientContext context;
   ASSERT_TRUE(internal_stub_->ReportFetcherStats(&context, report, &reply).ok());
   ASSERT_EQ(reply.collections_size(), 1);
-  EXPECT_EQ(reply.collections(0).collection().name(), "a");
+  EXPECT_EQ(reply.collections(0).name(), "a");
   EXPECT_EQ(reply.collections(0).state(), v1::COLLECTION_STATE_PAUSED);
+  EXPECT_EQ(reply.collections(0).definition().name(), "a");
   EXPECT_EQ(reply.report_interval().seconds(), 3);
+  // A fetcher that holds the definition is not sent it again.
+  v1::HeldDefinition* held = report.add_held();
+  held->set_name("a");
+  held->set_version(reply.collections(0).definition_version());
+  grpc::ClientContext held_context;
+  ASSERT_TRUE(internal_stub_->ReportFetcherStats(&held_context, report, &reply).ok());
+  ASSERT_EQ(reply.collections_size(), 1);
+  EXPECT_FALSE(reply.collections(0).has_definition());
+  report.clear_held();
   report.set_partition(2);  // beyond the fleet
   grpc::ClientContext again;
   EXPECT_EQ(internal_stub_->ReportFetcherStats(&again, report, &reply).error_code(),
@@ -228,6 +238,8 @@ TEST_F(AdminServiceTest, FetchersLearnTheLiveCollectionsAndTheirStates) {
 }
 
 TEST(AdminToken, ComparisonIsExactAndTheFileIsTrimmed) {
+  using grpc_common::ConstantTimeEquals;
+  using grpc_common::ReadTokenFile;
   EXPECT_TRUE(ConstantTimeEquals("abc", "abc"));
   EXPECT_FALSE(ConstantTimeEquals("abc", "abd"));
   EXPECT_FALSE(ConstantTimeEquals("abc", "abcd"));

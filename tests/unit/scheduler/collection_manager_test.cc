@@ -109,6 +109,21 @@ TEST_F(CollectionManagerTest, BadDefinitionsAreRefusedNamingTheFieldOrTheCollect
   EXPECT_THAT(std::string(missing.status().message()), HasSubstr("'nope'"));
 }
 
+// A collection none of whose seeds is in its scope would finish at once with nothing fetched:
+// refused at creation, naming the seeds and why.
+TEST_F(CollectionManagerTest, ACollectionWhoseEverySeedIsOutOfScopeIsRefused) {
+  Collection outside = Named("outside", {"http://other.org/", "http://b.org/x"});
+  outside.scope.allowed_host_suffixes = {"example"};
+  auto created = manager_->Create(outside);
+  EXPECT_TRUE(absl::IsInvalidArgument(created.status())) << created.status();
+  EXPECT_THAT(std::string(created.status().message()),
+              HasSubstr("http://other.org/: host_not_allowed"));
+  EXPECT_TRUE(absl::IsNotFound(manager_->Get("outside").status()));
+  // One seed in scope is enough.
+  outside.seeds.push_back("http://a.example/");
+  EXPECT_TRUE(manager_->Create(outside).ok());
+}
+
 TEST_F(CollectionManagerTest, SeedsOfACreateDuringAnOutageReachThePartitionsLater) {
   fleet_.SetDown(1, true);
   ASSERT_TRUE(manager_
@@ -188,6 +203,68 @@ TEST_F(CollectionManagerTest, ACollectionCreatedAgainAfterADeleteStartsFromZero)
   EXPECT_EQ(manager_->Stats("again")->robots_denied, 0u);
   Reopen();
   EXPECT_EQ(manager_->Stats("again")->robots_denied, 0u);
+}
+
+// Reports are answered with versions; a definition goes only to a fetcher that lacks it, and
+// never with the seed list (only the seeds the scope needs).
+TEST_F(CollectionManagerTest, ReportRepliesCarryDefinitionsOnlyWhenNeededAndNoSeedList) {
+  std::vector<std::string> seeds;
+  for (int i = 0; i < 500; ++i) seeds.push_back(absl::StrCat("http://h", i % 50, ".test/p", i));
+  ASSERT_TRUE(manager_->Create(Named("big", seeds)).ok());
+  Collection same_site = Named("site", seeds);
+  same_site.scope.same_site_only = true;
+  ASSERT_TRUE(manager_->Create(same_site).ok());
+  FetcherReport report = Report(0, "i");
+  auto live = manager_->TakeReport(report);
+  ASSERT_TRUE(live.ok()) << live.status();
+  ASSERT_THAT(*live, SizeIs(2));
+  ASSERT_TRUE((*live)[0].definition.has_value());
+  ASSERT_TRUE((*live)[1].definition.has_value());
+  EXPECT_THAT((*live)[0].definition->seeds, SizeIs(1)) << "a scope without sites: one seed";
+  EXPECT_THAT((*live)[1].definition->seeds, SizeIs(50)) << "same_site_only: a seed per site";
+  for (const FetcherCollection& c : *live) {
+    report.held.push_back({.name = c.name, .version = c.definition_version});
+  }
+  live = manager_->TakeReport(report);
+  ASSERT_TRUE(live.ok());
+  EXPECT_FALSE((*live)[0].definition.has_value());
+  EXPECT_FALSE((*live)[1].definition.has_value());
+  // A changed definition is sent again.
+  ASSERT_TRUE(manager_
+                  ->Update("big",
+                           [](const Collection& current) {
+                             Collection c = current;
+                             c.limits.max_pages = 7;
+                             return absl::StatusOr<Collection>(c);
+                           })
+                  .ok());
+  live = manager_->TakeReport(report);
+  ASSERT_TRUE(live.ok());
+  ASSERT_TRUE((*live)[0].definition.has_value());
+  EXPECT_EQ((*live)[0].definition->limits.max_pages, 7u);
+  // The list carries counts, not seeds.
+  auto listed = manager_->List(10, "");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->first[0].seed_count, 500u);
+  EXPECT_TRUE(listed->first[0].collection.seeds.empty());
+  EXPECT_EQ(manager_->Get("big")->seed_count, 500u);
+}
+
+// Counters reported for an earlier collection of the same name (a fetcher still crawling it
+// when it was deleted and created again) are not the new one's.
+TEST_F(CollectionManagerTest, CountersOfAnEarlierGenerationAreNotSummed) {
+  ASSERT_TRUE(manager_->Create(Named("again", {"http://a.test/"})).ok());
+  const uint64_t first = CollectionGeneration(manager_->Get("again")->create_time);
+  ASSERT_TRUE(manager_->Delete("again").ok());
+  clock_.Advance(absl::Seconds(1));
+  ASSERT_TRUE(manager_->Create(Named("again", {"http://a.test/"})).ok());
+  const uint64_t second = CollectionGeneration(manager_->Get("again")->create_time);
+  ASSERT_NE(first, second);
+  FetcherReport report = Report(0, "i");
+  report.collections.push_back({.collection = "again", .generation = first, .robots_denied = 100});
+  report.collections.push_back({.collection = "again", .generation = second, .robots_denied = 3});
+  ASSERT_TRUE(manager_->TakeReport(report).ok());
+  EXPECT_EQ(manager_->Stats("again")->robots_denied, 3u);
 }
 
 TEST_F(CollectionManagerTest, ListPagesByName) {

@@ -34,7 +34,8 @@ class InMemoryFleet final : public PartitionFleet {
   }
 
   absl::Status Open(uint32_t k, const Collection& c,
-                    std::optional<uint64_t> max_pages = std::nullopt) override {
+                    std::optional<uint64_t> max_pages = std::nullopt,
+                    uint64_t /*generation*/ = 0) override {
     if (down_[k]) return absl::UnavailableError(absl::StrCat("partition ", k, " down"));
     ++opens_;
     CoreSlot& core = cores_[{k, c.name}];

@@ -356,6 +356,21 @@ TEST_F(SchedulerTest, SeedsSurviveAFrontierFailingEveryThirdCall) {
   EXPECT_EQ(frontier_->Stats().queued_urls, 50u);
 }
 
+// A rejected seed of 70 KB is shown by its start and its length, so the reason is seen.
+TEST_F(SchedulerTest, ALongRejectedSeedIsAbbreviatedAndKeepsItsReason) {
+  Collection c = WithSeeds({"http://a.test/"});
+  std::unique_ptr<Scheduler> s = Make(c);
+  ASSERT_NE(s, nullptr);
+  const std::string long_seed = "http://a.test/" + std::string(70000, 'c');
+  absl::StatusOr<SeedReport> report = s->AddSeeds(*client_, {long_seed});
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->rejected.size(), 1u);
+  EXPECT_LT(report->rejected[0].size(), 300u);
+  EXPECT_THAT(report->rejected[0], ::testing::StartsWith("http://a.test/ccc"));
+  EXPECT_THAT(report->rejected[0], ::testing::HasSubstr("(70014 bytes)"));
+  EXPECT_THAT(report->rejected[0], ::testing::EndsWith(": trap_too_long"));
+}
+
 TEST_F(SchedulerTest, AllSeedsOutOfScopeSendsNothing) {
   Collection c = WithSeeds({"http://other.test/"});
   c.scope.allowed_host_suffixes = {"a.test"};

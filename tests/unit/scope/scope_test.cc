@@ -84,6 +84,17 @@ TEST(Scope_Patterns, IncludeThenExclude) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(Scope_Patterns, AHugeBadPatternIsNamedNotEchoed) {
+  // A pattern of megabytes (pasted by mistake, or sent to the Admin API on purpose) makes an
+  // error of a few hundred bytes: it travels in a reply's metadata, which has a small limit.
+  const std::string huge = "(" + std::string(1 << 20, 'a');
+  absl::Status status = Scope::Create({.exclude_patterns = {"x", huge}}, {}, nullptr).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_LT(status.message().size(), 1024u) << status.message().substr(0, 200);
+  EXPECT_NE(status.message().find("exclude pattern"), std::string::npos) << status;
+  EXPECT_NE(status.message().find("(aaaa"), std::string::npos) << "starts like the pattern";
+}
+
 TEST(Scope_Patterns, PathologicalPatternOnLongUrlIsLinear) {
   // (a+)+$ backtracks exponentially in std::regex; RE2 answers immediately.
   // The length cap (a trap defence) would refuse the URL before the pattern runs.
