@@ -12,8 +12,8 @@ Scenarios:
   internal_auth  the distributed services as `make cluster` runs them (scripts/cluster.py: an
                internal token): a client without it is refused by every internal service
                (UNAUTHENTICATED, counted in crawler_<service>_rpc_errors_total) -- it can read no
-               definition, inject no URL, drop no partition -- and the collection is intact; the
-               internal ports default to loopback.
+               definition, inject no URL, drop no partition, list no fetcher's archive files --
+               and the collection is intact; the internal ports default to loopback.
   big_messages   48 CreateCollection calls of 63 MB from 16 threads, without a token: every one
                refused, and the scheduler's peak memory stays far below the chart's 512 MiB;
                the same with AddUrls at a frontier's port (its limit: 2 GiB).
@@ -242,6 +242,7 @@ def scenario_internal_auth(args, checks, work):
         frontier0 = v1.frontier_pb2_grpc.FrontierStub(channel("frontier", 0))
         frontier1 = v1.frontier_pb2_grpc.FrontierStub(channel("frontier", 1))
         dedup = v1.dedup_pb2_grpc.DedupStub(channel("dedup"))
+        archive = v1.archive_pb2_grpc.ArchiveFilesStub(channel("fetcher", 0))
         pb = v1.frontier_pb2
         attempts = {
             "ReportFetcherStats (every definition)": lambda: internal.ReportFetcherStats(
@@ -256,6 +257,8 @@ def scenario_internal_auth(args, checks, work):
                 pb.LeaseRequest(collection="web", max_urls=10, max_per_host=1), timeout=10),
             "MarkLinksSeen": lambda: dedup.MarkLinksSeen(
                 v1.dedup_pb2.MarkLinksSeenRequest(collection="web", keys=["x"]), timeout=10),
+            "ListArchiveFiles (a fetcher's WARC files)": lambda: archive.ListArchiveFiles(
+                v1.archive_pb2.ListArchiveFilesRequest(collection="web"), timeout=10),
         }
         refused_here = 0
         for what, call in attempts.items():

@@ -18,9 +18,12 @@ void ListingToProto(const ArchiveListing& listing, v1::ListArchiveFilesResponse&
   for (const std::string& name : listing.in_progress) out.add_in_progress(name);
 }
 
-grpc::Status ArchiveFilesService::ListArchiveFiles(grpc::ServerContext* /*context*/,
+grpc::Status ArchiveFilesService::ListArchiveFiles(grpc::ServerContext* context,
                                                    const v1::ListArchiveFilesRequest* request,
                                                    v1::ListArchiveFilesResponse* response) {
+  if (auth_ != nullptr) {
+    if (grpc::Status s = auth_->Check(*context, "ListArchiveFiles"); !s.ok()) return s;
+  }
   absl::StatusOr<ArchiveListing> listing = store_.List(request->collection());
   if (!listing.ok()) return grpc_common::ToGrpcStatus(listing.status());
   ListingToProto(*listing, *response);
@@ -30,6 +33,9 @@ grpc::Status ArchiveFilesService::ListArchiveFiles(grpc::ServerContext* /*contex
 grpc::Status ArchiveFilesService::ReadArchiveFile(
     grpc::ServerContext* context, const v1::ReadArchiveFileRequest* request,
     grpc::ServerWriter<v1::ArchiveFileChunk>* writer) {
+  if (auth_ != nullptr) {
+    if (grpc::Status s = auth_->Check(*context, "ReadArchiveFile"); !s.ok()) return s;
+  }
   v1::ArchiveFileChunk chunk;
   absl::Status status = store_.Read(request->collection(), request->name(), request->offset(),
                                     [&](uint64_t offset, std::string_view data) {

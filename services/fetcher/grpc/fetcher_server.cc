@@ -5,11 +5,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "lib/net/address_policy.h"
 #include "lib/net/ip_address.h"
+#include "services/common/grpc/call_auth.h"
 #include "services/common/grpc/channel.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/metrics/snapshot_collector.h"
@@ -191,7 +194,14 @@ absl::StatusOr<std::unique_ptr<FetcherServer>> FetcherServer::Start(
   // The archive files are served before the node exists: the scheduler reaches them at the
   // reports' own address, on this port, and knows the fetcher by the volume they are on.
   s.archive_files_ = std::make_unique<ArchiveFileStore>(node.warc_dir);
-  s.archive_service_ = std::make_unique<ArchiveFilesService>(*s.archive_files_);
+  const std::set<std::string> scheduler_role = {"scheduler"};
+  s.archive_auth_ = std::make_unique<grpc_common::CallAuth>(
+      grpc_common::CallAuthOptions{
+          .token = *token,
+          .roles = {{"ListArchiveFiles", scheduler_role}, {"ReadArchiveFile", scheduler_role}}},
+      s.clock_, log);
+  s.archive_service_ =
+      std::make_unique<ArchiveFilesService>(*s.archive_files_, s.archive_auth_.get());
   absl::StatusOr<std::unique_ptr<grpc_server::ServerRunner>> runner =
       grpc_server::ServerRunner::Start(
           {.name = "fetcher",

@@ -42,6 +42,10 @@
 #include "services/scheduler/grpc/proto_record_codec.h"
 #include "services/scheduler/scheduler_client.h"
 
+namespace crawler::grpc_common {
+class CallAuth;
+}  // namespace crawler::grpc_common
+
 namespace crawler::net {
 class AddressPolicy;
 }  // namespace crawler::net
@@ -129,6 +133,7 @@ class FetcherServer {
   // The finished archive files, served on the internal port (before runner_: served until it
   // stops).
   std::unique_ptr<ArchiveFileStore> archive_files_;
+  std::unique_ptr<grpc_common::CallAuth> archive_auth_;
   std::unique_ptr<ArchiveFilesService> archive_service_;
   // Before node_: its Fetchers report to these observers.
   std::unique_ptr<FetcherMetrics> fetcher_metrics_;
