@@ -82,6 +82,9 @@ absl::StatusOr<std::unique_ptr<RoutedFrontierClient>> RoutedFrontierClient::Crea
   if (options.max_batch_urls < 1 || options.max_batch_urls > 65536) {
     return absl::InvalidArgumentError("routing: max_batch_urls must be in [1, 65536]");
   }
+  if (options.max_batch_bytes < 1) {
+    return absl::InvalidArgumentError("routing: max_batch_bytes must be at least 1");
+  }
   return std::unique_ptr<RoutedFrontierClient>(
       new RoutedFrontierClient(options, std::move(partitions), home));
 }
@@ -121,8 +124,17 @@ std::vector<std::vector<UrlToAdd>> RoutedFrontierClient::Route(const std::vector
 absl::StatusOr<AddResult> RoutedFrontierClient::Deliver(uint32_t partition,
                                                         std::vector<UrlToAdd> urls) {
   AddResult result;
-  for (size_t begin = 0; begin < urls.size(); begin += options_.max_batch_urls) {
-    const size_t end = std::min(urls.size(), begin + options_.max_batch_urls);
+  for (size_t begin = 0, end = 0; begin < urls.size(); begin = end) {
+    size_t bytes = 0;
+    while (end < urls.size() && end - begin < options_.max_batch_urls) {
+      // The strings as the request carries them, and the tags, lengths and numbers beside them.
+      const UrlToAdd& url = urls[end];
+      const size_t size =
+          url.canonical_url.size() + url.host_key.size() + url.discovered_from.size() + 24;
+      if (end > begin && bytes + size > options_.max_batch_bytes) break;
+      bytes += size;
+      ++end;
+    }
     std::vector<UrlToAdd> batch;
     if (begin == 0 && end == urls.size()) {
       batch = std::move(urls);

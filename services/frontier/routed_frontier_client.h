@@ -2,7 +2,7 @@
 // exchange mode). Partition k owns the hosts with partition::Partition(host_key, N) == k.
 //
 // - AddUrls routes each URL to the partition owning its host and sends each partition's URLs as
-//   one call, split into batches of at most max_batch_urls. Time-bounding is the caller's: a
+//   one call, split into batches of at most max_batch_urls and max_batch_bytes. Time-bounding is the caller's: a
 //   fetcher hands over its outlinks every flush_interval or flush_batch URLs, the scheduler its
 //   seeds in chunks; every hand-over costs at most one call per destination.
 // - A bounded cache of URLs already sent (Cho & Garcia-Molina's replication of popular URLs)
@@ -49,6 +49,12 @@ namespace crawler::frontier {
 struct RoutingOptions {
   // Most URLs in one AddUrls call to a partition; larger hand-overs are split. [1, 65536].
   size_t max_batch_urls = 512;
+  // Most bytes of URLs (canonical URL, host key and the page it was found on, plus a little per
+  // URL for the rest) in one AddUrls call; larger hand-overs are split, a single larger URL goes
+  // alone. A frontier's port refuses requests over 4 MiB (grpc_server::Endpoint::
+  // max_receive_bytes): 4,096 outlinks of 1 KiB would pass it, and a refused batch would be
+  // refused again at every retry. At least 1.
+  size_t max_batch_bytes = size_t{2} << 20;
   // URLs remembered as sent (rounded down to a power of two, 4 per bucket, evicting the least
   // recently used of a bucket): 12 bytes each, 768 KiB at the default. Popular URLs are hit
   // again before they age out; a URL linked once costs one entry for a while. 0: no cache.

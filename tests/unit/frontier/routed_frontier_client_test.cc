@@ -121,6 +121,30 @@ TEST(RoutedFrontierClientTest, LargeHandOversAreSplitIntoBoundedBatches) {
   EXPECT_EQ(parts.core(0).Stats().queued_urls, 200u);
 }
 
+TEST(RoutedFrontierClientTest, HandOversOfLongUrlsAreSplitByBytes) {
+  // The fetcher service's 4,096-URL hand-over of 1 KiB outlinks would be a 4 MiB request, which
+  // a frontier's port refuses: it goes in calls of at most max_batch_bytes.
+  Partitions parts(1);
+  std::unique_ptr<RoutedFrontierClient> router =
+      Route(parts.clients(), 0, RoutingOptions{.max_batch_urls = 4096});
+  std::vector<UrlToAdd> urls;
+  for (int i = 0; i < 4096; ++i) {
+    urls.push_back(U("long.test", absl::StrCat("/p", i, "?", std::string(1000, 'q'))));
+    urls.back().discovered_from = "http://long.test/index";
+  }
+  ASSERT_TRUE(router->AddUrls(urls).ok());
+  EXPECT_EQ(router->Routing().batches, 3u);  // ~4.3 MB in calls of at most 2 MiB
+  EXPECT_EQ(parts.core(0).Stats().queued_urls, 4096u);
+
+  // A URL larger than the bound goes alone rather than never.
+  Partitions one(1);
+  std::unique_ptr<RoutedFrontierClient> tiny =
+      Route(one.clients(), 0, RoutingOptions{.max_batch_bytes = 10});
+  ASSERT_TRUE(tiny->AddUrls(ManyHosts(1, 3)).ok());
+  EXPECT_EQ(tiny->Routing().batches, 3u);
+  EXPECT_EQ(one.core(0).Stats().queued_urls, 3u);
+}
+
 TEST(RoutedFrontierClientTest, PopularUrlsSentOnceAreSuppressed) {
   Partitions parts(2);
   std::unique_ptr<RoutedFrontierClient> router = Route(parts.clients());
@@ -260,6 +284,8 @@ TEST(RoutedFrontierClientTest, BadArgumentsAreRefused) {
   EXPECT_FALSE(RoutedFrontierClient::Create({}, {nullptr}, 0).ok());
   EXPECT_FALSE(
       RoutedFrontierClient::Create(RoutingOptions{.max_batch_urls = 0}, parts.clients(), 0).ok());
+  EXPECT_FALSE(
+      RoutedFrontierClient::Create(RoutingOptions{.max_batch_bytes = 0}, parts.clients(), 0).ok());
 }
 
 }  // namespace
