@@ -1,6 +1,6 @@
-// Frontier::Complete (DESIGN.md §2, §7): the outcomes of leased URLs recorded, retries and
-// re-visits scheduled, the leases ended. Split from frontier.cc only for size; the class
-// contract is in frontier.h.
+// Frontier::Complete (docs/architecture.md §2.2, §7): the outcomes of leased URLs recorded,
+// retries and re-visits scheduled, the leases ended. Split from frontier.cc only for size; the
+// class contract is in frontier.h.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,6 @@
-// Frontier::Lease (DESIGN.md §2-§4): which ready hosts give URLs, popping their queue entries,
-// and the leases. Split from frontier.cc only for size; the class contract is in frontier.h.
+// Frontier::Lease (docs/architecture.md §3-§5): which ready hosts give URLs, popping their queue
+// entries, and the leases. Split from frontier.cc only for size; the class contract is in
+// frontier.h.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -1,8 +1,8 @@
-// HostTable: the Frontier's in-memory header of every host it has seen (DESIGN.md §2: frontier
-// memory grows with hosts, not URLs). A host's header holds its counters (the persisted part
-// mirrors its frontier.hosts record, storage_format.h), its politeness hint, and the lower
-// bound of its queue's keys in the store. The table keeps, in step with every header change,
-// the totals over all hosts and the index of hosts ready to lease from, by hint.
+// HostTable: the Frontier's in-memory header of every host it has seen (frontier memory grows
+// with hosts, not URLs: docs/architecture.md §2.3). A host's header holds its counters (the
+// persisted part mirrors its frontier.hosts record, storage_format.h), its politeness hint, and
+// the lower bound of its queue's keys in the store. The table keeps, in step with every header
+// change, the totals over all hosts and the index of hosts ready to lease from, by hint.
 //
 // Memory per host, measured by bench/frontier-scale (docs/benchmarks.md): the key's bytes in a
 // chunked arena (no allocation per host), a 16-byte view of it, a 4-byte slot in the key index
