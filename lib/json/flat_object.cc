@@ -2,8 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/encoding/absl_view.h"
-#include "lib/encoding/hex.h"
-#include "lib/encoding/utf8.h"
+#include "lib/json/json_string.h"
 
 namespace crawler::json {
 namespace {
@@ -72,72 +71,7 @@ class Parser {
   }
 
   // Reads a string literal at pos_ into `out`; false if malformed.
-  bool String(std::string& out) {
-    if (!Consume('"')) return false;
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_++];
-      if (c == '"') return true;
-      if (static_cast<unsigned char>(c) < 0x20) return false;
-      if (c != '\\') {
-        out.push_back(c);
-        continue;
-      }
-      if (pos_ >= text_.size()) return false;
-      const char e = text_[pos_++];
-      switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-          out.push_back(e);
-          break;
-        case 'b':
-          out.push_back('\b');
-          break;
-        case 'f':
-          out.push_back('\f');
-          break;
-        case 'n':
-          out.push_back('\n');
-          break;
-        case 'r':
-          out.push_back('\r');
-          break;
-        case 't':
-          out.push_back('\t');
-          break;
-        case 'u': {
-          char32_t unit;
-          if (!Hex4(unit)) return false;
-          if (unit >= 0xD800 && unit <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {
-            const size_t save = pos_;
-            pos_ += 2;
-            char32_t low;
-            if (Hex4(low) && low >= 0xDC00 && low <= 0xDFFF) {
-              unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-            } else {
-              pos_ = save;
-            }
-          }
-          encoding::AppendUtf8(unit, out);  // a lone surrogate becomes U+FFFD
-          break;
-        }
-        default:
-          return false;
-      }
-    }
-    return false;
-  }
-
-  bool Hex4(char32_t& out) {
-    if (text_.size() - pos_ < 4) return false;
-    out = 0;
-    for (int i = 0; i < 4; ++i) {
-      const int digit = encoding::HexValue(text_[pos_++]);
-      if (digit < 0) return false;
-      out = out * 16 + static_cast<char32_t>(digit);
-    }
-    return true;
-  }
+  bool String(std::string& out) { return ReadJsonString(text_, pos_, out); }
 
   void SkipSpace() {
     while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||

@@ -4,8 +4,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
-#include "lib/encoding/hex.h"
-#include "lib/encoding/utf8.h"
+#include "lib/json/json_string.h"
 
 namespace crawler::url::testing {
 namespace {
@@ -104,76 +103,9 @@ class Reader {
     return Error("unexpected character");
   }
 
-  absl::Status Hex4(uint32_t& value) {
-    if (pos_ + 4 > text_.size()) return Error("short \\u escape");
-    value = 0;
-    for (int i = 0; i < 4; ++i) {
-      const int digit = encoding::HexValue(text_[pos_++]);
-      if (digit < 0) return Error("bad \\u escape");
-      value = value << 4 | static_cast<uint32_t>(digit);
-    }
-    return absl::OkStatus();
-  }
-
   absl::Status String(std::string& out) {
-    if (!Consume("\"")) return Error("expected string");
-    while (true) {
-      if (pos_ >= text_.size()) return Error("unterminated string");
-      const char c = text_[pos_++];
-      if (c == '"') return absl::OkStatus();
-      if (c != '\\') {
-        out.push_back(c);
-        continue;
-      }
-      if (pos_ >= text_.size()) return Error("unterminated escape");
-      const char e = text_[pos_++];
-      switch (e) {
-        case '"':
-          out.push_back('"');
-          break;
-        case '\\':
-          out.push_back('\\');
-          break;
-        case '/':
-          out.push_back('/');
-          break;
-        case 'b':
-          out.push_back('\b');
-          break;
-        case 'f':
-          out.push_back('\f');
-          break;
-        case 'n':
-          out.push_back('\n');
-          break;
-        case 'r':
-          out.push_back('\r');
-          break;
-        case 't':
-          out.push_back('\t');
-          break;
-        case 'u': {
-          uint32_t cp = 0;
-          if (absl::Status s = Hex4(cp); !s.ok()) return s;
-          if (cp >= 0xD800 && cp <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {
-            const size_t save = pos_;
-            pos_ += 2;
-            uint32_t low = 0;
-            if (absl::Status s = Hex4(low); !s.ok()) return s;
-            if (low >= 0xDC00 && low <= 0xDFFF) {
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-            } else {
-              pos_ = save;  // not a pair: the high surrogate is lone
-            }
-          }
-          // A lone surrogate becomes U+FFFD, as in a USVString.
-          encoding::AppendUtf8(cp, out);
-          break;
-        }
-        default:
-          return Error("bad escape");
-      }
-    }
+    if (!json::ReadJsonString(text_, pos_, out)) return Error("bad string");
+    return absl::OkStatus();
   }
 
   std::string_view text_;
