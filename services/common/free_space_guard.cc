@@ -2,6 +2,7 @@
 
 #include <sys/statvfs.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -30,10 +31,26 @@ absl::StatusOr<uint64_t> FreeSpaceGuard::StatvfsFreeBytes(const std::string& dir
 FreeSpaceGuard::FreeSpaceGuard(FreeSpaceGuardOptions options,
                                std::function<void(const absl::Status&)> on_low,
                                FreeBytesFn free_bytes)
-    : options_(std::move(options)), on_low_(std::move(on_low)), free_bytes_(std::move(free_bytes)) {}
+    : options_(std::move(options)),
+      on_low_(std::move(on_low)),
+      free_bytes_(std::move(free_bytes)),
+      check_every_bytes_(options_.check_every_bytes > 0
+                             ? options_.check_every_bytes
+                             : std::max<uint64_t>(options_.min_free_bytes / 8, 1)) {}
 
-void FreeSpaceGuard::Tick(absl::Time) {
+void FreeSpaceGuard::Tick(absl::Time) { Check(); }
+
+void FreeSpaceGuard::Written(uint64_t bytes) {
+  if (options_.min_free_bytes == 0) return;
+  const uint64_t unchecked = unchecked_bytes_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  if (unchecked < check_every_bytes_) return;
+  // The writer that takes the count back to 0 checks; others that crossed the mark go on.
+  if (unchecked_bytes_.exchange(0, std::memory_order_relaxed) >= check_every_bytes_) Check();
+}
+
+void FreeSpaceGuard::Check() {
   if (options_.min_free_bytes == 0 || fired()) return;
+  unchecked_bytes_.store(0, std::memory_order_relaxed);
   for (const std::string& directory : options_.directories) {
     absl::StatusOr<uint64_t> free = free_bytes_(directory);
     if (!free.ok() || *free >= options_.min_free_bytes) continue;
@@ -43,6 +60,7 @@ void FreeSpaceGuard::Tick(absl::Time) {
         "): stopped before the disk filled; free space and run again to resume"));
     {
       absl::MutexLock lock(&mu_);
+      if (!status_.ok()) return;  // another thread's check found it first
       status_ = low;
     }
     on_low_(low);

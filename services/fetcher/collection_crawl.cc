@@ -48,6 +48,7 @@ absl::StatusOr<std::unique_ptr<CollectionCrawl>> CollectionCrawl::Open(
   if (parts.metrics != nullptr) {
     crawl->observers_.Add(&parts.metrics->ForCollection(collection.name));
   }
+  if (parts.observer != nullptr) crawl->observers_.Add(parts.observer);
   if (absl::Status s = crawl->Reconfigure(collection); !s.ok()) return s;
   return crawl;
 }

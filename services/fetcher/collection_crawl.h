@@ -68,6 +68,9 @@ struct CrawlProcessParts {
   dedup::DedupClient* dedup = nullptr;
   // Where each collection's per-page metrics go; null: none.
   FetcherMetrics* metrics = nullptr;
+  // One more observer of every event (the process's own, e.g. the standalone crawl's free-space
+  // guard counting the bytes its pages bring in); null: none. Must outlive the crawl.
+  FetchObserver* observer = nullptr;
 };
 
 // Where a process writes one collection's crawl, and its own settings for it.

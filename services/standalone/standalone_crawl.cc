@@ -89,6 +89,22 @@ class DataDirLock {
   const int fd_;
 };
 
+// Tells the free-space guard what each page brought in (its body, about what it adds to the WARC
+// file and to the store), so a crawl faster than the housekeeping ticks is checked in between.
+class BytesToGuard final : public fetcher::FetchObserver {
+ public:
+  explicit BytesToGuard(FreeSpaceGuard& guard) : guard_(guard) {}
+  void OnFetch(const fetcher::FetchEvent& event) override { guard_.Written(event.bytes); }
+  void OnFetchBatch(absl::Span<const fetcher::FetchEvent* const> events) override {
+    uint64_t bytes = 0;
+    for (const fetcher::FetchEvent* event : events) bytes += event->bytes;
+    guard_.Written(bytes);
+  }
+
+ private:
+  FreeSpaceGuard& guard_;
+};
+
 }  // namespace
 
 struct StandaloneCrawl::Parts {
@@ -110,6 +126,10 @@ struct StandaloneCrawl::Parts {
   std::unique_ptr<net::AddressPolicy> guard;
   fetcher::SharedPublicSuffixList psl;
   std::unique_ptr<fetcher::FetcherMetrics> fetcher_metrics;  // with a metrics server
+  // Stops the fetchers before the disk fills: checked at the start, on the housekeeping ticks
+  // and as the pages' bytes come in (page_bytes, an observer of the crawl).
+  std::unique_ptr<FreeSpaceGuard> free_space;
+  std::unique_ptr<fetcher::FetchObserver> page_bytes;
   // The collection's crawl: WARC files, crawl log, totals, link ledger (<data_dir>/links.tsv).
   std::unique_ptr<fetcher::CollectionCrawl> crawl;
   // Run's re-visit tuner while it lives (null otherwise), for the metrics' tuning gauges.
@@ -434,6 +454,14 @@ absl::Status StandaloneCrawl::Parts::OpenFetchers(metrics::MetricsServer* metric
   if (metrics != nullptr) {
     fetcher_metrics = std::make_unique<fetcher::FetcherMetrics>(metrics->registry());
   }
+  free_space = std::make_unique<FreeSpaceGuard>(
+      FreeSpaceGuardOptions{.directories = {c.data_dir, c.warc_dir},
+                            .min_free_bytes = c.min_free_bytes},
+      [this](const absl::Status&) {
+        log.Warning("low on disk space, finishing transfers in flight");
+        StopFetchers();
+      });
+  page_bytes = std::make_unique<BytesToGuard>(*free_space);
   fetcher::CollectionCrawlSettings settings = CrawlSettingsFor(c);
   settings.log = log;
   absl::StatusOr<std::unique_ptr<fetcher::CollectionCrawl>> opened =
@@ -444,7 +472,8 @@ absl::Status StandaloneCrawl::Parts::OpenFetchers(metrics::MetricsServer* metric
                                       .clock = clock,
                                       .psl = &psl,
                                       .dedup = dedup_client.get(),
-                                      .metrics = fetcher_metrics.get()});
+                                      .metrics = fetcher_metrics.get(),
+                                      .observer = page_bytes.get()});
   if (!opened.ok()) return opened.status();
   crawl = *std::move(opened);
   if (absl::Status s = crawl->OpenWarc(seed); !s.ok()) return s;
@@ -545,12 +574,7 @@ absl::StatusOr<fetcher::CrawlTotals> StandaloneCrawl::Run() {
     p.StopFetchers();
   });
   jobs.push_back(&run_limit);
-  FreeSpaceGuard free_space({.directories = {p.config.data_dir, p.config.warc_dir},
-                             .min_free_bytes = p.config.min_free_bytes},
-                            [&p](const absl::Status&) {
-                              p.log.Warning("low on disk space, finishing transfers in flight");
-                              p.StopFetchers();
-                            });
+  FreeSpaceGuard& free_space = *p.free_space;
   // A disk already too full is refused before anything is fetched.
   free_space.Tick(start);
   if (free_space.fired()) return free_space.status();
