@@ -355,11 +355,13 @@ struct Fetcher::Impl {
 
   // After a stop, transfers still running at the drain deadline are given up: their leases go
   // back with those not started (re-queued at once, fetched again when the crawl resumes), an
-  // unfinished robots.txt fetch is dropped. A result the transport returns later is ignored.
+  // unfinished robots.txt fetch is dropped, and every one's politeness claim is released (with
+  // this turn's claims). A result the transport returns later is ignored.
   void AbortAtDrainDeadline(absl::Duration now) {
     if (!drain_deadline.has_value()) drain_deadline = now + options.drain_timeout;
     if (now < *drain_deadline || transfers.empty()) return;
     for (auto& [id, pending] : transfers) {
+      scheduler.GaveUp(pending.host_key);
       if (!pending.task.has_value()) continue;
       unstarted.push_back(pending.task->lease.lease_id);
       counters.Add(&FetcherStats::drain_aborted);

@@ -212,4 +212,11 @@ HostScheduler::Ended HostScheduler::Finished(const std::string& host_key,
   return Ended{.host = h, .retry_after = retry_after};
 }
 
+void HostScheduler::GaveUp(const std::string& host_key) {
+  auto it = hosts_.find(host_key);
+  HostWork* h = it == hosts_.end() ? nullptr : it->second.get();
+  releases_.push_back({.host_key = host_key, .ip = h != nullptr ? h->ip : std::string()});
+  if (h != nullptr) --h->in_flight;
+}
+
 }  // namespace crawler::fetcher

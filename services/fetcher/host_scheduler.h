@@ -147,6 +147,9 @@ class HostScheduler {
     std::optional<absl::Duration> retry_after;
   };
   Ended Finished(const std::string& host_key, const HttpResult& result);
+  // A request of `host_key` was given up by this fetcher (the drain deadline of a stop): queues
+  // its claim's release as a success of no duration, since the host did nothing wrong.
+  void GaveUp(const std::string& host_key);
 
  private:
   AsyncResolver& resolver_;

@@ -219,11 +219,27 @@ class LoopRun {
     EXPECT_EQ(ledger_->released(), ledger_->granted()) << "claims left held";
   }
 
+  // Stopped once `started` requests are under way, none of which ever progresses: at the drain
+  // deadline the transfers are given up and their leases handed back, and their politeness
+  // claims are released all the same (one left held would block its host, for every fetcher
+  // sharing the store, until it expires).
+  void RunStoppedWhileHeld(size_t started) {
+    for (int h = 1; h < web_.hosts; ++h) frontier_.Add(Web::Url(h, 0), Web::Host(h));
+    transport_->set_hold(true);
+    options_.drain_timeout = absl::Milliseconds(20);
+    FakeTransport* transport = transport_.get();
+    absl::Status run =
+        Run([transport, started](const Fetcher&) { return transport->requests().size() >= started; });
+    EXPECT_TRUE(run.ok()) << run;
+    EXPECT_GE(ledger_->granted(), static_cast<int>(started));
+    EXPECT_EQ(ledger_->released(), ledger_->granted()) << "claims left held";
+  }
+
   // The most transfers that were in flight on one host at once.
   int overlap() const { return transport_->max_in_flight_on_a_host(); }
 
  private:
-  absl::Status Run() {
+  absl::Status Run(const std::function<bool(const Fetcher&)>& stop_when = nullptr) {
     if (store_ == nullptr) return absl::InternalError("no politeness store");
     absl::StatusOr<std::unique_ptr<Fetcher>> fetcher =
         Fetcher::Create(options_, {.frontier = &frontier_,
@@ -235,7 +251,7 @@ class LoopRun {
                                    .observer = &observer_,
                                    .transport = transport_.get()});
     if (!fetcher.ok()) return fetcher.status();
-    return crawler::testing::RunBounded(**fetcher, absl::Seconds(30));
+    return crawler::testing::RunBounded(**fetcher, absl::Seconds(30), stop_when);
   }
 
   // By page number (the same on every host): reached when some page that was fetched (reached,
@@ -313,6 +329,16 @@ TEST_F(FetcherLoopTest, AFrontierThatRefusesTheCrawlLeavesNoClaimHeld) {
                        .store = Store::kInProcess};
   LoopRun run(s, Web{}, /*seed=*/11, /*min_polls=*/2, /*max_polls=*/4, nullptr, Prefix());
   run.RunRefusedMidTransfer(/*started=*/4);
+}
+
+TEST_F(FetcherLoopTest, TransfersGivenUpAtTheDrainDeadlineReleaseTheirClaims) {
+  const LoopSettings s{.delay = absl::ZeroDuration(),
+                       .connections_per_host = 2,
+                       .max_in_flight = 8,
+                       .robots_denials = false,
+                       .store = Store::kInProcess};
+  LoopRun run(s, Web{}, /*seed=*/12, /*min_polls=*/2, /*max_polls=*/4, nullptr, Prefix());
+  run.RunStoppedWhileHeld(/*started=*/4);
 }
 
 std::vector<LoopSettings> AllSettings() {
