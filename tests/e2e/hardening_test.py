@@ -26,9 +26,10 @@ Scenarios:
   small        crawlctl's refusals: a 3 MB pattern that does not compile, a collection whose
                every seed is out of scope, a file of two YAML documents (each exit 2 with a short
                message); a rejected 70 KB seed listed abbreviated with its reason.
-  roles        mutual TLS between a frontier and the scheduler (certificates made with openssl):
-               the scheduler reaches the frontier; a fetcher's certificate may read statistics
-               but not drop a collection (PERMISSION_DENIED); no certificate, or one of another
+  roles        mutual TLS between a frontier, the scheduler and a fetcher (certificates made
+               with openssl): the scheduler reaches the frontier; a fetcher's certificate may read
+               statistics but not drop a collection, nor list another fetcher's archive files
+               (PERMISSION_DENIED), which the scheduler's may; no certificate, or one of another
                CA, does not get past the handshake.
 
 Python 3 with Debian's python3-grpcio and python3-protobuf (/usr/bin/python3): the stubs are
@@ -439,14 +440,16 @@ def scenario_roles(args, checks, work):
     certs, ca = role_certs(work("certs"))
     server = lambda role: ["--tls-cert-file", certs[role][0], "--tls-key-file", certs[role][1],
                            "--tls-client-ca-file", ca]
-    scheduler_peer = ["--peer-tls-ca-file", ca, "--peer-tls-cert-file", certs["scheduler"][0],
-                      "--peer-tls-key-file", certs["scheduler"][1]]
+    peer = lambda role: ["--peer-tls-ca-file", ca, "--peer-tls-cert-file", certs[role][0],
+                         "--peer-tls-key-file", certs[role][1]]
     cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), 1, redis=False,
                       frontier_args=server("frontier"),
-                      scheduler_args=server("scheduler") + scheduler_peer)
+                      scheduler_args=server("scheduler") + peer("scheduler"),
+                      fetcher_args=server("fetcher") + peer("fetcher"))
     try:
         cluster.start_one("frontier", 0, first=True)
         cluster.start_one("scheduler", first=True)
+        cluster.start_one("fetcher", 0, first=True)
         write_collection(work("c.yaml"), "web", ["http://a.test/"])
         cluster.ctl("collections", "create", "-f", work("c.yaml"))
         stats = json.loads(cluster.ctl("stats", "web", json_out=True).stdout)
@@ -456,25 +459,33 @@ def scenario_roles(args, checks, work):
         root = open(ca, "rb").read()
         options = [("grpc.ssl_target_name_override", "crawler-internal")]
 
-        def stub(role):
+        def channel(role, server_role):
             creds = grpc.ssl_channel_credentials(root) if role is None else \
                 grpc.ssl_channel_credentials(root, open(certs[role][1], "rb").read(),
                                              open(certs[role][0], "rb").read())
-            return v1.frontier_pb2_grpc.FrontierStub(grpc.secure_channel(
-                cluster.address("frontier"), creds, options=options))
+            return grpc.secure_channel(cluster.address(server_role, 0), creds, options=options)
+        frontier = lambda role: v1.frontier_pb2_grpc.FrontierStub(channel(role, "frontier"))
+        archive = lambda role: v1.archive_pb2_grpc.ArchiveFilesStub(channel(role, "fetcher"))
         pb = v1.frontier_pb2
-        drop = lambda s: s.DropCollection(pb.DropCollectionRequest(name="web"), metadata=token,
-                                          timeout=10)
-        stats_call = lambda s: s.GetStats(pb.GetStatsRequest(collection="web"), metadata=token,
-                                          timeout=10)
+        drop = lambda role: frontier(role).DropCollection(pb.DropCollectionRequest(name="web"),
+                                                          metadata=token, timeout=10)
+        stats_call = lambda role: frontier(role).GetStats(pb.GetStatsRequest(collection="web"),
+                                                          metadata=token, timeout=10)
+        # The fetcher's archive files go to the scheduler (crawlctl archive pull), never to
+        # another fetcher.
+        files = lambda role: archive(role).ListArchiveFiles(
+            v1.archive_pb2.ListArchiveFilesRequest(collection="web"), metadata=token, timeout=10)
         cases = [("a fetcher's DropCollection", drop, "fetcher", grpc.StatusCode.PERMISSION_DENIED),
                  ("a fetcher's GetStats", stats_call, "fetcher", grpc.StatusCode.OK),
                  ("GetStats without a client certificate", stats_call, None,
                   grpc.StatusCode.UNAVAILABLE),
                  ("GetStats with another CA's certificate", stats_call, "stranger",
-                  grpc.StatusCode.UNAVAILABLE)]
+                  grpc.StatusCode.UNAVAILABLE),
+                 ("a fetcher's ListArchiveFiles", files, "fetcher",
+                  grpc.StatusCode.PERMISSION_DENIED),
+                 ("the scheduler's ListArchiveFiles", files, "scheduler", grpc.StatusCode.OK)]
         for what, call, role, want in cases:
-            code = rpc_code(lambda: call(stub(role)))
+            code = rpc_code(lambda: call(role))
             checks.check(code == want, f"{what}: {code.name}, expected {want.name}")
         stats = json.loads(cluster.ctl("stats", "web", json_out=True).stdout)
         checks.check(int(stats.get("seen_urls", stats.get("seenUrls", 0))) == 1,
