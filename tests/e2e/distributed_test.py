@@ -26,10 +26,12 @@ Scenarios:
              survive, and while the scheduler is down crawlctl answers UNAVAILABLE (exit 3)
              within its deadline instead of hanging.
   freeze     N = 2, 30 hosts x 400 pages, 300 ms delay; frontier 1 is frozen (SIGSTOP) for 60 s
-             mid-crawl: fetcher 0 fetches at least 80% of its pages per second of before
-             meanwhile (what it owes frontier 1 is kept on disk), logs the outage once and the
-             recovery once, and after the thaw coverage is 100%, no page is fetched twice and no
-             request to a host follows the previous one sooner than the delay.
+             mid-crawl, once the crawl is at full pace: fetcher 0 fetches at least 80% of its
+             pages per second of the 10 s before meanwhile (what it owes frontier 1 is kept on
+             disk), logs the outage once and the recovery once, and after the thaw coverage is
+             100%, no page is fetched twice and no request to a host follows the previous one
+             sooner than the delay (websim's log; the gaps under it are counted and reported).
+  frontier_down  the same with frontier 1 killed (SIGKILL) and restarted 25 s later.
 
 Python 3 standard library only; every wait is bounded and every process stopped in a `finally`.
 """
@@ -51,8 +53,8 @@ from crawlertest.cluster import Cluster, ClusterError  # noqa: E402
 from crawl_websim_test import check_duplicates_none, check_partition_owners  # noqa: E402
 from crawlertest.e2e import (  # noqa: E402
     Fatal, Websim, archived_pages, cap_excess, check_coverage, check_crawl_log_pages,
-    check_politeness, check_robots_fetches, monotonic_ns, read_crawl_log, revisit_times,
-    run_scenario, wait_until)
+    check_politeness, check_robots_fetches, monotonic_ns, politeness_gaps, read_crawl_log,
+    revisit_times, run_scenario, wait_until)
 
 DELAY_MS = 50
 CRAWL_TIMEOUT_S = 300
@@ -316,6 +318,9 @@ def scenario_faults(args, checks, work):
 
 FREEZE_DELAY_MS = 300
 FREEZE_S = 60
+DOWN_S = 25
+STEADY_S = 15  # the crawl's ramp-up (robots.txt, the first leases) is over by then
+BEFORE_S = 10  # the pace before the fault is measured over this long
 
 
 def partition_rate(requests, partition, start_ns, end_ns):
@@ -330,6 +335,16 @@ def scenario_freeze(args, checks, work):
     """A frontier frozen (SIGSTOP) for 60 s in the middle of a crawl: the other partition's
     fetcher crawls on at its pace, keeping the outlinks it owes the frozen one, and after it
     thaws every page is fetched once, politely."""
+    frontier_outage(args, checks, work, "freeze")
+
+
+def scenario_frontier_down(args, checks, work):
+    """The same with frontier 1 killed (SIGKILL) and restarted 25 s later: its port refuses
+    connections meanwhile instead of leaving calls unanswered."""
+    frontier_outage(args, checks, work, "down")
+
+
+def frontier_outage(args, checks, work, kind):
     n = 2
     sim = Websim(args.websim, work, hosts=30, pages=400, seed=25).start()
     cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), n,
@@ -341,15 +356,24 @@ def scenario_freeze(args, checks, work):
         cluster.ctl("collections", "create", "-f", work("coll.yaml"))
         truth, _ = sim.truth()
         total = len(truth["page"] | truth["seed"])
-        wait_until(lambda: sum(1 for r in sim.requests() if r.target != "/robots.txt")
-                   >= 0.15 * total, CRAWL_TIMEOUT_S, "15% of the pages")
-        frozen = cluster.procs[("frontier", 1)].proc
+
+        def steady():
+            pages = [r for r in sim.requests() if r.target != "/robots.txt"]
+            return (len(pages) >= 0.15 * total and
+                    monotonic_ns() - pages[0].ns >= (STEADY_S + BEFORE_S) * 10**9)
+        wait_until(steady, CRAWL_TIMEOUT_S, "15% of the pages, at full pace")
         stop_ns = monotonic_ns()
-        os.kill(frozen.pid, signal.SIGSTOP)
-        time.sleep(FREEZE_S)
-        os.kill(frozen.pid, signal.SIGCONT)
+        if kind == "freeze":
+            frozen = cluster.procs[("frontier", 1)].proc
+            os.kill(frozen.pid, signal.SIGSTOP)
+            time.sleep(FREEZE_S)
+            os.kill(frozen.pid, signal.SIGCONT)
+            frozen = None
+        else:
+            cluster.kill9("frontier", 1)
+            time.sleep(DOWN_S)
+            cluster.restart("frontier", 1)
         cont_ns = monotonic_ns()
-        frozen = None
         final = wait_finished(cluster, ["web"])["web"]
         logs = {k: cluster.procs[("fetcher", k)].log() for k in range(n)}
     finally:
@@ -359,10 +383,10 @@ def scenario_freeze(args, checks, work):
         sim.stop()
         check_stop_codes(checks, codes)
     requests = sim.requests()
-    before = partition_rate(requests, 0, stop_ns - 15 * 10**9, stop_ns)
+    before = partition_rate(requests, 0, stop_ns - BEFORE_S * 10**9, stop_ns)
     during = partition_rate(requests, 0, stop_ns, cont_ns)
     checks.check(before > 0 and during >= 0.8 * before,
-                 f"partition 0 fetched {during:.1f} pages/s while frontier 1 was frozen, "
+                 f"partition 0 fetched {during:.1f} pages/s while frontier 1 was out, "
                  f"{before:.1f} before (at least 80%)")
     counts, coverage = check_coverage(checks, requests, truth)
     repeated = check_duplicates_none(checks, counts)
@@ -373,10 +397,12 @@ def scenario_freeze(args, checks, work):
     checks.check(len(outage) == 1 and len(recovery) == 1,
                  f"fetcher 0 logged the outage {len(outage)} and the recovery {len(recovery)} "
                  f"times (once each)")
-    print(f"freeze: frontier 1 stopped {FREEZE_S} s; partition 0 fetched {before:.1f} pages/s "
-          f"before and {during:.1f} during; coverage {coverage:.2f}% of {total} pages, "
-          f"{repeated} fetched twice, min gap {(min_gap or 0) / 1e6:.1f} ms over {gap_count} "
-          f"gaps; fetcher 0 said: {' / '.join(outage + recovery)}", flush=True)
+    under = sum(1 for g in politeness_gaps(requests)[0] if g[0] < FREEZE_DELAY_MS * 1_000_000)
+    print(f"{kind}: frontier 1 out {(cont_ns - stop_ns) / 1e9:.0f} s; partition 0 fetched "
+          f"{before:.1f} pages/s before and {during:.1f} during; coverage {coverage:.2f}% of "
+          f"{total} pages, {repeated} fetched twice; {gap_count} gaps between requests to one "
+          f"host, smallest {(min_gap or 0) / 1e6:.1f} ms, {under} under the {FREEZE_DELAY_MS} ms "
+          f"delay; fetcher 0 said: {' / '.join(outage + recovery)}", flush=True)
 
 
 REVISIT_BUDGET_PER_S = 10
@@ -442,7 +468,7 @@ def scenario_revisit(args, checks, work):
 SCENARIOS = {"n2": lambda a, c, w: scenario_partitions(a, c, w, 2),
              "n3": lambda a, c, w: scenario_partitions(a, c, w, 3),
              "two": scenario_two, "faults": scenario_faults, "revisit": scenario_revisit,
-             "freeze": scenario_freeze}
+             "freeze": scenario_freeze, "frontier_down": scenario_frontier_down}
 
 
 def main():

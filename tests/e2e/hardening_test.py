@@ -281,8 +281,8 @@ def scenario_internal_auth(args, checks, work):
                              "crawler_frontier_rpc_errors_total", {"code": "UNAUTHENTICATED"})
         checks.check(refused >= 2, f"frontier-0 counted {refused:.0f} refused calls, not 2")
         stats = json.loads(cluster.ctl("stats", "web", json_out=True).stdout)
-        checks.check(int(stats.get("partitionsReporting", stats.get("partitions_reporting", 0)))
-                     == 2, f"a partition lost the collection: {stats}")
+        reporting = int(stats.get("partitionsReporting", stats.get("partitions_reporting", 0)))
+        checks.check(reporting == 2, f"a partition lost the collection: {stats}")
         seen = int(stats.get("seenUrls", stats.get("seen_urls", 0)))
         checks.check(seen == 20, f"the partitions hold {seen} URLs, not the 20 seeds")
         for role, port in (("frontier", 50050), ("dedup", 50051), ("fetcher", 50053),
@@ -292,8 +292,8 @@ def scenario_internal_auth(args, checks, work):
                          f"crawlerd {role}'s internal port does not default to loopback")
         print(f"internal_auth: {refused_here} of {len(attempts)} calls without the internal token "
               f"refused; "
-              f"frontier-0 counted {refused:.0f}; the collection intact on both partitions "
-              f"({seen} URLs)", flush=True)
+              f"frontier-0 counted {refused:.0f}; {reporting} of 2 partitions hold the "
+              f"collection ({seen} URLs)", flush=True)
     finally:
         codes = cluster.stop()
         checks.check(all(c == 0 for c in codes.values()), f"exit codes: {codes}")
@@ -542,6 +542,7 @@ def scenario_big_definitions(args, checks, work):
             checks.check(out.returncode == 0, f"creating big{c}: {out.stderr.strip()[-500:]}")
             cluster.ctl("collections", "pause", f"big{c}", check=False)
         out = cluster.ctl("collections", "list", check=False, timeout_s=60)
+        listed = out.returncode
         checks.check(out.returncode == 0, f"collections list exited {out.returncode}: "
                                           f"{out.stderr.strip()[-500:]}")
         write_collection(work("web.yaml"), "web", sim.seeds())
@@ -559,7 +560,8 @@ def scenario_big_definitions(args, checks, work):
                           for k in range(2))
         checks.check(unreachable == 0, f"fetchers logged 'scheduler unreachable' {unreachable} "
                                        f"times")
-        print(f"big_definitions: 4 collections of 9,000 seeds x 2 KB listed; a new collection "
+        print(f"big_definitions: 4 collections of 9,000 seeds x 2 KB, `collections list` exit "
+              f"{listed}; a new collection "
               f"crawled {pages} of {expected} pages; fetchers lost the scheduler {unreachable} "
               f"times", flush=True)
     finally:
@@ -650,6 +652,7 @@ def scenario_small(args, checks, work):
         write_collection(work("regex.yaml"), "regex", ["http://a.test/"],
                          [f"exclude: ['({'a' * (3 << 20)}']"])
         out = cluster.ctl("collections", "create", "-f", work("regex.yaml"), check=False)
+        seen = [f"a 3 MB bad pattern: exit {out.returncode}, {len(out.stderr)} bytes of error"]
         checks.check(out.returncode == 2 and len(out.stderr) < 4096 and
                      "pattern" in out.stderr,
                      f"a 3 MB bad pattern: exit {out.returncode}, {len(out.stderr)} bytes of "
@@ -658,6 +661,7 @@ def scenario_small(args, checks, work):
         write_collection(work("out.yaml"), "out", ["http://a.example.org/"],
                          ["allow_host_suffixes: [test]"])
         out = cluster.ctl("collections", "create", "-f", work("out.yaml"), check=False)
+        seen.append(f"seeds all out of scope: exit {out.returncode}")
         checks.check(out.returncode == 2 and "host_not_allowed" in out.stderr,
                      f"a collection whose seeds are all out of scope: exit {out.returncode}: "
                      f"{out.stderr.strip()[:300]} {out.stdout[:200]}")
@@ -668,6 +672,7 @@ def scenario_small(args, checks, work):
             f.write(f"http://a.test/{'c' * 70000}\n")
         out = cluster.ctl("seeds", "add", "ok", work("seeds.txt"), check=False)
         line = next((l for l in out.stdout.splitlines() if "a.test/ccc" in l), "")
+        seen.append(f"a rejected 70 KB seed listed in {len(line)} bytes")
         checks.check(out.returncode == 0 and len(line) < 400 and "trap_too_long" in line,
                      f"a rejected 70 KB seed is listed as {len(line)} bytes: {line[:120]}"
                      f"...{line[-60:]}")
@@ -675,10 +680,10 @@ def scenario_small(args, checks, work):
         with open(work("two.yaml"), "w") as f:
             f.write("name: one\nseeds: [http://a.test/]\n---\nname: two\nseeds: [http://b.test/]\n")
         out = cluster.ctl("collections", "create", "-f", work("two.yaml"), check=False)
+        seen.append(f"two YAML documents: exit {out.returncode}")
         checks.check(out.returncode == 2 and "document" in out.stderr,
                      f"a file of two collections: exit {out.returncode}: {out.stderr.strip()[:200]}")
-        print("small: a 3 MB bad pattern, seeds all out of scope and two YAML documents refused "
-              "(exit 2, short errors); a 70 KB rejected seed listed with its reason", flush=True)
+        print(f"small: {'; '.join(seen)}", flush=True)
     finally:
         stopped = cluster.stop()
         checks.check(all(c == 0 for c in stopped.values()), f"exit codes: {stopped}")
