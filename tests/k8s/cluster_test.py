@@ -9,7 +9,9 @@ with no route out, and stops at the end.
   3. websim as a pod (with a Service), its request log and ground truth on a hostPath volume;
   4. `helm install` with N = 2 partitions, the bundled Redis, no cluster DNS (peers found by the
      Services' environment variables), internal authentication on (the chart's defaults: mutual
-     TLS with its own CA and a certificate per role, and an internal token);
+     TLS with its own CA and a certificate per role, and an internal token); every pod under the
+     chart's ServiceAccount with no API token; the disruption budgets enforced by the eviction
+     API (a second frontier partition may not be evicted while the first is down);
   5. collections created with crawlctl through `kubectl port-forward`: `web1` undisturbed, every
      allowed page fetched exactly once (websim's log) and the statistics match; then two pods
      posing as fetchers without the credential (one plaintext, one with a role certificate but
@@ -338,6 +340,39 @@ def wait_rolled(kube, before, timeout_s=300):
     wait_until(done, timeout_s, "every crawler pod rolled and ready", poll_s=2)
 
 
+def check_cluster_fit(kube, checks):
+    """The chart's objects for a real cluster: every pod under the release's ServiceAccount with
+    no API token mounted, and the two disruption budgets (policy/v1beta1 on 1.20), which the
+    eviction API enforces: one frontier partition evicted and not yet back, a second eviction is
+    refused. Ends with every crawler pod ready again."""
+    for name, pod in kube.crawler_pods().items():
+        mounts = [m["mountPath"] for c in pod["spec"]["containers"] for m in c.get("volumeMounts", [])]
+        checks.check(pod["spec"].get("serviceAccountName") == RELEASE and
+                     not any("serviceaccount" in m for m in mounts),
+                     f"{name}: service account {pod['spec'].get('serviceAccountName')}, mounts {mounts}")
+    budgets = {b["metadata"]["name"]: b for b in kube.json("get", "pdb")["items"]}
+    checks.check(sorted(budgets) == [f"{RELEASE}-fetcher", f"{RELEASE}-frontier"],
+                 f"disruption budgets: {sorted(budgets)}")
+    wait_until(lambda: kube.json("get", "pdb", f"{RELEASE}-frontier")
+               .get("status", {}).get("disruptionsAllowed") == 1, 120,
+               "the frontier budget allows one disruption", poll_s=1)
+    before = len(kube.crawler_pods())
+
+    def evict(pod):
+        body = json.dumps({"apiVersion": "policy/v1beta1", "kind": "Eviction",
+                           "metadata": {"name": pod, "namespace": NAMESPACE}})
+        return kube("create", "--raw", f"/api/v1/namespaces/{NAMESPACE}/pods/{pod}/eviction",
+                    "-f", "-", stdin=body, check=False)
+    first, second = evict(f"{RELEASE}-frontier-0-0"), evict(f"{RELEASE}-frontier-1-0")
+    checks.check(first.returncode == 0, f"evicting frontier 0: {first.stderr.strip()[-300:]}")
+    refusal = second.stderr.strip()
+    checks.check(second.returncode != 0 and ("429" in refusal or "disruption budget" in refusal),
+                 f"evicting frontier 1 with frontier 0 down was not refused: {refusal[-300:]}")
+    log(f"disruption budgets {sorted(budgets)}: frontier 0 evicted, frontier 1 refused "
+        f"({refusal.splitlines()[-1][:160] if refusal else 'no message'})")
+    wait_all_ready(kube, before)
+
+
 def wait_all_ready(kube, count, timeout_s=300):
     def done():
         pods = kube.crawler_pods()
@@ -631,6 +666,10 @@ def inner(args):
             checks.check(ctx.get("readOnlyRootFilesystem") is True and
                          pod["spec"].get("securityContext", {}).get("runAsNonRoot") is True,
                          f"{name}: not read-only or may run as root")
+
+        t = time.monotonic()
+        check_cluster_fit(kube, checks)
+        timings["service account and disruption budgets"] = time.monotonic() - t
 
         token = base64.b64decode(kube.json("get", "secret", f"{RELEASE}-admin-token")["data"]["token"])
         token_file = os.path.join(work, "admin.token")

@@ -166,12 +166,92 @@ def scenario_chart(checks):
     replicas = [o["spec"]["replicas"] for o in objs if o["metadata"]["name"] == "crawler-fetcher-0"]
     checks.check(replicas == [2], f"fetcher replicas per partition: {replicas}")
 
+    # What a real cluster's operator expects: a ServiceAccount without a token, disruption
+    # budgets in the API the cluster has, frontier partitions spread over the nodes, and each
+    # component's own scheduling, priority and extra env/volumes over the chart-wide ones.
+    out = render()
+    objs = validate_with_node(checks, out.stdout, "default values")
+    accounts = [o["metadata"]["name"] for o in objs if o["kind"] == "ServiceAccount"]
+    checks.check(accounts == ["crawler"] and all(
+        o["automountServiceAccountToken"] is False for o in objs if o["kind"] == "ServiceAccount"),
+        f"service accounts: {accounts}")
+    for name, spec in pod_specs(objs).items():
+        checks.check(spec.get("serviceAccountName") == "crawler" and
+                     spec.get("automountServiceAccountToken") is False,
+                     f"{name}: service account {spec.get('serviceAccountName')}, token "
+                     f"{spec.get('automountServiceAccountToken')}")
+    budgets = {o["metadata"]["name"]: o for o in objs if o["kind"] == "PodDisruptionBudget"}
+    checks.check(sorted(budgets) == ["crawler-fetcher", "crawler-frontier"] and all(
+        b["apiVersion"] == "policy/v1" and b["spec"]["maxUnavailable"] == 1 and
+        b["spec"]["selector"]["matchLabels"]["app.kubernetes.io/component"] in b["metadata"]["name"]
+        for b in budgets.values()), f"disruption budgets: {budgets}")
+    spread = pod_specs(objs).get("crawler-frontier-1", {}).get("topologySpreadConstraints", [])
+    checks.check(len(spread) == 1 and spread[0]["topologyKey"] == "kubernetes.io/hostname" and
+                 spread[0]["whenUnsatisfiable"] == "ScheduleAnyway" and
+                 "crawler.io/partition" not in spread[0]["labelSelector"]["matchLabels"],
+                 f"frontier 1 is not spread with every partition: {spread}")
+    checks.check("topologySpreadConstraints" not in pod_specs(objs).get("crawler-dedup", {}),
+                 "dedup spread by default")
+    out = run([HELM, "template", "crawler", CHART, "--kube-version", "1.20.0"])
+    objs = validate_with_node(checks, out.stdout, "Kubernetes 1.20")
+    versions = sorted({o["apiVersion"] for o in objs if o["kind"] == "PodDisruptionBudget"})
+    checks.check(versions == ["policy/v1beta1"], f"disruption budgets on 1.20: {versions}")
+    out = render("nodeSelector.disk=ssd", "frontier.nodeSelector.disk=nvme",
+                 "tolerations[0].key=crawl", "tolerations[0].operator=Exists",
+                 "fetcher.priorityClassName=crawl-high", "frontier.spreadAcrossNodes=false",
+                 "fetcher.extraEnv[0].name=TZ", "fetcher.extraEnv[0].value=UTC",
+                 "fetcher.extraVolumes[0].name=cache", "fetcher.extraVolumes[0].emptyDir.medium=Memory",
+                 "fetcher.extraVolumeMounts[0].name=cache",
+                 "fetcher.extraVolumeMounts[0].mountPath=/cache",
+                 "serviceAccount.create=false", "podDisruptionBudget.enabled=false")
+    objs = validate_with_node(checks, out.stdout, "scheduling values")
+    specs = pod_specs(objs)
+    frontier, fetcher = specs.get("crawler-frontier-0", {}), specs.get("crawler-fetcher-0", {})
+    checks.check(frontier.get("nodeSelector") == {"disk": "nvme"} and
+                 fetcher.get("nodeSelector") == {"disk": "ssd"} and
+                 fetcher.get("tolerations") == [{"key": "crawl", "operator": "Exists"}],
+                 f"node selectors {frontier.get('nodeSelector')} {fetcher.get('nodeSelector')}")
+    checks.check("topologySpreadConstraints" not in frontier, "frontier spread when turned off")
+    checks.check(fetcher.get("priorityClassName") == "crawl-high" and
+                 "priorityClassName" not in frontier, "priority class")
+    container = fetcher.get("containers", [{}])[0]
+    checks.check(container.get("env") == [{"name": "TZ", "value": "UTC"}] and
+                 {"name": "cache", "mountPath": "/cache"} in container.get("volumeMounts", []) and
+                 {"name": "cache", "emptyDir": {"medium": "Memory"}} in fetcher.get("volumes", []),
+                 f"fetcher extras: {container.get('env')} {container.get('volumeMounts')}")
+    checks.check(not any(o["kind"] in ("ServiceAccount", "PodDisruptionBudget") for o in objs) and
+                 frontier.get("serviceAccountName") == "default",
+                 "serviceAccount.create=false or podDisruptionBudget.enabled=false still made one")
+
+    # The Prometheus Operator's objects, off by default; the rules are files/alerts.yml's.
+    checks.check(not any(o["apiVersion"].startswith("monitoring.coreos.com") for o in objs),
+                 "Prometheus Operator objects by default")
+    out = render("metrics.podMonitor.enabled=true", "metrics.podMonitor.labels.release=kps",
+                 "metrics.prometheusRule.enabled=true")
+    objs = validate_with_node(checks, out.stdout, "Prometheus Operator objects")
+    monitors = [o for o in objs if o["kind"] == "PodMonitor"]
+    rules = [o for o in objs if o["kind"] == "PrometheusRule"]
+    checks.check(len(monitors) == 1 and monitors[0]["metadata"]["labels"].get("release") == "kps"
+                 and monitors[0]["spec"]["podMetricsEndpoints"][0]["port"] == "metrics",
+                 f"PodMonitor: {monitors}")
+    read = run(["node", "-e", "const { parse } = require(process.env.NODE_TOOLS + "
+                "'/node_modules/yaml'); console.log(JSON.stringify(parse(require('fs')"
+                ".readFileSync(process.argv[1], 'utf8'))))",
+                os.path.join(ROOT, "deploy", "prometheus", "alerts.yml")],
+               env={**os.environ, "NODE_TOOLS": NODE_TOOLS})
+    alerts = json.loads(read.stdout) if read.returncode == 0 else read.stderr
+    checks.check(len(rules) == 1 and rules[0]["spec"] == alerts,
+                 "the PrometheusRule's groups are not deploy/prometheus/alerts.yml's")
+
     # Values the schema or the templates refuse, each with a message naming the value.
     for sets, words in [(["partitions=0"], "partitions"),
                         (["redis.external=http://x"], "redis.external"),
                         (["fetcher.replicasPerPartition=2", "redis.enabled=false"], "Redis"),
                         (["unknownKey=1"], "unknownKey"),
-                        (["image.pullPolicy=Sometimes"], "pullPolicy")]:
+                        (["image.pullPolicy=Sometimes"], "pullPolicy"),
+                        (["podDisruptionBudget.maxUnavailable=0"], "maxUnavailable"),
+                        (["frontier.extraEnv[0].value=x"], "name"),
+                        (["metrics.podMonitor.interval=often"], "interval")]:
         out = render(*sets)
         checks.check(out.returncode != 0 and words in out.stderr,
                      f"helm template {sets} should fail naming {words}: {out.stderr.strip()[-300:]}")

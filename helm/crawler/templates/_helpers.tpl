@@ -90,30 +90,55 @@ livenessProbe:
   failureThreshold: {{ $p.liveness.failureThreshold }}
 {{- end -}}
 
-{{/* The pod-level parts every workload shares. */}}
+{{/* The pod-level parts every workload shares, and its component's scheduling:
+(dict "root" $ "component" "frontier"). */}}
 {{- define "crawler.podCommon" -}}
-{{- with .Values.imagePullSecrets }}
+{{- $root := .root -}}
+{{- $v := index $root.Values .component -}}
+{{- with $root.Values.imagePullSecrets }}
 imagePullSecrets:
 {{- toYaml . | nindent 2 }}
 {{- end }}
+serviceAccountName: {{ include "crawler.serviceAccountName" $root }}
+automountServiceAccountToken: {{ $root.Values.serviceAccount.automountToken }}
 securityContext:
-{{- toYaml .Values.podSecurityContext | nindent 2 }}
-enableServiceLinks: {{ not .Values.clusterDNS }}
-{{- if not .Values.clusterDNS }}
+{{- toYaml $root.Values.podSecurityContext | nindent 2 }}
+enableServiceLinks: {{ not $root.Values.clusterDNS }}
+{{- if not $root.Values.clusterDNS }}
 dnsPolicy: Default
 {{- end }}
-{{- with .Values.nodeSelector }}
+{{- with ($v.nodeSelector | default $root.Values.nodeSelector) }}
 nodeSelector:
 {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .Values.tolerations }}
+{{- with ($v.tolerations | default $root.Values.tolerations) }}
 tolerations:
 {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .Values.affinity }}
+{{- with ($v.affinity | default $root.Values.affinity) }}
 affinity:
 {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- $spread := $v.topologySpreadConstraints | default $root.Values.topologySpreadConstraints | default list }}
+{{- if $v.spreadAcrossNodes }}
+{{- $selector := include "crawler.selector" (dict "root" $root "component" .component) | fromYaml }}
+{{- $spread = append $spread (dict "maxSkew" 1 "topologyKey" "kubernetes.io/hostname" "whenUnsatisfiable" "ScheduleAnyway" "labelSelector" (dict "matchLabels" $selector)) }}
+{{- end }}
+{{- with $spread }}
+topologySpreadConstraints:
+{{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with ($v.priorityClassName | default $root.Values.priorityClassName) }}
+priorityClassName: {{ . | quote }}
+{{- end }}
+{{- end -}}
+
+{{- define "crawler.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- .Values.serviceAccount.name | default (include "crawler.fullname" .) -}}
+{{- else -}}
+{{- .Values.serviceAccount.name | default "default" -}}
+{{- end -}}
 {{- end -}}
 
 {{/* The persistent volume claim template "data" of a StatefulSet (its storage block). */}}

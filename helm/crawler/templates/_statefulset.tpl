@@ -30,7 +30,7 @@ spec:
       annotations:
         {{- include "crawler.podAnnotations" (dict "root" $root) | nindent 8 }}
     spec:
-      {{- include "crawler.podCommon" $root | trim | nindent 6 }}
+      {{- include "crawler.podCommon" (dict "root" $root "component" .role) | trim | nindent 6 }}
       terminationGracePeriodSeconds: {{ $v.terminationGracePeriodSeconds }}
       containers:
         - name: {{ .role }}
@@ -53,6 +53,10 @@ spec:
             {{- if .adminToken }}
             - {name: admin, containerPort: {{ $root.Values.ports.admin }}}
             {{- end }}
+          {{- with $v.extraEnv }}
+          env:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
           {{- include "crawler.probes" $root | nindent 10 }}
           resources:
             {{- toYaml $v.resources | nindent 12 }}
@@ -73,6 +77,9 @@ spec:
             {{- end }}
             {{- if and (eq .role "fetcher") $root.Values.redis.passwordSecret }}
             - {name: redis-password, mountPath: /etc/crawler/redis, readOnly: true}
+            {{- end }}
+            {{- with $v.extraVolumeMounts }}
+            {{- toYaml . | nindent 12 }}
             {{- end }}
       volumes:
         - name: config
@@ -109,6 +116,9 @@ spec:
           secret:
             secretName: {{ $root.Values.redis.passwordSecret }}
             defaultMode: 0440
+        {{- end }}
+        {{- with $v.extraVolumes }}
+        {{- toYaml . | nindent 8 }}
         {{- end }}
   {{- include "crawler.dataClaim" $v.storage | nindent 2 }}
 {{- end -}}
