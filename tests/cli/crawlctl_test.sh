@@ -46,6 +46,14 @@ expect_rc 2 "unreadable token file" "$crawlctl" "${server[@]}" --token-file "$tm
   collections list
 expect_rc 2 "missing seed file" "$crawlctl" "${server[@]}" seeds add x "$tmp/none.txt"
 expect_rc 2 "unknown command" "$crawlctl" frobnicate
+# A definition over the server's 4 MiB even without its seeds (a 10 MB pattern): the server
+# would read it whole and answer RESOURCE_EXHAUSTED; it is the input that is too large.
+python3 -c 'print("name: x\nseeds: [https://a.example/]\nexclude: [\"" + "a" * 10_000_000 + "\"]")' \
+  >"$tmp/huge.yaml"
+expect_rc 2 "a 10 MB pattern" "$crawlctl" "${server[@]}" collections create -f "$tmp/huge.yaml"
+grep -q "more than the 4 MiB the server accepts in one request" "$tmp/err" \
+  || fail "a 10 MB pattern: message: $(head -c 300 "$tmp/err")"
+[ "$(wc -c <"$tmp/err")" -lt 1000 ] || fail "a 10 MB pattern: the message echoes the pattern"
 
 # An unreachable scheduler: exit 3 with the address, well within the deadline.
 start=$(date +%s)

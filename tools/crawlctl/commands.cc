@@ -137,6 +137,9 @@ int CreateCollection(Session& session, const CollectionFile& file) {
 int UpdateCollection(Session& session, const std::string& name, const CollectionFile& file) {
   absl::StatusOr<v1::UpdateCollectionRequest> request = BuildUpdateRequest(name, file);
   if (!request.ok()) return session.FailInput(request.status());
+  if (absl::Status fits = FitsOneRequest(request->ByteSizeLong(), "the update"); !fits.ok()) {
+    return session.FailInput(fits);
+  }
   v1::CollectionInfo info;
   const grpc::Status status = session.stub().UpdateCollection(session.NewContext().get(),
                                                               *request, &info);

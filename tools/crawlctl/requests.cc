@@ -10,6 +10,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "services/collections/collection_keys.h"
 #include "services/collections/grpc/collection_convert.h"
 #include "services/common/config/key_table.h"
@@ -188,9 +189,21 @@ absl::StatusOr<std::vector<std::string>> SplitOffSeeds(v1::CreateCollectionReque
     bytes += collection.seeds(keep).size() + 8;  // a seed's tag and length, generously
     ++keep;
   }
+  if (absl::Status fits = FitsOneRequest(bytes, "the collection's definition without its seeds");
+      !fits.ok()) {
+    return fits;
+  }
   std::vector<std::string> rest(collection.seeds().begin() + keep, collection.seeds().end());
   collection.mutable_seeds()->DeleteSubrange(keep, collection.seeds_size() - keep);
   return rest;
+}
+
+absl::Status FitsOneRequest(size_t bytes, std::string_view what) {
+  if (bytes <= kServerMaxRequestBytes) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s takes %.1f MiB, more than the %d MiB the server accepts in one request: a pattern or "
+      "another key is too large",
+      what, static_cast<double>(bytes) / (1 << 20), kServerMaxRequestBytes >> 20));
 }
 
 std::vector<v1::ExplainUrlRequest> BuildExplainRequests(const std::string& collection,

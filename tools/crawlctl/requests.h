@@ -20,8 +20,14 @@
 
 namespace crawler::crawlctl {
 
-// What crawlctl puts in one request or stream message at most: half of the server's 4 MiB.
-inline constexpr size_t kMaxRequestBytes = size_t{2} << 20;
+// The largest request the scheduler's admin port accepts (docs/api.md).
+inline constexpr size_t kServerMaxRequestBytes = size_t{4} << 20;
+// What crawlctl puts in one request or stream message at most: half of the server's limit.
+inline constexpr size_t kMaxRequestBytes = kServerMaxRequestBytes / 2;
+
+// kInvalidArgument when a request of `bytes` would be over the server's limit (which it would
+// answer RESOURCE_EXHAUSTED, after reading it whole): what is too large is the user's input.
+absl::Status FitsOneRequest(size_t bytes, std::string_view what);
 
 // A collection as a YAML file defines it, and which of its keys the file set.
 struct CollectionFile {
@@ -44,7 +50,8 @@ absl::StatusOr<v1::CreateCollectionRequest> BuildCreateRequest(const CollectionF
 // `max_bytes` keeps the first of them (at least one) and returns the others, which go in with
 // AddSeeds after the create. kInvalidArgument, the request unchanged, for a same_site_only
 // (or focused) collection: its scope's sites are those of the seeds given at creation, so its
-// seeds cannot be split.
+// seeds cannot be split; kInvalidArgument too when the definition is over the server's limit
+// without its seeds (a huge pattern).
 absl::StatusOr<std::vector<std::string>> SplitOffSeeds(v1::CreateCollectionRequest& request,
                                                        size_t max_bytes = kMaxRequestBytes);
 

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/collections/collection_keys.h"
 
@@ -206,6 +207,21 @@ TEST(SplitOffSeedsTest, SeedsPastOneRequestFollowAndSameSiteScopesAreRefused) {
   const size_t before = site.collection().seeds_size();
   EXPECT_TRUE(absl::IsInvalidArgument(SplitOffSeeds(site).status()));
   EXPECT_EQ(static_cast<size_t>(site.collection().seeds_size()), before);
+}
+
+TEST(SplitOffSeedsTest, ADefinitionOverTheServersLimitWithoutItsSeedsIsAnInputError) {
+  CollectionFile file =
+      *ParseCollectionYaml("name: big\nseeds: [https://a.example/, https://b.example/]\n", "c");
+  v1::CreateCollectionRequest request = *BuildCreateRequest(file);
+  // A 5 MiB pattern: the server would read it whole and answer RESOURCE_EXHAUSTED.
+  request.mutable_collection()->mutable_scope()->add_exclude_patterns(std::string(5 << 20, 'a'));
+  absl::StatusOr<std::vector<std::string>> rest = SplitOffSeeds(request);
+  ASSERT_TRUE(absl::IsInvalidArgument(rest.status())) << rest.status();
+  EXPECT_THAT(std::string(rest.status().message()),
+              ::testing::HasSubstr("without its seeds takes 5.0 MiB, more than the 4 MiB the server "
+                        "accepts in one request"));
+  EXPECT_TRUE(FitsOneRequest(kServerMaxRequestBytes, "x").ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(FitsOneRequest(kServerMaxRequestBytes + 1, "x")));
 }
 
 TEST(BuildExplainRequestsTest, AtMostOneHundredUrlsEach) {
