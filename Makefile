@@ -6,7 +6,7 @@ JOBS        ?= $(shell nproc)
 FUZZ_DIR    ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps configure build test crawl demo cluster cluster-demo images bench bench-recrawl bench-distributed bench-frontier fuzz clean
+.PHONY: deps configure build test crawl demo cluster cluster-demo images bench bench-recrawl bench-distributed bench-frontier bench-redis fuzz clean
 
 deps:
 	./scripts/install-deps.sh
@@ -61,6 +61,12 @@ bench-recrawl: deps
 # distributed crawl against the standalone crawl, on the same web, in the same run.
 bench-distributed: build
 	PYTHONPATH=tests python3 bench/distributed/run.py --build-dir $(BUILD_DIR)
+
+# bench/politeness-redis: memory per host and address in Redis, and the claims one Redis serves
+# to 1, 4 and 16 fetchers (~40 s; docs/benchmarks.md).
+bench-redis: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target redis_scale_bench
+	./$(BUILD_DIR)/bench/politeness-redis/redis_scale_bench
 
 # bench/frontier-scale: one frontier partition at 10^6, 10^7 and 10^8 known URLs over 10^6 hosts,
 # through its core and its gRPC server, then 10^4 .. 10^6 hosts ready at once (docs/benchmarks.md).

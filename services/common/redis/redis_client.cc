@@ -76,6 +76,16 @@ std::string ReplyError(const redisReply& reply) {
   return std::string(reply.str, reply.len);
 }
 
+std::optional<std::string_view> ReplyText(const redisReply& reply) {
+  if (reply.type != REDIS_REPLY_STRING && reply.type != REDIS_REPLY_STATUS) return std::nullopt;
+  return std::string_view(reply.str, reply.len);
+}
+
+std::optional<int64_t> ReplyInteger(const redisReply& reply) {
+  if (reply.type != REDIS_REPLY_INTEGER) return std::nullopt;
+  return reply.integer;
+}
+
 absl::StatusOr<std::unique_ptr<RedisConnection>> RedisConnection::Connect(
     const RedisOptions& options) {
   redisContext* context = redisConnectWithTimeout(options.address.host.c_str(),

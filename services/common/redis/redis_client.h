@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,9 @@ using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
 
 // The reply's error text, if it is an error reply (empty otherwise).
 std::string ReplyError(const redisReply& reply);
+// The text of a string or status reply, the value of an integer reply; nullopt for other types.
+std::optional<std::string_view> ReplyText(const redisReply& reply);
+std::optional<int64_t> ReplyInteger(const redisReply& reply);
 
 class RedisConnection {
  public:
