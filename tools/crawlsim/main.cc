@@ -118,13 +118,10 @@ void AddFlags(CLI::App& app, Flags& f) {
   app.add_option("--prior-shape", f.config.policy_options.optimal.prior_shape,
                  "optimal, proportional: shape of the Gamma prior of the rate estimator (> 1)")
       ->default_val(2.0);
-  app.add_flag("--expected-freshness", f.config.policy_options.optimal.expected_freshness,
-               "optimal: maximise the posterior-expected freshness under the fitted prior instead "
-               "of plugging in the posterior log-mean rate");
-  app.add_option("--expected-freshness-when-dated",
-                 f.config.policy_options.optimal.expected_freshness_when_dated,
-                 "optimal: decide on the posterior-expected freshness for pages with a change "
-                 "dated by Last-Modified (true or false)")
+  app.add_option("--expected-freshness", f.config.policy_options.optimal.expected_freshness,
+                 "optimal: decide every page on its posterior-expected freshness, mu solved over "
+                 "the fleet's posteriors (true, the default), or plug the posterior log-mean "
+                 "rate into the optimum (false: the previous rule)")
       ->default_val(true);
   app.add_option("--probe-horizon", f.config.policy_options.optimal.probe_horizon_days,
                  "optimal: probe pages the budget may abandon when the information repays the "
