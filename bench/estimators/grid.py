@@ -174,7 +174,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--crawlsim", required=True)
-    parser.add_argument("--pages", type=int, default=20000)
+    parser.add_argument("--pages", type=int, default=5000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--jobs", type=int, default=2, help="crawlsim runs at a time (nice 10)")
     parser.add_argument("--small", action="store_true",
