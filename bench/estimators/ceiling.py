@@ -4,7 +4,7 @@
 How much of the oracle's gain over uniform can any decision rule capture from a given amount of
 evidence per page? Each page's rate is drawn from the distribution; the evidence is drawn from
 the page's rate under an observation design; the page's posterior is taken under the TRUE
-distribution as the prior (on RatePrior's grid: 10 points per decade, 1e-4..1e2 per day), which
+distribution as the prior (on RatePrior's grid: 10 points per decade, 1e-4..1e6 per day), which
 no fitted prior beats. Two allocations are scored with the fixed-order closed form at the true
 rates, capture = (F(allocation) - F(uniform)) / (F(true rates) - F(uniform)):
 
@@ -38,17 +38,31 @@ import bisect
 import math
 import random
 
-GRID = [1e-4 * 10 ** (k / 10) for k in range(61)]
+GRID = [1e-4 * 10 ** (k / 10) for k in range(101)]  # RatePrior's grid, 1e-4..1e6 a day
 
 
 def draw(spec, n, rng):
+    """n rates from a crawlsim rate spec: gamma:SHAPE,SCALE, lognormal:MU,SIGMA, const:V or
+    mix:W1@SPEC1/W2@SPEC2/... (the same distributions as crawlsim's, not the same draws)."""
     kind, _, params = spec.partition(":")
+    if kind == "mix":
+        parts = [part.split("@", 1) for part in params.split("/")]
+        weights = [float(w) for w, _ in parts]
+        counts = [0] * len(parts)
+        for _ in range(n):
+            counts[rng.choices(range(len(parts)), weights)[0]] += 1
+        rates = [x for (_, inner), count in zip(parts, counts) for x in draw(inner, count, rng)]
+        rng.shuffle(rates)
+        return rates
+    if kind == "const":
+        return [float(params)] * n
     a, b = (float(x) for x in params.split(","))
     if kind == "gamma":
         return [rng.gammavariate(a, b) for _ in range(n)]
     if kind == "lognormal":
         return [rng.lognormvariate(a, b) for _ in range(n)]
-    raise SystemExit(f"unknown distribution {spec}: gamma:SHAPE,SCALE or lognormal:MU,SIGMA")
+    raise SystemExit(f"unknown distribution {spec}: gamma:SHAPE,SCALE, lognormal:MU,SIGMA, "
+                     "const:V or mix:W@SPEC/...")
 
 
 def freshness(rate, f):
@@ -126,6 +140,125 @@ def bayes_visits(belief, mu):
         else:
             hi = mid
     return math.sqrt(lo * hi)
+
+
+def newton_visits(belief, mu, start=None):
+    """bayes_visits() by a safeguarded Newton iteration on ln f (as PosteriorVisitsPerDay in
+    lib/recrawl/posterior_allocation.cc): the same root, a few steps instead of sixty."""
+    if not belief or sum(p / x for p, x in belief) <= mu:
+        return 0.0
+    lo = math.log(belief[0][1]) - 40
+    hi = max(lo + 1, 0.5 * math.log(max(x for _, x in belief) / (2 * mu)) + 1)
+    x_ = min(max(math.log(start), lo), hi) if start else hi - 1
+    for _ in range(100):
+        f = math.exp(x_)
+        value = slope = 0.0
+        for p, rate in belief:
+            r = rate / f
+            value += p * ((r * r * (0.5 - r / 3) if r < 1e-3 else -math.expm1(-r) - r * math.exp(-r))
+                          / rate)
+            slope -= p * r * math.exp(-r)
+        slope /= f
+        if value > mu:
+            lo = x_
+        else:
+            hi = x_
+        step = x_ - (math.log(value) - math.log(mu)) / (slope / value) if value > 0 and slope < 0 \
+            else 0.5 * (lo + hi)
+        if not lo < step < hi:
+            step = 0.5 * (lo + hi)
+        done = abs(step - x_) < 1e-10 or hi - lo < 1e-10
+        x_ = step
+        if done:
+            break
+    return math.exp(x_)
+
+
+def solve_weighted(weights, beliefs, budget):
+    """mu such that sum_key weights[key] * f_key(mu) = budget, each f_key the Bayes decision
+    under beliefs[key]; returns {key: f}. Bisection on ln mu, Newton warm-started per key."""
+    starts = {}
+
+    def total(mu):
+        result = 0.0
+        for key, weight in weights.items():
+            starts[key] = newton_visits(beliefs[key], mu, starts.get(key))
+            result += weight * starts[key]
+        return result
+
+    lo, hi = 1e-8, max(sum(p / x for p, x in belief) for belief in beliefs.values()) * 1.01
+    for _ in range(60):
+        mu = math.sqrt(lo * hi)
+        if total(mu) > budget:
+            lo = mu
+        else:
+            hi = mu
+        if hi / lo < 1 + 1e-9:
+            break
+    total(lo)
+    return dict(starts)
+
+
+def grid_prior(rates):
+    """The true distribution of `rates` on GRID, as log weights (each rate to its nearest point)."""
+    counts = [0] * len(GRID)
+    for x in rates:
+        k = round(math.log10(max(x, 1e-4) / 1e-4) * 10)
+        counts[min(max(k, 0), len(GRID) - 1)] += 1
+    return [math.log(c) if c > 0 else -math.inf for c in counts]
+
+
+def visits_ceiling(rates, budget_per_page, visits, last_modified, rng, optimum):
+    """The Bayes capture of `visits` regular visits per page at the uniform interval, with
+    Last-Modified on every page or none: the ceiling bench/estimators/grid.py puts beside each
+    cell. Without Last-Modified the expectation over each page's evidence is exact (the evidence
+    is the number of changed visits); with it the evidence (changes, change-free days) is drawn
+    once per page. None when the oracle gains nothing over uniform."""
+    interval = 1 / budget_per_page
+    budget = budget_per_page * len(rates)
+    uniform = sum(freshness(x, budget_per_page) for x in rates)
+    best, _ = optimum.solve(rates, budget)
+    oracle = sum(freshness(x, f) for x, f in zip(rates, best))
+    if not oracle > uniform:
+        return None
+    log_prior = grid_prior(rates)
+    if not last_modified:
+        logs = [(math.log(-math.expm1(-g * interval)), -g * interval) for g in GRID]
+        beliefs = {k: posterior(log_prior, [k * a + (visits - k) * b for a, b in logs])[1]
+                   for k in range(visits + 1)}
+        chances = []
+        weights = dict.fromkeys(beliefs, 0.0)
+        for x in rates:
+            q = -math.expm1(-x * interval)
+            p = [math.comb(visits, k) * q ** k * (1 - q) ** (visits - k) for k in beliefs]
+            chances.append(p)
+            for k, pk in enumerate(p):
+                weights[k] += pk
+        f = solve_weighted(weights, beliefs, budget)
+        fresh = sum(pk * freshness(x, f[k]) for x, p in zip(rates, chances)
+                    for k, pk in enumerate(p))
+    else:
+        keys, sums, weights = [], {}, {}
+        for x in rates:
+            changed, quiet = 0, 0.0
+            q = -math.expm1(-x * interval)
+            for _ in range(visits):
+                if rng.random() < q:
+                    changed += 1
+                    # time since the last change: Exp(x) truncated to the interval
+                    quiet += -math.log1p(-rng.random() * q) / x
+                else:
+                    quiet += interval
+            key = (changed, round(math.log10(max(quiet, 1e-6)) * 20))
+            keys.append(key)
+            weights[key] = weights.get(key, 0) + 1
+            sums[key] = sums.get(key, 0.0) + quiet
+        beliefs = {key: posterior(log_prior, [key[0] * math.log(g) - g * sums[key] / n
+                                              for g in GRID])[1]
+                   for key, n in weights.items()}
+        f = solve_weighted(weights, beliefs, budget)
+        fresh = sum(freshness(x, f[key]) for x, key in zip(rates, keys))
+    return (fresh - uniform) / (oracle - uniform)
 
 
 def bayes_allocation(keys, beliefs, budget):

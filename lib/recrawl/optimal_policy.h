@@ -1,13 +1,24 @@
 // OptimalPolicy: the freshness-optimal allocation of Cho & Garcia-Molina (TODS 2003, §5) driven
-// by estimated rates (docs/architecture.md §7). Retune() solves the multiplier mu over the fleet's
-// histogram of rate estimates (AllocationSolver); Decide() re-estimates the page's rate from its
-// history (PageRate(): the posterior under the fleet's fitted prior when the fleet summary carries
-// one, else BayesianRate() with a Gamma prior centred on the fleet's mean rate; the true rate in
-// oracle runs) and returns 1 / f with f = OptimalFrequency(lambda, weight, mu), O(1) per page;
-// under a fitted prior, pages with a change dated by Last-Modified get the f of the
-// posterior-expected freshness instead (OptimalPolicyOptions::expected_freshness_when_dated). Pages
-// too fast for the budget get f = 0 unless min_visits_per_day keeps them explored. Uses
-// PolicyState::rate_per_day.
+// by estimated rates (docs/architecture.md §7), decided on each page's posterior.
+//
+// The rule. Under the fleet's fitted prior (FleetSummary::prior, with the fleet's evidence
+// FleetSummary::evidence), every page with a history is given the f that maximises its
+// posterior-expected value E[w F(lambda, f)] - mu f (posterior_allocation.h), with mu solved
+// over the fleet's posteriors so that these decisions spend the budget (PosteriorAllocation).
+// This is the Bayes decision for the evidence at hand: where the evidence cannot tell pages
+// apart their posteriors, and so their visits, are alike, and the allocation falls back toward
+// uniform by itself; where it can, budget moves to the pages worth it. Retune() solves mu;
+// Decide() computes the page's posterior from its pooled evidence and its f, O(grid points).
+//
+// Without a fitted prior (before the first fit, with the fleet-mean prior, for oracle runs) the
+// page's rate estimate (PageRate(): the posterior log-mean under the fitted prior, else
+// BayesianRate() with a Gamma prior centred on the fleet's mean rate; the true rate in oracle
+// runs) is plugged into OptimalFrequency(lambda, weight, mu), mu solved over the fleet's
+// histogram of estimates (AllocationSolver). Pages too fast for the budget get f = 0 unless
+// min_visits_per_day keeps them explored. Sets PolicyState::rate_per_day (the posterior
+// log-mean under the rule), which callers keep in the fleet's RateHistogram, and
+// PolicyState::interval_days (the interval decided), which callers keep in the fleet's evidence
+// as the page's commitment (CommittedVisitsPerDay()).
 //
 // Thread-safety: see revisit_policy.h.
 #ifndef CRAWLER_LIB_RECRAWL_OPTIMAL_POLICY_H_
@@ -15,6 +26,7 @@
 
 #include "absl/types/span.h"
 #include "lib/recrawl/allocation_solver.h"
+#include "lib/recrawl/posterior_allocation.h"
 #include "lib/recrawl/revisit_policy.h"
 
 namespace crawler::recrawl {
@@ -27,20 +39,11 @@ struct OptimalPolicyOptions {
   // Shape of the Gamma prior of the rate estimator (> 1); see GammaPrior. Larger trusts the
   // fleet mean longer.
   double prior_shape = 2.0;
-  // With a fitted prior: choose f to maximise the posterior-expected E[w F(lambda, f)] - mu f
-  // (ExpectedOptimalVisitsPerDay()) instead of plugging the posterior log-mean rate into the
-  // optimum, for every page. Off: in crawlsim, without Last-Modified, it did not capture more of
-  // the oracle's gain, and fell below uniform on a narrow rate distribution (docs/recrawl.md §9).
-  bool expected_freshness = false;
-  // The same decision for the pages whose evidence has a change dated by Last-Modified (the
-  // log-mean plug-in for the others). A dated change makes the page's likelihood sharp, so its
-  // posterior is set by what the page did rather than by the fitted prior's shape; the plug-in
-  // then abandons pages whose first few changes happened to fall just before a visit (a high,
-  // confident estimate above the abandon line) and, abandoned, they are never corrected, while
-  // the posterior-expected value keeps the visits the remaining doubt is worth. On in crawlsim
-  // with Last-Modified on every page it roughly doubles the captured share of the oracle's gain
-  // (docs/recrawl.md §9); without Last-Modified it changes nothing.
-  bool expected_freshness_when_dated = true;
+  // With a fitted prior and the fleet's evidence: decide every page on its posterior, mu solved
+  // over the fleet's posteriors (the rule above). Off: the posterior log-mean is plugged into
+  // the optimum, mu solved over the histogram of log-means; in crawlsim that fell below
+  // uniform on webs it was not tuned on and left budget unspent (docs/recrawl.md §9).
+  bool expected_freshness = true;
   // Probing (with a fitted prior). A page visited at intervals much longer than 1 / lambda sees a
   // change at every visit whether it changes a little or a lot faster than visited, so its
   // posterior cannot tell a page worth visiting from one the budget should abandon (rate above
@@ -67,9 +70,10 @@ struct OptimalPolicyOptions {
 
 // The f >= 0 that maximises sum_k p_k w F(lambda_k, f) - mu f for a belief that the page's rate
 // is rates[k] with probability probabilities[k] (summing to 1), F the fixed-order freshness: the
-// optimum of OptimalFrequency under uncertainty. f = 0 when w E[1 / lambda] <= mu; otherwise the
-// root of sum_k p_k w g(lambda_k / f) / lambda_k = mu (g as in optimal_frequency.h), ~1e-15
-// relative. REQUIRES: equal sizes, rates > 0, weight >= 0, mu > 0.
+// optimum of OptimalFrequency under uncertainty (PosteriorVisitsPerDay() for any rates). f = 0
+// when w E[1 / lambda] <= mu; otherwise the root of sum_k p_k w g(lambda_k / f) / lambda_k = mu
+// (g as in optimal_frequency.h), ~1e-12 relative. REQUIRES: equal sizes, at most
+// RatePrior::kPoints, rates > 0 and increasing, weight >= 0, mu > 0.
 double ExpectedOptimalVisitsPerDay(absl::Span<const double> rates,
                                    absl::Span<const double> probabilities, double weight,
                                    double mu);
@@ -89,10 +93,15 @@ class OptimalPolicy final : public RevisitPolicy {
   // Decide() before the exploration's irregular intervals.
   Decision DecideRegular(const PageView& page, const PolicyState& previous) const;
 
+  // The rule's decision for a page with a history under the fitted prior.
+  Decision DecideOnPosterior(const PageView& page, Decision decision) const;
+
   OptimalPolicyOptions options_;
   AllocationSolver solver_;
   PagePrior prior_;
   Allocation allocation_;
+  // mu of the posterior allocation (+infinity: only the floor), once solved; 0 otherwise.
+  double posterior_mu_ = 0;
   double uniform_interval_days_ = 1.0;
 };
 

@@ -9,11 +9,12 @@
 namespace crawler::recrawl {
 namespace {
 
-// Evidence cells: change-free days and untimed intervals on a log grid of 10 bins per decade over
-// [kMinDays, kMinDays * 10^8) days; bin 0 holds 0 (and anything below kMinDays).
-constexpr double kMinDays = 1e-3;
+// Evidence cells: change-free days and mean intervals on a log grid of 10 bins per decade over
+// [kMinDays, kMinDays * 10^10) days, from under a second (pages of test webs that change in
+// seconds) to centuries; bin 0 holds 0 (and anything below kMinDays).
+constexpr double kMinDays = 1e-5;
 constexpr int kDayBinsPerDecade = 10;
-constexpr int kDayBins = 8 * kDayBinsPerDecade + 1;
+constexpr int kDayBins = 10 * kDayBinsPerDecade + 1;
 
 int DayBin(double days) {
   if (!(days >= kMinDays)) return 0;
@@ -21,15 +22,33 @@ int DayBin(double days) {
   return std::min(bin, kDayBins - 1);
 }
 
-// ln L of `pages` identical pages' worth of evidence at each grid rate: a ln(lambda) -
-// lambda b + k ln(1 - e^{-lambda c}).
-void CellLogLikelihood(double a, double b, double k, double c, std::array<double, RatePrior::kPoints>& out) {
+// The days a bin stands for: the geometric centre of its range (0 for bin 0).
+double BinDays(int bin) {
+  if (bin <= 0) return 0.0;
+  return kMinDays * std::pow(10.0, (bin - 0.5) / kDayBinsPerDecade);
+}
+
+// The cell key: timed, short and long change counts, then the bins of change-free days and of
+// the two groups' mean intervals.
+struct KeyFields {
+  uint64_t timed, short_changes, long_changes, quiet_bin, short_bin, long_bin;
+};
+
+uint64_t PackKey(const KeyFields& f) {
+  return (f.timed << 48) | (f.short_changes << 40) | (f.long_changes << 32) | (f.quiet_bin << 16) |
+         (f.short_bin << 8) | f.long_bin;
+}
+
+KeyFields UnpackKey(uint64_t key) {
+  return KeyFields{key >> 48,          (key >> 40) & 0xff, (key >> 32) & 0xff,
+                   (key >> 16) & 0xff, (key >> 8) & 0xff,  key & 0xff};
+}
+
+// ln L of a pooled evidence at every grid rate.
+void LogLikelihoodOnGrid(const PooledEvidence& evidence,
+                         std::array<double, RatePrior::kPoints>& out) {
   for (int p = 0; p < RatePrior::kPoints; ++p) {
-    const double lambda = RatePrior::PointRate(p);
-    double log_l = -lambda * b;
-    if (a > 0) log_l += a * std::log(lambda);
-    if (k > 0) log_l += k * std::log(-std::expm1(-lambda * c));
-    out[p] = log_l;
+    out[p] = evidence.LogLikelihood(RatePrior::PointRate(p));
   }
 }
 
@@ -55,8 +74,50 @@ bool PosteriorOnGrid(const std::array<double, RatePrior::kPoints>& log_l,
 
 }  // namespace
 
+PooledEvidence PooledEvidence::Of(const ChangeEvidence& evidence) {
+  PooledEvidence pooled;
+  pooled.timed_changes = evidence.timed_changes;
+  pooled.quiet_days = evidence.quiet_days;
+  double longest = 0;
+  for (int i = 0; i < evidence.untimed_count; ++i) {
+    longest = std::max(longest, evidence.untimed_days[i]);
+  }
+  for (int i = 0; i < evidence.untimed_count; ++i) {
+    const double days = evidence.untimed_days[i];
+    if (days < 0.5 * longest) {
+      pooled.short_changes += 1;
+      pooled.short_mean_days += days;
+    } else {
+      pooled.long_changes += 1;
+      pooled.long_mean_days += days;
+    }
+  }
+  if (pooled.short_changes > 0) pooled.short_mean_days /= pooled.short_changes;
+  if (pooled.long_changes > 0) pooled.long_mean_days /= pooled.long_changes;
+  pooled.quiet_days = BinDays(DayBin(pooled.quiet_days));
+  pooled.short_mean_days = BinDays(DayBin(pooled.short_mean_days));
+  pooled.long_mean_days = BinDays(DayBin(pooled.long_mean_days));
+  return pooled;
+}
+
+double PooledEvidence::LogLikelihood(double lambda) const {
+  double log_l = -lambda * quiet_days;
+  if (timed_changes > 0) log_l += timed_changes * std::log(lambda);
+  if (short_changes > 0) log_l += short_changes * std::log(-std::expm1(-lambda * short_mean_days));
+  if (long_changes > 0) log_l += long_changes * std::log(-std::expm1(-lambda * long_mean_days));
+  return log_l;
+}
+
 double RatePrior::PointRate(int k) {
-  return kMinRate * std::pow(10.0, static_cast<double>(k) / kPointsPerDecade);
+  // Every posterior evaluates all of them: computed once.
+  static const std::array<double, kPoints> kRates = [] {
+    std::array<double, kPoints> rates{};
+    for (int p = 0; p < kPoints; ++p) {
+      rates[p] = kMinRate * std::pow(10.0, static_cast<double>(p) / kPointsPerDecade);
+    }
+    return rates;
+  }();
+  return kRates[k];
 }
 
 RatePrior RatePrior::FromGamma(const GammaPrior& gamma) {
@@ -98,6 +159,15 @@ std::array<double, RatePrior::kPoints> RatePrior::Posterior(
   return posterior;
 }
 
+std::array<double, RatePrior::kPoints> RatePrior::Posterior(
+    const PooledEvidence& evidence) const {
+  std::array<double, kPoints> log_l{};
+  LogLikelihoodOnGrid(evidence, log_l);
+  std::array<double, kPoints> posterior{};
+  if (!PosteriorOnGrid(log_l, weights_, posterior)) return weights_;
+  return posterior;
+}
+
 double RatePrior::PosteriorRate(const ChangeEvidence& evidence) const {
   return PosteriorSummary(evidence, kMaxRate).rate_per_day;
 }
@@ -116,45 +186,86 @@ RatePrior::Summary RatePrior::PosteriorSummary(const ChangeEvidence& evidence,
   return summary;
 }
 
-uint64_t FleetEvidence::KeyOf(const ChangeEvidence& evidence, double* untimed_mean_days) {
-  double untimed_days = 0;
-  for (int i = 0; i < evidence.untimed_count; ++i) untimed_days += evidence.untimed_days[i];
-  *untimed_mean_days = evidence.untimed_count > 0 ? untimed_days / evidence.untimed_count : 0.0;
-  const uint64_t timed = static_cast<uint64_t>(evidence.timed_changes);
-  const uint64_t untimed = static_cast<uint64_t>(evidence.untimed_count);
-  return (timed << 32) | (untimed << 16) |
-         (static_cast<uint64_t>(DayBin(evidence.quiet_days)) << 8) |
-         static_cast<uint64_t>(DayBin(*untimed_mean_days));
+uint64_t FleetEvidence::KeyOf(const PooledEvidence& evidence) {
+  return PackKey(KeyFields{static_cast<uint64_t>(evidence.timed_changes),
+                           static_cast<uint64_t>(evidence.short_changes),
+                           static_cast<uint64_t>(evidence.long_changes),
+                           static_cast<uint64_t>(DayBin(evidence.quiet_days)),
+                           static_cast<uint64_t>(DayBin(evidence.short_mean_days)),
+                           static_cast<uint64_t>(DayBin(evidence.long_mean_days))});
 }
 
-void FleetEvidence::Update(const VisitHistory& history, double pages) {
+bool FleetEvidence::ValidKey(uint64_t key) {
+  const KeyFields f = UnpackKey(key);
+  constexpr uint64_t kMaxChanges = VisitHistory::kMaxCapacity;
+  return f.timed <= kMaxChanges && f.short_changes + f.long_changes <= kMaxChanges &&
+         (key & 0xff000000ull) == 0 && f.quiet_bin < kDayBins && f.short_bin < kDayBins &&
+         f.long_bin < kDayBins;
+}
+
+PooledEvidence FleetEvidence::CellEvidence(uint64_t key) {
+  const KeyFields f = UnpackKey(key);
+  PooledEvidence evidence;
+  evidence.timed_changes = static_cast<double>(f.timed);
+  evidence.short_changes = static_cast<double>(f.short_changes);
+  evidence.long_changes = static_cast<double>(f.long_changes);
+  evidence.quiet_days = BinDays(static_cast<int>(f.quiet_bin));
+  evidence.short_mean_days = BinDays(static_cast<int>(f.short_bin));
+  evidence.long_mean_days = BinDays(static_cast<int>(f.long_bin));
+  return evidence;
+}
+
+void FleetEvidence::Update(const VisitHistory& history, double pages,
+                           double committed_visits_per_day) {
   if (history.empty()) return;
-  const ChangeEvidence evidence = EvidenceOf(history);
-  double untimed_mean_days = 0;
-  const uint64_t key = KeyOf(evidence, &untimed_mean_days);
+  const uint64_t key = KeyOf(PooledEvidence::Of(history));
   Cell& cell = cells_[key];
   cell.pages += pages;
-  cell.quiet_days_sum += pages * evidence.quiet_days;
-  cell.untimed_mean_days_sum += pages * untimed_mean_days;
+  if (committed_visits_per_day >= 0) {
+    cell.committed_pages += pages;
+    cell.committed_visits_per_day += pages * committed_visits_per_day;
+  }
   page_count_ += pages;
   // Removing the last page of a cell leaves rounding dust; drop the cell instead.
   if (cell.pages < 1e-9) cells_.erase(key);
 }
 
-void FleetEvidence::Add(const VisitHistory& history, double pages) { Update(history, pages); }
+void FleetEvidence::Add(const VisitHistory& history, double pages,
+                        double committed_visits_per_day) {
+  Update(history, pages, committed_visits_per_day);
+}
 
-void FleetEvidence::Remove(const VisitHistory& history, double pages) {
-  Update(history, -pages);
+void FleetEvidence::Remove(const VisitHistory& history, double pages,
+                           double committed_visits_per_day) {
+  Update(history, -pages, committed_visits_per_day);
 }
 
 void FleetEvidence::Merge(const FleetEvidence& other) {
   for (const auto& [key, cell] : other.cells_) {
     Cell& mine = cells_[key];
     mine.pages += cell.pages;
-    mine.quiet_days_sum += cell.quiet_days_sum;
-    mine.untimed_mean_days_sum += cell.untimed_mean_days_sum;
+    mine.committed_pages += cell.committed_pages;
+    mine.committed_visits_per_day += cell.committed_visits_per_day;
   }
   page_count_ += other.page_count_;
+}
+
+std::vector<FleetEvidence::CellPosterior> FleetEvidence::Posteriors(
+    const RatePrior& prior) const {
+  std::vector<CellPosterior> out;
+  out.reserve(cells_.size());
+  std::array<double, RatePrior::kPoints> log_l{};
+  // In key order, so that sums over the cells do not depend on the hash map's layout.
+  for (const CellEntry& cell : cells()) {
+    if (!(cell.pages > 0)) continue;
+    CellPosterior& entry = out.emplace_back();
+    entry.pages = cell.pages;
+    entry.committed_pages = cell.committed_pages;
+    entry.committed_visits_per_day = cell.committed_visits_per_day;
+    LogLikelihoodOnGrid(CellEvidence(cell.key), log_l);
+    if (!PosteriorOnGrid(log_l, prior.weights(), entry.posterior)) entry.posterior = prior.weights();
+  }
+  return out;
 }
 
 RatePrior FleetEvidence::Fit(const RatePrior& start, const FitOptions& options) const {
@@ -165,13 +276,11 @@ RatePrior FleetEvidence::Fit(const RatePrior& start, const FitOptions& options) 
   };
   std::vector<Row> rows;
   rows.reserve(cells_.size());
-  for (const auto& [key, cell] : cells_) {
+  // In key order, so that the sums do not depend on the hash map's layout.
+  for (const CellEntry& cell : cells()) {
     if (!(cell.pages > 0)) continue;
     Row row{cell.pages, {}};
-    const double timed = static_cast<double>(key >> 32);
-    const double untimed = static_cast<double>((key >> 16) & 0xffff);
-    CellLogLikelihood(timed, cell.quiet_days_sum / cell.pages, untimed,
-                      cell.untimed_mean_days_sum / cell.pages, row.log_l);
+    LogLikelihoodOnGrid(CellEvidence(cell.key), row.log_l);
     rows.push_back(row);
   }
   std::array<double, RatePrior::kPoints> weights = start.weights();
@@ -188,6 +297,16 @@ RatePrior FleetEvidence::Fit(const RatePrior& start, const FitOptions& options) 
     for (int k = 0; k < RatePrior::kPoints; ++k) {
       weights[k] = (1.0 - options.flat_share) * next[k] / total +
                    options.flat_share / RatePrior::kPoints;
+    }
+    if (options.smoothing > 0) {
+      // The ends keep what they would pass outside the grid.
+      std::array<double, RatePrior::kPoints> smoothed{};
+      for (int k = 0; k < RatePrior::kPoints; ++k) {
+        const double left = k > 0 ? weights[k - 1] : weights[k];
+        const double right = k + 1 < RatePrior::kPoints ? weights[k + 1] : weights[k];
+        smoothed[k] = (1 - 2 * options.smoothing) * weights[k] + options.smoothing * (left + right);
+      }
+      weights = smoothed;
     }
   }
   return RatePrior(weights);

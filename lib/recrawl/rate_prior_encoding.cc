@@ -16,7 +16,7 @@
 namespace crawler::recrawl {
 namespace {
 
-constexpr uint8_t kEvidenceFormatVersion = 1;
+constexpr uint8_t kEvidenceFormatVersion = 2;
 // A cell's smallest encoding: a one-byte key and three numbers.
 constexpr size_t kMinCellBytes = 1 + 3 * sizeof(double);
 
@@ -52,8 +52,8 @@ std::vector<FleetEvidence::CellEntry> FleetEvidence::cells() const {
   for (const auto& [key, cell] : cells_) {
     out.push_back(CellEntry{.key = key,
                             .pages = cell.pages,
-                            .quiet_days_sum = cell.quiet_days_sum,
-                            .untimed_mean_days_sum = cell.untimed_mean_days_sum});
+                            .committed_pages = cell.committed_pages,
+                            .committed_visits_per_day = cell.committed_visits_per_day});
   }
   std::sort(out.begin(), out.end(),
             [](const CellEntry& a, const CellEntry& b) { return a.key < b.key; });
@@ -63,15 +63,15 @@ std::vector<FleetEvidence::CellEntry> FleetEvidence::cells() const {
 std::string FleetEvidence::Encode() const {
   const std::vector<CellEntry> entries = cells();
   std::string out;
-  out.reserve(1 + sizeof(double) + 10 + entries.size() * (6 + 3 * sizeof(double)));
+  out.reserve(1 + sizeof(double) + 10 + entries.size() * (8 + 3 * sizeof(double)));
   out.push_back(static_cast<char>(kEvidenceFormatVersion));
   internal::PutNumber(page_count_, out);
   encoding::AppendVarint64(entries.size(), out);
   for (const CellEntry& entry : entries) {
     encoding::AppendVarint64(entry.key, out);
     internal::PutNumber(entry.pages, out);
-    internal::PutNumber(entry.quiet_days_sum, out);
-    internal::PutNumber(entry.untimed_mean_days_sum, out);
+    internal::PutNumber(entry.committed_pages, out);
+    internal::PutNumber(entry.committed_visits_per_day, out);
   }
   return out;
 }
@@ -91,18 +91,16 @@ absl::StatusOr<FleetEvidence> FleetEvidence::Decode(std::string_view bytes) {
     return Corrupt("bad header");
   }
   evidence.cells_.reserve(static_cast<size_t>(count));
-  constexpr uint64_t kMaxChanges = VisitHistory::kMaxCapacity;
   uint64_t previous_key = 0;
   for (uint64_t n = 0; n < count; ++n) {
     uint64_t key = 0;
     if (!reader.Varint(key) || (n > 0 && key <= previous_key)) return Corrupt("bad cell key");
     previous_key = key;
-    if ((key >> 32) > kMaxChanges || ((key >> 16) & 0xffff) > kMaxChanges) {
-      return Corrupt("change count out of range");
-    }
+    if (!ValidKey(key)) return Corrupt("change count or bin out of range");
     Cell cell;
-    if (!reader.Number(cell.pages) || !reader.Number(cell.quiet_days_sum) ||
-        !reader.Number(cell.untimed_mean_days_sum) || !(cell.pages > 0)) {
+    if (!reader.Number(cell.pages) || !reader.Number(cell.committed_pages) ||
+        !reader.Number(cell.committed_visits_per_day) || !(cell.pages > 0) ||
+        cell.committed_pages > cell.pages * (1 + 1e-9)) {
       return Corrupt("bad cell");
     }
     evidence.cells_.emplace(key, cell);

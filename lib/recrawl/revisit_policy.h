@@ -22,6 +22,7 @@
 #define CRAWLER_LIB_RECRAWL_REVISIT_POLICY_H_
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -35,7 +36,8 @@ namespace crawler::recrawl {
 
 // Per-page state of a policy. Zero-initialised for a page no policy has seen.
 struct PolicyState {
-  // Adaptive policies: the current re-visit interval in days (0 = not set yet).
+  // Adaptive policies: the current re-visit interval in days (0 = not set yet). OptimalPolicy:
+  // the interval it decided last, +infinity for never (CommittedVisitsPerDay()).
   double interval_days = 0;
   // Nutch: when the last change was detected (days on the caller's clock).
   double reference_days = 0;
@@ -73,7 +75,18 @@ struct FleetSummary {
   // When set, estimating policies take each page's posterior rate under it instead of the
   // Gamma prior centred on mean_rate_per_day.
   const RatePrior* prior = nullptr;
+  // The fleet's visit histories, binned (FleetEvidence); may be null. With `prior`, the optimal
+  // policy solves its multiplier over the pages' posteriors (posterior_allocation.h).
+  const FleetEvidence* evidence = nullptr;
 };
+
+// The visits per day the page's last decision committed it to (0 for never), what the fleet's
+// evidence keeps next to its history (FleetEvidence::Add); -1 when the state records no
+// interval (a new page, or a policy that keeps none).
+inline double CommittedVisitsPerDay(const PolicyState& state) {
+  if (!(state.interval_days > 0)) return -1;
+  return std::isinf(state.interval_days) ? 0.0 : 1.0 / state.interval_days;
+}
 
 struct Decision {
   PolicyState state;

@@ -1,9 +1,22 @@
 #include "services/collections/revisit_options.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "lib/recrawl/visit_history.h"
 
 namespace crawler::collections {
+
+recrawl::PolicyOptions EffectivePolicyOptions(const RevisitOptions& revisit) {
+  recrawl::PolicyOptions options = revisit.policy_options;
+  const double max_interval_days = absl::ToDoubleHours(revisit.max_interval) / 24;
+  if (max_interval_days > 0 && std::isfinite(max_interval_days)) {
+    options.optimal.min_visits_per_day =
+        std::max(options.optimal.min_visits_per_day, 1 / max_interval_days);
+  }
+  return options;
+}
 
 absl::Status ValidateRevisitOptions(const RevisitOptions& revisit) {
   if (!revisit.enabled) return absl::OkStatus();

@@ -66,6 +66,12 @@ struct RevisitOptions {
 // kInvalidArgument naming the first field out of range (only when enabled).
 absl::Status ValidateRevisitOptions(const RevisitOptions& revisit);
 
+// The policy options the collection's re-visits run with: `revisit.policy_options` with the
+// optimal policy's exploration floor raised to one visit per max_interval, since the frontier
+// re-visits every page at least that often whatever the policy says, and the optimal solve must
+// count those visits to spend the budget it is given.
+recrawl::PolicyOptions EffectivePolicyOptions(const RevisitOptions& revisit);
+
 }  // namespace crawler::collections
 
 #endif  // CRAWLER_SERVICES_COLLECTIONS_REVISIT_OPTIONS_H_

@@ -59,7 +59,8 @@ absl::StatusOr<std::unique_ptr<Frontier>> Frontier::Open(const FrontierOptions& 
   frontier->seen_cache_ = *std::move(seen_cache);
   if (options.revisit.enabled) {
     absl::StatusOr<std::unique_ptr<recrawl::RevisitPolicy>> policy =
-        recrawl::MakeRevisitPolicy(options.revisit.policy, options.revisit.policy_options);
+        recrawl::MakeRevisitPolicy(options.revisit.policy,
+                                   EffectivePolicyOptions(options.revisit));
     if (!policy.ok()) return policy.status();
     frontier->revisit_policy_ = *std::move(policy);
   }

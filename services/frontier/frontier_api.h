@@ -32,6 +32,7 @@ using FocusOptions = collections::FocusOptions;
 using collections::ValidateCollectionName;
 using collections::ValidateFocusOptions;
 using collections::ValidateRevisitOptions;
+using collections::EffectivePolicyOptions;
 
 // What a frontier partition needs of a collection to run its queues (proto FrontierCollection;
 // the scheduler pushes it with OpenCollection). Server-wide settings (lease duration, retries,

@@ -86,11 +86,12 @@ Frontier::RevisitPlan Frontier::ScheduleRevisit(const FetchOutcome& outcome,
     }
   }
   const std::optional<absl::Time> last_modified = http::ParseHttpDate(record.last_modified);
-  // The evidence holds the history as stored: out with the old one, in with the new one (a
-  // history without visits counts for nothing either way).
-  if (fleet.evidence.has_value()) fleet.evidence->Remove(page.history);
+  // The evidence holds the history as stored, with the decision made on it: out with the old
+  // pair, in with the new one (a history without visits counts for nothing either way).
+  if (fleet.evidence.has_value()) {
+    fleet.evidence->Remove(page.history, 1.0, recrawl::CommittedVisitsPerDay(page.policy));
+  }
   page.history.Record(record.fetch_time, changed, last_modified);
-  if (fleet.evidence.has_value()) fleet.evidence->Add(page.history);
   if (in_histogram) {
     // A re-visit (the first visit only anchors the history): evidence of the fleet's rate.
     fleet.changes_seen += page.history.latest().changed ? 1 : 0;
@@ -105,6 +106,9 @@ Frontier::RevisitPlan Frontier::ScheduleRevisit(const FetchOutcome& outcome,
   if (in_histogram) fleet.rates.Remove(page.policy.rate_per_day);
   page.policy = decision.state;
   fleet.rates.Add(page.policy.rate_per_day);
+  if (fleet.evidence.has_value()) {
+    fleet.evidence->Add(page.history, 1.0, recrawl::CommittedVisitsPerDay(page.policy));
+  }
   record.visit_history = page.Encode();
 
   absl::Duration interval = revisit.max_interval;
@@ -135,7 +139,7 @@ absl::StatusOr<Frontier::RevisitSummaries> Frontier::RebuildRevisitSummariesLock
     // its history is evidence whatever it holds.
     if (!page.ok()) continue;
     if (page->history.last_visit().has_value()) summaries.rates.Add(page->policy.rate_per_day);
-    summaries.evidence.Add(page->history);
+    summaries.evidence.Add(page->history, 1.0, recrawl::CommittedVisitsPerDay(page->policy));
   }
   if (absl::Status status = (*it)->status(); !status.ok()) return status;
   return summaries;
@@ -199,7 +203,9 @@ std::optional<absl::Time> Frontier::ScheduleFailedRevisit(const FetchOutcome& ou
     if (page.ok() && page->history.last_visit().has_value()) {
       fleet.rates.Remove(page->policy.rate_per_day);
     }
-    if (page.ok() && fleet.evidence.has_value()) fleet.evidence->Remove(page->history);
+    if (page.ok() && fleet.evidence.has_value()) {
+      fleet.evidence->Remove(page->history, 1.0, recrawl::CommittedVisitsPerDay(page->policy));
+    }
     record.visit_history.clear();
     return std::nullopt;
   }

@@ -9,12 +9,73 @@
 #include "lib/encoding/utf8.h"
 #include "lib/recrawl/allocation_solver.h"
 #include "lib/recrawl/freshness.h"
+#include "lib/recrawl/optimal_policy.h"
+#include "lib/recrawl/posterior_allocation.h"
 #include "lib/recrawl/rate_histogram.h"
 #include "lib/recrawl/rate_prior.h"
 #include "lib/recrawl/revisit_policy.h"
 #include "lib/url/host_key.h"
 
 namespace crawler::scheduler {
+
+namespace {
+
+// What the collection's allocation plans (RevisitTuning::mu, expected_freshness,
+// planned_spend_ratio): the solve every partition's policy repeats in Retune, here for the
+// report. `observed`: some re-visit has been made.
+void ReportAllocation(const CollectionRevisit& revisit, const recrawl::FleetSummary& fleet,
+                      const recrawl::RateHistogram& rates, const recrawl::FleetEvidence& evidence,
+                      bool observed, RevisitTuning& tuning) {
+  const recrawl::OptimalPolicyOptions optimal =
+      collections::EffectivePolicyOptions(revisit.options).optimal;
+  const double budget = revisit.budget_visits_per_day;
+  if (revisit.options.policy == "optimal" && optimal.expected_freshness &&
+      fleet.prior != nullptr && evidence.page_count() > 0) {
+    // The rule every partition's policy applies in Retune (lib/recrawl/optimal_policy.h), solved
+    // here for the report: pages without a history are visited at the uniform interval.
+    const double share =
+        std::min(1.0, evidence.page_count() / static_cast<double>(fleet.page_count));
+    absl::StatusOr<recrawl::PosteriorAllocation> solved = recrawl::PosteriorAllocation::Solve(
+        evidence, *fleet.prior, budget * share,
+        recrawl::PosteriorAllocationOptions{.min_visits_per_day = optimal.min_visits_per_day});
+    if (solved.ok()) {
+      if (std::isfinite(solved->mu)) tuning.mu = solved->mu;
+      tuning.expected_freshness = solved->expected_freshness;
+      tuning.planned_spend_ratio = (solved->visits_per_day + budget * (1 - share)) / budget;
+    }
+  } else if (revisit.options.policy == "optimal" && tuning.pages > 0) {
+    // The same solve every partition's policy repeats in Retune: here for the report. With no
+    // page estimated to change yet, it leaves only the floor to spend.
+    const recrawl::AllocationSolver solver(recrawl::AllocationOptions{
+        .min_visits_per_day = optimal.min_visits_per_day});
+    absl::StatusOr<recrawl::Allocation> allocation = solver.Solve(rates, budget);
+    if (allocation.ok()) {
+      if (tuning.pages_with_rate > 0) tuning.mu = allocation->mu;
+      double fresh = rates.static_pages();
+      for (const recrawl::RateHistogram::Bin& bin : rates.bins()) {
+        if (!(bin.pages > 0)) continue;
+        const double rate = bin.rate_sum / bin.pages;
+        fresh += bin.pages * recrawl::ExpectedFreshness(
+                                 recrawl::VisitOrder::kFixed, rate,
+                                 solver.VisitsPerDay(rate, rate / (bin.key_sum / bin.pages),
+                                                     *allocation));
+      }
+      tuning.expected_freshness = fresh / tuning.pages;
+      if (std::isfinite(allocation->visits_per_day)) {
+        tuning.planned_spend_ratio = allocation->visits_per_day / budget;
+      }
+    }
+  } else if (revisit.options.policy == "uniform" && tuning.pages > 0 && observed) {
+    // Every page visited budget / fleet pages a day; the policy estimates no rates, so each page
+    // is taken to change at the rate all re-visits observed.
+    const double visits_per_day = budget / static_cast<double>(fleet.page_count);
+    tuning.expected_freshness = recrawl::ExpectedFreshness(
+        recrawl::VisitOrder::kFixed, tuning.observed_rate_per_day, visits_per_day);
+    tuning.planned_spend_ratio = 1.0;
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(
     const Collection& collection, const url::CanonicalizeOptions& canonical) {
@@ -201,40 +262,10 @@ absl::StatusOr<RevisitTuning> Scheduler::TuneRevisits(
         fit);
     tuning.prior_mean_rate_per_day = tuning.prior->Mean();
     fleet.prior = &*tuning.prior;
+    fleet.evidence = &evidence;
   }
 
-  if (revisit.options.policy == "optimal" && tuning.pages > 0) {
-    // The same solve every partition's policy repeats in Retune: here for the report. With no
-    // page estimated to change yet, it leaves only the floor to spend.
-    const recrawl::AllocationSolver solver(recrawl::AllocationOptions{
-        .min_visits_per_day = revisit.options.policy_options.optimal.min_visits_per_day});
-    absl::StatusOr<recrawl::Allocation> allocation =
-        solver.Solve(rates, revisit.budget_visits_per_day);
-    if (allocation.ok()) {
-      if (tuning.pages_with_rate > 0) tuning.mu = allocation->mu;
-      double fresh = rates.static_pages();
-      for (const recrawl::RateHistogram::Bin& bin : rates.bins()) {
-        if (!(bin.pages > 0)) continue;
-        const double rate = bin.rate_sum / bin.pages;
-        fresh += bin.pages * recrawl::ExpectedFreshness(
-                                 recrawl::VisitOrder::kFixed, rate,
-                                 solver.VisitsPerDay(rate, rate / (bin.key_sum / bin.pages),
-                                                     *allocation));
-      }
-      tuning.expected_freshness = fresh / tuning.pages;
-      if (std::isfinite(allocation->visits_per_day)) {
-        tuning.planned_spend_ratio = allocation->visits_per_day / revisit.budget_visits_per_day;
-      }
-    }
-  } else if (revisit.options.policy == "uniform" && tuning.pages > 0 && days_observed > 0) {
-    // Every page visited budget / fleet pages a day; the policy estimates no rates, so each page
-    // is taken to change at the rate all re-visits observed.
-    const double visits_per_day =
-        revisit.budget_visits_per_day / static_cast<double>(fleet.page_count);
-    tuning.expected_freshness = recrawl::ExpectedFreshness(
-        recrawl::VisitOrder::kFixed, tuning.observed_rate_per_day, visits_per_day);
-    tuning.planned_spend_ratio = 1.0;
-  }
+  ReportAllocation(revisit, fleet, rates, evidence, days_observed > 0, tuning);
   for (frontier::FrontierClient* partition : partitions) {
     if (absl::Status status = partition->RetuneRevisits(fleet); !status.ok()) return status;
   }

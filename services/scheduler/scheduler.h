@@ -84,26 +84,28 @@ struct RevisitTuning {
   // on observed_rate_per_day.
   std::optional<recrawl::RatePrior> prior;
   std::optional<double> prior_mean_rate_per_day;
-  // The budget per page or the observed rate exceeds a tenth of RatePrior::kMaxRate (10 a day):
+  // The budget per page or the observed rate exceeds a tenth of RatePrior::kMaxRate (10^5 a day):
   // many pages would change faster than the fitted prior's grid reaches, so none is fitted.
   bool fleet_beyond_prior_grid = false;
   // The merged evidence's size: pages with a history, and cells (what the partitions shipped).
   double evidence_pages = 0;
   size_t evidence_cells = 0;
-  // "optimal" only: the multiplier solved. Absent for other policies or before any page with a
-  // rate estimate is scheduled.
+  // "optimal" only: the multiplier solved (over the pages' posteriors under the fitted prior,
+  // else over the histogram of estimates). Absent for other policies, before any page with a
+  // rate estimate is scheduled, or when the floor alone spends the budget.
   std::optional<double> mu;
   // The mean freshness the allocation expects over the pages scheduled (fixed-order visits):
-  // "optimal": with each page's estimated rate (histogram resolution) and its solved frequency,
-  // pages believed static counting as fresh (so 1 while no page is estimated to change);
-  // "uniform": with every page changing at the observed rate (observed_rate_per_day; absent
-  // before any re-visit) and visited budget / fleet pages a day. Absent for other policies and
-  // before any page is scheduled.
+  // "optimal" under the fitted prior: the posterior-expected freshness of the pages with a
+  // history at their decided frequencies; "optimal" otherwise: with each page's estimated rate
+  // (histogram resolution) and its solved frequency, pages believed static counting as fresh
+  // (so 1 while no page is estimated to change); "uniform": with every page changing at the
+  // observed rate (observed_rate_per_day; absent before any re-visit) and visited budget /
+  // fleet pages a day. Absent for other policies and before any page is scheduled.
   std::optional<double> expected_freshness;
   // The re-visits per day the allocation plans over the fleet, divided by the budget (planned,
-  // not measured): "optimal": the solved frequencies summed (1 unless the floor moves it; only
-  // the floor, 0 without one, while no page is estimated to change); "uniform": 1. Absent when
-  // expected_freshness is.
+  // not measured): "optimal": the solved frequencies summed, pages without a history at the
+  // uniform interval (1 unless the floor moves it; only the floor, 0 without one, while no page
+  // is estimated to change); "uniform": 1. Absent when expected_freshness is.
   std::optional<double> planned_spend_ratio;
 };
 

@@ -75,6 +75,7 @@ struct Flags {
   double max_interval_days = 0;
   int threads = 1;
   std::string prior = "fitted";
+  std::vector<double> bursts;
 };
 
 void AddFlags(CLI::App& app, Flags& f) {
@@ -92,6 +93,9 @@ void AddFlags(CLI::App& app, Flags& f) {
       ->required();
   app.add_option("--seed", f.config.seed, "random seed (same seed, same pages and changes)")
       ->default_val(1);
+  app.add_option("--change-seed", f.config.change_seed,
+                 "seed of the change times alone (default: --seed): the same pages, other "
+                 "changes");
   app.add_option("--csv", f.csv_path, "write per-policy results here");
   app.add_option("--warmup", f.warmup_days,
                  "days excluded from the averages (default: half of --days)");
@@ -107,6 +111,15 @@ void AddFlags(CLI::App& app, Flags& f) {
   app.add_option("--last-modified", f.config.last_modified_share,
                  "share of pages whose server sends a usable Last-Modified, 0..1")
       ->default_val(0.0);
+  app.add_option("--drift-days", f.config.dynamics.drift_days,
+                 "re-draw each page's rate from the fleet's rates at exponential times of this "
+                 "mean, days (0 = rates never move)")
+      ->default_val(0.0);
+  app.add_option("--bursts", f.bursts,
+                 "SHARE,DAYS: pages change in bursts, active SHARE of the time in periods of DAYS "
+                 "on average (at rate / SHARE), quiet otherwise")
+      ->delimiter(',')
+      ->expected(2);
   app.add_option("--history", f.config.history_capacity, "visits kept per page, 1..64")
       ->default_val(32);
   app.add_option("--retune-days", f.config.retune_every_days,
@@ -118,13 +131,10 @@ void AddFlags(CLI::App& app, Flags& f) {
   app.add_option("--prior-shape", f.config.policy_options.optimal.prior_shape,
                  "optimal, proportional: shape of the Gamma prior of the rate estimator (> 1)")
       ->default_val(2.0);
-  app.add_flag("--expected-freshness", f.config.policy_options.optimal.expected_freshness,
-               "optimal: maximise the posterior-expected freshness under the fitted prior instead "
-               "of plugging in the posterior log-mean rate");
-  app.add_option("--expected-freshness-when-dated",
-                 f.config.policy_options.optimal.expected_freshness_when_dated,
-                 "optimal: decide on the posterior-expected freshness for pages with a change "
-                 "dated by Last-Modified (true or false)")
+  app.add_option("--expected-freshness", f.config.policy_options.optimal.expected_freshness,
+                 "optimal: decide every page on its posterior-expected freshness, mu solved over "
+                 "the fleet's posteriors (true, the default), or plug the posterior log-mean "
+                 "rate into the optimum (false: the previous rule)")
       ->default_val(true);
   app.add_option("--probe-horizon", f.config.policy_options.optimal.probe_horizon_days,
                  "optimal: probe pages the budget may abandon when the information repays the "
@@ -146,6 +156,11 @@ void AddFlags(CLI::App& app, Flags& f) {
                  "a perfect fit could reach; a diagnostic)")
       ->check(CLI::IsMember({"fitted", "fleet-mean", "true"}))
       ->default_val("fitted");
+  app.add_option("--prior-smoothing", f.config.prior_smoothing,
+                 "the fitted prior's EMS smoothing: the share of each grid point's weight passed "
+                 "to each neighbour per EM step")
+      ->check(CLI::Range(0.0, 0.5))
+      ->default_val(f.config.prior_smoothing);
   app.add_flag("--true-rates", f.config.use_true_rates,
                "give optimal and proportional the true rates instead of their estimates");
   app.add_option("--threads", f.threads, "policies simulated in parallel")->default_val(1);
@@ -163,6 +178,10 @@ absl::Status Configure(Flags& f, double* mean_rate) {
     absl::StatusOr<ValueDistribution> weights = ValueDistribution::Parse(f.weights_spec);
     if (!weights.ok()) return weights.status();
     f.config.weights = weights->Draw(f.pages, f.config.seed ^ kWeightSeedOffset);
+  }
+  if (!f.bursts.empty()) {
+    f.config.dynamics.burst_share = f.bursts[0];
+    f.config.dynamics.burst_days = f.bursts[1];
   }
   f.config.fit_prior = f.prior == "fitted";
   f.config.true_prior = f.prior == "true";

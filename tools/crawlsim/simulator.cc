@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <tuple>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -77,73 +78,6 @@ recrawl::RatePrior TruePrior(const std::vector<double>& rates) {
   return RatePrior(weights);
 }
 
-// The policy `name` simulates, with the options of `config` (and, for a budget-matched start,
-// the baselines' first interval at the budget's uniform interval). "oracle" is the optimal
-// policy on true rates, without an exploration floor.
-absl::StatusOr<std::unique_ptr<recrawl::RevisitPolicy>> MakePolicy(const SimulationConfig& config,
-                                                                   std::string_view name) {
-  const bool oracle = name == "oracle";
-  const double matched_interval_days =
-      static_cast<double>(config.rates_per_day.size()) / config.budget_visits_per_day;
-  recrawl::PolicyOptions options = config.policy_options;
-  if (config.budget_matched_start) {
-    options.nutch.initial_interval_days = matched_interval_days;
-    options.stormcrawler.default_interval_minutes =
-        static_cast<int>(std::clamp(std::round(matched_interval_days * 1440.0), 1.0, 1e9));
-    options.step.initial_interval_days = matched_interval_days;
-  }
-  if (oracle) options.optimal.min_visits_per_day = 0;
-  absl::StatusOr<std::unique_ptr<recrawl::RevisitPolicy>> made =
-      recrawl::MakeRevisitPolicy(oracle ? "optimal" : name, options);
-  if (!made.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown policy \"", std::string(name), "\" (try --policy all)"));
-  }
-  return made;
-}
-
-// The run's figures at the end: each page's last interval closed at config.days, freshness and
-// age over the window and per bucket, visits made and requested per day.
-void Summarise(const SimulationConfig& config, std::vector<Page>& pages,
-               const std::vector<double>& last_interval_days, double total_weight,
-               FreshnessMeter& meter, PolicyRun& run) {
-  run.page_rate_estimate.resize(pages.size());
-  for (size_t i = 0; i < pages.size(); ++i) {
-    Page& page = pages[i];
-    const double weight = config.weights.empty() ? 1.0 : config.weights[i];
-    meter.AddInterval(page.last_visit_days, config.days, page.fresh_until_days, weight);
-    run.page_rate_estimate[i] = static_cast<float>(page.policy.rate_per_day);
-  }
-  run.freshness = meter.WindowFreshness(total_weight);
-  run.age_days = meter.WindowAgeDays(total_weight);
-  run.visits_per_day = run.visits / (config.days - config.warmup_days);
-  for (int b = 0; b < meter.bucket_count(); ++b) {
-    run.freshness_by_bucket.push_back(meter.BucketFreshness(b, total_weight));
-    run.age_by_bucket.push_back(meter.BucketAgeDays(b, total_weight));
-  }
-  for (double interval : last_interval_days) {
-    if (interval > 0 && std::isfinite(interval)) run.requested_visits_per_day += 1.0 / interval;
-  }
-}
-
-// A retune of the fleet's policy: with the fitted prior, a new fit of the fleet's evidence (warm-
-// started from the previous one); with a fixed prior (the true one), that prior.
-void Retune(const SimulationConfig& config, bool fit_prior, const recrawl::FleetEvidence& evidence,
-            std::optional<recrawl::RatePrior>& fitted_prior, FleetSummary& fleet,
-            recrawl::RevisitPolicy& policy) {
-  if (fitted_prior.has_value() && !fit_prior) fleet.prior = &*fitted_prior;
-  if (fit_prior && evidence.page_count() > 0) {
-    recrawl::FleetEvidence::FitOptions fit;
-    if (fitted_prior.has_value()) fit.iterations = 20;
-    fitted_prior =
-        evidence.Fit(fitted_prior.value_or(recrawl::RatePrior::FromGamma(
-                         recrawl::FleetPrior(fleet, config.policy_options.optimal.prior_shape))),
-                     fit);
-    fleet.prior = &*fitted_prior;
-  }
-  policy.Retune(fleet);
-}
-
 }  // namespace
 
 std::vector<std::string> SimulatedPolicyNames() {
@@ -192,6 +126,15 @@ absl::Status ValidateConfig(const SimulationConfig& config) {
     return absl::InvalidArgumentError(
         absl::StrCat("history must keep 1..", VisitHistory::kMaxCapacity, " visits"));
   }
+  const ChangeDynamics& dynamics = config.dynamics;
+  if (!(dynamics.drift_days >= 0) || !std::isfinite(dynamics.drift_days)) {
+    return absl::InvalidArgumentError("drift days must be >= 0");
+  }
+  if (!(dynamics.burst_share > 0 && dynamics.burst_share <= 1) ||
+      (dynamics.bursts() && !(dynamics.burst_days > 0 && std::isfinite(dynamics.burst_days)))) {
+    return absl::InvalidArgumentError(
+        "bursts need an active share in (0, 1] and active periods of > 0 days");
+  }
   // Each simulated visit is one loop iteration; refuse runs that could not finish.
   if (config.days * config.budget_visits_per_day > 2e10) {
     return absl::InvalidArgumentError("more than 2e10 visits: reduce budget or days");
@@ -199,118 +142,270 @@ absl::Status ValidateConfig(const SimulationConfig& config) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<PolicyRun> RunPolicy(const SimulationConfig& config, std::string_view name) {
-  if (absl::Status status = ValidateConfig(config); !status.ok()) return status;
-  const double started = ThreadCpuSeconds();
-  const bool oracle = name == "oracle";
-  const int64_t page_count = static_cast<int64_t>(config.rates_per_day.size());
-  const double budget = config.budget_visits_per_day;
-  absl::StatusOr<std::unique_ptr<recrawl::RevisitPolicy>> made = MakePolicy(config, name);
-  if (!made.ok()) return made.status();
-  recrawl::RevisitPolicy& policy = **made;
+namespace {
 
-  auto weight_of = [&](int64_t i) { return config.weights.empty() ? 1.0 : config.weights[i]; };
-  const bool true_rates = oracle || config.use_true_rates;
-  auto known_rate_of = [&](int64_t i) { return true_rates ? config.rates_per_day[i] : -1.0; };
-  double total_weight = 0;
-  for (int64_t i = 0; i < page_count; ++i) total_weight += weight_of(i);
+// One policy's run over the configured pages (RunPolicy()).
+class PolicySimulation {
+ public:
+  PolicySimulation(const SimulationConfig& config, std::string_view name,
+                   recrawl::RevisitPolicy& policy)
+      : config_(config),
+        policy_(policy),
+        oracle_(name == "oracle"),
+        true_rates_(oracle_ || config.use_true_rates),
+        budget_(config.budget_visits_per_day),
+        fit_prior_(config.fit_prior && !config.true_prior && !true_rates_),
+        collect_evidence_(!true_rates_ && (fit_prior_ || config.true_prior)),
+        // Known rates change with a drift: the page is re-planned when they do.
+        replan_on_drift_(true_rates_ && config.dynamics.drifts()),
+        meter_(config.days, config.bucket_days, config.warmup_days) {
+    run_.policy = std::string(name);
+    if (config.true_prior && !true_rates_) fitted_prior_ = TruePrior(config.rates_per_day);
+  }
 
-  RateHistogram histogram;
-  FleetSummary fleet{budget, page_count, &histogram, 0.0};
-  policy.Retune(fleet);
-  // The fleet's evidence and the prior fitted to it, each fit warm-started from the previous one.
-  recrawl::FleetEvidence evidence;
-  std::optional<recrawl::RatePrior> fitted_prior;
-  const bool fit_prior = config.fit_prior && !config.true_prior && !true_rates;
-  if (config.true_prior && !true_rates) fitted_prior = TruePrior(config.rates_per_day);
+  PolicyRun Run() {
+    Start();
+    next_retune_ = config_.retune_every_days;
+    const int64_t total_visits = static_cast<int64_t>(std::floor(config_.days * budget_));
+    for (int64_t k = 1; k <= total_visits; ++k) {
+      const double now = static_cast<double>(k) / budget_;
+      if (now >= next_retune_) Retune(now);
+      if (replan_on_drift_) ReplanDrifted(now);
+      std::optional<uint32_t> i = PopDue();
+      if (!i.has_value()) break;
+      VisitPage(*i, now);
+    }
+    return Finish();
+  }
 
-  using Due = std::pair<double, uint32_t>;
-  std::vector<Due> due_storage;
-  due_storage.reserve(static_cast<size_t>(page_count));
-  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due(std::greater<Due>(),
-                                                                     std::move(due_storage));
+ private:
+  struct Due {
+    double days;
+    uint32_t page;
+    uint32_t generation;
+    friend bool operator>(const Due& a, const Due& b) {
+      return std::tie(a.days, a.page) > std::tie(b.days, b.page);
+    }
+  };
 
-  std::vector<Page> pages;
-  pages.reserve(static_cast<size_t>(page_count));
-  std::vector<double> last_interval_days(static_cast<size_t>(page_count), 0.0);
-  for (int64_t i = 0; i < page_count; ++i) {
-    pages.emplace_back(ChangeProcess(StreamKey(config.seed, kChangeStream, i),
-                                     config.rates_per_day[i]),
-                       config.history_capacity);
-    Page& page = pages.back();
-    page.fresh_until_days = page.changes.next_change_days();
-    page.sends_last_modified =
-        StreamUniform(StreamKey(config.seed, kLastModifiedStream, i), 0) <
-        config.last_modified_share;
-    const Decision decision = policy.Decide(
-        PageView{page.history, 0.0, weight_of(i), known_rate_of(i)}, PolicyState{});
-    page.policy = decision.state;
-    last_interval_days[i] = decision.next_visit_in_days;
-    histogram.Add(page.policy.rate_per_day, weight_of(i));
-    if (std::isfinite(decision.next_visit_in_days)) {
-      const double phase = StreamUniform(StreamKey(config.seed, kPhaseStream, i), 0);
-      due.emplace(phase * std::max(decision.next_visit_in_days, 0.0), static_cast<uint32_t>(i));
+  double weight_of(size_t i) const { return config_.weights.empty() ? 1.0 : config_.weights[i]; }
+  double known_rate_of(size_t i) const {
+    return true_rates_ ? pages_[i].changes.rate_per_day() : -1.0;
+  }
+
+  void Schedule(uint32_t i, double days) {
+    due_.push(Due{days, i, ++generation_[i]});
+  }
+
+  // The page due next (entries superseded by a re-plan are skipped).
+  std::optional<uint32_t> PopDue() {
+    while (!due_.empty()) {
+      const Due next = due_.top();
+      due_.pop();
+      if (next.generation == generation_[next.page]) return next.page;
+    }
+    return std::nullopt;
+  }
+
+  void Start() {
+    const size_t page_count = config_.rates_per_day.size();
+    for (size_t i = 0; i < page_count; ++i) total_weight_ += weight_of(i);
+    fleet_ = FleetSummary{budget_, static_cast<int64_t>(page_count), &histogram_, 0.0};
+    policy_.Retune(fleet_);
+    pages_.reserve(page_count);
+    generation_.assign(page_count, 0);
+    last_interval_days_.assign(page_count, 0.0);
+    run_.page_visits.assign(page_count, 0);
+    for (size_t i = 0; i < page_count; ++i) {
+      const uint64_t change_seed = config_.change_seed != 0 ? config_.change_seed : config_.seed;
+      pages_.emplace_back(ChangeProcess(StreamKey(change_seed, kChangeStream, i),
+                                        config_.rates_per_day[i], config_.dynamics,
+                                        config_.rates_per_day, config_.days),
+                          config_.history_capacity);
+      Page& page = pages_.back();
+      page.fresh_until_days = page.changes.next_change_days();
+      page.sends_last_modified =
+          StreamUniform(StreamKey(config_.seed, kLastModifiedStream, i), 0) <
+          config_.last_modified_share;
+      const Decision decision = policy_.Decide(
+          PageView{page.history, 0.0, weight_of(i), known_rate_of(i)}, PolicyState{});
+      page.policy = decision.state;
+      last_interval_days_[i] = decision.next_visit_in_days;
+      histogram_.Add(page.policy.rate_per_day, weight_of(i));
+      if (std::isfinite(decision.next_visit_in_days)) {
+        const double phase = StreamUniform(StreamKey(config_.seed, kPhaseStream, i), 0);
+        Schedule(static_cast<uint32_t>(i), phase * std::max(decision.next_visit_in_days, 0.0));
+      }
+      if (replan_on_drift_ && std::isfinite(page.changes.next_drift_days())) {
+        drifts_.push(Due{page.changes.next_drift_days(), static_cast<uint32_t>(i), 0});
+      }
+    }
+    policy_.Retune(fleet_);
+  }
+
+  void Retune(double now) {
+    fleet_.mean_rate_per_day = changes_seen_ > 0 ? changes_seen_ / days_observed_ : 0.0;
+    if (fitted_prior_.has_value() && !fit_prior_) fleet_.prior = &*fitted_prior_;
+    if (collect_evidence_) fleet_.evidence = &evidence_;
+    if (fit_prior_ && evidence_.page_count() > 0) {
+      recrawl::FleetEvidence::FitOptions fit;
+      fit.smoothing = config_.prior_smoothing;
+      if (fitted_prior_.has_value()) fit.iterations = 20;
+      fitted_prior_ = evidence_.Fit(
+          fitted_prior_.value_or(recrawl::RatePrior::FromGamma(
+              recrawl::FleetPrior(fleet_, config_.policy_options.optimal.prior_shape))),
+          fit);
+      fleet_.prior = &*fitted_prior_;
+    }
+    policy_.Retune(fleet_);
+    while (next_retune_ <= now) next_retune_ += config_.retune_every_days;
+  }
+
+  // Re-decides, with its new rate, every page whose rate drifted before `now`.
+  void ReplanDrifted(double now) {
+    while (!drifts_.empty() && drifts_.top().days <= now) {
+      const Due drift = drifts_.top();
+      drifts_.pop();
+      Page& page = pages_[drift.page];
+      page.changes.AdvanceTo(drift.days);
+      const Decision decision = Decide(drift.page, drift.days);
+      if (std::isfinite(decision.next_visit_in_days)) {
+        Schedule(drift.page,
+                 std::max(drift.days, page.last_visit_days + decision.next_visit_in_days));
+      } else {
+        ++generation_[drift.page];  // never, until the next drift
+      }
+      if (std::isfinite(page.changes.next_drift_days())) {
+        drifts_.push(Due{page.changes.next_drift_days(), drift.page, 0});
+      }
     }
   }
-  policy.Retune(fleet);
 
-  FreshnessMeter meter(config.days, config.bucket_days, config.warmup_days);
-  PolicyRun run;
-  run.policy = std::string(name);
-  run.page_visits.assign(static_cast<size_t>(page_count), 0);
-
-  double changes_seen = 0;
-  double days_observed = 0;
-  double next_retune = config.retune_every_days;
-  const int64_t total_visits = static_cast<int64_t>(std::floor(config.days * budget));
-  for (int64_t k = 1; k <= total_visits && !due.empty(); ++k) {
-    const double now = static_cast<double>(k) / budget;
-    if (now >= next_retune) {
-      fleet.mean_rate_per_day = changes_seen > 0 ? changes_seen / days_observed : 0.0;
-      Retune(config, fit_prior, evidence, fitted_prior, fleet, policy);
-      while (next_retune <= now) next_retune += config.retune_every_days;
+  // The policy's decision for page i at `now`, kept in the page and the histogram.
+  Decision Decide(uint32_t i, double now) {
+    Page& page = pages_[i];
+    const Decision decision =
+        policy_.Decide(PageView{page.history, now, weight_of(i), known_rate_of(i)}, page.policy);
+    if (decision.state.rate_per_day != page.policy.rate_per_day) {
+      histogram_.Remove(page.policy.rate_per_day, weight_of(i));
+      histogram_.Add(decision.state.rate_per_day, weight_of(i));
     }
-    const uint32_t i = due.top().second;
-    due.pop();
-    Page& page = pages[i];
-    const double weight = weight_of(i);
+    page.policy = decision.state;
+    last_interval_days_[i] = decision.next_visit_in_days;
+    return decision;
+  }
 
+  void VisitPage(uint32_t i, double now) {
+    Page& page = pages_[i];
     const bool changed = page.fresh_until_days <= now;
-    meter.AddInterval(page.last_visit_days, now, page.fresh_until_days, weight);
+    meter_.AddInterval(page.last_visit_days, now, page.fresh_until_days, weight_of(i));
     page.changes.AdvanceTo(now);
-    Visit visit;
+    recrawl::Visit visit;
     visit.interval_seconds = std::max<uint32_t>(ToSeconds(now - page.last_visit_days), 1);
     visit.changed = changed;
     if (page.sends_last_modified) {
       visit.has_last_modified = true;
       visit.since_last_modified_seconds = ToSeconds(now - page.changes.last_change_days());
     }
-    if (fit_prior) evidence.Remove(page.history);
+    // The evidence holds each page's history with its last decision: out with the old pair, in
+    // with the new.
+    if (collect_evidence_) {
+      evidence_.Remove(page.history, 1.0, recrawl::CommittedVisitsPerDay(page.policy));
+    }
     page.history.Append(visit);
-    if (fit_prior) evidence.Add(page.history);
-    changes_seen += changed ? 1 : 0;
-    days_observed += now - page.last_visit_days;
+    changes_seen_ += changed ? 1 : 0;
+    days_observed_ += now - page.last_visit_days;
     page.last_visit_days = now;
     page.fresh_until_days = page.changes.next_change_days();
 
-    const Decision decision =
-        policy.Decide(PageView{page.history, now, weight, known_rate_of(i)}, page.policy);
-    if (decision.state.rate_per_day != page.policy.rate_per_day) {
-      histogram.Remove(page.policy.rate_per_day, weight);
-      histogram.Add(decision.state.rate_per_day, weight);
+    const Decision decision = Decide(i, now);
+    if (collect_evidence_) {
+      evidence_.Add(page.history, 1.0, recrawl::CommittedVisitsPerDay(decision.state));
     }
-    page.policy = decision.state;
-    last_interval_days[i] = decision.next_visit_in_days;
-    if (now >= config.warmup_days) {
-      ++run.visits;
-      ++run.page_visits[i];
+    if (now >= config_.warmup_days) {
+      ++run_.visits;
+      ++run_.page_visits[i];
     }
     if (std::isfinite(decision.next_visit_in_days)) {
-      due.emplace(now + decision.next_visit_in_days, i);
+      Schedule(i, now + decision.next_visit_in_days);
+    } else {
+      ++generation_[i];
     }
   }
 
-  Summarise(config, pages, last_interval_days, total_weight, meter, run);
+  PolicyRun Finish() {
+    const size_t page_count = pages_.size();
+    run_.page_rate_estimate.resize(page_count);
+    for (size_t i = 0; i < page_count; ++i) {
+      const Page& page = pages_[i];
+      meter_.AddInterval(page.last_visit_days, config_.days, page.fresh_until_days, weight_of(i));
+      run_.page_rate_estimate[i] = static_cast<float>(page.policy.rate_per_day);
+    }
+    run_.freshness = meter_.WindowFreshness(total_weight_);
+    run_.age_days = meter_.WindowAgeDays(total_weight_);
+    run_.visits_per_day = run_.visits / (config_.days - config_.warmup_days);
+    for (int b = 0; b < meter_.bucket_count(); ++b) {
+      run_.freshness_by_bucket.push_back(meter_.BucketFreshness(b, total_weight_));
+      run_.age_by_bucket.push_back(meter_.BucketAgeDays(b, total_weight_));
+    }
+    for (double interval : last_interval_days_) {
+      if (interval > 0 && std::isfinite(interval)) run_.requested_visits_per_day += 1.0 / interval;
+    }
+    return std::move(run_);
+  }
+
+  const SimulationConfig& config_;
+  recrawl::RevisitPolicy& policy_;
+  const bool oracle_;
+  const bool true_rates_;
+  const double budget_;
+  const bool fit_prior_;
+  const bool collect_evidence_;
+  const bool replan_on_drift_;
+
+  std::vector<Page> pages_;
+  // Per page: the generation of its live due entry, and the interval its policy chose last.
+  std::vector<uint32_t> generation_;
+  std::vector<double> last_interval_days_;
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> drifts_;
+  RateHistogram histogram_;
+  FleetSummary fleet_;
+  // The fleet's evidence and the prior fitted to it, each fit warm-started from the previous one.
+  recrawl::FleetEvidence evidence_;
+  std::optional<recrawl::RatePrior> fitted_prior_;
+  FreshnessMeter meter_;
+  PolicyRun run_;
+  double total_weight_ = 0;
+  double changes_seen_ = 0;
+  double days_observed_ = 0;
+  double next_retune_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<PolicyRun> RunPolicy(const SimulationConfig& config, std::string_view name) {
+  if (absl::Status status = ValidateConfig(config); !status.ok()) return status;
+  const double started = ThreadCpuSeconds();
+  const bool oracle = name == "oracle";
+  const double matched_interval_days =
+      static_cast<double>(config.rates_per_day.size()) / config.budget_visits_per_day;
+
+  recrawl::PolicyOptions options = config.policy_options;
+  if (config.budget_matched_start) {
+    options.nutch.initial_interval_days = matched_interval_days;
+    options.stormcrawler.default_interval_minutes =
+        static_cast<int>(std::clamp(std::round(matched_interval_days * 1440.0), 1.0, 1e9));
+    options.step.initial_interval_days = matched_interval_days;
+  }
+  if (oracle) options.optimal.min_visits_per_day = 0;
+  absl::StatusOr<std::unique_ptr<recrawl::RevisitPolicy>> made =
+      recrawl::MakeRevisitPolicy(oracle ? "optimal" : name, options);
+  if (!made.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown policy \"", std::string(name), "\" (try --policy all)"));
+  }
+  PolicyRun run = PolicySimulation(config, name, **made).Run();
   run.cpu_seconds = ThreadCpuSeconds() - started;
   return run;
 }

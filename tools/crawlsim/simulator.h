@@ -38,6 +38,8 @@
 
 #include "absl/status/statusor.h"
 #include "lib/recrawl/policy_factory.h"
+#include "lib/recrawl/rate_prior.h"
+#include "tools/crawlsim/change_process.h"
 
 namespace crawler::crawlsim {
 
@@ -54,6 +56,13 @@ struct SimulationConfig {
   // Width of the time buckets of the freshness-over-time series, days.
   double bucket_days = 1.0;
   uint64_t seed = 1;
+  // The seed of the pages' change times alone (0: `seed`): the same pages with other changes,
+  // to measure how much a freshness figure moves with the changes drawn.
+  uint64_t change_seed = 0;
+  // How pages' rates move over the run (drift, bursts); constant by default. With drift, known
+  // rates (oracle, use_true_rates) are each page's rate at the time, and such a page is
+  // re-planned whenever its rate moves.
+  ChangeDynamics dynamics;
   // Fraction of pages (chosen by the seed) whose server sends a usable Last-Modified.
   double last_modified_share = 0.0;
   // Visits kept per page (VisitHistory capacity), 1..64.
@@ -74,6 +83,8 @@ struct SimulationConfig {
   // their prior from the first retune on: what a perfect fit could reach with the same visits.
   // Overrides fit_prior.
   bool true_prior = false;
+  // The fitted prior's smoothing (FleetEvidence::FitOptions::smoothing).
+  double prior_smoothing = recrawl::FleetEvidence::FitOptions{}.smoothing;
   recrawl::PolicyOptions policy_options;
 };
 

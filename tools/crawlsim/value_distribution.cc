@@ -49,6 +49,32 @@ absl::StatusOr<ValueDistribution> ValueDistribution::Parse(std::string_view spec
   ValueDistribution distribution;
   distribution.spec_ = std::string(spec_in);
   absl::string_view rest = spec;
+  if (absl::ConsumePrefix(&rest, "mix:")) {
+    double total = 0;
+    for (absl::string_view part : absl::StrSplit(rest, '/')) {
+      const std::pair<absl::string_view, absl::string_view> weighted =
+          absl::StrSplit(part, absl::MaxSplits('@', 1));
+      absl::StatusOr<double> weight = ParseValue(weighted.first, "mixture weight");
+      if (!weight.ok()) return weight.status();
+      const absl::string_view inner = weighted.second;
+      if (!(*weight > 0) ||
+          !(absl::StartsWith(inner, "gamma:") || absl::StartsWith(inner, "lognormal:") ||
+            absl::StartsWith(inner, "list:") || absl::StartsWith(inner, "const:"))) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "mix: needs WEIGHT@SPEC parts, weights > 0, specs gamma, lognormal, list or const: \"",
+            part, "\""));
+      }
+      absl::StatusOr<ValueDistribution> component = Parse(std::string_view(inner.data(), inner.size()));
+      if (!component.ok()) return component.status();
+      total += *weight;
+      distribution.components_.push_back(*std::move(component));
+      distribution.cumulative_.push_back(total);
+    }
+    for (double& c : distribution.cumulative_) c /= total;
+    distribution.cumulative_.back() = 1.0;
+    distribution.kind_ = Kind::kMixture;
+    return distribution;
+  }
   if (absl::ConsumePrefix(&rest, "gamma:") || absl::ConsumePrefix(&rest, "lognormal:")) {
     const bool gamma = absl::StartsWith(spec, "gamma:");
     absl::StatusOr<std::vector<double>> params = ParseList(rest, "distribution parameter");
@@ -98,22 +124,28 @@ absl::StatusOr<ValueDistribution> ValueDistribution::Parse(std::string_view spec
   return distribution;
 }
 
+double ValueDistribution::DrawOne(Sampler& sampler, int64_t index) const {
+  switch (kind_) {
+    case Kind::kGamma:
+      return sampler.Gamma(a_, b_);
+    case Kind::kLogNormal:
+      return sampler.LogNormal(a_, b_);
+    case Kind::kValues:
+      return values_[static_cast<size_t>(index) % values_.size()];
+    case Kind::kMixture: {
+      const double u = sampler.Uniform();
+      size_t c = 0;
+      while (c + 1 < cumulative_.size() && u >= cumulative_[c]) ++c;
+      return components_[c].DrawOne(sampler, index);
+    }
+  }
+  return 0;
+}
+
 std::vector<double> ValueDistribution::Draw(int64_t count, uint64_t seed) const {
   std::vector<double> values(static_cast<size_t>(count));
   Sampler sampler(seed);
-  for (int64_t i = 0; i < count; ++i) {
-    switch (kind_) {
-      case Kind::kGamma:
-        values[i] = sampler.Gamma(a_, b_);
-        break;
-      case Kind::kLogNormal:
-        values[i] = sampler.LogNormal(a_, b_);
-        break;
-      case Kind::kValues:
-        values[i] = values_[static_cast<size_t>(i) % values_.size()];
-        break;
-    }
-  }
+  for (int64_t i = 0; i < count; ++i) values[i] = DrawOne(sampler, i);
   return values;
 }
 
@@ -127,6 +159,15 @@ double ValueDistribution::mean() const {
       double sum = 0;
       for (double v : values_) sum += v;
       return sum / static_cast<double>(values_.size());
+    }
+    case Kind::kMixture: {
+      double sum = 0;
+      double previous = 0;
+      for (size_t c = 0; c < components_.size(); ++c) {
+        sum += (cumulative_[c] - previous) * components_[c].mean();
+        previous = cumulative_[c];
+      }
+      return sum;
     }
   }
   return 0;

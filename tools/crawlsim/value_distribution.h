@@ -5,6 +5,10 @@
 //   list:V1,V2,...        the values in turn, repeated (page i gets V[i mod count])
 //   file:PATH or PATH     one value per line ('#' comments and blank lines skipped), repeated
 //   const:V               every page gets V
+//   mix:W1@SPEC1/W2@SPEC2/...   a mixture: each page draws from SPECi with probability
+//                         Wi / sum W (e.g. a static majority and a fast minority:
+//                         mix:0.8@lognormal:-6,1/0.2@lognormal:0,1); SPECi is any of the
+//                         above except a file or another mixture
 // Values are drawn with tools/crawlsim/random.h, so a seed gives the same pages everywhere.
 //
 // Thread-compatible value type.
@@ -19,6 +23,8 @@
 #include "absl/status/statusor.h"
 
 namespace crawler::crawlsim {
+
+class Sampler;
 
 class ValueDistribution {
  public:
@@ -35,11 +41,17 @@ class ValueDistribution {
   const std::string& spec() const { return spec_; }
 
  private:
-  enum class Kind { kGamma, kLogNormal, kValues };
+  enum class Kind { kGamma, kLogNormal, kValues, kMixture };
+  // One value drawn with `sampler` for page `index`.
+  double DrawOne(Sampler& sampler, int64_t index) const;
+
   Kind kind_ = Kind::kValues;
   double a_ = 0;
   double b_ = 0;
   std::vector<double> values_;
+  // kMixture: the components and their cumulative probabilities (the last is 1).
+  std::vector<ValueDistribution> components_;
+  std::vector<double> cumulative_;
   std::string spec_;
 };
 

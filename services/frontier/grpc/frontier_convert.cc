@@ -658,7 +658,8 @@ recrawl::FleetSummary FleetSummaryValue::View() const {
           .page_count = page_count,
           .rates = rates.has_value() ? &*rates : nullptr,
           .mean_rate_per_day = mean_rate_per_day,
-          .prior = prior.has_value() ? &*prior : nullptr};
+          .prior = prior.has_value() ? &*prior : nullptr,
+          .evidence = evidence.has_value() ? &*evidence : nullptr};
 }
 
 v1::RetuneRevisitsRequest ToRetuneRevisitsRequest(std::string_view collection,
@@ -673,6 +674,7 @@ v1::RetuneRevisitsRequest ToRetuneRevisitsRequest(std::string_view collection,
   if (fleet.prior != nullptr) {
     p.mutable_prior_weights()->Add(fleet.prior->weights().begin(), fleet.prior->weights().end());
   }
+  if (fleet.evidence != nullptr) p.set_fleet_evidence(fleet.evidence->Encode());
   return request;
 }
 
@@ -696,6 +698,14 @@ absl::StatusOr<FleetSummaryValue> FromRetuneRevisitsRequest(
         absl::MakeConstSpan(p.prior_weights().data(), p.prior_weights().size()));
     if (!prior.ok()) return InvalidField("fleet.prior_weights", std::string(prior.status().message()));
     fleet.prior = *std::move(prior);
+  }
+  if (!p.fleet_evidence().empty()) {
+    absl::StatusOr<recrawl::FleetEvidence> evidence =
+        recrawl::FleetEvidence::Decode(p.fleet_evidence());
+    if (!evidence.ok()) {
+      return InvalidField("fleet.fleet_evidence", std::string(evidence.status().message()));
+    }
+    fleet.evidence = *std::move(evidence);
   }
   return fleet;
 }

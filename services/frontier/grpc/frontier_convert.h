@@ -122,13 +122,14 @@ absl::StatusOr<std::vector<std::optional<UrlRecord>>> FromLookupUrlsResponse(
 v1::GetRevisitStatusResponse ToProto(const RevisitStatus& status);
 absl::StatusOr<RevisitStatus> FromProto(const v1::GetRevisitStatusResponse& status);
 
-// recrawl::FleetSummary points at its histogram and prior; decoded, they need an owner.
+// recrawl::FleetSummary points at its histogram, prior and evidence; decoded, they need an owner.
 struct FleetSummaryValue {
   double budget_visits_per_day = 0;
   int64_t page_count = 0;
   std::optional<recrawl::RateHistogram> rates;  // nullopt: FleetSummary::rates == nullptr
   double mean_rate_per_day = 0;
   std::optional<recrawl::RatePrior> prior;  // nullopt: FleetSummary::prior == nullptr
+  std::optional<recrawl::FleetEvidence> evidence;  // nullopt: FleetSummary::evidence == nullptr
 
   // A FleetSummary that points into this value: valid while it lives and is not moved.
   recrawl::FleetSummary View() const;

@@ -409,6 +409,29 @@ TEST(FrontierConvertTest, FleetSummaryCarriesTheFittedPrior) {
   ExpectInvalid(FromRetuneRevisitsRequest(bad).status(), "fleet.prior_weights");
 }
 
+// The merged evidence travels with the prior: the partitions solve their multiplier over it.
+TEST(FrontierConvertTest, FleetSummaryCarriesTheMergedEvidence) {
+  const recrawl::FleetEvidence evidence = SomeEvidence();
+  const recrawl::RatePrior prior = evidence.Fit(
+      recrawl::RatePrior::FromGamma(recrawl::GammaPrior{2, 10}), {});
+  const recrawl::FleetSummary fleet{
+      .budget_visits_per_day = 10, .page_count = 5, .prior = &prior, .evidence = &evidence};
+  const v1::RetuneRevisitsRequest request = ToRetuneRevisitsRequest("c", fleet);
+  EXPECT_FALSE(request.fleet().fleet_evidence().empty());
+  absl::StatusOr<FleetSummaryValue> back = FromRetuneRevisitsRequest(request);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_NE(back->View().evidence, nullptr);
+  EXPECT_EQ(*back->View().evidence, evidence);
+  // None sent (an older scheduler, or no prior fitted): none, the histogram is solved over.
+  back = FromRetuneRevisitsRequest(ToRetuneRevisitsRequest("c", {.budget_visits_per_day = 1}));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->View().evidence, nullptr);
+
+  v1::RetuneRevisitsRequest bad = request;
+  bad.mutable_fleet()->set_fleet_evidence("\x01garbage");
+  ExpectInvalid(FromRetuneRevisitsRequest(bad).status(), "fleet.fleet_evidence");
+}
+
 TEST(FrontierConvertTest, FleetSummaryRoundTripsWithAndWithoutRates) {
   const recrawl::RateHistogram rates = SomeRates();
   const recrawl::FleetSummary fleet{.budget_visits_per_day = 432'000,

@@ -88,9 +88,9 @@ TEST(EstimatedOptimal, ApproachesTheOracleAndBeatsUniform) {
 // and one seed (a few seconds). The floors are below the full runs' values (docs/recrawl.md §9):
 // at this size the narrow distribution's capture varies from -0.2 to +0.25 with the seed (its
 // whole gain is 1.8 % of freshness), so there the test only bounds how far it may trail uniform.
-// The Last-Modified cases (a usable date on every page, ~12 s each) pin the posterior-expected
-// decision for pages with a dated change (OptimalPolicyOptions::expected_freshness_when_dated):
-// they capture 0.54 and 0.58 here, the log-mean plug-in for every page 0.31 and 0.31.
+// The Last-Modified cases (a usable date on every page, ~12 s each) pin the posterior decision
+// (optimal_policy.h) on evidence with dated changes, where the log-mean plug-in it replaced
+// captured 0.31 on both distributions at this size.
 struct CaptureCase {
   const char* rates;
   double min_capture;

@@ -48,9 +48,6 @@ void ExpectNear(const FleetEvidence& a, const FleetEvidence& b) {
   for (size_t i = 0; i < x.size(); ++i) {
     EXPECT_EQ(x[i].key, y[i].key);
     EXPECT_NEAR(x[i].pages, y[i].pages, 1e-9);
-    EXPECT_NEAR(x[i].quiet_days_sum, y[i].quiet_days_sum, 1e-6 * (1 + y[i].quiet_days_sum));
-    EXPECT_NEAR(x[i].untimed_mean_days_sum, y[i].untimed_mean_days_sum,
-                1e-6 * (1 + y[i].untimed_mean_days_sum));
   }
 }
 
@@ -97,7 +94,7 @@ TEST(FleetEvidenceEncoding, RejectsDamage) {
   }
   EXPECT_EQ(FleetEvidence::Decode(bytes + "x").status().code(), absl::StatusCode::kDataLoss);
   // A cell count far beyond the bytes: rejected before anything is reserved for it.
-  std::string huge(1, '\x01');
+  std::string huge(1, '\x02');
   huge.append(8, '\0');
   huge.append("\xff\xff\xff\xff\x0f");
   EXPECT_EQ(FleetEvidence::Decode(huge).status().code(), absl::StatusCode::kDataLoss);
@@ -106,6 +103,67 @@ TEST(FleetEvidenceEncoding, RejectsDamage) {
   const double minus = -1;
   std::memcpy(&negative[1], &minus, sizeof minus);
   EXPECT_EQ(FleetEvidence::Decode(negative).status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(FleetEvidenceEncoding, RefusesVersionOneAndKeysOffTheGrid) {
+  // Version 1 pooled every untimed interval in one group: it cannot be split, so it is refused
+  // as an unknown version and the frontier rebuilds its evidence from the URL records.
+  std::string v1(1, '\x01');
+  v1.append(8, '\0');
+  v1.push_back('\0');
+  EXPECT_EQ(FleetEvidence::Decode(v1).status().code(), absl::StatusCode::kUnimplemented);
+  // One cell whose change-free days lie in bin 200 (the grid has 101).
+  FleetEvidence one;
+  one.Add(Regular(3, 0, 1.0));
+  std::string bytes = one.Encode();
+  const uint64_t bad_key = uint64_t{3} << 32 | uint64_t{200} << 16;
+  std::string cell;
+  for (uint64_t v = bad_key; ; v >>= 7) {
+    if (v < 0x80) {
+      cell.push_back(static_cast<char>(v));
+      break;
+    }
+    cell.push_back(static_cast<char>((v & 0x7f) | 0x80));
+  }
+  std::string damaged = bytes.substr(0, 1 + 8 + 1) + cell + bytes.substr(bytes.size() - 8);
+  EXPECT_EQ(FleetEvidence::Decode(damaged).status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(FleetEvidenceEncoding, CommitmentsTravelWithTheCellsAndTheFitIgnoresThem) {
+  const std::vector<VisitHistory> histories = SomeHistories(200, 5);
+  FleetEvidence plain;
+  FleetEvidence committed;
+  for (size_t i = 0; i < histories.size(); ++i) {
+    plain.Add(histories[i]);
+    // Every other page reports a commitment, the rest none (a new page, another policy).
+    committed.Add(histories[i], 1.0, i % 2 == 0 ? 0.1 * (1 + i % 7) : -1.0);
+  }
+  EXPECT_EQ(committed.cell_count(), plain.cell_count());
+  absl::StatusOr<FleetEvidence> decoded = FleetEvidence::Decode(committed.Encode());
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, committed);
+  double pages = 0;
+  double visits = 0;
+  for (const FleetEvidence::CellPosterior& cell :
+       committed.Posteriors(RatePrior::FromGamma({}))) {
+    pages += cell.committed_pages;
+    visits += cell.committed_visits_per_day;
+  }
+  EXPECT_NEAR(pages, 100, 1e-9);
+  double expected = 0;
+  for (size_t i = 0; i < histories.size(); i += 2) expected += 0.1 * (1 + i % 7);
+  EXPECT_NEAR(visits, expected, 1e-9);
+  const RatePrior start = RatePrior::FromGamma(GammaPrior{2.0, 10.0});
+  ExpectSameWeights(committed.Fit(start, {}), plain.Fit(start, {}), 1e-9);
+  // Removing with the same commitment takes it out again.
+  for (size_t i = 0; i < histories.size(); i += 2) {
+    committed.Remove(histories[i], 1.0, 0.1 * (1 + i % 7));
+    committed.Add(histories[i]);
+  }
+  for (const FleetEvidence::CellEntry& cell : committed.cells()) {
+    EXPECT_NEAR(cell.committed_pages, 0, 1e-9);
+    EXPECT_NEAR(cell.committed_visits_per_day, 0, 1e-9);
+  }
 }
 
 TEST(FleetEvidenceEncoding, MergedPartitionsEqualTheUnion) {

@@ -4,6 +4,7 @@
 // allocations of Cho & Garcia-Molina (TODS 2003, §5).
 #include <array>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -330,77 +331,153 @@ RatePrior SlowOrFastPrior() {
   return RatePrior(weights);
 }
 
-TEST(OptimalPolicy, ProbesAPageThatMayBeTooFastForTheBudget) {
-  // 100 pages at 0.2 changes a day, 10 visits a day: f = 0.1 each, mu = g(2) / 0.2 = 2.9700, so
-  // pages faster than w / mu = 0.3367 get no visits. The prior says a page changes 0.2 (grid
-  // point 33, 0.1995) or 1 (point 40) times a day, even odds. Three visits 10 days apart, all
-  // changed: P(fast) = 1 / (1 + 0.8647^3) = 0.607, the log-mean 0.53 is past the line, and the
-  // plug-in decision abandons the page.
-  const RateHistogram histogram = HundredPagesAtPointTwo();
+// A fleet of 100 pages, half seen changed at each of three visits 10 days apart, half never,
+// with its evidence: what the posterior rule of OptimalPolicy decides on.
+struct HundredPages {
+  HundredPages() {
+    for (int i = 0; i < 3; ++i) {
+      changed.Append(Visit{10 * 86400, true, false, 0});
+      unchanged.Append(Visit{10 * 86400, false, false, 0});
+    }
+    for (int i = 0; i < 50; ++i) {
+      evidence.Add(changed);
+      evidence.Add(unchanged);
+    }
+  }
+  // These pages' fleet summary under `prior`, budget 10 visits a day.
+  FleetSummary Fleet(const RatePrior& prior) const {
+    return FleetSummary{.budget_visits_per_day = 10.0,
+                        .page_count = 100,
+                        .rates = &histogram,
+                        .prior = &prior,
+                        .evidence = &evidence};
+  }
+
+  VisitHistory changed;
+  VisitHistory unchanged;
+  FleetEvidence evidence;
+  RateHistogram histogram = HundredPagesAtPointTwo();
+};
+
+TEST(OptimalPolicy, DecidesEveryPageOnItsPosteriorAndSpendsTheBudget) {
+  // Under the fitted prior the page's f maximises its posterior-expected freshness minus mu f,
+  // mu solved over the fleet's posteriors so that the decisions add up to the budget.
+  const HundredPages pages;
   const RatePrior prior = SlowOrFastPrior();
-  FleetSummary fleet{10.0, 100, &histogram, 0.0, &prior};
-  VisitHistory history;
-  for (int i = 0; i < 3; ++i) history.Append(Visit{10 * 86400, true, false, 0});
-
-  OptimalPolicy plug_in;
+  const FleetSummary fleet = pages.Fleet(prior);
+  OptimalPolicy policy;
+  policy.Retune(fleet);
+  const absl::StatusOr<PosteriorAllocation> solved =
+      PosteriorAllocation::Solve(pages.evidence, prior, 10.0);
+  ASSERT_TRUE(solved.ok());
+  double planned = 0;
+  for (const VisitHistory* history : {&pages.changed, &pages.unchanged}) {
+    const Decision decision = policy.Decide(PageView{*history, 30.0}, PolicyState{});
+    const Belief belief = Belief::Of(prior.Posterior(PooledEvidence::Of(*history)));
+    EXPECT_NEAR(decision.next_visit_in_days,
+                1 / PosteriorVisitsPerDay(belief, 1.0, solved->mu), 1e-9)
+        << history->size();
+    EXPECT_NEAR(decision.state.rate_per_day, belief.LogMeanRate(), 1e-12);
+    planned += 50 / decision.next_visit_in_days;
+  }
+  EXPECT_NEAR(planned, 10.0, 1e-6);
+  // The pages seen changed each time may be slow or fast: P(fast) = 1 / (1 + 0.8647^3) =
+  // 0.607 and their log-mean 0.53 is past the plug-in's abandon line (w / mu = 0.3367 for 100
+  // pages at 0.2), so the previous rule gives them nothing, and the pages never seen changing
+  // all the budget; the posterior decision keeps visiting both.
+  OptimalPolicyOptions plug_in_options;
+  plug_in_options.expected_freshness = false;
+  OptimalPolicy plug_in(plug_in_options);
   plug_in.Retune(fleet);
-  const double mu = plug_in.allocation().mu;
-  EXPECT_NEAR(mu, (1 - 3 * std::exp(-2.0)) / 0.2, 0.02);
-  EXPECT_TRUE(std::isinf(plug_in.Decide(PageView{history, 30.0}, PolicyState{}).next_visit_in_days));
+  EXPECT_TRUE(std::isinf(
+      plug_in.Decide(PageView{pages.changed, 30.0}, PolicyState{}).next_visit_in_days));
+  EXPECT_TRUE(std::isfinite(
+      policy.Decide(PageView{pages.changed, 30.0}, PolicyState{}).next_visit_in_days));
+  // The plug-in's mu was solved over the histogram of 100 pages at 0.2 (0.1 visits a day each),
+  // not over its own decisions: with half the pages abandoned it asks for half the budget.
+  const double plug_in_planned =
+      50 / plug_in.Decide(PageView{pages.unchanged, 30.0}, PolicyState{}).next_visit_in_days;
+  EXPECT_LT(plug_in_planned, 0.6 * 10.0);
+}
 
-  // Probing: the next visit comes 1.6 / (w / mu) days later, where one visit best tells 0.2 from
-  // 1 near the line (a long horizon makes the information worth the visit).
+TEST(PosteriorAllocation, TheTargetMakesUpTheLagOfTheCommitments) {
+  // A page is reconsidered only at its next visit. With the previous mu the pages would now be
+  // decided f(mu) each; committed to less, they leave budget unspent until their next visits,
+  // so the solve aims half that much higher (the rest follows at the next tunings), and at
+  // commitments equal to the decisions at the budget itself.
+  const HundredPages pages;
+  const RatePrior prior = SlowOrFastPrior();
+  const PosteriorAllocation first = PosteriorAllocation::Solve(pages.evidence, prior, 10.0).value();
+  EXPECT_NEAR(first.target_visits_per_day, 10.0, 1e-12);  // no previous mu: no lag known
+  const double f_changed = PosteriorVisitsPerDay(
+      Belief::Of(prior.Posterior(PooledEvidence::Of(pages.changed))), 1.0, first.mu);
+  const double f_unchanged = PosteriorVisitsPerDay(
+      Belief::Of(prior.Posterior(PooledEvidence::Of(pages.unchanged))), 1.0, first.mu);
+  EXPECT_NEAR(50 * f_changed + 50 * f_unchanged, 10.0, 1e-6);
+
+  FleetEvidence settled;
+  FleetEvidence lagging;
+  for (int i = 0; i < 50; ++i) {
+    settled.Add(pages.changed, 1.0, f_changed);
+    settled.Add(pages.unchanged, 1.0, f_unchanged);
+    lagging.Add(pages.changed, 1.0, 0.5 * f_changed);  // decided when mu was higher
+    lagging.Add(pages.unchanged, 1.0, f_unchanged);
+  }
+  const PosteriorAllocationOptions hint{.mu_hint = first.mu};
+  const PosteriorAllocation steady = PosteriorAllocation::Solve(settled, prior, 10.0, hint).value();
+  EXPECT_NEAR(steady.target_visits_per_day, 10.0, 1e-6);
+  EXPECT_NEAR(steady.mu, first.mu, 1e-6 * first.mu);
+  EXPECT_NEAR(steady.committed_visits_per_day, 10.0, 1e-6);
+  const PosteriorAllocation behind = PosteriorAllocation::Solve(lagging, prior, 10.0, hint).value();
+  EXPECT_NEAR(behind.committed_visits_per_day, 10.0 - 25 * f_changed, 1e-6);
+  EXPECT_NEAR(behind.target_visits_per_day, 10.0 + 0.5 * 25 * f_changed, 1e-6);
+  EXPECT_NEAR(behind.visits_per_day, behind.target_visits_per_day, 1e-6);
+  EXPECT_LT(behind.mu, first.mu);
+  // The correction is bounded: a report far off cannot more than halve or grow the plan by half.
+  FleetEvidence idle;
+  for (int i = 0; i < 50; ++i) {
+    idle.Add(pages.changed, 1.0, 0.0);
+    idle.Add(pages.unchanged, 1.0, 0.0);
+  }
+  // (At a sixteenth of the multiplier the pages would be decided several times the budget.)
+  const PosteriorAllocationOptions low_hint{.mu_hint = first.mu / 16};
+  EXPECT_NEAR(PosteriorAllocation::Solve(idle, prior, 10.0, low_hint)->target_visits_per_day,
+              15.0, 1e-9);
+
+  // The policy records its commitment, which is how callers report it.
+  OptimalPolicy policy;
+  policy.Retune(FleetSummary{.budget_visits_per_day = 10.0,
+                             .page_count = 100,
+                             .rates = &pages.histogram,
+                             .prior = &prior,
+                             .evidence = &pages.evidence});
+  const Decision decision = policy.Decide(PageView{pages.changed, 30.0}, PolicyState{});
+  EXPECT_NEAR(CommittedVisitsPerDay(decision.state), 1 / decision.next_visit_in_days, 1e-12);
+  EXPECT_EQ(CommittedVisitsPerDay(PolicyState{}), -1);
+  PolicyState never;
+  never.interval_days = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(CommittedVisitsPerDay(never), 0);
+}
+
+TEST(OptimalPolicy, ProbesAPageThatMayBeTooFastForTheBudget) {
+  // The pages seen changed at each visit may be 0.2 or 1 a day; one more visit 1.6 / (w / mu)
+  // days later, where a visit best tells rates near the abandon line apart, is worth its cost
+  // over a long horizon.
+  const HundredPages pages;
+  const RatePrior prior = SlowOrFastPrior();
+  const FleetSummary fleet = pages.Fleet(prior);
+  const double mu = PosteriorAllocation::Solve(pages.evidence, prior, 10.0)->mu;
   OptimalPolicyOptions options;
   options.probe_horizon_days = 1e6;
   OptimalPolicy probing(options);
   probing.Retune(fleet);
-  EXPECT_NEAR(probing.Decide(PageView{history, 30.0}, PolicyState{}).next_visit_in_days,
+  EXPECT_NEAR(probing.Decide(PageView{pages.changed, 30.0}, PolicyState{}).next_visit_in_days,
               1.6 * mu, 1e-9);
-  // Never twice in a row: after a probe 4.75 days later the page gets its regular decision.
-  VisitHistory probed = history;
+  // Never twice in a row: after the probe the page gets its regular decision.
+  VisitHistory probed = pages.changed;
   probed.Append(Visit{static_cast<uint32_t>(1.6 * mu * 86400), true, false, 0});
-  EXPECT_GT(probing.Decide(PageView{probed, 34.75}, PolicyState{}).next_visit_in_days, 1.6 * mu);
-}
-
-TEST(OptimalPolicy, DatedChangeDecidesOnTheExpectedFreshness) {
-  // The fleet and prior of ProbesAPageThatMayBeTooFastForTheBudget: mu = 2.9700, abandon line
-  // w / mu = 0.3367, prior 0.1995 or 1 per day at even odds. One visit 10 days after the last,
-  // changed, Last-Modified 2.5 days before it: the likelihood ratio fast : slow is
-  // (1 e^{-2.5}) / (0.1995 e^{-0.4988}) = 0.6778, so P(slow) = 0.5960. The log-mean
-  // exp(0.5960 ln 0.1995) = 0.3826 is past the line (plug-in: never again), but
-  // w E[1 / lambda] = 0.5960 / 0.1995 + 0.4040 = 3.391 > mu: the expected freshness is worth
-  // visits.
-  const RateHistogram histogram = HundredPagesAtPointTwo();
-  const RatePrior prior = SlowOrFastPrior();
-  const FleetSummary fleet{10.0, 100, &histogram, 0.0, &prior};
-  VisitHistory dated;
-  dated.Append(Visit{10 * 86400, true, true, static_cast<uint32_t>(2.5 * 86400)});
-
-  OptimalPolicyOptions plug_in_options;
-  plug_in_options.expected_freshness_when_dated = false;
-  OptimalPolicy plug_in(plug_in_options);
-  plug_in.Retune(fleet);
-  const Decision abandoned = plug_in.Decide(PageView{dated, 10.0}, PolicyState{});
-  EXPECT_NEAR(abandoned.state.rate_per_day, 0.3826, 5e-4);
-  EXPECT_TRUE(std::isinf(abandoned.next_visit_in_days));
-
-  OptimalPolicy shipped;  // expected_freshness_when_dated is on by default
-  shipped.Retune(fleet);
-  const double mu = shipped.allocation().mu;
-  const std::vector<double> rates = {RatePrior::PointRate(33), RatePrior::PointRate(40)};
-  const double slow = 1 / (1 + std::exp(-2.5) / (rates[0] * std::exp(-2.5 * rates[0])));
-  EXPECT_NEAR(slow, 0.5960, 5e-4);
-  const std::vector<double> posterior = {slow, 1 - slow};
-  const double f = ExpectedOptimalVisitsPerDay(rates, posterior, 1.0, mu);
-  ASSERT_GT(f, 0);
-  EXPECT_NEAR(shipped.Decide(PageView{dated, 10.0}, PolicyState{}).next_visit_in_days, 1 / f,
-              1e-6 / f);
-
-  // Without the date the same change keeps the plug-in decision (here: never again).
-  VisitHistory undated;
-  undated.Append(Visit{10 * 86400, true, false, 0});
-  EXPECT_TRUE(
-      std::isinf(shipped.Decide(PageView{undated, 10.0}, PolicyState{}).next_visit_in_days));
+  EXPECT_GT(probing.Decide(PageView{probed, 30.0 + 1.6 * mu}, PolicyState{}).next_visit_in_days,
+            1.6 * mu);
 }
 
 TEST(OptimalPolicy, ExplorationAlternatesShortAndLongIntervals) {

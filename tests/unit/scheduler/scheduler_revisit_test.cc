@@ -11,9 +11,11 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
+#include "lib/recrawl/optimal_policy.h"
 #include "lib/recrawl/page_state.h"
 #include "lib/recrawl/rate_prior.h"
 #include "services/collections/collection.h"
+#include "services/collections/revisit_options.h"
 #include "services/common/kv/in_memory_kv_store.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/local_frontier_client.h"
@@ -314,11 +316,27 @@ TEST(SchedulerRevisitTest, FitsThePriorToThePartitionsEvidenceAndSendsIt) {
   std::vector<frontier::FrontierClient*> partitions = {p0.client.get(), p1.client.get()};
   uint64_t visit = 0;
   std::optional<recrawl::RatePrior> previous;
+  // An OptimalPolicy with the partitions' options, tuned to every fleet summary they are sent:
+  // each solve starts from the previous one's multiplier and corrects for the lag of the pages'
+  // commitments (posterior_allocation.h), so the same history of summaries gives the same mu.
+  recrawl::OptimalPolicy same(collections::EffectivePolicyOptions(c.revisit.options).optimal);
+  const recrawl::RateHistogram no_rates;
+  auto tune_same = [&](const RevisitTuning& tuning) {
+    recrawl::FleetEvidence merged;
+    for (frontier::FrontierClient* p : partitions) merged.Merge(*p->GetRevisitStatus()->evidence);
+    same.Retune(recrawl::FleetSummary{
+        .budget_visits_per_day = c.revisit.budget_visits_per_day,
+        .page_count = static_cast<int64_t>(tuning.pages),
+        .rates = &no_rates,
+        .prior = tuning.prior.has_value() ? &*tuning.prior : nullptr,
+        .evidence = tuning.prior.has_value() ? &merged : nullptr});
+  };
   for (int step = 0; step < 24; ++step) {
     for (Partition* p : {&p0, &p1}) VisitDue(*p, visit);
     absl::StatusOr<RevisitTuning> tuning =
         s->TuneRevisits(partitions, previous.has_value() ? &*previous : nullptr);
     ASSERT_TRUE(tuning.ok()) << tuning.status();
+    tune_same(*tuning);
     if (tuning->prior.has_value()) previous = tuning->prior;
     clock.Advance(absl::Minutes(30));
   }
@@ -332,6 +350,7 @@ TEST(SchedulerRevisitTest, FitsThePriorToThePartitionsEvidenceAndSendsIt) {
   absl::StatusOr<RevisitTuning> tuning = s->TuneRevisits(partitions, &*previous);
   ASSERT_TRUE(tuning.ok());
   ASSERT_TRUE(tuning->prior.has_value());
+  tune_same(*tuning);
   for (int k = 0; k < recrawl::RatePrior::kPoints; ++k) {
     EXPECT_NEAR(tuning->prior->weight(k), expected.weight(k), 1e-9 + 1e-9 * expected.weight(k));
   }
@@ -341,13 +360,26 @@ TEST(SchedulerRevisitTest, FitsThePriorToThePartitionsEvidenceAndSendsIt) {
   EXPECT_GT(tuning->evidence_pages, 0);
   EXPECT_EQ(tuning->evidence_cells, merged.cell_count());
 
-  // The partitions estimate with it: a page visited now gets its posterior rate.
+  // The partitions decide with it (lib/recrawl/optimal_policy.h): a page visited now gets the
+  // decision of its posterior, mu solved over the merged evidence, exactly as an OptimalPolicy
+  // tuned to the same fleet summaries decides it, and its posterior log-mean as its estimate.
   clock.Advance(absl::Hours(24));
   VisitDue(p0, visit);
   const frontier::UrlRecord record = p0.frontier->LookupUrl("http://h19.a.test/").value();
   const recrawl::PageRevisitState page =
       recrawl::PageRevisitState::Decode(record.visit_history).value();
-  EXPECT_DOUBLE_EQ(page.policy.rate_per_day, tuning->prior->PosteriorRate(page.history));
+  EXPECT_DOUBLE_EQ(page.policy.rate_per_day,
+                   recrawl::Belief::Of(tuning->prior->Posterior(
+                                           recrawl::PooledEvidence::Of(page.history)))
+                       .LogMeanRate());
+  const recrawl::Decision decided =
+      same.Decide(recrawl::PageView{.history = page.history}, recrawl::PolicyState{});
+  EXPECT_GT(page.policy.interval_days, 0);  // decided by the posterior rule
+  EXPECT_NEAR(page.policy.interval_days, decided.state.interval_days,
+              1e-9 * decided.state.interval_days);
+  EXPECT_TRUE(tuning->mu.has_value());
+  ASSERT_TRUE(tuning->planned_spend_ratio.has_value());
+  EXPECT_NEAR(*tuning->planned_spend_ratio, 1.0, 1e-6);
 
   // A partition without evidence (an older frontier): no prior, for any partition.
   NoEvidenceClient old(*p1.client);
@@ -365,10 +397,10 @@ TEST(SchedulerRevisitTest, FitsThePriorToThePartitionsEvidenceAndSendsIt) {
           .value();
   EXPECT_NE(gamma_page.policy.rate_per_day, previous->PosteriorRate(gamma_page.history));
 
-  // A fleet visited faster than the prior's grid reaches (here 100 visits a page a day, above a
-  // tenth of RatePrior::kMaxRate): none fitted, the Gamma prior has no upper end.
+  // A fleet visited faster than the prior's grid reaches (here 200,000 visits a page a day,
+  // above a tenth of RatePrior::kMaxRate): none fitted, the Gamma prior has no upper end.
   Collection fast = c;
-  fast.revisit.budget_visits_per_day = 4000;
+  fast.revisit.budget_visits_per_day = 40 * 2e5;
   std::unique_ptr<Scheduler> s_fast = Scheduler::Create(fast, {}).value();
   tuning = s_fast->TuneRevisits({p0.client.get(), p1.client.get()}, &*previous);
   ASSERT_TRUE(tuning.ok());
