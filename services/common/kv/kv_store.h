@@ -70,6 +70,13 @@ class KvIterator {
   // `target`. Clears an earlier end-of-range; cheaper than a new cursor (RocksDB: no new
   // snapshot or per-file cursors).
   virtual void Seek(std::string_view target) = 0;
+  // A prefix cursor's seek into the middle of a prefix: the range becomes the keys starting
+  // with `prefix`, and the cursor is positioned on the first of them >= `target` (a queue
+  // resumed from where it was last read). REQUIRES: `target` starts with `prefix`, and `prefix`
+  // is at least the family's scan_prefix_bytes long (else status() reports kInvalidArgument).
+  // On a range cursor (NewIterator) it is Seek(target) limited to the keys starting with
+  // `prefix`.
+  virtual void SeekWithin(std::string_view prefix, std::string_view target) = 0;
   // True while positioned on an entry inside the range.
   virtual bool Valid() const = 0;
   // REQUIRES: Valid().

@@ -276,9 +276,14 @@ class RocksDbIterator final : public RocksDbCursor {
   ~RocksDbIterator() override { it_.reset(); }
 
   void Seek(std::string_view target) override {
+    prefix_.clear();
     it_->Seek(target < begin_ ? begin_slice_ : ToSlice(target));
   }
-  bool Valid() const override { return it_->Valid(); }
+  void SeekWithin(std::string_view prefix, std::string_view target) override {
+    prefix_.assign(prefix);
+    it_->Seek(target < begin_ ? begin_slice_ : ToSlice(target));
+  }
+  bool Valid() const override { return it_->Valid() && it_->key().starts_with(ToSlice(prefix_)); }
   absl::Status status() const override { return ToAbslStatus(it_->status(), "rocksdb iterator"); }
 
  private:
@@ -287,11 +292,12 @@ class RocksDbIterator final : public RocksDbCursor {
   const std::string end_;
   const rocksdb::Slice begin_slice_;
   const rocksdb::Slice end_slice_;
+  std::string prefix_;  // of the last SeekWithin; empty after Seek
 };
 
 // NewPrefixIterator's cursor: one RocksDB iterator in prefix-seek mode (prefix_same_as_start), so
 // every Seek consults the memtable and file prefix Bloom filters and the scan stops at the end
-// of the scan prefix; Valid() also stops at the end of a longer Seek target.
+// of the scan prefix; Valid() also stops at the end of a longer Seek (or SeekWithin) prefix.
 class RocksDbPrefixIterator final : public RocksDbCursor {
  public:
   RocksDbPrefixIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* handle,
@@ -306,17 +312,19 @@ class RocksDbPrefixIterator final : public RocksDbCursor {
     it_.reset(db->NewIterator(read, handle));
   }
 
-  void Seek(std::string_view target) override {
+  void Seek(std::string_view target) override { SeekWithin(target, target); }
+  void SeekWithin(std::string_view prefix, std::string_view target) override {
     status_ = absl::OkStatus();
-    if (target.size() < scan_prefix_bytes_) {
+    if (prefix.size() < scan_prefix_bytes_ || !target.starts_with(prefix)) {
       // Outside the extractor's domain a prefix-mode seek may skip keys.
       positioned_ = false;
-      status_ = absl::InvalidArgumentError("prefix seek target shorter than the scan prefix");
+      status_ = absl::InvalidArgumentError("prefix seek outside the scan prefix");
       return;
     }
-    prefix_.assign(target);
+    prefix_.assign(prefix);
     positioned_ = true;
-    it_->Seek(ToSlice(prefix_));
+    // Within the extractor's prefix of `target` (prefix_same_as_start), from `target` on.
+    it_->Seek(ToSlice(target));
   }
   bool Valid() const override {
     return positioned_ && it_->Valid() && it_->key().starts_with(ToSlice(prefix_));
