@@ -312,6 +312,11 @@ std::string EncodeHostRecord(const HostRecord& record) {
   AppendVarint64(record.pages, value);
   PutTime(value, record.next_allowed);
   AppendVarint64(record.leased, value);
+  if (record.cursor != QueuePos{}) {
+    value.push_back(static_cast<char>(record.cursor.band));
+    AppendVarint64(record.cursor.depth, value);
+    AppendVarint64(record.cursor.seq, value);
+  }
   return value;
 }
 
@@ -325,8 +330,14 @@ absl::StatusOr<HostRecord> DecodeHostRecord(std::string_view value) {
       !reader.Time(record.next_allowed)) {
     return Corrupt("host record");
   }
-  // Records written before `leased` existed end here.
+  // Records written before `leased` existed end here, and those at the start of their queue
+  // (or written before the cursor existed) after it.
   if (!reader.AtEnd() && !reader.Varint(record.leased)) return Corrupt("host record");
+  if (!reader.AtEnd() &&
+      (!reader.Byte(record.cursor.band) || !reader.Varint32(record.cursor.depth) ||
+       !reader.Varint(record.cursor.seq))) {
+    return Corrupt("host record");
+  }
   return record;
 }
 
