@@ -141,15 +141,21 @@ size_t UrlKeyOriginLength(std::string_view url_key) {
 }
 
 std::vector<kv::ColumnFamilySpec> ColumnFamilies() {
+  // The families that hold a URL per entry use 16 KiB blocks: a URL compresses well next to
+  // its neighbours (the same host, similar paths), for a little more work per point lookup
+  // that misses the cache (disk per URL: docs/benchmarks.md, bench/frontier-scale).
+  constexpr size_t kUrlBlockBytes = 16 << 10;
   return {
       {std::string(kMetaFamily), 0},
       {std::string(kHostsFamily), 0},
-      {std::string(kUrlsFamily), 0, /*ordered_within_prefix=*/false, &UrlKeyOriginLength},
+      {std::string(kUrlsFamily), 0, /*ordered_within_prefix=*/false, &UrlKeyOriginLength,
+       kUrlBlockBytes},
       // A host's queue is appended to in (band, depth, sequence) order and consumed from the
       // front: its keys arrive in order within the host's prefix.
-      {std::string(kQueueFamily), kQueueHostPrefixBytes, /*ordered_within_prefix=*/true},
+      {std::string(kQueueFamily), kQueueHostPrefixBytes, /*ordered_within_prefix=*/true,
+       nullptr, kUrlBlockBytes},
       {std::string(kLeasesFamily), 0},
-      {std::string(kDueFamily), 0},
+      {std::string(kDueFamily), 0, false, nullptr, kUrlBlockBytes},
   };
 }
 

@@ -57,6 +57,11 @@ struct ColumnFamilySpec {
   // insert of a group then starts next to its previous one. A performance hint only; a pure
   // function of the key. REQUIRES: not together with ordered_within_prefix.
   size_t (*insert_hint_prefix)(std::string_view key) = nullptr;
+  // Bytes of data per block in the store's files (0: the store's default, 4 KiB). Larger
+  // blocks compress better (neighbouring keys share more) and cost more to read for a point
+  // lookup that misses the block cache. A storage hint only: files written with another size
+  // stay readable.
+  size_t block_bytes = 0;
 };
 
 // Forward cursor over a key range of one column family. Obtain from KvStore::NewIterator (one
