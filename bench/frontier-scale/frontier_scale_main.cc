@@ -253,6 +253,7 @@ absl::Status CompactStep(const TargetConfig& config, StepRow& row) {
   const absl::Time start = absl::Now();
   if (absl::Status s = (*core)->store().CompactAll(); !s.ok()) return s;
   row.compaction_seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  row.family_bytes = (*core)->store().FamilyBytes();
   (*core)->Close();
   row.disk_bytes_compacted = DirectoryBytes(StorePath(config));
   return absl::OkStatus();
@@ -350,6 +351,8 @@ void AddFlags(CLI::App& app, Options& o) {
   app.add_option("--seed", o.seed, "Seed of the web and the workload");
   app.add_option("--outlinks", o.outlinks, "Links offered per step and target");
   app.add_option("--new-fraction", o.mix.new_fraction, "Share of offered links that are new");
+  app.add_flag("!--no-discovered-from", o.mix.discovered_from,
+               "Send no discovered_from with the links (what the field costs on disk)");
   app.add_option("--lease-urls", o.lease_urls, "URLs leased and completed per step and target");
   app.add_option("--lease-seconds", o.lease_seconds, "... or for at most this long");
   app.add_option("--steady-rate", o.steady_rate,
@@ -392,7 +395,7 @@ int main(int argc, char** argv) {
                                   LargestStep(o) / 1e6 * kSecondsPerMillionUrls / 60));
   absl::Status status = RunSteps(o, report);
   for (size_t i = 0; status.ok() && i < o.ready_hosts.size(); ++i) {
-    status = RunReadyHosts(o, o.ready_hosts[i], report);
+    if (o.ready_hosts[i] >= 1) status = RunReadyHosts(o, o.ready_hosts[i], report);
   }
   report.PrintTables();
   if (!o.json.empty()) report.WriteJson(o.json);

@@ -682,6 +682,17 @@ RocksDbTickers RocksDbKvStore::Tickers() const {
   return t;
 }
 
+std::vector<std::pair<std::string, uint64_t>> RocksDbKvStore::FamilyBytes() const {
+  std::vector<std::pair<std::string, uint64_t>> sizes;
+  for (const auto& [name, family] : declared_) {
+    uint64_t bytes = 0;
+    db_->GetIntProperty(family.handle, rocksdb::DB::Properties::kLiveSstFilesSize, &bytes);
+    sizes.emplace_back(name, bytes);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
+
 absl::Status RocksDbKvStore::CompactAll() {
   rocksdb::CompactRangeOptions compact;
   // The last level too: that is where deleted entries' tombstones and overwritten values wait.

@@ -33,6 +33,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -140,6 +141,10 @@ class RocksDbKvStore final : public KvStore {
 
   // RocksDB's counters since Open; all zero unless RocksDbKvStoreOptions::statistics.
   RocksDbTickers Tickers() const;
+
+  // Bytes of the live files of each declared family (what its data takes on disk, log and
+  // obsolete files aside), by family name.
+  std::vector<std::pair<std::string, uint64_t>> FamilyBytes() const;
 
  private:
   struct Family {
