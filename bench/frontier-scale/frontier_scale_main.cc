@@ -4,6 +4,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -52,16 +53,29 @@ struct Options {
   LinkMix mix;
 };
 
-// What a run needs, from the largest step: bytes of disk and seconds, as measured on the 2-core
-// development machine (docs/benchmarks.md); a slower disk or a loaded machine takes longer.
-constexpr double kDiskBytesPerUrl = 160;
-constexpr double kSecondsPerMillionUrls = 14;
+// What a run needs, as measured on the 2-core development machine while other work shared it
+// (docs/benchmarks.md): the store's peak disk per known URL (the 10^7 step: 1.40 GB at 10.5 M
+// URLs, during its full compaction); seconds per million URLs grown and compacted (growth at
+// ~12,000 URLs/s, compaction ~12 s per million); and seconds per step or ready-host row for the
+// rest (phases, restarts: 370 s at 10^6, 730 s at 10^7).
+constexpr double kDiskBytesPerUrl = 140;
+constexpr double kSecondsPerMillionUrls = 100;
+constexpr double kSecondsPerRow = 600;
 
 double LargestStep(const Options& o) {
   double largest = 0;
   for (double s : o.steps) largest = std::max(largest, s);
   for (double h : o.ready_hosts) largest = std::max(largest, h * o.ready_urls_per_host);
   return largest;
+}
+
+// The run's seconds: one store grows through the steps; each ready-host row grows its own.
+double EstimatedSeconds(const Options& o) {
+  double urls = 0;
+  for (double s : o.steps) urls = std::max(urls, s);
+  for (double h : o.ready_hosts) urls += h * o.ready_urls_per_host;
+  return kSecondsPerRow * static_cast<double>(o.steps.size() + o.ready_hosts.size()) +
+         urls / 1e6 * kSecondsPerMillionUrls;
 }
 
 absl::Status CheckDisk(const Options& o) {
@@ -253,12 +267,14 @@ absl::Status CompactStep(const TargetConfig& config, StepRow& row) {
   const absl::Time start = absl::Now();
   if (absl::Status s = (*core)->store().CompactAll(); !s.ok()) return s;
   row.compaction_seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  row.family_bytes = (*core)->store().FamilyBytes();
   (*core)->Close();
   row.disk_bytes_compacted = DirectoryBytes(StorePath(config));
   return absl::OkStatus();
 }
 
 absl::Status RunSteps(const Options& o, Report& report) {
+  if (o.steps.empty()) return absl::OkStatus();
   // A web larger than the last step, so that its pages still link to URLs not yet known.
   const SyntheticWeb web(
       SyntheticWebOptions{.hosts = static_cast<uint32_t>(o.hosts),
@@ -344,17 +360,19 @@ void AddFlags(CLI::App& app, Options& o) {
                  "Scratch space: the stores go in a new directory there, removed at the end")
       ->required();
   app.add_option("--crawlerd", o.crawlerd, "crawlerd binary (default: beside this build's)");
-  app.add_option("--steps", o.steps, "Known URLs at each step")->delimiter(',');
+  app.add_option("--steps", o.steps, "Known URLs at each step (0: none, the ready hosts only)")->delimiter(',');
   app.add_option("--hosts", o.hosts, "Hosts of the steps' web");
   app.add_option("--zipf", o.zipf, "Host size exponent (size of rank r ~ (r+1)^-zipf)");
   app.add_option("--seed", o.seed, "Seed of the web and the workload");
   app.add_option("--outlinks", o.outlinks, "Links offered per step and target");
   app.add_option("--new-fraction", o.mix.new_fraction, "Share of offered links that are new");
+  app.add_flag("!--no-discovered-from", o.mix.discovered_from,
+               "Send no discovered_from with the links (what the field costs on disk)");
   app.add_option("--lease-urls", o.lease_urls, "URLs leased and completed per step and target");
   app.add_option("--lease-seconds", o.lease_seconds, "... or for at most this long");
   app.add_option("--steady-rate", o.steady_rate,
                  "Leases + completions per second beside the outlink phase (0: none)");
-  app.add_option("--ready-hosts", o.ready_hosts, "Hosts ready at once, second axis (empty: skip)")
+  app.add_option("--ready-hosts", o.ready_hosts, "Hosts ready at once, second axis (0: skip)")
       ->delimiter(',');
   app.add_option("--ready-urls-per-host", o.ready_urls_per_host, "URLs per host there");
   app.add_flag("!--no-server", o.server, "Only the core (no crawlerd, no restart times)");
@@ -372,11 +390,14 @@ int main(int argc, char** argv) {
       "bench/frontier-scale: one frontier partition at growing numbers of known URLs, through "
       "its core and its gRPC server (docs/benchmarks.md). The default run (10^6, 10^7, 10^8 "
       "URLs over 10^6 hosts, then 10^4..10^6 ready hosts) needs about %.0f GB of disk at its "
-      "largest step and about %.0f minutes on the 2-core development machine; it removes its "
+      "largest step and about %.1f hours on the 2-core development machine; it removes its "
       "stores as it goes. Everything runs on 127.0.0.1.",
-      1e8 * kDiskBytesPerUrl / 1e9, 1e8 / 1e6 * kSecondsPerMillionUrls / 60 * 1.5));
+      1e8 * kDiskBytesPerUrl / 1e9, EstimatedSeconds(Options{}) / 3600));
   AddFlags(app, o);
   CLI11_PARSE(app, argc, argv);
+  // A count below 1 skips that axis (--steps 0: the ready hosts only; --ready-hosts 0: none).
+  std::erase_if(o.steps, [](double s) { return s < 1; });
+  std::erase_if(o.ready_hosts, [](double h) { return h < 1; });
   if (o.crawlerd.empty()) o.crawlerd = DefaultCrawlerd(argv[0]);
   // A directory of this run's own, so that removing it at the end removes nothing else.
   o.data_dir = (std::filesystem::path(o.data_dir) / absl::StrCat("frontier-scale.", ::getpid()))
@@ -389,10 +410,11 @@ int main(int argc, char** argv) {
   report.Progress(absl::StrFormat("largest step %.0f URLs: expect about %.1f GB of disk and %.0f "
                                   "minutes",
                                   LargestStep(o), LargestStep(o) * kDiskBytesPerUrl / 1e9,
-                                  LargestStep(o) / 1e6 * kSecondsPerMillionUrls / 60));
+                                  EstimatedSeconds(o) / 60));
   absl::Status status = RunSteps(o, report);
   for (size_t i = 0; status.ok() && i < o.ready_hosts.size(); ++i) {
     status = RunReadyHosts(o, o.ready_hosts[i], report);
+    if (status.ok() && !o.json.empty()) report.WriteJson(o.json);
   }
   report.PrintTables();
   if (!o.json.empty()) report.WriteJson(o.json);

@@ -67,6 +67,14 @@ std::string Object(const std::vector<std::string>& pairs) {
   return absl::StrCat("{", absl::StrJoin(pairs, ", "), "}");
 }
 
+std::string FamilyJson(const std::vector<std::pair<std::string, uint64_t>>& families) {
+  std::vector<std::string> pairs;
+  for (const auto& [name, bytes] : families) {
+    pairs.push_back(absl::StrFormat("\"%s\": %d", name, bytes));
+  }
+  return Object(pairs);
+}
+
 }  // namespace
 
 void TargetFigures::SetOutlinks(const OutlinkResult& r, double process_cpu_seconds) {
@@ -149,10 +157,14 @@ void Report::DescribeWeb(const SyntheticWeb& web) {
 
 void Report::AddStep(const StepRow& row) {
   steps_.push_back(row);
+  std::vector<std::string> families;
+  for (const auto& [name, bytes] : row.family_bytes) {
+    families.push_back(absl::StrFormat("%s %.1f", name, PerUrl(bytes, row.known_after)));
+  }
   Progress(absl::StrFormat(
-      "step %d done: %d URLs known, disk %.0f B/URL compacted, server RSS %.0f MiB", row.step,
-      row.known_after, PerUrl(row.disk_bytes_compacted, row.known_after),
-      MiB(row.grpc.memory.rss_bytes)));
+      "step %d done: %d URLs known, disk %.0f B/URL compacted (%s), server RSS %.0f MiB",
+      row.step, row.known_after, PerUrl(row.disk_bytes_compacted, row.known_after),
+      absl::StrJoin(families, ", "), MiB(row.grpc.memory.rss_bytes)));
 }
 
 void Report::AddReady(const ReadyRow& row) { ready_.push_back(row); }
@@ -208,6 +220,7 @@ bool Report::WriteJson(const std::string& path) const {
         absl::StrFormat("\"disk_bytes_after_ingest\": %d", r.disk_bytes_after_ingest),
         absl::StrFormat("\"disk_bytes_compacted\": %d", r.disk_bytes_compacted),
         absl::StrFormat("\"compaction_seconds\": %.1f", r.compaction_seconds),
+        absl::StrCat("\"family_bytes\": ", FamilyJson(r.family_bytes)),
         absl::StrFormat("\"write_amplification\": %.2f", r.write_amplification),
         absl::StrFormat("\"core_open_seconds\": %.2f", r.core_open_seconds),
         absl::StrFormat("\"restart_first_lease_seconds\": %.2f", r.restart_first_lease_seconds),

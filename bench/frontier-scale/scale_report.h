@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -70,6 +71,8 @@ struct StepRow {
   double ingest_background_cpu_us_per_url = 0;  // RocksDB's threads meanwhile
   uint64_t disk_bytes_after_ingest = 0;  // the store right after growth (log included)
   uint64_t disk_bytes_compacted = 0;     // after a full compaction
+  // After the compaction, by column family (live files).
+  std::vector<std::pair<std::string, uint64_t>> family_bytes;
   double compaction_seconds = 0;
   // Bytes RocksDB wrote (log, flushes, compactions) per byte of keys and values it was asked to
   // write, over growth and the core's phases.

@@ -190,7 +190,10 @@ absl::Status ServerTarget::Connect(const TargetConfig& config, const std::string
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
       grpc_common::MakeChannel(absl::StrCat("127.0.0.1:", port));
   if (!channel.ok()) return channel.status();
-  frontier::FrontierControlClient control(*channel);
+  // OpenCollection opens the store and reads its host table (10^6 hosts: seconds, more on a
+  // loaded machine): it gets the start-up's timeout, not the default deadline of a call.
+  frontier::FrontierControlClient control(
+      *channel, frontier::GrpcFrontierClientOptions{.deadline = timeout});
   absl::StatusOr<bool> opened = control.OpenCollection(config.collection, 1);
   if (!opened.ok()) return opened.status();
   client_ = std::make_unique<frontier::GrpcFrontierClient>(

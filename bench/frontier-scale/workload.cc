@@ -96,7 +96,7 @@ UrlToAdd Workload::ToAdd(const Link& link, const std::string& from, uint32_t dep
   return UrlToAdd{.canonical_url = web_.Url(link.host, link.index),
                   .host_key = web_.HostKey(link.host),
                   .depth = depth,
-                  .discovered_from = from};
+                  .discovered_from = mix_.discovered_from ? from : std::string()};
 }
 
 absl::StatusOr<GrowResult> Workload::Grow(frontier::FrontierClient& client, uint64_t target,

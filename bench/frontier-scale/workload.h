@@ -49,6 +49,8 @@ struct LinkMix {
   // ... the top pages of other sites (one of their first popular_pages URLs, sites by size) ...
   double popular_share = 0.2;
   int popular_pages = 5;
+  // Send each link's page as discovered_from (a fetcher does); off: empty, as for seeds.
+  bool discovered_from = true;
   // ... and the rest anywhere in another site (a random known URL of a site drawn by size):
   // links the seen cache has no reason to hold, answered by the store.
 };

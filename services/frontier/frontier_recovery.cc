@@ -154,6 +154,9 @@ absl::Status Frontier::Recover() {
     state.seen = record.seen;
     state.pages = record.pages;
     state.next_allowed = record.next_allowed;
+    // The entries of the previous process's leases lie below the stored cursor: such a host's
+    // scan starts at its first key, so they go first.
+    if (record.leased == 0) state.cursor = record.cursor;
     hosts_.Set(index, state);
     if (record.leased > 0) {
       leased += std::min(record.leased, record.queued);

@@ -79,6 +79,7 @@ storage::HostRecord HostTable::ToRecord(uint32_t host, const State& state) const
   record.seen = state.seen;
   record.pages = state.pages;
   record.next_allowed = state.next_allowed;
+  record.cursor = state.cursor;
   return record;
 }
 

@@ -141,15 +141,21 @@ size_t UrlKeyOriginLength(std::string_view url_key) {
 }
 
 std::vector<kv::ColumnFamilySpec> ColumnFamilies() {
+  // The families that hold a URL per entry use 16 KiB blocks: a URL compresses well next to
+  // its neighbours (the same host, similar paths), for a little more work per point lookup
+  // that misses the cache (disk per URL: docs/benchmarks.md, bench/frontier-scale).
+  constexpr size_t kUrlBlockBytes = 16 << 10;
   return {
       {std::string(kMetaFamily), 0},
       {std::string(kHostsFamily), 0},
-      {std::string(kUrlsFamily), 0, /*ordered_within_prefix=*/false, &UrlKeyOriginLength},
+      {std::string(kUrlsFamily), 0, /*ordered_within_prefix=*/false, &UrlKeyOriginLength,
+       kUrlBlockBytes},
       // A host's queue is appended to in (band, depth, sequence) order and consumed from the
       // front: its keys arrive in order within the host's prefix.
-      {std::string(kQueueFamily), kQueueHostPrefixBytes, /*ordered_within_prefix=*/true},
+      {std::string(kQueueFamily), kQueueHostPrefixBytes, /*ordered_within_prefix=*/true,
+       nullptr, kUrlBlockBytes},
       {std::string(kLeasesFamily), 0},
-      {std::string(kDueFamily), 0},
+      {std::string(kDueFamily), 0, false, nullptr, kUrlBlockBytes},
   };
 }
 
@@ -312,6 +318,11 @@ std::string EncodeHostRecord(const HostRecord& record) {
   AppendVarint64(record.pages, value);
   PutTime(value, record.next_allowed);
   AppendVarint64(record.leased, value);
+  if (record.cursor != QueuePos{}) {
+    value.push_back(static_cast<char>(record.cursor.band));
+    AppendVarint64(record.cursor.depth, value);
+    AppendVarint64(record.cursor.seq, value);
+  }
   return value;
 }
 
@@ -325,8 +336,14 @@ absl::StatusOr<HostRecord> DecodeHostRecord(std::string_view value) {
       !reader.Time(record.next_allowed)) {
     return Corrupt("host record");
   }
-  // Records written before `leased` existed end here.
+  // Records written before `leased` existed end here, and those at the start of their queue
+  // (or written before the cursor existed) after it.
   if (!reader.AtEnd() && !reader.Varint(record.leased)) return Corrupt("host record");
+  if (!reader.AtEnd() &&
+      (!reader.Byte(record.cursor.band) || !reader.Varint32(record.cursor.depth) ||
+       !reader.Varint(record.cursor.seq))) {
+    return Corrupt("host record");
+  }
   return record;
 }
 

@@ -161,6 +161,11 @@ struct HostRecord {
   // Of `queued`, entries out on lease when the record was written. Appended to the record
   // later: records of older versions lack it and read as 0.
   uint64_t leased = 0;
+  // A lower bound of the host's queue keys not on lease: the next scan of the queue starts
+  // there instead of at its first key, past the deleted entries of URLs already fetched
+  // (which RocksDB keeps as tombstones until a compaction drops them). Appended later, and
+  // written only when it is not the queue's start: a record without it starts at the first key.
+  QueuePos cursor;
 };
 std::string EncodeHostRecord(const HostRecord& record);
 absl::StatusOr<HostRecord> DecodeHostRecord(std::string_view value);

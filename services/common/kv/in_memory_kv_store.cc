@@ -35,7 +35,7 @@ class InMemoryKvStore::Iterator final : public KvIterator {
   // A cursor over [begin, end), positioned on its first key.
   Iterator(const InMemoryKvStore* store, const Table* table, std::string_view begin,
            std::string_view end)
-      : store_(store), table_(table), begin_(begin), end_(end) {
+      : store_(store), table_(table), begin_(begin), range_end_(end), end_(end) {
     absl::MutexLock lock(&store_->mu_);
     Load(table_->lower_bound(begin_));
   }
@@ -44,15 +44,27 @@ class InMemoryKvStore::Iterator final : public KvIterator {
       : store_(store), table_(table), prefix_mode_(true), scan_prefix_bytes_(scan_prefix_bytes) {}
 
   void Seek(std::string_view target) override {
+    if (prefix_mode_) return SeekWithin(target, target);
     status_ = absl::OkStatus();
+    end_ = range_end_;
+    absl::MutexLock lock(&store_->mu_);
+    Load(table_->lower_bound(std::max(target, std::string_view(begin_))));
+  }
+  void SeekWithin(std::string_view prefix, std::string_view target) override {
+    status_ = absl::OkStatus();
+    if (!target.starts_with(prefix) || (prefix_mode_ && prefix.size() < scan_prefix_bytes_)) {
+      valid_ = false;
+      status_ = absl::InvalidArgumentError("prefix seek outside the scan prefix");
+      return;
+    }
     if (prefix_mode_) {
-      if (target.size() < scan_prefix_bytes_) {
-        valid_ = false;
-        status_ = absl::InvalidArgumentError("prefix seek target shorter than the scan prefix");
-        return;
-      }
-      begin_ = target;
-      end_ = PrefixSuccessor(target);
+      begin_ = prefix;
+      end_ = PrefixSuccessor(prefix);
+    } else {
+      // A range cursor keeps its own range, narrowed to the prefix.
+      const std::string prefix_end = PrefixSuccessor(prefix);
+      end_ = range_end_;
+      if (!prefix_end.empty() && (end_.empty() || prefix_end < end_)) end_ = prefix_end;
     }
     absl::MutexLock lock(&store_->mu_);
     Load(table_->lower_bound(std::max(target, std::string_view(begin_))));
@@ -80,7 +92,8 @@ class InMemoryKvStore::Iterator final : public KvIterator {
   const bool prefix_mode_ = false;
   const size_t scan_prefix_bytes_ = 0;
   std::string begin_;
-  std::string end_;  // empty: to the end of the family
+  const std::string range_end_;  // a range cursor's end, as made
+  std::string end_;              // empty: to the end of the family
   bool valid_ = false;
   absl::Status status_;
   std::string key_;

@@ -57,6 +57,11 @@ struct ColumnFamilySpec {
   // insert of a group then starts next to its previous one. A performance hint only; a pure
   // function of the key. REQUIRES: not together with ordered_within_prefix.
   size_t (*insert_hint_prefix)(std::string_view key) = nullptr;
+  // Bytes of data per block in the store's files (0: the store's default, 4 KiB). Larger
+  // blocks compress better (neighbouring keys share more) and cost more to read for a point
+  // lookup that misses the block cache. A storage hint only: files written with another size
+  // stay readable.
+  size_t block_bytes = 0;
 };
 
 // Forward cursor over a key range of one column family. Obtain from KvStore::NewIterator (one
@@ -70,6 +75,13 @@ class KvIterator {
   // `target`. Clears an earlier end-of-range; cheaper than a new cursor (RocksDB: no new
   // snapshot or per-file cursors).
   virtual void Seek(std::string_view target) = 0;
+  // A prefix cursor's seek into the middle of a prefix: the range becomes the keys starting
+  // with `prefix`, and the cursor is positioned on the first of them >= `target` (a queue
+  // resumed from where it was last read). REQUIRES: `target` starts with `prefix`, and `prefix`
+  // is at least the family's scan_prefix_bytes long (else status() reports kInvalidArgument).
+  // On a range cursor (NewIterator) it is Seek(target) limited to the keys starting with
+  // `prefix`.
+  virtual void SeekWithin(std::string_view prefix, std::string_view target) = 0;
   // True while positioned on an entry inside the range.
   virtual bool Valid() const = 0;
   // REQUIRES: Valid().

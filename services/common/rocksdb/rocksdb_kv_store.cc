@@ -36,6 +36,7 @@
 #include "rocksdb/statistics.h"
 #include "rocksdb/table.h"
 #include "rocksdb/write_batch.h"
+#include "rocksdb/write_buffer_manager.h"
 #include "services/common/rocksdb/rocksdb_status.h"
 
 namespace crawler::kv {
@@ -55,7 +56,16 @@ bool Supported(rocksdb::CompressionType type) {
 }
 
 // Sets the compression of `cf` per `choice`; kInvalidArgument if the build lacks it.
-absl::Status ApplyCompression(Compression choice, rocksdb::ColumnFamilyOptions& cf) {
+absl::Status ApplyCompression(Compression choice, size_t dictionary_bytes,
+                              rocksdb::ColumnFamilyOptions& cf) {
+  if (dictionary_bytes > 0) {
+    // Trained on up to 100 dictionaries' worth of the file's data (ZSTD's advice), bottom level
+    // only: the upper levels are rewritten too often to pay for training.
+    cf.bottommost_compression_opts.max_dict_bytes = static_cast<uint32_t>(dictionary_bytes);
+    cf.bottommost_compression_opts.zstd_max_train_bytes =
+        static_cast<uint32_t>(100 * dictionary_bytes);
+    cf.bottommost_compression_opts.enabled = true;
+  }
   switch (choice) {
     case Compression::kAuto:
       if (Supported(rocksdb::kLZ4Compression)) {
@@ -67,6 +77,9 @@ absl::Status ApplyCompression(Compression choice, rocksdb::ColumnFamilyOptions& 
       }
       // The bottom level holds ~90% of the data and is rewritten least often: spend CPU there.
       cf.bottommost_compression = Supported(rocksdb::kZSTD) ? rocksdb::kZSTD : cf.compression;
+      if (cf.bottommost_compression != rocksdb::kZSTD) {
+        cf.bottommost_compression_opts.enabled = false;
+      }
       return absl::OkStatus();
     case Compression::kNone:
       cf.compression = rocksdb::kNoCompression;
@@ -85,6 +98,7 @@ absl::Status ApplyCompression(Compression choice, rocksdb::ColumnFamilyOptions& 
     return absl::InvalidArgumentError("the requested compression is not built into RocksDB");
   }
   cf.bottommost_compression = cf.compression;
+  if (cf.compression != rocksdb::kZSTD) cf.bottommost_compression_opts.enabled = false;
   return absl::OkStatus();
 }
 
@@ -109,18 +123,30 @@ absl::StatusOr<rocksdb::ColumnFamilyOptions> MakeColumnFamilyOptions(
   rocksdb::ColumnFamilyOptions cf;
   cf.write_buffer_size = options.write_buffer_bytes;
   cf.level_compaction_dynamic_level_bytes = true;
-  if (absl::Status status = ApplyCompression(options.compression, cf); !status.ok()) {
+  if (absl::Status status = ApplyCompression(options.compression, options.dictionary_bytes, cf);
+      !status.ok()) {
     return status;
   }
 
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = cache;
-  // Keeps filter and index memory inside the cache bound instead of growing with the data.
+  if (spec.block_bytes > 0) table.block_size = spec.block_bytes;
+  // Keeps filter and index memory inside the cache bound instead of growing with the data: the
+  // index and the filter of a file are cut into blocks of about 4 KiB that come and go with
+  // use, under a small top-level index (pinned). Whole per-file filters of a large store would
+  // not fit the cache and would be read again and again (a 64 MiB file's filter is ~1 MiB).
+  table.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+  table.partition_filters = true;
+  table.metadata_block_size = 4096;
   table.cache_index_and_filter_blocks = true;
+  table.cache_index_and_filter_blocks_with_high_priority = true;
+  table.pin_top_level_index_and_filter = true;
   table.pin_l0_filter_and_index_blocks_in_cache = true;
   table.optimize_filters_for_memory = true;
   if (options.bloom_bits_per_key > 0) {
-    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(options.bloom_bits_per_key));
+    // Bloom for level 0 (flushed often, cheap to build), Ribbon below it.
+    table.filter_policy.reset(
+        rocksdb::NewRibbonFilterPolicy(options.bloom_bits_per_key, /*bloom_before_level=*/1));
     table.whole_key_filtering = true;
   }
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
@@ -276,9 +302,14 @@ class RocksDbIterator final : public RocksDbCursor {
   ~RocksDbIterator() override { it_.reset(); }
 
   void Seek(std::string_view target) override {
+    prefix_.clear();
     it_->Seek(target < begin_ ? begin_slice_ : ToSlice(target));
   }
-  bool Valid() const override { return it_->Valid(); }
+  void SeekWithin(std::string_view prefix, std::string_view target) override {
+    prefix_.assign(prefix);
+    it_->Seek(target < begin_ ? begin_slice_ : ToSlice(target));
+  }
+  bool Valid() const override { return it_->Valid() && it_->key().starts_with(ToSlice(prefix_)); }
   absl::Status status() const override { return ToAbslStatus(it_->status(), "rocksdb iterator"); }
 
  private:
@@ -287,11 +318,12 @@ class RocksDbIterator final : public RocksDbCursor {
   const std::string end_;
   const rocksdb::Slice begin_slice_;
   const rocksdb::Slice end_slice_;
+  std::string prefix_;  // of the last SeekWithin; empty after Seek
 };
 
 // NewPrefixIterator's cursor: one RocksDB iterator in prefix-seek mode (prefix_same_as_start), so
 // every Seek consults the memtable and file prefix Bloom filters and the scan stops at the end
-// of the scan prefix; Valid() also stops at the end of a longer Seek target.
+// of the scan prefix; Valid() also stops at the end of a longer Seek (or SeekWithin) prefix.
 class RocksDbPrefixIterator final : public RocksDbCursor {
  public:
   RocksDbPrefixIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* handle,
@@ -306,17 +338,19 @@ class RocksDbPrefixIterator final : public RocksDbCursor {
     it_.reset(db->NewIterator(read, handle));
   }
 
-  void Seek(std::string_view target) override {
+  void Seek(std::string_view target) override { SeekWithin(target, target); }
+  void SeekWithin(std::string_view prefix, std::string_view target) override {
     status_ = absl::OkStatus();
-    if (target.size() < scan_prefix_bytes_) {
+    if (prefix.size() < scan_prefix_bytes_ || !target.starts_with(prefix)) {
       // Outside the extractor's domain a prefix-mode seek may skip keys.
       positioned_ = false;
-      status_ = absl::InvalidArgumentError("prefix seek target shorter than the scan prefix");
+      status_ = absl::InvalidArgumentError("prefix seek outside the scan prefix");
       return;
     }
-    prefix_.assign(target);
+    prefix_.assign(prefix);
     positioned_ = true;
-    it_->Seek(ToSlice(prefix_));
+    // Within the extractor's prefix of `target` (prefix_same_as_start), from `target` on.
+    it_->Seek(ToSlice(target));
   }
   bool Valid() const override {
     return positioned_ && it_->Valid() && it_->key().starts_with(ToSlice(prefix_));
@@ -402,7 +436,17 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
     db_options.statistics = statistics;
   }
 
-  const std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  // Half of the cache is kept for high-priority blocks (indexes and filters).
+  const std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(
+      options.block_cache_bytes, /*num_shard_bits=*/-1, /*strict_capacity_limit=*/false,
+      /*high_pri_pool_ratio=*/0.5);
+  if (options.memtable_budget_bytes > 0) {
+    db_options.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(
+        options.memtable_budget_bytes, cache);
+    // The log is flushed away with the memtables it covers: a crash replays at most about the
+    // budget.
+    db_options.max_total_wal_size = 2 * options.memtable_budget_bytes;
+  }
 
   // Declared families, plus "default" (always present) and any others found on disk, which
   // RocksDB requires to be opened too.
@@ -495,6 +539,10 @@ RocksDbKvStore::RocksDbKvStore(const RocksDbKvStoreOptions& options,
       declared_(std::move(declared)) {}
 
 RocksDbKvStore::~RocksDbKvStore() {
+  // With the log on, RocksDB does not flush at Close: the next Open would replay up to the
+  // memtable budget of log (tens of seconds on a loaded machine). A clean close flushes, so
+  // only a crash costs a replay.
+  Flush().IgnoreError();
   for (rocksdb::ColumnFamilyHandle* handle : handles_) {
     db_->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
   }
@@ -632,6 +680,17 @@ RocksDbTickers RocksDbKvStore::Tickers() const {
   t.block_cache_filter_miss = get(rocksdb::BLOCK_CACHE_FILTER_MISS);
   t.block_cache_index_miss = get(rocksdb::BLOCK_CACHE_INDEX_MISS);
   return t;
+}
+
+std::vector<std::pair<std::string, uint64_t>> RocksDbKvStore::FamilyBytes() const {
+  std::vector<std::pair<std::string, uint64_t>> sizes;
+  for (const auto& [name, family] : declared_) {
+    uint64_t bytes = 0;
+    db_->GetIntProperty(family.handle, rocksdb::DB::Properties::kLiveSstFilesSize, &bytes);
+    sizes.emplace_back(name, bytes);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
 }
 
 absl::Status RocksDbKvStore::CompactAll() {

@@ -33,6 +33,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -56,14 +57,23 @@ struct RocksDbKvStoreOptions {
   std::string path;
   // Create the directory and database when absent; otherwise Open fails with kInvalidArgument.
   bool create_if_missing = true;
-  // Bloom filter bits per key on every column family (full keys and, where declared, prefixes).
-  // 10 bits give ~1% false positives for 1.25 bytes per key; 0 disables filters. Range [0, 40].
+  // Filter bits per key on every column family (full keys and, where declared, prefixes), as
+  // for a Bloom filter: 10 bits give ~1% false positives; 0 disables filters. Range [0, 40].
+  // Files below level 0 get Ribbon filters of the same false-positive rate (~30% less memory
+  // than Bloom's, more CPU to build: they are built once per compaction, read at every lookup).
   int bloom_bits_per_key = 10;
-  // Shared LRU cache for data, index and filter blocks, in bytes.
-  size_t block_cache_bytes = size_t{128} << 20;
+  // Shared LRU cache for data, index and filter blocks, in bytes, memtables included (they are
+  // charged to it, see memtable_budget_bytes): with the indexes and filters partitioned into
+  // cache-sized blocks, this bounds the store's memory however large its data grows. Index and
+  // filter blocks are kept at high priority, so a scan of data does not push them out.
+  size_t block_cache_bytes = size_t{256} << 20;
   // Memtable size per column family, in bytes: larger absorbs more writes before a flush but
-  // costs that much RAM per family (up to two memtables each) and longer WAL replay on restart.
+  // costs more RAM and a longer WAL replay on restart.
   size_t write_buffer_bytes = size_t{32} << 20;
+  // All memtables together, charged to the block cache: when they pass it the largest is
+  // flushed. Bounds RAM and the log replayed after a crash whatever the number of families.
+  // 0: each family alone (up to two memtables of write_buffer_bytes each).
+  size_t memtable_budget_bytes = size_t{128} << 20;
   // fsync the write-ahead log on every Write (see the header comment for the trade-off).
   bool sync_writes = false;
   // Background flush + compaction threads.
@@ -73,6 +83,10 @@ struct RocksDbKvStoreOptions {
   // makes Open fail with kInvalidArgument.
   enum class Compression { kAuto, kNone, kSnappy, kLz4, kZstd };
   Compression compression = Compression::kAuto;
+  // With ZSTD at the bottom level (kAuto, kZstd): a dictionary of this many bytes trained per
+  // file from its own data, so that small blocks share what their keys and values have in
+  // common (URLs' hosts and paths). 0: none.
+  size_t dictionary_bytes = 16 << 10;
   // Collect RocksDB's counters (Tickers()): for benchmarks and diagnosis; costs a little CPU
   // on every operation.
   bool statistics = false;
@@ -100,7 +114,8 @@ class RocksDbKvStore final : public KvStore {
   static absl::StatusOr<std::unique_ptr<RocksDbKvStore>> Open(
       const RocksDbKvStoreOptions& options, const std::vector<ColumnFamilySpec>& column_families);
 
-  // Closes the database; writes already returned by Write() are in the log.
+  // Flushes the memtables (so the next Open replays no log) and closes the database; writes
+  // already returned by Write() are in the log whatever happens to the flush.
   ~RocksDbKvStore() override;
   RocksDbKvStore(const RocksDbKvStore&) = delete;
   RocksDbKvStore& operator=(const RocksDbKvStore&) = delete;
@@ -126,6 +141,10 @@ class RocksDbKvStore final : public KvStore {
 
   // RocksDB's counters since Open; all zero unless RocksDbKvStoreOptions::statistics.
   RocksDbTickers Tickers() const;
+
+  // Bytes of the live files of each declared family (what its data takes on disk, log and
+  // obsolete files aside), by family name.
+  std::vector<std::pair<std::string, uint64_t>> FamilyBytes() const;
 
  private:
   struct Family {

@@ -341,6 +341,44 @@ TYPED_TEST(KvStoreContract, PrefixIteratorScansOnePrefixPerSeek) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TYPED_TEST(KvStoreContract, SeekWithinResumesInsideAPrefix) {
+  // A queue per 4-byte prefix, read from a position inside it, as Frontier::Lease reads each
+  // host's queue from its cursor: on one prefix cursor, and on range cursors.
+  for (const char* key : {"aaaa1", "aaaa3", "bbbb1", "bbbb2", "cccc1"}) this->Put("p", key, "v");
+  this->factory_.Flush(*this->store_);
+  for (const char* key : {"aaaa2", "aaaa4", "bbbb3"}) this->Put("p", key, "v");
+  auto scan = [](KvIterator& it, std::string_view prefix, std::string_view target) {
+    std::vector<std::string> keys;
+    for (it.SeekWithin(prefix, target); it.Valid(); it.Next()) keys.emplace_back(it.key());
+    EXPECT_TRUE(it.status().ok()) << it.status();
+    return keys;
+  };
+  absl::StatusOr<std::unique_ptr<KvIterator>> it = this->store_->NewPrefixIterator("p");
+  ASSERT_TRUE(it.ok()) << it.status();
+  EXPECT_EQ(scan(**it, "aaaa", "aaaa2"), (std::vector<std::string>{"aaaa2", "aaaa3", "aaaa4"}));
+  EXPECT_EQ(scan(**it, "bbbb", "bbbb25"), (std::vector<std::string>{"bbbb3"}));
+  EXPECT_TRUE(scan(**it, "aaaa", "aaaa5").empty());  // past its last key: not into "bbbb"
+  EXPECT_EQ(scan(**it, "cccc", "cccc"), (std::vector<std::string>{"cccc1"}));
+  EXPECT_TRUE(scan(**it, "dddd", "dddd1").empty());
+  // A target outside the prefix, or a prefix shorter than the scan prefix: refused.
+  (*it)->SeekWithin("aaaa", "bbbb1");
+  EXPECT_FALSE((*it)->Valid());
+  EXPECT_EQ((*it)->status().code(), absl::StatusCode::kInvalidArgument);
+  (*it)->SeekWithin("aaa", "aaaa1");
+  EXPECT_EQ((*it)->status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(scan(**it, "aaaa", "aaaa4"), (std::vector<std::string>{"aaaa4"}));
+
+  // A range cursor: its own range, narrowed to the prefix; a later Seek is not narrowed.
+  absl::StatusOr<std::unique_ptr<KvIterator>> range = this->store_->NewIterator("p", "aaaa2", "");
+  ASSERT_TRUE(range.ok());
+  EXPECT_EQ(scan(**range, "aaaa", "aaaa1"), (std::vector<std::string>{"aaaa2", "aaaa3", "aaaa4"}));
+  std::vector<std::string> rest;
+  for ((*range)->Seek("bbbb3"); (*range)->Valid(); (*range)->Next()) {
+    rest.emplace_back((*range)->key());
+  }
+  EXPECT_EQ(rest, (std::vector<std::string>{"bbbb3", "cccc1"}));
+}
+
 TYPED_TEST(KvStoreContract, IteratorSurvivesWritesDuringIteration) {
   for (const char* key : {"a", "b", "c", "d"}) this->Put("a", key, "v");
   absl::StatusOr<std::unique_ptr<KvIterator>> it = this->store_->NewIterator("a", "", "");

@@ -17,7 +17,9 @@
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
 #include "services/common/kv/in_memory_kv_store.h"
+#include "services/common/kv/write_batch.h"
 #include "services/frontier/frontier_options.h"
+#include "services/frontier/storage_format.h"
 #include "services/frontier/url_record.h"
 #include "tests/unit/frontier/counting_kv_store.h"
 #include "tests/unit/frontier/store_inspection.h"
@@ -959,6 +961,25 @@ TEST_F(FrontierTest, RestartKeepsQueueOrderAndHints) {
   EXPECT_THAT(UrlsOf(tasks), ElementsAre(Href("a.test", "/d0")));
   EXPECT_EQ(Add({U("c.test", "/")}).added, 1u);  // host ids keep counting after a restart
   EXPECT_EQ(frontier_->Stats().hosts, 3u);
+}
+
+TEST_F(FrontierTest, RestartResumesEachQueueAtItsStoredCursor) {
+  // A host's queue scan starts where the previous process had read to, not at the host's first
+  // key: on RocksDB the keys before it are the deleted entries of fetched URLs, which a scan
+  // from the first key would have to step over until a compaction drops them.
+  Open();
+  Add({U("a.test", "/0"), U("a.test", "/1"), U("a.test", "/2"), U("a.test", "/3")});
+  std::vector<LeasedTask> first = Lease(2, 2);
+  ASSERT_EQ(first.size(), 2u);
+  Complete({Outcome(first[0]), Outcome(first[1])});
+  // A stray entry before the cursor (where only deleted ones lie): a scan from the first key
+  // would find it; the stored cursor passes it.
+  kv::WriteBatch stray;
+  stray.Put(storage::kQueueFamily, storage::QueueKey(0, storage::QueuePos{255, 0, 0}),
+            storage::EncodeQueueValue(0, Href("a.test", "/stray")));
+  ASSERT_TRUE(memory_.Write(stray).ok());
+  Reopen();
+  EXPECT_THAT(UrlsOf(Lease(1, 1)), ElementsAre(Href("a.test", "/2")));
 }
 
 TEST_F(FrontierTest, RepeatedRestartsWhileLeasing) {

@@ -79,7 +79,8 @@ TEST(StorageFormatGolden, QueueKey) {
   EXPECT_EQ(EncodeQueueValue(kQueueFlagHasHistory, "http://a/"), Bytes({1, 1}) + "http://a/");
 }
 
-TEST(StorageFormatGolden, HostRecord) {
+// The host record of the golden tests (docs/storage-format.md's example).
+HostRecord GoldenHostRecord() {
   HostRecord record;
   record.host_id = 1;
   record.next_seq = 300;
@@ -89,7 +90,32 @@ TEST(StorageFormatGolden, HostRecord) {
   record.pages = 1;
   record.next_allowed = absl::FromUnixMicros(1);
   record.leased = 1;
-  EXPECT_EQ(EncodeHostRecord(record), Bytes({1, 1, 0xac, 0x02, 2, 0, 3, 1, 3, 1}));
+  return record;
+}
+
+TEST(StorageFormatGolden, HostRecord) {
+  EXPECT_EQ(EncodeHostRecord(GoldenHostRecord()), Bytes({1, 1, 0xac, 0x02, 2, 0, 3, 1, 3, 1}));
+}
+
+TEST(StorageFormatGolden, HostRecordWithACursor) {
+  // The cursor follows `leased`, only when it is not the queue's start: band 0xfe, depth 3,
+  // seq 0x0a0b.
+  HostRecord record = GoldenHostRecord();
+  record.leased = 0;
+  record.cursor = QueuePos{0xfe, 3, 0x0a0b};
+  const std::string bytes = Bytes({1, 1, 0xac, 0x02, 2, 0, 3, 1, 3, 0, 0xfe, 3, 0x8b, 0x14});
+  EXPECT_EQ(EncodeHostRecord(record), bytes);
+  absl::StatusOr<HostRecord> decoded = DecodeHostRecord(bytes);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->cursor, record.cursor);
+  EXPECT_EQ(decoded->leased, 0u);
+  // Without it (the queue's start, or written before the cursor existed): the first key.
+  EXPECT_EQ(DecodeHostRecord(bytes.substr(0, 10))->cursor, QueuePos{});
+  // Cut inside it: corrupt.
+  for (size_t n = 11; n < bytes.size(); ++n) {
+    EXPECT_EQ(DecodeHostRecord(bytes.substr(0, n)).status().code(), absl::StatusCode::kDataLoss)
+        << n;
+  }
 }
 
 TEST(StorageFormatGolden, HostRecordOfAnEarlierVersionHasNothingLeased) {
