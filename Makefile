@@ -66,7 +66,7 @@ bench-distributed: build
 # to 1, 4 and 16 fetchers (~40 s; docs/benchmarks.md).
 bench-redis: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target redis_scale_bench
-	./$(BUILD_DIR)/bench/politeness-redis/redis_scale_bench
+	./$(BUILD_DIR)/bench/politeness-redis/redis_scale_bench --json $(BUILD_DIR)/bench-redis.json
 
 # bench/frontier-scale: one frontier partition at 10^6, 10^7 and 10^8 known URLs over 10^6 hosts,
 # through its core and its gRPC server, then 10^4 .. 10^6 hosts ready at once (docs/benchmarks.md).

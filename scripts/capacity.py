@@ -2,7 +2,8 @@
 """Computes docs/capacity.md's table from the benchmarks' JSON output.
 
     scripts/capacity.py --frontier-json build/bench-frontier.json            # print the table
-    scripts/capacity.py --frontier-json build/bench-frontier.json --write docs/capacity.md
+    scripts/capacity.py --frontier-json build/bench-frontier.json \
+        --redis-json build/bench-redis.json --write docs/capacity.md
 
 The table is what a crawl at a given rate needs of each role. A row is computed only from a
 figure a benchmark measured (its source is named in the row); a row whose figure no benchmark
@@ -12,7 +13,8 @@ its two capacity-table marker lines, so the prose around it stays as written.
 Inputs: the JSON of bench/frontier-scale (`make bench-frontier`, BENCH_FRONTIER_JSON). Its
 largest step (most known URLs) gives the frontier's costs: the server process's CPU per link
 offered and per URL leased and completed, its RSS, and the disk per known URL after ingest and
-after a full compaction.
+after a full compaction. Optionally the JSON of bench/politeness-redis (`redis_scale_bench
+--json`): Redis's CPU per claim (each with its release) and its memory per key.
 """
 
 import argparse
@@ -51,6 +53,21 @@ def frontier_costs(path):
     }
 
 
+def redis_costs(path):
+    """Redis's CPU per claim (with its release; the step that cost the most per claim) and its
+    used_memory per key, from bench/politeness-redis."""
+    with open(path) as f:
+        report = json.load(f)
+    steps = [s for s in report.get("steps", []) if s.get("claims", 0) > 0]
+    if not steps:
+        raise SystemExit(f"{path}: no step with claims")
+    return {
+        "cpu_us_per_claim": max(1e6 * s["redis_cpu_seconds"] / s["claims"] for s in steps),
+        "bytes_per_key": report["growth_per_key"],
+        "hosts_per_address": report["hosts_per_address"],
+    }
+
+
 def human(n, unit=""):
     for factor, suffix in ((1e12, " T"), (1e9, " G"), (1e6, " M"), (1e3, " k")):
         if n >= factor:
@@ -58,7 +75,7 @@ def human(n, unit=""):
     return f"{n:.1f} {unit}".rstrip()
 
 
-def table(costs, scenarios):
+def table(costs, scenarios, redis=None):
     source = (f"bench/frontier-scale, gRPC server at {human(costs['known_urls'])} known URLs")
     rows = [
         "| quantity | " + " | ".join(name for name, _ in scenarios) + " | source |",
@@ -91,9 +108,22 @@ def table(costs, scenarios):
     rss = human(costs["rss_bytes"], "B")
     row("frontier RSS per partition", [f"{rss} at {human(costs['known_urls'])} URLs"] * len(rates),
         source + "; not yet measured at 10^8 URLs per partition")
-    for what in ("fetcher CPU per page (WARC and fingerprints on)", "dedup CPU per page",
-                 "Redis operations per page and Redis instances", "WARC bytes per page",
-                 "fetcher memory per host in rotation"):
+    unmeasured = ["fetcher CPU per page (WARC and fingerprints on)", "dedup CPU per page",
+                  "WARC bytes per page", "fetcher memory per host in rotation"]
+    if redis is None:
+        unmeasured.insert(2, "Redis operations per page and Redis instances")
+    else:
+        # A page is one politeness claim and one release; Redis runs them on one thread.
+        src = "bench/politeness-redis, Redis CPU per claim and release"
+        redis_cores = [r * redis["cpu_us_per_claim"] / 1e6 for r in rates]
+        row("Redis cores (a claim and a release per page)", [f"{c:,.2f}" for c in redis_cores],
+            src)
+        row("Redis instances (one thread each)", [f"{max(1, math.ceil(c)):,}" for c in redis_cores],
+            src)
+        per_million = 1e6 * (1 + 1 / redis["hosts_per_address"]) * redis["bytes_per_key"]
+        row(f"Redis memory per 10^6 hosts in rotation ({redis['hosts_per_address']} per address)",
+            [human(per_million, "B")] * len(rates), "bench/politeness-redis, used_memory per key")
+    for what in unmeasured:
         row(what, ["not yet measured"] * len(rates), "—")
     return "\n".join(rows) + "\n"
 
@@ -101,10 +131,12 @@ def table(costs, scenarios):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frontier-json", required=True, help="bench/frontier-scale's JSON")
+    parser.add_argument("--redis-json", help="bench/politeness-redis's JSON (optional)")
     parser.add_argument("--write", help="the document whose table part to replace")
     args = parser.parse_args()
     scenarios = [("10^9 pages/month", 1e9 / SECONDS_PER_MONTH), ("40,000 pages/s", 40000.0)]
-    text = table(frontier_costs(args.frontier_json), scenarios)
+    redis = redis_costs(args.redis_json) if args.redis_json else None
+    text = table(frontier_costs(args.frontier_json), scenarios, redis)
     if not args.write:
         sys.stdout.write(text)
         return 0
