@@ -53,37 +53,19 @@ from crawlertest.e2e import Fatal, run_scenario, wait_until  # noqa: E402
 SKIP = 77
 
 
-class Role:
-    """One crawlerd process, its stderr in a file; `port` from its "serving on" line."""
+def start_role(crawlerd, role, args, log_path):
+    """One crawlerd process (crawlertest.cluster.Process), its stderr in a file; returns it and
+    the port of its "serving on" line."""
+    from crawlertest.cluster import Process
+    proc = Process(role, [crawlerd, role, *args], log_path).start()
+    pattern = re.compile(rf"{role}: serving on [^\s]+:(\d+)")
 
-    def __init__(self, crawlerd, role, args, log_path):
-        self.role = role
-        self.log_path = log_path
-        with open(log_path, "ab") as log:
-            self.proc = subprocess.Popen([crawlerd, role, *args], stdin=subprocess.DEVNULL,
-                                         stdout=log, stderr=log, start_new_session=True)
-        pattern = re.compile(rf"{role}: serving on [^\s]+:(\d+)")
-
-        def serving():
-            if self.proc.poll() is not None:
-                raise Fatal(f"{role} exited with {self.proc.returncode}: {self.log()[-2000:]}")
-            m = pattern.search(self.log())
-            return int(m.group(1)) if m else None
-        self.port = wait_until(serving, 60, f"{role} to serve")
-
-    def log(self):
-        with open(self.log_path, errors="replace") as f:
-            return f.read()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=30)
-        return self.proc.returncode
+    def serving():
+        if not proc.running():
+            raise Fatal(f"{role} exited with {proc.proc.returncode}: {proc.log()[-2000:]}")
+        m = pattern.search(proc.log())
+        return int(m.group(1)) if m else None
+    return proc, wait_until(serving, 60, f"{role} to serve")
 
 
 def in_mount_namespace():
@@ -118,11 +100,12 @@ def scenario_disk_full(args, checks, work):
     frontier = None
     filler = os.path.join(small, "filler")
     try:
-        frontier = Role(args.crawlerd, "frontier",
-                        ["--listen", "127.0.0.1:0", "--data-dir", os.path.join(small, "frontier"),
-                         "--partition", "0", "--partitions", "1", "--drain-timeout", "5s"],
-                        work("frontier.log"))
-        channel = grpc.insecure_channel(f"127.0.0.1:{frontier.port}")
+        frontier, port = start_role(
+            args.crawlerd, "frontier",
+            ["--listen", "127.0.0.1:0", "--data-dir", os.path.join(small, "frontier"),
+             "--partition", "0", "--partitions", "1", "--drain-timeout", "5s"],
+            work("frontier.log"))
+        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         stub = v1.frontier_pb2_grpc.FrontierStub(channel)
         pb = v1.frontier_pb2
         stub.OpenCollection(pb.OpenCollectionRequest(
@@ -188,7 +171,7 @@ def scenario_disk_full(args, checks, work):
               f"completed, {stats.urls_added} URLs added", flush=True)
     finally:
         if frontier is not None:
-            frontier.stop()
+            frontier.terminate()
         if os.path.exists(filler):
             os.remove(filler)
         subprocess.run(["umount", "-l", small], check=False)
