@@ -61,6 +61,9 @@ absl::Status FetcherOptions::Validate() const {
   if (drain_timeout < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("drain_timeout must be >= 0");
   }
+  if (stall_confirm_after <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("stall_confirm_after must be > 0");
+  }
   if (lease_pause_empty < absl::ZeroDuration() || lease_pause_partial < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("lease pauses must be >= 0");
   }
@@ -389,8 +392,17 @@ struct Fetcher::Impl {
   }
 
   absl::Status Loop() {
+    absl::Duration last_turn = clock.MonotonicNow();
     while (true) {
       const absl::Duration now = clock.MonotonicNow();
+      // A turn this late means the process was stopped or starved: the leases held here may
+      // belong to a collection deleted (or re-created) meanwhile. Nothing starts until the
+      // frontier has answered a call made since (FrontierLink::Reconfirm).
+      if (now - last_turn > options.stall_confirm_after) {
+        counters.Add(&FetcherStats::loop_stalls);
+        link.Reconfirm();
+      }
+      last_turn = now;
       for (AsyncResolver::Result& r : resolver.Drain()) scheduler.OnResolved(r.host, now);
       CollectProcessed();
       // With nothing in flight here, a fuller batch is not coming: waiting for one would only
@@ -405,13 +417,14 @@ struct Fetcher::Impl {
       Refill();
 
       const bool backlogged = !stop && workers.Backlogged(options.max_in_flight);
+      const bool unconfirmed = !stop && !link.Confirmed();
       std::vector<std::pair<HostWork*, Want>> ready;  // hosts whose claims go out this turn
       if (stop) {
         // Leased URLs not started are handed back when the link finishes (or, if that fails,
         // re-queued by the frontier at lease expiry or at its next start).
         for (frontier::LeaseId id : scheduler.DropAll()) unstarted.push_back(id);
         AbortAtDrainDeadline(now);
-      } else if (!backlogged) {
+      } else if (!backlogged && !unconfirmed) {
         scheduler.RunDue(
             now, [&] { return in_flight() + ready.size() < options.max_in_flight; },
             [&](HostWork& h) {
@@ -441,7 +454,7 @@ struct Fetcher::Impl {
 
       absl::Duration timeout = absl::Milliseconds(20);
       if (std::optional<absl::Duration> due = scheduler.NextDue();
-          due.has_value() && in_flight() < options.max_in_flight && !backlogged) {
+          due.has_value() && in_flight() < options.max_in_flight && !backlogged && !unconfirmed) {
         // From the clock as it is now, not at the start of this turn: the turn's work would
         // otherwise make every politeness wake-up late by its duration.
         timeout = std::clamp(*due - clock.MonotonicNow(), absl::ZeroDuration(), timeout);

@@ -85,6 +85,11 @@ struct FetcherOptions {
   // the frontier (not completed: fetched again when the crawl resumes). Under the 30 s a
   // container runtime usually waits between SIGTERM and SIGKILL, with room to flush.
   absl::Duration drain_timeout = absl::Seconds(20);
+  // A loop turn that begins this long after the previous one (the process was stopped or
+  // starved) starts nothing until the frontier has answered a call made since: the collection
+  // whose leases are held may have been deleted or re-created meanwhile. A normal turn waits at
+  // most 20 ms; a false alarm costs one frontier round trip.
+  absl::Duration stall_confirm_after = absl::Milliseconds(250);
   int worker_threads = 2;
   size_t worker_batch = 16;  // pages per PageProcessor::Process call (one dedup call)
   // Completions and outlinks are sent when this many are pending or this much time passed.

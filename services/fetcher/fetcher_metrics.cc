@@ -145,6 +145,7 @@ void AddFetcherStats(const FetcherStats& from, FetcherStats& into) {
   into.abandoned += from.abandoned;
   into.leases_released += from.leases_released;
   into.drain_aborted += from.drain_aborted;
+  into.loop_stalls += from.loop_stalls;
   into.completed += from.completed;
   into.outlinks_sent += from.outlinks_sent;
   into.politeness_waits += from.politeness_waits;
@@ -201,6 +202,10 @@ void AppendFetcherSnapshot(const FetcherSnapshot& s, metrics::SnapshotFamilies& 
   out.Counter("crawler_fetcher_frontier_errors_total",
               "Frontier calls of the fetcher that failed (each retried later).")
       .Add({}, static_cast<double>(f.frontier_errors));
+  out.Counter("crawler_fetcher_loop_stalls_total",
+              "Network loop turns that began late (the process stopped or starved); each waits "
+              "for the frontier to confirm the collection before starting requests.")
+      .Add({}, static_cast<double>(f.loop_stalls));
   out.Counter("crawler_fetcher_dedup_unavailable_total",
               "Pages archived in full because the dedup index could not be reached.")
       .Add({}, static_cast<double>(f.dedup_unavailable));

@@ -53,6 +53,9 @@ struct FetcherStats {
   // Transfers still running at the drain deadline after a stop (FetcherOptions::drain_timeout),
   // aborted; their leases are handed back with the unstarted ones.
   uint64_t drain_aborted = 0;
+  // Loop turns that began more than stall_confirm_after after the one before (the process was
+  // stopped or starved); each waits for the frontier to confirm the collection.
+  uint64_t loop_stalls = 0;
   uint64_t completed = 0;
   uint64_t outlinks_sent = 0;
   uint64_t politeness_waits = 0;

@@ -83,6 +83,16 @@ bool FrontierLink::Idle() {
   return !busy_ && unsent_.empty() && leased_.empty();
 }
 
+void FrontierLink::Reconfirm() {
+  absl::MutexLock lock(&mu_);
+  confirm_from_ = calls_begun_ + 1;
+}
+
+bool FrontierLink::Confirmed() {
+  absl::MutexLock lock(&mu_);
+  return confirm_from_ == 0;
+}
+
 bool FrontierLink::Down() {
   absl::MutexLock lock(&mu_);
   return outage_ && !unsent_.empty();
@@ -218,6 +228,8 @@ void FrontierLink::Loop() {
   while (true) {
     FrontierBatch batch;
     size_t want = 0;
+    bool probe = false;  // an empty ReleaseLeases, to confirm the collection
+    uint64_t call = 0;
     absl::Duration now;
     {
       absl::MutexLock lock(&mu_);
@@ -225,7 +237,7 @@ void FrontierLink::Loop() {
         if (stop_) return true;
         const absl::Duration t = clock_.MonotonicNow();
         if (t < retry_not_before_ || !fatal_.ok()) return false;
-        return flush_now_ || unsent_.size() >= options_.flush_batch ||
+        return flush_now_ || confirm_from_ != 0 || unsent_.size() >= options_.flush_batch ||
                (lease_wanted_ > 0 && t >= lease_not_before_);
       };
       // The timeout makes flush_interval, the lease pause and the retry back-off take effect.
@@ -238,25 +250,32 @@ void FrontierLink::Loop() {
       }
       if (!stop_ && now < retry_not_before_) continue;
       const size_t pending = unsent_.size();
-      if (pending > 0 && (stop_ || flush_now_ || pending >= options_.flush_batch ||
+      const bool confirming = confirm_from_ != 0;
+      if (pending > 0 && (stop_ || flush_now_ || confirming || pending >= options_.flush_batch ||
                           now - last_send >= options_.flush_interval)) {
         std::swap(batch, unsent_);
         flush_now_ = false;
       }
       if (!stop_ && !stopping_ && now >= lease_not_before_) want = lease_wanted_;
-      if (batch.empty() && want == 0) {
+      // A confirmation needs a call the frontier checks the generation of; outlinks alone may
+      // stop at the outbox.
+      probe = confirming && !stop_ && want == 0 && batch.outcomes.empty();
+      if (batch.empty() && want == 0 && !probe) {
         if (stop_) return;
         continue;
       }
+      call = ++calls_begun_;
       busy_ = true;
     }
     absl::Status status = absl::OkStatus();
+    const bool completes = !batch.outcomes.empty();
     if (!batch.empty()) {
       last_send = now;
       status = Send(batch);
     }
     std::vector<LeasedUrl> leased;
     if (status.ok() && want > 0) status = LeaseFromFrontier(want, leased);
+    if (status.ok() && probe) status = frontier_.ReleaseLeases({}).status();
     bool exit = false;
     {
       absl::MutexLock lock(&mu_);
@@ -272,6 +291,10 @@ void FrontierLink::Loop() {
         exit = stop_;
       } else {
         Succeeded();
+        if (confirm_from_ != 0 && call >= confirm_from_ &&
+            (want > 0 || probe || completes)) {
+          confirm_from_ = 0;
+        }
         if (want > 0) {
           if (leased.empty()) {
             // Nothing ready: ask again soon, not in a tight loop.

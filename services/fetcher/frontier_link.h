@@ -29,6 +29,15 @@
 // fatal: Hand returns it, and the fetcher stops. IsExhausted failing retryably means "not
 // exhausted; ask again later".
 //
+// Confirmation after a stall (Reconfirm, Confirmed): a fetcher whose process was stopped or
+// starved (SIGSTOP, a frozen VM) holds leases its frontier may no longer honour: their collection
+// may have been deleted, or deleted and created again under its name, meanwhile. The loop then
+// asks for a confirmation and starts no request until the link has an answer from a call that
+// began after the request: a Lease or Complete, or, when nothing else is due, an empty
+// ReleaseLeases (the cheapest call the frontier checks the collection's generation of). A
+// refusal is fatal as usual and the fetcher stops without fetching for a collection that is
+// gone. Outlinks do not confirm: with an OutlinkOutbox they may only have reached the disk.
+//
 // Stopping (Finish): one last attempt sends what is pending, then the thread exits. If the
 // frontier is still down, Finish returns its error; the completions not sent are not lost for
 // good: their leases expire and the frontier re-queues those URLs (they are fetched again), and
@@ -123,6 +132,11 @@ class FrontierLink {
   // answers false; a non-retryable error is returned.
   absl::StatusOr<bool> IsExhausted();
 
+  // Asks for a confirmation (above): Confirmed() is false until a Lease, Complete or probe call
+  // that begins after this one succeeds.
+  void Reconfirm();
+  bool Confirmed();
+
   // Lease nothing more (the fetcher is stopping). Thread-safe.
   void Stopping() { stopping_ = true; }
 
@@ -164,6 +178,10 @@ class FrontierLink {
   bool busy_ ABSL_GUARDED_BY(mu_) = false;       // a frontier call is in progress
   bool flush_now_ ABSL_GUARDED_BY(mu_) = false;  // send what is pending without waiting
   bool stop_ ABSL_GUARDED_BY(mu_) = false;       // send what is pending, then exit
+  // Calls to the frontier begun (numbered from 1), and the first of them whose success confirms
+  // (Reconfirm); 0: nothing to confirm.
+  uint64_t calls_begun_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t confirm_from_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Status fatal_ ABSL_GUARDED_BY(mu_);      // the first non-retryable error
   // The outage: the last call failed (retryably); no call before retry_not_before_.
   bool outage_ ABSL_GUARDED_BY(mu_) = false;

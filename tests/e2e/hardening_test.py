@@ -568,12 +568,15 @@ def scenario_recreate(args, checks, work):
         wait_until(lambda: sum(1 for r in sim.requests() if is_page_request(r)) >=
                    0.3 * len(expected), 300, "30% of the pages")
         # Delete and create again as a script would, back to back through the Admin API; the
-        # fetchers are held still meanwhile (as a long pause would), so their next call to their
-        # frontier finds the new collection of the name, not none.
+        # fetchers are held still meanwhile, for a second at least (a long pause: a fetcher
+        # that resumes after one confirms its collection with its frontier before it starts a
+        # request), so their next call to their frontier finds the new collection of the name,
+        # not none.
         import grpc
         fetchers = [cluster.procs[("fetcher", k)].proc for k in range(2)]
         for p in fetchers:
             os.kill(p.pid, signal.SIGSTOP)
+        stopped_ns = monotonic_ns()
         v1 = grpc_stubs.generate(work("gen"), args.protoc, args.plugin)
         auth = [("authorization", f"Bearer {open(cluster.token_file).read().strip()}")]
         info = json.loads(cluster.ctl("collections", "get", "web", json_out=True).stdout)
@@ -591,10 +594,11 @@ def scenario_recreate(args, checks, work):
                 return code == grpc.StatusCode.OK
             try:
                 wait_until(created, 60, "the name to be free again", poll_s=0.001)
+                created_ns = monotonic_ns()
+                time.sleep(max(0.0, 1.0 - (created_ns - stopped_ns) / 1e9))
             finally:
                 for p in fetchers:
                     os.kill(p.pid, signal.SIGCONT)
-        created_ns = monotonic_ns()
         final = wait_exhausted(cluster, "web")
     finally:
         stopped = cluster.stop()

@@ -1,10 +1,12 @@
 // In-memory fakes of the fetcher core's collaborators, for its unit tests: a FrontierClient that
 // hands out a fixed list of tasks (optionally queueing the URLs added to it) and records every
 // completion and add, a Resolver answering from a table, and a FetchObserver that records
-// events. Test-only. All are thread-safe.
+// events, and a Clock whose time a test moves ahead at once (ShiftedClock). Test-only. All are
+// thread-safe.
 #ifndef CRAWLER_TESTS_UNIT_FETCHER_FETCHER_FAKES_H_
 #define CRAWLER_TESTS_UNIT_FETCHER_FETCHER_FAKES_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -21,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "lib/clock/clock.h"
 #include "lib/net/ip_address.h"
 #include "services/fetcher/fetch_event.h"
 #include "services/fetcher/resolver.h"
@@ -57,6 +60,20 @@ class RecordingObserver final : public fetcher::FetchObserver {
   bool hold_pages_ ABSL_GUARDED_BY(mu_) = false;
 };
 
+// The machine's clocks plus an offset the test moves ahead: the jump a process stopped for that
+// long (SIGSTOP, a frozen VM) sees when it runs again.
+class ShiftedClock final : public Clock {
+ public:
+  absl::Time Now() const override { return system_.Now() + Offset(); }
+  absl::Duration MonotonicNow() const override { return system_.MonotonicNow() + Offset(); }
+  void Advance(absl::Duration d) { offset_ns_ += absl::ToInt64Nanoseconds(d); }
+
+ private:
+  absl::Duration Offset() const { return absl::Nanoseconds(offset_ns_.load()); }
+  SystemClock system_;
+  std::atomic<int64_t> offset_ns_{0};
+};
+
 // A frontier holding a FIFO of tasks. Lease honours max_urls and max_per_host; a lease is
 // outstanding until completed; IsExhausted when nothing is queued or outstanding. With
 // enqueue_added, URLs passed to AddUrls that were never seen become new tasks.
@@ -84,8 +101,18 @@ class FakeFrontierClient final : public frontier::FrontierClient {
     on_refusal_ = std::move(then);
   }
 
+  // Every call from now on waits this long before it is answered (a slow or distant frontier).
+  void set_answer_delay(absl::Duration d) { answer_delay_ns_ = absl::ToInt64Nanoseconds(d); }
+
+  // ReleaseLeases calls with no lease in them (a fetcher's confirmation probes).
+  int empty_releases() {
+    absl::MutexLock lock(&mu_);
+    return empty_releases_;
+  }
+
   absl::StatusOr<std::vector<frontier::LeasedTask>> Lease(size_t max_urls,
                                                          size_t max_per_host) override {
+    AnswerDelay();
     absl::MutexLock lock(&mu_);
     if (Refused()) return absl::FailedPreconditionError("the collection is gone");
     std::vector<frontier::LeasedTask> out;
@@ -109,6 +136,7 @@ class FakeFrontierClient final : public frontier::FrontierClient {
 
   absl::StatusOr<frontier::CompleteResult> Complete(
       const std::vector<frontier::FetchOutcome>& outcomes) override {
+    AnswerDelay();
     absl::MutexLock lock(&mu_);
     if (Refused()) return absl::FailedPreconditionError("the collection is gone");
     frontier::CompleteResult result;
@@ -126,7 +154,10 @@ class FakeFrontierClient final : public frontier::FrontierClient {
 
   // Ends the leases still outstanding among `ids` (their URLs are not queued again).
   absl::StatusOr<size_t> ReleaseLeases(const std::vector<frontier::LeaseId>& ids) override {
+    AnswerDelay();
     absl::MutexLock lock(&mu_);
+    if (Refused()) return absl::FailedPreconditionError("the collection is gone");
+    if (ids.empty()) ++empty_releases_;
     size_t released = 0;
     for (frontier::LeaseId id : ids) {
       if (outstanding_.erase(id) == 0) continue;
@@ -172,6 +203,7 @@ class FakeFrontierClient final : public frontier::FrontierClient {
   }
 
   absl::StatusOr<frontier::AddResult> AddUrls(const std::vector<frontier::UrlToAdd>& urls) override {
+    AnswerDelay();
     absl::MutexLock lock(&mu_);
     if (Refused()) return absl::FailedPreconditionError("the collection is gone");
     frontier::AddResult result;
@@ -248,6 +280,11 @@ class FakeFrontierClient final : public frontier::FrontierClient {
     return task.lease_id;
   }
 
+  void AnswerDelay() const {
+    if (const int64_t ns = answer_delay_ns_.load(); ns > 0) absl::SleepFor(absl::Nanoseconds(ns));
+  }
+
+  std::atomic<int64_t> answer_delay_ns_{0};
   mutable absl::Mutex mu_;
   bool Refused() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (refusing_) return true;
@@ -261,6 +298,7 @@ class FakeFrontierClient final : public frontier::FrontierClient {
   std::function<bool()> refuse_when_ ABSL_GUARDED_BY(mu_);
   std::function<void()> on_refusal_ ABSL_GUARDED_BY(mu_);
   bool refusing_ ABSL_GUARDED_BY(mu_) = false;
+  int empty_releases_ ABSL_GUARDED_BY(mu_) = 0;
   frontier::LeaseId next_lease_ ABSL_GUARDED_BY(mu_) = 1;
   std::deque<frontier::LeasedTask> queue_ ABSL_GUARDED_BY(mu_);
   std::set<frontier::LeaseId> outstanding_ ABSL_GUARDED_BY(mu_);

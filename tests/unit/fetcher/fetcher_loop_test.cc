@@ -11,12 +11,14 @@
 //     with the outcome its page calls for (fetched, robots-denied, the page's status).
 // A zero delay with several connections per host is the configuration of every max-throughput
 // crawl; a host walked twice in one loop turn there claimed a second slot for its last task.
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <ostream>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -235,6 +237,37 @@ class LoopRun {
     EXPECT_EQ(ledger_->released(), ledger_->granted()) << "claims left held";
   }
 
+  // The process stops (as under SIGSTOP) once every host's first page is under way, with each
+  // host's second page leased and waiting out the politeness delay; meanwhile the collection is
+  // deleted. When the process runs again every host is due at once, and the frontier takes a
+  // while to answer. Nothing more may start: the leases belong to a collection that is gone,
+  // and only the frontier can tell. Run returns its refusal.
+  void RunStalledWhileTheCollectionGoes() {
+    frontier_.set_enqueue_added(false);
+    for (int h = 1; h < web_.hosts; ++h) frontier_.Add(Web::Url(h, 0), Web::Host(h));
+    for (int h = 0; h < web_.hosts; ++h) frontier_.Add(Web::Url(h, 1), Web::Host(h));
+    options_.obey_robots = false;
+    const size_t first_pages = static_cast<size_t>(web_.hosts);
+    std::atomic<bool> done{false};
+    std::thread stall([&] {
+      while (!done && transport_->requests().size() < first_pages) {
+        absl::SleepFor(absl::Milliseconds(1));
+      }
+      if (done) return;
+      frontier_.set_answer_delay(absl::Milliseconds(300));
+      frontier_.RefuseFrom([] { return true; }, nullptr);
+      clock_.Advance(settings_.delay + absl::Seconds(1));
+    });
+    absl::Status run = Run();
+    done = true;
+    stall.join();
+    EXPECT_TRUE(absl::IsFailedPrecondition(run)) << run;
+    EXPECT_EQ(transport_->requests().size(), first_pages)
+        << "requests started for a collection deleted while the process was stopped";
+    EXPECT_GE(stats_.loop_stalls, 1u);
+    EXPECT_EQ(ledger_->released(), ledger_->granted()) << "claims left held";
+  }
+
   // The most transfers that were in flight on one host at once.
   int overlap() const { return transport_->max_in_flight_on_a_host(); }
 
@@ -251,7 +284,9 @@ class LoopRun {
                                    .observer = &observer_,
                                    .transport = transport_.get()});
     if (!fetcher.ok()) return fetcher.status();
-    return crawler::testing::RunBounded(**fetcher, absl::Seconds(30), stop_when);
+    absl::Status status = crawler::testing::RunBounded(**fetcher, absl::Seconds(30), stop_when);
+    stats_ = (*fetcher)->Stats();
+    return status;
   }
 
   // By page number (the same on every host): reached when some page that was fetched (reached,
@@ -271,7 +306,7 @@ class LoopRun {
 
   const LoopSettings settings_;
   const Web web_;
-  SystemClock clock_;
+  crawler::testing::ShiftedClock clock_;
   std::unique_ptr<politeness::Politeness> store_;
   std::unique_ptr<ClaimLedger> ledger_;
   std::unique_ptr<FakeTransport> transport_;
@@ -279,6 +314,7 @@ class LoopRun {
   TableResolver resolver_;
   RecordingObserver observer_;
   FetcherOptions options_;
+  FetcherStats stats_;  // the last run's
   std::unique_ptr<net::AddressPolicy> guard_;
   std::unique_ptr<scope::Scope> scope_;
 };
@@ -339,6 +375,16 @@ TEST_F(FetcherLoopTest, TransfersGivenUpAtTheDrainDeadlineReleaseTheirClaims) {
                        .store = Store::kInProcess};
   LoopRun run(s, Web{}, /*seed=*/12, /*min_polls=*/2, /*max_polls=*/4, nullptr, Prefix());
   run.RunStoppedWhileHeld(/*started=*/4);
+}
+
+TEST_F(FetcherLoopTest, AProcessStoppedWhileItsCollectionWasDeletedStartsNothingMore) {
+  const LoopSettings s{.delay = absl::Seconds(1),
+                       .connections_per_host = 1,
+                       .max_in_flight = 64,
+                       .robots_denials = false,
+                       .store = Store::kInProcess};
+  LoopRun run(s, Web{.hosts = 6, .addresses = 6}, /*seed=*/13, /*min_polls=*/1, /*max_polls=*/2, nullptr, Prefix());
+  run.RunStalledWhileTheCollectionGoes();
 }
 
 std::vector<LoopSettings> AllSettings() {

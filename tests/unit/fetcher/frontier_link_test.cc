@@ -1,13 +1,19 @@
 // FrontierLink's durable archive: make_durable runs once per batch of completions, before the
-// frontier hears of them; when it fails, nothing is completed and the error is fatal.
+// frontier hears of them; when it fails, nothing is completed and the error is fatal. And its
+// confirmation after a stall: a call begun after the request must succeed, a probe when
+// nothing else is due, and a refusal leaves the collection unconfirmed and the error fatal.
 #include "services/fetcher/frontier_link.h"
 
+#include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/clock/clock.h"
@@ -71,6 +77,44 @@ TEST(FrontierLink, AnArchiveThatCannotBeMadeDurableCompletesNothing) {
   EXPECT_THAT(std::string(finished.message()),
               HasSubstr("cannot fsync /warc/x.warc.gz.open: Input/output error"));
   EXPECT_TRUE(t.frontier.completions().empty());
+}
+
+// Waits (bounded) for `done`; false if it never held.
+bool Eventually(const std::function<bool()>& done) {
+  for (int i = 0; i < 2000; ++i) {
+    if (done()) return true;
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  return done();
+}
+
+TEST(FrontierLink, ConfirmsTheCollectionWithAProbeWhenNothingElseIsDue) {
+  TwoLeases t;
+  FrontierLink link({}, t.frontier, t.clock, t.counters, [] {});
+  link.Start();
+  EXPECT_TRUE(link.Confirmed());
+  // A slow frontier: the confirmation cannot come before the probe is answered.
+  t.frontier.set_answer_delay(absl::Milliseconds(50));
+  link.Reconfirm();
+  EXPECT_FALSE(link.Confirmed());
+  EXPECT_TRUE(Eventually([&] { return link.Confirmed(); }));
+  EXPECT_EQ(t.frontier.empty_releases(), 1);
+  EXPECT_TRUE(link.Finish().ok());
+}
+
+TEST(FrontierLink, ACollectionGoneIsNeverConfirmed) {
+  TwoLeases t;
+  std::atomic<bool> wakes_after_refusal{false};
+  FrontierLink link({}, t.frontier, t.clock, t.counters, [&] { wakes_after_refusal = true; });
+  link.Start();
+  t.frontier.RefuseFrom([] { return true; }, nullptr);
+  link.Reconfirm();
+  EXPECT_TRUE(Eventually([&] { return wakes_after_refusal.load(); }));
+  FrontierBatch nothing;
+  const absl::Status handed = link.Hand(nothing, /*force=*/false);
+  EXPECT_TRUE(absl::IsFailedPrecondition(handed)) << handed;
+  EXPECT_FALSE(link.Confirmed());
+  EXPECT_TRUE(absl::IsFailedPrecondition(link.Finish()));
 }
 
 }  // namespace
