@@ -101,6 +101,13 @@ failSwapOn: false
 clusterDomain: cluster.local
 resolvConf: $STATE/pod-resolv.conf
 evictionHard: {memory.available: "100Mi", nodefs.available: "2%", imagefs.available: "2%"}
+# No image garbage collection: this containerd's images are the ones imported above, used by the
+# test's pods and thrown away with STATE. At the default threshold (85% of the disk used, which
+# the kubelet counts as 100% less what is available to non-root users) a busy shared disk has
+# the kubelet delete every image not yet in use by a pod -- the pause image among them -- two
+# minutes after it first saw them, and a pod slow to start then never starts.
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
 Y
 start kubelet "$K8S_BIN/kubelet" --kubeconfig="$KC" --config=kubelet.yaml --container-runtime=remote \
   --container-runtime-endpoint="unix://$SOCK" --root-dir="$STATE/kubelet" --cert-dir="$STATE/kubelet/pki" --hostname-override=localhost
