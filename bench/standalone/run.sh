@@ -50,6 +50,8 @@ polite_warc=0
 polite_equal_hosts=1
 rss_limit_mb=300
 do_perf=0
+perf_row=(--no-warc --no-fingerprints)
+perf_row_name="WARC+fp off"
 keep=0
 smoke=0
 hosts_given=0
@@ -78,6 +80,7 @@ usage: bench/standalone/run.sh [options]
                             websim --equal-host-sizes, so that the bound is reachable)
   --websim-threads N        websim server threads (default $websim_threads)
   --perf                    also profile one crawler max-mode run (WARC+fp off) with perf
+  --perf-full               the same, with WARC and fingerprints on (the CPU-per-page row)
   --keep                    keep crawl data dirs and WARC files
   --smoke                   a run of seconds that checks the bench still works, not the figures:
                             a small web (8 hosts x 10 pages unless --hosts/--pages-per-host say
@@ -111,6 +114,7 @@ while [ $# -gt 0 ]; do
     --polite-unequal-hosts) polite_equal_hosts=0; shift ;;
     --websim-threads) websim_threads=$2; shift 2 ;;
     --perf) do_perf=1; shift ;;
+    --perf-full) do_perf=1; perf_row=(); perf_row_name="WARC+fp on"; shift ;;
     --keep) keep=1; shift ;;
     --smoke) smoke=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -595,11 +599,11 @@ if [ $do_perf = 1 ] && [ $want_max = 1 ]; then
     dir="$work/perf"
     mkdir -p "$dir"
     start_max_server "$dir"
-    note "profiling one crawler max-mode run (WARC+fp off) with perf"
+    note "profiling one crawler max-mode run ($perf_row_name) with perf"
     # DWARF call graphs: Release builds and Debian's libraries have no frame pointers.
     timeout -k 10 "$run_timeout" perf record -F 250 --call-graph dwarf,16384 -o "$dir/perf.data" \
       -- "$crawler" "${crawler_common[@]}" --data-dir "$dir/data" \
-      --connect-to "127.0.0.1:$server_port" "${max_settings[@]}" --no-warc --no-fingerprints \
+      --connect-to "127.0.0.1:$server_port" "${max_settings[@]}" "${perf_row[@]}" \
       > "$dir/perf-record.txt" 2>&1 &
     run_pid=$!
     wait "$run_pid" || true
