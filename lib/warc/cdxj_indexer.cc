@@ -23,12 +23,21 @@
 namespace crawler::warc {
 namespace {
 
+// What the index reads of a record: a few of its fields (as a reader finds them) and its block.
+// `field(name)` gives a field's value, empty when absent.
+template <typename Field>
+struct RecordView {
+  const Field& field;
+  std::string_view block;
+};
+
 // warcio.js's default record filter (see the header).
-bool Indexed(const ParsedRecord& record, const std::string& type) {
-  if (record.Field("WARC-Target-URI").empty()) return false;
+template <typename Field>
+bool Indexed(const RecordView<Field>& record, const std::string& type) {
+  if (record.field("WARC-Target-URI").empty()) return false;
   if (type == "request" || type == "warcinfo") return false;
   if ((type == "metadata" || type == "resource") &&
-      record.Field("Content-Type") == "application/warc-fields") {
+      record.field("Content-Type") == "application/warc-fields") {
     return false;
   }
   return true;
@@ -48,14 +57,15 @@ std::string DigestValue(std::string_view labelled) {
   return std::string(rest.substr(0, rest.find(':')));
 }
 
-CdxjEntry EntryOf(const ParsedRecord& record, const std::string& type,
+template <typename Field>
+CdxjEntry EntryOf(const RecordView<Field>& record, const std::string& type,
                   const std::string& filename) {
   CdxjEntry entry;
-  entry.url = record.Field("WARC-Target-URI");
+  entry.url = record.field("WARC-Target-URI");
   entry.key = SurtKey(entry.url);
-  entry.timestamp = CdxjTimestamp(record.Field("WARC-Date"));
+  entry.timestamp = CdxjTimestamp(record.field("WARC-Date"));
   entry.filename = filename;
-  entry.digest = DigestValue(record.Field("WARC-Payload-Digest"));
+  entry.digest = DigestValue(record.field("WARC-Payload-Digest"));
   std::optional<http::ResponseHead> head;
   // warcio.js reads the HTTP head of every response, and of a revisit with a block.
   if (type == "response" || (type == "revisit" && !record.block.empty())) {
@@ -71,17 +81,29 @@ CdxjEntry EntryOf(const ParsedRecord& record, const std::string& type,
       }
     }
   } else {
-    entry.mime = record.Field("Content-Type");
+    entry.mime = record.field("Content-Type");
   }
   return entry;
+}
+
+template <typename Field>
+std::optional<CdxjEntry> EntryFor(const RecordView<Field>& record, const std::string& filename) {
+  const std::string type = absl::AsciiStrToLower(record.field("WARC-Type"));
+  if (!Indexed(record, type)) return std::nullopt;
+  return EntryOf(record, type, filename);
 }
 
 }  // namespace
 
 std::optional<CdxjEntry> EntryForRecord(const ParsedRecord& record, const std::string& filename) {
-  const std::string type = absl::AsciiStrToLower(record.Field("WARC-Type"));
-  if (!Indexed(record, type)) return std::nullopt;
-  return EntryOf(record, type, filename);
+  const auto field = [&record](std::string_view name) { return record.Field(name); };
+  return EntryFor(RecordView<decltype(field)>{field, record.block}, filename);
+}
+
+std::optional<CdxjEntry> EntryForWrittenRecord(const WarcRecord& record,
+                                               const std::string& filename) {
+  const auto field = [&record](std::string_view name) { return WrittenFieldValue(record, name); };
+  return EntryFor(RecordView<decltype(field)>{field, record.block}, filename);
 }
 
 absl::Status IndexWarcFile(const std::string& path, const std::string& filename,
@@ -157,6 +179,34 @@ std::string CdxjPathFor(const std::string& warc_path) {
   return base + ".cdxj";
 }
 
+absl::Status WriteSortedIndex(ExternalSorter& sorter, const std::string& cdxj_path, bool sync) {
+  std::string temp = absl::StrCat(cdxj_path, ".tmp-XXXXXX");
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) {
+    return absl::UnavailableError(absl::StrCat("cannot create ", temp, ": ", std::strerror(errno)));
+  }
+  std::FILE* out = ::fdopen(fd, "w");
+  if (out == nullptr) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return absl::UnavailableError(absl::StrCat("fdopen ", temp, ": ", std::strerror(errno)));
+  }
+  absl::Status status = sorter.Finish([out](std::string_view line) {
+    std::fwrite(line.data(), 1, line.size(), out);
+    std::fputc('\n', out);
+    return absl::OkStatus();
+  });
+  bool written = status.ok() && std::fflush(out) == 0 && !std::ferror(out) &&
+                 ::fchmod(fd, 0644) == 0 && (!sync || ::fsync(fd) == 0);
+  const int err = errno;
+  written = std::fclose(out) == 0 && written;
+  if (written && std::rename(temp.c_str(), cdxj_path.c_str()) == 0) return absl::OkStatus();
+  ::unlink(temp.c_str());
+  if (!status.ok()) return status;
+  return absl::UnavailableError(
+      absl::StrCat("cannot write ", cdxj_path, ": ", std::strerror(err != 0 ? err : errno)));
+}
+
 absl::Status WriteCdxjIndex(const std::string& warc_path, const std::string& cdxj_path,
                             const CdxjIndexOptions& options, CdxjIndexStats* stats) {
   const std::filesystem::path target(cdxj_path);
@@ -172,32 +222,7 @@ absl::Status WriteCdxjIndex(const std::string& warc_path, const std::string& cdx
       },
       stats);
   if (!status.ok()) return status;
-
-  std::string temp = absl::StrCat(cdxj_path, ".tmp-XXXXXX");
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) {
-    return absl::UnavailableError(absl::StrCat("cannot create ", temp, ": ", std::strerror(errno)));
-  }
-  std::FILE* out = ::fdopen(fd, "w");
-  if (out == nullptr) {
-    ::close(fd);
-    ::unlink(temp.c_str());
-    return absl::UnavailableError(absl::StrCat("fdopen ", temp, ": ", std::strerror(errno)));
-  }
-  status = sorter.Finish([out](std::string_view line) {
-    std::fwrite(line.data(), 1, line.size(), out);
-    std::fputc('\n', out);
-    return absl::OkStatus();
-  });
-  bool written = status.ok() && std::fflush(out) == 0 && !std::ferror(out) &&
-                 ::fchmod(fd, 0644) == 0 && ::fsync(fd) == 0;
-  const int err = errno;
-  written = std::fclose(out) == 0 && written;
-  if (written && std::rename(temp.c_str(), cdxj_path.c_str()) == 0) return absl::OkStatus();
-  ::unlink(temp.c_str());
-  if (!status.ok()) return status;
-  return absl::UnavailableError(
-      absl::StrCat("cannot write ", cdxj_path, ": ", std::strerror(err != 0 ? err : errno)));
+  return WriteSortedIndex(sorter, cdxj_path, /*sync=*/true);
 }
 
 }  // namespace crawler::warc

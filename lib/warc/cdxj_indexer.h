@@ -35,7 +35,9 @@
 
 #include "absl/status/status.h"
 #include "lib/warc/cdxj.h"
+#include "lib/warc/external_sorter.h"
 #include "lib/warc/warc_reader.h"
+#include "lib/warc/warc_record.h"
 
 namespace crawler::warc {
 
@@ -80,6 +82,17 @@ absl::Status WriteCdxjIndex(const std::string& warc_path, const std::string& cdx
 // The entry of one record (its offset and length left 0), or nullopt when the record is not
 // indexed.
 std::optional<CdxjEntry> EntryForRecord(const ParsedRecord& record, const std::string& filename);
+
+// The entry EntryForRecord gives `record` once a WarcWriter has written it (and a reader read
+// it back), without writing or reading it: what a writer indexes its records by as it writes
+// them (WarcWriterOptions::write_index).
+std::optional<CdxjEntry> EntryForWrittenRecord(const WarcRecord& record,
+                                               const std::string& filename);
+
+// Writes the lines of `sorter` (Finish) to `cdxj_path`: under a temporary name beside it, made
+// durable when `sync`, then renamed, so the index either exists complete or not at all.
+// kUnavailable for a write that fails (the temporary file is removed).
+absl::Status WriteSortedIndex(ExternalSorter& sorter, const std::string& cdxj_path, bool sync);
 
 // The CDXJ file that belongs beside a WARC file: "x.warc.gz" and "x.warc" -> "x.cdxj".
 std::string CdxjPathFor(const std::string& warc_path);

@@ -2,13 +2,48 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "lib/encoding/absl_view.h"
 #include "lib/fingerprint/sha1.h"
 
 namespace crawler::warc {
 namespace {
+
+// Calls `visit(name, value)` for the named fields of `record` before its block digest and length,
+// in the order they are written (values not yet cleaned of CR and LF, empty ones included: the
+// writer leaves those out); stops when `visit` returns false.
+template <typename Visit>
+void VisitFields(const WarcRecord& record, Visit&& visit) {
+  const std::string date = FormatWarcDate(record.date);
+  const std::pair<std::string_view, std::string_view> fixed[] = {
+      {"WARC-Type", RecordTypeName(record.type)},
+      {"WARC-Record-ID", record.record_id},
+      {"WARC-Date", date},
+      {"WARC-Target-URI", record.target_uri},
+      {"WARC-Filename", record.filename},
+      {"WARC-IP-Address", record.ip_address},
+      {"WARC-Concurrent-To", record.concurrent_to},
+      {"WARC-Warcinfo-ID", record.warcinfo_id},
+      {"WARC-Refers-To", record.refers_to},
+      {"WARC-Refers-To-Target-URI", record.refers_to_target_uri},
+      {"WARC-Refers-To-Date", record.refers_to_date},
+      {"WARC-Profile", record.profile},
+      {"WARC-Payload-Digest", record.payload_digest},
+      {"WARC-Truncated", record.truncated}};
+  for (const auto& [name, value] : fixed) {
+    if (!visit(name, value)) return;
+  }
+  for (const auto& [name, value] : record.extra_fields) {
+    if (!visit(std::string_view(name), std::string_view(value))) return;
+  }
+  visit(std::string_view("Content-Type"), std::string_view(record.content_type));
+}
 
 void AppendField(std::string& out, std::string_view name, std::string_view value) {
   if (value.empty()) return;
@@ -80,27 +115,32 @@ std::string SerializeRecord(const WarcRecord& record) {
 void AppendSerializedRecord(const WarcRecord& record, std::string& out) {
   out.reserve(out.size() + record.block.size() + 512);
   out.append("WARC/1.1\r\n");
-  AppendField(out, "WARC-Type", RecordTypeName(record.type));
-  AppendField(out, "WARC-Record-ID", record.record_id);
-  AppendField(out, "WARC-Date", FormatWarcDate(record.date));
-  AppendField(out, "WARC-Target-URI", record.target_uri);
-  AppendField(out, "WARC-Filename", record.filename);
-  AppendField(out, "WARC-IP-Address", record.ip_address);
-  AppendField(out, "WARC-Concurrent-To", record.concurrent_to);
-  AppendField(out, "WARC-Warcinfo-ID", record.warcinfo_id);
-  AppendField(out, "WARC-Refers-To", record.refers_to);
-  AppendField(out, "WARC-Refers-To-Target-URI", record.refers_to_target_uri);
-  AppendField(out, "WARC-Refers-To-Date", record.refers_to_date);
-  AppendField(out, "WARC-Profile", record.profile);
-  AppendField(out, "WARC-Payload-Digest", record.payload_digest);
-  AppendField(out, "WARC-Truncated", record.truncated);
-  for (const auto& [name, value] : record.extra_fields) AppendField(out, name, value);
-  AppendField(out, "Content-Type", record.content_type);
+  VisitFields(record, [&out](std::string_view name, std::string_view value) {
+    AppendField(out, name, value);
+    return true;
+  });
   AppendField(out, "WARC-Block-Digest", fingerprint::Sha1(record.block).ToWarcString());
   AppendField(out, "Content-Length", absl::StrCat(record.block.size()));
   out.append("\r\n");
   out.append(record.block);
   out.append("\r\n\r\n");
+}
+
+std::string WrittenFieldValue(const WarcRecord& record, std::string_view name) {
+  std::string found;
+  VisitFields(record, [&](std::string_view field, std::string_view value) {
+    // AppendField leaves empty values out: a reader never sees them.
+    if (value.empty() || !absl::EqualsIgnoreCase(encoding::AsAbsl(field), encoding::AsAbsl(name))) {
+      return true;
+    }
+    found.assign(value);
+    for (char& c : found) {
+      if (c == '\r' || c == '\n') c = ' ';
+    }
+    absl::StripAsciiWhitespace(&found);
+    return false;
+  });
+  return found;
 }
 
 }  // namespace crawler::warc

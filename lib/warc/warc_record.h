@@ -64,6 +64,12 @@ std::string SerializeRecord(const WarcRecord& record);
 // The same, appended to `out` (whose capacity a caller serialising many records can reuse).
 void AppendSerializedRecord(const WarcRecord& record, std::string& out);
 
+// The value a reader of the serialised record (WarcReader, ParsedRecord::Field) finds for the
+// field `name`: the first one written under that name (case-insensitive), CR and LF as spaces,
+// surrounding whitespace stripped; empty when there is none. Without serialising the record;
+// WARC-Block-Digest and Content-Length, which would need it, are not looked up.
+std::string WrittenFieldValue(const WarcRecord& record, std::string_view name);
+
 }  // namespace crawler::warc
 
 #endif  // CRAWLER_LIB_WARC_WARC_RECORD_H_

@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/warc/cdxj_indexer.h"
 #include "lib/encoding/hex.h"
 
 namespace crawler::warc {
@@ -258,6 +259,11 @@ absl::Status WarcWriter::OpenNextFileLocked() {
   }
   file_bytes_ = 0;
   directory_unsynced_ = true;
+  index_.reset();
+  if (options_.write_index) {
+    index_ = std::make_unique<ExternalSorter>(ExternalSorterOptions{
+        .temp_dir = options_.directory, .memory_bytes = options_.index_memory_bytes});
+  }
 
   WarcRecord info;
   info.type = RecordType::kWarcinfo;
@@ -304,13 +310,27 @@ absl::Status WarcWriter::CloseFileLocked() {
   }
   unsynced_ = false;
   directory_unsynced_ = true;
+  // The index goes first, so that the final name always comes with it.
+  const bool indexed = status.ok() && WriteIndexLocked();
   if (status.ok() && std::rename(open_path_.c_str(), final_path_.c_str()) != 0) {
     status = ErrnoStatus("cannot rename", open_path_, errno);
+    if (indexed) std::remove(CdxjPathFor(final_path_).c_str());
+  }
+  if (status.ok() && indexed && options_.indexed) {
+    options_.indexed(final_path_, CdxjPathFor(final_path_));
   }
   if (::close(fd_) != 0 && status.ok()) status = ErrnoStatus("cannot close", open_path_, errno);
   fd_ = -1;
   files_.push_back(final_path_);
   return status;
+}
+
+bool WarcWriter::WriteIndexLocked() {
+  std::unique_ptr<ExternalSorter> index = std::move(index_);
+  if (index == nullptr) return false;
+  if (WriteSortedIndex(*index, CdxjPathFor(final_path_), options_.sync).ok()) return true;
+  ++indexes_failed_;
+  return false;
 }
 
 void WarcWriter::AbandonFileAfterFailedWriteLocked() {
@@ -323,6 +343,7 @@ void WarcWriter::AbandonFileAfterFailedWriteLocked() {
   } else {
     ::close(fd_);
     fd_ = -1;
+    index_.reset();  // the ".open" file is finished by the next Open, and indexed by reading
   }
 }
 
@@ -368,8 +389,17 @@ absl::Status WarcWriter::WriteRecords(std::span<WarcRecord> records) {
   for (WarcRecord& record : records) {
     if (record.date == absl::InfinitePast()) record.date = clock_.Now();
   }
+  // Index entries are made outside the lock too; each file's name and each record's place are
+  // filled in once it is written.
+  std::vector<std::optional<CdxjEntry>> entries;
+  if (options_.write_index) {
+    entries.reserve(records.size());
+    for (const WarcRecord& record : records) {
+      entries.push_back(EntryForWrittenRecord(record, /*filename=*/""));
+    }
+  }
   std::unique_ptr<GzipCompressor> compressor = TakeCompressor();
-  absl::Status status = WriteCompressed(records, *compressor);
+  absl::Status status = WriteCompressed(records, entries, *compressor);
   ReturnCompressor(std::move(compressor));
   return status;
 }
@@ -402,6 +432,7 @@ bool CompressRecords(std::span<const WarcRecord> records, GzipCompressor& compre
 }  // namespace
 
 absl::Status WarcWriter::WriteCompressed(std::span<WarcRecord> records,
+                                         std::span<std::optional<CdxjEntry>> entries,
                                          GzipCompressor& compressor) {
   // Compression is the expensive part; do it without holding the lock. The warcinfo id may go
   // stale if the file rotates meanwhile (another thread) or within the batch; the records after
@@ -434,9 +465,25 @@ absl::Status WarcWriter::WriteCompressed(std::span<WarcRecord> records,
       ++last;
     }
     const std::string_view bytes(members.bytes.data() + from, members.begin(last - base) - from);
+    const uint64_t at = file_bytes_;
     if (absl::Status s = WriteBytesLocked(bytes); !s.ok()) {
       AbandonFileAfterFailedWriteLocked();
       return s;
+    }
+    if (index_ != nullptr && !entries.empty()) {
+      // Each record's gzip member, as an index read from the file would place it.
+      const std::string filename = std::filesystem::path(final_path_).filename().string();
+      for (size_t i = first; i < last && index_ != nullptr; ++i) {
+        if (!entries[i].has_value()) continue;
+        CdxjEntry& entry = *entries[i];
+        entry.filename = filename;
+        entry.offset = at + (members.begin(i - base) - from);
+        entry.length = members.ends[i - base] - members.begin(i - base);
+        if (!index_->Add(entry.ToLine()).ok()) {
+          index_.reset();  // this file goes without: an indexer reading it makes it
+          ++indexes_failed_;
+        }
+      }
     }
     records_ += last - first;
     first = last;
@@ -519,6 +566,11 @@ uint64_t WarcWriter::RecordsWritten() const {
 uint64_t WarcWriter::BytesWritten() const {
   absl::MutexLock lock(&mu_);
   return bytes_;
+}
+
+uint64_t WarcWriter::IndexesFailed() const {
+  absl::MutexLock lock(&mu_);
+  return indexes_failed_;
 }
 
 }  // namespace crawler::warc

@@ -19,6 +19,15 @@
 // touched. (flock is advisory and, on NFS, emulated with byte-range locks: every writer of the
 // directory must be this class.)
 //
+// Index (write_index): the CDXJ index of each file (lib/warc/cdxj_indexer.h), made from the
+// records as they are written rather than by reading the finished file back (which inflates and
+// parses every record again). Lines are sorted in bounded memory (ExternalSorter, runs spilled to
+// the directory) and written as "X.cdxj" before the file gets its final name, so a finished file
+// of a live writer always has its index; a file cut back after a failed write is indexed as cut.
+// An index that cannot be written is left out (IndexesFailed): the file is then one without an
+// index, which an indexer reading it can make (services/fetcher/archive_indexer.h), as it does
+// for the files of a killed writer.
+//
 // Compression (gzip_member.h has the measurements behind the settings): ISA-L's igzip at
 // `compression_level` 1 (the default), libdeflate at 2-9; one compressor per concurrent Write,
 // kept in a pool between records.
@@ -28,7 +37,9 @@
 #define CRAWLER_LIB_WARC_WARC_WRITER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -40,6 +51,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "lib/clock/clock.h"
+#include "lib/warc/cdxj.h"
+#include "lib/warc/external_sorter.h"
 #include "lib/warc/gzip_member.h"
 #include "lib/warc/warc_record.h"
 
@@ -68,6 +81,13 @@ struct WarcWriterOptions {
   // records reach the disk when the kernel writes them back (a kernel crash or power loss may
   // lose the last seconds of records; a killed process loses nothing it wrote).
   bool sync = true;
+  // Write each file's CDXJ index beside it as the records are written (above).
+  bool write_index = false;
+  // Bytes of index lines held per file before a sorted run is spilled to the directory.
+  size_t index_memory_bytes = size_t{16} << 20;
+  // Called after a file got its final name with its index beside it (write_index), under the
+  // writer's lock: it must only note the pair (e.g. queue it), never write through this writer.
+  std::function<void(const std::string& warc, const std::string& cdxj)> indexed;
 };
 
 class WarcWriter {
@@ -144,6 +164,8 @@ class WarcWriter {
   // (gzip members), over all its files; recovered files not included.
   uint64_t RecordsWritten() const;
   uint64_t BytesWritten() const;
+  // Files whose index (write_index) could not be written, since Open.
+  uint64_t IndexesFailed() const;
 
  private:
   WarcWriter(const WarcWriterOptions& options, const Clock& clock, uint64_t seed);
@@ -152,12 +174,17 @@ class WarcWriter {
   absl::Status CloseFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AbandonFileAfterFailedWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status WriteBytesLocked(std::string_view gz) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The index of the file being closed, written beside its final name; false if it was not.
+  bool WriteIndexLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string NewRecordIdLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Write and WriteAll: fills in ids, dates and the warcinfo id, compresses and appends.
   absl::Status WriteRecords(std::span<WarcRecord> records) ABSL_LOCKS_EXCLUDED(mu_);
-  // Compresses `records` and appends them; fills in the current warcinfo id.
-  absl::Status WriteCompressed(std::span<WarcRecord> records, GzipCompressor& compressor)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // Compresses `records` and appends them; fills in the current warcinfo id. `entries`: the
+  // records' index entries (write_index; one per record, nullopt for those not indexed), or
+  // empty.
+  absl::Status WriteCompressed(std::span<WarcRecord> records,
+                               std::span<std::optional<CdxjEntry>> entries,
+                               GzipCompressor& compressor) ABSL_LOCKS_EXCLUDED(mu_);
   // An idle compressor from the pool, or a new one; give it back with ReturnCompressor.
   std::unique_ptr<GzipCompressor> TakeCompressor() ABSL_LOCKS_EXCLUDED(compressors_mu_);
   void ReturnCompressor(std::unique_ptr<GzipCompressor> compressor)
@@ -179,6 +206,9 @@ class WarcWriter {
   std::string final_path_ ABSL_GUARDED_BY(mu_);  // without
   std::string warcinfo_id_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> files_ ABSL_GUARDED_BY(mu_);
+  // The current file's index lines (write_index); null when not indexed or given up on.
+  std::unique_ptr<ExternalSorter> index_ ABSL_GUARDED_BY(mu_);
+  uint64_t indexes_failed_ ABSL_GUARDED_BY(mu_) = 0;
   // Bytes written to the current file that no Sync has covered; a file was created or renamed
   // since the last Sync (the directory needs an fsync).
   bool unsynced_ ABSL_GUARDED_BY(mu_) = false;

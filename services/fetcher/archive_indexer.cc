@@ -49,8 +49,22 @@ void ArchiveIndexer::Tick(absl::Time now) {
   IndexPending();
 }
 
+void ArchiveIndexer::Announce(std::string warc, std::string cdxj) {
+  absl::MutexLock lock(&announced_mu_);
+  announced_.emplace_back(std::move(warc), std::move(cdxj));
+}
+
 uint64_t ArchiveIndexer::IndexPending() {
   absl::MutexLock lock(&mu_);
+  std::vector<std::pair<std::string, std::string>> announced;
+  {
+    absl::MutexLock announced_lock(&announced_mu_);
+    announced.swap(announced_);
+  }
+  for (const auto& [warc, cdxj] : announced) {
+    options_.log.Info("archive: ", warc, " indexed as it was written: ", cdxj);
+    if (options_.indexed) options_.indexed(warc, cdxj);
+  }
   const uint64_t before = indexed();
   for (const std::string& warc : FinishedWarcFiles(options_.warc_dir)) {
     std::error_code ec;

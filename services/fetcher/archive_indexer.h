@@ -12,6 +12,11 @@
 // them. The index is written under a temporary name and renamed, so "X.cdxj" is complete when
 // it exists.
 //
+// A crawl's WARC writer indexes its files itself as it writes them (WarcWriterOptions::
+// write_index: no second read); it tells the indexer (Announce), which reports those files at
+// its next pass as it reports its own. The indexer reads only the files that came without an
+// index: a killed writer's, one whose index could not be written, other tools'.
+//
 // A file that cannot be indexed (damaged: a recovered writer cut a torn record, but other tools
 // may have put files there) is reported once, with the reason, and not tried again while its
 // size and modification time stay the same.
@@ -27,6 +32,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -45,8 +51,9 @@ struct ArchiveIndexerOptions {
   absl::Duration interval = absl::Seconds(5);
   // Where a line per indexed (info) or failed (warning) file goes.
   Logger log;
-  // Called with the WARC file and its new index after each index is written (a fetcher computes
-  // their digests then, while they are in the page cache); may be empty.
+  // Called with the WARC file and its new index after each index is written, here or by its
+  // writer (a fetcher computes their digests then, while they are in the page cache); may be
+  // empty.
   std::function<void(const std::string& warc, const std::string& cdxj)> indexed;
 };
 
@@ -56,6 +63,10 @@ class ArchiveIndexer final : public PeriodicJob {
 
   // Indexes every finished WARC file that has no index yet. Returns how many it wrote.
   uint64_t IndexPending() ABSL_LOCKS_EXCLUDED(mu_);
+
+  // A WARC file its writer indexed (WarcWriterOptions::indexed), reported at the next pass.
+  // Takes only a lock of its own, so a writer may call it under its lock.
+  void Announce(std::string warc, std::string cdxj) ABSL_LOCKS_EXCLUDED(announced_mu_);
 
   // PeriodicJob: a pass when `interval` has passed since the last one.
   void Tick(absl::Time now) override ABSL_LOCKS_EXCLUDED(mu_);
@@ -75,6 +86,9 @@ class ArchiveIndexer final : public PeriodicJob {
   std::map<std::string, std::pair<uint64_t, int64_t>> failures_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> indexed_{0};
   std::atomic<uint64_t> failed_{0};
+  // Announced and not reported yet. A leaf lock.
+  absl::Mutex announced_mu_;
+  std::vector<std::pair<std::string, std::string>> announced_ ABSL_GUARDED_BY(announced_mu_);
 };
 
 // The WARC files of `warc_dir` (and of its immediate subdirectories) that are finished: named

@@ -114,7 +114,13 @@ absl::Status CollectionCrawl::OpenWarc(uint64_t seed) {
                               .description = settings_.warc_description,
                               .http_header_user_agent = settings_.user_agent,
                               .robots_policy = settings_.fetcher.obey_robots ? "obey" : "ignore",
-                              .sync = settings_.fsync},
+                              .sync = settings_.fsync,
+                              .write_index = true,
+                              .indexed =
+                                  [indexer = indexer_](const std::string& file,
+                                                       const std::string& index) {
+                                    indexer->Announce(file, index);
+                                  }},
                              *parts_.clock, seed);
   if (!warc.ok()) return warc.status();
   warc_ = *std::move(warc);

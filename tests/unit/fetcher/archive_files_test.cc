@@ -11,6 +11,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -20,6 +21,7 @@
 #include "lib/fingerprint/sha1.h"
 #include "lib/fingerprint/sha256.h"
 #include "lib/log/recording_log_sink.h"
+#include "lib/warc/cdxj_indexer.h"
 #include "lib/warc/warc_record.h"
 #include "lib/warc/warc_writer.h"
 #include "services/fetcher/archive_file_store.h"
@@ -78,6 +80,32 @@ TEST_F(ArchiveFilesTest, IndexerWritesAnIndexBesideFinishedFilesOnly) {
   const std::string warc = open_writer->Files().back();
   const std::string cdxj = warc.substr(0, warc.size() - 8) + ".cdxj";
   EXPECT_THAT(Read(cdxj), HasSubstr(R"("url":"http://a.test/")"));
+}
+
+// A file its writer indexed (write_index) is reported at the next pass, as one indexed here is,
+// and not read again; a file without an index beside it still is.
+TEST_F(ArchiveFilesTest, IndexerReportsFilesItsWriterIndexedWithoutReadingThem) {
+  std::vector<std::pair<std::string, std::string>> reported;
+  auto indexer = std::make_shared<ArchiveIndexer>(ArchiveIndexerOptions{
+      .warc_dir = dir_.string(),
+      .indexed = [&](const std::string& warc, const std::string& cdxj) {
+        reported.emplace_back(warc, cdxj);
+      }});
+  absl::StatusOr<std::unique_ptr<warc::WarcWriter>> writer = warc::WarcWriter::Open(
+      {.directory = (dir_ / "coll").string(),
+       .prefix = "w",
+       .write_index = true,
+       .indexed = [indexer](const std::string& warc,
+                            const std::string& cdxj) { indexer->Announce(warc, cdxj); }},
+      clock_, 2);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  ASSERT_TRUE((*writer)->Close().ok());
+  ASSERT_TRUE(Writer()->Close().ok());  // a writer that does not index
+  EXPECT_EQ(indexer->IndexPending(), 1u);  // read: the second file only
+  ASSERT_EQ(reported.size(), 2u);
+  const std::string warc = (*writer)->Files().back();
+  EXPECT_EQ(reported[0], std::make_pair(warc, warc::CdxjPathFor(warc)));
+  EXPECT_TRUE(fs::exists(warc::CdxjPathFor(reported[1].first)));
 }
 
 // Tick passes run every `interval` of the clock it is given.

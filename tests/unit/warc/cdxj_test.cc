@@ -274,6 +274,85 @@ TEST_F(CdxjIndexerTest, IndexesCapturesAtTheirGzipMembers) {
   }
 }
 
+// A writer that indexes its files as it writes them (write_index) writes, for every file, the
+// very index a reader of the file writes: over rotations (several files), batches that cross
+// them, spilled sort runs, and records whose fields a reader sees otherwise than they were set
+// (surrounding spaces, CR/LF, an extra Content-Type written before the standard one). Each file
+// is announced with its index once it has its final name.
+TEST_F(CdxjIndexerTest, AWriterIndexesItsFilesAsAReaderWould) {
+  FakeClock clock(absl::FromUnixSeconds(1706704496));
+  std::vector<std::pair<std::string, std::string>> announced;
+  absl::StatusOr<std::unique_ptr<WarcWriter>> writer = WarcWriter::Open(
+      {.directory = dir_.string(),
+       .prefix = "w",
+       .max_file_bytes = 4096,
+       .write_index = true,
+       .index_memory_bytes = 300,
+       .indexed = [&](const std::string& warc,
+                      const std::string& cdxj) { announced.emplace_back(warc, cdxj); }},
+      clock, 3);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  for (int page = 0; page < 12; ++page) {
+    const std::string uri = absl::StrCat("http://h", page % 3, ".test/p", page);
+    // Bodies that do not compress away, so that files rotate every few pages.
+    std::string body;
+    for (int i = 0; i < 300; ++i) {
+      body += fingerprint::Sha1(absl::StrCat(page, ":", i)).ToBase32().substr(0, 3);
+    }
+    std::vector<WarcRecord> batch = {Response(uri, body), Request(uri)};
+    WarcRecord interim = Response(uri + "?c", "x");
+    interim.block = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 404 Not Found\r\n"
+                    "Content-Type:  Text/Plain ; q=1\r\n\r\nx";
+    batch.push_back(interim);
+    WarcRecord headless = Response(uri + "?h", "y");
+    headless.block = "not an HTTP response";
+    batch.push_back(headless);
+    WarcRecord revisit = Response(uri, "");
+    revisit.type = RecordType::kRevisit;
+    revisit.block = page % 2 == 0 ? revisit.block.substr(0, revisit.block.find("\r\n\r\n") + 4)
+                                  : "";
+    batch.push_back(revisit);
+    WarcRecord resource;
+    resource.type = RecordType::kResource;
+    resource.target_uri = absl::StrCat("  ", uri, "/r\r\nX-Forged: 1 ");
+    resource.content_type = "text/plain; charset=utf-8";
+    if (page % 4 == 1) resource.extra_fields = {{"content-TYPE", "image/x-override"}};
+    resource.payload_digest = page % 2 == 0 ? "sha1:ABC:DEF" : "";
+    resource.block = "text";
+    batch.push_back(resource);
+    WarcRecord outlinks;
+    outlinks.type = RecordType::kMetadata;
+    outlinks.target_uri = uri;
+    outlinks.content_type = "application/warc-fields";
+    outlinks.block = "outlink: http://a.test/\r\n";
+    batch.push_back(outlinks);
+    WarcRecord other_metadata = outlinks;
+    other_metadata.content_type = "application/json";
+    batch.push_back(other_metadata);
+    if (page % 3 == 0) {
+      for (WarcRecord& record : batch) ASSERT_TRUE((*writer)->Write(record).ok());
+    } else {
+      ASSERT_TRUE((*writer)->WriteAll(batch).ok());
+    }
+    clock.Advance(absl::Seconds(61));
+  }
+  ASSERT_TRUE((*writer)->Close().ok());
+  const std::vector<std::string> files = (*writer)->Files();
+  ASSERT_GE(files.size(), 4u) << "no rotation: not exercised";
+  ASSERT_EQ(announced.size(), files.size());
+  EXPECT_EQ((*writer)->IndexesFailed(), 0u);
+  size_t lines = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string written = CdxjPathFor(files[i]);
+    EXPECT_EQ(announced[i], std::make_pair(files[i], written));
+    const std::string read_back = (dir_ / absl::StrCat("read-", i, ".cdxj")).string();
+    ASSERT_TRUE(WriteCdxjIndex(files[i], read_back, {}).ok());
+    EXPECT_EQ(Read(written), Read(read_back)) << files[i];
+    lines += Lines(written).size();
+  }
+  EXPECT_EQ(lines, 12u * 6u);  // response, 100+404, headless, revisit, resource, JSON metadata
+}
+
 // Without request records every capture is indexed all the same (nothing pairs with them).
 TEST_F(CdxjIndexerTest, FileWithoutRequestRecordsIsIndexed) {
   std::vector<CdxjEntry> entries;
