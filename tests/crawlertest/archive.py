@@ -180,6 +180,7 @@ def check_replay(checks, crawler, wacz_path, warcs, workdir, artifacts, require_
     os.makedirs(artifacts, exist_ok=True)
     chrome = replay.Chrome(chromium, workdir)
     shown = 0
+    reloads = 0
     try:
         try:
             product = chrome.start()
@@ -191,8 +192,9 @@ def check_replay(checks, crawler, wacz_path, warcs, workdir, artifacts, require_
                 ts = page["ts"].replace("-", "").replace(":", "").replace("T", "")[:14]
                 _, j = original(page["url"], ts)
                 try:
-                    replay.replay_page(chrome, server, page["url"], ts,
-                                               expected(j["url"], j))
+                    _, _, page_reloads = replay.replay_page(chrome, server, page["url"], ts,
+                                                            expected(j["url"], j))
+                    reloads += page_reloads
                     shown += 1
                     if i == 0:
                         chrome.screenshot(os.path.join(artifacts, "replayed-page.png"))
@@ -202,8 +204,9 @@ def check_replay(checks, crawler, wacz_path, warcs, workdir, artifacts, require_
                 url, ts = revisit
                 cts, j = original(url, ts)
                 try:
-                    frame, seconds = replay.replay_page(chrome, server, url, ts,
-                                                                expected(j["url"], j))
+                    frame, seconds, page_reloads = replay.replay_page(
+                        chrome, server, url, ts, expected(j["url"], j))
+                    reloads += page_reloads
                     checks.check(f"/{ts}mp_/" in frame,
                                  f"the revisit of {url} at {ts} replayed another capture: {frame}")
                     chrome.screenshot(os.path.join(artifacts, "replayed-revisit.png"))
@@ -212,7 +215,8 @@ def check_replay(checks, crawler, wacz_path, warcs, workdir, artifacts, require_
                 except replay.ReplayError as e:
                     checks.fail(f"revisit: {e}")
         checks.check(shown == len(sample), f"{shown} of {len(sample)} sampled pages replayed")
-        print(f"replay: {shown} of {len(sample)} sampled pages show their archived text; "
+        print(f"replay: {shown} of {len(sample)} sampled pages show their archived text "
+              f"({reloads} reloads of a replay frame the service worker did not serve); "
               f"screenshots in {artifacts}", flush=True)
     finally:
         chrome.close()

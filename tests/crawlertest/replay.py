@@ -288,14 +288,25 @@ def normalise(text):
     return " ".join(text.split())
 
 
+# What the static server answers for ReplayWeb.page's /replay/ frame when the app's service
+# worker did not take the request: the frame was loaded before the worker controlled the page.
+UNSERVED_REPLAY_FRAME = "Directory listing for /replay/"
+MAX_RELOADS = 2
+
+
 def replay_page(chrome, server, url, ts, expected, timeout_s=60):
     """Loads `url` at `ts` in ReplayWeb.page and waits until the replayed document (a frame
     of /replay/w/.../<ts>mp_/<url>) holds every string of `expected`. Returns (frame URL,
-    seconds); ReplayError with what the frames held when it does not within `timeout_s`."""
+    seconds, reloads); ReplayError with what the frames held when it does not within
+    `timeout_s`. A replay frame that the service worker did not serve (the static server's
+    listing of /replay/ instead: the worker was not yet, or no longer, in control, which a
+    loaded machine shows now and then) is loaded again, at most MAX_RELOADS times, as a user
+    would reload: the archive is not at fault there, and the page must still show its text."""
     chrome.navigate(server.page_url(url, ts))
     start = time.monotonic()
     want = [normalise(e) for e in expected]
     frames = []
+    reloads = 0
     while time.monotonic() - start < timeout_s:
         frames = chrome.frames()
         for frame in frames:
@@ -303,7 +314,11 @@ def replay_page(chrome, server, url, ts, expected, timeout_s=60):
                 continue
             text = normalise(frame["text"])
             if all(w in text for w in want):
-                return frame["url"], time.monotonic() - start
+                return frame["url"], time.monotonic() - start, reloads
+        if reloads < MAX_RELOADS and any(
+                normalise(f["text"]).startswith(UNSERVED_REPLAY_FRAME) for f in frames):
+            reloads += 1
+            chrome.navigate(server.page_url(url, ts))
         time.sleep(0.25)
     seen = [(f["url"][-120:], normalise(f["text"])[:200]) for f in frames]
     raise ReplayError(f"{url} at {ts}: the replayed page did not show {want} within "
