@@ -101,6 +101,7 @@ HostSummary Frontier::SummaryLocked(uint32_t host, absl::Time now) const {
   summary.next_allowed = state.next_allowed;
   summary.max_pages = hosts_.MaxPages(state);
   if (hosts_.Eligible(state)) summary.next_due = std::max(hosts_.ReadyTime(state), now);
+  summary.partition = options_.partition_index;
   return summary;
 }
 

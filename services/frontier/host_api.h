@@ -61,6 +61,8 @@ struct HostSummary {
   // The page cap in force (the operator's or the collection's); FrontierOptions::kUnlimited.
   uint64_t max_pages = 0;
   HostControls controls;
+  // The partition that owns the host.
+  uint32_t partition = 0;
 
   friend bool operator==(const HostSummary&, const HostSummary&) = default;
 };
