@@ -65,6 +65,9 @@ absl::StatusOr<std::unique_ptr<Frontier>> Frontier::Open(const FrontierOptions& 
     frontier->revisit_policy_ = *std::move(policy);
   }
   if (absl::Status status = frontier->Recover(); !status.ok()) return status;
+  // A fetcher that held the previous process's table never takes this one for it.
+  frontier->controls_version_ =
+      static_cast<uint64_t>(std::max<int64_t>(1, absl::ToUnixMicros(clock.Now())));
   if (frontier->seen_cache_.enabled()) {
     absl::StatusOr<std::unique_ptr<kv::KvIterator>> urls =
         store.NewIterator(storage::kUrlsFamily, "", "");

@@ -181,6 +181,13 @@ class Frontier {
   // URL order), with the host's counts.
   absl::StatusOr<ListHostUrlsResult> ListHostUrls(const ListHostUrlsRequest& request) const;
 
+  // The hosts fetchers must treat specially: blocked now, with a delay, or dropped within
+  // kFetcherDropMemory. `known_version`: the version the caller holds; if it is current the
+  // table comes back `unchanged` and empty. The version is in memory: it changes at every
+  // control change and at every Open (it starts from the clock).
+  FetcherControlTable FetcherControls(uint64_t known_version) const;
+  static constexpr absl::Duration kFetcherDropMemory = absl::Minutes(10);
+
   // GetHost's bound on the URL records it reads.
   static constexpr uint64_t kHostScanLimit = 10000;
 
@@ -412,6 +419,8 @@ class Frontier {
   // store lookup. It ends for good at the cache's first dropped entry, a repaired URL record or
   // a failed AddUrls write.
   bool seen_cache_exact_ ABSL_GUARDED_BY(mu_) = false;
+  // The version of the fetchers' control table (FetcherControls).
+  uint64_t controls_version_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace crawler::frontier

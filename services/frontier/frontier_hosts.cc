@@ -264,6 +264,7 @@ absl::StatusOr<HostChangeResult> Frontier::ControlHost(std::string_view host_key
   batch.Put(storage::kHostsFamily, host_key, storage::EncodeHostRecord(record));
   if (absl::Status status = store_.Write(batch); !status.ok()) return status;
   hosts_.SetControls(*host, controls);
+  ++controls_version_;
   return HostChangeResult{.host = SummaryLocked(*host, now)};
 }
 
@@ -337,8 +338,30 @@ absl::StatusOr<HostChangeResult> Frontier::DropHostQueue(std::string_view host_k
   revisits_queued_ = SaturatingSub(revisits_queued_, revisits);
   hosts_.Set(*host, state);
   hosts_.SetControls(*host, controls);
+  ++controls_version_;
   HostChangeResult result{.host = SummaryLocked(*host, now), .dropped = queued + waiting};
   return result;
+}
+
+FetcherControlTable Frontier::FetcherControls(uint64_t known_version) const {
+  absl::ReaderMutexLock lock(&mu_);
+  FetcherControlTable table{.version = controls_version_};
+  if (known_version == controls_version_) {
+    table.unchanged = true;
+    return table;
+  }
+  const absl::Time now = clock_.Now();
+  hosts_.ForEachControlled([&](uint32_t host, const HostControls& c) {
+    if (c.blocked_until <= now && c.delay <= absl::ZeroDuration() &&
+        c.dropped_at < now - kFetcherDropMemory) {
+      return;
+    }
+    table.hosts.push_back(FetcherHostControl{.host_key = std::string(hosts_.key(host)),
+                                             .blocked_until = c.blocked_until,
+                                             .delay = c.delay,
+                                             .dropped_at = c.dropped_at});
+  });
+  return table;
 }
 
 absl::StatusOr<ListHostUrlsResult> Frontier::ListQueuedUrlsLocked(

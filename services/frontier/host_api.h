@@ -173,6 +173,30 @@ struct ListHostUrlsResult {
   std::string next_page_token;
 };
 
+// What a fetcher must know of a host's controls: when its block ends, its delay, and when its
+// queue was last dropped (a fetcher drops the URLs of the host it holds, not yet started).
+struct FetcherHostControl {
+  std::string host_key;
+  absl::Time blocked_until = absl::InfinitePast();
+  absl::Duration delay = absl::ZeroDuration();
+  absl::Time dropped_at = absl::InfinitePast();
+
+  friend bool operator==(const FetcherHostControl&, const FetcherHostControl&) = default;
+};
+
+// The control table fetchers follow (Frontier::FetcherControls): every host of the partition
+// blocked now, with a delay, or dropped lately, as of `version`.
+struct FetcherControlTable {
+  // Changes with every control set on the partition (and with every start of it): a fetcher
+  // that holds this version holds the table.
+  uint64_t version = 0;
+  // True: the caller's known version is current, and `hosts` is empty.
+  bool unchanged = false;
+  std::vector<FetcherHostControl> hosts;
+
+  friend bool operator==(const FetcherControlTable&, const FetcherControlTable&) = default;
+};
+
 }  // namespace crawler::frontier
 
 #endif  // CRAWLER_SERVICES_FRONTIER_HOST_API_H_

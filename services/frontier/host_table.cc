@@ -59,17 +59,17 @@ uint32_t HostTable::Add(std::string_view key) {
 
 const HostControls& HostTable::controls(const State& state) const {
   static const HostControls kNone;
-  return state.controls == 0 ? kNone : controls_[state.controls - 1];
+  return state.controls == 0 ? kNone : controls_[state.controls - 1].second;
 }
 
 void HostTable::SetControls(uint32_t host, const HostControls& controls) {
   State& state = states_[host];
   Account(host, state, static_cast<uint64_t>(-1));
   if (state.controls == 0) {
-    controls_.push_back(controls);
+    controls_.emplace_back(host, controls);
     state.controls = static_cast<uint32_t>(controls_.size());
   } else {
-    controls_[state.controls - 1] = controls;
+    controls_[state.controls - 1].second = controls;
   }
   Account(host, state, 1);
 }

@@ -97,6 +97,11 @@ class HostTable {
   const HostControls& controls(const State& state) const;
   // Replaces host `host`'s controls, keeping the totals and the ready index in step.
   void SetControls(uint32_t host, const HostControls& controls);
+  // Calls `visit(host, controls)` for every host whose controls were ever set.
+  template <typename Visit>
+  void ForEachControlled(Visit&& visit) const {
+    for (const auto& [host, controls] : controls_) visit(host, controls);
+  }
 
   // Has queued URLs, is below its in-flight cap and has pages left. A blocked host stays
   // eligible: it waits in the ready index until its block ends (ReadyTime).
@@ -141,7 +146,7 @@ class HostTable {
   size_t chunk_used_ = 0;
   std::deque<std::string_view> keys_;
   std::deque<State> states_;
-  std::deque<HostControls> controls_;
+  std::deque<std::pair<uint32_t, HostControls>> controls_;  // (host, its controls)
   absl::flat_hash_set<uint32_t, KeyHash, KeyEq> index_;
   ReadyIndex ready_;
   Totals totals_;

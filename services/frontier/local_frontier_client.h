@@ -36,6 +36,9 @@ class LocalFrontierClient final : public FrontierClient, public HostControlClien
   absl::StatusOr<size_t> ReleaseLeases(const std::vector<LeaseId>& lease_ids) override {
     return frontier_.ReleaseLeases(lease_ids);
   }
+  absl::StatusOr<FetcherControlTable> HostControls(uint64_t known_version) override {
+    return frontier_.FetcherControls(known_version);
+  }
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<HostTime>& times) override {
     return frontier_.ReportHostTimes(times);
   }

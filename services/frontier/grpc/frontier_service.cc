@@ -62,7 +62,8 @@ std::map<std::string, std::set<std::string>, std::less<>> FrontierCallRoles() {
           {"RetuneRevisits", scheduler}, {"OpenCollection", scheduler},
           {"DropCollection", scheduler}, {"ListHosts", scheduler},
           {"GetHost", scheduler},        {"ControlHost", scheduler},
-          {"DropHostQueue", scheduler},  {"ListHostUrls", scheduler}};
+          {"DropHostQueue", scheduler},  {"ListHostUrls", scheduler},
+          {"GetHostControls", fetcher}};
 }
 
 grpc::Status FrontierService::Authorize(grpc::ServerContext* context, const char* method) const {
@@ -287,6 +288,17 @@ grpc::Status FrontierService::ListHostUrls(grpc::ServerContext* context,
     absl::StatusOr<ListHostUrlsResult> result = core.ListHostUrls(*args);
     if (!result.ok()) return result.status();
     *response = ToProto(*result);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::GetHostControls(grpc::ServerContext* context,
+                                              const v1::GetHostControlsRequest* request,
+                                              v1::GetHostControlsResponse* response) {
+  if (grpc::Status s = Authorize(context, "GetHostControls"); !s.ok()) return s;
+  const auto found = Find(request->collection(), request->generation());
+  return OnFrontier(found, [&](Frontier& core) -> absl::Status {
+    *response = ToProto(core.FetcherControls(request->known_version()));
     return absl::OkStatus();
   });
 }

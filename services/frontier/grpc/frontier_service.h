@@ -57,6 +57,10 @@ class FrontierService final : public v1::Frontier::Service {
                              v1::DropHostQueueResponse* response) override;
   grpc::Status ListHostUrls(grpc::ServerContext* context, const v1::ListHostUrlsRequest* request,
                             v1::ListHostUrlsResponse* response) override;
+  // The fetchers' control table (their poll).
+  grpc::Status GetHostControls(grpc::ServerContext* context,
+                               const v1::GetHostControlsRequest* request,
+                               v1::GetHostControlsResponse* response) override;
   grpc::Status GetRevisitStatus(grpc::ServerContext* context,
                                 const v1::GetRevisitStatusRequest* request,
                                 v1::GetRevisitStatusResponse* response) override;

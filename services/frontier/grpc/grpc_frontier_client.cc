@@ -160,6 +160,16 @@ absl::StatusOr<bool> FrontierControlClient::DropCollection(std::string_view name
   return response->dropped();
 }
 
+absl::StatusOr<FetcherControlTable> GrpcFrontierClient::HostControls(uint64_t known_version) {
+  v1::GetHostControlsRequest request;
+  request.set_collection(collection_);
+  request.set_known_version(known_version);
+  absl::StatusOr<v1::GetHostControlsResponse> response = Call(
+      *stub_, &v1::Frontier::Stub::GetHostControls, options_.deadline, Stamped(request));
+  if (!response.ok()) return response.status();
+  return FromProto(*response);
+}
+
 absl::StatusOr<ListHostsResult> GrpcFrontierClient::ListHosts(const ListHostsRequest& request) {
   absl::StatusOr<v1::ListHostsResponse> response = Call(
       *stub_, &v1::Frontier::Stub::ListHosts, options_.deadline, ToProto(collection_, request));

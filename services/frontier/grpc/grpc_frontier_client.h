@@ -53,6 +53,7 @@ class GrpcFrontierClient final : public FrontierClient, public HostControlClient
   absl::StatusOr<std::vector<LeasedTask>> Lease(size_t max_urls, size_t max_per_host) override;
   absl::StatusOr<CompleteResult> Complete(const std::vector<FetchOutcome>& outcomes) override;
   absl::StatusOr<size_t> ReleaseLeases(const std::vector<LeaseId>& lease_ids) override;
+  absl::StatusOr<FetcherControlTable> HostControls(uint64_t known_version) override;
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<HostTime>& times) override;
   absl::StatusOr<bool> IsExhausted() override;
   absl::StatusOr<FrontierStats> Stats() override;

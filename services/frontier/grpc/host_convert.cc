@@ -405,4 +405,44 @@ absl::StatusOr<ListHostUrlsResult> FromProto(const v1::ListHostUrlsResponse& p) 
   return result;
 }
 
+v1::GetHostControlsResponse ToProto(const FetcherControlTable& table) {
+  v1::GetHostControlsResponse p;
+  p.set_version(table.version);
+  p.set_unchanged(table.unchanged);
+  for (const FetcherHostControl& h : table.hosts) {
+    v1::FetcherHostControl* c = p.add_hosts();
+    c->set_host_key(h.host_key);
+    PutTime(h.blocked_until, absl::InfinitePast(), [&] { return c->mutable_blocked_until(); });
+    if (h.delay > absl::ZeroDuration()) *c->mutable_delay() = DurationToProto(h.delay);
+    PutTime(h.dropped_at, absl::InfinitePast(), [&] { return c->mutable_dropped_at(); });
+  }
+  return p;
+}
+
+absl::StatusOr<FetcherControlTable> FromProto(const v1::GetHostControlsResponse& p) {
+  FetcherControlTable table{.version = p.version(), .unchanged = p.unchanged()};
+  for (int i = 0; i < p.hosts_size(); ++i) {
+    const v1::FetcherHostControl& c = p.hosts(i);
+    const std::string field = FieldPath("hosts", static_cast<size_t>(i));
+    FetcherHostControl h{.host_key = c.host_key()};
+    if (absl::Status s = ReadTime(c.has_blocked_until(), c.blocked_until(), absl::InfinitePast(),
+                                  FieldPath(field, "blocked_until"), h.blocked_until);
+        !s.ok()) {
+      return s;
+    }
+    if (c.has_delay()) {
+      absl::StatusOr<absl::Duration> delay = DurationFromProto(c.delay(), FieldPath(field, "delay"));
+      if (!delay.ok()) return delay.status();
+      h.delay = *delay;
+    }
+    if (absl::Status s = ReadTime(c.has_dropped_at(), c.dropped_at(), absl::InfinitePast(),
+                                  FieldPath(field, "dropped_at"), h.dropped_at);
+        !s.ok()) {
+      return s;
+    }
+    table.hosts.push_back(std::move(h));
+  }
+  return table;
+}
+
 }  // namespace crawler::frontier

@@ -44,6 +44,9 @@ absl::StatusOr<ListHostUrlsRequest> FromProto(const v1::ListHostUrlsRequest& p);
 v1::ListHostUrlsResponse ToProto(const ListHostUrlsResult& result);
 absl::StatusOr<ListHostUrlsResult> FromProto(const v1::ListHostUrlsResponse& p);
 
+v1::GetHostControlsResponse ToProto(const FetcherControlTable& table);
+absl::StatusOr<FetcherControlTable> FromProto(const v1::GetHostControlsResponse& p);
+
 }  // namespace crawler::frontier
 
 #endif  // CRAWLER_SERVICES_FRONTIER_GRPC_HOST_CONVERT_H_

@@ -148,6 +148,11 @@ class InMemoryFleet final : public PartitionFleet {
       if (!c.ok()) return c.status();
       return (*c)->ReleaseLeases(ids);
     }
+    absl::StatusOr<frontier::FetcherControlTable> HostControls(uint64_t known) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->HostControls(known);
+    }
     absl::StatusOr<frontier::ListHostsResult> ListHosts(
         const frontier::ListHostsRequest& request) override {
       auto c = Get();
