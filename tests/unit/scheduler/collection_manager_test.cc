@@ -452,6 +452,13 @@ TEST_F(CollectionManagerTest, HostControlIsRoutedToTheOwnerAndListHostsMergesThe
   ASSERT_TRUE(urls.ok()) << urls.status();
   EXPECT_EQ(urls->urls.size(), 5u);
   EXPECT_EQ(manager_->GetHost("h", host)->summary.dropped, 5u);
+  // Explain shows the host's controls beside the URL's record.
+  auto explained = manager_->Explain("h", {"http://h4.test/0", "http://new.test/"});
+  ASSERT_TRUE(explained.ok()) << explained.status();
+  ASSERT_TRUE((*explained)[0].host.has_value());
+  EXPECT_EQ((*explained)[0].host->controls.blocked_until, clock_.Now() + absl::Hours(1));
+  EXPECT_EQ((*explained)[0].host->controls.dropped_urls, 5u);
+  EXPECT_FALSE((*explained)[1].host.has_value());
 
   // Bad input: a malformed key, a host the scope refuses, one never seen, a bad token, an
   // unknown collection.
