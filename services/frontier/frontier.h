@@ -308,6 +308,11 @@ class Frontier {
   // cleared): returns nullopt. Anything else (errors after their retries, redirects, robots
   // denials) is re-visited after twice the time since the previous visit, clamped to the
   // interval bounds: the page's interval doubles with each consecutive failure.
+  // Takes a page out of the re-visit fleet (its estimate out of `fleet`'s histogram, its
+  // history out of the evidence) and clears its history: it will not be re-visited.
+  static void LeaveRevisitFleet(UrlRecord& record, RevisitFleet& fleet);
+  // Writes `fleet`'s persisted parts (rates, observations, evidence) into `batch`.
+  static void PutRevisitFleet(const RevisitFleet& fleet, kv::WriteBatch& batch);
   std::optional<absl::Time> ScheduleFailedRevisit(const FetchOutcome& outcome,
                                                   const PreviousContent& previous,
                                                   UrlRecord& record, RevisitFleet& fleet) const;

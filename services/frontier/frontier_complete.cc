@@ -68,16 +68,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
     ApplyOutcomeLocked(outcome, lease, record, now, staging.State(lease.host), batch,
                        staged_fleet, tally, result);
   }
-  if (staged_fleet.has_value()) {
-    batch.Put(storage::kMetaFamily, storage::kMetaRevisitRatesKey, staged_fleet->rates.Encode());
-    batch.Put(storage::kMetaFamily, storage::kMetaRevisitObservationsKey,
-              storage::EncodeRevisitObservations(staged_fleet->changes_seen,
-                                                 staged_fleet->days_observed));
-    if (staged_fleet->evidence.has_value()) {
-      batch.Put(storage::kMetaFamily, storage::kMetaRevisitEvidenceKey,
-                staged_fleet->evidence->Encode());
-    }
-  }
+  if (staged_fleet.has_value()) PutRevisitFleet(*staged_fleet, batch);
   batch.set_sync(options_.sync_completions);
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
 

@@ -278,6 +278,13 @@ absl::StatusOr<HostChangeResult> Frontier::DropHostQueue(std::string_view host_k
   uint64_t queued = 0;
   uint64_t waiting = 0;
   uint64_t revisits = 0;
+  // Dropped pages of the re-visit fleet leave it: the budget's solve must not count them.
+  std::optional<RevisitFleet> fleet;
+  auto leave_fleet = [&](UrlRecord& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (record.visit_history.empty()) return;
+    if (!fleet.has_value()) fleet = revisit_fleet_;
+    LeaveRevisitFleet(record, *fleet);
+  };
   // Queued and leased URLs: the host's queue entries (leased ones keep theirs).
   std::vector<std::string> urls;
   {
@@ -301,6 +308,7 @@ absl::StatusOr<HostChangeResult> Frontier::DropHostQueue(std::string_view host_k
     if (!record.ok() || record->status != UrlStatus::kQueued) continue;
     if (record->fetch_count > 0) ++revisits;
     record->status = UrlStatus::kDropped;
+    leave_fleet(*record);
     batch.Put(storage::kUrlsFamily, urls[i], storage::EncodeUrlRecord(*record));
     ++queued;
   }
@@ -312,6 +320,7 @@ absl::StatusOr<HostChangeResult> Frontier::DropHostQueue(std::string_view host_k
         UrlRecord dropped = record;
         dropped.status = UrlStatus::kDropped;
         dropped.next_visit = absl::InfinitePast();
+        leave_fleet(dropped);
         batch.Put(storage::kUrlsFamily, url, storage::EncodeUrlRecord(dropped));
         ++waiting;
         return true;
@@ -333,7 +342,9 @@ absl::StatusOr<HostChangeResult> Frontier::DropHostQueue(std::string_view host_k
   storage::HostRecord record = hosts_.ToRecord(*host, state);
   record.controls = controls;
   batch.Put(storage::kHostsFamily, host_key, storage::EncodeHostRecord(record));
+  if (fleet.has_value()) PutRevisitFleet(*fleet, batch);
   if (absl::Status written = store_.Write(batch); !written.ok()) return written;
+  if (fleet.has_value()) revisit_fleet_ = *std::move(fleet);
   for (const LeaseId id : leases) leases_.Remove(id);
   revisits_queued_ = SaturatingSub(revisits_queued_, revisits);
   hosts_.Set(*host, state);

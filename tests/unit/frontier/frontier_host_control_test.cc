@@ -201,6 +201,29 @@ TEST_F(HostControlTest, DropHostQueueDropsQueuedLeasedAndWaitingURLsForGood) {
   EXPECT_THAT(HostsOf(LeaseAll()), ElementsAre("a.test"));
 }
 
+// Dropped pages of the re-visit fleet leave it: the budget's solve stops counting them.
+TEST_F(HostControlTest, DroppedRevisitsLeaveTheRevisitFleet) {
+  options_.revisit.enabled = true;
+  options_.revisit.policy = "fixed";
+  options_.revisit.policy_options.fixed.interval_days = 1.0 / 24;
+  options_.revisit.min_interval = absl::Minutes(10);
+  options_.revisit.max_interval = absl::Hours(48);
+  Reopen();
+  AddSite("a.test", 3);
+  AddSite("b.test", 2);
+  for (const LeasedTask& task : LeaseAll()) {
+    ASSERT_TRUE(frontier_->Complete({Done(task, clock_.Now())}).ok());
+  }
+  ASSERT_EQ(frontier_->GetRevisitStatus().rates.page_count(), 5);
+  ASSERT_EQ(Summary("a.test").waiting, 3u);
+  ASSERT_EQ(frontier_->DropHostQueue("a.test").value().dropped, 3u);
+  EXPECT_EQ(frontier_->GetRevisitStatus().rates.page_count(), 2);
+  Reopen();
+  EXPECT_EQ(frontier_->GetRevisitStatus().rates.page_count(), 2);
+  clock_.Advance(absl::Hours(49));
+  EXPECT_THAT(HostsOf(LeaseAll()), ElementsAre("b.test", "b.test"));
+}
+
 TEST_F(HostControlTest, ListHostsSortsFiltersAndPages) {
   AddSite("a.example.org", 3);
   AddSite("example.org", 1);
