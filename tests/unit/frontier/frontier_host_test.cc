@@ -375,6 +375,23 @@ TEST(GrpcFrontierTest, EveryMethodAnswersAsTheLocalClientDoes) {
   EXPECT_EQ(remote.RetuneRevisits(fleet).code(), absl::StatusCode::kFailedPrecondition);
 }
 
+// A collection "news" on a FrontierHost of its own in this process, as a twin of a server's.
+struct LocalTwin {
+  explicit LocalTwin(const Clock& clock) {
+    absl::StatusOr<std::unique_ptr<FrontierHost>> opened =
+        FrontierHost::Open(HostOptions(dir.path()), clock);
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    host = *std::move(opened);
+    EXPECT_TRUE(host->OpenCollection(Settings("news"), 1).ok());
+    core = host->Find("news");
+    client = std::make_unique<LocalFrontierClient>(*core);
+  }
+  TempDir dir;
+  std::unique_ptr<FrontierHost> host;
+  std::shared_ptr<Frontier> core;
+  std::unique_ptr<LocalFrontierClient> client;
+};
+
 // Host control over gRPC answers as the core does, values and error codes alike.
 TEST(GrpcFrontierTest, HostControlAnswersAsTheLocalClientDoes) {
   FakeClock clock;
@@ -382,13 +399,8 @@ TEST(GrpcFrontierTest, HostControlAnswersAsTheLocalClientDoes) {
   FrontierControlClient control(server.channel);
   ASSERT_EQ(control.OpenCollection(Settings("news"), 1).value(), true);
   GrpcFrontierClient remote(server.channel, "news");
-  TempDir local_dir;
-  absl::StatusOr<std::unique_ptr<FrontierHost>> local_host =
-      FrontierHost::Open(HostOptions(local_dir.path()), clock);
-  ASSERT_TRUE(local_host.ok()) << local_host.status();
-  ASSERT_TRUE((*local_host)->OpenCollection(Settings("news"), 1).ok());
-  std::shared_ptr<Frontier> core = (*local_host)->Find("news");
-  LocalFrontierClient local(*core);
+  LocalTwin twin(clock);
+  LocalFrontierClient& local = *twin.client;
 
   const std::vector<UrlToAdd> urls = {U("a.test", "/1"), U("a.test", "/2"), U("b.test", "/1")};
   EXPECT_EQ(Ok(remote.AddUrls(urls)), Ok(local.AddUrls(urls)));
