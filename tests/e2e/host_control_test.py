@@ -9,8 +9,9 @@ Scenario `crawl` (one, under two minutes):
     range, a page token not from a previous page);
   - a page limit set right after the collection's creation caps that host's pages;
   - a host blocked for BLOCK_S during the crawl gets no request (robots.txt included) from the
-    block until its end (websim's log; the first GRACE_MS are the fetchers' control-table poll
-    and a request already on its way), and is crawled to the end afterwards;
+    block until its end (websim's log; the first GRACE_MS after crawlctl returns are the
+    fetchers' control-table poll and a request already on its way), and is crawled to the end
+    afterwards;
   - a host whose queue is dropped: the count crawlctl prints equals its URLs listed DROPPED,
     and none of those is fetched after the drop;
   - a host given a delay of DELAY_S: consecutive requests to it after the change are at least
@@ -39,7 +40,10 @@ DELAY_MS = 150     # the collection's politeness delay
 BLOCK_S = 12       # how long the blocked host stays blocked
 DELAY_S = 1.0      # the delayed host's operator delay (above the collection's)
 LIMIT = 3          # the capped host's page limit
-GRACE_MS = 500     # a block or drop reaches every fetcher within this (poll 250 ms + a request)
+# A control in force at the frontier (crawlctl has returned) reaches every fetcher within one
+# poll of its control table (250 ms) and a loop turn; a request already on its way still lands.
+# A loaded machine (CI runs tests two at a time on 2 cores) stretches both.
+GRACE_MS = 1000
 
 
 def ctl_json(cluster, *args):
@@ -106,20 +110,21 @@ def scenario_crawl(args, checks, work):
                    60, "the crawl to reach the hosts")
         bad_inputs = check_bad_inputs(checks, cluster, blocked)
 
-        marks["block"] = monotonic_ns()
+        asked = monotonic_ns()
         cluster.ctl("hosts", "block", "web", blocked, "--for", f"{BLOCK_S}s")
-        marks["block_end"] = marks["block"] + BLOCK_S * 1_000_000_000
+        marks["block"] = monotonic_ns()
+        marks["block_end"] = asked + BLOCK_S * 1_000_000_000  # the frontier's end is later
         got = ctl_json(cluster, "hosts", "get", "web", blocked)
         checks.check(field(got["host"]["controls"], "blocked_until", None) is not None,
                      f"get after block: {got['host']}")
 
-        marks["drop"] = monotonic_ns()
         drop = ctl_json(cluster, "hosts", "drop", "web", dropped)
+        marks["drop"] = monotonic_ns()
         dropped_count = as_int(field(drop, "dropped"))
         dropped_urls = list_urls(cluster, dropped, "dropped")
 
-        marks["delay"] = monotonic_ns()
         cluster.ctl("hosts", "delay", "web", delayed, f"{int(DELAY_S * 1000)}ms")
+        marks["delay"] = monotonic_ns()
 
         listed = ctl_json(cluster, "hosts", "list", "web", "--sort", "next-due")
         checks.check(as_int(field(listed, "matched")) == len(hosts),
