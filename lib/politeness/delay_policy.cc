@@ -18,6 +18,7 @@ absl::Duration DelayPolicy::NextDelay(const HostFeedback& feedback, double jitte
   }
   delay = std::max(delay, options_.delay_factor * feedback.last_response_time);
   delay = std::clamp(delay, options_.min_delay, options_.max_delay);
+  delay = std::max(delay, feedback.host_delay);
 
   if (feedback.consecutive_failures > 0) {
     // 2^(n-1), saturating well before overflow: 2^30 x any sane base exceeds every cap.

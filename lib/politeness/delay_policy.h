@@ -5,6 +5,7 @@
 //
 // delay = clamp(max(min_delay, min(crawl_delay, max_crawl_delay), delay_factor x response_time),
 //               min_delay, max_delay)
+// then at least the operator's host delay (uncapped: it is the operator's decision),
 // then, after n >= 1 consecutive failures, at least the back-off
 //   min(error_backoff_base x 2^(n-1), error_backoff_max) x (1 +- jitter_fraction),
 // and after a Retry-After, at least that (capped by max_retry_after).
@@ -29,6 +30,7 @@ struct HostFeedback {
   absl::Duration last_response_time = absl::ZeroDuration();
   int consecutive_failures = 0;
   std::optional<absl::Duration> retry_after;  // from the last 429/503, uncapped
+  absl::Duration host_delay = absl::ZeroDuration();  // the operator's, uncapped
 };
 
 class DelayPolicy {

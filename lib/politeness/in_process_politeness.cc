@@ -18,6 +18,7 @@ absl::StatusOr<ClaimResult> InProcessPoliteness::Claim(const ClaimRequest& reque
   ++stats_.claims;
   Slot& host = hosts_[request.host_key];
   if (request.crawl_delay.has_value()) host.feedback.crawl_delay = request.crawl_delay;
+  host.feedback.host_delay = request.host_delay;
   Slot* address = request.ip.empty() ? nullptr : &addresses_[request.ip];
 
   absl::Duration wait = std::max(host.next_allowed - now, absl::ZeroDuration());

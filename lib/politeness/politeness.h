@@ -33,6 +33,9 @@ struct ClaimRequest {
   std::string ip;        // the address the connection will use; empty if not resolved yet
   // robots.txt Crawl-delay for this host, if known (the claim caps it).
   std::optional<absl::Duration> crawl_delay;
+  // The operator's delay for this host (host control): the gap between request starts is at
+  // least this, above every cap of the options. Zero: none.
+  absl::Duration host_delay = absl::ZeroDuration();
 };
 
 struct ClaimResult {

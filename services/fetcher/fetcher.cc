@@ -118,6 +118,8 @@ struct Fetcher::Impl {
   absl::flat_hash_map<uint64_t, Pending> transfers;  // its size is the transfers in flight
   uint64_t next_transfer_id = 1;
   FrontierBatch to_frontier;  // not yet handed to the link
+  // The operator's host controls as last taken from the link (FrontierLink::Controls).
+  std::shared_ptr<const HostControlTable> controls = std::make_shared<const HostControlTable>();
   std::vector<frontier::LeaseId> unstarted;  // dropped at the stop, handed back at the end
   std::atomic<bool> stop{false};
   // Set at the first turn after Stop(): when transfers still running are aborted.
@@ -165,6 +167,19 @@ struct Fetcher::Impl {
     stop = true;
   }
 
+  // Takes the link's control table when it changed: the tasks held here of hosts whose queue
+  // was dropped since are discarded (the frontier voided their leases).
+  void TakeControls() {
+    std::shared_ptr<const HostControlTable> latest = link.Controls();
+    if (latest->version == controls->version) return;
+    for (const std::string& key : controls->DroppedSince(*latest)) {
+      if (HostWork* h = scheduler.Find(key); h != nullptr) {
+        counters.Add(&FetcherStats::abandoned, scheduler.TakeAll(*h).size());
+      }
+    }
+    controls = std::move(latest);
+  }
+
   // Takes the tasks the frontier link has leased and tells it how many more fit.
   void Refill() {
     const absl::Duration now = clock.MonotonicNow();
@@ -205,6 +220,13 @@ struct Fetcher::Impl {
   }
 
   Want NextRequest(HostWork& h) {
+    if (const frontier::FetcherHostControl* c = controls->Find(h.key);
+        c != nullptr && c->blocked_until > clock.Now()) {
+      // Blocked by the operator: no request of any kind (robots.txt included) until the block
+      // ends; the leases go back to the frontier, which leases them again after it.
+      for (Task& t : scheduler.TakeAll(h)) to_frontier.releases.push_back(t.lease.lease_id);
+      return Want::kNothing;
+    }
     if (h.in_flight >= scheduler.max_connections_per_host()) return Want::kNothing;
     while (!h.tasks.empty()) {
       std::optional<AddressFailure> failure;
@@ -249,7 +271,10 @@ struct Fetcher::Impl {
     std::vector<HostScheduler::ClaimAsk> asks;
     asks.reserve(due.size());
     for (const auto& [h, want] : due) {
-      asks.push_back({.host = h, .crawl_delay = robots.CrawlDelay(h->key)});
+      const frontier::FetcherHostControl* c = controls->Find(h->key);
+      asks.push_back({.host = h,
+                      .crawl_delay = robots.CrawlDelay(h->key),
+                      .host_delay = c == nullptr ? absl::ZeroDuration() : c->delay});
     }
     const std::vector<bool> granted = scheduler.ReleaseAndClaim(asks, now);
     for (size_t i = 0; i < due.size(); ++i) {
@@ -414,7 +439,10 @@ struct Fetcher::Impl {
         // a return from here would leave held until they expire. Run returns the refusal.
         stop = true;
       }
+      // After Refill: every lease taken was leased after the table the link held when it
+      // handed the lease over, so the loop judges it by that table or a later one.
       Refill();
+      TakeControls();
 
       const bool backlogged = !stop && workers.Backlogged(options.max_in_flight);
       const bool unconfirmed = !stop && !link.Confirmed();

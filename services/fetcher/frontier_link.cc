@@ -3,6 +3,9 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -52,6 +55,51 @@ void FrontierBatch::Append(FrontierBatch& later) {
   MoveAppend(later.adds, adds);
   MoveAppend(later.outcomes, outcomes);
   MoveAppend(later.host_times, host_times);
+  MoveAppend(later.releases, releases);
+}
+
+std::vector<std::string> HostControlTable::DroppedSince(const HostControlTable& next) const {
+  std::vector<std::string> dropped;
+  for (const auto& [key, control] : next.hosts) {
+    if (control.dropped_at == absl::InfinitePast()) continue;
+    const frontier::FetcherHostControl* before = Find(key);
+    if (before == nullptr || before->dropped_at < control.dropped_at) dropped.push_back(key);
+  }
+  return dropped;
+}
+
+std::shared_ptr<const HostControlTable> FrontierLink::Controls() {
+  absl::MutexLock lock(&mu_);
+  return controls_;
+}
+
+void FrontierLink::PollControls() {
+  uint64_t known = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    known = controls_->version;
+  }
+  absl::StatusOr<frontier::FetcherControlTable> got = frontier_.HostControls(known);
+  absl::MutexLock lock(&mu_);
+  controls_not_before_ = clock_.MonotonicNow() + options_.controls_interval;
+  if (!got.ok() || got->unchanged) return;
+  auto next = std::make_shared<HostControlTable>();
+  next->version = got->version;
+  for (frontier::FetcherHostControl& h : got->hosts) {
+    std::string key = h.host_key;
+    next->hosts.emplace(std::move(key), std::move(h));
+  }
+  const std::vector<std::string> dropped = controls_->DroppedSince(*next);
+  if (!dropped.empty()) {
+    // The frontier voided these leases with the drop: they are neither fetched nor completed.
+    std::erase_if(leased_, [&](const LeasedUrl& t) {
+      const bool gone =
+          std::find(dropped.begin(), dropped.end(), t.lease.host_key) != dropped.end();
+      if (gone) counters_.Add(&FetcherStats::abandoned);
+      return gone;
+    });
+  }
+  controls_ = std::move(next);
 }
 
 absl::Status FrontierLink::Hand(FrontierBatch& batch, bool force) {
@@ -207,6 +255,10 @@ absl::Status FrontierLink::Send(FrontierBatch& batch) {
     }
     if (status.ok()) batch.host_times.clear();
   }
+  if (status.ok() && !batch.releases.empty()) {
+    status = frontier_.ReleaseLeases(batch.releases).status();
+    if (status.ok()) batch.releases.clear();
+  }
   return status;
 }
 
@@ -229,6 +281,7 @@ void FrontierLink::Loop() {
     FrontierBatch batch;
     size_t want = 0;
     bool probe = false;  // an empty ReleaseLeases, to confirm the collection
+    bool poll = false;   // the control table is due
     uint64_t call = 0;
     absl::Duration now;
     {
@@ -257,10 +310,11 @@ void FrontierLink::Loop() {
         flush_now_ = false;
       }
       if (!stop_ && !stopping_ && now >= lease_not_before_) want = lease_wanted_;
+      poll = !stop_ && now >= controls_not_before_;
       // A confirmation needs a call the frontier checks the generation of; outlinks alone may
       // stop at the outbox.
       probe = confirming && !stop_ && want == 0 && batch.outcomes.empty();
-      if (batch.empty() && want == 0 && !probe) {
+      if (batch.empty() && want == 0 && !probe && !poll) {
         if (stop_) return;
         continue;
       }
@@ -273,6 +327,9 @@ void FrontierLink::Loop() {
       last_send = now;
       status = Send(batch);
     }
+    // The table before the leases: a lease taken after it is never of a host it shows dropped
+    // or blocked at the time (the frontier leases neither).
+    if (poll) PollControls();
     std::vector<LeasedUrl> leased;
     if (status.ok() && want > 0) status = LeaseFromFrontier(want, leased);
     if (status.ok() && probe) status = frontier_.ReleaseLeases({}).status();

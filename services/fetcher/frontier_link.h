@@ -38,6 +38,13 @@
 // refusal is fatal as usual and the fetcher stops without fetching for a collection that is
 // gone. Outlinks do not confirm: with an OutlinkOutbox they may only have reached the disk.
 //
+// Host control: every controls_interval the I/O thread asks the frontier for its control table
+// (FrontierClient::HostControls, cheap while unchanged) and keeps it for the loop (Controls):
+// hosts blocked, with an operator's delay, or dropped lately. When a host's queue was dropped
+// since the previous table, the leases of it not yet taken are discarded here (the frontier
+// voided them; what the loop holds, the loop discards). A failed poll keeps the table and is
+// tried again at the next interval; it is not an outage.
+//
 // Stopping (Finish): one last attempt sends what is pending, then the thread exits. If the
 // frontier is still down, Finish returns its error; the completions not sent are not lost for
 // good: their leases expire and the frontier re-queues those URLs (they are fetched again), and
@@ -55,10 +62,13 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -69,6 +79,7 @@
 #include "services/fetcher/fetcher_stats.h"
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_client.h"
+#include "services/frontier/host_api.h"
 
 namespace crawler::fetcher {
 
@@ -79,16 +90,36 @@ struct LeasedUrl {
 };
 
 // What the fetcher has to tell the frontier, in the order it is sent: outlinks, completions,
-// host times (hosts to lease nothing of before a time, e.g. after a Retry-After).
+// host times (hosts to lease nothing of before a time, e.g. after a Retry-After), leases handed
+// back unstarted (a host the operator blocked).
 struct FrontierBatch {
   std::vector<frontier::UrlToAdd> adds;
   std::vector<frontier::FetchOutcome> outcomes;
   std::vector<frontier::HostTime> host_times;
+  std::vector<frontier::LeaseId> releases;
 
-  bool empty() const { return adds.empty() && outcomes.empty() && host_times.empty(); }
-  size_t size() const { return adds.size() + outcomes.size() + host_times.size(); }
+  bool empty() const {
+    return adds.empty() && outcomes.empty() && host_times.empty() && releases.empty();
+  }
+  size_t size() const {
+    return adds.size() + outcomes.size() + host_times.size() + releases.size();
+  }
   // Moves everything of `later` behind what this batch holds, leaving `later` empty.
   void Append(FrontierBatch& later);
+};
+
+// The frontier's control table as the fetcher holds it (FrontierLink::Controls).
+struct HostControlTable {
+  uint64_t version = 0;  // 0: none received yet
+  absl::flat_hash_map<std::string, frontier::FetcherHostControl> hosts;
+
+  // The host's controls, or null.
+  const frontier::FetcherHostControl* Find(const std::string& host_key) const {
+    auto it = hosts.find(host_key);
+    return it == hosts.end() ? nullptr : &it->second;
+  }
+  // The hosts of `next` whose queue was dropped after what this table says.
+  std::vector<std::string> DroppedSince(const HostControlTable& next) const;
 };
 
 struct FrontierLinkOptions {
@@ -100,6 +131,9 @@ struct FrontierLinkOptions {
   absl::Duration lease_pause_empty = absl::Milliseconds(20);  // FetcherOptions::lease_pause_empty
   absl::Duration lease_pause_partial = absl::ZeroDuration();   // FetcherOptions::lease_pause_partial
   retry::BackoffOptions retry;       // FetcherOptions::frontier_retry
+  // Between two polls of the frontier's control table: how long a block or drop may take to
+  // reach this fetcher (a request already started still ends).
+  absl::Duration controls_interval = absl::Milliseconds(250);
 };
 
 class FrontierLink {
@@ -137,6 +171,9 @@ class FrontierLink {
   void Reconfirm();
   bool Confirmed();
 
+  // The latest control table (never null; empty until the first answer).
+  std::shared_ptr<const HostControlTable> Controls();
+
   // Lease nothing more (the fetcher is stopping). Thread-safe.
   void Stopping() { stopping_ = true; }
 
@@ -152,6 +189,9 @@ class FrontierLink {
   // archive made durable) completions, then host times. What was sent is cleared from `batch`;
   // returns the first error (refused host-time hints are counted and dropped).
   absl::Status Send(FrontierBatch& batch);
+  // Polls the control table; installs a changed one, discarding the leases not yet taken of
+  // hosts dropped since the previous.
+  void PollControls();
   // Leases up to min(lease_batch, want) URLs into `leased`, each with its URL parsed.
   absl::Status LeaseFromFrontier(size_t want, std::vector<LeasedUrl>& leased);
   // A call failed: counts it, starts or continues the outage, schedules the retry.
@@ -188,6 +228,9 @@ class FrontierLink {
   absl::Status last_error_ ABSL_GUARDED_BY(mu_);
   absl::Duration retry_not_before_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
   retry::Backoff backoff_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const HostControlTable> controls_ ABSL_GUARDED_BY(mu_) =
+      std::make_shared<const HostControlTable>();
+  absl::Duration controls_not_before_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
 };
 
 }  // namespace crawler::fetcher

@@ -137,8 +137,10 @@ std::vector<bool> HostScheduler::ReleaseAndClaim(const std::vector<ClaimAsk>& as
   std::vector<politeness::ClaimRequest> requests;
   requests.reserve(asks.size());
   for (const ClaimAsk& ask : asks) {
-    requests.push_back(
-        {.host_key = ask.host->key, .ip = ask.host->ip, .crawl_delay = ask.crawl_delay});
+    requests.push_back({.host_key = ask.host->key,
+                        .ip = ask.host->ip,
+                        .crawl_delay = ask.crawl_delay,
+                        .host_delay = ask.host_delay});
   }
   const absl::Duration asked = clock_.MonotonicNow();
   politeness::Politeness::Exchanged answers = politeness_.Exchange(releases_, requests);

@@ -95,6 +95,12 @@ class HostScheduler {
   // Hosts whose next request waits for its politeness claim (wants_slot_since set).
   size_t hosts_waiting() const { return waiting_; }
 
+  // The host's work, or null if it holds nothing here.
+  HostWork* Find(const std::string& key) {
+    auto it = hosts_.find(key);
+    return it == hosts_.end() ? nullptr : it->second.get();
+  }
+
   // Removes and returns the host's next task / drops it / takes them all.
   Task TakeFront(HostWork& h);
   void DropFront(HostWork& h);
@@ -134,6 +140,7 @@ class HostScheduler {
   struct ClaimAsk {
     HostWork* host;
     std::optional<absl::Duration> crawl_delay;
+    absl::Duration host_delay = absl::ZeroDuration();  // the operator's (host control)
   };
   std::vector<bool> ReleaseAndClaim(const std::vector<ClaimAsk>& asks, absl::Duration now);
   // Requests allowed in flight per host: a host with that many needs no claim before one ends.

@@ -100,6 +100,9 @@ class OutlinkOutbox final : public frontier::FrontierClient {
   absl::StatusOr<size_t> ReleaseLeases(const std::vector<frontier::LeaseId>& ids) override {
     return router_.ReleaseLeases(ids);
   }
+  absl::StatusOr<frontier::FetcherControlTable> HostControls(uint64_t known_version) override {
+    return router_.HostControls(known_version);
+  }
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>& times) override {
     return router_.ReportHostTimes(times);
   }

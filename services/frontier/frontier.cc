@@ -65,6 +65,9 @@ absl::StatusOr<std::unique_ptr<Frontier>> Frontier::Open(const FrontierOptions& 
     frontier->revisit_policy_ = *std::move(policy);
   }
   if (absl::Status status = frontier->Recover(); !status.ok()) return status;
+  // A fetcher that held the previous process's table never takes this one for it.
+  frontier->controls_version_ =
+      static_cast<uint64_t>(std::max<int64_t>(1, absl::ToUnixMicros(clock.Now())));
   if (frontier->seen_cache_.enabled()) {
     absl::StatusOr<std::unique_ptr<kv::KvIterator>> urls =
         store.NewIterator(storage::kUrlsFamily, "", "");
@@ -292,12 +295,15 @@ FrontierStats Frontier::Stats() const {
 
 std::vector<std::pair<uint32_t, uint64_t>> Frontier::FocusPlanLocked(uint64_t budget,
                                                                      size_t max_per_host) {
-  // A host is in the game while it has URLs to fetch or pages in flight that may bring some.
+  // A host is in the game while it has URLs to fetch or pages in flight that may bring some,
+  // and is not blocked by the operator.
+  const absl::Time now = clock_.Now();
   std::vector<bool> playable(hosts_.size());
   for (size_t i = 0; i < hosts_.size(); ++i) {
     const HostState& state = hosts_.state(static_cast<uint32_t>(i));
     playable[i] =
-        state.in_flight > 0 || (state.queued + state.waiting > 0 && !hosts_.PageCapped(state));
+        (state.in_flight > 0 || (state.queued + state.waiting > 0 && !hosts_.PageCapped(state))) &&
+        hosts_.controls(state).blocked_until <= now;
   }
   focus_->Sync(playable);
   counters_.focus_rebuilds = focus_->rebuilds();

@@ -43,6 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +68,7 @@
 #include "services/frontier/focus_selector.h"
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_options.h"
+#include "services/frontier/host_api.h"
 #include "services/frontier/host_table.h"
 #include "services/frontier/lease_table.h"
 #include "services/frontier/revisit_budget.h"
@@ -152,6 +154,42 @@ class Frontier {
   // leases nothing more. kFailedPrecondition unless the collection is focused (a coverage crawl's
   // budget is fixed when it is opened); kInvalidArgument for kUnlimited.
   absl::Status SetPageBudget(uint64_t max_pages);
+
+  // ---- Host control (host_api.h; docs/api.md "Host control") ----------------------------------
+  // A host is named by its key. Errors, with nothing changed: kInvalidArgument for a key that
+  // is empty, too long or of a host another partition owns, and for a bad argument (page size
+  // outside [1, 1000], a page token not from the previous page, a block that does not end in
+  // the future, a negative or over-long delay); kNotFound for a host this partition has never
+  // seen; or the store's error.
+
+  // This partition's hosts, one page in the order asked for (ties by host key).
+  absl::StatusOr<ListHostsResult> ListHosts(const ListHostsRequest& request) const;
+  // One host: its counters and controls, with its recent errors and robots.txt denials read
+  // from its URL records (at most kHostScanLimit of them).
+  absl::StatusOr<HostDetail> GetHost(std::string_view host_key) const;
+  // Changes one of the host's controls (persisted in its host record with its counters). A
+  // block keeps all of the host's URLs out of Lease until it ends (leases already out stay
+  // out); a delay makes Lease take one URL of the host at a time, the delay after the previous
+  // one's fetch; a page limit replaces the collection's max_pages_per_host.
+  absl::StatusOr<HostChangeResult> ControlHost(std::string_view host_key,
+                                               const HostControlChange& change);
+  // Drops every URL of the host that is queued, leased or waiting, in one batch: each is
+  // marked UrlStatus::kDropped (still seen, so never queued again), its leases end (their
+  // completions are then reported unknown). Returns how many were dropped.
+  absl::StatusOr<HostChangeResult> DropHostQueue(std::string_view host_key);
+  // One page of the host's URLs in one state (kQueued/kLeased in queue order, the others in
+  // URL order), with the host's counts.
+  absl::StatusOr<ListHostUrlsResult> ListHostUrls(const ListHostUrlsRequest& request) const;
+
+  // The hosts fetchers must treat specially: blocked now, with a delay, or dropped within
+  // kFetcherDropMemory. `known_version`: the version the caller holds; if it is current the
+  // table comes back `unchanged` and empty. The version is in memory: it changes at every
+  // control change and at every Open (it starts from the clock).
+  FetcherControlTable FetcherControls(uint64_t known_version) const;
+  static constexpr absl::Duration kFetcherDropMemory = absl::Minutes(10);
+
+  // GetHost's bound on the URL records it reads.
+  static constexpr uint64_t kHostScanLimit = 10000;
 
   // The stored state of one URL; kNotFound if it was never accepted.
   absl::StatusOr<UrlRecord> LookupUrl(std::string_view canonical_url) const;
@@ -270,6 +308,11 @@ class Frontier {
   // cleared): returns nullopt. Anything else (errors after their retries, redirects, robots
   // denials) is re-visited after twice the time since the previous visit, clamped to the
   // interval bounds: the page's interval doubles with each consecutive failure.
+  // Takes a page out of the re-visit fleet (its estimate out of `fleet`'s histogram, its
+  // history out of the evidence) and clears its history: it will not be re-visited.
+  static void LeaveRevisitFleet(UrlRecord& record, RevisitFleet& fleet);
+  // Writes `fleet`'s persisted parts (rates, observations, evidence) into `batch`.
+  static void PutRevisitFleet(const RevisitFleet& fleet, kv::WriteBatch& batch);
   std::optional<absl::Time> ScheduleFailedRevisit(const FetchOutcome& outcome,
                                                   const PreviousContent& previous,
                                                   UrlRecord& record, RevisitFleet& fleet) const;
@@ -321,6 +364,20 @@ class Frontier {
                  HostState& state, kv::WriteBatch& batch, CompleteTally& tally) const;
 
   bool ExhaustedLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Host control's parts (frontier_hosts.cc): the id of a host named by an operator, or the
+  // error of the contract above; a host's summary; and a visit of the host's URL records
+  // (those stored under "http://key/" and "https://key/", its id checked) from `after`
+  // (exclusive; empty: the first) until `visit` returns false.
+  absl::StatusOr<uint32_t> OperatorHostLocked(std::string_view host_key) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  HostSummary SummaryLocked(uint32_t host, absl::Time now) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  absl::Status VisitHostUrlsLocked(
+      uint32_t host, std::string_view after,
+      const std::function<bool(std::string_view url, const UrlRecord& record)>& visit) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<ListHostUrlsResult> ListQueuedUrlsLocked(const ListHostUrlsRequest& request,
+                                                          uint32_t host, size_t page_size) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Focused collections: the hosts the bandit may pull, then its choices for up to `budget`
   // URLs (at most `max_per_host` per host) as (host, count).
   std::vector<std::pair<uint32_t, uint64_t>> FocusPlanLocked(uint64_t budget, size_t max_per_host)
@@ -367,6 +424,8 @@ class Frontier {
   // store lookup. It ends for good at the cache's first dropped entry, a repaired URL record or
   // a failed AddUrls write.
   bool seen_cache_exact_ ABSL_GUARDED_BY(mu_) = false;
+  // The version of the fetchers' control table (FetcherControls).
+  uint64_t controls_version_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace crawler::frontier

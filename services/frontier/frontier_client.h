@@ -16,6 +16,7 @@
 #define CRAWLER_SERVICES_FRONTIER_FRONTIER_CLIENT_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "lib/recrawl/revisit_policy.h"
 #include "services/frontier/frontier_api.h"
+#include "services/frontier/host_api.h"
 #include "services/frontier/url_record.h"
 
 namespace crawler::frontier {
@@ -48,6 +50,12 @@ class FrontierClient {
   // as a failure (Frontier::ReleaseLeases). Unknown ids are ignored. Returns how many were
   // released.
   virtual absl::StatusOr<size_t> ReleaseLeases(const std::vector<LeaseId>& lease_ids) = 0;
+
+  // The control table of the hosts the operator blocked, slowed or dropped (Frontier::
+  // FetcherControls), for the fetchers that lease here; `known_version` is the version the
+  // caller holds (0: none): a current one comes back unchanged and empty. Across partitions,
+  // the home partition's (a fetcher leases there only).
+  virtual absl::StatusOr<FetcherControlTable> HostControls(uint64_t known_version) = 0;
 
   // Politeness hints for hosts: lease nothing of each host before its time (e.g. after a
   // Retry-After or a robots.txt Crawl-delay). Returns the hosts updated.

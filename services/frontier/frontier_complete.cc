@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -67,16 +68,7 @@ absl::StatusOr<CompleteResult> Frontier::Complete(const std::vector<FetchOutcome
     ApplyOutcomeLocked(outcome, lease, record, now, staging.State(lease.host), batch,
                        staged_fleet, tally, result);
   }
-  if (staged_fleet.has_value()) {
-    batch.Put(storage::kMetaFamily, storage::kMetaRevisitRatesKey, staged_fleet->rates.Encode());
-    batch.Put(storage::kMetaFamily, storage::kMetaRevisitObservationsKey,
-              storage::EncodeRevisitObservations(staged_fleet->changes_seen,
-                                                 staged_fleet->days_observed));
-    if (staged_fleet->evidence.has_value()) {
-      batch.Put(storage::kMetaFamily, storage::kMetaRevisitEvidenceKey,
-                staged_fleet->evidence->Encode());
-    }
-  }
+  if (staged_fleet.has_value()) PutRevisitFleet(*staged_fleet, batch);
   batch.set_sync(options_.sync_completions);
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
 
@@ -159,6 +151,13 @@ void Frontier::ApplyOutcomeLocked(const FetchOutcome& outcome, const LeaseTable:
 
   --state.in_flight;
   state.next_allowed = std::max(state.next_allowed, outcome.host_next_allowed);
+  // The operator's delay counts from this request: the host's next lease waits for it.
+  if (const absl::Duration delay = hosts_.controls(state).delay; delay > absl::ZeroDuration()) {
+    state.next_allowed = std::max(state.next_allowed, record.fetch_time + delay);
+  }
+  const bool failed = outcome.outcome == OutcomeClass::kNetworkError ||
+                      outcome.http_status >= 500 || outcome.http_status == 429;
+  if (failed && state.errors < std::numeric_limits<uint32_t>::max()) ++state.errors;
   if (outcome.retry && record.attempts + 1 < options_.max_attempts) {
     ++record.attempts;
     absl::Duration backoff = options_.retry_backoff_initial;

@@ -85,11 +85,18 @@ std::vector<Frontier::Take> Frontier::PlanLeaseLocked(uint64_t budget, size_t ma
     return plan;  // the loop below is the coverage crawl's order
   }
   const absl::Time ready_until = now + options_.ready_horizon;
-  for (const auto& [next_allowed, index] : hosts_.ready()) {
-    if (budget == 0 || next_allowed > ready_until) break;
+  for (const auto& [ready_time, index] : hosts_.ready()) {
+    if (budget == 0 || ready_time > ready_until) break;
     const HostState& state = hosts_.state(index);
+    const HostControls& controls = hosts_.controls(state);
+    // A blocked host waits for the end of its block itself, not for the horizon. A host with
+    // the operator's delay is leased one URL at a time, once its previous one completed and the
+    // delay since passed (Complete moves its hint), so its requests are at least that far apart.
+    if (controls.blocked_until > now) continue;
+    const bool delayed = controls.delay > absl::ZeroDuration();
+    if (delayed && (state.in_flight > 0 || state.next_allowed > now)) continue;
     const uint64_t count =
-        std::min({static_cast<uint64_t>(max_per_host),
+        std::min({static_cast<uint64_t>(delayed ? 1 : max_per_host),
                   static_cast<uint64_t>(options_.max_in_flight_per_host - state.in_flight),
                   hosts_.PagesLeft(state), state.queued, budget});
     if (count == 0) continue;
@@ -159,7 +166,7 @@ absl::Status Frontier::PopQueuesLocked(const std::vector<Take>& plan, absl::Time
     }
     state.queued -= taken;
     state.in_flight += static_cast<uint32_t>(taken);
-    state.next_allowed = std::max(state.next_allowed, now);
+    state.next_allowed = std::max(state.next_allowed, now + hosts_.controls(state).delay);
   }
   return absl::OkStatus();
 }

@@ -157,7 +157,10 @@ absl::Status Frontier::Recover() {
     // The entries of the previous process's leases lie below the stored cursor: such a host's
     // scan starts at its first key, so they go first.
     if (record.leased == 0) state.cursor = record.cursor;
+    state.errors = static_cast<uint32_t>(
+        std::min<uint64_t>(record.errors, std::numeric_limits<uint32_t>::max()));
     hosts_.Set(index, state);
+    if (!record.controls.IsDefault()) hosts_.SetControls(index, record.controls);
     if (record.leased > 0) {
       leased += std::min(record.leased, record.queued);
       with_leases.push_back(index);

@@ -190,6 +190,27 @@ uint64_t Frontier::PendingFirstVisitsLocked() const {
   return queued > revisits_queued_ ? queued - revisits_queued_ : 0;
 }
 
+void Frontier::LeaveRevisitFleet(UrlRecord& record, RevisitFleet& fleet) {
+  absl::StatusOr<recrawl::PageRevisitState> page =
+      recrawl::PageRevisitState::Decode(record.visit_history);
+  if (page.ok() && page->history.last_visit().has_value()) {
+    fleet.rates.Remove(page->policy.rate_per_day);
+  }
+  if (page.ok() && fleet.evidence.has_value()) {
+    fleet.evidence->Remove(page->history, 1.0, recrawl::CommittedVisitsPerDay(page->policy));
+  }
+  record.visit_history.clear();
+}
+
+void Frontier::PutRevisitFleet(const RevisitFleet& fleet, kv::WriteBatch& batch) {
+  batch.Put(storage::kMetaFamily, storage::kMetaRevisitRatesKey, fleet.rates.Encode());
+  batch.Put(storage::kMetaFamily, storage::kMetaRevisitObservationsKey,
+            storage::EncodeRevisitObservations(fleet.changes_seen, fleet.days_observed));
+  if (fleet.evidence.has_value()) {
+    batch.Put(storage::kMetaFamily, storage::kMetaRevisitEvidenceKey, fleet.evidence->Encode());
+  }
+}
+
 std::optional<absl::Time> Frontier::ScheduleFailedRevisit(const FetchOutcome& outcome,
                                                           const PreviousContent& previous,
                                                           UrlRecord& record,
@@ -198,15 +219,7 @@ std::optional<absl::Time> Frontier::ScheduleFailedRevisit(const FetchOutcome& ou
   if ((gone(outcome.http_status) && gone(previous.http_status)) ||
       outcome.outcome == OutcomeClass::kOutOfScope) {
     // Twice in a row: not a blip. The optimal solve must not spend budget on it any more.
-    absl::StatusOr<recrawl::PageRevisitState> page =
-        recrawl::PageRevisitState::Decode(record.visit_history);
-    if (page.ok() && page->history.last_visit().has_value()) {
-      fleet.rates.Remove(page->policy.rate_per_day);
-    }
-    if (page.ok() && fleet.evidence.has_value()) {
-      fleet.evidence->Remove(page->history, 1.0, recrawl::CommittedVisitsPerDay(page->policy));
-    }
-    record.visit_history.clear();
+    LeaveRevisitFleet(record, fleet);
     return std::nullopt;
   }
   // The previous visit may itself have failed: doubling the time since it doubles the interval

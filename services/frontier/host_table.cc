@@ -2,6 +2,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -56,11 +57,36 @@ uint32_t HostTable::Add(std::string_view key) {
   return host;
 }
 
-uint64_t HostTable::PagesLeft(const State& state) const {
-  if (limits_.max_pages_per_host == FrontierOptions::kUnlimited) {
-    return FrontierOptions::kUnlimited;
+const HostControls& HostTable::controls(const State& state) const {
+  static const HostControls kNone;
+  return state.controls == 0 ? kNone : controls_[state.controls - 1].second;
+}
+
+void HostTable::SetControls(uint32_t host, const HostControls& controls) {
+  State& state = states_[host];
+  Account(host, state, static_cast<uint64_t>(-1));
+  if (state.controls == 0) {
+    controls_.emplace_back(host, controls);
+    state.controls = static_cast<uint32_t>(controls_.size());
+  } else {
+    controls_[state.controls - 1].second = controls;
   }
-  return SaturatingSub(limits_.max_pages_per_host, state.pages + state.in_flight);
+  Account(host, state, 1);
+}
+
+uint64_t HostTable::MaxPages(const State& state) const {
+  const HostControls& set = controls(state);
+  return set.max_pages.has_value() ? *set.max_pages : limits_.max_pages_per_host;
+}
+
+absl::Time HostTable::ReadyTime(const State& state) const {
+  return std::max(state.next_allowed, controls(state).blocked_until);
+}
+
+uint64_t HostTable::PagesLeft(const State& state) const {
+  const uint64_t max_pages = MaxPages(state);
+  if (max_pages == FrontierOptions::kUnlimited) return FrontierOptions::kUnlimited;
+  return SaturatingSub(max_pages, state.pages + state.in_flight);
 }
 
 bool HostTable::Eligible(const State& state) const {
@@ -80,27 +106,34 @@ storage::HostRecord HostTable::ToRecord(uint32_t host, const State& state) const
   record.pages = state.pages;
   record.next_allowed = state.next_allowed;
   record.cursor = state.cursor;
+  record.errors = state.errors;
+  record.controls = controls(state);
   return record;
+}
+
+void HostTable::Account(uint32_t host, const State& s, uint64_t sign) {
+  // Unsigned wrap-around makes "subtract old, add new" exact for every counter.
+  totals_.queued += sign * s.queued;
+  totals_.waiting += sign * s.waiting;
+  totals_.in_flight += sign * s.in_flight;
+  totals_.seen += sign * s.seen;
+  totals_.pages += sign * s.pages;
+  totals_.hosts_with_queued += sign * (s.queued > 0 ? 1 : 0);
+  totals_.ready_hosts += sign * (Eligible(s) ? 1 : 0);
+  totals_.pending_uncapped += sign * (PageCapped(s) ? 0 : s.queued + s.waiting);
+  if (!Eligible(s)) return;
+  if (sign == 1) {
+    ready_.insert({ReadyTime(s), host});
+  } else {
+    ready_.erase({ReadyTime(s), host});
+  }
 }
 
 void HostTable::Set(uint32_t host, const State& state) {
   State& old = states_[host];
-  // Unsigned wrap-around makes "subtract old, add new" exact for every counter.
-  auto account = [this](const State& s, uint64_t sign) {
-    totals_.queued += sign * s.queued;
-    totals_.waiting += sign * s.waiting;
-    totals_.in_flight += sign * s.in_flight;
-    totals_.seen += sign * s.seen;
-    totals_.pages += sign * s.pages;
-    totals_.hosts_with_queued += sign * (s.queued > 0 ? 1 : 0);
-    totals_.ready_hosts += sign * (Eligible(s) ? 1 : 0);
-    totals_.pending_uncapped += sign * (PageCapped(s) ? 0 : s.queued + s.waiting);
-  };
-  account(old, static_cast<uint64_t>(-1));
-  account(state, 1);
-  if (Eligible(old)) ready_.erase({old.next_allowed, host});
-  if (Eligible(state)) ready_.insert({state.next_allowed, host});
+  Account(host, old, static_cast<uint64_t>(-1));
   old = state;
+  Account(host, old, 1);
 }
 
 }  // namespace crawler::frontier

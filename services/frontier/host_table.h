@@ -28,6 +28,7 @@
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
+#include "services/frontier/host_api.h"
 #include "services/frontier/storage_format.h"
 
 namespace crawler::frontier {
@@ -42,10 +43,15 @@ class HostTable {
     uint64_t seen = 0;
     uint64_t pages = 0;
     uint32_t in_flight = 0;
+    // 1 + the index of the host's controls in the table's list of them; 0: none set. Hosts with
+    // controls are few, so they live beside the headers (this field fills padding).
+    uint32_t controls = 0;
     absl::Time next_allowed = absl::InfinitePast();
     // Lower bound of the host's live queue keys: scans start here instead of wading through
     // the tombstones of entries already popped.
     storage::QueuePos cursor;
+    // Attempts ended by a network error, a 5xx or a 429 (saturating).
+    uint32_t errors = 0;
   };
   // Totals over all hosts.
   struct Totals {
@@ -64,7 +70,7 @@ class HostTable {
     uint32_t max_in_flight_per_host = 1;
     uint64_t max_pages_per_host = std::numeric_limits<uint64_t>::max();
   };
-  // Ready hosts by (next-allowed hint, host id).
+  // Ready hosts by (ReadyTime, host id).
   using ReadyIndex = absl::btree_set<std::pair<absl::Time, uint32_t>>;
 
   explicit HostTable(const Limits& limits);
@@ -87,11 +93,27 @@ class HostTable {
   const Totals& totals() const { return totals_; }
   const ReadyIndex& ready() const { return ready_; }
 
-  // Has queued URLs, is below its in-flight cap and has pages left.
+  // The operator's controls of the host whose header is `state` (default ones if none).
+  const HostControls& controls(const State& state) const;
+  // Replaces host `host`'s controls, keeping the totals and the ready index in step.
+  void SetControls(uint32_t host, const HostControls& controls);
+  // Calls `visit(host, controls)` for every host whose controls were ever set.
+  template <typename Visit>
+  void ForEachControlled(Visit&& visit) const {
+    for (const auto& [host, controls] : controls_) visit(host, controls);
+  }
+
+  // Has queued URLs, is below its in-flight cap and has pages left. A blocked host stays
+  // eligible: it waits in the ready index until its block ends (ReadyTime).
   bool Eligible(const State& state) const;
-  bool PageCapped(const State& state) const { return state.pages >= limits_.max_pages_per_host; }
+  // The host's page cap: its controls' max_pages, else the collection's (kUnlimited).
+  uint64_t MaxPages(const State& state) const;
+  bool PageCapped(const State& state) const { return state.pages >= MaxPages(state); }
   // Pages the host may still be leased for (kUnlimited without a per-host cap).
   uint64_t PagesLeft(const State& state) const;
+  // Where the host sorts in the ready index: its next-allowed hint, or the end of its block if
+  // later.
+  absl::Time ReadyTime(const State& state) const;
   // The frontier.hosts record of `host` with header `state`.
   storage::HostRecord ToRecord(uint32_t host, const State& state) const;
 
@@ -114,6 +136,8 @@ class HostTable {
     }
   };
 
+  // Takes `state` out of (sign -1) or into (sign 1) the totals and the ready index of `host`.
+  void Account(uint32_t host, const State& state, uint64_t sign);
   // Copies `key` into the arena; the view never moves.
   std::string_view Store(std::string_view key);
 
@@ -122,6 +146,7 @@ class HostTable {
   size_t chunk_used_ = 0;
   std::deque<std::string_view> keys_;
   std::deque<State> states_;
+  std::deque<std::pair<uint32_t, HostControls>> controls_;  // (host, its controls)
   absl::flat_hash_set<uint32_t, KeyHash, KeyEq> index_;
   ReadyIndex ready_;
   Totals totals_;

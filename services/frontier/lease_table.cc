@@ -1,6 +1,8 @@
 #include "services/frontier/lease_table.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -24,6 +26,15 @@ void LeaseTable::Remove(LeaseId id) {
   deadlines_.erase({it->second.monotonic_deadline, id});
   slots_.erase(SlotOf(it->second.host, it->second.pos));
   leases_.erase(it);
+}
+
+std::vector<LeaseId> LeaseTable::OfHost(uint32_t host) const {
+  std::vector<LeaseId> ids;
+  for (const auto& [id, lease] : leases_) {
+    if (lease.host == host) ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
 
 std::vector<LeaseId> LeaseTable::Expired(absl::Duration monotonic_now, size_t max) const {

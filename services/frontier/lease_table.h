@@ -49,6 +49,9 @@ class LeaseTable {
   // Ends lease `id`. REQUIRES: it is out.
   void Remove(LeaseId id);
 
+  // The leases of host `host`, by id (a scan of every lease: for operator calls only).
+  std::vector<LeaseId> OfHost(uint32_t host) const;
+
   // Up to `max` leases whose deadline is at or before `monotonic_now`, earliest first.
   std::vector<LeaseId> Expired(absl::Duration monotonic_now, size_t max) const;
 

@@ -1,4 +1,5 @@
-// LocalFrontierClient: a FrontierClient that calls a Frontier core in this process. Its calls
+// LocalFrontierClient: a FrontierClient (and HostControlClient) that calls a Frontier core in
+// this process. Its calls
 // fail only when the core does (a store error); it adds no buffering, so a call returning OK is
 // as durable as the core's own.
 //
@@ -15,10 +16,11 @@
 #include "absl/status/statusor.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/frontier_client.h"
+#include "services/frontier/host_control_client.h"
 
 namespace crawler::frontier {
 
-class LocalFrontierClient final : public FrontierClient {
+class LocalFrontierClient final : public FrontierClient, public HostControlClient {
  public:
   explicit LocalFrontierClient(Frontier& frontier) : frontier_(frontier) {}
 
@@ -34,6 +36,9 @@ class LocalFrontierClient final : public FrontierClient {
   absl::StatusOr<size_t> ReleaseLeases(const std::vector<LeaseId>& lease_ids) override {
     return frontier_.ReleaseLeases(lease_ids);
   }
+  absl::StatusOr<FetcherControlTable> HostControls(uint64_t known_version) override {
+    return frontier_.FetcherControls(known_version);
+  }
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<HostTime>& times) override {
     return frontier_.ReportHostTimes(times);
   }
@@ -46,6 +51,23 @@ class LocalFrontierClient final : public FrontierClient {
   }
   absl::Status RetuneRevisits(const recrawl::FleetSummary& fleet) override {
     return frontier_.RetuneRevisits(fleet);
+  }
+
+  absl::StatusOr<ListHostsResult> ListHosts(const ListHostsRequest& request) override {
+    return frontier_.ListHosts(request);
+  }
+  absl::StatusOr<HostDetail> GetHost(const std::string& host_key) override {
+    return frontier_.GetHost(host_key);
+  }
+  absl::StatusOr<HostChangeResult> ControlHost(const std::string& host_key,
+                                               const HostControlChange& change) override {
+    return frontier_.ControlHost(host_key, change);
+  }
+  absl::StatusOr<HostChangeResult> DropHostQueue(const std::string& host_key) override {
+    return frontier_.DropHostQueue(host_key);
+  }
+  absl::StatusOr<ListHostUrlsResult> ListHostUrls(const ListHostUrlsRequest& request) override {
+    return frontier_.ListHostUrls(request);
   }
 
  private:

@@ -181,6 +181,10 @@ absl::StatusOr<size_t> RoutedFrontierClient::ReleaseLeases(
   return partitions_[home_]->ReleaseLeases(lease_ids);
 }
 
+absl::StatusOr<FetcherControlTable> RoutedFrontierClient::HostControls(uint64_t known_version) {
+  return partitions_[home_]->HostControls(known_version);
+}
+
 absl::StatusOr<size_t> RoutedFrontierClient::ReportHostTimes(const std::vector<HostTime>& times) {
   if (partitions_.size() == 1) return partitions_[0]->ReportHostTimes(times);
   std::vector<std::vector<HostTime>> by_partition(partitions_.size());

@@ -11,7 +11,7 @@
 //   only count it as seen. A URL is cached only after its partition accepted the call, so a
 //   suppressed URL is always durable there. The depth is kept because a frontier rejects URLs
 //   past max_depth without remembering them: the same URL found nearer a seed must still go.
-// - Lease, Complete and ReleaseLeases go to the home partition (lease ids are a partition's
+// - Lease, Complete, ReleaseLeases and HostControls go to the home partition (lease ids are a partition's
 //   own): a fetcher's client has its own partition as home. ReportHostTimes and LookupUrls are
 //   routed by host.
 // - IsExhausted holds when every partition was exhausted at one moment: two passes over all
@@ -80,6 +80,7 @@ class RoutedFrontierClient final : public FrontierClient {
   absl::StatusOr<std::vector<LeasedTask>> Lease(size_t max_urls, size_t max_per_host) override;
   absl::StatusOr<CompleteResult> Complete(const std::vector<FetchOutcome>& outcomes) override;
   absl::StatusOr<size_t> ReleaseLeases(const std::vector<LeaseId>& lease_ids) override;
+  absl::StatusOr<FetcherControlTable> HostControls(uint64_t known_version) override;
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<HostTime>& times) override;
   absl::StatusOr<bool> IsExhausted() override;
   absl::StatusOr<FrontierStats> Stats() override;

@@ -1,5 +1,6 @@
 #include "services/frontier/storage_format.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -318,10 +319,24 @@ std::string EncodeHostRecord(const HostRecord& record) {
   AppendVarint64(record.pages, value);
   PutTime(value, record.next_allowed);
   AppendVarint64(record.leased, value);
-  if (record.cursor != QueuePos{}) {
+  const bool has_controls = record.errors > 0 || !record.controls.IsDefault();
+  if (record.cursor != QueuePos{} || has_controls) {
     value.push_back(static_cast<char>(record.cursor.band));
     AppendVarint64(record.cursor.depth, value);
     AppendVarint64(record.cursor.seq, value);
+  }
+  if (has_controls) {
+    const HostControls& controls = record.controls;
+    AppendVarint64(record.errors, value);
+    PutTime(value, controls.blocked_until);
+    AppendVarint64(static_cast<uint64_t>(std::max<int64_t>(
+                       0, absl::ToInt64Microseconds(controls.delay))),
+                   value);
+    // 0: the collection's limit; n + 1: a limit of n (which may be 0).
+    AppendVarint64(controls.max_pages.has_value() ? *controls.max_pages + 1 : 0, value);
+    AppendVarint64(controls.dropped_urls, value);
+    PutTime(value, controls.dropped_at);
+    PutTime(value, controls.changed);
   }
   return value;
 }
@@ -344,6 +359,19 @@ absl::StatusOr<HostRecord> DecodeHostRecord(std::string_view value) {
        !reader.Varint(record.cursor.seq))) {
     return Corrupt("host record");
   }
+  if (reader.AtEnd()) return record;
+  HostControls& controls = record.controls;
+  uint64_t delay_micros = 0;
+  uint64_t max_pages = 0;
+  if (!reader.Varint(record.errors) || !reader.Time(controls.blocked_until) ||
+      !reader.Varint(delay_micros) || !reader.Varint(max_pages) ||
+      !reader.Varint(controls.dropped_urls) || !reader.Time(controls.dropped_at) ||
+      !reader.Time(controls.changed) ||
+      delay_micros > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return Corrupt("host record");
+  }
+  controls.delay = absl::Microseconds(static_cast<int64_t>(delay_micros));
+  if (max_pages > 0) controls.max_pages = max_pages - 1;
   return record;
 }
 
@@ -398,7 +426,7 @@ absl::StatusOr<UrlRecord> DecodeUrlRecord(std::string_view value) {
   // Records written before the change digest existed end here: no digest (0).
   if (!reader.AtEnd() && !reader.Varint(record.change_digest)) return Corrupt("url record");
   if (status < static_cast<uint8_t>(UrlStatus::kQueued) ||
-      status > static_cast<uint8_t>(UrlStatus::kDone) || outcome > kMaxOutcomeClass ||
+      status > static_cast<uint8_t>(UrlStatus::kDropped) || outcome > kMaxOutcomeClass ||
       http_status < std::numeric_limits<int>::min() ||
       http_status > std::numeric_limits<int>::max()) {
     return Corrupt("url record");

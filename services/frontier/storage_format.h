@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/common/kv/kv_store.h"
+#include "services/frontier/host_api.h"
 #include "services/frontier/url_record.h"
 
 namespace crawler::frontier::storage {
@@ -166,6 +167,11 @@ struct HostRecord {
   // (which RocksDB keeps as tombstones until a compaction drops them). Appended later, and
   // written only when it is not the queue's start: a record without it starts at the first key.
   QueuePos cursor;
+  // Attempts that ended in a network error, a 5xx or a 429, and the operator's controls of the
+  // host. Appended later, after the cursor (then written even at the queue's start), and only
+  // when either is set: records without them read as 0 and default controls.
+  uint64_t errors = 0;
+  HostControls controls;
 };
 std::string EncodeHostRecord(const HostRecord& record);
 absl::StatusOr<HostRecord> DecodeHostRecord(std::string_view value);

@@ -50,6 +50,8 @@ std::string_view UrlStatusName(UrlStatus status) {
       return "waiting";
     case UrlStatus::kDone:
       return "done";
+    case UrlStatus::kDropped:
+      return "dropped";
   }
   return "unknown";
 }

@@ -48,6 +48,9 @@ enum class UrlStatus : uint8_t {
   kWaiting = 2,
   // A final outcome is recorded and nothing is scheduled.
   kDone = 3,
+  // Taken out of its queue or the due index by the operator (Frontier::DropHostQueue): never
+  // fetched again, and still in the seen-set, so a later link does not queue it again.
+  kDropped = 4,
 };
 std::string_view UrlStatusName(UrlStatus status);
 

@@ -64,6 +64,8 @@
 #include "services/collections/collection.h"
 #include "services/common/kv/kv_store.h"
 #include "services/common/periodic_runner.h"
+#include "services/frontier/host_api.h"
+#include "services/frontier/host_control_client.h"
 #include "services/scheduler/fetcher_reports.h"
 #include "services/scheduler/focus_budget_tuner.h"
 #include "services/scheduler/partition_fleet.h"
@@ -130,6 +132,24 @@ class CollectionManager final : public PeriodicJob {
   absl::StatusOr<std::vector<UrlExplanation>> Explain(const std::string& name,
                                                       const std::vector<std::string>& urls);
 
+  // Host control (docs/api.md "Host control"): each call goes to the partition that owns the
+  // host (partition::Partition of its key); ListHosts merges the partitions' pages in the
+  // order asked for, its page token holding each partition's offset. kInvalidArgument for a
+  // malformed host key or one the collection's scope refuses (host not allowed, other site),
+  // kNotFound for a host the collection never saw, kUnavailable for a partition that does not
+  // answer; a refused call changes nothing.
+  absl::StatusOr<frontier::ListHostsResult> ListHosts(const std::string& name,
+                                                      const frontier::ListHostsRequest& request);
+  absl::StatusOr<frontier::HostDetail> GetHost(const std::string& name,
+                                               const std::string& host_key);
+  absl::StatusOr<frontier::HostChangeResult> ControlHost(const std::string& name,
+                                                         const std::string& host_key,
+                                                         const frontier::HostControlChange& change);
+  absl::StatusOr<frontier::HostChangeResult> DropHostQueue(const std::string& name,
+                                                           const std::string& host_key);
+  absl::StatusOr<frontier::ListHostUrlsResult> ListHostUrls(
+      const std::string& name, const frontier::ListHostUrlsRequest& request);
+
   // Keeps a fetcher's report and returns every live collection (deleted ones are left out),
   // with the definitions the report does not name as held (FetcherReport::held).
   absl::StatusOr<std::vector<FetcherCollection>> TakeReport(const FetcherReport& report);
@@ -154,6 +174,10 @@ class CollectionManager final : public PeriodicJob {
   // Sets the state of a live collection in `from` and persists it.
   absl::StatusOr<CollectionInfo> SetState(const std::string& name,
                                           std::vector<CollectionState> from, CollectionState to);
+  // Host control's routing (host_control.cc): the client of the partition that owns
+  // `host_key` in collection `name`, after checking the key and the collection's scope.
+  absl::StatusOr<frontier::HostControlClient*> HostOwner(const std::string& name,
+                                                         const std::string& host_key);
   // Feeds the collection's own seeds and clears seeds_pending once every partition took them.
   absl::Status FeedPendingSeeds(Entry& entry, const SeedFeedOptions& options);
 

@@ -1,4 +1,5 @@
 // CollectionManager's queries: a collection's statistics and why URLs are (or are not) in it.
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -70,6 +71,7 @@ absl::StatusOr<std::vector<UrlExplanation>> CollectionManager::Explain(
   std::vector<UrlExplanation> out;
   std::vector<std::string> canonical;
   std::vector<size_t> parsed;  // indexes into `out` of the URLs that parse
+  std::map<std::string, std::optional<frontier::HostSummary>> hosts;
   for (const std::string& url : urls) {
     UrlExplanation& x = out.emplace_back();
     x.url = url;
@@ -81,6 +83,15 @@ absl::StatusOr<std::vector<UrlExplanation>> CollectionManager::Explain(
     x.canonical_url = judged->canonical.str();
     x.scope_verdict = judged->verdict;
     x.partition = partition::Partition(judged->host_key, fleet_.size());
+    // The host's controls, if its partition knows it (a host never seen has none); asked
+    // once per host of the request.
+    auto [known, inserted] = hosts.try_emplace(judged->host_key);
+    if (inserted) {
+      absl::StatusOr<frontier::HostDetail> host =
+          fleet_.HostControl(x.partition, name).GetHost(judged->host_key);
+      if (host.ok()) known->second = std::move(host->summary);
+    }
+    x.host = known->second;
     canonical.push_back(judged->canonical.str());
     parsed.push_back(out.size() - 1);
   }

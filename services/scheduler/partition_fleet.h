@@ -1,6 +1,6 @@
 // PartitionFleet: the frontier partitions as the scheduler sees them (docs/architecture.md §3): N
 // partitions, each reachable for a collection's calls (seeds, statistics, lookups, re-visit
-// tuning) and for opening and dropping collections. In the services it is a set of gRPC
+// tuning, host control) and for opening and dropping collections. In the services it is a set of gRPC
 // channels (GrpcPartitionFleet, grpc_partition_fleet.h); a unit test may hold cores in memory.
 //
 // Thread-safety: implementations are thread-safe; the clients Partition() returns live as long
@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "services/collections/collection.h"
 #include "services/frontier/frontier_client.h"
+#include "services/frontier/host_control_client.h"
 
 namespace crawler::scheduler {
 
@@ -27,6 +28,9 @@ class PartitionFleet {
 
   // Partition k's client for `collection` (k < size()).
   virtual frontier::FrontierClient& Partition(uint32_t k, const std::string& collection) = 0;
+  // Partition k's host control for `collection` (k < size()): the operator's calls on the
+  // hosts it owns.
+  virtual frontier::HostControlClient& HostControl(uint32_t k, const std::string& collection) = 0;
 
   // Opens `collection` on partition k with its share of the collection's limits, or reopens it
   // if its settings changed. Idempotent. `max_pages`: partition k's page budget (a focused

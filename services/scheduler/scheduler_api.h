@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "lib/scope/scope.h"
 #include "services/collections/collection.h"
+#include "services/frontier/host_api.h"
 #include "services/frontier/url_record.h"
 
 namespace crawler::scheduler {
@@ -192,6 +193,9 @@ struct UrlExplanation {
   uint32_t partition = 0;
   // The owning partition's record of the URL; nullopt when it never accepted it.
   std::optional<frontier::UrlRecord> record;
+  // Its host there, with the operator's controls; nullopt when the partition does not know the
+  // host or did not answer.
+  std::optional<frontier::HostSummary> host;
 
   friend bool operator==(const UrlExplanation&, const UrlExplanation&) = default;
 };

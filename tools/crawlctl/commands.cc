@@ -26,13 +26,6 @@ absl::StatusOr<std::string> ReadToken(const std::string& path) {
   return token;
 }
 
-// Prints a reply: the table for people or the JSON for scripts.
-template <typename Reply, typename Format>
-int Print(Session& session, const Reply& reply, Format format) {
-  session.out() << (session.options().json ? ToJson(reply) : format(reply));
-  return session.out() ? kExitOk : kExitFailure;
-}
-
 }  // namespace
 
 Session::Session(SessionOptions options, std::string token, std::shared_ptr<grpc::Channel> channel,
@@ -123,7 +116,7 @@ int CreateCollection(Session& session, const CollectionFile& file) {
     const grpc::Status streamed = StreamSeeds(session, file.collection.name, batcher, added);
     if (!streamed.ok()) return session.Fail(streamed, file.collection.name);
   }
-  return Print(session, info, [&](const v1::CollectionInfo& i) {
+  return PrintReply(session, info, [&](const v1::CollectionInfo& i) {
     std::string out = absl::StrCat("created collection '", i.collection().name(), "' with ",
                                    request->collection().seeds_size(), " seeds");
     if (!rest->empty()) {
@@ -144,7 +137,7 @@ int UpdateCollection(Session& session, const std::string& name, const Collection
   const grpc::Status status = session.stub().UpdateCollection(session.NewContext().get(),
                                                               *request, &info);
   if (!status.ok()) return session.Fail(status, name);
-  return Print(session, info, [&](const v1::CollectionInfo& i) {
+  return PrintReply(session, info, [&](const v1::CollectionInfo& i) {
     return absl::StrCat("updated collection '", name, "': ",
                         absl::StrJoin(request->update_mask().paths(), ", "), "\n",
                         FormatCollectionInfo(i));
@@ -170,7 +163,7 @@ int ListCollections(Session& session) {
     }
     request.set_page_token(page.next_page_token());
   } while (!request.page_token().empty());
-  return Print(session, all, FormatCollectionList);
+  return PrintReply(session, all, FormatCollectionList);
 }
 
 namespace {
@@ -183,7 +176,7 @@ int CallByName(Session& session, const std::string& name, Method method,
   v1::CollectionInfo info;
   const grpc::Status status = (session.stub().*method)(session.NewContext().get(), request, &info);
   if (!status.ok()) return session.Fail(status, name);
-  return Print(session, info, [&](const v1::CollectionInfo& i) {
+  return PrintReply(session, info, [&](const v1::CollectionInfo& i) {
     return verb.empty() ? FormatCollectionInfo(i)
                         : absl::StrCat(verb, " collection '", name, "' (state ",
                                        StateLabel(i.state()), ")\n");
@@ -213,7 +206,7 @@ int DeleteCollection(Session& session, const std::string& name) {
   const grpc::Status status =
       session.stub().DeleteCollection(session.NewContext().get(), request, &response);
   if (!status.ok()) return session.Fail(status, name);
-  return Print(session, response, [&](const v1::DeleteCollectionResponse&) {
+  return PrintReply(session, response, [&](const v1::DeleteCollectionResponse&) {
     return absl::StrCat("deleted collection '", name,
                         "': its definition and crawl state (its WARC files are kept)\n");
   });
@@ -254,7 +247,7 @@ int AddSeeds(Session& session, const std::string& name, std::istream& in, size_t
     return session.FailInput(absl::InvalidArgumentError("the seed list holds no URL"));
   }
   if (!status.ok()) return session.Fail(status, name);
-  return Print(session, response, FormatAddSeeds);
+  return PrintReply(session, response, FormatAddSeeds);
 }
 
 int Stats(Session& session, const std::string& name, const WatchOptions& watch) {
@@ -269,7 +262,7 @@ int Stats(Session& session, const std::string& name, const WatchOptions& watch) 
     if (watch.watch && refresh > 1 && !watch.clear_screen && !session.options().json) {
       session.out() << "\n";
     }
-    if (const int rc = Print(session, stats, FormatStats); rc != kExitOk) return rc;
+    if (const int rc = PrintReply(session, stats, FormatStats); rc != kExitOk) return rc;
     session.out().flush();
     if (!watch.watch || (watch.count != 0 && refresh >= watch.count)) return kExitOk;
     absl::SleepFor(watch.interval);
@@ -287,7 +280,7 @@ int Explain(Session& session, const std::string& name, const std::vector<std::st
       *all.add_explanations() = std::move(e);
     }
   }
-  return Print(session, all, FormatExplain);
+  return PrintReply(session, all, FormatExplain);
 }
 
 }  // namespace crawler::crawlctl

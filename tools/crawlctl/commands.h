@@ -23,6 +23,7 @@
 #include "crawler/v1/admin.grpc.pb.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/support/status.h"
+#include "tools/crawlctl/output.h"
 #include "tools/crawlctl/requests.h"
 
 namespace crawler::crawlctl {
@@ -83,6 +84,14 @@ class Session {
   std::ostream* out_;
   std::ostream* err_;
 };
+
+// Prints a reply: the table `format` makes of it for people, or its JSON for scripts (--json).
+// Returns kExitOk, or kExitFailure if the output failed.
+template <typename Reply, typename Format>
+int PrintReply(Session& session, const Reply& reply, Format format) {
+  session.out() << (session.options().json ? ToJson(reply) : format(reply));
+  return session.out() ? kExitOk : kExitFailure;
+}
 
 // `collections create -f FILE`.
 // Seeds past one request's bound (SplitOffSeeds) follow the create through AddSeeds.

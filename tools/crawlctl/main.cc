@@ -6,14 +6,20 @@
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "services/common/config/key_table.h"
 #include "tools/crawlctl/archive_pull.h"
 #include "tools/crawlctl/commands.h"
+#include "tools/crawlctl/host_commands.h"
 #include "tools/crawlctl/requests.h"
 
 namespace {
@@ -54,6 +60,14 @@ struct Args {
   std::vector<std::string> urls;
   cc::WatchOptions watch;
   cc::PullOptions pull;
+  // hosts ...
+  std::string host;
+  std::string until;
+  std::string block_for;
+  std::string delay;
+  std::string limit;
+  cc::HostListOptions host_list;
+  cc::HostUrlsOptions host_urls;
   std::function<int(cc::Session&)> run;
 };
 
@@ -153,6 +167,106 @@ void AddQueryCommands(CLI::App& app, Args& a) {
       [&] { a.run = [&](cc::Session& s) { return cc::Explain(s, a.name, a.urls); }; });
 }
 
+// The end of `hosts block`: --until TIME (RFC 3339) or --for DURATION from now.
+absl::StatusOr<absl::Time> BlockEnd(const std::string& until, const std::string& block_for) {
+  if (until.empty() == block_for.empty()) {
+    return absl::InvalidArgumentError("hosts block: give one of --until and --for");
+  }
+  if (!block_for.empty()) return absl::Now() + ParseDuration(block_for);
+  absl::Time time;
+  std::string error;
+  if (!absl::ParseTime(absl::RFC3339_full, until, &time, &error)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--until ", until, ": not an RFC 3339 time (", error, ")"));
+  }
+  return time;
+}
+
+// hosts list|get|block|unblock|delay|limit|drop|urls (tools/crawlctl/host_commands.h).
+void AddHostCommands(CLI::App& app, Args& a) {
+  CLI::App* hosts = app.add_subcommand(
+      "hosts", "A collection's hosts: list, show, block, slow, cap, drop (docs/crawlctl.md)");
+  hosts->require_subcommand(1);
+  auto named = [&](const char* verb, const char* help) {
+    CLI::App* sub = hosts->add_subcommand(verb, help);
+    sub->add_option("collection", a.name, "Collection")->required();
+    return sub;
+  };
+  auto with_host = [&](const char* verb, const char* help) {
+    CLI::App* sub = named(verb, help);
+    sub->add_option("host", a.host, "Host key (host, or host:port for a non-default port)")
+        ->required();
+    return sub;
+  };
+
+  CLI::App* list = named("list", "One page of the collection's hosts, over every partition");
+  list->add_option("--sort", a.host_list.sort, "queued | errors | next-due")
+      ->check(CLI::IsMember({"queued", "errors", "next-due"}))
+      ->capture_default_str();
+  list->add_option("--suffix", a.host_list.suffix, "Only this host and the hosts under it");
+  list->add_option("--page-size", a.host_list.page_size, "Hosts per page, 1 to 1000")
+      ->capture_default_str();
+  list->add_option("--page-token", a.host_list.page_token, "From the previous page");
+  list->callback(
+      [&] { a.run = [&](cc::Session& s) { return cc::ListHosts(s, a.name, a.host_list); }; });
+
+  with_host("get", "A host's URLs by state, times, recent errors, robots.txt, controls")
+      ->callback([&] { a.run = [&](cc::Session& s) { return cc::GetHost(s, a.name, a.host); }; });
+
+  CLI::App* block = with_host("block", "Lease and fetch nothing of the host until a time");
+  block->add_option("--until", a.until, "End of the block, RFC 3339 (2026-12-01T08:00:00Z)");
+  block->add_option("--for", a.block_for, "Length of the block from now")
+      ->check(DurationValidator());
+  block->callback([&] {
+    a.run = [&](cc::Session& s) {
+      absl::StatusOr<absl::Time> end = BlockEnd(a.until, a.block_for);
+      return end.ok() ? cc::BlockHost(s, a.name, a.host, *end) : s.FailInput(end.status());
+    };
+  });
+
+  with_host("unblock", "End the host's block")->callback([&] {
+    a.run = [&](cc::Session& s) { return cc::UnblockHost(s, a.name, a.host); };
+  });
+
+  CLI::App* delay = with_host("delay", "Least gap between two requests to the host (0 clears)");
+  delay->add_option("duration", a.delay, "e.g. 30s; 0 clears the delay")->required();
+  delay->callback([&] {
+    a.run = [&](cc::Session& s) {
+      absl::StatusOr<absl::Duration> d = crawler::config::ParseNonNegativeDuration(a.delay);
+      return d.ok() ? cc::SetHostDelay(s, a.name, a.host, *d) : s.FailInput(d.status());
+    };
+  });
+
+  CLI::App* limit = with_host("limit", "The host's page limit in place of the collection's");
+  limit->add_option("pages", a.limit, "Pages, or none for the collection's limit")->required();
+  limit->callback([&] {
+    a.run = [&](cc::Session& s) {
+      if (a.limit == "none") return cc::SetHostPageLimit(s, a.name, a.host, std::nullopt);
+      uint64_t pages = 0;
+      if (!absl::SimpleAtoi(a.limit, &pages)) {
+        return s.FailInput(absl::InvalidArgumentError(
+            absl::StrCat("pages ", a.limit, ": a number, or none")));
+      }
+      return cc::SetHostPageLimit(s, a.name, a.host, pages);
+    };
+  });
+
+  with_host("drop", "Drop the host's queued, leased and waiting URLs (they stay seen)")
+      ->callback(
+          [&] { a.run = [&](cc::Session& s) { return cc::DropHostQueue(s, a.name, a.host); }; });
+
+  CLI::App* urls = with_host("urls", "One page of the host's URLs in a state");
+  urls->add_option("--state", a.host_urls.state, "any | queued | leased | waiting | done | dropped")
+      ->check(CLI::IsMember({"any", "queued", "leased", "waiting", "done", "dropped"}))
+      ->capture_default_str();
+  urls->add_option("--page-size", a.host_urls.page_size, "URLs per page, 1 to 1000")
+      ->capture_default_str();
+  urls->add_option("--page-token", a.host_urls.page_token, "From the previous page");
+  urls->callback([&] {
+    a.run = [&](cc::Session& s) { return cc::ListHostUrls(s, a.name, a.host, a.host_urls); };
+  });
+}
+
 // archive list|pull (tools/crawlctl/archive_pull.h).
 void AddArchiveCommands(CLI::App& app, Args& a) {
   CLI::App* archive = app.add_subcommand(
@@ -208,6 +322,7 @@ int main(int argc, char** argv) {
   AddSeedCommands(app, a);
   AddQueryCommands(app, a);
   AddArchiveCommands(app, a);
+  AddHostCommands(app, a);
 
   try {
     app.parse(argc, argv);

@@ -207,6 +207,29 @@ std::string FormatExplain(const v1::ExplainUrlResponse& response) {
       table.AddRow({"last fetch", FormatTimestamp(r.fetch_time())});
       table.AddRow({"next visit", FormatTimestamp(r.next_visit())});
     }
+    if (e.has_host()) {
+      const v1::HostControls& c = e.host().controls();
+      std::string controls;
+      if (c.has_blocked_until()) {
+        absl::StrAppend(&controls, "blocked until ", FormatTimestamp(c.blocked_until()));
+      }
+      if (c.has_delay()) {
+        absl::StrAppend(&controls, controls.empty() ? "" : ", ", "delay ",
+                        absl::FormatDuration(absl::Seconds(c.delay().seconds()) +
+                                             absl::Nanoseconds(c.delay().nanos())));
+      }
+      if (c.has_max_pages()) {
+        absl::StrAppend(&controls, controls.empty() ? "" : ", ", "page limit ", c.max_pages());
+      }
+      if (c.dropped_urls() > 0) {
+        absl::StrAppend(&controls, controls.empty() ? "" : ", ", c.dropped_urls(),
+                        " URLs dropped");
+      }
+      table.AddRow({"host", absl::StrCat(e.host().host_key(), ": ", e.host().queued(),
+                                         " queued, next due ",
+                                         FormatTimestamp(e.host().next_due()))});
+      table.AddRow({"host controls", controls.empty() ? "none" : controls});
+    }
     out += table.Render();
   }
   return out;

@@ -168,6 +168,7 @@ struct RedisPoliteness::Held {
   std::string token;
   std::string ip;
   std::optional<absl::Duration> crawl_delay;
+  absl::Duration host_delay;
 };
 
 RedisPoliteness::RedisPoliteness(const RedisPolitenessOptions& options,
@@ -390,7 +391,8 @@ void RedisPoliteness::AddReleases(std::span<const ReleaseRequest> releases, Pend
 
     HostFeedback feedback{.crawl_delay = claim.crawl_delay,
                           .last_response_time = r.response_time,
-                          .retry_after = r.retry_after};
+                          .retry_after = r.retry_after,
+                          .host_delay = claim.host_delay};
     const double jitter = politeness::JitterUnit(rng_);
     const absl::Duration ok_delay = policy_.NextDelay(feedback, jitter);
     feedback.retry_after.reset();
@@ -423,8 +425,8 @@ void RedisPoliteness::AddClaims(std::span<const ClaimRequest> claims, Pending& p
   for (const ClaimRequest& r : claims) {
     // The gap between request starts before any response told more (the script keeps the
     // larger gap the last response time set).
-    const absl::Duration spacing =
-        policy_.NextDelay(HostFeedback{.crawl_delay = r.crawl_delay}, 0);
+    const absl::Duration spacing = policy_.NextDelay(
+        HostFeedback{.crawl_delay = r.crawl_delay, .host_delay = r.host_delay}, 0);
     pending.tokens.push_back(absl::StrCat(instance_, ":", next_token_++));
     std::vector<std::string> keys = Keys(r.host_key, r.ip);
     std::vector<std::string> c = {"EVALSHA", claim_sha_, absl::StrCat(keys.size())};
@@ -488,7 +490,8 @@ RedisPoliteness::Exchanged RedisPoliteness::Exchange(std::span<const ReleaseRequ
     Remember(ip_floors_, r.ip, next);
     if (IntAt(reply, 0) == 1) {
       ++stats_.granted;
-      held_[r.host_key].push_back(Held{std::move(pending.tokens[i]), r.ip, r.crawl_delay});
+      held_[r.host_key].push_back(
+          Held{std::move(pending.tokens[i]), r.ip, r.crawl_delay, r.host_delay});
       out.claimed.push_back(ClaimResult{.granted = true});
     } else {
       out.claimed.push_back(

@@ -35,7 +35,8 @@ static_assert(kMaxOutcomeClass == v1::OutcomeClass_MAX);
 static_assert(static_cast<int>(UrlStatus::kQueued) == v1::URL_STATUS_QUEUED);
 static_assert(static_cast<int>(UrlStatus::kWaiting) == v1::URL_STATUS_WAITING);
 static_assert(static_cast<int>(UrlStatus::kDone) == v1::URL_STATUS_DONE);
-static_assert(v1::UrlStatus_MAX == v1::URL_STATUS_DONE);
+static_assert(static_cast<int>(UrlStatus::kDropped) == v1::URL_STATUS_DROPPED);
+static_assert(v1::UrlStatus_MAX == v1::URL_STATUS_DROPPED);
 
 absl::Status Required(std::string_view field) { return InvalidField(field, "required"); }
 

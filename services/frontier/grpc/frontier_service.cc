@@ -9,12 +9,20 @@
 #include "absl/strings/str_cat.h"
 #include "services/common/grpc/status.h"
 #include "services/frontier/grpc/frontier_convert.h"
+#include "services/frontier/grpc/host_convert.h"
 #include "services/frontier/local_frontier_client.h"
 
 namespace crawler::frontier {
 namespace {
 
 using grpc_common::ToGrpcStatus;
+
+// Runs `call` on the collection's core itself (host control: no FrontierClient carries it).
+template <typename Call>
+grpc::Status OnFrontier(const absl::StatusOr<std::shared_ptr<Frontier>>& core, Call call) {
+  if (!core.ok()) return ToGrpcStatus(core.status());
+  return ToGrpcStatus(call(**core));
+}
 
 // Runs `call` on the collection's core through a LocalFrontierClient (the same calls an
 // in-process caller makes) and turns its error into the reply's status.
@@ -52,7 +60,10 @@ std::map<std::string, std::set<std::string>, std::less<>> FrontierCallRoles() {
           {"ReleaseLeases", fetcher}, {"ReportHostTimes", fetcher}, {"GetStats", both},
           {"LookupUrls", scheduler},  {"GetRevisitStatus", scheduler},
           {"RetuneRevisits", scheduler}, {"OpenCollection", scheduler},
-          {"DropCollection", scheduler}};
+          {"DropCollection", scheduler}, {"ListHosts", scheduler},
+          {"GetHost", scheduler},        {"ControlHost", scheduler},
+          {"DropHostQueue", scheduler},  {"ListHostUrls", scheduler},
+          {"GetHostControls", fetcher}};
 }
 
 grpc::Status FrontierService::Authorize(grpc::ServerContext* context, const char* method) const {
@@ -213,6 +224,83 @@ grpc::Status FrontierService::DropCollection(grpc::ServerContext* context,
   if (!dropped.ok()) return ToGrpcStatus(dropped.status());
   response->set_dropped(*dropped);
   return grpc::Status::OK;
+}
+
+grpc::Status FrontierService::ListHosts(grpc::ServerContext* context,
+                                        const v1::ListHostsRequest* request,
+                                        v1::ListHostsResponse* response) {
+  if (grpc::Status s = Authorize(context, "ListHosts"); !s.ok()) return s;
+  return OnFrontier(Find(request->collection(), 0), [&](Frontier& core) -> absl::Status {
+    absl::StatusOr<ListHostsRequest> args = FromProto(*request);
+    if (!args.ok()) return args.status();
+    absl::StatusOr<ListHostsResult> result = core.ListHosts(*args);
+    if (!result.ok()) return result.status();
+    *response = ToProto(*result);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::GetHost(grpc::ServerContext* context,
+                                      const v1::GetHostRequest* request,
+                                      v1::GetHostResponse* response) {
+  if (grpc::Status s = Authorize(context, "GetHost"); !s.ok()) return s;
+  return OnFrontier(Find(request->collection(), 0), [&](Frontier& core) -> absl::Status {
+    absl::StatusOr<HostDetail> detail = core.GetHost(request->host_key());
+    if (!detail.ok()) return detail.status();
+    *response = ToProto(*detail);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::ControlHost(grpc::ServerContext* context,
+                                          const v1::ControlHostRequest* request,
+                                          v1::ControlHostResponse* response) {
+  if (grpc::Status s = Authorize(context, "ControlHost"); !s.ok()) return s;
+  return OnFrontier(Find(request->collection(), 0), [&](Frontier& core) -> absl::Status {
+    absl::StatusOr<std::pair<std::string, HostControlChange>> change = FromProto(*request);
+    if (!change.ok()) return change.status();
+    absl::StatusOr<HostChangeResult> result = core.ControlHost(change->first, change->second);
+    if (!result.ok()) return result.status();
+    *response = ToControlHostResponse(*result);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::DropHostQueue(grpc::ServerContext* context,
+                                            const v1::DropHostQueueRequest* request,
+                                            v1::DropHostQueueResponse* response) {
+  if (grpc::Status s = Authorize(context, "DropHostQueue"); !s.ok()) return s;
+  return OnFrontier(Find(request->collection(), 0), [&](Frontier& core) -> absl::Status {
+    absl::StatusOr<HostChangeResult> result = core.DropHostQueue(request->host_key());
+    if (!result.ok()) return result.status();
+    *response = ToDropHostQueueResponse(*result);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::ListHostUrls(grpc::ServerContext* context,
+                                           const v1::ListHostUrlsRequest* request,
+                                           v1::ListHostUrlsResponse* response) {
+  if (grpc::Status s = Authorize(context, "ListHostUrls"); !s.ok()) return s;
+  return OnFrontier(Find(request->collection(), 0), [&](Frontier& core) -> absl::Status {
+    absl::StatusOr<ListHostUrlsRequest> args = FromProto(*request);
+    if (!args.ok()) return args.status();
+    absl::StatusOr<ListHostUrlsResult> result = core.ListHostUrls(*args);
+    if (!result.ok()) return result.status();
+    *response = ToProto(*result);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::GetHostControls(grpc::ServerContext* context,
+                                              const v1::GetHostControlsRequest* request,
+                                              v1::GetHostControlsResponse* response) {
+  if (grpc::Status s = Authorize(context, "GetHostControls"); !s.ok()) return s;
+  const auto found = Find(request->collection(), request->generation());
+  return OnFrontier(found, [&](Frontier& core) -> absl::Status {
+    *response = ToProto(core.FetcherControls(request->known_version()));
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace crawler::frontier

@@ -46,6 +46,21 @@ class FrontierService final : public v1::Frontier::Service {
                         v1::GetStatsResponse* response) override;
   grpc::Status LookupUrls(grpc::ServerContext* context, const v1::LookupUrlsRequest* request,
                           v1::LookupUrlsResponse* response) override;
+  // Host control (host_convert.h), the scheduler's calls for Admin.
+  grpc::Status ListHosts(grpc::ServerContext* context, const v1::ListHostsRequest* request,
+                         v1::ListHostsResponse* response) override;
+  grpc::Status GetHost(grpc::ServerContext* context, const v1::GetHostRequest* request,
+                       v1::GetHostResponse* response) override;
+  grpc::Status ControlHost(grpc::ServerContext* context, const v1::ControlHostRequest* request,
+                           v1::ControlHostResponse* response) override;
+  grpc::Status DropHostQueue(grpc::ServerContext* context, const v1::DropHostQueueRequest* request,
+                             v1::DropHostQueueResponse* response) override;
+  grpc::Status ListHostUrls(grpc::ServerContext* context, const v1::ListHostUrlsRequest* request,
+                            v1::ListHostUrlsResponse* response) override;
+  // The fetchers' control table (their poll).
+  grpc::Status GetHostControls(grpc::ServerContext* context,
+                               const v1::GetHostControlsRequest* request,
+                               v1::GetHostControlsResponse* response) override;
   grpc::Status GetRevisitStatus(grpc::ServerContext* context,
                                 const v1::GetRevisitStatusRequest* request,
                                 v1::GetRevisitStatusResponse* response) override;

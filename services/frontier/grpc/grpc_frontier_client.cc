@@ -8,6 +8,7 @@
 #include "grpcpp/client_context.h"
 #include "services/common/grpc/status.h"
 #include "services/frontier/grpc/frontier_convert.h"
+#include "services/frontier/grpc/host_convert.h"
 
 namespace crawler::frontier {
 namespace {
@@ -157,6 +158,60 @@ absl::StatusOr<bool> FrontierControlClient::DropCollection(std::string_view name
       Call(*stub_, &v1::Frontier::Stub::DropCollection, options_.deadline, request);
   if (!response.ok()) return response.status();
   return response->dropped();
+}
+
+absl::StatusOr<FetcherControlTable> GrpcFrontierClient::HostControls(uint64_t known_version) {
+  v1::GetHostControlsRequest request;
+  request.set_collection(collection_);
+  request.set_known_version(known_version);
+  absl::StatusOr<v1::GetHostControlsResponse> response = Call(
+      *stub_, &v1::Frontier::Stub::GetHostControls, options_.deadline, Stamped(request));
+  if (!response.ok()) return response.status();
+  return FromProto(*response);
+}
+
+absl::StatusOr<ListHostsResult> GrpcFrontierClient::ListHosts(const ListHostsRequest& request) {
+  absl::StatusOr<v1::ListHostsResponse> response = Call(
+      *stub_, &v1::Frontier::Stub::ListHosts, options_.deadline, ToProto(collection_, request));
+  if (!response.ok()) return response.status();
+  return FromProto(*response);
+}
+
+absl::StatusOr<HostDetail> GrpcFrontierClient::GetHost(const std::string& host_key) {
+  v1::GetHostRequest request;
+  request.set_collection(collection_);
+  request.set_host_key(host_key);
+  absl::StatusOr<v1::GetHostResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::GetHost, options_.deadline, request);
+  if (!response.ok()) return response.status();
+  return FromProto(*response);
+}
+
+absl::StatusOr<HostChangeResult> GrpcFrontierClient::ControlHost(
+    const std::string& host_key, const HostControlChange& change) {
+  absl::StatusOr<v1::ControlHostResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::ControlHost, options_.deadline,
+           ToProto(collection_, host_key, change));
+  if (!response.ok()) return response.status();
+  return FromProto(*response);
+}
+
+absl::StatusOr<HostChangeResult> GrpcFrontierClient::DropHostQueue(const std::string& host_key) {
+  v1::DropHostQueueRequest request;
+  request.set_collection(collection_);
+  request.set_host_key(host_key);
+  absl::StatusOr<v1::DropHostQueueResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::DropHostQueue, options_.deadline, request);
+  if (!response.ok()) return response.status();
+  return FromProto(*response);
+}
+
+absl::StatusOr<ListHostUrlsResult> GrpcFrontierClient::ListHostUrls(
+    const ListHostUrlsRequest& request) {
+  absl::StatusOr<v1::ListHostUrlsResponse> response = Call(
+      *stub_, &v1::Frontier::Stub::ListHostUrls, options_.deadline, ToProto(collection_, request));
+  if (!response.ok()) return response.status();
+  return FromProto(*response);
 }
 
 }  // namespace crawler::frontier

@@ -1,4 +1,5 @@
-// GrpcFrontierClient: a FrontierClient (frontier_client.h) for one collection on one frontier
+// GrpcFrontierClient: a FrontierClient (frontier_client.h) and HostControlClient
+// (host_control_client.h) for one collection on one frontier
 // server, over crawler.v1.Frontier. Each method is one RPC (LookupUrls: one per kMaxLookupUrls
 // URLs) with a deadline of its own; statuses come back through grpc_common::FromGrpcStatus, so
 // a server that is down or unreachable answers kUnavailable, one too slow kDeadlineExceeded:
@@ -28,6 +29,7 @@
 #include "grpcpp/channel.h"
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_client.h"
+#include "services/frontier/host_control_client.h"
 
 namespace crawler::frontier {
 
@@ -37,7 +39,7 @@ struct GrpcFrontierClientOptions {
   absl::Duration deadline = absl::Seconds(10);
 };
 
-class GrpcFrontierClient final : public FrontierClient {
+class GrpcFrontierClient final : public FrontierClient, public HostControlClient {
  public:
   // Calls go to `collection` on the server behind `channel` (not null). With a `generation`
   // (FrontierCollection.generation; 0: none), a fetcher's calls (AddUrls, Lease, Complete,
@@ -51,6 +53,7 @@ class GrpcFrontierClient final : public FrontierClient {
   absl::StatusOr<std::vector<LeasedTask>> Lease(size_t max_urls, size_t max_per_host) override;
   absl::StatusOr<CompleteResult> Complete(const std::vector<FetchOutcome>& outcomes) override;
   absl::StatusOr<size_t> ReleaseLeases(const std::vector<LeaseId>& lease_ids) override;
+  absl::StatusOr<FetcherControlTable> HostControls(uint64_t known_version) override;
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<HostTime>& times) override;
   absl::StatusOr<bool> IsExhausted() override;
   absl::StatusOr<FrontierStats> Stats() override;
@@ -58,6 +61,14 @@ class GrpcFrontierClient final : public FrontierClient {
       const std::vector<std::string>& canonical_urls) override;
   absl::StatusOr<RevisitStatus> GetRevisitStatus() override;
   absl::Status RetuneRevisits(const recrawl::FleetSummary& fleet) override;
+
+  // Host control (HostControlClient), for the scheduler's Admin calls.
+  absl::StatusOr<ListHostsResult> ListHosts(const ListHostsRequest& request) override;
+  absl::StatusOr<HostDetail> GetHost(const std::string& host_key) override;
+  absl::StatusOr<HostChangeResult> ControlHost(const std::string& host_key,
+                                               const HostControlChange& change) override;
+  absl::StatusOr<HostChangeResult> DropHostQueue(const std::string& host_key) override;
+  absl::StatusOr<ListHostUrlsResult> ListHostUrls(const ListHostUrlsRequest& request) override;
 
   const std::string& collection() const { return collection_; }
 

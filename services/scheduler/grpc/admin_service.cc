@@ -8,6 +8,7 @@
 #include "services/collections/grpc/collection_convert.h"
 #include "services/common/grpc/proto_convert.h"
 #include "services/common/grpc/status.h"
+#include "services/frontier/grpc/host_convert.h"
 #include "services/scheduler/grpc/scheduler_convert.h"
 
 namespace crawler::scheduler {
@@ -178,6 +179,68 @@ grpc::Status AdminService::ExplainUrl(grpc::ServerContext* context,
   if (grpc::Status s = auth_.Check(*context, "ExplainUrl"); !s.ok()) return s;
   const std::vector<std::string> urls(request->urls().begin(), request->urls().end());
   return Answer(manager_.Explain(request->collection(), urls), response);
+}
+
+grpc::Status AdminService::ListHosts(grpc::ServerContext* context,
+                                     const v1::ListHostsRequest* request,
+                                     v1::ListHostsResponse* response) {
+  if (grpc::Status s = auth_.Check(*context, "ListHosts"); !s.ok()) return s;
+  absl::StatusOr<frontier::ListHostsRequest> args = frontier::FromProto(*request);
+  if (!args.ok()) return ToGrpc(args.status());
+  absl::StatusOr<frontier::ListHostsResult> result =
+      manager_.ListHosts(request->collection(), *args);
+  if (!result.ok()) return ToGrpc(result.status());
+  *response = frontier::ToProto(*result);
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminService::GetHost(grpc::ServerContext* context,
+                                   const v1::GetHostRequest* request,
+                                   v1::GetHostResponse* response) {
+  if (grpc::Status s = auth_.Check(*context, "GetHost"); !s.ok()) return s;
+  absl::StatusOr<frontier::HostDetail> detail =
+      manager_.GetHost(request->collection(), request->host_key());
+  if (!detail.ok()) return ToGrpc(detail.status());
+  *response = frontier::ToProto(*detail);
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminService::ControlHost(grpc::ServerContext* context,
+                                       const v1::ControlHostRequest* request,
+                                       v1::ControlHostResponse* response) {
+  if (grpc::Status s = auth_.Check(*context, "ControlHost"); !s.ok()) return s;
+  absl::StatusOr<std::pair<std::string, frontier::HostControlChange>> change =
+      frontier::FromProto(*request);
+  if (!change.ok()) return ToGrpc(change.status());
+  absl::StatusOr<frontier::HostChangeResult> result =
+      manager_.ControlHost(request->collection(), change->first, change->second);
+  if (!result.ok()) return ToGrpc(result.status());
+  *response = frontier::ToControlHostResponse(*result);
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminService::DropHostQueue(grpc::ServerContext* context,
+                                         const v1::DropHostQueueRequest* request,
+                                         v1::DropHostQueueResponse* response) {
+  if (grpc::Status s = auth_.Check(*context, "DropHostQueue"); !s.ok()) return s;
+  absl::StatusOr<frontier::HostChangeResult> result =
+      manager_.DropHostQueue(request->collection(), request->host_key());
+  if (!result.ok()) return ToGrpc(result.status());
+  *response = frontier::ToDropHostQueueResponse(*result);
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminService::ListHostUrls(grpc::ServerContext* context,
+                                        const v1::ListHostUrlsRequest* request,
+                                        v1::ListHostUrlsResponse* response) {
+  if (grpc::Status s = auth_.Check(*context, "ListHostUrls"); !s.ok()) return s;
+  absl::StatusOr<frontier::ListHostUrlsRequest> args = frontier::FromProto(*request);
+  if (!args.ok()) return ToGrpc(args.status());
+  absl::StatusOr<frontier::ListHostUrlsResult> result =
+      manager_.ListHostUrls(request->collection(), *args);
+  if (!result.ok()) return ToGrpc(result.status());
+  *response = frontier::ToProto(*result);
+  return grpc::Status::OK;
 }
 
 SchedulerInternalService::SchedulerInternalService(CollectionManager& manager,

@@ -63,6 +63,17 @@ class AdminService final : public v1::Admin::Service {
                                   v1::CollectionStats* response) override;
   grpc::Status ExplainUrl(grpc::ServerContext* context, const v1::ExplainUrlRequest* request,
                           v1::ExplainUrlResponse* response) override;
+  // Host control, routed by the manager to the partition that owns the host.
+  grpc::Status ListHosts(grpc::ServerContext* context, const v1::ListHostsRequest* request,
+                         v1::ListHostsResponse* response) override;
+  grpc::Status GetHost(grpc::ServerContext* context, const v1::GetHostRequest* request,
+                       v1::GetHostResponse* response) override;
+  grpc::Status ControlHost(grpc::ServerContext* context, const v1::ControlHostRequest* request,
+                           v1::ControlHostResponse* response) override;
+  grpc::Status DropHostQueue(grpc::ServerContext* context, const v1::DropHostQueueRequest* request,
+                             v1::DropHostQueueResponse* response) override;
+  grpc::Status ListHostUrls(grpc::ServerContext* context, const v1::ListHostUrlsRequest* request,
+                            v1::ListHostUrlsResponse* response) override;
 
  private:
   CollectionManager& manager_;

@@ -29,8 +29,18 @@ absl::StatusOr<std::unique_ptr<PartitionFleet>> GrpcPartitionFleet::Create(
 
 frontier::FrontierClient& GrpcPartitionFleet::Partition(uint32_t k,
                                                         const std::string& collection) {
+  return Client(k, collection);
+}
+
+frontier::HostControlClient& GrpcPartitionFleet::HostControl(uint32_t k,
+                                                             const std::string& collection) {
+  return Client(k, collection);
+}
+
+frontier::GrpcFrontierClient& GrpcPartitionFleet::Client(uint32_t k,
+                                                         const std::string& collection) {
   absl::MutexLock lock(&mu_);
-  std::unique_ptr<frontier::FrontierClient>& client = clients_[{k, collection}];
+  std::unique_ptr<frontier::GrpcFrontierClient>& client = clients_[{k, collection}];
   if (client == nullptr) {
     client = std::make_unique<frontier::GrpcFrontierClient>(
         channels_.at(k), collection, frontier::GrpcFrontierClientOptions{.deadline = deadline_});

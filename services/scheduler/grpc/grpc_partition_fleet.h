@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/channel.h"
 #include "services/common/grpc/channel.h"
+#include "services/frontier/grpc/grpc_frontier_client.h"
 #include "services/scheduler/partition_fleet.h"
 
 namespace crawler::scheduler {
@@ -33,6 +34,7 @@ class GrpcPartitionFleet final : public PartitionFleet {
 
   uint32_t size() const override { return static_cast<uint32_t>(channels_.size()); }
   frontier::FrontierClient& Partition(uint32_t k, const std::string& collection) override;
+  frontier::HostControlClient& HostControl(uint32_t k, const std::string& collection) override;
   absl::Status Open(uint32_t k, const collections::Collection& collection,
                     std::optional<uint64_t> max_pages = std::nullopt,
                     uint64_t generation = 0) override;
@@ -46,8 +48,11 @@ class GrpcPartitionFleet final : public PartitionFleet {
   const absl::Duration deadline_;
   const absl::Duration lease_refill_;
   absl::Mutex mu_;
-  std::map<std::pair<uint32_t, std::string>, std::unique_ptr<frontier::FrontierClient>> clients_
-      ABSL_GUARDED_BY(mu_);
+  // The client of partition k for a collection (created on first use).
+  frontier::GrpcFrontierClient& Client(uint32_t k, const std::string& collection);
+
+  std::map<std::pair<uint32_t, std::string>, std::unique_ptr<frontier::GrpcFrontierClient>>
+      clients_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace crawler::scheduler

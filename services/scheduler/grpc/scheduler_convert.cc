@@ -7,6 +7,7 @@
 #include "services/collections/grpc/collection_convert.h"
 #include "services/common/grpc/proto_convert.h"
 #include "services/frontier/grpc/frontier_convert.h"
+#include "services/frontier/grpc/host_convert.h"
 
 namespace crawler::scheduler {
 namespace {
@@ -276,6 +277,7 @@ v1::ExplainUrlResponse ToProto(const std::vector<UrlExplanation>& explanations) 
       e->set_found(true);
       *e->mutable_record() = frontier::ToProto(*x.record);
     }
+    if (x.host.has_value()) *e->mutable_host() = frontier::ToProto(*x.host);
   }
   return p;
 }

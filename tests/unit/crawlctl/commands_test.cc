@@ -3,6 +3,7 @@
 // tests pin the client alone: what it sends, how it streams, and how each failure maps to its
 // message and exit code.
 #include "tools/crawlctl/commands.h"
+#include "tools/crawlctl/host_commands.h"
 
 #include <google/protobuf/util/json_util.h>
 
@@ -140,7 +141,44 @@ class FakeAdmin final : public v1::Admin::Service {
     return grpc::Status::OK;
   }
 
+  // Host control: NOT_FOUND for the host "nope.test" (as the frontier words it); otherwise the
+  // host after the change.
+  grpc::Status ControlHost(grpc::ServerContext* context, const v1::ControlHostRequest* request,
+                           v1::ControlHostResponse* reply) override {
+    if (grpc::Status s = Check(context, request->collection()); !s.ok()) return s;
+    if (request->host_key() == "nope.test") {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND, "host nope.test is not in this collection");
+    }
+    absl::MutexLock lock(&mu_);
+    controls_.push_back(*request);
+    reply->mutable_host()->set_host_key(request->host_key());
+    if (request->has_set_delay()) *reply->mutable_host()->mutable_controls()->mutable_delay() =
+        request->set_delay();
+    return grpc::Status::OK;
+  }
+  grpc::Status DropHostQueue(grpc::ServerContext* context,
+                             const v1::DropHostQueueRequest* request,
+                             v1::DropHostQueueResponse* reply) override {
+    if (grpc::Status s = Check(context, request->collection()); !s.ok()) return s;
+    reply->set_dropped(7);
+    reply->mutable_host()->set_host_key(request->host_key());
+    reply->mutable_host()->set_dropped(7);
+    return grpc::Status::OK;
+  }
+  grpc::Status ListHosts(grpc::ServerContext* context, const v1::ListHostsRequest* request,
+                         v1::ListHostsResponse* reply) override {
+    if (grpc::Status s = Check(context, request->collection()); !s.ok()) return s;
+    absl::MutexLock lock(&mu_);
+    list_orders_.push_back(request->order());
+    reply->add_hosts()->set_host_key("a.example");
+    reply->set_matched(3);
+    reply->set_next_page_token("1,0");
+    return grpc::Status::OK;
+  }
+
   mutable absl::Mutex mu_;
+  std::vector<v1::ControlHostRequest> controls_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::HostOrder> list_orders_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> authorization_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::Collection> created_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::UpdateCollectionRequest> updates_ ABSL_GUARDED_BY(mu_);
@@ -425,6 +463,43 @@ TEST_F(CommandsTest, ExplainSendsAtMost100UrlsPerCallAndPrintsEveryOne) {
   }
   EXPECT_NE(out_.str().find("https://a.example/149\n"), std::string::npos);
   EXPECT_NE(out_.str().find("scope      IN_SCOPE"), std::string::npos) << out_.str();
+}
+
+// hosts: what each command sends, what it prints, and its exit codes: an unknown host is bad
+// input (2), an unknown collection 5, a bad --sort refused before any call.
+TEST_F(CommandsTest, HostCommandsSendTheirChangeAndMapTheirErrors) {
+  Session session = Open(Options());
+  const absl::Time until = absl::FromUnixSeconds(1'800'000'000);
+  EXPECT_EQ(BlockHost(session, "web", "a.example", until), kExitOk) << err_.str();
+  EXPECT_EQ(UnblockHost(session, "web", "a.example"), kExitOk);
+  EXPECT_EQ(SetHostDelay(session, "web", "a.example", absl::Seconds(30)), kExitOk);
+  EXPECT_EQ(SetHostPageLimit(session, "web", "a.example", 12), kExitOk);
+  EXPECT_EQ(SetHostPageLimit(session, "web", "a.example", std::nullopt), kExitOk);
+  {
+    absl::MutexLock lock(&fake_.mu_);
+    ASSERT_EQ(fake_.controls_.size(), 5u);
+    EXPECT_EQ(fake_.controls_[0].block_until().seconds(), 1'800'000'000);
+    EXPECT_TRUE(fake_.controls_[1].unblock());
+    EXPECT_EQ(fake_.controls_[2].set_delay().seconds(), 30);
+    EXPECT_EQ(fake_.controls_[3].set_max_pages(), 12u);
+    EXPECT_TRUE(fake_.controls_[4].clear_max_pages());
+  }
+  EXPECT_NE(out_.str().find("delay             30s"), std::string::npos) << out_.str();
+  out_.str("");
+  EXPECT_EQ(DropHostQueue(session, "web", "a.example"), kExitOk);
+  EXPECT_EQ(out_.str().rfind("dropped 7 URLs\n", 0), 0u) << out_.str();
+  out_.str("");
+  EXPECT_EQ(ListHosts(session, "web", {.sort = "next-due"}), kExitOk);
+  EXPECT_NE(out_.str().find("1 of 3 hosts; next page: --page-token 1,0"), std::string::npos)
+      << out_.str();
+
+  err_.str("");
+  EXPECT_EQ(UnblockHost(session, "web", "nope.test"), kExitInvalid);
+  EXPECT_EQ(err_.str(), "crawlctl: invalid: host nope.test is not in this collection\n");
+  EXPECT_EQ(UnblockHost(session, "missing", "a.example"), kExitNotFound);
+  EXPECT_EQ(ListHosts(session, "web", {.sort = "sideways"}), kExitInvalid);
+  absl::MutexLock lock(&fake_.mu_);
+  EXPECT_EQ(fake_.list_orders_, std::vector<v1::HostOrder>{v1::HOST_ORDER_NEXT_DUE});
 }
 
 }  // namespace

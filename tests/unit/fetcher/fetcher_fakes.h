@@ -167,6 +167,19 @@ class FakeFrontierClient final : public frontier::FrontierClient {
     return released;
   }
 
+  // The control table the fake serves: `hosts` as version `version`.
+  void SetControls(uint64_t version, std::vector<frontier::FetcherHostControl> hosts) {
+    absl::MutexLock lock(&mu_);
+    controls_ = frontier::FetcherControlTable{.version = version, .hosts = std::move(hosts)};
+  }
+  absl::StatusOr<frontier::FetcherControlTable> HostControls(uint64_t known_version) override {
+    absl::MutexLock lock(&mu_);
+    if (known_version == controls_.version) {
+      return frontier::FetcherControlTable{.version = known_version, .unchanged = true};
+    }
+    return controls_;
+  }
+
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>& times) override {
     absl::MutexLock lock(&mu_);
     for (const frontier::HostTime& t : times) host_times_.push_back(t);
@@ -299,6 +312,7 @@ class FakeFrontierClient final : public frontier::FrontierClient {
   std::function<void()> on_refusal_ ABSL_GUARDED_BY(mu_);
   bool refusing_ ABSL_GUARDED_BY(mu_) = false;
   int empty_releases_ ABSL_GUARDED_BY(mu_) = 0;
+  frontier::FetcherControlTable controls_ ABSL_GUARDED_BY(mu_);
   frontier::LeaseId next_lease_ ABSL_GUARDED_BY(mu_) = 1;
   std::deque<frontier::LeasedTask> queue_ ABSL_GUARDED_BY(mu_);
   std::set<frontier::LeaseId> outstanding_ ABSL_GUARDED_BY(mu_);

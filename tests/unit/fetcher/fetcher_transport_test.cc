@@ -87,6 +87,10 @@ class FailingFrontier final : public frontier::FrontierClient {
     if (Fail("ReleaseLeases")) return absl::Status(code_, "injected: ReleaseLeases");
     return inner_.ReleaseLeases(ids);
   }
+  absl::StatusOr<frontier::FetcherControlTable> HostControls(uint64_t known) override {
+    if (Fail("HostControls")) return absl::Status(code_, "injected: HostControls");
+    return inner_.HostControls(known);
+  }
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>& t) override {
     if (Fail("ReportHostTimes")) return absl::Status(code_, "injected: ReportHostTimes");
     return inner_.ReportHostTimes(t);
@@ -287,6 +291,38 @@ TEST_F(TransportFetcherTest, AFrontierRefusingHostTimesDoesNotStopTheCrawl) {
 // A frontier failing every third call and a dedup failing every second one: the crawl finishes,
 // every URL is completed exactly once, no outlink is lost, every fetched page (and robots.txt)
 // has its WARC records, and the frontier failures are counted.
+// Host control (FrontierLink's control table): a blocked host gets no request at all, robots.txt
+// included, and its leases go back to the frontier; the other hosts are crawled, a delayed one
+// too. (A table shown before any lease: the leases that follow it are judged by it.)
+TEST_F(TransportFetcherTest, ABlockedHostGetsNoRequestAndItsLeasesGoBack) {
+  std::vector<frontier::LeaseId> blocked;
+  for (const char* host : {"a.test", "c.test"}) {
+    transport_.Set(absl::StrCat("http://", host, "/robots.txt"), Text("User-agent: *\nAllow: /\n"));
+    for (int i = 0; i < 3; ++i) {
+      const std::string url = absl::StrCat("http://", host, "/", i);
+      transport_.Set(url, Text("page"));
+      const frontier::LeaseId id = frontier_.Add(url, host);
+      if (std::string(host) == "a.test") blocked.push_back(id);
+    }
+  }
+  frontier_.SetControls(
+      7, {{.host_key = "a.test", .blocked_until = absl::Now() + absl::Hours(1)},
+          {.host_key = "c.test", .delay = absl::Milliseconds(1)}});
+  ASSERT_TRUE(Run(frontier_, nullptr, nullptr, [&](const Fetcher&) {
+                return frontier_.released().size() >= blocked.size() &&
+                       frontier_.completions().size() >= 3;
+              }).ok());
+  for (const std::string& url : transport_.requests()) {
+    EXPECT_FALSE(absl::StrContains(url, "a.test")) << url;
+  }
+  std::vector<frontier::LeaseId> released = frontier_.released();
+  std::sort(released.begin(), released.end());
+  EXPECT_EQ(released, blocked);
+  for (const frontier::FetchOutcome& o : frontier_.completions()) {
+    EXPECT_TRUE(absl::StrContains(frontier_.UrlOf(o.lease_id), "c.test"));
+  }
+}
+
 TEST_F(TransportFetcherTest, SurvivesAFlakyFrontierAndAFlakyDedup) {
   constexpr int kHosts = 3;
   constexpr int kPages = 8;

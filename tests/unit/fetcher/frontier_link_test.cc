@@ -4,6 +4,8 @@
 // nothing else is due, and a refusal leaves the collection unconfirmed and the error fatal.
 #include "services/fetcher/frontier_link.h"
 
+#include <algorithm>
+
 #include <atomic>
 #include <functional>
 #include <string>
@@ -115,6 +117,23 @@ TEST(FrontierLink, ACollectionGoneIsNeverConfirmed) {
   EXPECT_TRUE(absl::IsFailedPrecondition(handed)) << handed;
   EXPECT_FALSE(link.Confirmed());
   EXPECT_TRUE(absl::IsFailedPrecondition(link.Finish()));
+}
+
+// A host whose queue was dropped after what a table says is "dropped since"; one dropped
+// before, or never, is not.
+TEST(HostControlTableTest, DroppedSinceNamesOnlyNewDrops) {
+  const absl::Time t = absl::FromUnixSeconds(1000);
+  HostControlTable before;
+  before.hosts["old.test"] = {.host_key = "old.test", .dropped_at = t};
+  before.hosts["again.test"] = {.host_key = "again.test", .dropped_at = t};
+  HostControlTable after = before;
+  after.hosts["again.test"].dropped_at = t + absl::Seconds(1);
+  after.hosts["new.test"] = {.host_key = "new.test", .dropped_at = t};
+  after.hosts["slow.test"] = {.host_key = "slow.test", .delay = absl::Seconds(3)};
+  std::vector<std::string> dropped = before.DroppedSince(after);
+  std::sort(dropped.begin(), dropped.end());
+  EXPECT_EQ(dropped, std::vector<std::string>({"again.test", "new.test"}));
+  EXPECT_TRUE(after.DroppedSince(after).empty());
 }
 
 }  // namespace

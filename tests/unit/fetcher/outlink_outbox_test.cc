@@ -47,6 +47,9 @@ class FakePartition final : public frontier::FrontierClient {
   absl::StatusOr<size_t> ReleaseLeases(const std::vector<frontier::LeaseId>&) override {
     return 0;
   }
+  absl::StatusOr<frontier::FetcherControlTable> HostControls(uint64_t) override {
+    return frontier::FetcherControlTable{};
+  }
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>&) override {
     return 0;
   }

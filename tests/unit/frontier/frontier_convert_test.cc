@@ -55,7 +55,7 @@ TEST(FrontierConvertTest, EnumsRejectUnspecifiedAndUnknownValues) {
   ExpectInvalid(FromProto(v1::OUTCOME_CLASS_UNSPECIFIED, "x.outcome").status(), "x.outcome");
   ExpectInvalid(FromProto(static_cast<v1::OutcomeClass>(99), "x.outcome").status(), "x.outcome");
   ExpectInvalid(FromProto(v1::URL_STATUS_UNSPECIFIED, "x.status").status(), "x.status");
-  ExpectInvalid(FromProto(static_cast<v1::UrlStatus>(4), "x.status").status(), "x.status");
+  ExpectInvalid(FromProto(static_cast<v1::UrlStatus>(5), "x.status").status(), "x.status");
 }
 
 TEST(FrontierConvertTest, AddUrlsRoundTrips) {

@@ -29,6 +29,7 @@
 #include "services/frontier/grpc/frontier_service.h"
 #include "services/frontier/grpc/grpc_frontier_client.h"
 #include "services/frontier/lease_reaper.h"
+#include "services/frontier/host_api.h"
 #include "services/frontier/local_frontier_client.h"
 
 namespace crawler::frontier {
@@ -372,6 +373,68 @@ TEST(GrpcFrontierTest, EveryMethodAnswersAsTheLocalClientDoes) {
   const recrawl::FleetSummary fleet{.budget_visits_per_day = 10};
   EXPECT_EQ(remote.RetuneRevisits(fleet).code(), local.RetuneRevisits(fleet).code());
   EXPECT_EQ(remote.RetuneRevisits(fleet).code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// A collection "news" on a FrontierHost of its own in this process, as a twin of a server's.
+struct LocalTwin {
+  explicit LocalTwin(const Clock& clock) {
+    absl::StatusOr<std::unique_ptr<FrontierHost>> opened =
+        FrontierHost::Open(HostOptions(dir.path()), clock);
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    host = *std::move(opened);
+    EXPECT_TRUE(host->OpenCollection(Settings("news"), 1).ok());
+    core = host->Find("news");
+    client = std::make_unique<LocalFrontierClient>(*core);
+  }
+  TempDir dir;
+  std::unique_ptr<FrontierHost> host;
+  std::shared_ptr<Frontier> core;
+  std::unique_ptr<LocalFrontierClient> client;
+};
+
+// Host control over gRPC answers as the core does, values and error codes alike.
+TEST(GrpcFrontierTest, HostControlAnswersAsTheLocalClientDoes) {
+  FakeClock clock;
+  TestServer server(clock);
+  FrontierControlClient control(server.channel);
+  ASSERT_EQ(control.OpenCollection(Settings("news"), 1).value(), true);
+  GrpcFrontierClient remote(server.channel, "news");
+  LocalTwin twin(clock);
+  LocalFrontierClient& local = *twin.client;
+
+  const std::vector<UrlToAdd> urls = {U("a.test", "/1"), U("a.test", "/2"), U("b.test", "/1")};
+  EXPECT_EQ(Ok(remote.AddUrls(urls)), Ok(local.AddUrls(urls)));
+  EXPECT_EQ(Ok(remote.Lease(1, 1)), Ok(local.Lease(1, 1)));
+  using Kind = HostControlChange::Kind;
+  const std::vector<HostControlChange> changes = {
+      {.kind = Kind::kBlock, .until = clock.Now() + absl::Minutes(5)},
+      {.kind = Kind::kSetDelay, .delay = absl::Milliseconds(2500)},
+      {.kind = Kind::kSetPageLimit, .max_pages = 7},
+      {.kind = Kind::kSetPageLimit},
+      {.kind = Kind::kUnblock}};
+  for (const HostControlChange& change : changes) {
+    const HostSummary r = Ok(remote.ControlHost("a.test", change)).host;
+    const HostSummary l = Ok(local.ControlHost("a.test", change)).host;
+    EXPECT_EQ(r, l);
+  }
+  const ListHostsRequest list{.order = HostOrder::kNextDue, .page_size = 1};
+  const ListHostsResult page = Ok(remote.ListHosts(list));
+  EXPECT_EQ(page.hosts, Ok(local.ListHosts(list)).hosts);
+  EXPECT_EQ(page.next_page_token, "1");
+  const HostDetail detail = Ok(remote.GetHost("a.test"));
+  EXPECT_EQ(detail.summary, Ok(local.GetHost("a.test")).summary);
+  EXPECT_EQ(detail.summary.controls.delay, absl::Milliseconds(2500));
+  const ListHostUrlsRequest any{.host_key = "a.test"};
+  EXPECT_EQ(Ok(remote.ListHostUrls(any)).urls, Ok(local.ListHostUrls(any)).urls);
+  const HostChangeResult dropped = Ok(remote.DropHostQueue("a.test"));
+  EXPECT_EQ(dropped.dropped, 2u);
+  EXPECT_EQ(dropped.host, Ok(local.DropHostQueue("a.test")).host);
+
+  EXPECT_TRUE(absl::IsNotFound(remote.GetHost("c.test").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      remote.ControlHost("a.test", {.kind = Kind::kBlock, .until = clock.Now()}).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(remote.ListHosts({.page_size = 5000}).status()));
+  EXPECT_TRUE(absl::IsNotFound(GrpcFrontierClient(server.channel, "nope").GetHost("a").status()));
 }
 
 TEST(GrpcFrontierTest, ErrorsKeepTheirCodesAndNames) {

@@ -118,6 +118,32 @@ TEST(StorageFormatGolden, HostRecordWithACursor) {
   }
 }
 
+TEST(StorageFormatGolden, HostRecordWithErrorsAndControls) {
+  // Errors and controls follow the cursor, which is then written even at the queue's start:
+  // errors 2, blocked until 1 us, delay 1 s (10^6 us), a page limit of 0 (stored + 1), 5 URLs
+  // dropped (never), changed at 2 us.
+  HostRecord record = GoldenHostRecord();
+  record.errors = 2;
+  record.controls.blocked_until = absl::FromUnixMicros(1);
+  record.controls.delay = absl::Seconds(1);
+  record.controls.max_pages = 0;
+  record.controls.dropped_urls = 5;
+  record.controls.changed = absl::FromUnixMicros(2);
+  const std::string bytes = Bytes({1, 1, 0xac, 0x02, 2, 0, 3, 1, 3, 1, 0, 0, 0, 2, 3, 0xc0, 0x84,
+                                   0x3d, 1, 5, 0, 5});
+  EXPECT_EQ(EncodeHostRecord(record), bytes);
+  absl::StatusOr<HostRecord> decoded = DecodeHostRecord(bytes);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->errors, 2u);
+  EXPECT_EQ(decoded->controls, record.controls);
+  // Without them (written before they existed, or none set): 0 and default controls.
+  EXPECT_EQ(DecodeHostRecord(bytes.substr(0, 13))->controls, HostControls{});
+  for (size_t n = 14; n < bytes.size(); ++n) {
+    EXPECT_EQ(DecodeHostRecord(bytes.substr(0, n)).status().code(), absl::StatusCode::kDataLoss)
+        << n;
+  }
+}
+
 TEST(StorageFormatGolden, HostRecordOfAnEarlierVersionHasNothingLeased) {
   // Written before the trailing `leased` field existed.
   absl::StatusOr<HostRecord> record = DecodeHostRecord(Bytes({1, 1, 0xac, 0x02, 2, 0, 3, 1, 3}));

@@ -74,6 +74,19 @@ TEST(Design5_RetryAfter, BlocksUntilThenButCapped) {
 }
 
 // RFC 9110 §10.2.3: Retry-After = HTTP-date / delay-seconds.
+// The operator's host delay (host control) is not capped: it may exceed max_crawl_delay and
+// max_delay, and never shortens a longer delay.
+TEST(HostDelay, IsAFloorAboveEveryCap) {
+  const DelayPolicy policy(Options());
+  EXPECT_EQ(policy.NextDelay({.host_delay = absl::Minutes(5)}, 0.5), absl::Minutes(5));
+  EXPECT_EQ(policy.NextDelay({.crawl_delay = absl::Minutes(10), .host_delay = absl::Minutes(2)},
+                             0.5),
+            absl::Minutes(2));
+  EXPECT_EQ(policy.NextDelay({.retry_after = absl::Seconds(50), .host_delay = absl::Seconds(40)},
+                             0.5),
+            absl::Seconds(50));
+}
+
 TEST(Rfc9110_10_2_3, RetryAfterForms) {
   const absl::Time now = absl::FromUnixSeconds(784111777);  // Sun, 06 Nov 1994 08:49:37 GMT
   struct Case {

@@ -130,6 +130,28 @@ TEST_F(RedisPolitenessTest, TheHostDelaySeparatesRequestStarts) {
   EXPECT_GE(ClaimWhenAllowed(*p, "a.test"), absl::Milliseconds(150));
 }
 
+// The operator's host delay (host control) spaces the host's requests above the policy's own
+// caps (max_delay here), for every process sharing the Redis, and after a release too.
+TEST_F(RedisPolitenessTest, TheOperatorsHostDelayHoldsAboveEveryCap) {
+  PolitenessOptions policy = Policy(absl::Milliseconds(10));
+  policy.max_delay = absl::Milliseconds(50);
+  auto a = Make(policy);
+  auto b = Make(policy);
+  const ClaimRequest slow{.host_key = "slow.test", .host_delay = absl::Milliseconds(400)};
+  ASSERT_TRUE(a->Claim(slow).value().granted);
+  const ClaimResult refused = b->Claim(slow).value();
+  EXPECT_FALSE(refused.granted);
+  EXPECT_GT(refused.wait, absl::Milliseconds(300));
+  ASSERT_TRUE(a->Release({.host_key = "slow.test"}).ok());
+  const absl::Time released = absl::Now();
+  for (int i = 0; i < 1000; ++i) {
+    const ClaimResult r = b->Claim(slow).value();
+    if (r.granted) break;
+    absl::SleepFor(std::max(r.wait, absl::Milliseconds(1)));
+  }
+  EXPECT_GE(absl::Now() - released, absl::Milliseconds(350));
+}
+
 TEST_F(RedisPolitenessTest, HostsOnOneAddressShareItsBudget) {
   auto p = Make(Policy(absl::Milliseconds(300)));
   EXPECT_TRUE(MustClaim(*p, "a.test", "192.0.2.1").granted);

@@ -398,6 +398,89 @@ TEST_F(CollectionManagerTest, ExplainCanonicalisesScopesAndLooksUpOnTheOwningPar
   EXPECT_FALSE((*explained)[2].scope_verdict.has_value());
 }
 
+// Host control: each call reaches the partition that owns the host; ListHosts merges every
+// partition's page in order and pages through all of them; bad input changes nothing.
+TEST_F(CollectionManagerTest, HostControlIsRoutedToTheOwnerAndListHostsMergesThePartitions) {
+  Collection h = Named("h", {});
+  h.scope.allowed_host_suffixes.push_back("test");
+  std::vector<std::string> hosts;
+  for (int i = 0; i < 7; ++i) {
+    const std::string host = absl::StrCat("h", i, ".test");
+    hosts.push_back(host);
+    for (int j = 0; j <= i; ++j) h.seeds.push_back(absl::StrCat("http://", host, "/", j));
+  }
+  ASSERT_TRUE(manager_->Create(h).ok());
+  std::set<uint32_t> owners;
+  for (const std::string& host : hosts) owners.insert(partition::Partition(host, 2));
+  ASSERT_EQ(owners.size(), 2u) << "the hosts should spread over both partitions";
+
+  // Most queued first, three a page, over both partitions.
+  std::vector<std::string> listed;
+  std::string token;
+  for (int page = 0; page < 5; ++page) {
+    auto got = manager_->ListHosts("h", {.page_size = 3, .page_token = token});
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->matched, 7u);
+    for (const frontier::HostSummary& s : got->hosts) {
+      listed.push_back(s.host_key);
+      EXPECT_EQ(s.partition, partition::Partition(s.host_key, 2));
+    }
+    token = got->next_page_token;
+    if (token.empty()) break;
+  }
+  EXPECT_EQ(listed, std::vector<std::string>({"h6.test", "h5.test", "h4.test", "h3.test",
+                                              "h2.test", "h1.test", "h0.test"}));
+  auto filtered = manager_->ListHosts("h", {.suffix = "h3.test"});
+  ASSERT_TRUE(filtered.ok());
+  ASSERT_EQ(filtered->hosts.size(), 1u);
+  EXPECT_EQ(filtered->hosts[0].queued, 4u);
+
+  const std::string host = "h4.test";
+  const uint32_t owner = partition::Partition(host, 2);
+  auto blocked = manager_->ControlHost(
+      "h", host,
+      {.kind = frontier::HostControlChange::Kind::kBlock, .until = clock_.Now() + absl::Hours(1)});
+  ASSERT_TRUE(blocked.ok()) << blocked.status();
+  auto detail = fleet_.Core(owner, "h")->GetHost(host);
+  ASSERT_TRUE(detail.ok());
+  EXPECT_EQ(detail->summary.controls.blocked_until, clock_.Now() + absl::Hours(1));
+  auto dropped = manager_->DropHostQueue("h", host);
+  ASSERT_TRUE(dropped.ok()) << dropped.status();
+  EXPECT_EQ(dropped->dropped, 5u);
+  auto urls = manager_->ListHostUrls("h", {.host_key = host,
+                                           .state = frontier::HostUrlState::kDropped});
+  ASSERT_TRUE(urls.ok()) << urls.status();
+  EXPECT_EQ(urls->urls.size(), 5u);
+  EXPECT_EQ(manager_->GetHost("h", host)->summary.dropped, 5u);
+  // Explain shows the host's controls beside the URL's record.
+  auto explained = manager_->Explain("h", {"http://h4.test/0", "http://new.test/"});
+  ASSERT_TRUE(explained.ok()) << explained.status();
+  ASSERT_TRUE((*explained)[0].host.has_value());
+  EXPECT_EQ((*explained)[0].host->controls.blocked_until, clock_.Now() + absl::Hours(1));
+  EXPECT_EQ((*explained)[0].host->controls.dropped_urls, 5u);
+  EXPECT_FALSE((*explained)[1].host.has_value());
+
+  // Bad input: a malformed key, a host the scope refuses, one never seen, a bad token, an
+  // unknown collection.
+  EXPECT_TRUE(absl::IsInvalidArgument(manager_->GetHost("h", "Not A Host").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(manager_->GetHost("h", "other.example").status()));
+  EXPECT_TRUE(absl::IsNotFound(manager_->GetHost("h", "never.test").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(manager_->ListHosts("h", {.page_token = "1"}).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(manager_->ListHosts("h", {.page_size = 1001}).status()));
+  EXPECT_TRUE(absl::IsNotFound(manager_->GetHost("nope", host).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      manager_
+          ->ControlHost("h", "h1.test",
+                        {.kind = frontier::HostControlChange::Kind::kBlock,
+                         .until = clock_.Now() - absl::Seconds(1)})
+          .status()));
+  EXPECT_EQ(manager_->GetHost("h", "h1.test")->summary.controls, frontier::HostControls{});
+  // A partition that does not answer.
+  fleet_.SetDown(partition::Partition("h1.test", 2), true);
+  EXPECT_TRUE(absl::IsUnavailable(manager_->GetHost("h", "h1.test").status()));
+  EXPECT_TRUE(absl::IsUnavailable(manager_->ListHosts("h", {}).status()));
+}
+
 TEST_F(CollectionManagerTest, UpdateChangesTheDefinitionButNeverNameOrSeeds) {
   ASSERT_TRUE(manager_->Create(Named("u", {"http://a.test/"})).ok());
   auto updated = manager_->Update("u", [](const Collection& current) {

@@ -32,6 +32,11 @@ class InMemoryFleet final : public PartitionFleet {
     if (slot == nullptr) slot = std::make_unique<Forwarding>(*this, k, collection);
     return *slot;
   }
+  frontier::HostControlClient& HostControl(uint32_t k, const std::string& collection) override {
+    auto& slot = clients_[{k, collection}];
+    if (slot == nullptr) slot = std::make_unique<Forwarding>(*this, k, collection);
+    return *slot;
+  }
 
   absl::Status Open(uint32_t k, const Collection& c,
                     std::optional<uint64_t> max_pages = std::nullopt,
@@ -85,7 +90,7 @@ class InMemoryFleet final : public PartitionFleet {
   };
 
   // Looks the core up at every call, as a gRPC client reaches whatever the server holds.
-  class Forwarding final : public frontier::FrontierClient {
+  class Forwarding final : public frontier::FrontierClient, public frontier::HostControlClient {
    public:
     Forwarding(InMemoryFleet& fleet, uint32_t k, std::string name)
         : fleet_(fleet), k_(k), name_(std::move(name)) {}
@@ -142,6 +147,39 @@ class InMemoryFleet final : public PartitionFleet {
       auto c = Get();
       if (!c.ok()) return c.status();
       return (*c)->ReleaseLeases(ids);
+    }
+    absl::StatusOr<frontier::FetcherControlTable> HostControls(uint64_t known) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->HostControls(known);
+    }
+    absl::StatusOr<frontier::ListHostsResult> ListHosts(
+        const frontier::ListHostsRequest& request) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->ListHosts(request);
+    }
+    absl::StatusOr<frontier::HostDetail> GetHost(const std::string& host) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->GetHost(host);
+    }
+    absl::StatusOr<frontier::HostChangeResult> ControlHost(
+        const std::string& host, const frontier::HostControlChange& change) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->ControlHost(host, change);
+    }
+    absl::StatusOr<frontier::HostChangeResult> DropHostQueue(const std::string& host) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->DropHostQueue(host);
+    }
+    absl::StatusOr<frontier::ListHostUrlsResult> ListHostUrls(
+        const frontier::ListHostUrlsRequest& request) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->ListHostUrls(request);
     }
 
 

@@ -276,6 +276,9 @@ class NoEvidenceClient final : public frontier::FrontierClient {
   absl::StatusOr<size_t> ReleaseLeases(const std::vector<frontier::LeaseId>& ids) override {
     return inner_.ReleaseLeases(ids);
   }
+  absl::StatusOr<frontier::FetcherControlTable> HostControls(uint64_t known) override {
+    return inner_.HostControls(known);
+  }
   absl::StatusOr<size_t> ReportHostTimes(const std::vector<frontier::HostTime>& t) override {
     return inner_.ReportHostTimes(t);
   }

@@ -299,6 +299,9 @@ class UnavailableFrontier final : public frontier::FrontierClient {
   absl::StatusOr<size_t> ReleaseLeases(const std::vector<frontier::LeaseId>&) override {
     return absl::UnavailableError("down");
   }
+  absl::StatusOr<frontier::FetcherControlTable> HostControls(uint64_t) override {
+    return absl::UnavailableError("down");
+  }
   absl::StatusOr<bool> IsExhausted() override { return absl::UnavailableError("down"); }
   absl::StatusOr<frontier::FrontierStats> Stats() override {
     return absl::UnavailableError("down");
