@@ -6,11 +6,11 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "absl/container/flat_hash_set.h"
+#include "absl/container/flat_hash_map.h"
 #include "lib/fingerprint/text_normalizer.h"
 
 namespace crawler::fingerprint {
@@ -49,50 +49,68 @@ bool In(std::string_view word, std::initializer_list<std::string_view> list) {
   return std::find(list.begin(), list.end(), word) != list.end();
 }
 
-// A word list as a hash set: one probe per word instead of a comparison per entry. Most words
-// of a text are in no list, and a probe hashes the word: a filter on (first byte, length) and
-// (last byte, length) turns nearly all of them away first, with two table reads.
-class WordSet {
+// What rules 2-5 need to know of a word, found once per word: bits, since a word may be in
+// several lists ("march" is a date word and a month name).
+constexpr uint8_t kDroppedAlone = 1;  // rule 2's clock times and dates, rule 3's date words
+constexpr uint8_t kNumber = 2;        // IsNumber
+constexpr uint8_t kDayOrYear = 4;     // IsDayOrYear
+constexpr uint8_t kMonthOrDay = 8;    // a month or weekday name (kMonthsAndDays)
+constexpr uint8_t kCounter = 16;      // a counter word (kCounterWords)
+constexpr uint8_t kAgo = 32;          // "ago"
+constexpr uint8_t kNumberLabel = 64;  // "number", "no", "nr" (a lone "#" never is a word)
+constexpr uint8_t kAdLabel = 128;     // rule 5's labels (kAdLabels)
+
+// Every listed word with its kinds. Most words of a text are in no list: a filter of one bit per
+// (length, low 5 bits of the first byte, low 5 bits of the last byte) turns nearly all of them
+// away with one load, before any hashing.
+class ListedWords {
  public:
-  template <size_t N>
-  explicit WordSet(const std::string_view (&list)[N]) : words_(std::begin(list), std::end(list)) {
-    for (std::string_view w : list) {
-      // Every list word is short (the longest, "septiembre", has 10 bytes).
-      if (w.empty() || w.size() > kMaxBytes) std::abort();
-      first_[Byte(w.front())] |= LengthBit(w.size());
-      last_[Byte(w.back())] |= LengthBit(w.size());
-    }
+  ListedWords() {
+    for (std::string_view w : DateAndTimeWords()) Add(w, kDroppedAlone);
+    for (std::string_view w : kMonthsAndDays) Add(w, kMonthOrDay);
+    for (std::string_view w : kCounterWords) Add(w, kCounter);
+    for (std::string_view w : kAdLabels) Add(w, kAdLabel);
+    Add("ago", kAgo);
+    for (std::string_view w : {"number", "no", "nr"}) Add(w, kNumberLabel);
   }
-  bool contains(std::string_view word) const {
-    if (word.empty() || word.size() > kMaxBytes) return false;
-    if ((first_[Byte(word.front())] & last_[Byte(word.back())] & LengthBit(word.size())) == 0) {
-      return false;
-    }
-    return words_.contains(word);
+
+  // The kinds of a (lowercased) word that is in a list; 0 for any other.
+  // Inlined into the word loop: the filter decides most words without a call.
+  inline uint8_t KindsOf(std::string_view word) const {
+    if (word.empty() || word.size() > kMaxBytes) return 0;
+    const size_t bit = FilterBit(word);
+    if ((filter_[bit / 64] >> (bit % 64) & 1) == 0) return 0;
+    return Lookup(word);
   }
 
  private:
-  static constexpr size_t kMaxBytes = 15;
-  static uint8_t Byte(char c) { return static_cast<uint8_t>(c); }
-  static uint16_t LengthBit(size_t bytes) { return static_cast<uint16_t>(1u << bytes); }
+  // Every listed word is shorter (the longest, Russian "воскресенье", has 22 bytes).
+  static constexpr size_t kMaxBytes = 31;
 
-  absl::flat_hash_set<std::string_view> words_;
-  // Bit n of first_[b] (last_[b]): some word of n bytes begins (ends) with byte b.
-  std::array<uint16_t, 256> first_{};
-  std::array<uint16_t, 256> last_{};
+  uint8_t Lookup(std::string_view word) const {
+    const auto it = kinds_.find(word);
+    return it == kinds_.end() ? 0 : it->second;
+  }
+
+  static size_t FilterBit(std::string_view word) {
+    return word.size() << 10 | (static_cast<uint8_t>(word.front()) & 31u) << 5 |
+           (static_cast<uint8_t>(word.back()) & 31u);
+  }
+
+  void Add(std::string_view word, uint8_t kind) {
+    if (word.empty() || word.size() > kMaxBytes) std::abort();
+    kinds_[word] |= kind;
+    const size_t bit = FilterBit(word);
+    filter_[bit / 64] |= uint64_t{1} << (bit % 64);
+  }
+
+  absl::flat_hash_map<std::string_view, uint8_t> kinds_;
+  std::array<uint64_t, (kMaxBytes + 1) * 1024 / 64> filter_{};
 };
 
-const WordSet& MonthsAndDays() {
-  static const WordSet* const set = new WordSet(kMonthsAndDays);
-  return *set;
-}
-const WordSet& CounterWords() {
-  static const WordSet* const set = new WordSet(kCounterWords);
-  return *set;
-}
-const WordSet& AdLabels() {
-  static const WordSet* const set = new WordSet(kAdLabels);
-  return *set;
+const ListedWords& Listed() {
+  static const ListedWords* const listed = new ListedWords();
+  return *listed;
 }
 
 // Digits with '.' or ',' between them ("12", "12,345", "1.5"), or an ordinal ("5th").
@@ -171,95 +189,185 @@ bool IsNumericDate(std::string_view w) {
   return year_first || year_last;
 }
 
-// Rule 1 on one block (a line of the ASCII-lowercased text): its words, end punctuation removed,
-// as views into the block.
-void AppendWords(std::string_view block, std::vector<std::string_view>& words) {
-  size_t i = 0;
-  while (i < block.size()) {
-    while (i < block.size() && (block[i] == ' ' || block[i] == '\t')) ++i;
-    size_t end = i;
-    while (end < block.size() && block[end] != ' ' && block[end] != '\t') ++end;
-    std::string_view word = block.substr(i, end - i);
-    i = end;
-    while (!word.empty() && IsAsciiPunct(word.front())) word.remove_prefix(1);
-    while (!word.empty() && IsAsciiPunct(word.back())) word.remove_suffix(1);
-    if (!word.empty()) words.push_back(word);
-  }
+// Rule 1's word stripped of the ASCII punctuation at either end.
+inline std::string_view StripEndPunctuation(std::string_view word) {
+  while (!word.empty() && IsAsciiPunct(word.front())) word.remove_prefix(1);
+  while (!word.empty() && IsAsciiPunct(word.back())) word.remove_suffix(1);
+  return word;
 }
 
 // Rule 5: "Sponsored: ..." or "Ad: ..." (the short label only with its colon), on a lowercased
 // block.
-bool IsAdBlock(std::string_view block) {
+bool IsAdBlock(std::string_view block, const ListedWords& listed) {
   const size_t start = block.find_first_not_of(" \t");
   if (start == std::string_view::npos) return false;
   block.remove_prefix(start);
-  std::string_view first = block.substr(0, block.find_first_of(" \t"));
-  while (!first.empty() && IsAsciiPunct(first.front())) first.remove_prefix(1);
-  while (!first.empty() && IsAsciiPunct(first.back())) first.remove_suffix(1);
+  const std::string_view first = StripEndPunctuation(block.substr(0, block.find_first_of(" \t")));
   if (first.empty()) return false;
   if (first == "ad") return block.size() > 2 && block[2] == ':';
-  return AdLabels().contains(first);
+  return (listed.KindsOf(first) & kAdLabel) != 0;
 }
 
-// The words of every block that is not an ad, as views into `lowered`.
-std::vector<std::string_view> Words(std::string_view lowered) {
-  std::vector<std::string_view> words;
+// The normalisation in one pass, in place. The text is lowercased into the caller's buffer; its
+// words are classified as they are found and wait in a ring of the last kWindow words, since
+// rules 3 and 4 decide a word from up to two words on either side. A word leaves the ring once
+// every word that could drop it has been seen, and its text, when kept, is written back into the
+// buffer at the normalised text's end, which never passes the word's own end in the buffer: so
+// the words still waiting are never overwritten, and the normalised text needs no memory of its
+// own and no second pass.
+class InPlaceNormalizer {
+ public:
+  InPlaceNormalizer(std::string& buffer, const ListedWords& listed)
+      : buffer_(buffer.data()), listed_(listed) {}
+
+  // Adds the next word, a view into the buffer (after every word added before it).
+  void Add(std::string_view text) {
+    Word& word = ring_[count_ % kWindow];
+    word = {text, Classify(text), false};
+    if (word.kind & kDroppedAlone) word.drop = true;
+    ++count_;
+    // The word two before this one has both its neighbours on either side now; the one four
+    // before can no longer be dropped by anything.
+    if (count_ >= 3) Decide(count_ - 3);
+    if (count_ >= 5) Emit(count_ - 5);
+  }
+
+  // Decides and writes out the last words; returns the normalised text's size.
+  size_t Finish() {
+    for (size_t i = count_ >= 2 ? count_ - 2 : 0; i < count_; ++i) Decide(i);
+    for (size_t i = count_ >= 4 ? count_ - 4 : 0; i < count_; ++i) Emit(i);
+    return size_;
+  }
+
+ private:
+  // Rules 3 and 4 look two words ahead and behind; a power of two above 2 * 2 + 1.
+  static constexpr size_t kWindow = 8;
+
+  struct Word {
+    std::string_view text;
+    uint8_t kind;
+    bool drop;
+  };
+
+  uint8_t Classify(std::string_view w) const {
+    if (IsDigit(w.front())) {
+      // No month, weekday, counter, label or date word starts with a digit.
+      uint8_t kind = 0;
+      if (IsClockTime(w) || IsNumericDate(w)) kind |= kDroppedAlone;
+      if (IsNumber(w)) kind |= kNumber;
+      if (IsDayOrYear(w)) kind |= kDayOrYear;
+      return kind;
+    }
+    return listed_.KindsOf(w);
+  }
+
+  Word& At(size_t i) { return ring_[i % kWindow]; }
+
+  // Rules 3 and 4 for the word at index i: the words it drops around it, of those that exist.
+  void Decide(size_t i) {
+    const uint8_t kind = At(i).kind;
+    if ((kind & (kMonthOrDay | kAgo | kCounter)) == 0) return;
+    const size_t last = count_ - 1;
+    if (kind & kMonthOrDay) {
+      // The day and year around a month or weekday name.
+      for (size_t j = i >= 2 ? i - 2 : 0; j <= std::min(last, i + 2); ++j) {
+        if (At(j).kind & kDayOrYear) At(j).drop = true;
+      }
+    }
+    if ((kind & kAgo) && i >= 2 && (At(i - 2).kind & kNumber)) At(i - 2).drop = true;
+    if (kind & kCounter) {
+      // "12 views", "views: 12", "visitor number 12", "visitor no. 12".
+      if (i > 0 && (At(i - 1).kind & kNumber)) At(i - 1).drop = true;
+      if (i + 1 <= last && (At(i + 1).kind & kNumber)) At(i + 1).drop = true;
+      if (i + 2 <= last && (At(i + 1).kind & kNumberLabel) && (At(i + 2).kind & kNumber)) {
+        At(i + 2).drop = true;
+      }
+    }
+  }
+
+  void Emit(size_t i) {
+    const Word& word = At(i);
+    if (word.drop) return;
+    if (size_ != 0) buffer_[size_++] = ' ';
+    std::memmove(buffer_ + size_, word.text.data(), word.text.size());
+    size_ += word.text.size();
+  }
+
+  char* buffer_;
+  size_t size_ = 0;  // of the normalised text written so far
+  size_t count_ = 0;  // words added
+  std::array<Word, kWindow> ring_;
+  const ListedWords& listed_;
+};
+
+// Normalises `main_text` into `buffer` (resized to hold it); returns the normalised text's size.
+// Rule 1's lowercasing: ASCII letters only, eight bytes at a time. `out` holds text.size() bytes.
+void LowercaseAscii(std::string_view text, char* out) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t x;
+    std::memcpy(&x, text.data() + i, 8);
+    // Per byte, on its low 7 bits (no carry crosses into the next byte): the high bit of
+    // `from_a` is set from 'A' up, that of `past_z` from '[' up; ~x keeps ASCII bytes only.
+    const uint64_t low7 = x & (kOnes * 0x7F);
+    const uint64_t from_a = low7 + kOnes * (0x80 - 'A');
+    const uint64_t past_z = low7 + kOnes * (0x80 - 'Z' - 1);
+    const uint64_t upper = from_a & ~past_z & ~x & (kOnes * 0x80);
+    x |= upper >> 2;  // 0x20: upper-case ASCII letters have it clear, lower-case ones set
+    std::memcpy(out + i, &x, 8);
+  }
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    out[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+}
+
+// Normalises `main_text` into `buffer` (resized to hold it); returns the normalised text's size.
+size_t Normalize(std::string_view main_text, std::string& buffer) {
+  // Rule 1 lowercases ASCII letters only; doing it once for the whole text leaves every word as
+  // it would be lowercased alone (punctuation, which is stripped, has no case).
+  buffer.resize(main_text.size());
+  LowercaseAscii(main_text, buffer.data());
+  const ListedWords& listed = Listed();
+  InPlaceNormalizer normalizer(buffer, listed);
+  const std::string_view lowered(buffer);
   size_t begin = 0;
   while (begin <= lowered.size()) {
     size_t end = lowered.find('\n', begin);
     if (end == std::string_view::npos) end = lowered.size();
     const std::string_view block = lowered.substr(begin, end - begin);
-    if (!IsAdBlock(block)) AppendWords(block, words);
+    if (!IsAdBlock(block, listed)) {
+      // Rule 1's words: split at spaces and tabs, end punctuation removed.
+      const char* p = block.data();
+      const char* const block_end = p + block.size();
+      while (p < block_end) {
+        while (p < block_end && (*p == ' ' || *p == '\t')) ++p;
+        const char* word_end = p;
+        while (word_end < block_end && *word_end != ' ' && *word_end != '\t') ++word_end;
+        const std::string_view word = StripEndPunctuation(std::string_view(p, word_end - p));
+        p = word_end;
+        if (!word.empty()) normalizer.Add(word);
+      }
+    }
     begin = end + 1;
   }
-  return words;
+  return normalizer.Finish();
 }
 
 }  // namespace
 
 std::string NormalizeForChangeDigest(std::string_view main_text) {
-  // Rule 1 lowercases ASCII letters only; doing it once for the whole text leaves every word as
-  // it would be lowercased alone (punctuation, which is stripped, has no case).
-  std::string lowered(main_text);
-  for (char& c : lowered) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  const std::vector<std::string_view> words = Words(lowered);
-  const size_t n = words.size();
-  std::vector<bool> drop(n, false);
-  for (size_t i = 0; i < n; ++i) {
-    const std::string_view w = words[i];
-    if (IsClockTime(w) || IsNumericDate(w) || IsDateOrTimeWord(w)) drop[i] = true;
-    if (MonthsAndDays().contains(w)) {
-      // The day and year around a month or weekday name.
-      for (size_t j = i >= 2 ? i - 2 : 0; j <= std::min(n - 1, i + 2); ++j) {
-        if (IsDayOrYear(words[j])) drop[j] = true;
-      }
-    }
-    if (w == "ago" && i >= 2 && IsNumber(words[i - 2])) drop[i - 2] = true;  // 5 minutes ago
-    if (CounterWords().contains(w)) {
-      // "12 views", "views: 12", "visitor number 12", "visitor no. 12".
-      if (i > 0 && IsNumber(words[i - 1])) drop[i - 1] = true;
-      if (i + 1 < n && IsNumber(words[i + 1])) drop[i + 1] = true;
-      if (i + 2 < n && In(words[i + 1], {"number", "no", "nr", "#"}) && IsNumber(words[i + 2])) {
-        drop[i + 2] = true;
-      }
-    }
-  }
-  std::string out;
-  out.reserve(lowered.size());
-  for (size_t i = 0; i < n; ++i) {
-    if (drop[i]) continue;
-    if (!out.empty()) out += ' ';
-    out += words[i];
-  }
-  return out;
+  std::string buffer;
+  buffer.resize(Normalize(main_text, buffer));
+  return buffer;
 }
 
 std::optional<ChangeDigest> ComputeChangeDigest(std::string_view main_text) {
-  const std::string normalized = NormalizeForChangeDigest(main_text);
-  if (normalized.empty()) return std::nullopt;
-  const uint64_t bits = XXH3_64bits(normalized.data(), normalized.size());
+  std::string buffer;
+  const size_t size = Normalize(main_text, buffer);
+  if (size == 0) return std::nullopt;
+  const uint64_t bits = XXH3_64bits(buffer.data(), size);
   return ChangeDigest(bits == 0 ? 1 : bits);
 }
 

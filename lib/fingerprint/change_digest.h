@@ -66,7 +66,7 @@ class ChangeDigest {
 // The digest of `main_text` (UTF-8, as ExtractPage writes it; invalid bytes are hashed as they
 // are); nullopt when no word is left after normalisation — a page without main content has
 // nothing the digest could compare, so the caller falls back to another signal. Never 0. Linear
-// time; memory is the normalised text.
+// time; memory is one copy of the text.
 std::optional<ChangeDigest> ComputeChangeDigest(std::string_view main_text);
 
 // The normalised words joined by single spaces: what the digest hashes. For tests, diagnostics

@@ -298,6 +298,8 @@ bool IsDateOrTimeWord(std::string_view token) {
   return false;
 }
 
+std::span<const std::string_view> DateAndTimeWords() { return kDateAndTimeWords; }
+
 void ForEachFingerprintToken(std::string_view text,
                              absl::FunctionRef<void(std::string_view token)> emit) {
   TokenBuilder token;

@@ -45,6 +45,7 @@
 #define CRAWLER_LIB_FINGERPRINT_TEXT_NORMALIZER_H_
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +73,9 @@ std::string NormalizeForFingerprint(std::string_view text);
 
 // True if `token` (lowercase) is one of the date and time words of rule 8.
 bool IsDateOrTimeWord(std::string_view token);
+
+// Rule 8's words, lowercase: those for which IsDateOrTimeWord is true.
+std::span<const std::string_view> DateAndTimeWords();
 
 }  // namespace crawler::fingerprint
 
