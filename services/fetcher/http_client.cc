@@ -14,10 +14,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -69,6 +73,7 @@ std::string_view TransportErrorName(TransportError error) {
 }
 
 struct Transfer;
+struct Shard;
 
 // The memory budget of bodies (HttpClientOptions::body_memory_bytes). `held` counts the bytes
 // reserved for bodies of transfers and of results not yet destroyed; results release theirs
@@ -124,6 +129,7 @@ struct Transfer {
   bool header_too_large = false;
   bool address_refused = false;
   bool in_multi = false;
+  Shard* shard = nullptr;  // the multi handle of the request's host (set per request)
   BodyMemory* memory = nullptr;
   size_t charged = 0;      // bytes of `memory` reserved for result.body
   bool paused = false;     // waiting in memory->paused
@@ -135,6 +141,19 @@ struct Transfer {
     curl_slist_free_all(extra_headers);
     curl_slist_free_all(resolve);
   }
+};
+
+// One multi handle with the transfers of its share of the hosts
+// (HttpClientOptions::connection_shards): its connection cache, DNS cache and timer. Owned by
+// HttpClient::Impl::shards.
+struct Shard {
+  CURLM* multi = nullptr;
+  uint32_t index = 0;  // in HttpClient::Impl::shards; tags its sockets' epoll events
+  int epoll_fd = -1;   // the client's
+  std::optional<std::chrono::steady_clock::time_point> timer;  // CURLMOPT_TIMERFUNCTION's
+  // The pins of finished transfers, removed from this handle's DNS cache when its next transfer
+  // starts.
+  std::vector<std::string> unpin;
 };
 
 namespace {
@@ -277,7 +296,7 @@ struct HttpClient::Impl {
   // ---- constant after Create
   HttpClientOptions options;
   net::AddressPolicy guard;
-  CURLM* multi = nullptr;
+  std::vector<std::unique_ptr<Shard>> shards;
   int epoll_fd = -1;
   int wake_fd = -1;  // eventfd: Wakeup() writes, Poll drains
   curl_slist* constant_headers = nullptr;
@@ -293,12 +312,9 @@ struct HttpClient::Impl {
   std::vector<Transfer*> idle;
   std::vector<Transfer*> queued;
   size_t running = 0;
-  std::optional<SteadyTime> timer;  // libcurl's single timeout (CURLMOPT_TIMERFUNCTION)
   // Sockets open now, the transfers' and the cached connections' (OnOpenSocket, OnCloseSocket).
   size_t open_sockets = 0;
-  size_t max_cached = 1;  // CURLMOPT_MAXCONNECTS
-  // The pins of finished transfers, removed from the DNS cache when the next transfer starts.
-  std::vector<std::string> unpin;
+  size_t max_cached = 1;  // over all shards
   std::vector<epoll_event> events = std::vector<epoll_event>(256);
   bool pwait2_available = true;
 
@@ -308,11 +324,13 @@ struct HttpClient::Impl {
       memory->wake_fd = -1;
     }
     for (std::unique_ptr<Transfer>& t : pool) {
-      if (t->in_multi) curl_multi_remove_handle(multi, t->easy);
+      if (t->in_multi) curl_multi_remove_handle(t->shard->multi, t->easy);
     }
     pool.clear();
     // May still call OnSocket (closing cached connections): the fds are closed after it.
-    if (multi != nullptr) curl_multi_cleanup(multi);
+    for (std::unique_ptr<Shard>& shard : shards) {
+      if (shard->multi != nullptr) curl_multi_cleanup(shard->multi);
+    }
     curl_slist_free_all(constant_headers);
     curl_slist_free_all(connect_to);
     if (wake_fd >= 0) ::close(wake_fd);
@@ -321,36 +339,51 @@ struct HttpClient::Impl {
 
   // CURLMOPT_SOCKETFUNCTION: mirrors libcurl's interest in a socket into the epoll set. socketp
   // (curl_multi_assign) marks sockets already added, so a change is one epoll_ctl.
+  // The event's data is the socket and its shard (SocketEvent).
   static int OnSocket(CURL*, curl_socket_t s, int what, void* user, void* socketp) {
-    auto* m = static_cast<Impl*>(user);
+    auto* shard = static_cast<Shard*>(user);
     if (what == CURL_POLL_REMOVE) {
-      ::epoll_ctl(m->epoll_fd, EPOLL_CTL_DEL, s, nullptr);  // fails harmlessly if closed
+      ::epoll_ctl(shard->epoll_fd, EPOLL_CTL_DEL, s, nullptr);  // fails harmlessly if closed
       return 0;
     }
     epoll_event ev{};
     ev.events =
         ((what & CURL_POLL_IN) != 0 ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) != 0 ? EPOLLOUT : 0u);
-    ev.data.fd = s;
+    ev.data.u64 = SocketEvent(shard->index, s);
     const bool added = socketp != nullptr;
-    if (::epoll_ctl(m->epoll_fd, added ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, s, &ev) != 0) {
+    if (::epoll_ctl(shard->epoll_fd, added ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, s, &ev) != 0) {
       // The fd's registration went away behind libcurl's back (closed and reused) or outlived
       // it: do the other operation.
-      ::epoll_ctl(m->epoll_fd, added ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, s, &ev);
+      ::epoll_ctl(shard->epoll_fd, added ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, s, &ev);
     }
-    if (!added) curl_multi_assign(m->multi, s, m);
+    if (!added) curl_multi_assign(shard->multi, s, shard);
     return 0;
   }
+
+  // epoll_event::data of a socket: its shard in the high half, the fd in the low half.
+  static uint64_t SocketEvent(uint32_t shard, curl_socket_t s) {
+    return uint64_t{shard} << 32 | static_cast<uint32_t>(s);
+  }
+  // The wake_fd's: no shard has this index.
+  static constexpr uint64_t kWakeEvent = ~uint64_t{0};
 
   // CURLMOPT_TIMERFUNCTION: -1 deletes the timer, 0 means "as soon as possible". libcurl must
   // not be called back from here; Poll acts on the deadline.
   static int OnTimer(CURLM*, long timeout_ms, void* user) {
-    auto* m = static_cast<Impl*>(user);
+    auto* shard = static_cast<Shard*>(user);
     if (timeout_ms < 0) {
-      m->timer.reset();
+      shard->timer.reset();
     } else {
-      m->timer = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+      shard->timer = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     }
     return 0;
+  }
+
+  // The shard of a request's host: every request for a host goes through the same multi handle,
+  // so its connections are found again.
+  Shard& ShardOf(const HttpRequest& request) {
+    if (shards.size() == 1) return *shards.front();
+    return *shards[std::hash<std::string_view>{}(request.host) % shards.size()];
   }
 
   Transfer* TakeTransfer() {
@@ -426,6 +459,7 @@ struct HttpClient::Impl {
   // The per-request options. Everything a previous request set is overwritten or cleared here.
   void Configure(Transfer& t, const HttpRequest& request) {
     CURL* e = t.easy;
+    t.shard = &ShardOf(request);
     t.result = HttpResult{};
     t.result.id = request.id;
     t.charged = 0;
@@ -466,6 +500,7 @@ struct HttpClient::Impl {
     // right away is removed and then pinned anew.
     curl_slist* old_resolve = t.resolve;
     t.resolve = nullptr;
+    std::vector<std::string>& unpin = t.shard->unpin;
     for (const std::string& done : unpin) t.resolve = curl_slist_append(t.resolve, done.c_str());
     unpin.clear();
     if (!entry.empty()) {
@@ -588,17 +623,26 @@ struct HttpClient::Impl {
     }
   }
 
-  void FireTimerIfDue() {
-    if (!timer.has_value() || *timer > std::chrono::steady_clock::now()) return;
-    timer.reset();  // OnTimer sets it again if libcurl still wants one
-    int still_running = 0;
-    curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &still_running);
+  void FireTimersIfDue() {
+    const SteadyTime now = std::chrono::steady_clock::now();
+    for (std::unique_ptr<Shard>& shard : shards) {
+      if (!shard->timer.has_value() || *shard->timer > now) continue;
+      shard->timer.reset();  // OnTimer sets it again if libcurl still wants one
+      int still_running = 0;
+      curl_multi_socket_action(shard->multi, CURL_SOCKET_TIMEOUT, 0, &still_running);
+    }
   }
 
-  // How long Poll may block: the caller's timeout, cut short by libcurl's timer.
+  // How long Poll may block: the caller's timeout, cut short by libcurl's earliest timer.
   std::chrono::nanoseconds WaitTime(std::chrono::nanoseconds cap) const {
-    if (!timer.has_value()) return cap;
-    const auto left = *timer - std::chrono::steady_clock::now();
+    std::optional<SteadyTime> earliest;
+    for (const std::unique_ptr<Shard>& shard : shards) {
+      if (shard->timer.has_value() && (!earliest.has_value() || *shard->timer < *earliest)) {
+        earliest = shard->timer;
+      }
+    }
+    if (!earliest.has_value()) return cap;
+    const auto left = *earliest - std::chrono::steady_clock::now();
     return std::clamp<std::chrono::nanoseconds>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(left), std::chrono::nanoseconds(0),
         cap);
@@ -622,19 +666,21 @@ struct HttpClient::Impl {
   }
 
   void Collect(std::vector<HttpResult>& done) {
-    int pending = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi, &pending)) {
-      if (msg->msg != CURLMSG_DONE) continue;
-      Transfer* t = nullptr;
-      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
-      const CURLcode code = msg->data.result;  // msg is invalid after remove_handle
-      curl_multi_remove_handle(multi, t->easy);
-      t->in_multi = false;
-      --running;
-      done.push_back(Finish(t, code));
-      if (!t->unpin.empty()) unpin.push_back(std::move(t->unpin));
-      t->unpin.clear();
-      idle.push_back(t);
+    for (std::unique_ptr<Shard>& shard : shards) {
+      int pending = 0;
+      while (CURLMsg* msg = curl_multi_info_read(shard->multi, &pending)) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        Transfer* t = nullptr;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
+        const CURLcode code = msg->data.result;  // msg is invalid after remove_handle
+        curl_multi_remove_handle(shard->multi, t->easy);
+        t->in_multi = false;
+        --running;
+        done.push_back(Finish(t, code));
+        if (!t->unpin.empty()) shard->unpin.push_back(std::move(t->unpin));
+        t->unpin.clear();
+        idle.push_back(t);
+      }
     }
   }
 };
@@ -702,22 +748,31 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const HttpClientO
   impl->memory->wake_fd = impl->wake_fd;
   epoll_event ev{};
   ev.events = EPOLLIN;
-  ev.data.fd = impl->wake_fd;
+  ev.data.u64 = Impl::kWakeEvent;
   if (::epoll_ctl(impl->epoll_fd, EPOLL_CTL_ADD, impl->wake_fd, &ev) != 0) {
     return absl::InternalError(absl::StrCat("epoll_ctl: ", std::strerror(errno)));
   }
-  impl->multi = curl_multi_init();
-  if (impl->multi == nullptr) return absl::InternalError("curl_multi_init failed");
-  CURLM* m = impl->multi;
   const size_t cached =
       std::min(static_cast<size_t>(std::max(options.max_cached_connections, 1)),
                std::max<size_t>(service::OpenFileLimit() / 2, 1));
   impl->max_cached = cached;
-  curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, static_cast<long>(cached));
-  curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, &Impl::OnSocket);
-  curl_multi_setopt(m, CURLMOPT_SOCKETDATA, impl.get());
-  curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, &Impl::OnTimer);
-  curl_multi_setopt(m, CURLMOPT_TIMERDATA, impl.get());
+  const int shard_count = std::clamp(options.connection_shards, 1, kMaxConnectionShards);
+  for (int i = 0; i < shard_count; ++i) {
+    auto shard = std::make_unique<Shard>();
+    shard->index = static_cast<uint32_t>(i);
+    shard->epoll_fd = impl->epoll_fd;
+    shard->multi = curl_multi_init();
+    if (shard->multi == nullptr) return absl::InternalError("curl_multi_init failed");
+    CURLM* m = shard->multi;
+    // Each shard may hold every cached connection: the client keeps the total under `cached`
+    // (Configure's FORBID_REUSE), so no shard's cache fills and libcurl never evicts.
+    curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, static_cast<long>(cached));
+    curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, &Impl::OnSocket);
+    curl_multi_setopt(m, CURLMOPT_SOCKETDATA, shard.get());
+    curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, &Impl::OnTimer);
+    curl_multi_setopt(m, CURLMOPT_TIMERDATA, shard.get());
+    impl->shards.push_back(std::move(shard));
+  }
   return std::unique_ptr<HttpClient>(new HttpClient(std::move(impl)));
 }
 
@@ -730,14 +785,14 @@ void HttpClient::Start(HttpRequest request) {
 std::vector<HttpResult> HttpClient::Poll(absl::Duration timeout) {
   Impl& m = *impl_;
   for (Transfer* t : m.queued) {
-    curl_multi_add_handle(m.multi, t->easy);  // sets a 0 ms timer: starts below
+    curl_multi_add_handle(t->shard->multi, t->easy);  // sets a 0 ms timer: starts below
     t->in_multi = true;
     ++m.running;
   }
   m.queued.clear();
 
   std::vector<HttpResult> done;
-  m.FireTimerIfDue();
+  m.FireTimersIfDue();
   m.Collect(done);
   m.ResumePaused();
   std::chrono::nanoseconds cap(0);  // results to return: do not block
@@ -748,7 +803,7 @@ std::vector<HttpResult> HttpClient::Poll(absl::Duration timeout) {
   const int n = m.Wait(m.WaitTime(cap));
   for (int i = 0; i < n; ++i) {
     const epoll_event& ev = m.events[static_cast<size_t>(i)];
-    if (ev.data.fd == m.wake_fd) {
+    if (ev.data.u64 == Impl::kWakeEvent) {
       uint64_t count = 0;
       while (::read(m.wake_fd, &count, sizeof count) > 0) {
       }
@@ -759,9 +814,11 @@ std::vector<HttpResult> HttpClient::Poll(absl::Duration timeout) {
     const int action = ((ev.events & EPOLLIN) != 0 || error ? CURL_CSELECT_IN : 0) |
                        ((ev.events & EPOLLOUT) != 0 || error ? CURL_CSELECT_OUT : 0);
     int still_running = 0;
-    curl_multi_socket_action(m.multi, ev.data.fd, action, &still_running);
+    curl_multi_socket_action(m.shards[ev.data.u64 >> 32]->multi,
+                             static_cast<curl_socket_t>(ev.data.u64 & 0xFFFFFFFFu), action,
+                             &still_running);
   }
-  m.FireTimerIfDue();
+  m.FireTimersIfDue();
   m.Collect(done);
   return done;
 }

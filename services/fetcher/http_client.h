@@ -36,6 +36,8 @@
 
 namespace crawler::fetcher {
 
+inline constexpr int kMaxConnectionShards = 256;
+
 struct HttpClientOptions {
   std::string user_agent = "crawler/0.1";
   absl::Duration connect_timeout = absl::Seconds(10);
@@ -75,6 +77,13 @@ struct HttpClientOptions {
   // whole cache for every new connection). At most half the open-file limit
   // (service::OpenFileLimit()), which leaves the other half to transfers, RocksDB and WARC.
   int max_cached_connections = 8192;
+  // Multi handles the transfers are spread over, by host (a host always uses the same one, so
+  // its connections are found again). libcurl 7.88 walks a multi handle's whole connection cache
+  // when a finished transfer is removed and, at least once a second, when a transfer looks for a
+  // connection to reuse; and finds a host's connections in a hash of 97 chains. With thousands of
+  // hosts cached those walks took most of the network thread's time (docs/benchmarks.md): each
+  // shard holds a 1/connection_shards part of the cache. 1..kMaxConnectionShards.
+  int connection_shards = 16;
   // Header lines sent with every request, "Name: value" (e.g. "From: ops@example.org", which
   // RFC 9110 §10.1.2 suggests for robots). Validated by HttpClient::Create: no line breaks.
   std::vector<std::string> extra_headers;

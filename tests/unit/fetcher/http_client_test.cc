@@ -401,6 +401,48 @@ TEST(HttpClient, ConnectToReusesConnectionsPerHost) {
   EXPECT_EQ(server.connections(), 2);
 }
 
+// Transfers are spread over several multi handles by host, each with its own connection cache:
+// a host's requests always go through the same one, so every host keeps one connection however
+// many shards there are, and the cap on cached connections still counts all of them.
+TEST(HttpClient, ShardsKeepEachHostsConnection) {
+  for (const int shards : {1, 3, 16}) {
+    TestHttpServer server([](const std::string& head) {
+      const size_t h = head.find("Host: ");
+      return TestResponse{Ok(head.substr(h + 6, head.find("\r\n", h) - h - 6))};
+    });
+    auto client = Client({.connect_to = absl::StrCat("127.0.0.1:", server.port()),
+                          .connection_shards = shards});
+    constexpr int kHosts = 12;
+    for (int round = 0; round < 3; ++round) {
+      for (int i = 0; i < kHosts; ++i) {
+        const std::string host = absl::StrCat("h", i, ".websim.test");
+        std::vector<HttpResult> r = FetchRoot(*client, host, round * kHosts + i);
+        ASSERT_EQ(r.size(), 1u);
+        EXPECT_EQ(r[0].error, TransportError::kNone) << r[0].error_message;
+        EXPECT_EQ(r[0].body, host);
+      }
+    }
+    EXPECT_EQ(server.requests(), 3 * kHosts) << shards << " shards";
+    EXPECT_EQ(server.connections(), kHosts) << shards << " shards";
+  }
+}
+
+TEST(HttpClient, ShardsShareTheCapOnCachedConnections) {
+  TestHttpServer server([](const std::string&) { return TestResponse{Ok("x")}; });
+  auto client = Client({.connect_to = absl::StrCat("127.0.0.1:", server.port()),
+                        .max_cached_connections = 3,
+                        .connection_shards = 4});
+  for (int i = 0; i < 8; ++i) {
+    std::vector<HttpResult> r = FetchRoot(*client, absl::StrCat("h", i % 4 + 1, ".websim.test"), i);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].error, TransportError::kNone) << r[0].error_message;
+  }
+  // As with one multi handle (the test below): h4's first connection and h1's second are
+  // closed after their requests, the others reused.
+  EXPECT_EQ(server.requests(), 8);
+  EXPECT_EQ(server.connections(), 5);
+}
+
 // Past max_cached_connections open sockets a transfer's connection is closed when it is done
 // instead of cached: the cache never fills, so libcurl never evicts, and the hosts whose
 // connections are cached keep them. Four hosts in turn, twice, with room for three: h4's first
