@@ -78,9 +78,9 @@ struct HttpClientOptions {
   // (service::OpenFileLimit()), which leaves the other half to transfers, RocksDB and WARC.
   int max_cached_connections = 8192;
   // Multi handles the transfers are spread over, by host (a host always uses the same one, so
-  // its connections are found again). libcurl 7.88 walks a multi handle's whole connection cache
-  // when a finished transfer is removed and, at least once a second, when a transfer looks for a
-  // connection to reuse; and finds a host's connections in a hash of 97 chains. With thousands of
+  // its connections are found again). libcurl 7.88 walks a multi handle's connection cache (up to
+  // the transfer's own connection) when a finished transfer is removed and, at least once a
+  // second, when a transfer looks for a connection to reuse; and finds a host's connections in a hash of 97 chains. With thousands of
   // hosts cached those walks took most of the network thread's time (docs/benchmarks.md): each
   // shard holds a 1/connection_shards part of the cache. 1..kMaxConnectionShards.
   int connection_shards = 16;
