@@ -403,7 +403,7 @@ TEST(HttpClient, ConnectToReusesConnectionsPerHost) {
 
 // Transfers are spread over several multi handles by host, each with its own connection cache:
 // a host's requests always go through the same one, so every host keeps one connection however
-// many shards there are, and the cap on cached connections still counts all of them.
+// many shards there are.
 TEST(HttpClient, ShardsKeepEachHostsConnection) {
   for (const int shards : {1, 3, 16}) {
     TestHttpServer server([](const std::string& head) {
@@ -427,39 +427,28 @@ TEST(HttpClient, ShardsKeepEachHostsConnection) {
   }
 }
 
-TEST(HttpClient, ShardsShareTheCapOnCachedConnections) {
-  TestHttpServer server([](const std::string&) { return TestResponse{Ok("x")}; });
-  auto client = Client({.connect_to = absl::StrCat("127.0.0.1:", server.port()),
-                        .max_cached_connections = 3,
-                        .connection_shards = 4});
-  for (int i = 0; i < 8; ++i) {
-    std::vector<HttpResult> r = FetchRoot(*client, absl::StrCat("h", i % 4 + 1, ".websim.test"), i);
-    ASSERT_EQ(r.size(), 1u);
-    EXPECT_EQ(r[0].error, TransportError::kNone) << r[0].error_message;
-  }
-  // As with one multi handle (the test below): h4's first connection and h1's second are
-  // closed after their requests, the others reused.
-  EXPECT_EQ(server.requests(), 8);
-  EXPECT_EQ(server.connections(), 5);
-}
-
 // Past max_cached_connections open sockets a transfer's connection is closed when it is done
 // instead of cached: the cache never fills, so libcurl never evicts, and the hosts whose
 // connections are cached keep them. Four hosts in turn, twice, with room for three: h4's first
 // connection is closed after its request (the cache held h1-h3), h1's after its second (the cache
 // was still full), and h4 connects anew; h2 and h3 reuse theirs. With libcurl's own eviction
 // (oldest first) every request of the second round would have connected anew: 8 connections.
+// The cap counts the connections of every shard (ShardsKeepEachHostsConnection).
 TEST(HttpClient, ConnectionsPastTheCacheAreClosedRatherThanEvicted) {
-  TestHttpServer server([](const std::string&) { return TestResponse{Ok("x")}; });
-  auto client = Client({.connect_to = absl::StrCat("127.0.0.1:", server.port()),
-                        .max_cached_connections = 3});
-  for (int i = 0; i < 8; ++i) {
-    std::vector<HttpResult> r = FetchRoot(*client, absl::StrCat("h", i % 4 + 1, ".websim.test"), i);
-    ASSERT_EQ(r.size(), 1u);
-    EXPECT_EQ(r[0].error, TransportError::kNone) << r[0].error_message;
+  for (const int shards : {1, 4}) {
+    TestHttpServer server([](const std::string&) { return TestResponse{Ok("x")}; });
+    auto client = Client({.connect_to = absl::StrCat("127.0.0.1:", server.port()),
+                          .max_cached_connections = 3,
+                          .connection_shards = shards});
+    for (int i = 0; i < 8; ++i) {
+      std::vector<HttpResult> r =
+          FetchRoot(*client, absl::StrCat("h", i % 4 + 1, ".websim.test"), i);
+      ASSERT_EQ(r.size(), 1u);
+      EXPECT_EQ(r[0].error, TransportError::kNone) << r[0].error_message;
+    }
+    EXPECT_EQ(server.requests(), 8) << shards << " shards";
+    EXPECT_EQ(server.connections(), 5) << shards << " shards";
   }
-  EXPECT_EQ(server.requests(), 8);
-  EXPECT_EQ(server.connections(), 5);
 }
 
 // Easy handles are reused: nothing of one request (headers, pinned address, caps hit, results)
