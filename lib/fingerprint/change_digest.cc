@@ -76,7 +76,7 @@ class ListedWords {
 
   // The kinds of a (lowercased) word that is in a list; 0 for any other.
   // Inlined into the word loop: the filter decides most words without a call.
-  inline uint8_t KindsOf(std::string_view word) const {
+  uint8_t KindsOf(std::string_view word) const {
     if (word.empty() || word.size() > kMaxBytes) return 0;
     const size_t bit = FilterBit(word);
     if ((filter_[bit / 64] >> (bit % 64) & 1) == 0) return 0;
@@ -190,7 +190,7 @@ bool IsNumericDate(std::string_view w) {
 }
 
 // Rule 1's word stripped of the ASCII punctuation at either end.
-inline std::string_view StripEndPunctuation(std::string_view word) {
+std::string_view StripEndPunctuation(std::string_view word) {
   while (!word.empty() && IsAsciiPunct(word.front())) word.remove_prefix(1);
   while (!word.empty() && IsAsciiPunct(word.back())) word.remove_suffix(1);
   return word;
@@ -300,7 +300,6 @@ class InPlaceNormalizer {
   const ListedWords& listed_;
 };
 
-// Normalises `main_text` into `buffer` (resized to hold it); returns the normalised text's size.
 // Rule 1's lowercasing: ASCII letters only, eight bytes at a time. `out` holds text.size() bytes.
 void LowercaseAscii(std::string_view text, char* out) {
   constexpr uint64_t kOnes = 0x0101010101010101ull;
