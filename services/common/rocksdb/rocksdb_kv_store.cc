@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -612,7 +613,19 @@ absl::Status RocksDbKvStore::Write(const WriteBatch& batch) {
     handles.push_back(*handle);
   }
   rocksdb::WriteBatch native(/*reserved_bytes=*/batch.payload_bytes() + 16 * batch.size());
-  for (const WriteBatch::Op& op : batch.ops()) {
+  // The batch goes to RocksDB in key order within each family (stable, so two operations on
+  // one key keep theirs; the batch is applied atomically, so nothing else can tell). A
+  // memtable's skip list starts each insert from where the previous one went: in key order an
+  // insert costs a short walk from its neighbour, in the caller's order a full descent.
+  std::vector<uint32_t> order(batch.size());
+  std::iota(order.begin(), order.end(), 0);
+  const std::vector<WriteBatch::Op>& ops = batch.ops();
+  std::stable_sort(order.begin(), order.end(), [&ops](uint32_t a, uint32_t b) {
+    if (ops[a].cf_index != ops[b].cf_index) return ops[a].cf_index < ops[b].cf_index;
+    return ops[a].key < ops[b].key;
+  });
+  for (const uint32_t i : order) {
+    const WriteBatch::Op& op = ops[i];
     const rocksdb::Status status =
         op.type == WriteBatch::OpType::kPut
             ? native.Put(handles[op.cf_index], ToSlice(op.key), ToSlice(op.value))

@@ -13,10 +13,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -155,6 +157,37 @@ TYPED_TEST(KvStoreContract, BatchAppliesInOrderAcrossFamilies) {
   EXPECT_EQ(this->store_->Get("b", "k").value(), "other");
   EXPECT_EQ(this->store_->Get("a", "gone").status().code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(this->store_->Write(WriteBatch()).ok());
+}
+
+// A large batch whose operations on each key are interleaved with other keys' and
+// families': the last operation on a key decides, whatever order a store applies keys in.
+TYPED_TEST(KvStoreContract, LargeBatchKeepsTheOrderOfOperationsOnEachKey) {
+  WriteBatch batch;
+  std::map<std::pair<std::string, std::string>, std::optional<std::string>> last;
+  for (int round = 0; round < 40; ++round) {
+    for (int k : {13, 4, 27, 0, 19, 8, 31, 2}) {
+      const std::string family = k % 2 == 0 ? "a" : "b";
+      const std::string key = absl::StrCat("key", k % 16);
+      if ((round + k) % 7 == 3) {
+        batch.Delete(family, key);
+        last[{family, key}] = std::nullopt;
+      } else {
+        const std::string value = absl::StrCat("v", round, ".", k);
+        batch.Put(family, key, value);
+        last[{family, key}] = value;
+      }
+    }
+  }
+  ASSERT_TRUE(this->store_->Write(batch).ok());
+  for (const auto& [where, value] : last) {
+    absl::StatusOr<std::string> got = this->store_->Get(where.first, where.second);
+    if (value.has_value()) {
+      EXPECT_EQ(got.value_or("<absent>"), *value) << where.first << "/" << where.second;
+    } else {
+      EXPECT_EQ(got.status().code(), absl::StatusCode::kNotFound)
+          << where.first << "/" << where.second;
+    }
+  }
 }
 
 TYPED_TEST(KvStoreContract, MultiGetReportsAbsentAsNullopt) {
