@@ -187,13 +187,26 @@ absl::Status Phases(const Options& o, Workload& workload, frontier::FrontierClie
                              workload.known(), " new ones"));
 }
 
-// The core's part of a step: growth to `target`, then the phases.
+// The core's part of a step: growth to `target` (its progress, with the process's memory and
+// the store's disk, in `report` once a minute), then the phases.
 absl::Status CoreSteps(const Options& o, const TargetConfig& config, Workload& workload,
-                       uint64_t target, StepRow& row) {
+                       uint64_t target, Report& report, StepRow& row) {
   absl::StatusOr<std::unique_ptr<CoreTarget>> core = CoreTarget::Open(config);
   if (!core.ok()) return core.status();
   const kv::RocksDbTickers before = (*core)->store().Tickers();
-  absl::StatusOr<GrowResult> grown = workload.Grow((*core)->client(), target, o.batch);
+  absl::Time last_time = absl::Now();
+  uint64_t last_known = workload.known();
+  auto progress = [&](uint64_t known) {
+    const absl::Time now = absl::Now();
+    const uint64_t disk = DirectoryBytes(StorePath(config));
+    report.Progress(absl::StrFormat(
+        "grow: %.2f M URLs known, %.0f URLs/s, RSS %.0f MiB, disk %.2f GB (%.0f B/URL)",
+        known / 1e6, (known - last_known) / absl::ToDoubleSeconds(now - last_time),
+        MemoryOf(0).rss_bytes / 1048576.0, disk / 1e9, Ratio(disk, known)));
+    last_time = now;
+    last_known = known;
+  };
+  absl::StatusOr<GrowResult> grown = workload.Grow((*core)->client(), target, o.batch, progress);
   if (!grown.ok()) return grown.status();
   row.SetGrowth(*grown, workload.known(), DirectoryBytes(StorePath(config)));
   if (absl::Status s = Phases(o, workload, (*core)->client(), 0, &(*core)->store(), row.core);
@@ -290,7 +303,7 @@ absl::Status RunSteps(const Options& o, Report& report) {
     StepRow row;
     row.step = static_cast<uint64_t>(step);
     report.Progress(absl::StrCat("step ", row.step, ": core"));
-    if (absl::Status s = CoreSteps(o, config, workload, row.step, row); !s.ok()) return s;
+    if (absl::Status s = CoreSteps(o, config, workload, row.step, report, row); !s.ok()) return s;
     if (o.server) {
       report.Progress(absl::StrCat("step ", row.step, ": server"));
       const std::string log = (fs::path(o.data_dir) / "frontier-server.log").string();

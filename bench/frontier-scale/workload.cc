@@ -100,7 +100,9 @@ UrlToAdd Workload::ToAdd(const Link& link, const std::string& from, uint32_t dep
 }
 
 absl::StatusOr<GrowResult> Workload::Grow(frontier::FrontierClient& client, uint64_t target,
-                                          size_t batch) {
+                                          size_t batch,
+                                          const std::function<void(uint64_t known)>& progress) {
+  constexpr absl::Duration kProgressEvery = absl::Minutes(1);
   const uint32_t hosts = web_.hosts();
   const double total = static_cast<double>(web_.total_urls());
   const double f = total <= hosts ? 1.0
@@ -119,6 +121,7 @@ absl::StatusOr<GrowResult> Workload::Grow(frontier::FrontierClient& client, uint
   constexpr int kRounds = 16;
   GrowResult result;
   const absl::Time start = absl::Now();
+  absl::Time last_progress = start;
   const absl::Duration process_start = ProcessCpu(0);
   const absl::Duration thread_start = ThreadCpu();
   Latencies calls;
@@ -133,6 +136,10 @@ absl::StatusOr<GrowResult> Workload::Grow(frontier::FrontierClient& client, uint
     }
     result.added += added->added;
     urls.clear();
+    if (progress && absl::Now() - last_progress >= kProgressEvery) {
+      last_progress = absl::Now();
+      progress(known_total_);
+    }
     return absl::OkStatus();
   };
   for (int round = 0; round < kRounds; ++round) {

@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -121,9 +122,11 @@ class Workload {
 
   // Adds URLs until about `target` are known (each host's share: 1 + (size - 1) * f, with f
   // the same for every host). Fails on a call error or when the frontier does not add exactly
-  // the URLs offered.
+  // the URLs offered. `progress`, if set, is called with the URLs known so far about once a
+  // minute (a growth to 10^8 URLs runs for hours).
   absl::StatusOr<GrowResult> Grow(frontier::FrontierClient& client, uint64_t target,
-                                  size_t batch);
+                                  size_t batch,
+                                  const std::function<void(uint64_t known)>& progress = {});
 
   // Offers `outlinks` links of pages (LinkMix) in batches of `batch`; with steady_rate > 0,
   // another thread leases (at most per_host per host) and completes that many URLs per second
