@@ -134,13 +134,6 @@ absl::Status ReadVersion(Reader& reader, std::string_view what) {
 
 }  // namespace
 
-size_t UrlKeyOriginLength(std::string_view url_key) {
-  const size_t scheme_end = url_key.find("://");
-  if (scheme_end == std::string_view::npos) return url_key.size();
-  const size_t path = url_key.find('/', scheme_end + 3);
-  return path == std::string_view::npos ? url_key.size() : path + 1;
-}
-
 std::vector<kv::ColumnFamilySpec> ColumnFamilies() {
   // The families that hold a URL per entry use 16 KiB blocks: a URL compresses well next to
   // its neighbours (the same host, similar paths), for a little more work per point lookup
@@ -149,14 +142,10 @@ std::vector<kv::ColumnFamilySpec> ColumnFamilies() {
   return {
       {std::string(kMetaFamily), 0},
       {std::string(kHostsFamily), 0},
-      {std::string(kUrlsFamily), 0, /*ordered_within_prefix=*/false, &UrlKeyOriginLength,
-       kUrlBlockBytes},
-      // A host's queue is appended to in (band, depth, sequence) order and consumed from the
-      // front: its keys arrive in order within the host's prefix.
-      {std::string(kQueueFamily), kQueueHostPrefixBytes, /*ordered_within_prefix=*/true,
-       nullptr, kUrlBlockBytes},
+      {std::string(kUrlsFamily), 0, kUrlBlockBytes},
+      {std::string(kQueueFamily), kQueueHostPrefixBytes, kUrlBlockBytes},
       {std::string(kLeasesFamily), 0},
-      {std::string(kDueFamily), 0, false, nullptr, kUrlBlockBytes},
+      {std::string(kDueFamily), 0, kUrlBlockBytes},
   };
 }
 

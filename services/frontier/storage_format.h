@@ -42,14 +42,8 @@ inline constexpr std::string_view kLeasesFamily = "frontier.leases";
 inline constexpr std::string_view kDueFamily = "frontier.due";
 
 // The families above with their scan prefixes (the queue is scanned one host at a time) and
-// memtable insert hints.
+// block sizes.
 std::vector<kv::ColumnFamilySpec> ColumnFamilies();
-
-// The length of a frontier.urls key's origin part, "scheme://authority/" (the whole key if it
-// has no such part): the URLs of one host sit together in the family and are written as that
-// host's pages are processed, so it groups their memtable inserts (ColumnFamilySpec::
-// insert_hint_prefix).
-size_t UrlKeyOriginLength(std::string_view url_key);
 
 // Keys of frontier.meta; values are 8-byte big-endian unsigned integers unless noted.
 inline constexpr std::string_view kMetaFormatVersionKey = "format_version";

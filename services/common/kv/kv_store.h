@@ -46,17 +46,6 @@ struct ColumnFamilySpec {
   // such scans). Changing it for an existing store is safe: filters follow as files are
   // rewritten.
   size_t scan_prefix_bytes = 0;
-  // Keys sharing a scan prefix are mostly written in increasing order (a host's queue, appended
-  // to and consumed from its front). The RocksDB adapter then remembers, per prefix, where the
-  // last write went and starts the next one's memtable search there. A performance hint only.
-  // REQUIRES: scan_prefix_bytes > 0 (RocksDbKvStore::Open refuses it otherwise).
-  bool ordered_within_prefix = false;
-  // The same hint for keys grouped by a prefix of varying length (e.g. the origin of a URL):
-  // returns the length of `key`'s group prefix (at most key.size()). Pays off when a group's keys
-  // are few next to the family's and are written close together in time, in any order: the next
-  // insert of a group then starts next to its previous one. A performance hint only; a pure
-  // function of the key. REQUIRES: not together with ordered_within_prefix.
-  size_t (*insert_hint_prefix)(std::string_view key) = nullptr;
   // Bytes of data per block in the store's files (0: the store's default, 4 KiB). Larger
   // blocks compress better (neighbouring keys share more) and cost more to read for a point
   // lookup that misses the block cache. A storage hint only: files written with another size

@@ -275,17 +275,6 @@ TEST(StorageFormatKeys, PrefixSuccessorBoundsAPrefixRange) {
   EXPECT_EQ(kv::PrefixSuccessor(prefix), QueueHostPrefix(8));
 }
 
-// URL keys group by origin for memtable insert hints; keys without one are their own group.
-TEST(StorageFormatKeys, UrlKeyOriginLengthCoversSchemeAndAuthority) {
-  auto origin = [](std::string_view key) { return key.substr(0, UrlKeyOriginLength(key)); };
-  EXPECT_EQ(origin("http://h1.websim.test/d0/p3.html"), "http://h1.websim.test/");
-  EXPECT_EQ(origin("https://example.org:8443/"), "https://example.org:8443/");
-  EXPECT_EQ(origin("http://[::1]:8080/a?b=/c"), "http://[::1]:8080/");
-  EXPECT_EQ(origin("http://example.org"), "http://example.org");
-  EXPECT_EQ(origin("no-scheme/path"), "no-scheme/path");
-  EXPECT_EQ(origin(""), "");
-}
-
 // ---- round trips and damage ----
 
 TEST(StorageFormatRecords, UrlRecordRoundTrips) {
