@@ -25,7 +25,8 @@ What is checked:
     included), as multisets of target URIs;
   - every response/revisit has a request record with the same target, concurrent to it, and
     every metadata record (outlinks) refers to a response of its target;
-  - total records == the stats JSON's warc_records, files == its warc_files.
+  - total records == the stats JSON's warc_records, files == its warc_files, their bytes ==
+    its warc_bytes.
 """
 
 import argparse
@@ -258,6 +259,9 @@ def check_output(checks, cli, warc_dir, crawl_log, stats_json, max_file_bytes):
     if stats_json:
         checks.check(stats.get("warc_records") == len(records),
                      f"stats warc_records {stats.get('warc_records')}, warcio read {len(records)}")
+        on_disk = sum(os.path.getsize(f) for f in files)
+        checks.check(stats.get("warc_bytes") == on_disk,
+                     f"stats warc_bytes {stats.get('warc_bytes')}, the files hold {on_disk}")
     print(f"warcio: {len(files)} files, {len(records)} records "
           f"({', '.join(f'{t} {n}' for t, n in sorted(types.items()))}); "
           f"{sum(1 for l in log_lines if l.status > 0)} crawl-log lines with a status "
