@@ -305,6 +305,11 @@ start_nginx() {  # dir
   # max mode would fetch nothing. Run the worker as the caller instead.
   local user_line=""
   [ "$(id -u)" = 0 ] && user_line="user root $(id -gn);"
+  # Files and connections of the worker, within this shell's hard limit on open files.
+  local nginx_files
+  nginx_files=$(ulimit -Hn)
+  { [ "$nginx_files" = unlimited ] || [ "$nginx_files" -gt 65536 ]; } && nginx_files=65536
+  local nginx_connections=$((nginx_files - 1024 < 16384 ? nginx_files - 1024 : 16384))
   for _ in 1 2 3 4 5; do
     server_port=$(free_port)
     cat > "$dir/nginx.conf" <<EOF
@@ -312,9 +317,13 @@ start_nginx() {  # dir
 daemon off;
 $user_line
 worker_processes 1;
+# The worker serves at most worker_connections connections at once: room for all the crawler
+# may hold on a web of many hosts (its connection cache keeps up to 8,192 idle ones, plus those
+# in use), within the open-file limit set here.
+worker_rlimit_nofile $nginx_files;
 pid $dir/nginx.pid;
 error_log $dir/error.log warn;
-events { worker_connections 4096; }
+events { worker_connections $nginx_connections; }
 http {
   types { text/html html; text/plain txt; application/xml xml; }
   default_type text/html;
