@@ -231,7 +231,8 @@ def frontier_rows(costs, rates, row):
         [human(p / math.ceil(c)) for p, c in zip(pages_month, cores)], source)
     rss = human(costs["rss_bytes"], "B")
     row("frontier RSS per partition", [f"{rss} at {human(costs['known_urls'])} URLs"] * len(rates),
-        source + "; not yet measured at 10^8 URLs per partition")
+        source + ("; not yet measured at 10^8 URLs per partition"
+                  if costs["known_urls"] < 1e8 else ""))
 
 
 def redis_rows(redis, rates, row):
