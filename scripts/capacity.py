@@ -189,13 +189,11 @@ def polite_memory(runs):
     }
 
 
-def kept_rows(doc):
-    """The rows of the document's current table: (source, line) in order."""
-    begin, end = doc.find(BEGIN), doc.find(END)
-    if begin < 0 or end < begin:
-        return []
+def kept_rows(table_text):
+    """The rows of the document's current table (its text between the markers): (source, line)
+    in order."""
     rows = []
-    for line in doc[begin + len(BEGIN):end].splitlines():
+    for line in table_text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
         if not line.startswith("| ") or len(cells) < 2 or cells[0] == "quantity":
             continue
@@ -352,7 +350,8 @@ def main():
     begin, end = doc.find(BEGIN), doc.find(END)
     if begin < 0 or end < begin:
         raise SystemExit(f"{args.write}: no capacity-table markers")
-    text = table(scenarios, costs, redis, standalone, kept_rows(doc))
+    text = table(scenarios, costs, redis, standalone,
+                 kept_rows(doc[begin + len(BEGIN):end]))
     doc = doc[:begin + len(BEGIN)] + "\n" + text + doc[end:]
     with open(args.write, "w") as f:
         f.write(doc)
