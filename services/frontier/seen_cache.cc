@@ -79,12 +79,21 @@ bool SeenCache::Contains(uint64_t hash) {
 void SeenCache::Insert(uint64_t hash) {
   if (!enabled()) return;
   uint64_t* slots = BucketOf(hash).slots;
-  // Shift the entries before `hash` (or all but the last, which falls out) one place back.
-  size_t i = 0;
-  while (i < kWays - 1 && slots[i] != 0 && slots[i] != hash) ++i;
-  if (i == kWays - 1 && slots[i] != 0 && slots[i] != hash) forgot_ = true;  // the last falls out
-  for (; i > 0; --i) slots[i] = slots[i - 1];
-  slots[0] = hash;
+  size_t used = 0;
+  for (; used < kWays && slots[used] != 0; ++used) {
+    if (slots[used] != hash) continue;
+    // Held already: a second sighting, as good as a hit.
+    for (size_t i = used; i > 0; --i) slots[i] = slots[i - 1];
+    slots[0] = hash;
+    return;
+  }
+  // A new entry goes in at the middle of the bucket (or after the last used slot, if that is
+  // earlier): ahead of the entries that were never hit, behind those that were. The entries
+  // after it move one place back and the last one falls out if the bucket was full.
+  const size_t at = std::min(used, kProbationStart);
+  if (used == kWays) forgot_ = true;
+  for (size_t i = std::min(used, kWays - 1); i > at; --i) slots[i] = slots[i - 1];
+  slots[at] = hash;
 }
 
 void SeenCache::Clear() {

@@ -5,9 +5,13 @@
 //
 // What is kept: the 64-bit XXH3 hash of each URL (0 is mapped to 1: 0 marks a free slot), in a
 // set-associative table of 8-way buckets, one 64-byte cache line each, so a lookup touches one
-// line. The bucket is chosen by the hash's low bits; within a bucket the slots are in
-// most-recently-used order: a hit moves its hash to the front, an insertion into a full bucket
-// drops the last one. Memory is fixed at construction (8 bytes per entry) and does not grow with
+// line. The bucket is chosen by the hash's low bits; within a bucket the slots are kept in
+// order of use, with midpoint insertion (as in 2Q or InnoDB's buffer pool): a hit moves its hash
+// to the front, a new hash goes in at the middle, and an insertion into a full bucket drops the
+// last one. A URL seen once therefore has to be seen again before it can push out a URL that
+// was: the links of the pages being fetched (a site's navigation, popular pages elsewhere)
+// stay while the stream of URLs met once (new discoveries, deep links) passes through the back
+// half. Memory is fixed at construction (8 bytes per entry) and does not grow with
 // the number of URLs (docs/architecture.md §2: frontier RAM is bounded by hosts, not URLs). It is
 // mapped zero-filled and becomes resident as buckets are first used, so a frontier starts without
 // clearing the whole table.
@@ -40,6 +44,8 @@ class SeenCache {
  public:
   // Slots per bucket: 8 x 8 bytes fill one cache line.
   static constexpr size_t kWays = 8;
+  // Where Insert puts a new hash: the front half of a bucket holds only hashes that were hit.
+  static constexpr size_t kProbationStart = kWays / 2;
 
   // A cache that holds at most `max_entries` hashes: the largest power-of-two number of buckets
   // whose slots fit in max_entries. Fewer than kWays entries (0 included) gives a disabled
@@ -69,10 +75,11 @@ class SeenCache {
     if (enabled()) __builtin_prefetch(&buckets_[hash & mask_], /*rw=*/1);
   }
 
-  // True if `hash` is held; a hit becomes its bucket's most recently used entry.
+  // True if `hash` is held; a hit moves it to the front of its bucket.
   bool Contains(uint64_t hash);
-  // Holds `hash` as its bucket's most recently used entry, dropping the least recently used one
-  // if the bucket is full. REQUIRES: the URL behind `hash` has a record in the store.
+  // Holds `hash`: a hash held already moves to the front of its bucket (as a hit), a new one
+  // goes in at the middle, dropping the bucket's last entry if it is full. REQUIRES: the URL
+  // behind `hash` has a record in the store.
   void Insert(uint64_t hash);
 
   // Forgets everything (e.g. if URL records were ever removed from the store).
@@ -84,7 +91,8 @@ class SeenCache {
 
  private:
   struct alignas(64) Bucket {
-    // Most recently used first; free slots (0) only after the used ones.
+    // Ordered by use, midpoint insertion (the class comment); free slots (0) only after the
+    // used ones.
     uint64_t slots[kWays] = {};
   };
 

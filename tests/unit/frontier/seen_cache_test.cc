@@ -1,7 +1,7 @@
 // SeenCache tests: sizing (memory fixed by the option, never by the URLs inserted), lookups,
-// most-recently-used replacement within a bucket, that heavy eviction keeps the table bounded
-// and never reports a hash that was not inserted, moves, and that a table that cannot be mapped
-// is a status, not an exception.
+// replacement within a bucket (midpoint insertion: entries hit outlive entries seen once), that
+// heavy eviction keeps the table bounded and never reports a hash that was not inserted, moves,
+// and that a table that cannot be mapped is a status, not an exception.
 #include "services/frontier/seen_cache.h"
 
 #include <sys/resource.h>
@@ -68,20 +68,47 @@ TEST(SeenCacheTest, HoldsWhatWasInsertedAndNothingElse) {
   EXPECT_TRUE(cache.forgot());  // it no longer holds everything it was given
 }
 
-TEST(SeenCacheTest, FullBucketDropsItsLeastRecentlyUsedEntry) {
+TEST(SeenCacheTest, NewEntriesGoInAtTheMiddleAndTheLastFallsOut) {
   SeenCache cache = Make(64);  // 8 buckets
+  // Until the middle, new entries fill the bucket in order; after it, each one goes in at the
+  // middle, ahead of those that came before it: 1 2 3 4 | 8 7 6 5.
   for (uint64_t n = 1; n <= SeenCache::kWays; ++n) cache.Insert(InBucket(3, n));
-  cache.Insert(InBucket(3, 4));  // already held: moves to the front, drops nothing
   EXPECT_FALSE(cache.forgot());
-  EXPECT_TRUE(cache.Contains(InBucket(3, 1)));  // now the most recently used
-  cache.Insert(InBucket(3, 100));               // evicts n = 2, the least recently used
+  EXPECT_EQ(cache.size(), SeenCache::kWays);
+  cache.Insert(InBucket(3, 100));  // 1 2 3 4 | 100 8 7 6: 5 falls out
   EXPECT_TRUE(cache.forgot());
-  EXPECT_FALSE(cache.Contains(InBucket(3, 2)));
-  EXPECT_TRUE(cache.Contains(InBucket(3, 1)));
-  EXPECT_TRUE(cache.Contains(InBucket(3, 100)));
-  for (uint64_t n = 3; n <= SeenCache::kWays; ++n) EXPECT_TRUE(cache.Contains(InBucket(3, n)));
+  EXPECT_FALSE(cache.Contains(InBucket(3, 5)));
+  for (const uint64_t n : {1, 2, 3, 4, 6, 7, 8, 100}) {
+    EXPECT_TRUE(cache.Contains(InBucket(3, n))) << n;
+  }
   EXPECT_EQ(cache.size(), SeenCache::kWays);
   EXPECT_FALSE(cache.Contains(InBucket(4, 1)));  // other buckets untouched
+}
+
+TEST(SeenCacheTest, HitEntriesOutliveAStreamOfEntriesSeenOnce) {
+  SeenCache cache = Make(64);
+  for (uint64_t n = 1; n <= SeenCache::kWays; ++n) cache.Insert(InBucket(5, n));
+  // Hits on 7 and 8 (from the back half) move them to the front.
+  EXPECT_TRUE(cache.Contains(InBucket(5, 7)));
+  EXPECT_TRUE(cache.Contains(InBucket(5, 8)));
+  // A hundred hashes seen once pass through the back half without touching the front half.
+  for (uint64_t n = 1000; n < 1100; ++n) cache.Insert(InBucket(5, n));
+  for (const uint64_t n : {8, 7, 1, 2}) EXPECT_TRUE(cache.Contains(InBucket(5, n))) << n;
+  for (const uint64_t n : {3, 4, 5, 6}) EXPECT_FALSE(cache.Contains(InBucket(5, n))) << n;
+  EXPECT_TRUE(cache.Contains(InBucket(5, 1099)));  // the newest is always held
+  EXPECT_FALSE(cache.Contains(InBucket(5, 1000)));
+}
+
+TEST(SeenCacheTest, InsertingAHeldHashCountsAsAHit) {
+  SeenCache cache = Make(64);
+  for (uint64_t n = 1; n <= SeenCache::kWays; ++n) cache.Insert(InBucket(3, n));
+  cache.Insert(InBucket(3, 6));  // held, in the back half: moves to the front, drops nothing
+  EXPECT_FALSE(cache.forgot());
+  EXPECT_EQ(cache.size(), SeenCache::kWays);
+  // 6 1 2 3 | 4 8 7 5: four new hashes push out 4, 8, 7 and 5, not 6.
+  for (uint64_t n = 200; n < 204; ++n) cache.Insert(InBucket(3, n));
+  EXPECT_TRUE(cache.Contains(InBucket(3, 6)));
+  for (const uint64_t n : {4, 5, 7, 8}) EXPECT_FALSE(cache.Contains(InBucket(3, n))) << n;
 }
 
 TEST(SeenCacheTest, ManyMoreUrlsThanEntriesStayBoundedAndExact) {
