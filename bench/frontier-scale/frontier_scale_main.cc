@@ -42,6 +42,7 @@ struct Options {
   double lease_urls = 3e5;      // completed per step and target (at most)
   double lease_seconds = 60;    // and at most this long
   double steady_rate = 2000;    // leases + completions per second during the outlink phase
+  double seen_cache_entries = frontier::FrontierOptions().seen_cache_entries;
   size_t batch = 512;           // URLs per AddUrls (a fetcher's flush)
   size_t lease_batch = 512;     // URLs per Lease
   size_t per_host = 4;          // Lease's max_per_host (the fetcher's default)
@@ -103,6 +104,7 @@ TargetConfig ConfigFor(const Options& o, const std::string& dir) {
   config.collection.revisit.enabled = true;  // every fetched page goes back to the due index
   // The largest synthetic hosts have millions of URLs: no trap cap in the way.
   config.max_urls_per_host = 1'000'000'000;
+  config.seen_cache_entries = static_cast<size_t>(o.seen_cache_entries);
   return config;
 }
 
@@ -156,9 +158,11 @@ double Ratio(uint64_t a, uint64_t b) { return b == 0 ? 0 : static_cast<double>(a
 // process, whose CPU is counted per phase (0: the core, counted per call); `store`: the core's
 // store, whose reads are counted (null for the server).
 absl::Status Phases(const Options& o, Workload& workload, frontier::FrontierClient& client,
-                    int server_pid, const kv::RocksDbKvStore* store, TargetFigures& row) {
+                    int server_pid, const kv::RocksDbKvStore* store, Report& report,
+                    TargetFigures& row) {
   CpuMeter cpu(server_pid);
   ReadMeter reads(store);
+  report.Progress(absl::StrFormat("outlinks: %.0f links offered", o.outlinks));
   absl::StatusOr<OutlinkResult> links = workload.Outlinks(
       client, static_cast<uint64_t>(o.outlinks), o.batch, o.steady_rate, o.per_host);
   if (!links.ok()) return links.status();
@@ -171,6 +175,8 @@ absl::Status Phases(const Options& o, Workload& workload, frontier::FrontierClie
   row.index_filter_reads_per_link =
       Ratio(link_reads.block_cache_filter_miss + link_reads.block_cache_index_miss,
             links->offered);
+  report.Progress(
+      absl::StrFormat("outlinks: %.0f/s; leases and completions", row.outlinks_per_second));
   absl::StatusOr<LeaseResult> leases =
       workload.LeaseComplete(client, static_cast<uint64_t>(o.lease_urls), o.lease_batch,
                              o.per_host, absl::Seconds(o.lease_seconds));
@@ -209,7 +215,7 @@ absl::Status CoreSteps(const Options& o, const TargetConfig& config, Workload& w
   absl::StatusOr<GrowResult> grown = workload.Grow((*core)->client(), target, o.batch, progress);
   if (!grown.ok()) return grown.status();
   row.SetGrowth(*grown, workload.known(), DirectoryBytes(StorePath(config)));
-  if (absl::Status s = Phases(o, workload, (*core)->client(), 0, &(*core)->store(), row.core);
+  if (absl::Status s = Phases(o, workload, (*core)->client(), 0, &(*core)->store(), report, row.core);
       !s.ok()) {
     return s;
   }
@@ -242,11 +248,11 @@ absl::StatusOr<std::unique_ptr<ServerTarget>> StartServer(const TargetConfig& co
 // The server's part of a step: the phases over gRPC, its memory, then a kill -9 under load and
 // a clean restart, each timed to the first lease.
 absl::Status ServerSteps(const Options& o, const TargetConfig& config, Workload& workload,
-                         const std::string& log, StepRow& row) {
+                         const std::string& log, Report& report, StepRow& row) {
   absl::StatusOr<std::unique_ptr<ServerTarget>> server = StartServer(config, log, nullptr);
   if (!server.ok()) return server.status();
   if (absl::Status s =
-          Phases(o, workload, (*server)->client(), (*server)->pid(), nullptr, row.grpc);
+          Phases(o, workload, (*server)->client(), (*server)->pid(), nullptr, report, row.grpc);
       !s.ok()) {
     return s;
   }
@@ -307,7 +313,7 @@ absl::Status RunSteps(const Options& o, Report& report) {
     if (o.server) {
       report.Progress(absl::StrCat("step ", row.step, ": server"));
       const std::string log = (fs::path(o.data_dir) / "frontier-server.log").string();
-      if (absl::Status s = ServerSteps(o, config, workload, log, row); !s.ok()) return s;
+      if (absl::Status s = ServerSteps(o, config, workload, log, report, row); !s.ok()) return s;
     }
     report.Progress(absl::StrCat("step ", row.step, ": compaction"));
     if (absl::Status s = CompactStep(config, row); !s.ok()) return s;
@@ -385,6 +391,8 @@ void AddFlags(CLI::App& app, Options& o) {
   app.add_option("--lease-seconds", o.lease_seconds, "... or for at most this long");
   app.add_option("--steady-rate", o.steady_rate,
                  "Leases + completions per second beside the outlink phase (0: none)");
+  app.add_option("--seen-cache-entries", o.seen_cache_entries,
+                 "The frontier's seen cache (FrontierOptions::seen_cache_entries; 0: off)");
   app.add_option("--ready-hosts", o.ready_hosts, "Hosts ready at once, second axis (0: skip)")
       ->delimiter(',');
   app.add_option("--ready-urls-per-host", o.ready_urls_per_host, "URLs per host there");

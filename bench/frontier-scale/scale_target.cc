@@ -37,6 +37,7 @@ constexpr char kStoreDir[] = "store";
 frontier::FrontierOptions ServerOptions(const TargetConfig& config) {
   frontier::FrontierOptions base = frontier::FrontierServerConfig().frontier;
   base.max_urls_per_host = config.max_urls_per_host;
+  base.seen_cache_entries = config.seen_cache_entries;
   return frontier::WithCollection(base, config.collection, 0, 1);
 }
 
@@ -138,6 +139,8 @@ absl::Status ServerTarget::Spawn(const TargetConfig& config, const std::string& 
                                    config.data_dir,
                                    "--max-urls-per-host",
                                    absl::StrCat(config.max_urls_per_host),
+                                   "--seen-cache-entries",
+                                   absl::StrCat(config.seen_cache_entries),
                                    "--drain-timeout",
                                    "10s"};
   const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

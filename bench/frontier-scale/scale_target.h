@@ -51,6 +51,7 @@ struct TargetConfig {
   frontier::CollectionSettings collection;
   // Server-wide options that differ from FrontierServerConfig's defaults.
   uint64_t max_urls_per_host = frontier::FrontierOptions().max_urls_per_host;
+  size_t seen_cache_entries = frontier::FrontierOptions().seen_cache_entries;
   std::string crawlerd;  // the crawlerd binary (ServerTarget only)
 };
 

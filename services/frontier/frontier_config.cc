@@ -14,7 +14,10 @@ const config::KeyTable<FrontierOptions>& FrontierKeys() {
              &FrontierOptions::retry_backoff_max)
         .Add({"max_urls_per_host", "--max-urls-per-host",
               "URLs accepted per host at most (spider traps: calendars, session ids)"},
-             &FrontierOptions::max_urls_per_host);
+             &FrontierOptions::max_urls_per_host)
+        .Add({"seen_cache_entries", "--seen-cache-entries",
+              "URLs the in-memory seen cache holds, 8 bytes each (0: off)"},
+             &FrontierOptions::seen_cache_entries);
     return t;
   }();
   return *table;
