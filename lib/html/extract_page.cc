@@ -16,6 +16,7 @@
 #include "lib/html/internal/token_extractor.h"
 #include "lib/html/meta_refresh.h"
 #include "lib/html/nesting_limiter.h"
+#include "lib/html/script_navigation.h"
 #include "lib/html/text_builder.h"
 
 namespace crawler::html {
@@ -29,6 +30,7 @@ using internal::HasToken;
 using internal::HidesText;
 using internal::IsBlock;
 using internal::LinkResolver;
+using internal::ScriptLinks;
 
 constexpr size_t kNone = internal::kNoLink;
 
@@ -53,6 +55,16 @@ std::optional<std::string_view> Attribute(const GumboNode* element, const char* 
   const GumboAttribute* attribute = gumbo_get_attribute(&element->v.element.attributes, name);
   if (attribute == nullptr) return std::nullopt;
   return std::string_view(attribute->value);
+}
+
+// Whether an attribute's name starts with "on" (Gumbo lowercases names): most elements have
+// none, and then need not be asked for each handler.
+bool MayHaveHandler(const GumboVector& attributes) {
+  for (unsigned i = 0; i < attributes.length; ++i) {
+    const char* name = static_cast<const GumboAttribute*>(attributes.data[i])->name;
+    if (name[0] == 'o' && name[1] == 'n') return true;
+  }
+  return false;
 }
 
 // Visits the nodes below `root` in tree order without recursion (trees can be deep). `enter`
@@ -136,12 +148,14 @@ class LinkAndTextWalker {
       : options_(options),
         page_(page),
         links_(page_url, base, options, page),
+        script_links_(options.max_links),
         text_(options.collect_text, options.max_text_bytes) {}
 
   void Run(const GumboNode* document) {
     page_.stats.tree_depth = Traverse(
         document, [this](const GumboNode* node) { return Enter(node); },
         [this](const GumboNode* node) { Leave(node); });
+    script_links_.ResolveInto(links_);
     std::move(text_).TakeInto(page_);
   }
 
@@ -171,6 +185,7 @@ class LinkAndTextWalker {
     const GumboTag tag = node->v.element.tag;
     text_.Open(tag, Furniture(node));
     SeparateText(tag);
+    AddScriptLinks(node);
     switch (tag) {
       case GUMBO_TAG_A: {
         size_t link = kNone;
@@ -267,6 +282,25 @@ class LinkAndTextWalker {
                                                Attribute(node, "id")});
   }
 
+  // The element's navigation handlers, and an <a> or <area>'s javascript: href. Not those of
+  // <html> and <body>: later <html> and <body> tags add their attributes to the first one,
+  // which the tokenizer does not model (and a handler on the whole page is no element's link).
+  void AddScriptLinks(const GumboNode* node) {
+    const GumboTag tag = node->v.element.tag;
+    if (tag == GUMBO_TAG_HTML || tag == GUMBO_TAG_BODY) return;
+    const bool link = tag == GUMBO_TAG_A || tag == GUMBO_TAG_AREA;
+    if (!link && !MayHaveHandler(node->v.element.attributes)) return;
+    const bool rel_nofollow = link && RelNofollow(node);
+    for (const std::string_view name : kNavigationHandlers) {
+      // name.data() is a string literal's, so terminated.
+      const GumboAttribute* handler = gumbo_get_attribute(&node->v.element.attributes, name.data());
+      if (handler != nullptr) script_links_.AddHandler(handler->value, rel_nofollow);
+    }
+    if (link) {
+      if (const auto href = Attribute(node, "href")) script_links_.AddHref(*href, rel_nofollow);
+    }
+  }
+
   static bool RelNofollow(const GumboNode* node) {
     const auto rel = Attribute(node, "rel");
     return rel && HasToken(*rel, "nofollow");
@@ -283,6 +317,7 @@ class LinkAndTextWalker {
   const ExtractOptions& options_;
   ExtractedPage& page_;
   LinkResolver links_;
+  ScriptLinks script_links_;
   internal::PageText text_;
   int hidden_ = 0;  // open elements that hide their text
   std::vector<OpenAnchor> anchors_;

@@ -15,6 +15,13 @@
 //   <link rel=alternate href>     but not rel="alternate stylesheet", which is a style sheet
 //   <meta http-equiv=refresh content="N; url=...">   (meta_refresh.h)
 //   <img src>                     (srcset is not read)
+//   script links                  the literal URLs that an element's click and key handlers
+//                                 (onclick="location.href='/next'", script_navigation.h) or an
+//                                 <a>/<area> javascript: href navigate to; rel=nofollow of an
+//                                 <a>/<area> applies. Not those of <html>, <body> or
+//                                 <template>. They come after all other links, each distinct
+//                                 target once (internal/page_builder.h: ScriptLinks says why),
+//                                 without anchor text, and count against max_links.
 // Only HTML elements count (not SVG or MathML ones). Nothing is taken from comments, <script>,
 // <style>, <textarea> or <template> contents: the parser makes those text or keeps them out of
 // the tree. Character references are decoded by the parser. The base URL is the first

@@ -20,6 +20,8 @@ std::string_view LinkKindName(LinkKind kind) {
       return "refresh";
     case LinkKind::kImg:
       return "img";
+    case LinkKind::kScript:
+      return "script";
   }
   return "a";
 }

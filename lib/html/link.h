@@ -22,9 +22,12 @@ enum class LinkKind : uint8_t {
   kAlternate,  // <link rel=alternate href> (translations, feeds; not alternate style sheets)
   kRefresh,    // <meta http-equiv=refresh content="N; url=...">
   kImg,        // <img src>
+  // A literal URL an element's click or key handler, or an <a>/<area> javascript: href,
+  // navigates to (location.href = '/next', window.open('/next'); script_navigation.h).
+  kScript,
 };
 
-// "a", "area", "frame", "iframe", "canonical", "alternate", "refresh", "img".
+// "a", "area", "frame", "iframe", "canonical", "alternate", "refresh", "img", "script".
 std::string_view LinkKindName(LinkKind kind);
 
 struct Link {
@@ -35,7 +38,8 @@ struct Link {
   // rel=nofollow on the element, or nofollow/none in the page's <meta name=robots>.
   bool nofollow = false;
   // Visible text of an <a> (whitespace collapsed), the alt text of an <area> or <img>, or of
-  // images inside the <a>; bounded by ExtractOptions::max_anchor_text_bytes. Empty otherwise.
+  // images inside the <a>; bounded by ExtractOptions::max_anchor_text_bytes. Empty otherwise
+  // (kScript links have none).
   std::string anchor_text;
 
   friend bool operator==(const Link&, const Link&) = default;

@@ -5,7 +5,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/hash/hash.h"
 #include "lib/encoding/ascii.h"
+#include "lib/html/script_navigation.h"
 
 namespace crawler::html::internal {
 namespace {
@@ -142,7 +144,8 @@ size_t LinkResolver::Add(LinkKind kind, std::string_view value, bool rel_nofollo
     }
     return kNoLink;
   }
-  if ((kind == LinkKind::kA || kind == LinkKind::kArea) && trimmed.front() == '#' &&
+  if ((kind == LinkKind::kA || kind == LinkKind::kArea || kind == LinkKind::kScript) &&
+      trimmed.front() == '#' &&
       resolved->href_without_fragment() == page_url_.href_without_fragment()) {
     ++skipped.same_document;
     return kNoLink;
@@ -150,6 +153,32 @@ size_t LinkResolver::Add(LinkKind kind, std::string_view value, bool rel_nofollo
   resolved->ClearFragment();
   page_.links.push_back(Link{*std::move(resolved), kind, rel_nofollow || page_.meta.nofollow, ""});
   return page_.links.size() - 1;
+}
+
+void ScriptLinks::AddHandler(std::string_view code, bool rel_nofollow) {
+  for (std::string& target : ScriptNavigationTargets(code)) {
+    if (const auto it = index_.find(target); it != index_.end()) {
+      targets_[it->second].rel_nofollow &= rel_nofollow;
+    } else if (targets_.size() < max_targets_) {
+      index_.emplace(target, targets_.size());
+      targets_.push_back(Target{std::move(target), rel_nofollow});
+    } else {
+      over_limit_.insert(absl::Hash<std::string>()(target));
+    }
+  }
+}
+
+void ScriptLinks::AddHref(std::string_view href, bool rel_nofollow) {
+  if (const std::optional<std::string> code = JavascriptUrlCode(href)) {
+    AddHandler(*code, rel_nofollow);
+  }
+}
+
+void ScriptLinks::ResolveInto(LinkResolver& links) {
+  for (const Target& target : targets_) {
+    links.Add(LinkKind::kScript, target.value, target.rel_nofollow);
+  }
+  links.CountOverLimit(over_limit_.size());
 }
 
 }  // namespace crawler::html::internal

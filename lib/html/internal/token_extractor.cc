@@ -16,6 +16,7 @@
 #include "lib/html/internal/page_text.h"
 #include "lib/html/meta_refresh.h"
 #include "lib/html/nesting_limiter.h"
+#include "lib/html/script_navigation.h"
 #include "lib/html/text_builder.h"
 
 namespace crawler::html::internal {
@@ -37,6 +38,20 @@ std::optional<std::string_view> RawAttribute(const ScannedTag& tag, std::string_
 
 bool HasAttribute(const ScannedTag& tag, std::string_view name) {
   return RawAttribute(tag, name).has_value();
+}
+
+// Whether an attribute's name starts with "on": most elements have none, and then need not be
+// asked for each handler.
+bool MayHaveHandler(const ScannedTag& tag) {
+  for (const ScannedAttribute& a : *tag.attributes) {
+    std::string_view name = a.name;
+    if (!name.empty() && name.front() == '\0') name.remove_prefix(1);
+    if (name.size() >= 2 && encoding::ToAsciiLower(name[0]) == 'o' &&
+        encoding::ToAsciiLower(name[1]) == 'n') {
+      return true;
+    }
+  }
+  return false;
 }
 
 // The value with character references decoded (views into `scratch` or the input).
@@ -89,6 +104,7 @@ class Extractor : public ScanListener {
       page_.links[link].anchor_text =
           ref.anchor != kNoAnchor ? std::move(anchors_[ref.anchor]).Take() : std::move(ref.alt);
     }
+    script_links_.ResolveInto(resolver);
     page_.meta.title = std::move(title_).Take();
     std::move(text_).TakeInto(page_);
   }
@@ -116,6 +132,9 @@ class Extractor : public ScanListener {
   }
 
   void StartTag(const ScannedTag& tag, Insertion insertion) override {
+    // Every HTML element inserted, in token order, which is tree order here (and clones only
+    // repeat their original's targets: ScriptLinks).
+    if (insertion == Insertion::kHtml) AddScriptLinks(tag);
     if (insertion == Insertion::kDropped || tag.tag == GUMBO_TAG_UNKNOWN) return;
     // <html> and <body> tags after the first add their attributes to the element.
     if (tag.tag == GUMBO_TAG_HTML) {
@@ -340,6 +359,29 @@ class Extractor : public ScanListener {
     return html::BoundedText(text, options_.max_anchor_text_bytes);
   }
 
+  // As the Gumbo path: the navigation handlers of any element but <html> and <body> (whose
+  // later tags merge attributes into the first) and <template> (whose element and contents
+  // Gumbo keeps out of the tree), and an <a> or <area>'s javascript: href.
+  void AddScriptLinks(const ScannedTag& tag) {
+    if (tag.tag == GUMBO_TAG_HTML || tag.tag == GUMBO_TAG_BODY || tag.tag == GUMBO_TAG_TEMPLATE) {
+      return;
+    }
+    const bool link = tag.tag == GUMBO_TAG_A || tag.tag == GUMBO_TAG_AREA;
+    if (!link && !MayHaveHandler(tag)) return;
+    const bool rel_nofollow = link && RelNofollow(tag);
+    std::string scratch;
+    for (const std::string_view name : kNavigationHandlers) {
+      if (const auto code = Attribute(tag, name, scratch)) {
+        script_links_.AddHandler(*code, rel_nofollow);
+      }
+    }
+    if (link) {
+      if (const auto href = Attribute(tag, "href", scratch)) {
+        script_links_.AddHref(*href, rel_nofollow);
+      }
+    }
+  }
+
   void AddReference(LinkKind kind, std::string value, bool rel_nofollow, std::string alt) {
     references_.push_back(Reference{kind, std::move(value), rel_nofollow, kNoAnchor,
                                     std::move(alt)});
@@ -395,6 +437,7 @@ class Extractor : public ScanListener {
   bool in_first_title_ = false;  // its content comes next
   std::vector<AnchorSource> anchor_sources_;
   std::vector<Reference> references_;
+  ScriptLinks script_links_{options_.max_links};
   std::vector<TextBuilder> anchors_;   // anchor text of the <a> references
   std::vector<size_t> open_anchors_;   // the open HTML <a> elements: index into anchors_
   int hidden_ = 0;                     // open elements that hide their text

@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/html/script_navigation.h"
 #include "lib/url/url.h"
 
 namespace crawler::html {
@@ -679,6 +680,150 @@ TEST_P(LinksInDeepMarkup, UnclosedSpansAndTableCells) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Parsers, LinksInDeepMarkup,
+                         ::testing::Values(ExtractOptions::Parser::kTokenizer,
+                                           ExtractOptions::Parser::kGumbo),
+                         [](const ::testing::TestParamInfo<ExtractOptions::Parser>& p) {
+                           return p.param == ExtractOptions::Parser::kGumbo ? "Gumbo" : "Tokenizer";
+                         });
+
+// ---- Script links: navigation handlers and javascript: hrefs (script_navigation.h). ----
+
+class ScriptLinks : public ::testing::TestWithParam<ExtractOptions::Parser> {
+ protected:
+  ExtractedPage ExtractWithParser(const std::string& html,
+                                  ExtractOptions options = ExtractOptions()) {
+    options.parser = GetParam();
+    return Extract(html, options);
+  }
+};
+
+TEST_P(ScriptLinks, HandlersOnAnyElement) {
+  const ExtractedPage p = ExtractWithParser(
+      "<button onclick=\"location.href='/button'; return false\">b</button>"
+      "<div ondblclick='window.open(\"/div\", \"_blank\")'>d</div>"
+      "<table><tr onmousedown=\"document.location='/tr'\">"
+      "<td onmouseup=\"top.location.assign('/td')\"></table>"
+      "<li onkeydown=\"location.replace('/li')\" onkeypress=\"location='/li2'\">"
+      "<my-card ONCLICK=\"self.location.href = `/card`\">c</my-card>"
+      "<input type=button onpointerup=\"location='/input'\" ontouchend=\"location='/touch'\">"
+      "<span onclick=\"track()\">no navigation</span>");
+  EXPECT_THAT(Describe(p),
+              ElementsAre("script https://example.com/button", "script https://example.com/div",
+                          "script https://example.com/tr", "script https://example.com/td",
+                          "script https://example.com/li", "script https://example.com/li2",
+                          "script https://example.com/card", "script https://example.com/input",
+                          "script https://example.com/touch"));
+  for (const Link& link : p.links) EXPECT_EQ(link.anchor_text, "");
+}
+
+TEST_P(ScriptLinks, OnlyActivationHandlersOfDocumentElements) {
+  const ExtractedPage p = ExtractWithParser(
+      "<html onclick=\"location='/html'\"><body onclick=\"location='/body'\">"
+      "<img src=/i onload=\"location='/load'\" onmouseover=\"location='/over'\">"
+      "<select onchange=\"location='/change'\"></select>"
+      "<template><button onclick=\"location='/template'\">t</button></template>"
+      "<svg><g onclick=\"location='/svg'\"></g></svg>"
+      "<button data-onclick=\"location='/data'\" onclickx=\"location='/x'\">b</button>");
+  EXPECT_THAT(Describe(p), ElementsAre("img https://example.com/i"));
+}
+
+TEST_P(ScriptLinks, AfterTheOtherLinksEachTargetOnce) {
+  const ExtractedPage p = ExtractWithParser(
+      "<button onclick=\"location='/x'\">x</button><a href=/a onclick=\"location='/x'\">a</a>"
+      "<img src=/i onclick=\"location='/y'; location='/x'\"><a href=/b>b</a>");
+  EXPECT_THAT(Describe(p),
+              ElementsAre("a https://example.com/a", "img https://example.com/i",
+                          "a https://example.com/b", "script https://example.com/x",
+                          "script https://example.com/y"));
+}
+
+// The tree builder clones formatting elements with their attributes: a clone adds no script
+// link, while a cloned <a> is a link again.
+TEST_P(ScriptLinks, ClonesAddNothing) {
+  const ExtractedPage p = ExtractWithParser(
+      "<p><b onclick=\"location='/b'\">x<p>y<p><a href=/a onclick=\"location='/s'\">a<p>z");
+  EXPECT_THAT(Describe(p), ElementsAre("a https://example.com/a", "a https://example.com/a",
+                                       "script https://example.com/b",
+                                       "script https://example.com/s"));
+}
+
+TEST_P(ScriptLinks, ResolvedAndSkippedLikeOtherLinks) {
+  const ExtractedPage p = ExtractWithParser(
+      "<base href=https://b.example/dir/>"
+      "<i onclick=\"location='x?a=1&amp;b=2#frag'\"></i>"
+      "<i onclick=\"location.href=&quot;//cdn.example/y&quot;\"></i>"
+      "<i onclick=\"location='#top'\"></i><i onclick=\"location='mailto:a@example.com'\"></i>"
+      "<i onclick=\"location='javascript:void(0)'\"></i><i onclick=\"location=''\"></i>"
+      "<i onclick=\"location='http://[bad'\"></i>");
+  // '#top' resolves against the base, another page (as an <a href=#top> would).
+  EXPECT_THAT(Describe(p), ElementsAre("script https://b.example/dir/x?a=1&b=2",
+                                       "script https://cdn.example/y",
+                                       "script https://b.example/dir/"));
+  EXPECT_EQ(p.skipped.same_document, 0u);
+  EXPECT_EQ(p.skipped.mailto, 1u);
+  EXPECT_EQ(p.skipped.javascript, 1u);
+  EXPECT_EQ(p.skipped.empty, 1u);
+  EXPECT_EQ(p.skipped.invalid, 1u);
+  const ExtractedPage same = ExtractWithParser("<i onclick=\"location='#top'\"></i>");
+  EXPECT_THAT(Describe(same), IsEmpty());
+  EXPECT_EQ(same.skipped.same_document, 1u);
+}
+
+TEST_P(ScriptLinks, JavascriptHrefs) {
+  const ExtractedPage p = ExtractWithParser(
+      "<a href=\"javascript:location.href='/j'\">j</a>"
+      "<map><area href=\" JavaScript:window.open(%27/w%3Fa=1%27)\"></map>"
+      "<a href=\"javascript:void(0)\">v</a><iframe src=\"javascript:location='/no'\"></iframe>");
+  EXPECT_THAT(Describe(p), ElementsAre("script https://example.com/j",
+                                       "script https://example.com/w?a=1"));
+  EXPECT_EQ(p.skipped.javascript, 4u) << "the hrefs themselves";
+}
+
+TEST_P(ScriptLinks, NofollowFromTheLinkElementOrTheRobotsMeta) {
+  const ExtractedPage p = ExtractWithParser(
+      "<a rel=nofollow onclick=\"location='/n1'\">1</a>"
+      "<map><area rel=nofollow href=\"javascript:location='/n2'\"></map>"
+      "<a rel=nofollow onclick=\"location='/both'\">3</a><i onclick=\"location='/both'\"></i>"
+      "<button rel=nofollow onclick=\"location='/button'\">rel means nothing here</button>");
+  EXPECT_THAT(Describe(p), ElementsAre("script https://example.com/n1 nofollow",
+                                       "script https://example.com/n2 nofollow",
+                                       "script https://example.com/both",
+                                       "script https://example.com/button"));
+  const ExtractedPage robots = ExtractWithParser(
+      "<button onclick=\"location='/b'\">b</button><meta name=robots content=nofollow>");
+  EXPECT_THAT(Describe(robots), ElementsAre("script https://example.com/b nofollow"));
+}
+
+TEST_P(ScriptLinks, CountedAgainstTheLinkLimitOnceEach) {
+  ExtractOptions options;
+  options.max_links = 3;
+  const ExtractedPage p = ExtractWithParser(
+      "<i onclick=\"location='/1'\"></i><a href=/a>a</a><i onclick=\"location='/2'\"></i>"
+      "<i onclick=\"location='/2'\"></i><a href=/b>b</a><i onclick=\"location='/3'\"></i>"
+      "<i onclick=\"location='/3'\"></i>",
+      options);
+  EXPECT_THAT(Describe(p), ElementsAre("a https://example.com/a", "a https://example.com/b",
+                                       "script https://example.com/1"));
+  EXPECT_EQ(p.skipped.over_limit, 2u);
+  // Past the cap before resolution too: distinct targets counted once each.
+  options.max_links = 1;
+  const ExtractedPage few = ExtractWithParser(
+      "<i onclick=\"location='/1'\"></i><i onclick=\"location='/2'\"></i>"
+      "<i onclick=\"location='/2'\"></i><i onclick=\"location='/3'\"></i>",
+      options);
+  EXPECT_THAT(Describe(few), ElementsAre("script https://example.com/1"));
+  EXPECT_EQ(few.skipped.over_limit, 2u);
+}
+
+TEST_P(ScriptLinks, HandlerCodeIsReadUpToItsCap) {
+  const std::string padding(kMaxScriptCodeBytes, ' ');
+  const ExtractedPage p = ExtractWithParser("<i onclick=\"location='/near'" + padding +
+                                            "\"></i><i onclick=\"" + padding +
+                                            "location='/far'\"></i>");
+  EXPECT_THAT(Describe(p), ElementsAre("script https://example.com/near"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Parsers, ScriptLinks,
                          ::testing::Values(ExtractOptions::Parser::kTokenizer,
                                            ExtractOptions::Parser::kGumbo),
                          [](const ::testing::TestParamInfo<ExtractOptions::Parser>& p) {

@@ -103,7 +103,21 @@ INSTANTIATE_TEST_SUITE_P(
         "<!DOCTYPE html><p><a href=/x>x<table><td>c</table>after",
         "<p><a href=/x>x<table><td>c</table>after",
         std::string("<meta http-equiv=refresh\0content='0;url=/a' content='0;url=/b'>", 63),
-        std::string("<math>\0<mi>\0</mi></math><select><title>a\0b</title></select>", 59)));
+        std::string("<math>\0<mi>\0</mi></math><select><title>a\0b</title></select>", 59),
+        // Script links: after the other links, each target once, whatever the tree builder
+        // clones or where the element is (head, table, select, unknown, void, raw text).
+        "<button onclick=\"location.href='/b'\">b</button><a href=/a onclick=\"location='/b'\">"
+        "a</a><a href=\"javascript:window.open('/j')\">j</a><img src=/i onclick=\"location='/i'\">",
+        "<p><b onclick=\"location='/b'\">x<p>y<p><a href=/a rel=nofollow "
+        "onclick=\"location='/s'\">a<p>z<i onclick=\"location='/s'\">",
+        "<head><meta onclick=\"location='/m'\"><title onclick=\"location='/t'\">t</title>"
+        "<script onclick=\"location='/s'\"></script></head><x-card onclick=\"location='/x'\">",
+        "<table><tr onclick=\"location='/tr'\"><td onclick=\"location='/td'\">c</table>"
+        "<select onclick=\"location='/sel'\"><option onclick=\"location='/opt'\">o</select>",
+        "<html onclick=\"location='/h'\"><body onclick=\"location='/b'\"><p>x"
+        "<body onclick=\"location='/b2'\"><template onclick=\"location='/t'\"></template>",
+        "<meta name=robots content=nofollow><map><area href=/a onkeydown=\"location='/k'\">"
+        "<area rel=nofollow href=\"javascript:location='/n'\"></map>"));
 
 // Inputs whose tree does not follow token order: the tokenizer gives up and ExtractPage
 // returns Gumbo's result.
