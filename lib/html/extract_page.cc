@@ -283,11 +283,13 @@ class LinkAndTextWalker {
   }
 
   // The element's navigation handlers, and an <a> or <area>'s javascript: href. Not those of
-  // <html> and <body>: later <html> and <body> tags add their attributes to the first one,
-  // which the tokenizer does not model (and a handler on the whole page is no element's link).
+  // <html>, <head> and <body>: later <html> and <body> tags add their attributes to the first
+  // one, and a <head> tag makes the head element or is ignored, which the tokenizer does not
+  // model (and none of the three is an element a reader clicks).
+  // <template> is never entered (Traverse's caller skips GUMBO_NODE_TEMPLATE).
   void AddScriptLinks(const GumboNode* node) {
     const GumboTag tag = node->v.element.tag;
-    if (tag == GUMBO_TAG_HTML || tag == GUMBO_TAG_BODY) return;
+    if (tag == GUMBO_TAG_HTML || tag == GUMBO_TAG_HEAD || tag == GUMBO_TAG_BODY) return;
     const bool link = tag == GUMBO_TAG_A || tag == GUMBO_TAG_AREA;
     if (!link && !MayHaveHandler(node->v.element.attributes)) return;
     const bool rel_nofollow = link && RelNofollow(node);

@@ -18,7 +18,7 @@
 //   script links                  the literal URLs that an element's click and key handlers
 //                                 (onclick="location.href='/next'", script_navigation.h) or an
 //                                 <a>/<area> javascript: href navigate to; rel=nofollow of an
-//                                 <a>/<area> applies. Not those of <html>, <body> or
+//                                 <a>/<area> applies. Not those of <html>, <head>, <body> or
 //                                 <template>. They come after all other links, each distinct
 //                                 target once (internal/page_builder.h: ScriptLinks says why),
 //                                 without anchor text, and count against max_links.

@@ -359,12 +359,19 @@ class Extractor : public ScanListener {
     return html::BoundedText(text, options_.max_anchor_text_bytes);
   }
 
-  // As the Gumbo path: the navigation handlers of any element but <html> and <body> (whose
-  // later tags merge attributes into the first) and <template> (whose element and contents
-  // Gumbo keeps out of the tree), and an <a> or <area>'s javascript: href.
+  // As the Gumbo path: the navigation handlers of any element but <html>, <head> and <body>
+  // (which the model does not follow: later tags merge attributes into the first, a <head> tag
+  // may be ignored) and <template> (whose element and contents Gumbo keeps out of the tree),
+  // and an <a> or <area>'s javascript: href.
   void AddScriptLinks(const ScannedTag& tag) {
-    if (tag.tag == GUMBO_TAG_HTML || tag.tag == GUMBO_TAG_BODY || tag.tag == GUMBO_TAG_TEMPLATE) {
-      return;
+    switch (tag.tag) {
+      case GUMBO_TAG_HTML:
+      case GUMBO_TAG_HEAD:
+      case GUMBO_TAG_BODY:
+      case GUMBO_TAG_TEMPLATE:
+        return;
+      default:
+        break;
     }
     const bool link = tag.tag == GUMBO_TAG_A || tag.tag == GUMBO_TAG_AREA;
     if (!link && !MayHaveHandler(tag)) return;

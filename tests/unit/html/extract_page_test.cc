@@ -718,7 +718,8 @@ TEST_P(ScriptLinks, HandlersOnAnyElement) {
 
 TEST_P(ScriptLinks, OnlyActivationHandlersOfDocumentElements) {
   const ExtractedPage p = ExtractWithParser(
-      "<html onclick=\"location='/html'\"><body onclick=\"location='/body'\">"
+      "<html onclick=\"location='/html'\"><head onclick=\"location='/head'\"></head>"
+      "<body onclick=\"location='/body'\">"
       "<img src=/i onload=\"location='/load'\" onmouseover=\"location='/over'\">"
       "<select onchange=\"location='/change'\"></select>"
       "<template><button onclick=\"location='/template'\">t</button></template>"
