@@ -33,7 +33,14 @@ bool IsIntegrationTag(Ns ns, GumboTag t) {
 
 bool TreeModel::WouldFosterParent(const TagToken* t) const {
   if (stack_.empty() || document_ == Document::kFrameset) return false;
-  const Entry& current = stack_.back();
+  size_t top = stack_.size() - 1;
+  // "in column group": anything but <col> and <template> closes the column group and is
+  // processed "in table" (<table><col><div> puts the div before the table).
+  if (IsHtml(stack_[top], GUMBO_TAG_COLGROUP) && top > 0 &&
+      (t == nullptr || (t->tag != GUMBO_TAG_COL && t->tag != GUMBO_TAG_TEMPLATE))) {
+    --top;
+  }
+  const Entry& current = stack_[top];
   if (current.foreign() || !(current.tag == GUMBO_TAG_TABLE || IsTableSection(current.tag) ||
                              current.tag == GUMBO_TAG_TR)) {
     return false;
@@ -58,6 +65,9 @@ StartResult TreeModel::StartTagImpl(const TagToken& t) {
     // that flag, the limiter removes every <frameset> it cannot be sure of, so the parser
     // never switches modes behind the model's back.
     if (document_ == Document::kBody) return StartResult::kDrop;
+    // Too deep even alone (a max_depth under 3): dropped before the switch, or the model would
+    // be in a frameset the parser never sees.
+    if (kImpliedDepth + 1 > max_depth_) return StartResult::kDrop;
     document_ = Document::kFrameset;
     PopFrom(0);
     return StartTagInFrameset(t);

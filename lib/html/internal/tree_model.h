@@ -170,7 +170,8 @@ class TreeModel {
 
   // The tree builder would foster-parent this start tag's element (t) or this text (t null,
   // non-whitespace): the current node is a table, table section or row ("in table" and the
-  // modes that defer to it), and the token is not one those modes handle.
+  // modes that defer to it), or a column group in one, and the token is not one those modes
+  // handle.
   bool WouldFosterParent(const TagToken* t) const;
 
   // What the tree builder did with the element of the last StartTag; for the last EndTag,

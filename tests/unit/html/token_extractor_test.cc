@@ -141,6 +141,10 @@ INSTANTIATE_TEST_SUITE_P(
         "<table><tr><td>cell</td></tr>stray<a href=/f>f</a></table>",
         // The adoption agency moves the block out of the link and clones the link into it.
         "<a href=/x>one<div>two</a>three</div>",
+        // Content after a column group closes it and is foster-parented (found by
+        // fuzz_html_diff).
+        "<table><caption><a href=/1>1</a></caption><col><a href=/2>2</a></table>",
+        "<table onclick=\"location='/t'\"><col><b onclick=\"location='/b'\">x</b></table>",
         // </form> with an element open inside the form.
         "<form><div>a</form>b</div>",
         // <body hidden> after text hides that text too.
@@ -151,6 +155,25 @@ INSTANTIATE_TEST_SUITE_P(
         // fuzz_html_diff: Gumbo 0.10 and the model disagreed on the text's line breaks).
         "<p>a<svg><g><p\x0bt>y</p>b</g></svg>c",
         "<svg><g>x</br>y</g></svg>"));
+
+// With a nesting limit under 3 even a <frameset> alone is too deep: its tag is dropped, and the
+// tokenizer stays in the body with Gumbo (found by fuzz_html_diff).
+TEST(TokenExtractor, FramesetDroppedByATinyNestingLimit) {
+  for (const std::string html :
+       {"<frameset><a href=/x>x</a>", "<frameset><area href=/a onclick=\"location='/s'\">"}) {
+    for (const size_t depth : {0, 2}) {
+      ExtractOptions options;
+      options.max_nesting_depth = depth;
+      ExtractedPage tokenized;
+      ASSERT_TRUE(internal::ExtractWithTokenizer(html, PageUrl(), options, tokenized)) << html;
+      options.parser = ExtractOptions::Parser::kGumbo;
+      absl::StatusOr<ExtractedPage> gumbo = ExtractPage(html, PageUrl(), "text/html", options);
+      ASSERT_TRUE(gumbo.ok());
+      EXPECT_EQ(Describe(tokenized), Describe(*gumbo)) << html << " depth " << depth;
+      EXPECT_FALSE(tokenized.links.empty()) << html;
+    }
+  }
+}
 
 // The memory estimate sends pathological pages to Gumbo, which fails them.
 TEST(TokenExtractor, PathologicalTreeIsGumbosToRefuse) {
