@@ -49,8 +49,11 @@ std::string CanonicalOrHref(const url::Url& u) {
   return canonical.ok() ? canonical->str() : std::string(u.href());
 }
 
+// Links a reader follows by choice: <a>, <area>, and the navigations of click handlers and
+// javascript: hrefs (kScript), which sites use in their place.
 bool IsHyperlink(html::LinkKind kind) {
-  return kind == html::LinkKind::kA || kind == html::LinkKind::kArea;
+  return kind == html::LinkKind::kA || kind == html::LinkKind::kArea ||
+         kind == html::LinkKind::kScript;
 }
 
 // Reads the file's pages; `complete_bytes` is the length of the prefix of whole pages.

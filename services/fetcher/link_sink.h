@@ -26,9 +26,10 @@ struct PageLinks {
 class LinkSink {
  public:
   virtual ~LinkSink() = default;
-  // Records one page's links; returns how many of its external hyperlinks (<a>, <area>) the
-  // collection had not seen before: the page's reward in a focused collection. Never fails: a
-  // sink that cannot store says so its own way (a counter, a log line) and still counts.
+  // Records one page's links; returns how many of its external hyperlinks (<a>, <area>, script
+  // navigations: html::LinkKind::kScript) the collection had not seen before: the page's reward
+  // in a focused collection. Never fails: a sink that cannot store says so its own way (a
+  // counter, a log line) and still counts.
   virtual uint32_t RecordPage(const PageLinks& page) = 0;
 };
 

@@ -280,6 +280,9 @@ void PageProcessor::CollectLinks(const FetchedPage& page, const Parsed& parsed,
   if (parsed.parsed_html) {
     for (const html::Link& link : parsed.html.links) {
       if (link.nofollow) continue;
+      // Everything else is a navigation or a document of its own, script links (click handlers,
+      // javascript: hrefs) included: followed as <a> links are, with the same scope and
+      // nofollow rules.
       if (link.kind == html::LinkKind::kImg && !options_.follow_embeds) continue;
       AddOutlink(page, link.url, out);
     }

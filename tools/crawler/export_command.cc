@@ -3,7 +3,8 @@
 // holds, for webometrics (docs/focused.md, "Exports"):
 //
 //   crawler export links --data-dir D [--external] [--format csv|jsonl]
-//     every hyperlink (<a>, <area>) of every recorded page, one row per occurrence:
+//     every hyperlink (<a>, <area>, script navigations) of every recorded page, one row per
+//     occurrence:
 //     source_url, target_url, anchor_text, source_site, target_domain, depth, external
 //   crawler export domains --data-dir D [--format csv|jsonl]
 //     the registrable domains external links point to, with the number of distinct sites of the

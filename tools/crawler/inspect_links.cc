@@ -46,9 +46,11 @@ struct InspectLinksArgs {
 constexpr char kFormatHelp[] =
     "Output (default): one JSON object per link, in document order:\n"
     "  {\"url\":\"https://example.com/a\",\"kind\":\"a\",\"nofollow\":false,\"text\":\"...\"}\n"
-    "kind: a, area, frame, iframe, canonical, alternate, refresh, img. url is absolute, without\n"
-    "fragment; nofollow comes from rel=nofollow or <meta name=robots>; text is the anchor text\n"
-    "(or alt text). javascript:, mailto:, data: and other non-http(s) references are skipped.\n"
+    "kind: a, area, frame, iframe, canonical, alternate, refresh, img, script. url is absolute,\n"
+    "without fragment; nofollow comes from rel=nofollow or <meta name=robots>; text is the anchor\n"
+    "text (or alt text). javascript:, mailto:, data: and other non-http(s) references are\n"
+    "skipped. script links (after all others, each target once) are the literal URLs that click\n"
+    "and key handlers (onclick=\"location.href='/x'\") and javascript: hrefs navigate to.\n"
     "--text prints the visible text instead; --meta one JSON object with title, language,\n"
     "charset, charset_source, noindex, nofollow, base, link and skip counts.\n"
     "Exit: 0 ok; 1 page too costly to parse; 2 bad flags, invalid --base, unreadable file.\n";

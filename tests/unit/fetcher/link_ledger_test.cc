@@ -95,6 +95,25 @@ TEST_F(LinkLedgerTest, ExternalLinksCountOncePerCollection) {
   EXPECT_EQ(ReadAll(path_).size(), 3u);
 }
 
+// Script navigations are hyperlinks a reader chooses; images, frames and <link> are not.
+TEST_F(LinkLedgerTest, ScriptLinksAreHyperlinks) {
+  std::unique_ptr<LinkLedger> ledger = LinkLedger::Open(path_, &psl_, false).value();
+  const auto link = [](const std::string& href, html::LinkKind kind) {
+    return html::Link{url::Url::Parse(href).value(), kind, false, ""};
+  };
+  EXPECT_EQ(Record(*ledger, "http://www.uni.example/", 0,
+                   {link("http://script.org/", html::LinkKind::kScript),
+                    link("http://img.org/i.png", html::LinkKind::kImg),
+                    link("http://frame.org/", html::LinkKind::kIframe),
+                    link("http://canonical.org/", html::LinkKind::kCanonical)}),
+            1u);
+  ledger.reset();
+  const std::vector<LedgerPage> pages = ReadAll(path_);
+  ASSERT_EQ(pages.size(), 1u);
+  ASSERT_EQ(pages[0].links.size(), 1u);
+  EXPECT_EQ(pages[0].links[0].target, "http://script.org/");
+}
+
 TEST_F(LinkLedgerTest, ByHostEveryOtherHostIsExternal) {
   std::unique_ptr<LinkLedger> ledger = LinkLedger::Open(path_, nullptr, true).value();
   EXPECT_EQ(Record(*ledger, "http://www.uni.example/", 0,

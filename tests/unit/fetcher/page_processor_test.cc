@@ -381,6 +381,21 @@ TEST_F(PageProcessorTest, ImagesAreFollowedOnlyWithFollowEmbeds) {
                           "http://a.test/d", "http://www.a.test/e", "http://a.test/img.png"));
 }
 
+// Navigations in click handlers and javascript: hrefs are followed as <a> links are: scoped,
+// canonical, nofollow honoured.
+TEST_F(PageProcessorTest, ScriptLinksAreFollowedLikeAnchors) {
+  const std::string body =
+      R"html(<button onclick="location.href='/s?utm_source=x'">s</button>)html"
+      R"html(<a href="javascript:window.open('/j')">j</a>)html"
+      R"html(<a href="#" rel="nofollow" onclick="location='/nf'">nf</a>)html"
+      R"html(<div onclick="location='http://other.test/x'">out of scope</div>)html"
+      R"html(<span onclick="location.href='/q?id=' + id">not a literal</span>)html";
+  Processor();
+  ProcessedPage p = ProcessOne(Page("http://a.test/", OkHead("text/html", body), body));
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(CanonicalUrls(p.outlinks), ElementsAre("http://a.test/s", "http://a.test/j"));
+}
+
 // The per-page link cap holds, but what it cuts is said: in the page's crawl log detail and in
 // the fetcher's counters.
 TEST_F(PageProcessorTest, LinksPastThePerPageCapAreCountedAndLogged) {
