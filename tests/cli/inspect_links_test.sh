@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Contract test of `crawler inspect links`: one JSON object per link per line on stdout, each
-# with "url" (string), "kind" (a|area|frame|iframe|canonical|alternate|refresh|img), "nofollow"
-# (boolean) and "text" (string), in document order; --text prints the visible text; --meta one
-# JSON object. Exit 0 on success; 2 with "invalid URL: ..." for a bad --base, 2 for an unreadable
-# file or bad flags. Each output line is parsed with python3's json module.
+# with "url" (string), "kind" (a|area|frame|iframe|canonical|alternate|refresh|img|script),
+# "nofollow" (boolean) and "text" (string), in document order (script links last); --text prints
+# the visible text; --meta one JSON object. Exit 0 on success; 2 with "invalid URL: ..." for a bad
+# --base, 2 for an unreadable file or bad flags. Each output line is parsed with python3's json
+# module.
 # Usage: inspect_links_test.sh CRAWLER_BINARY TESTS_DATA_DIR
 set -uo pipefail
 
@@ -31,7 +32,7 @@ expect_links() {
   python3 - "$tmp/out" "$tmp/expected" <<'EOF' || fail "$name: see above"
 import json, sys
 out_path, expected_path = sys.argv[1], sys.argv[2]
-kinds = {"a", "area", "frame", "iframe", "canonical", "alternate", "refresh", "img"}
+kinds = {"a", "area", "frame", "iframe", "canonical", "alternate", "refresh", "img", "script"}
 got = []
 ok = True
 with open(out_path, "rb") as f:
@@ -129,6 +130,21 @@ run 0 --base http://frames.example/dir/ "$data/frames.html"
 expect_links "frames.html" "\
 frame http://frames.example/dir/left.html false
 frame https://example.com/right false"
+
+# Script links: after the other links, each target once, without text; rel=nofollow of an <a>
+# applies to its handler's links.
+cat >"$tmp/script.html" <<'HTML'
+<button onclick="location.href='/next'; return false">Next</button>
+<a href="/plain" rel="nofollow" onclick="window.open('/popup', '_blank')">Plain</a>
+<a href="javascript:location='/js'">JS</a><span onclick="location='/next'">again</span>
+<div onclick="location.href='/item?id=' + id">not a literal</div>
+HTML
+run 0 --base https://example.com/dir/ "$tmp/script.html"
+expect_links "script links" "\
+a https://example.com/plain true Plain
+script https://example.com/next false
+script https://example.com/popup true
+script https://example.com/js false"
 
 # ---- Encodings: the output is UTF-8 whatever the page's encoding. ----
 run 0 --base https://example.com/ "$data/koi8r.html"
