@@ -50,16 +50,6 @@ double ExpectedOptimalVisitsPerDay(absl::Span<const double> rates,
   return PosteriorVisitsPerDay(belief, weight, mu);
 }
 
-double PosteriorRuleFloor(const OptimalPolicyOptions& options, double budget_visits_per_day,
-                          int64_t page_count) {
-  double floor = options.min_visits_per_day;
-  if (options.max_uniform_intervals > 0 && budget_visits_per_day > 0 && page_count > 0) {
-    floor = std::max(floor, budget_visits_per_day /
-                                (options.max_uniform_intervals * static_cast<double>(page_count)));
-  }
-  return floor;
-}
-
 OptimalPolicy::OptimalPolicy(OptimalPolicyOptions options)
     : options_(options),
       solver_(AllocationOptions{options.min_visits_per_day}),
@@ -71,24 +61,18 @@ void OptimalPolicy::Retune(const FleetSummary& fleet) {
     uniform_interval_days_ = static_cast<double>(fleet.page_count) / fleet.budget_visits_per_day;
   }
   allocation_ = Allocation{};
-  posterior_floor_ = PosteriorRuleFloor(options_, fleet.budget_visits_per_day, fleet.page_count);
   const double previous_mu = std::isfinite(posterior_mu_) ? posterior_mu_ : 0.0;
   posterior_mu_ = 0;
   if (options_.expected_freshness && fleet.prior != nullptr && fleet.evidence != nullptr &&
       fleet.evidence->page_count() > 0 && fleet.page_count > 0) {
     // Pages without a history yet are visited at the uniform interval; the rest share what
-    // remains of the budget. The commitments are counted over a quarter of the uniform
-    // interval: the shortest horizon H at which those that stand cannot spend more than the
-    // budget by themselves (a page committed to c stands with probability 1 - c H, and
-    // c (1 - c H) <= 1 / (4 H) = budget / pages). In crawlsim half the interval left up to 5% of
-    // the budget unasked for on fast webs, and a tenth of it made the commitments swing.
+    // remains of the budget.
     const double share =
         std::min(1.0, fleet.evidence->page_count() / static_cast<double>(fleet.page_count));
     absl::StatusOr<PosteriorAllocation> solved = PosteriorAllocation::Solve(
         *fleet.evidence, *fleet.prior, fleet.budget_visits_per_day * share,
-        PosteriorAllocationOptions{.min_visits_per_day = posterior_floor_,
-                                   .mu_hint = previous_mu,
-                                   .commitment_horizon_days = 0.25 * uniform_interval_days_});
+        PosteriorAllocationOptions{.min_visits_per_day = options_.min_visits_per_day,
+                                   .mu_hint = previous_mu});
     if (solved.ok()) posterior_mu_ = solved->mu;
   }
   if (fleet.rates == nullptr || fleet.rates->page_count() <= 0) return;
@@ -127,7 +111,7 @@ Decision OptimalPolicy::DecideRegular(const PageView& page, const PolicyState& p
 Decision OptimalPolicy::DecideOnPosterior(const PageView& page, Decision decision) const {
   const Belief belief = Belief::Of(prior_.fitted->Posterior(PooledEvidence::Of(page.history)));
   decision.state.rate_per_day = belief.LogMeanRate();
-  const double floor = posterior_floor_;
+  const double floor = options_.min_visits_per_day;
   const double mu = posterior_mu_;
   // The previous decision is a close start for the Newton iteration.
   const double previous_f = std::max(CommittedVisitsPerDay(decision.state), 0.0);
