@@ -215,7 +215,8 @@ absl::Status CoreSteps(const Options& o, const TargetConfig& config, Workload& w
   absl::StatusOr<GrowResult> grown = workload.Grow((*core)->client(), target, o.batch, progress);
   if (!grown.ok()) return grown.status();
   row.SetGrowth(*grown, workload.known(), DirectoryBytes(StorePath(config)));
-  if (absl::Status s = Phases(o, workload, (*core)->client(), 0, &(*core)->store(), report, row.core);
+  if (absl::Status s =
+          Phases(o, workload, (*core)->client(), 0, &(*core)->store(), report, row.core);
       !s.ok()) {
     return s;
   }

@@ -64,13 +64,18 @@ size_t SeenCache::size() const {
   return held;
 }
 
+void SeenCache::MoveToFront(uint64_t* slots, size_t i) {
+  const uint64_t hash = slots[i];
+  for (; i > 0; --i) slots[i] = slots[i - 1];
+  slots[0] = hash;
+}
+
 bool SeenCache::Contains(uint64_t hash) {
   if (!enabled()) return false;
   uint64_t* slots = BucketOf(hash).slots;
   for (size_t i = 0; i < kWays && slots[i] != 0; ++i) {
     if (slots[i] != hash) continue;
-    for (; i > 0; --i) slots[i] = slots[i - 1];
-    slots[0] = hash;
+    MoveToFront(slots, i);
     return true;
   }
   return false;
@@ -82,9 +87,7 @@ void SeenCache::Insert(uint64_t hash) {
   size_t used = 0;
   for (; used < kWays && slots[used] != 0; ++used) {
     if (slots[used] != hash) continue;
-    // Held already: a second sighting, as good as a hit.
-    for (size_t i = used; i > 0; --i) slots[i] = slots[i - 1];
-    slots[0] = hash;
+    MoveToFront(slots, used);  // held already: a second sighting, as good as a hit
     return;
   }
   // A new entry goes in at the middle of the bucket (or after the last used slot, if that is

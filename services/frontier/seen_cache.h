@@ -44,7 +44,8 @@ class SeenCache {
  public:
   // Slots per bucket: 8 x 8 bytes fill one cache line.
   static constexpr size_t kWays = 8;
-  // Where Insert puts a new hash: the front half of a bucket holds only hashes that were hit.
+  // Where Insert puts a new hash once the bucket has that many entries: from then on the front
+  // half holds only hashes hit since they came in.
   static constexpr size_t kProbationStart = kWays / 2;
 
   // A cache that holds at most `max_entries` hashes: the largest power-of-two number of buckets
@@ -103,6 +104,8 @@ class SeenCache {
   };
 
   Bucket& BucketOf(uint64_t hash) { return buckets_[hash & mask_]; }
+  // Moves slots[i] to slots[0], the entries before it one place back.
+  static void MoveToFront(uint64_t* slots, size_t i);
 
   std::unique_ptr<Bucket[], Unmap> buckets_;
   size_t bucket_count_ = 0;

@@ -1,6 +1,7 @@
 // PageBuilder: what both of ExtractPage's parsers (extract_page.h) share once they have found
 // something — resolving link references into Links and counting the skipped ones, gathering
-// script links, the document-wide facts (base URL, robots and language metadata, title) and their rules.
+// script links, the document-wide facts (base URL, robots and language metadata, title) and
+// their rules.
 //
 // Thread-safety: not thread-safe; one builder per extraction.
 #ifndef CRAWLER_LIB_HTML_INTERNAL_PAGE_BUILDER_H_
