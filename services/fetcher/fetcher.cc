@@ -167,14 +167,17 @@ struct Fetcher::Impl {
     stop = true;
   }
 
-  // Takes the link's control table when it changed: the tasks held here of hosts whose queue
-  // was dropped since are discarded (the frontier voided their leases).
+  // Takes the link's control table when it changed: the tasks held here whose leases a drop
+  // of their host's queue voided since are discarded (those leased after the drop stay).
   void TakeControls() {
     std::shared_ptr<const HostControlTable> latest = link.Controls();
     if (latest->version == controls->version) return;
-    for (const std::string& key : controls->DroppedSince(*latest)) {
-      if (HostWork* h = scheduler.Find(key); h != nullptr) {
-        counters.Add(&FetcherStats::abandoned, scheduler.TakeAll(*h).size());
+    for (const frontier::FetcherHostControl& dropped : controls->DroppedSince(*latest)) {
+      if (HostWork* h = scheduler.Find(dropped.host_key); h != nullptr) {
+        counters.Add(&FetcherStats::abandoned,
+                     scheduler.TakeIf(*h, [&](const Task& task) {
+                       return dropped.Voided(task.lease.lease_id);
+                     }));
       }
     }
     controls = std::move(latest);

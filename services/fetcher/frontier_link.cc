@@ -58,12 +58,13 @@ void FrontierBatch::Append(FrontierBatch& later) {
   MoveAppend(later.releases, releases);
 }
 
-std::vector<std::string> HostControlTable::DroppedSince(const HostControlTable& next) const {
-  std::vector<std::string> dropped;
+std::vector<frontier::FetcherHostControl> HostControlTable::DroppedSince(
+    const HostControlTable& next) const {
+  std::vector<frontier::FetcherHostControl> dropped;
   for (const auto& [key, control] : next.hosts) {
     if (control.dropped_at == absl::InfinitePast()) continue;
     const frontier::FetcherHostControl* before = Find(key);
-    if (before == nullptr || before->dropped_at < control.dropped_at) dropped.push_back(key);
+    if (before == nullptr || before->dropped_at < control.dropped_at) dropped.push_back(control);
   }
   return dropped;
 }
@@ -89,12 +90,14 @@ void FrontierLink::PollControls() {
     std::string key = h.host_key;
     next->hosts.emplace(std::move(key), std::move(h));
   }
-  const std::vector<std::string> dropped = controls_->DroppedSince(*next);
+  const std::vector<frontier::FetcherHostControl> dropped = controls_->DroppedSince(*next);
   if (!dropped.empty()) {
     // The frontier voided these leases with the drop: they are neither fetched nor completed.
+    // Leases it gave since, of URLs found after the drop, are kept.
     std::erase_if(leased_, [&](const LeasedUrl& t) {
-      const bool gone =
-          std::find(dropped.begin(), dropped.end(), t.lease.host_key) != dropped.end();
+      const bool gone = std::any_of(dropped.begin(), dropped.end(), [&](const auto& c) {
+        return c.host_key == t.lease.host_key && c.Voided(t.lease.lease_id);
+      });
       if (gone) counters_.Add(&FetcherStats::abandoned);
       return gone;
     });

@@ -118,8 +118,9 @@ struct HostControlTable {
     auto it = hosts.find(host_key);
     return it == hosts.end() ? nullptr : &it->second;
   }
-  // The hosts of `next` whose queue was dropped after what this table says.
-  std::vector<std::string> DroppedSince(const HostControlTable& next) const;
+  // The controls in `next` of the hosts whose queue was dropped after what this table says
+  // (FetcherHostControl::Voided tells which of the leases held they voided).
+  std::vector<frontier::FetcherHostControl> DroppedSince(const HostControlTable& next) const;
 };
 
 struct FrontierLinkOptions {

@@ -105,6 +105,13 @@ class HostScheduler {
   Task TakeFront(HostWork& h);
   void DropFront(HostWork& h);
   std::deque<Task> TakeAll(HostWork& h);
+  // Drops the host's tasks for which `pred(task)` holds; returns how many.
+  template <typename Pred>
+  size_t TakeIf(HostWork& h, Pred&& pred) {
+    const size_t taken = std::erase_if(h.tasks, pred);
+    buffered_ -= taken;
+    return taken;
+  }
   // Drops every task not started (a stop); returns their lease ids.
   std::vector<frontier::LeaseId> DropAll();
 

@@ -333,6 +333,7 @@ absl::StatusOr<HostChangeResult> Frontier::DropHostQueue(std::string_view host_k
   HostControls controls = hosts_.controls(state);
   controls.dropped_urls += queued + waiting;
   controls.dropped_at = now;
+  controls.dropped_leases_below = next_lease_id_;
   controls.changed = now;
   // Counters follow what was found; a waiting URL whose record lies outside the host's URL
   // prefixes stays counted and its due entry is dropped as stale when it comes due.
@@ -370,7 +371,8 @@ FetcherControlTable Frontier::FetcherControls(uint64_t known_version) const {
     table.hosts.push_back(FetcherHostControl{.host_key = std::string(hosts_.key(host)),
                                              .blocked_until = c.blocked_until,
                                              .delay = c.delay,
-                                             .dropped_at = c.dropped_at});
+                                             .dropped_at = c.dropped_at,
+                                             .dropped_leases_below = c.dropped_leases_below});
   });
   return table;
 }

@@ -33,6 +33,10 @@ struct HostControls {
   // URLs dropped by DropHostQueue in all, and when last.
   uint64_t dropped_urls = 0;
   absl::Time dropped_at = absl::InfinitePast();
+  // The partition's first lease id after the last drop: the drop voided the host's leases
+  // with smaller ids, and leases taken since (of URLs found after the drop) stand. 0: not
+  // known (a record written before the bound was kept), so every lease of the host held then.
+  uint64_t dropped_leases_below = 0;
   // When any of these last changed; InfinitePast: never.
   absl::Time changed = absl::InfinitePast();
 
@@ -180,6 +184,14 @@ struct FetcherHostControl {
   absl::Time blocked_until = absl::InfinitePast();
   absl::Duration delay = absl::ZeroDuration();
   absl::Time dropped_at = absl::InfinitePast();
+  // HostControls::dropped_leases_below of the last drop.
+  uint64_t dropped_leases_below = 0;
+
+  // True when the last drop voided the lease (a fetcher then neither fetches nor completes it).
+  bool Voided(uint64_t lease_id) const {
+    return dropped_at != absl::InfinitePast() &&
+           (dropped_leases_below == 0 || lease_id < dropped_leases_below);
+  }
 
   friend bool operator==(const FetcherHostControl&, const FetcherHostControl&) = default;
 };

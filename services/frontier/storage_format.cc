@@ -326,6 +326,7 @@ std::string EncodeHostRecord(const HostRecord& record) {
     AppendVarint64(controls.dropped_urls, value);
     PutTime(value, controls.dropped_at);
     PutTime(value, controls.changed);
+    AppendVarint64(controls.dropped_leases_below, value);
   }
   return value;
 }
@@ -357,6 +358,10 @@ absl::StatusOr<HostRecord> DecodeHostRecord(std::string_view value) {
       !reader.Varint(controls.dropped_urls) || !reader.Time(controls.dropped_at) ||
       !reader.Time(controls.changed) ||
       delay_micros > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return Corrupt("host record");
+  }
+  // Records written before the drop's lease bound was kept end here (the bound stays 0).
+  if (!reader.AtEnd() && !reader.Varint(controls.dropped_leases_below)) {
     return Corrupt("host record");
   }
   controls.delay = absl::Microseconds(static_cast<int64_t>(delay_micros));

@@ -56,6 +56,7 @@ v1::HostControls ToProto(const HostControls& c) {
   if (c.max_pages.has_value()) p.set_max_pages(*c.max_pages);
   p.set_dropped_urls(c.dropped_urls);
   PutTime(c.dropped_at, absl::InfinitePast(), [&] { return p.mutable_dropped_at(); });
+  p.set_dropped_leases_below(c.dropped_leases_below);
   PutTime(c.changed, absl::InfinitePast(), [&] { return p.mutable_changed(); });
   return p;
 }
@@ -75,6 +76,7 @@ absl::StatusOr<HostControls> FromProto(const v1::HostControls& p, std::string_vi
   }
   if (p.has_max_pages()) c.max_pages = p.max_pages();
   c.dropped_urls = p.dropped_urls();
+  c.dropped_leases_below = p.dropped_leases_below();
   if (absl::Status s = ReadTime(p.has_dropped_at(), p.dropped_at(), never,
                                 FieldPath(field, "dropped_at"), c.dropped_at);
       !s.ok()) {
@@ -415,6 +417,7 @@ v1::GetHostControlsResponse ToProto(const FetcherControlTable& table) {
     PutTime(h.blocked_until, absl::InfinitePast(), [&] { return c->mutable_blocked_until(); });
     if (h.delay > absl::ZeroDuration()) *c->mutable_delay() = DurationToProto(h.delay);
     PutTime(h.dropped_at, absl::InfinitePast(), [&] { return c->mutable_dropped_at(); });
+    c->set_dropped_leases_below(h.dropped_leases_below);
   }
   return p;
 }
@@ -424,7 +427,8 @@ absl::StatusOr<FetcherControlTable> FromProto(const v1::GetHostControlsResponse&
   for (int i = 0; i < p.hosts_size(); ++i) {
     const v1::FetcherHostControl& c = p.hosts(i);
     const std::string field = FieldPath("hosts", static_cast<size_t>(i));
-    FetcherHostControl h{.host_key = c.host_key()};
+    FetcherHostControl h{.host_key = c.host_key(),
+                         .dropped_leases_below = c.dropped_leases_below()};
     if (absl::Status s = ReadTime(c.has_blocked_until(), c.blocked_until(), absl::InfinitePast(),
                                   FieldPath(field, "blocked_until"), h.blocked_until);
         !s.ok()) {

@@ -130,10 +130,28 @@ TEST(HostControlTableTest, DroppedSinceNamesOnlyNewDrops) {
   after.hosts["again.test"].dropped_at = t + absl::Seconds(1);
   after.hosts["new.test"] = {.host_key = "new.test", .dropped_at = t};
   after.hosts["slow.test"] = {.host_key = "slow.test", .delay = absl::Seconds(3)};
-  std::vector<std::string> dropped = before.DroppedSince(after);
+  std::vector<std::string> dropped;
+  for (const frontier::FetcherHostControl& c : before.DroppedSince(after)) {
+    dropped.push_back(c.host_key);
+  }
   std::sort(dropped.begin(), dropped.end());
   EXPECT_EQ(dropped, std::vector<std::string>({"again.test", "new.test"}));
   EXPECT_TRUE(after.DroppedSince(after).empty());
+}
+
+// A drop voids the leases given before it (ids below its bound), not those given since; a
+// table without the bound (0) voids every lease held; a host never dropped voids none.
+TEST(HostControlTableTest, ADropVoidsOnlyTheLeasesGivenBeforeIt) {
+  const absl::Time t = absl::FromUnixSeconds(1000);
+  const frontier::FetcherHostControl bounded{
+      .host_key = "a.test", .dropped_at = t, .dropped_leases_below = 10};
+  EXPECT_TRUE(bounded.Voided(9));
+  EXPECT_FALSE(bounded.Voided(10));
+  EXPECT_FALSE(bounded.Voided(11));
+  const frontier::FetcherHostControl unbounded{.host_key = "a.test", .dropped_at = t};
+  EXPECT_TRUE(unbounded.Voided(1'000'000));
+  const frontier::FetcherHostControl slowed{.host_key = "a.test", .delay = absl::Seconds(1)};
+  EXPECT_FALSE(slowed.Voided(1));
 }
 
 }  // namespace

@@ -201,6 +201,33 @@ TEST_F(HostControlTest, DropHostQueueDropsQueuedLeasedAndWaitingURLsForGood) {
   EXPECT_THAT(HostsOf(LeaseAll()), ElementsAre("a.test"));
 }
 
+// The control table tells fetchers which leases a drop voided: those given before it, not
+// the lease of a URL found after it (which is fetched and completed as usual), after a
+// restart too.
+TEST_F(HostControlTest, TheControlTableNamesTheLeasesADropVoided) {
+  AddSite("a.test", 2);
+  const std::vector<LeasedTask> before = frontier_->Lease(1, 1).value();
+  ASSERT_EQ(before.size(), 1u);
+  ASSERT_EQ(frontier_->DropHostQueue("a.test").value().dropped, 2u);
+  ASSERT_EQ(frontier_->AddUrls({U("a.test", "/found-later")})->added, 1u);
+  const std::vector<LeasedTask> after = frontier_->Lease(1, 1).value();
+  ASSERT_EQ(after.size(), 1u);
+  auto check_table = [&](const char* when) {
+    const FetcherControlTable table = frontier_->FetcherControls(0);
+    ASSERT_EQ(table.hosts.size(), 1u) << when;
+    const FetcherHostControl& a = table.hosts[0];
+    EXPECT_EQ(a.host_key, "a.test") << when;
+    EXPECT_TRUE(a.Voided(before[0].lease_id)) << when;
+    EXPECT_FALSE(a.Voided(after[0].lease_id)) << when;
+  };
+  check_table("before the completion");
+  EXPECT_THAT(frontier_->Complete({Done(after[0], clock_.Now())})->unknown_leases, IsEmpty());
+  EXPECT_EQ(Summary("a.test").in_flight, 0u);
+  EXPECT_TRUE(frontier_->IsExhausted());
+  Reopen();
+  check_table("after a restart");
+}
+
 // Dropped pages of the re-visit fleet leave it: the budget's solve stops counting them.
 TEST_F(HostControlTest, DroppedRevisitsLeaveTheRevisitFleet) {
   options_.revisit.enabled = true;

@@ -121,7 +121,7 @@ TEST(StorageFormatGolden, HostRecordWithACursor) {
 TEST(StorageFormatGolden, HostRecordWithErrorsAndControls) {
   // Errors and controls follow the cursor, which is then written even at the queue's start:
   // errors 2, blocked until 1 us, delay 1 s (10^6 us), a page limit of 0 (stored + 1), 5 URLs
-  // dropped (never), changed at 2 us.
+  // dropped (never), changed at 2 us, leases below 7 voided by the drop.
   HostRecord record = GoldenHostRecord();
   record.errors = 2;
   record.controls.blocked_until = absl::FromUnixMicros(1);
@@ -129,8 +129,9 @@ TEST(StorageFormatGolden, HostRecordWithErrorsAndControls) {
   record.controls.max_pages = 0;
   record.controls.dropped_urls = 5;
   record.controls.changed = absl::FromUnixMicros(2);
+  record.controls.dropped_leases_below = 7;
   const std::string bytes = Bytes({1, 1, 0xac, 0x02, 2, 0, 3, 1, 3, 1, 0, 0, 0, 2, 3, 0xc0, 0x84,
-                                   0x3d, 1, 5, 0, 5});
+                                   0x3d, 1, 5, 0, 5, 7});
   EXPECT_EQ(EncodeHostRecord(record), bytes);
   absl::StatusOr<HostRecord> decoded = DecodeHostRecord(bytes);
   ASSERT_TRUE(decoded.ok()) << decoded.status();
@@ -138,7 +139,11 @@ TEST(StorageFormatGolden, HostRecordWithErrorsAndControls) {
   EXPECT_EQ(decoded->controls, record.controls);
   // Without them (written before they existed, or none set): 0 and default controls.
   EXPECT_EQ(DecodeHostRecord(bytes.substr(0, 13))->controls, HostControls{});
-  for (size_t n = 14; n < bytes.size(); ++n) {
+  // Without the lease bound (written before it was kept): 0.
+  HostControls unbounded = record.controls;
+  unbounded.dropped_leases_below = 0;
+  EXPECT_EQ(DecodeHostRecord(bytes.substr(0, bytes.size() - 1))->controls, unbounded);
+  for (size_t n = 14; n < bytes.size() - 1; ++n) {
     EXPECT_EQ(DecodeHostRecord(bytes.substr(0, n)).status().code(), absl::StatusCode::kDataLoss)
         << n;
   }
