@@ -59,7 +59,8 @@ const config::KeyTable<CrawlConfig>& CrawlConfigKeys() {
               "unlimited"},
              &CrawlConfig::run_for)
         .Include(scheduler::RevisitTunerKeys(), &CrawlConfig::revisit_tuner)
-        .Include(frontier::FrontierKeys(), &CrawlConfig::frontier);
+        .Include(frontier::FrontierKeys(), &CrawlConfig::frontier)
+        .Include(frontier::StoreMemoryKeys(), &CrawlConfig::store_memory);
     return t;
   }();
   return *table;
@@ -114,6 +115,7 @@ absl::Status CrawlConfig::Finalize() {
     return absl::InvalidArgumentError("robots_retry_after must be in [1m, 24h]");
   }
   if (absl::Status s = politeness_store.Validate(); !s.ok()) return s;
+  if (absl::Status s = store_memory.Validate(); !s.ok()) return s;
   for (const std::string& cidr : allow_networks) {
     if (absl::Status s = net::CidrBlock::Parse(cidr).status(); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("allow_networks: ", s.message()));

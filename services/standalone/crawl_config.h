@@ -19,6 +19,7 @@
 #include "services/common/politeness/politeness_store.h"
 #include "services/fetcher/collection_options.h"
 #include "services/fetcher/fetcher.h"
+#include "services/frontier/frontier_config.h"
 #include "services/frontier/frontier_options.h"
 #include "services/scheduler/revisit_tuner.h"
 #include "services/standalone/progress_reporter.h"
@@ -67,6 +68,8 @@ struct CrawlConfig {
   bool fsync = true;
   // Frontier partitions run in this process (docs/architecture.md §4), 1..64.
   int partitions = 1;
+  // RocksDB memory shared by the partitions' stores (the content index's too).
+  frontier::StoreMemoryConfig store_memory;
   // Send X-Crawler-Partition: <k> with every request of partition k's fetcher, so a server's log
   // (websim's) shows that each host is fetched by its owner only. Off: crawled sites learn
   // nothing of the crawler's layout.

@@ -417,6 +417,10 @@ std::vector<prometheus::MetricFamily> StandaloneCrawl::Parts::CollectMetrics() {
 // <data_dir>/state-k beyond), its frontier core and a client of it; then the content index.
 absl::Status StandaloneCrawl::Parts::OpenPartitions() {
   const CrawlConfig& c = config;
+  // One cache and memtable budget for all the partitions' stores, so the memory the crawl
+  // takes does not grow with --partitions.
+  absl::StatusOr<std::shared_ptr<kv::RocksDbMemory>> memory = c.store_memory.Create();
+  if (!memory.ok()) return memory.status();
   for (uint32_t k = 0; k < static_cast<uint32_t>(c.partitions); ++k) {
     std::vector<kv::ColumnFamilySpec> families = frontier::Frontier::ColumnFamilies();
     if (k == 0) {
@@ -424,7 +428,8 @@ absl::Status StandaloneCrawl::Parts::OpenPartitions() {
     }
     const std::string dir = k == 0 ? "state" : absl::StrCat("state-", k);
     absl::StatusOr<std::unique_ptr<kv::RocksDbKvStore>> store = kv::RocksDbKvStore::Open(
-        {.path = (std::filesystem::path(c.data_dir) / dir).string()}, families);
+        {.path = (std::filesystem::path(c.data_dir) / dir).string(), .shared_memory = *memory},
+        families);
     if (!store.ok()) return store.status();
     stores.push_back(*std::move(store));
     absl::StatusOr<std::unique_ptr<frontier::Frontier>> frontier =

@@ -391,6 +391,29 @@ absl::StatusOr<absl::flat_hash_map<std::string, ColumnFamilySpec>> SpecsByName(
 
 }  // namespace
 
+RocksDbMemory::RocksDbMemory(size_t block_cache_bytes, size_t memtable_budget_bytes)
+    : block_cache_bytes_(block_cache_bytes),
+      memtable_budget_bytes_(memtable_budget_bytes),
+      // Half of the cache is kept for high-priority blocks (indexes and filters).
+      cache_(rocksdb::NewLRUCache(block_cache_bytes, /*num_shard_bits=*/-1,
+                                  /*strict_capacity_limit=*/false,
+                                  /*high_pri_pool_ratio=*/0.5)) {
+  if (memtable_budget_bytes > 0) {
+    write_buffers_ = std::make_shared<rocksdb::WriteBufferManager>(memtable_budget_bytes, cache_);
+  }
+}
+
+absl::StatusOr<std::shared_ptr<RocksDbMemory>> RocksDbMemory::Create(
+    size_t block_cache_bytes, size_t memtable_budget_bytes) {
+  if (block_cache_bytes < (size_t{1} << 20)) {
+    return absl::InvalidArgumentError("block_cache_bytes must be at least 1 MiB");
+  }
+  return std::shared_ptr<RocksDbMemory>(
+      new RocksDbMemory(block_cache_bytes, memtable_budget_bytes));
+}
+
+size_t RocksDbMemory::CacheUsage() const { return cache_->GetUsage(); }
+
 absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
     const RocksDbKvStoreOptions& options, const std::vector<ColumnFamilySpec>& column_families) {
   if (absl::Status valid = CheckOptions(options); !valid.ok()) return valid;
@@ -408,16 +431,20 @@ absl::StatusOr<std::unique_ptr<RocksDbKvStore>> RocksDbKvStore::Open(
     db_options.statistics = statistics;
   }
 
-  // Half of the cache is kept for high-priority blocks (indexes and filters).
-  const std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(
-      options.block_cache_bytes, /*num_shard_bits=*/-1, /*strict_capacity_limit=*/false,
-      /*high_pri_pool_ratio=*/0.5);
-  if (options.memtable_budget_bytes > 0) {
-    db_options.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(
-        options.memtable_budget_bytes, cache);
+  // The store's own cache and memtable budget, or the process-wide ones it was given.
+  std::shared_ptr<RocksDbMemory> memory = options.shared_memory;
+  if (memory == nullptr) {
+    absl::StatusOr<std::shared_ptr<RocksDbMemory>> own =
+        RocksDbMemory::Create(options.block_cache_bytes, options.memtable_budget_bytes);
+    if (!own.ok()) return own.status();
+    memory = *std::move(own);
+  }
+  const std::shared_ptr<rocksdb::Cache>& cache = memory->cache_;
+  if (memory->write_buffers_ != nullptr) {
+    db_options.write_buffer_manager = memory->write_buffers_;
     // The log is flushed away with the memtables it covers: a crash replays at most about the
     // budget.
-    db_options.max_total_wal_size = 2 * options.memtable_budget_bytes;
+    db_options.max_total_wal_size = 2 * memory->memtable_budget_bytes();
   }
 
   // Declared families, plus "default" (always present) and any others found on disk, which

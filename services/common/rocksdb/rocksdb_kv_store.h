@@ -45,12 +45,41 @@
 #include "services/common/kv/write_batch.h"
 
 namespace rocksdb {
+class Cache;
 class ColumnFamilyHandle;
 class DB;
 class Statistics;
+class WriteBufferManager;
 }  // namespace rocksdb
 
 namespace crawler::kv {
+
+// Memory that several stores of one process share: one block cache and one memtable budget
+// charged to it, so a process holding many stores (a frontier serving many collections) is
+// bounded once, not once per store. Given to each store through
+// RocksDbKvStoreOptions::shared_memory; stores hold it, so it lives as long as the last.
+class RocksDbMemory {
+ public:
+  // `block_cache_bytes` as RocksDbKvStoreOptions::block_cache_bytes, for all the stores;
+  // `memtable_budget_bytes` likewise (0: each family alone, no shared budget).
+  // kInvalidArgument when the cache is under 1 MiB.
+  static absl::StatusOr<std::shared_ptr<RocksDbMemory>> Create(size_t block_cache_bytes,
+                                                               size_t memtable_budget_bytes);
+
+  size_t block_cache_bytes() const { return block_cache_bytes_; }
+  size_t memtable_budget_bytes() const { return memtable_budget_bytes_; }
+  // Bytes the cache holds now (blocks and the memtables charged to it), over every store.
+  size_t CacheUsage() const;
+
+ private:
+  friend class RocksDbKvStore;
+  RocksDbMemory(size_t block_cache_bytes, size_t memtable_budget_bytes);
+
+  size_t block_cache_bytes_;
+  size_t memtable_budget_bytes_;
+  std::shared_ptr<rocksdb::Cache> cache_;
+  std::shared_ptr<rocksdb::WriteBufferManager> write_buffers_;  // null without a budget
+};
 
 struct RocksDbKvStoreOptions {
   // Directory of the database. Required.
@@ -67,6 +96,9 @@ struct RocksDbKvStoreOptions {
   // cache-sized blocks, this bounds the store's memory however large its data grows. Index and
   // filter blocks are kept at high priority, so a scan of data does not push them out.
   size_t block_cache_bytes = size_t{256} << 20;
+  // When set, the store uses this process-wide cache and memtable budget (shared with the
+  // other stores given it) in place of block_cache_bytes and memtable_budget_bytes.
+  std::shared_ptr<RocksDbMemory> shared_memory;
   // Memtable size per column family, in bytes: larger absorbs more writes before a flush but
   // costs more RAM and a longer WAL replay on restart.
   size_t write_buffer_bytes = size_t{32} << 20;

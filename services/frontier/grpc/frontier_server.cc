@@ -27,6 +27,7 @@ absl::Status FrontierServerConfig::Validate() const {
   if (partition_count < 1 || partition_count > 65536) {
     return absl::InvalidArgumentError("partitions must be in [1, 65536]");
   }
+  if (absl::Status s = store_memory.Validate(); !s.ok()) return s;
   if (partition_index >= partition_count) {
     return absl::InvalidArgumentError(absl::StrCat("partition ", partition_index,
                                                    " is not below partitions (",
@@ -48,6 +49,7 @@ const config::KeyTable<FrontierServerConfig>& FrontierServerKeys() {
         .Add({"partition_count", "--partitions", "N, the number of frontier partitions"},
              &C::partition_count)
         .Include(FrontierKeys(), &C::frontier)
+        .Include(StoreMemoryKeys(), &C::store_memory)
         .AddField<absl::Duration>({"lease_restore_grace", "--lease-restore-grace",
               "How long leases handed out before a restart stay out for their fetchers' "
               "completions (0: leased again at once)"},
@@ -66,8 +68,11 @@ absl::StatusOr<std::unique_ptr<FrontierServer>> FrontierServer::Start(
     const FrontierServerConfig& config, metrics::MetricsServer* metrics, const Logger& log) {
   if (absl::Status s = config.Validate(); !s.ok()) return s;
   std::unique_ptr<FrontierServer> server(new FrontierServer);
+  absl::StatusOr<std::shared_ptr<kv::RocksDbMemory>> memory = config.store_memory.Create();
+  if (!memory.ok()) return memory.status();
   FrontierHostOptions options;
   options.data_dir = config.data_dir;
+  options.store.shared_memory = *std::move(memory);
   options.base = config.frontier;
   options.partition_index = config.partition_index;
   options.partition_count = config.partition_count;

@@ -26,6 +26,7 @@
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/rate_limited_log.h"
 #include "services/common/service/service_config.h"
+#include "services/frontier/frontier_config.h"
 #include "services/frontier/frontier_options.h"
 
 namespace crawler {
@@ -49,6 +50,8 @@ struct FrontierServerConfig {
   uint32_t partition_count = 1;
   // The cores' server-wide options (lease duration, retries, seen cache, ...).
   FrontierOptions frontier;
+  // RocksDB memory of the whole process, shared by every collection's store.
+  StoreMemoryConfig store_memory;
 
   // kInvalidArgument naming the key.
   absl::Status Validate() const;

@@ -446,6 +446,39 @@ TEST(RocksDbKvStore, DataSurvivesReopen) {
   EXPECT_EQ((*store)->Get("a", "memtable-only").value(), "1");
 }
 
+// Stores given one RocksDbMemory charge their memtables to its one cache, and keep it alive.
+TEST(RocksDbKvStore, StoresGivenOneMemoryShareItsCache) {
+  TempDir dir;
+  absl::StatusOr<std::shared_ptr<RocksDbMemory>> memory =
+      RocksDbMemory::Create(size_t{16} << 20, size_t{8} << 20);
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  std::vector<std::unique_ptr<RocksDbKvStore>> stores;
+  for (const char* name : {"/a", "/b"}) {
+    RocksDbKvStoreOptions options = SmallOptions(dir.path() + name);
+    options.shared_memory = *memory;
+    auto store = RocksDbKvStore::Open(options, Families());
+    ASSERT_TRUE(store.ok()) << store.status();
+    stores.push_back(*std::move(store));
+  }
+  const std::weak_ptr<RocksDbMemory> held = *memory;
+  size_t usage = held.lock()->CacheUsage();
+  memory->reset();  // the stores hold it from here on
+  const std::string value(1000, 'v');
+  for (size_t s = 0; s < stores.size(); ++s) {
+    WriteBatch batch;
+    for (int i = 0; i < 600; ++i) batch.Put("a", absl::StrCat("key", i), value);
+    ASSERT_TRUE(stores[s]->Write(batch).ok());
+    const size_t now = held.lock()->CacheUsage();
+    EXPECT_GT(now, usage) << "the memtable of store " << s << " is charged to the shared cache";
+    usage = now;
+  }
+  EXPECT_LE(usage, size_t{16} << 20);
+  stores.clear();
+  EXPECT_TRUE(held.expired());
+  EXPECT_EQ(RocksDbMemory::Create(size_t{1} << 19, 0).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 // Bytes the files under `dir` take on disk (allocated blocks, not their lengths).
 uint64_t DiskUsage(const std::string& dir) {
   uint64_t bytes = 0;

@@ -87,6 +87,21 @@ TEST(DocumentedBatches, AreTheFetcherServiceAndStandaloneDefaults) {
                                      grpc_server::Endpoint().max_receive_bytes >> 20, " MiB)")));
 }
 
+// The frontier's RocksDB memory, shared by its collections: a cache under 1 MiB, or a memtable
+// budget that does not fit in it, is refused naming the key.
+TEST(CrawlerdKeys, FrontierStoreMemoryIsChecked) {
+  frontier::FrontierServerConfig config;
+  config.data_dir = "/tmp/unused";
+  EXPECT_TRUE(config.Validate().ok());
+  config.store_memory.block_cache_bytes = 1000;
+  EXPECT_THAT(config.Validate().message(), ::testing::HasSubstr("block_cache_bytes"));
+  config.store_memory.block_cache_bytes = size_t{64} << 20;
+  config.store_memory.memtable_budget_bytes = size_t{64} << 20;
+  EXPECT_THAT(config.Validate().message(), ::testing::HasSubstr("memtable_budget_bytes"));
+  config.store_memory.memtable_budget_bytes = 0;
+  EXPECT_TRUE(config.Validate().ok());
+}
+
 TEST(CrawlerdKeys, DedupRole) { ExpectRoleTable(dedup::DedupServerKeys()); }
 TEST(CrawlerdKeys, FrontierRole) { ExpectRoleTable(frontier::FrontierServerKeys()); }
 TEST(CrawlerdKeys, FetcherRole) { ExpectRoleTable(fetcher::FetcherServerKeys()); }
