@@ -156,6 +156,19 @@ INSTANTIATE_TEST_SUITE_P(
         "<p>a<svg><g><p\x0bt>y</p>b</g></svg>c",
         "<svg><g>x</br>y</g></svg>"));
 
+// A repeated attribute is dropped and the attributes after it kept (HTML Standard, "attribute
+// name state": a duplicate is a parse error and removed), as Chromium does: both links come
+// out. Gumbo 0.10 also drops the href after a repeated valueless attribute, so this is one
+// place where the tokenizer, not Gumbo, gives the browser's page (found by fuzz_html_diff).
+TEST(TokenExtractor, ARepeatedAttributeDropsOnlyItself) {
+  const std::optional<ExtractedPage> page =
+      WithTokenizer("<a x x href=/h>h</a><a y=1 y=2 href=/k>k</a>");
+  ASSERT_TRUE(page.has_value());
+  ASSERT_EQ(page->links.size(), 2u);
+  EXPECT_EQ(page->links[0].url.href(), "https://example.com/h");
+  EXPECT_EQ(page->links[1].url.href(), "https://example.com/k");
+}
+
 // With a nesting limit under 3 even a <frameset> alone is too deep: its tag is dropped, and the
 // tokenizer stays in the body with Gumbo (found by fuzz_html_diff).
 TEST(TokenExtractor, FramesetDroppedByATinyNestingLimit) {
