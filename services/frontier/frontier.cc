@@ -277,7 +277,7 @@ FrontierStats Frontier::Stats() const {
   absl::MutexLock lock(&mu_);
   FrontierStats stats = counters_;
   const HostTable::Totals& totals = hosts_.totals();
-  stats.hosts = hosts_.size();
+  stats.hosts = totals.hosts;
   stats.hosts_with_queued_urls = totals.hosts_with_queued;
   stats.ready_hosts = totals.ready_hosts;
   stats.queued_urls = totals.queued;

@@ -69,6 +69,7 @@
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_options.h"
 #include "services/frontier/host_api.h"
+#include "services/frontier/host_transfer.h"
 #include "services/frontier/host_table.h"
 #include "services/frontier/lease_table.h"
 #include "services/frontier/revisit_budget.h"
@@ -180,6 +181,31 @@ class Frontier {
   // One page of the host's URLs in one state (kQueued/kLeased in queue order, the others in
   // URL order), with the host's counts.
   absl::StatusOr<ListHostUrlsResult> ListHostUrls(const ListHostUrlsRequest& request) const;
+
+  // Moving a host to another partition (resharding; host_transfer.h). The host must be still
+  // on this side while it moves: nothing of it on lease, nothing added to it, no control
+  // changed (the mover stops both). Focused collections' hosts do not move yet
+  // (kFailedPrecondition): their bandit statistics are not carried.
+  //
+  // ExportHost: one chunk of up to `max_urls` URLs of the host, from `after` (empty: the
+  // start; then each chunk's `next`). kNotFound for a host this partition does not hold,
+  // kFailedPrecondition while one of its URLs is on lease.
+  absl::StatusOr<HostChunk> ExportHost(std::string_view host_key, std::string_view after,
+                                       size_t max_urls) const;
+  // ImportHost: writes a chunk on the new owner, in one batch. Its URLs are stored at once
+  // (their records and queue entries) but the host stays empty to Lease and the listings until
+  // the last chunk (with the header) sets its counters, controls and hint; its re-visit pages
+  // then join the fleet. A chunk imported again is harmless; the whole export can be replayed
+  // after a crash on either side. kAlreadyExists for a chunk with a header once the host holds
+  // URLs (the move is done: the mover goes on to ForgetHost); kFailedPrecondition for a host
+  // this partition does not own.
+  absl::Status ImportHost(const HostChunk& chunk);
+  // ForgetHost: on the old owner once the new one holds the host: deletes its URL records,
+  // queue and due entries and lease marks, takes its re-visit pages out of the fleet and
+  // empties its header (the id stays: ids are dense). The host then shows in no listing and
+  // counts in no total, and may come back by a later ImportHost. Returns the URLs deleted;
+  // kFailedPrecondition while one of them is on lease.
+  absl::StatusOr<uint64_t> ForgetHost(std::string_view host_key);
 
   // The hosts fetchers must treat specially: blocked now, with a delay, or dropped within
   // kFetcherDropMemory. `known_version`: the version the caller holds; if it is current the
@@ -311,6 +337,9 @@ class Frontier {
   // Takes a page out of the re-visit fleet (its estimate out of `fleet`'s histogram, its
   // history out of the evidence) and clears its history: it will not be re-visited.
   static void LeaveRevisitFleet(UrlRecord& record, RevisitFleet& fleet);
+  // The reverse, for a page that comes from another partition with its history: its estimate
+  // into `fleet`'s histogram, its history into the evidence.
+  static void JoinRevisitFleet(const UrlRecord& record, RevisitFleet& fleet);
   // Writes `fleet`'s persisted parts (rates, observations, evidence) into `batch`.
   static void PutRevisitFleet(const RevisitFleet& fleet, kv::WriteBatch& batch);
   std::optional<absl::Time> ScheduleFailedRevisit(const FetchOutcome& outcome,

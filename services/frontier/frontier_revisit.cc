@@ -202,6 +202,16 @@ void Frontier::LeaveRevisitFleet(UrlRecord& record, RevisitFleet& fleet) {
   record.visit_history.clear();
 }
 
+void Frontier::JoinRevisitFleet(const UrlRecord& record, RevisitFleet& fleet) {
+  absl::StatusOr<recrawl::PageRevisitState> page =
+      recrawl::PageRevisitState::Decode(record.visit_history);
+  if (!page.ok()) return;
+  if (page->history.last_visit().has_value()) fleet.rates.Add(page->policy.rate_per_day);
+  if (fleet.evidence.has_value()) {
+    fleet.evidence->Add(page->history, 1.0, recrawl::CommittedVisitsPerDay(page->policy));
+  }
+}
+
 void Frontier::PutRevisitFleet(const RevisitFleet& fleet, kv::WriteBatch& batch) {
   batch.Put(storage::kMetaFamily, storage::kMetaRevisitRatesKey, fleet.rates.Encode());
   batch.Put(storage::kMetaFamily, storage::kMetaRevisitObservationsKey,

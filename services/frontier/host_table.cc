@@ -113,6 +113,7 @@ storage::HostRecord HostTable::ToRecord(uint32_t host, const State& state) const
 
 void HostTable::Account(uint32_t host, const State& s, uint64_t sign) {
   // Unsigned wrap-around makes "subtract old, add new" exact for every counter.
+  totals_.hosts += sign * (s.seen > 0 ? 1 : 0);
   totals_.queued += sign * s.queued;
   totals_.waiting += sign * s.waiting;
   totals_.in_flight += sign * s.in_flight;

@@ -55,6 +55,8 @@ class HostTable {
   };
   // Totals over all hosts.
   struct Totals {
+    // Hosts holding URLs: all but those that moved to another partition (an empty header).
+    uint64_t hosts = 0;
     uint64_t queued = 0;
     uint64_t waiting = 0;
     uint64_t in_flight = 0;

@@ -166,6 +166,8 @@ struct HostRecord {
   // when either is set: records without them read as 0 and default controls.
   uint64_t errors = 0;
   HostControls controls;
+
+  friend bool operator==(const HostRecord&, const HostRecord&) = default;
 };
 std::string EncodeHostRecord(const HostRecord& record);
 absl::StatusOr<HostRecord> DecodeHostRecord(std::string_view value);

@@ -1,0 +1,300 @@
+// Frontier::ExportHost, ImportHost and ForgetHost: one host's state moved between partitions
+// (host_transfer.h). Split from frontier.cc only for size; the class contract is in frontier.h.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "lib/partition/partition.h"
+#include "services/common/kv/kv_store.h"
+#include "services/common/kv/write_batch.h"
+#include "services/frontier/frontier.h"
+#include "services/frontier/frontier_internal.h"
+#include "services/frontier/storage_format.h"
+#include "services/frontier/url_record.h"
+
+namespace crawler::frontier {
+
+using internal::kMaxUrlsPerInternalBatch;
+using internal::SaturatingSub;
+
+namespace {
+
+// ExportHost's position: "q" + the last queue key exported (the queued URLs, in queue order),
+// then "u" + the last URL exported (the others, in URL order).
+constexpr char kQueuePhase = 'q';
+constexpr char kUrlPhase = 'u';
+
+// A host that moved away keeps its id with an empty header: it holds no URL.
+bool Holds(const HostTable::State& state) {
+  return state.seen > 0 || state.queued > 0 || state.waiting > 0 || state.in_flight > 0;
+}
+
+}  // namespace
+
+absl::StatusOr<HostChunk> Frontier::ExportHost(std::string_view host_key, std::string_view after,
+                                               size_t max_urls) const {
+  if (max_urls == 0) return absl::InvalidArgumentError("a chunk holds at least one URL");
+  if (!after.empty() && after[0] != kQueuePhase && after[0] != kUrlPhase) {
+    return absl::InvalidArgumentError("not a position of this host's export");
+  }
+  absl::ReaderMutexLock lock(&mu_);
+  if (focus_ != nullptr) {
+    return absl::FailedPreconditionError("the hosts of a focused collection do not move");
+  }
+  const std::optional<uint32_t> host = hosts_.Find(host_key);
+  if (!host.has_value() || !Holds(hosts_.state(*host))) {
+    return absl::NotFoundError(
+        absl::StrCat("this partition holds no host ", std::string(host_key)));
+  }
+  const HostState& state = hosts_.state(*host);
+  if (state.in_flight > 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("host ", std::string(host_key), " has ", state.in_flight, " URL(s) on lease"));
+  }
+  HostChunk chunk{.host_key = std::string(host_key)};
+  // The queued URLs, with their entries' positions.
+  if (after.empty() || after[0] == kQueuePhase) {
+    const std::string prefix = storage::QueueHostPrefix(*host);
+    const std::string begin = after.empty() ? prefix : std::string(after.substr(1)) + '\0';
+    absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
+        store_.NewIterator(storage::kQueueFamily, begin, kv::PrefixSuccessor(prefix));
+    if (!it.ok()) return it.status();
+    std::string last_key;
+    for (; (*it)->Valid() && chunk.urls.size() < max_urls; (*it)->Next()) {
+      absl::StatusOr<storage::QueueKeyParts> key = storage::DecodeQueueKey((*it)->key());
+      absl::StatusOr<storage::QueueEntry> entry = storage::DecodeQueueValue((*it)->value());
+      if (!key.ok()) return key.status();
+      if (!entry.ok()) return entry.status();
+      chunk.urls.push_back(MovedUrl{
+          .url = std::move(entry->url), .queue_pos = key->pos, .queue_flags = entry->flags});
+      last_key = std::string((*it)->key());
+    }
+    if (absl::Status status = (*it)->status(); !status.ok()) return status;
+    std::vector<std::string> urls;
+    urls.reserve(chunk.urls.size());
+    for (const MovedUrl& u : chunk.urls) urls.push_back(u.url);
+    absl::StatusOr<std::vector<std::optional<std::string>>> values =
+        store_.MultiGet(storage::kUrlsFamily, urls);
+    if (!values.ok()) return values.status();
+    for (size_t i = 0; i < urls.size(); ++i) {
+      if (!(*values)[i].has_value()) {
+        return absl::DataLossError(absl::StrCat("queued URL ", urls[i], " has no record"));
+      }
+      absl::StatusOr<UrlRecord> record = storage::DecodeUrlRecord(*(*values)[i]);
+      if (!record.ok()) return record.status();
+      chunk.urls[i].record = *std::move(record);
+    }
+    if (chunk.urls.size() == max_urls) {
+      chunk.next = absl::StrCat(std::string(1, kQueuePhase), last_key);
+      return chunk;
+    }
+    after = "";
+  }
+  // Then every other URL of the host: done, waiting, dropped (their records only).
+  const std::string_view from = after.empty() ? std::string_view() : after.substr(1);
+  std::string last_url;
+  absl::Status status =
+      VisitHostUrlsLocked(*host, from, [&](std::string_view url, const UrlRecord& record) {
+        if (chunk.urls.size() >= max_urls) return false;
+        last_url = std::string(url);
+        if (record.status == UrlStatus::kQueued) return true;  // with its queue entry above
+        chunk.urls.push_back(MovedUrl{.url = std::string(url), .record = record});
+        return true;
+      });
+  if (!status.ok()) return status;
+  if (chunk.urls.size() >= max_urls) {
+    chunk.next = absl::StrCat(std::string(1, kUrlPhase), last_url);
+    return chunk;
+  }
+  storage::HostRecord header = hosts_.ToRecord(*host, state);
+  header.host_id = 0;
+  chunk.header = header;
+  return chunk;
+}
+
+absl::Status Frontier::ImportHost(const HostChunk& chunk) {
+  const std::string& key = chunk.host_key;
+  if (key.empty() || key.size() > storage::kMaxHostKeyBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("host key must have 1 to ", storage::kMaxHostKeyBytes, " bytes"));
+  }
+  if (options_.partition_count > 1 &&
+      partition::Partition(key, options_.partition_count) != options_.partition_index) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "host ", key, " belongs to partition ", partition::Partition(key, options_.partition_count),
+        " of ", options_.partition_count, ", not to this frontier (partition ",
+        options_.partition_index, ")"));
+  }
+  absl::MutexLock lock(&mu_);
+  if (focus_ != nullptr) {
+    return absl::FailedPreconditionError("the hosts of a focused collection do not move");
+  }
+  std::optional<uint32_t> found = hosts_.Find(key);
+  if (found.has_value() && Holds(hosts_.state(*found))) {
+    return absl::AlreadyExistsError(absl::StrCat("this partition holds host ", key, " already"));
+  }
+  // The URLs: stored under this partition's host id, invisible until the header comes.
+  Staging staging(hosts_);
+  // A new host gets the next id and an empty header, written with the URLs.
+  const uint32_t host = found.has_value() ? *found : staging.AddHost(key);
+  kv::WriteBatch batch;
+  for (const MovedUrl& moved : chunk.urls) {
+    UrlRecord record = moved.record;
+    record.host_id = host;
+    batch.Put(storage::kUrlsFamily, moved.url, storage::EncodeUrlRecord(record));
+    if (moved.queue_pos.has_value()) {
+      batch.Put(storage::kQueueFamily, storage::QueueKey(host, *moved.queue_pos),
+                storage::EncodeQueueValue(moved.queue_flags, moved.url));
+    }
+    if (record.status == UrlStatus::kWaiting) {
+      batch.Put(storage::kDueFamily, storage::DueKey(record.next_visit, moved.url),
+                storage::EncodeDueValue(host));
+    }
+  }
+  if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
+  if (!chunk.header.has_value()) return absl::OkStatus();
+
+  // The last chunk: every URL of the host is stored. Its re-visit pages join the fleet, read
+  // back from the store so that a chunk imported twice counts once.
+  std::optional<RevisitFleet> fleet;
+  uint64_t revisits = 0;
+  absl::Time earliest_due = absl::InfiniteFuture();
+  absl::Status status = VisitHostUrlsLocked(
+      host, "", [&](std::string_view, const UrlRecord& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        if (record.status == UrlStatus::kQueued && record.fetch_count > 0) ++revisits;
+        if (record.status == UrlStatus::kWaiting) {
+          earliest_due = std::min(earliest_due, record.next_visit);
+        }
+        if (!record.visit_history.empty()) {
+          if (!fleet.has_value()) fleet = revisit_fleet_;
+          JoinRevisitFleet(record, *fleet);
+        }
+        return true;
+      });
+  if (!status.ok()) return status;
+  const storage::HostRecord& header = *chunk.header;
+  HostState state = hosts_.state(host);
+  state.next_seq = header.next_seq;
+  state.queued = SaturatingSub(header.queued, header.leased);
+  state.waiting = header.waiting;
+  state.seen = header.seen;
+  state.pages = header.pages;
+  state.next_allowed = header.next_allowed;
+  state.cursor = header.cursor;
+  state.errors = static_cast<uint32_t>(
+      std::min<uint64_t>(header.errors, std::numeric_limits<uint32_t>::max()));
+  storage::HostRecord record = hosts_.ToRecord(host, state);
+  record.controls = header.controls;
+  kv::WriteBatch last;
+  last.Put(storage::kHostsFamily, key, storage::EncodeHostRecord(record));
+  if (fleet.has_value()) PutRevisitFleet(*fleet, last);
+  if (absl::Status written = store_.Write(last); !written.ok()) return written;
+  hosts_.Set(host, state);
+  if (!header.controls.IsDefault() || state.controls != 0) {
+    hosts_.SetControls(host, header.controls);
+    ++controls_version_;
+  }
+  if (fleet.has_value()) revisit_fleet_ = *std::move(fleet);
+  revisits_queued_ += revisits;
+  // Waiting URLs due before the due index's scan mark would never be promoted.
+  due_scanned_until_ = std::min(due_scanned_until_, earliest_due);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> Frontier::ForgetHost(std::string_view host_key) {
+  absl::MutexLock lock(&mu_);
+  if (focus_ != nullptr) {
+    return absl::FailedPreconditionError("the hosts of a focused collection do not move");
+  }
+  const std::optional<uint32_t> host = hosts_.Find(host_key);
+  if (!host.has_value() || !Holds(hosts_.state(*host))) {
+    return absl::NotFoundError(
+        absl::StrCat("this partition holds no host ", std::string(host_key)));
+  }
+  const HostState& state = hosts_.state(*host);
+  if (state.in_flight > 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("host ", std::string(host_key), " has ", state.in_flight, " URL(s) on lease"));
+  }
+  // Deleted in batches of bounded size; the header is emptied last, so a ForgetHost cut short
+  // is finished by the next one.
+  kv::WriteBatch batch;
+  size_t in_batch = 0;
+  auto flush = [&]() -> absl::Status {
+    if (in_batch == 0) return absl::OkStatus();
+    absl::Status status = store_.Write(batch);
+    batch = kv::WriteBatch();
+    in_batch = 0;
+    return status;
+  };
+  {
+    const std::string prefix = storage::QueueHostPrefix(*host);
+    absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
+        store_.NewIterator(storage::kQueueFamily, prefix, kv::PrefixSuccessor(prefix));
+    if (!it.ok()) return it.status();
+    for (; (*it)->Valid(); (*it)->Next()) {
+      batch.Delete(storage::kQueueFamily, (*it)->key());
+      if (++in_batch >= kMaxUrlsPerInternalBatch) {
+        if (absl::Status status = flush(); !status.ok()) return status;
+      }
+    }
+    if (absl::Status status = (*it)->status(); !status.ok()) return status;
+  }
+  uint64_t urls = 0;
+  uint64_t revisits = 0;
+  std::optional<RevisitFleet> fleet;
+  absl::Status write_status = absl::OkStatus();
+  absl::Status status = VisitHostUrlsLocked(
+      *host, "",
+      [&](std::string_view url, const UrlRecord& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        batch.Delete(storage::kUrlsFamily, url);
+        if (record.status == UrlStatus::kWaiting) {
+          batch.Delete(storage::kDueFamily, storage::DueKey(record.next_visit, url));
+        }
+        if (record.status == UrlStatus::kQueued && record.fetch_count > 0) ++revisits;
+        if (!record.visit_history.empty()) {
+          if (!fleet.has_value()) fleet = revisit_fleet_;
+          UrlRecord leaving = record;
+          LeaveRevisitFleet(leaving, *fleet);
+        }
+        ++urls;
+        if (++in_batch >= kMaxUrlsPerInternalBatch) {
+          write_status = flush();
+          if (!write_status.ok()) return false;
+        }
+        return true;
+      });
+  if (!status.ok()) return status;
+  if (!write_status.ok()) return write_status;
+  // The empty header (the id stays), the controls cleared, the fleet without the host's pages.
+  HostState empty;
+  empty.controls = state.controls;
+  storage::HostRecord record = hosts_.ToRecord(*host, empty);
+  record.controls = HostControls{};
+  batch.Put(storage::kHostsFamily, host_key, storage::EncodeHostRecord(record));
+  if (fleet.has_value()) PutRevisitFleet(*fleet, batch);
+  in_batch = 1;
+  if (absl::Status written = flush(); !written.ok()) return written;
+  hosts_.Set(*host, empty);
+  if (empty.controls != 0) {
+    hosts_.SetControls(*host, HostControls{});
+    ++controls_version_;
+  }
+  if (fleet.has_value()) revisit_fleet_ = *std::move(fleet);
+  revisits_queued_ = SaturatingSub(revisits_queued_, revisits);
+  return urls;
+}
+
+}  // namespace crawler::frontier
