@@ -399,6 +399,10 @@ class Frontier {
   // (exclusive; empty: the first) until `visit` returns false.
   absl::StatusOr<uint32_t> OperatorHostLocked(std::string_view host_key) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // The id of a host that can move now (ExportHost, ForgetHost): held here, nothing on lease,
+  // not of a focused collection; the error of their contract otherwise.
+  absl::StatusOr<uint32_t> MovingHostLocked(std::string_view host_key) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   HostSummary SummaryLocked(uint32_t host, absl::Time now) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   absl::Status VisitHostUrlsLocked(
       uint32_t host, std::string_view after,

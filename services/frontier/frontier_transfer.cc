@@ -43,13 +43,7 @@ bool Holds(const HostTable::State& state) {
 
 }  // namespace
 
-absl::StatusOr<HostChunk> Frontier::ExportHost(std::string_view host_key, std::string_view after,
-                                               size_t max_urls) const {
-  if (max_urls == 0) return absl::InvalidArgumentError("a chunk holds at least one URL");
-  if (!after.empty() && after[0] != kQueuePhase && after[0] != kUrlPhase) {
-    return absl::InvalidArgumentError("not a position of this host's export");
-  }
-  absl::ReaderMutexLock lock(&mu_);
+absl::StatusOr<uint32_t> Frontier::MovingHostLocked(std::string_view host_key) const {
   if (focus_ != nullptr) {
     return absl::FailedPreconditionError("the hosts of a focused collection do not move");
   }
@@ -58,11 +52,23 @@ absl::StatusOr<HostChunk> Frontier::ExportHost(std::string_view host_key, std::s
     return absl::NotFoundError(
         absl::StrCat("this partition holds no host ", std::string(host_key)));
   }
-  const HostState& state = hosts_.state(*host);
-  if (state.in_flight > 0) {
+  if (const uint32_t leased = hosts_.state(*host).in_flight; leased > 0) {
     return absl::FailedPreconditionError(
-        absl::StrCat("host ", std::string(host_key), " has ", state.in_flight, " URL(s) on lease"));
+        absl::StrCat("host ", std::string(host_key), " has ", leased, " URL(s) on lease"));
   }
+  return *host;
+}
+
+absl::StatusOr<HostChunk> Frontier::ExportHost(std::string_view host_key, std::string_view after,
+                                               size_t max_urls) const {
+  if (max_urls == 0) return absl::InvalidArgumentError("a chunk holds at least one URL");
+  if (!after.empty() && after[0] != kQueuePhase && after[0] != kUrlPhase) {
+    return absl::InvalidArgumentError("not a position of this host's export");
+  }
+  absl::ReaderMutexLock lock(&mu_);
+  const absl::StatusOr<uint32_t> host = MovingHostLocked(host_key);
+  if (!host.ok()) return host.status();
+  const HostState& state = hosts_.state(*host);
   HostChunk chunk{.host_key = std::string(host_key)};
   // The queued URLs, with their entries' positions.
   if (after.empty() || after[0] == kQueuePhase) {
@@ -215,19 +221,9 @@ absl::Status Frontier::ImportHost(const HostChunk& chunk) {
 
 absl::StatusOr<uint64_t> Frontier::ForgetHost(std::string_view host_key) {
   absl::MutexLock lock(&mu_);
-  if (focus_ != nullptr) {
-    return absl::FailedPreconditionError("the hosts of a focused collection do not move");
-  }
-  const std::optional<uint32_t> host = hosts_.Find(host_key);
-  if (!host.has_value() || !Holds(hosts_.state(*host))) {
-    return absl::NotFoundError(
-        absl::StrCat("this partition holds no host ", std::string(host_key)));
-  }
+  const absl::StatusOr<uint32_t> host = MovingHostLocked(host_key);
+  if (!host.ok()) return host.status();
   const HostState& state = hosts_.state(*host);
-  if (state.in_flight > 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("host ", std::string(host_key), " has ", state.in_flight, " URL(s) on lease"));
-  }
   // Deleted in batches of bounded size; the header is emptied last, so a ForgetHost cut short
   // is finished by the next one.
   kv::WriteBatch batch;

@@ -49,6 +49,7 @@
 #include "services/scheduler/scheduler.h"
 #include "services/scheduler/scheduler_metrics.h"
 #include "services/standalone/progress_reporter.h"
+#include "services/standalone/reshard.h"
 
 namespace crawler::standalone {
 namespace {
@@ -162,8 +163,8 @@ struct StandaloneCrawl::Parts {
 
 namespace {
 
-frontier::FrontierOptions FrontierOptionsFor(const CrawlConfig& c, uint32_t k) {
-  const auto n = static_cast<uint32_t>(c.partitions);
+// Partition k's frontier options when the crawl runs n partitions.
+frontier::FrontierOptions FrontierOptionsFor(const CrawlConfig& c, uint32_t k, uint32_t n) {
   frontier::FrontierOptions options = frontier::WithCollection(
       c.frontier,
       frontier::SettingsFor(c.collection, k, n, collections::RefillTime(c.fetcher.flush_interval)),
@@ -201,37 +202,6 @@ fetcher::FetcherOptions ShareOfFetcher(const CrawlConfig& c) {
   base.http.body_memory_bytes =
       std::max(c.fetcher.http.max_body_bytes, c.fetcher.http.body_memory_bytes / n);
   return base;
-}
-
-// A data dir keeps the partition count it was started with: a host's URLs live in the store of
-// the partition that owned it, and moving them (resharding) is not supported.
-absl::Status CheckPartitionCount(const std::filesystem::path& data_dir, int partitions) {
-  const std::filesystem::path file = data_dir / "partitions";
-  std::error_code ec;
-  if (std::filesystem::exists(file, ec)) {
-    std::ifstream in(file);
-    int recorded = 0;
-    if (!(in >> recorded) || recorded < 1) {
-      return absl::DataLossError(absl::StrCat("cannot read the partition count in ", file.string()));
-    }
-    if (recorded != partitions) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "data dir ", data_dir.string(), " was crawled with ", recorded,
-          " partition(s); resume it with --partitions ", recorded,
-          " (changing the count of an existing crawl is not supported)"));
-    }
-    return absl::OkStatus();
-  }
-  // A data dir from before the count was recorded (or a new one) holds one partition.
-  if (partitions != 1 && std::filesystem::exists(data_dir / "state", ec)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "data dir ", data_dir.string(), " was crawled with 1 partition; resume it without "
-        "--partitions (changing the count of an existing crawl is not supported)"));
-  }
-  std::ofstream out(file);
-  out << partitions << "\n";
-  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", file.string()));
-  return absl::OkStatus();
 }
 
 // A data dir is new (absent, or holding only what a crawl writes there), or holds a crawl (its
@@ -426,14 +396,13 @@ absl::Status StandaloneCrawl::Parts::OpenPartitions() {
     if (k == 0) {
       for (kv::ColumnFamilySpec& cf : dedup::Dedup::ColumnFamilies()) families.push_back(cf);
     }
-    const std::string dir = k == 0 ? "state" : absl::StrCat("state-", k);
     absl::StatusOr<std::unique_ptr<kv::RocksDbKvStore>> store = kv::RocksDbKvStore::Open(
-        {.path = (std::filesystem::path(c.data_dir) / dir).string(), .shared_memory = *memory},
-        families);
+        {.path = PartitionDir(c.data_dir, k).string(), .shared_memory = *memory}, families);
     if (!store.ok()) return store.status();
     stores.push_back(*std::move(store));
     absl::StatusOr<std::unique_ptr<frontier::Frontier>> frontier =
-        frontier::Frontier::Open(FrontierOptionsFor(c, k), *stores.back(), *clock);
+        frontier::Frontier::Open(FrontierOptionsFor(c, k, static_cast<uint32_t>(c.partitions)),
+                                 *stores.back(), *clock);
     if (!frontier.ok()) return frontier.status();
     for (const std::string& warning : (*frontier)->OpenWarnings()) log.Warning(warning);
     frontiers.push_back(*std::move(frontier));
@@ -536,7 +505,19 @@ absl::StatusOr<std::unique_ptr<StandaloneCrawl>> StandaloneCrawl::Open(
   absl::StatusOr<std::unique_ptr<DataDirLock>> lock = DataDirLock::Acquire(c.data_dir);
   if (!lock.ok()) return lock.status();
   p->lock = *std::move(lock);
-  if (absl::Status s = CheckPartitionCount(c.data_dir, c.partitions); !s.ok()) return s;
+  // A data dir crawled with another count has its hosts moved to their new owners first.
+  if (absl::Status s = EnsurePartitionCount(
+          {.data_dir = c.data_dir,
+           .partitions = c.partitions,
+           .options_for = [&c](uint32_t k, uint32_t n) { return FrontierOptionsFor(c, k, n); },
+           .movable = !c.collection.focus.enabled(),
+           .not_movable_reason =
+               "is focused (its bandit statistics do not move between partitions)",
+           .store_memory = c.store_memory,
+           .log = log});
+      !s.ok()) {
+    return s;
+  }
   if (absl::Status s = p->OpenPartitions(); !s.ok()) return s;
 
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> scheduler =
