@@ -112,30 +112,28 @@ struct SolveCell {
   double pages;
   double committed_pages;
   double committed_visits_per_day;
+  // The share of the committed pages whose commitment still stands a horizon from now
+  // (StandingShare()).
+  double standing;
   Belief belief;
   double f;  // the latest decision: the next evaluation's Newton start
 };
 
-// The visits per day the solve aims at. A page is reconsidered only at its next visit, so the
-// pages' commitments lag behind what the previous multiplier (mu_hint) decides on today's
-// evidence (evidence sharpens, the prior moves, a page given no visits waits for the floor).
-// The target makes up half of that lag: the correction is itself committed only as pages are
-// visited, so making up all of it at every tuning overshoots and the commitments swing around
-// the budget (in crawlsim by up to 7% of it); half damps the swing, at the price of leaving
-// half of a lasting lag (pages whose next visit is months away) uncorrected. Bounded, so that a
-// stale report cannot double or halve the plan. `committed`: the commitments reported.
-double LagCorrectedTarget(std::vector<SolveCell>& cells, double budget, double floor,
-                          double mu_hint, double* committed) {
-  *committed = 0;
-  if (!(mu_hint > 0) || !std::isfinite(mu_hint)) return budget;
-  double lag = 0;
-  for (SolveCell& cell : cells) {
-    if (!(cell.committed_pages > 0)) continue;
-    cell.f = PosteriorVisitsPerDay(cell.belief, 1.0, mu_hint, cell.f);
-    lag += cell.committed_pages * std::max(cell.f, floor) - cell.committed_visits_per_day;
-    *committed += cell.committed_visits_per_day;
-  }
-  return std::clamp(budget + 0.5 * lag, 0.5 * budget, 1.5 * budget);
+// The share of a cell's committed pages that the plan cannot re-decide within `horizon_days`.
+// A page is reconsidered only at its next visit, 1 / c days after the last one for a page
+// committed to c visits a day; with the time since that visit uniform over the interval, the
+// page is still waiting after the horizon with probability max(0, 1 - c horizon), taken at the
+// cell's mean commitment. A page parked at the floor (decided not worth a visit) counts wholly
+// as committed: it waits 1 / floor days from its decision, far beyond any horizon the plan acts
+// on, and pages are parked as the plan moves, not spread evenly over that wait, so the share
+// 1 - floor horizon would count on parked pages coming back that do not (in crawlsim 2-3% of
+// the budget went unasked for).
+double StandingShare(double committed_pages, double committed_visits_per_day, double horizon_days,
+                     double floor) {
+  if (!(committed_pages > 0) || !(horizon_days > 0)) return 0.0;
+  const double mean = committed_visits_per_day / committed_pages;
+  if (mean <= floor * (1 + 1e-9)) return 1.0;
+  return std::clamp(1.0 - mean * horizon_days, 0.0, 1.0);
 }
 
 }  // namespace
@@ -154,53 +152,77 @@ absl::StatusOr<PosteriorAllocation> PosteriorAllocation::Solve(
   std::vector<SolveCell> cells;
   double pages = 0;
   double mu_hi = 0;
+  double committed = 0;
   for (const FleetEvidence::CellPosterior& cell : evidence.Posteriors(prior)) {
     pages += cell.pages;
+    committed += cell.committed_visits_per_day;
     cells.push_back(SolveCell{cell.pages, cell.committed_pages, cell.committed_visits_per_day,
+                              StandingShare(cell.committed_pages, cell.committed_visits_per_day,
+                                            options.commitment_horizon_days, floor),
                               Belief::Of(cell.posterior), 0.0});
     mu_hi = std::max(mu_hi, cells.back().belief.InverseMean());
   }
   if (!(pages > 0)) {
     return absl::FailedPreconditionError("posterior allocation: no page has evidence");
   }
-  auto total_at = [&](double mu) {
-    double total = 0;
+  // The pages that follow the plan within the horizon (the uncommitted ones and the share of
+  // the committed ones that is re-decided by then); without any, the commitments cannot be
+  // steered and the plan is solved as if every page were re-decided now.
+  double following = 0;
+  for (const SolveCell& cell : cells) {
+    following += cell.pages - cell.standing * cell.committed_pages;
+  }
+  if (!(following > 1e-9 * pages)) {
+    for (SolveCell& cell : cells) cell.standing = 0;
+  }
+  // What the plan at mu spends once the pages that follow it within the horizon are re-decided:
+  // every page at today's decision (`planned`), less the lag of the commitments that stand
+  // (`lag`: the plan's decision for those pages minus what they are committed to).
+  auto spend_at = [&](double mu, double* planned, double* lag) {
+    *planned = 0;
+    *lag = 0;
     for (SolveCell& cell : cells) {
-      cell.f = PosteriorVisitsPerDay(cell.belief, 1.0, mu, cell.f);
-      total += cell.pages * std::max(cell.f, floor);
+      cell.f = std::isfinite(mu) ? PosteriorVisitsPerDay(cell.belief, 1.0, mu, cell.f) : 0.0;
+      const double f = std::max(cell.f, floor);
+      *planned += cell.pages * f;
+      *lag += cell.standing * (cell.committed_pages * f - cell.committed_visits_per_day);
     }
-    return total;
+    return *planned - *lag;
   };
-  double committed = 0;
-  const double target = LagCorrectedTarget(cells, budget, floor, options.mu_hint, &committed);
+  auto total_at = [&](double mu) {
+    double planned = 0;
+    double lag = 0;
+    return spend_at(mu, &planned, &lag);
+  };
   auto finish = [&](double mu) {
     PosteriorAllocation allocation;
     allocation.mu = mu;
-    allocation.target_visits_per_day = target;
+    double lag = 0;
+    spend_at(mu, &allocation.visits_per_day, &lag);
+    allocation.target_visits_per_day = budget + lag;
     allocation.committed_visits_per_day = committed;
-    for (SolveCell& cell : cells) {
-      const double f = std::max(
-          std::isfinite(mu) ? PosteriorVisitsPerDay(cell.belief, 1.0, mu, cell.f) : 0.0, floor);
-      allocation.visits_per_day += cell.pages * f;
-      allocation.expected_freshness += cell.pages * PosteriorFreshness(cell.belief, 1.0, f);
+    for (const SolveCell& cell : cells) {
+      allocation.expected_freshness +=
+          cell.pages * PosteriorFreshness(cell.belief, 1.0, std::max(cell.f, floor));
     }
     allocation.expected_freshness /= pages;
     return allocation;
   };
-  // At mu >= max E[1 / lambda] no first visit is worth mu: only floors remain.
-  if (!(mu_hi > 0) || pages * floor >= target) return finish(kInfinity);
+  // total_at() falls as mu grows. At mu >= max E[1 / lambda] no first visit is worth mu: only
+  // floors remain.
+  if (!(mu_hi > 0) || total_at(kInfinity) >= budget) return finish(kInfinity);
   // Bracket the root: from the hint (the previous solve: mu moves little between tunings)
   // outwards by factors of 4, else down from mu_hi by factors of 16.
   double mu_lo = mu_hi;
-  double total_lo = pages * floor;
+  double total_lo = total_at(mu_lo);
   if (options.mu_hint > 0 && options.mu_hint < mu_hi) {
     mu_lo = options.mu_hint;
     total_lo = total_at(mu_lo);
-    if (total_lo < target) {
+    if (total_lo < budget) {
       mu_hi = mu_lo;
     } else {
       double up = std::min(mu_lo * 4, mu_hi);
-      while (up < mu_hi && total_at(up) >= target) {
+      while (up < mu_hi && total_at(up) >= budget) {
         mu_lo = up;
         up = std::min(up * 4, mu_hi);
       }
@@ -208,23 +230,23 @@ absl::StatusOr<PosteriorAllocation> PosteriorAllocation::Solve(
       total_lo = total_at(mu_lo);
     }
   }
-  while (total_lo < target) {
+  while (total_lo < budget) {
     mu_hi = mu_lo;
     mu_lo /= options.mu_hint > 0 ? 4 : 16;
     if (mu_lo < 1e-300) return finish(mu_lo);
     total_lo = total_at(mu_lo);
   }
-  // total(mu_lo) >= target > total(mu_hi). Regula falsi on (ln mu, ln total), Illinois-style,
-  // with bisection whenever it stalls: a few dozen evaluations to 1e-10 of the target.
+  // total(mu_lo) >= budget > total(mu_hi). Regula falsi on (ln mu, ln total), Illinois-style,
+  // with bisection whenever it stalls: a few dozen evaluations to 1e-10 of the budget.
   double a = std::log(mu_lo);
   double b = std::log(mu_hi);
-  double fa = std::log(total_lo) - std::log(target);
-  double fb = std::log(std::max(total_at(mu_hi), 1e-300)) - std::log(target);
+  double fa = std::log(std::max(total_lo, 1e-300)) - std::log(budget);
+  double fb = std::log(std::max(total_at(mu_hi), 1e-300)) - std::log(budget);
   int side = 0;
   for (int step = 0; step < 200 && b - a > 1e-15 * std::max(1.0, std::abs(a)); ++step) {
     double c = std::isfinite(fb) && fa - fb > 0 ? a + fa * (b - a) / (fa - fb) : 0.5 * (a + b);
     if (!(c > a && c < b) || step % 4 == 3) c = 0.5 * (a + b);
-    const double fc = std::log(std::max(total_at(std::exp(c)), 1e-300)) - std::log(target);
+    const double fc = std::log(std::max(total_at(std::exp(c)), 1e-300)) - std::log(budget);
     if (std::abs(fc) < 1e-10) {
       a = b = c;
       break;

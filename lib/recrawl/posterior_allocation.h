@@ -53,6 +53,16 @@ struct PosteriorAllocationOptions {
   double min_visits_per_day = 0;
   // The previous solve's mu, if any: the solve starts there (mu moves little between tunings).
   double mu_hint = 0;
+  // A page is reconsidered only at its next visit, so the fleet's commitments (each page's
+  // last decided f, FleetEvidence::Add) lag behind what mu decides today. With a horizon
+  // (days, > 0) the solve counts on the commitments that will still stand by then as they
+  // are: a page committed to c visits a day is still waiting for its next visit after the
+  // horizon with probability max(0, 1 - c horizon) (its pages parked at the floor wholly), and
+  // mu is solved so that the pages re-decided within the horizon, at today's decisions, and
+  // those that will not be, at their commitments, spend the budget together. The shorter the
+  // horizon, the fewer pages carry the correction and the harder it pushes them. 0: every page
+  // counted at today's decision, as if all were re-decided now.
+  double commitment_horizon_days = 0;
 };
 
 struct PosteriorAllocation {
@@ -61,20 +71,19 @@ struct PosteriorAllocation {
   // The planned visits per day of the pages solved over, were each re-decided now: the
   // target, to ~1e-9, unless mu is +infinity.
   double visits_per_day = 0;
-  // What the plan aims at: the budget plus the lag of the pages' commitments (below).
+  // What the plan aims at: the budget plus the lag of the commitments that stand (the plan's
+  // decisions for those pages minus their commitments); the budget without a horizon.
   double target_visits_per_day = 0;
   // The commitments of the pages that report one (FleetEvidence::Add), visits per day.
   double committed_visits_per_day = 0;
   // The posterior-expected freshness of those pages under the plan (unweighted mean).
   double expected_freshness = 0;
 
-  // Solves mu so that the posterior decisions of the pages in `evidence` (unit weights) sum to
-  // `budget_visits_per_day`, corrected by the lag of their commitments: with a previous mu
-  // (options.mu_hint), the pages that report a commitment (FleetEvidence::Add) would be decided
-  // sum_c (pages x f_c(previous mu)) on today's evidence and are committed to less (or more);
-  // the target is the budget plus half that difference, within [0.5, 1.5] x the budget, so
-  // that the commitments, which follow only as pages are visited, move towards the budget
-  // without swinging around it (posterior_allocation.cc).
+  // Solves mu so that the posterior decisions of the pages in `evidence` (unit weights) spend
+  // `budget_visits_per_day`: sum over the cells of (pages - standing committed pages) x
+  // max(f_c(mu), floor) + standing commitments = the budget, the standing share of each cell
+  // as options.commitment_horizon_days says (none without a horizon). When the floor and the
+  // standing commitments alone spend the budget, mu is +infinity.
   // kInvalidArgument for a budget that is not a positive number or a negative floor;
   // kFailedPrecondition for evidence without pages.
   static absl::StatusOr<PosteriorAllocation> Solve(const FleetEvidence& evidence,

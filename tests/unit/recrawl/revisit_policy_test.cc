@@ -2,6 +2,7 @@
 // AdaptiveFetchSchedule, StormCrawler's AdaptiveScheduler, the 2004 sampling-frequency step rule,
 // the FAST-crawler thesis' Bayesian classifier (as published and corrected), and the budget
 // allocations of Cho & Garcia-Molina (TODS 2003, §5).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -400,15 +401,35 @@ TEST(OptimalPolicy, DecidesEveryPageOnItsPosteriorAndSpendsTheBudget) {
   EXPECT_LT(plug_in_planned, 0.6 * 10.0);
 }
 
-TEST(PosteriorAllocation, TheTargetMakesUpTheLagOfTheCommitments) {
-  // A page is reconsidered only at its next visit. With the previous mu the pages would now be
-  // decided f(mu) each; committed to less, they leave budget unspent until their next visits,
-  // so the solve aims half that much higher (the rest follows at the next tunings), and at
-  // commitments equal to the decisions at the budget itself.
+// The spend of the commitment-aware solve at mu, computed here from its definition: the pages
+// that follow the plan within the horizon at today's decisions, the rest at their commitments.
+double SpendWithCommitments(const FleetEvidence& evidence, const RatePrior& prior, double mu,
+                            double floor, double horizon_days) {
+  double spend = 0;
+  for (const FleetEvidence::CellPosterior& cell : evidence.Posteriors(prior)) {
+    const double f = std::max(PosteriorVisitsPerDay(Belief::Of(cell.posterior), 1.0, mu), floor);
+    double standing = 0;
+    if (cell.committed_pages > 0) {
+      const double mean = cell.committed_visits_per_day / cell.committed_pages;
+      // (At the floor up to rounding: the sum of the commitments is not exact.)
+      standing = mean <= floor * (1 + 1e-9) ? 1.0 : std::clamp(1 - mean * horizon_days, 0.0, 1.0);
+    }
+    spend += (cell.pages - standing * cell.committed_pages) * f +
+             standing * cell.committed_visits_per_day;
+  }
+  return spend;
+}
+
+TEST(PosteriorAllocation, CountsTheCommitmentsThatStandOverTheHorizon) {
+  // A page is reconsidered only at its next visit. Without a horizon every page counts at
+  // today's decision; with one, a page committed to c a day still waits after the horizon with
+  // probability 1 - c H and counts at its commitment, and mu is solved so that the pages that
+  // follow the plan make up what the others lag.
   const HundredPages pages;
   const RatePrior prior = SlowOrFastPrior();
   const PosteriorAllocation first = PosteriorAllocation::Solve(pages.evidence, prior, 10.0).value();
-  EXPECT_NEAR(first.target_visits_per_day, 10.0, 1e-12);  // no previous mu: no lag known
+  EXPECT_NEAR(first.target_visits_per_day, 10.0, 1e-12);
+  EXPECT_NEAR(first.visits_per_day, 10.0, 1e-6);
   const double f_changed = PosteriorVisitsPerDay(
       Belief::Of(prior.Posterior(PooledEvidence::Of(pages.changed))), 1.0, first.mu);
   const double f_unchanged = PosteriorVisitsPerDay(
@@ -423,28 +444,98 @@ TEST(PosteriorAllocation, TheTargetMakesUpTheLagOfTheCommitments) {
     lagging.Add(pages.changed, 1.0, 0.5 * f_changed);  // decided when mu was higher
     lagging.Add(pages.unchanged, 1.0, f_unchanged);
   }
-  const PosteriorAllocationOptions hint{.mu_hint = first.mu};
-  const PosteriorAllocation steady = PosteriorAllocation::Solve(settled, prior, 10.0, hint).value();
-  EXPECT_NEAR(steady.target_visits_per_day, 10.0, 1e-6);
+  constexpr double kHorizon = 2.5;  // a quarter of the uniform interval, 100 pages / 10 a day
+  const PosteriorAllocationOptions horizon{.mu_hint = first.mu,
+                                           .commitment_horizon_days = kHorizon};
+  // Commitments equal to today's decisions: nothing to make up.
+  const PosteriorAllocation steady =
+      PosteriorAllocation::Solve(settled, prior, 10.0, horizon).value();
   EXPECT_NEAR(steady.mu, first.mu, 1e-6 * first.mu);
+  EXPECT_NEAR(steady.target_visits_per_day, 10.0, 1e-6);
   EXPECT_NEAR(steady.committed_visits_per_day, 10.0, 1e-6);
-  const PosteriorAllocation behind = PosteriorAllocation::Solve(lagging, prior, 10.0, hint).value();
+  // Half the pages committed to half their decision: those that stand count as committed, and
+  // the plan asks more of the rest.
+  const PosteriorAllocation behind =
+      PosteriorAllocation::Solve(lagging, prior, 10.0, horizon).value();
   EXPECT_NEAR(behind.committed_visits_per_day, 10.0 - 25 * f_changed, 1e-6);
-  EXPECT_NEAR(behind.target_visits_per_day, 10.0 + 0.5 * 25 * f_changed, 1e-6);
-  EXPECT_NEAR(behind.visits_per_day, behind.target_visits_per_day, 1e-6);
   EXPECT_LT(behind.mu, first.mu);
-  // The correction is bounded: a report far off cannot more than halve or grow the plan by half.
-  FleetEvidence idle;
-  for (int i = 0; i < 50; ++i) {
-    idle.Add(pages.changed, 1.0, 0.0);
-    idle.Add(pages.unchanged, 1.0, 0.0);
-  }
-  // (At a sixteenth of the multiplier the pages would be decided several times the budget.)
-  const PosteriorAllocationOptions low_hint{.mu_hint = first.mu / 16};
-  EXPECT_NEAR(PosteriorAllocation::Solve(idle, prior, 10.0, low_hint)->target_visits_per_day,
-              15.0, 1e-9);
+  EXPECT_GT(behind.target_visits_per_day, 10.0);
+  EXPECT_NEAR(behind.visits_per_day, behind.target_visits_per_day, 1e-6);
+  EXPECT_NEAR(SpendWithCommitments(lagging, prior, behind.mu, 0, kHorizon), 10.0, 1e-6);
+  // Without a horizon the commitments change nothing: the plan as if all were re-decided now.
+  const PosteriorAllocation uncorrected =
+      PosteriorAllocation::Solve(lagging, prior, 10.0, {.mu_hint = first.mu}).value();
+  EXPECT_NEAR(uncorrected.mu, first.mu, 1e-6 * first.mu);
+  EXPECT_NEAR(uncorrected.target_visits_per_day, 10.0, 1e-12);
+  // A longer horizon leaves fewer commitments standing, so the correction is smaller.
+  const PosteriorAllocation longer =
+      PosteriorAllocation::Solve(lagging, prior, 10.0,
+                                 {.mu_hint = first.mu, .commitment_horizon_days = 4 * kHorizon})
+          .value();
+  EXPECT_GT(longer.mu, behind.mu);
+  EXPECT_LT(longer.mu, first.mu);
+}
 
-  // The policy records its commitment, which is how callers report it.
+TEST(PosteriorAllocation, PagesParkedAtTheFloorCountAsCommitted) {
+  // Pages decided not worth a visit wait for the floor, far beyond the horizon: they count
+  // wholly at the floor, and the others take the rest of the budget, however much the plan
+  // would give the parked pages today.
+  const HundredPages pages;
+  const RatePrior prior = SlowOrFastPrior();
+  constexpr double kFloor = 0.001;
+  FleetEvidence parked;
+  for (int i = 0; i < 50; ++i) {
+    parked.Add(pages.changed, 1.0, kFloor);
+    parked.Add(pages.unchanged);  // no commitment reported: follows the plan
+  }
+  const PosteriorAllocation solved =
+      PosteriorAllocation::Solve(parked, prior, 10.0,
+                                 {.min_visits_per_day = kFloor, .commitment_horizon_days = 2.5})
+          .value();
+  const double f_unchanged = PosteriorVisitsPerDay(
+      Belief::Of(prior.Posterior(PooledEvidence::Of(pages.unchanged))), 1.0, solved.mu);
+  EXPECT_NEAR(50 * kFloor + 50 * f_unchanged, 10.0, 1e-6);
+  EXPECT_NEAR(SpendWithCommitments(parked, prior, solved.mu, kFloor, 2.5), 10.0, 1e-6);
+  // Without the horizon the plan counts the parked pages at what it would give them now.
+  const PosteriorAllocation uncorrected =
+      PosteriorAllocation::Solve(parked, prior, 10.0, {.min_visits_per_day = kFloor}).value();
+  EXPECT_GT(uncorrected.mu, solved.mu);
+  // Commitments that cannot be steered (every page committed to never, no floor) leave the
+  // plan as if every page were re-decided now.
+  FleetEvidence never;
+  for (int i = 0; i < 50; ++i) {
+    never.Add(pages.changed, 1.0, 0.0);
+    never.Add(pages.unchanged, 1.0, 0.0);
+  }
+  const PosteriorAllocation stuck =
+      PosteriorAllocation::Solve(never, prior, 10.0, {.commitment_horizon_days = 2.5}).value();
+  EXPECT_NEAR(stuck.mu, PosteriorAllocation::Solve(never, prior, 10.0)->mu, 1e-9 * stuck.mu);
+}
+
+TEST(OptimalPolicy, RecordsItsCommitmentAndSolvesOverAQuarterOfTheUniformInterval) {
+  // The policy records its commitment, which is how callers report it, and counts the fleet's
+  // commitments over a quarter of the uniform interval (100 pages / 10 a day: 2.5 days).
+  const HundredPages pages;
+  const RatePrior prior = SlowOrFastPrior();
+  FleetEvidence lagging;
+  for (int i = 0; i < 50; ++i) {
+    lagging.Add(pages.changed, 1.0, 0.01);
+    lagging.Add(pages.unchanged, 1.0, 0.1);
+  }
+  OptimalPolicy lagging_policy;
+  lagging_policy.Retune(FleetSummary{.budget_visits_per_day = 10.0,
+                                     .page_count = 100,
+                                     .rates = &pages.histogram,
+                                     .prior = &prior,
+                                     .evidence = &lagging});
+  const double mu =
+      PosteriorAllocation::Solve(lagging, prior, 10.0, {.commitment_horizon_days = 2.5})->mu;
+  EXPECT_NEAR(
+      lagging_policy.Decide(PageView{pages.unchanged, 30.0}, PolicyState{}).next_visit_in_days,
+      1 / PosteriorVisitsPerDay(Belief::Of(prior.Posterior(PooledEvidence::Of(pages.unchanged))),
+                                1.0, mu),
+      1e-9);
+
   OptimalPolicy policy;
   policy.Retune(FleetSummary{.budget_visits_per_day = 10.0,
                              .page_count = 100,
