@@ -61,6 +61,11 @@ void OptimalPolicy::Retune(const FleetSummary& fleet) {
     uniform_interval_days_ = static_cast<double>(fleet.page_count) / fleet.budget_visits_per_day;
   }
   allocation_ = Allocation{};
+  posterior_floor_ = options_.min_visits_per_day;
+  if (options_.max_uniform_intervals > 0) {
+    posterior_floor_ =
+        std::max(posterior_floor_, 1.0 / (options_.max_uniform_intervals * uniform_interval_days_));
+  }
   const double previous_mu = std::isfinite(posterior_mu_) ? posterior_mu_ : 0.0;
   posterior_mu_ = 0;
   if (options_.expected_freshness && fleet.prior != nullptr && fleet.evidence != nullptr &&
@@ -75,7 +80,7 @@ void OptimalPolicy::Retune(const FleetSummary& fleet) {
         std::min(1.0, fleet.evidence->page_count() / static_cast<double>(fleet.page_count));
     absl::StatusOr<PosteriorAllocation> solved = PosteriorAllocation::Solve(
         *fleet.evidence, *fleet.prior, fleet.budget_visits_per_day * share,
-        PosteriorAllocationOptions{.min_visits_per_day = options_.min_visits_per_day,
+        PosteriorAllocationOptions{.min_visits_per_day = posterior_floor_,
                                    .mu_hint = previous_mu,
                                    .commitment_horizon_days = 0.25 * uniform_interval_days_});
     if (solved.ok()) posterior_mu_ = solved->mu;
@@ -116,7 +121,7 @@ Decision OptimalPolicy::DecideRegular(const PageView& page, const PolicyState& p
 Decision OptimalPolicy::DecideOnPosterior(const PageView& page, Decision decision) const {
   const Belief belief = Belief::Of(prior_.fitted->Posterior(PooledEvidence::Of(page.history)));
   decision.state.rate_per_day = belief.LogMeanRate();
-  const double floor = options_.min_visits_per_day;
+  const double floor = posterior_floor_;
   const double mu = posterior_mu_;
   // The previous decision is a close start for the Newton iteration.
   const double previous_f = std::max(CommittedVisitsPerDay(decision.state), 0.0);

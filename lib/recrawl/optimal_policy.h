@@ -36,6 +36,19 @@ struct OptimalPolicyOptions {
   // optimum, right for known rates; with estimated rates a small floor lets a page whose estimate
   // was too high be looked at again. Its cost comes out of the budget.
   double min_visits_per_day = 0;
+  // With the posterior rule (below): no page with a history waits longer than this many uniform
+  // intervals (pages / budget) for its next visit, a floor of budget / (pages x this) visits a
+  // day when that is above min_visits_per_day, paid from the budget the same way. A page the
+  // rule parks (too fast to be worth a visit) is parked on evidence that can go stale: its rate
+  // may drift, or a burst of changes may have made it look fast; looked at again, it is
+  // re-decided on fresh evidence and under the plan of the day, which moves as the fleet is
+  // learnt. In crawlsim, parking for 30 uniform intervals left the fast log-normal web with
+  // Last-Modified at 0.93 of uniform's freshness when rates drift and at 0.96 when changes come
+  // in bursts; at 4 both are at uniform or above, and on constant rates the pages near the
+  // abandon line, re-decided sooner, capture more of the oracle's gain; at 8 bursts still
+  // misled it, at 3 the floor's visits to pages rightly parked cost capture on fast webs
+  // (docs/recrawl.md §9). 0 turns it off (oracle runs: known rates do not go stale).
+  double max_uniform_intervals = 4;
   // Shape of the Gamma prior of the rate estimator (> 1); see GammaPrior. Larger trusts the
   // fleet mean longer.
   double prior_shape = 2.0;
@@ -102,6 +115,8 @@ class OptimalPolicy final : public RevisitPolicy {
   Allocation allocation_;
   // mu of the posterior allocation (+infinity: only the floor), once solved; 0 otherwise.
   double posterior_mu_ = 0;
+  // The floor of the posterior rule: min_visits_per_day or the max_uniform_intervals floor.
+  double posterior_floor_ = 0;
   double uniform_interval_days_ = 1.0;
 };
 

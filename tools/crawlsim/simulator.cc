@@ -398,7 +398,10 @@ absl::StatusOr<PolicyRun> RunPolicy(const SimulationConfig& config, std::string_
         static_cast<int>(std::clamp(std::round(matched_interval_days * 1440.0), 1.0, 1e9));
     options.step.initial_interval_days = matched_interval_days;
   }
-  if (oracle) options.optimal.min_visits_per_day = 0;
+  if (oracle) {
+    options.optimal.min_visits_per_day = 0;
+    options.optimal.max_uniform_intervals = 0;
+  }
   absl::StatusOr<std::unique_ptr<recrawl::RevisitPolicy>> made =
       recrawl::MakeRevisitPolicy(oracle ? "optimal" : name, options);
   if (!made.ok()) {

@@ -528,8 +528,11 @@ TEST(OptimalPolicy, RecordsItsCommitmentAndSolvesOverAQuarterOfTheUniformInterva
                                      .rates = &pages.histogram,
                                      .prior = &prior,
                                      .evidence = &lagging});
+  // (Its floor: one visit per 4 uniform intervals, 40 days.)
   const double mu =
-      PosteriorAllocation::Solve(lagging, prior, 10.0, {.commitment_horizon_days = 2.5})->mu;
+      PosteriorAllocation::Solve(lagging, prior, 10.0,
+                                 {.min_visits_per_day = 1.0 / 40, .commitment_horizon_days = 2.5})
+          ->mu;
   EXPECT_NEAR(
       lagging_policy.Decide(PageView{pages.unchanged, 30.0}, PolicyState{}).next_visit_in_days,
       1 / PosteriorVisitsPerDay(Belief::Of(prior.Posterior(PooledEvidence::Of(pages.unchanged))),
@@ -548,6 +551,46 @@ TEST(OptimalPolicy, RecordsItsCommitmentAndSolvesOverAQuarterOfTheUniformInterva
   PolicyState never;
   never.interval_days = std::numeric_limits<double>::infinity();
   EXPECT_EQ(CommittedVisitsPerDay(never), 0);
+}
+
+TEST(OptimalPolicy, LooksAtAParkedPageAgainWithinFourUniformIntervals) {
+  // At 1 visit a day for 100 pages (a uniform interval of 100 days) the pages seen changed at
+  // every visit are not worth a visit: without a floor they are parked for good. The rule's
+  // floor brings them back after 4 uniform intervals, and the solve pays for it from the budget.
+  const HundredPages pages;
+  const RatePrior prior = SlowOrFastPrior();
+  const FleetSummary fleet{.budget_visits_per_day = 1.0,
+                           .page_count = 100,
+                           .rates = &pages.histogram,
+                           .prior = &prior,
+                           .evidence = &pages.evidence};
+  OptimalPolicyOptions unbounded;
+  unbounded.max_uniform_intervals = 0;
+  OptimalPolicy parking(unbounded);
+  parking.Retune(fleet);
+  ASSERT_TRUE(
+      std::isinf(parking.Decide(PageView{pages.changed, 30.0}, PolicyState{}).next_visit_in_days));
+
+  OptimalPolicy policy;
+  EXPECT_EQ(OptimalPolicyOptions{}.max_uniform_intervals, 4);
+  policy.Retune(fleet);
+  EXPECT_NEAR(policy.Decide(PageView{pages.changed, 30.0}, PolicyState{}).next_visit_in_days, 400.0,
+              1e-9);
+  constexpr double kFloor = 1.0 / 400;
+  const double mu =
+      PosteriorAllocation::Solve(pages.evidence, prior, 1.0, {.min_visits_per_day = kFloor})->mu;
+  const double f_unchanged = PosteriorVisitsPerDay(
+      Belief::Of(prior.Posterior(PooledEvidence::Of(pages.unchanged))), 1.0, mu);
+  EXPECT_NEAR(50 * kFloor + 50 * f_unchanged, 1.0, 1e-6);
+  EXPECT_NEAR(policy.Decide(PageView{pages.unchanged, 30.0}, PolicyState{}).next_visit_in_days,
+              1 / f_unchanged, 1e-9);
+  // A configured floor above it applies instead.
+  OptimalPolicyOptions high_floor;
+  high_floor.min_visits_per_day = 0.01;
+  OptimalPolicy floored(high_floor);
+  floored.Retune(fleet);
+  EXPECT_NEAR(floored.Decide(PageView{pages.changed, 30.0}, PolicyState{}).next_visit_in_days,
+              100.0, 1e-9);
 }
 
 TEST(OptimalPolicy, ProbesAPageThatMayBeTooFastForTheBudget) {
