@@ -50,6 +50,16 @@ double ExpectedOptimalVisitsPerDay(absl::Span<const double> rates,
   return PosteriorVisitsPerDay(belief, weight, mu);
 }
 
+double PosteriorRuleFloor(const OptimalPolicyOptions& options, double budget_visits_per_day,
+                          int64_t page_count) {
+  double floor = options.min_visits_per_day;
+  if (options.max_uniform_intervals > 0 && budget_visits_per_day > 0 && page_count > 0) {
+    floor = std::max(floor, budget_visits_per_day /
+                                (options.max_uniform_intervals * static_cast<double>(page_count)));
+  }
+  return floor;
+}
+
 OptimalPolicy::OptimalPolicy(OptimalPolicyOptions options)
     : options_(options),
       solver_(AllocationOptions{options.min_visits_per_day}),
@@ -61,11 +71,7 @@ void OptimalPolicy::Retune(const FleetSummary& fleet) {
     uniform_interval_days_ = static_cast<double>(fleet.page_count) / fleet.budget_visits_per_day;
   }
   allocation_ = Allocation{};
-  posterior_floor_ = options_.min_visits_per_day;
-  if (options_.max_uniform_intervals > 0) {
-    posterior_floor_ =
-        std::max(posterior_floor_, 1.0 / (options_.max_uniform_intervals * uniform_interval_days_));
-  }
+  posterior_floor_ = PosteriorRuleFloor(options_, fleet.budget_visits_per_day, fleet.page_count);
   const double previous_mu = std::isfinite(posterior_mu_) ? posterior_mu_ : 0.0;
   posterior_mu_ = 0;
   if (options_.expected_freshness && fleet.prior != nullptr && fleet.evidence != nullptr &&

@@ -24,6 +24,8 @@
 #ifndef CRAWLER_LIB_RECRAWL_OPTIMAL_POLICY_H_
 #define CRAWLER_LIB_RECRAWL_OPTIMAL_POLICY_H_
 
+#include <cstdint>
+
 #include "absl/types/span.h"
 #include "lib/recrawl/allocation_solver.h"
 #include "lib/recrawl/posterior_allocation.h"
@@ -90,6 +92,13 @@ struct OptimalPolicyOptions {
 double ExpectedOptimalVisitsPerDay(absl::Span<const double> rates,
                                    absl::Span<const double> probabilities, double weight,
                                    double mu);
+
+// The floor of the posterior rule (visits per day) for a fleet of `page_count` pages sharing
+// `budget_visits_per_day`: options.min_visits_per_day, raised to one visit per
+// options.max_uniform_intervals uniform intervals (pages / budget). What OptimalPolicy::Retune
+// solves with; a caller that repeats the solve (a scheduler's report) passes the same floor.
+double PosteriorRuleFloor(const OptimalPolicyOptions& options, double budget_visits_per_day,
+                          int64_t page_count);
 
 class OptimalPolicy final : public RevisitPolicy {
  public:

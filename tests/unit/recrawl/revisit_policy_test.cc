@@ -577,6 +577,8 @@ TEST(OptimalPolicy, LooksAtAParkedPageAgainWithinFourUniformIntervals) {
   EXPECT_NEAR(policy.Decide(PageView{pages.changed, 30.0}, PolicyState{}).next_visit_in_days, 400.0,
               1e-9);
   constexpr double kFloor = 1.0 / 400;
+  EXPECT_DOUBLE_EQ(PosteriorRuleFloor(OptimalPolicyOptions{}, 1.0, 100), kFloor);
+  EXPECT_EQ(PosteriorRuleFloor(unbounded, 1.0, 100), 0.0);
   const double mu =
       PosteriorAllocation::Solve(pages.evidence, prior, 1.0, {.min_visits_per_day = kFloor})->mu;
   const double f_unchanged = PosteriorVisitsPerDay(
@@ -587,6 +589,7 @@ TEST(OptimalPolicy, LooksAtAParkedPageAgainWithinFourUniformIntervals) {
   // A configured floor above it applies instead.
   OptimalPolicyOptions high_floor;
   high_floor.min_visits_per_day = 0.01;
+  EXPECT_EQ(PosteriorRuleFloor(high_floor, 1.0, 100), 0.01);
   OptimalPolicy floored(high_floor);
   floored.Retune(fleet);
   EXPECT_NEAR(floored.Decide(PageView{pages.changed, 30.0}, PolicyState{}).next_visit_in_days,
