@@ -37,7 +37,8 @@ void ReportAllocation(const CollectionRevisit& revisit, const recrawl::FleetSumm
         std::min(1.0, evidence.page_count() / static_cast<double>(fleet.page_count));
     absl::StatusOr<recrawl::PosteriorAllocation> solved = recrawl::PosteriorAllocation::Solve(
         evidence, *fleet.prior, budget * share,
-        recrawl::PosteriorAllocationOptions{.min_visits_per_day = optimal.min_visits_per_day});
+        recrawl::PosteriorAllocationOptions{
+            .min_visits_per_day = recrawl::PosteriorRuleFloor(optimal, budget, fleet.page_count)});
     if (solved.ok()) {
       if (std::isfinite(solved->mu)) tuning.mu = solved->mu;
       tuning.expected_freshness = solved->expected_freshness;
