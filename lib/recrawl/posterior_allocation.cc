@@ -136,6 +136,37 @@ double StandingShare(double committed_pages, double committed_visits_per_day, do
   return std::clamp(1.0 - mean * horizon_days, 0.0, 1.0);
 }
 
+// The mu in [mu_lo, mu_hi] at which total_at(mu), falling in mu, equals `budget`, given
+// total_at(mu_lo) = total_lo >= budget > total_at(mu_hi). Regula falsi on (ln mu, ln total),
+// Illinois-style, with bisection whenever it stalls: a few dozen evaluations to 1e-10 of the
+// budget.
+template <typename Total>
+double RootOfSpend(Total& total_at, double budget, double mu_lo, double total_lo, double mu_hi) {
+  double a = std::log(mu_lo);
+  double b = std::log(mu_hi);
+  double fa = std::log(std::max(total_lo, 1e-300)) - std::log(budget);
+  double fb = std::log(std::max(total_at(mu_hi), 1e-300)) - std::log(budget);
+  int side = 0;
+  for (int step = 0; step < 200 && b - a > 1e-15 * std::max(1.0, std::abs(a)); ++step) {
+    double c = std::isfinite(fb) && fa - fb > 0 ? a + fa * (b - a) / (fa - fb) : 0.5 * (a + b);
+    if (!(c > a && c < b) || step % 4 == 3) c = 0.5 * (a + b);
+    const double fc = std::log(std::max(total_at(std::exp(c)), 1e-300)) - std::log(budget);
+    if (std::abs(fc) < 1e-10) return std::exp(c);
+    if (fc > 0) {
+      a = c;
+      fa = fc;
+      if (side == -1) fb *= 0.5;
+      side = -1;
+    } else {
+      b = c;
+      fb = fc;
+      if (side == 1) fa *= 0.5;
+      side = 1;
+    }
+  }
+  return std::exp(a);
+}
+
 }  // namespace
 
 absl::StatusOr<PosteriorAllocation> PosteriorAllocation::Solve(
@@ -236,34 +267,7 @@ absl::StatusOr<PosteriorAllocation> PosteriorAllocation::Solve(
     if (mu_lo < 1e-300) return finish(mu_lo);
     total_lo = total_at(mu_lo);
   }
-  // total(mu_lo) >= budget > total(mu_hi). Regula falsi on (ln mu, ln total), Illinois-style,
-  // with bisection whenever it stalls: a few dozen evaluations to 1e-10 of the budget.
-  double a = std::log(mu_lo);
-  double b = std::log(mu_hi);
-  double fa = std::log(std::max(total_lo, 1e-300)) - std::log(budget);
-  double fb = std::log(std::max(total_at(mu_hi), 1e-300)) - std::log(budget);
-  int side = 0;
-  for (int step = 0; step < 200 && b - a > 1e-15 * std::max(1.0, std::abs(a)); ++step) {
-    double c = std::isfinite(fb) && fa - fb > 0 ? a + fa * (b - a) / (fa - fb) : 0.5 * (a + b);
-    if (!(c > a && c < b) || step % 4 == 3) c = 0.5 * (a + b);
-    const double fc = std::log(std::max(total_at(std::exp(c)), 1e-300)) - std::log(budget);
-    if (std::abs(fc) < 1e-10) {
-      a = b = c;
-      break;
-    }
-    if (fc > 0) {
-      a = c;
-      fa = fc;
-      if (side == -1) fb *= 0.5;
-      side = -1;
-    } else {
-      b = c;
-      fb = fc;
-      if (side == 1) fa *= 0.5;
-      side = 1;
-    }
-  }
-  return finish(std::exp(a));
+  return finish(RootOfSpend(total_at, budget, mu_lo, total_lo, mu_hi));
 }
 
 }  // namespace crawler::recrawl
