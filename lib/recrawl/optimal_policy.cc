@@ -82,13 +82,20 @@ void OptimalPolicy::Retune(const FleetSummary& fleet) {
     // budget by themselves (a page committed to c stands with probability 1 - c H, and
     // c (1 - c H) <= 1 / (4 H) = budget / pages). In crawlsim half the interval left up to 5% of
     // the budget unasked for on fast webs, and a tenth of it made the commitments swing.
+    // Never shorter than the tuning period: mu holds until the next Retune, so every page
+    // re-decided before then follows it, not only those re-decided within H. A shorter horizon
+    // counts on too few pages to carry the correction, so each tuning corrects the lag by
+    // period / H times over, and from 2x on the commitments swing around the budget with a
+    // growing amplitude (re-tuned every half uniform interval, the crawler's mu moved by 20x and
+    // its plan between 0.3 and 7 times the budget from one tuning to the next).
+    const double horizon_days = std::max(0.25 * uniform_interval_days_, fleet.retune_period_days);
     const double share =
         std::min(1.0, fleet.evidence->page_count() / static_cast<double>(fleet.page_count));
     absl::StatusOr<PosteriorAllocation> solved = PosteriorAllocation::Solve(
         *fleet.evidence, *fleet.prior, fleet.budget_visits_per_day * share,
         PosteriorAllocationOptions{.min_visits_per_day = posterior_floor_,
                                    .mu_hint = previous_mu,
-                                   .commitment_horizon_days = 0.25 * uniform_interval_days_});
+                                   .commitment_horizon_days = horizon_days});
     if (solved.ok()) posterior_mu_ = solved->mu;
   }
   if (fleet.rates == nullptr || fleet.rates->page_count() <= 0) return;

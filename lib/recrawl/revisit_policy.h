@@ -78,6 +78,10 @@ struct FleetSummary {
   // The fleet's visit histories, binned (FleetEvidence); may be null. With `prior`, the optimal
   // policy solves its multiplier over the pages' posteriors (posterior_allocation.h).
   const FleetEvidence* evidence = nullptr;
+  // Days until the next Retune, as far as the caller knows (its tuning period); 0 = unknown.
+  // Decisions made until then follow this tuning, which the optimal policy's solve counts on
+  // (OptimalPolicy::Retune).
+  double retune_period_days = 0;
 };
 
 // The visits per day the page's last decision committed it to (0 for never), what the fleet's

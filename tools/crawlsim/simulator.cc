@@ -211,6 +211,7 @@ class PolicySimulation {
     const size_t page_count = config_.rates_per_day.size();
     for (size_t i = 0; i < page_count; ++i) total_weight_ += weight_of(i);
     fleet_ = FleetSummary{budget_, static_cast<int64_t>(page_count), &histogram_, 0.0};
+    fleet_.retune_period_days = config_.retune_every_days;
     policy_.Retune(fleet_);
     pages_.reserve(page_count);
     generation_.assign(page_count, 0);
