@@ -442,6 +442,9 @@ class Frontier {
   // pending_urls, as they are in the histogram already. In memory: after a restart the
   // re-visits queued at the time count as pending until they complete.
   uint64_t revisits_queued_ ABSL_GUARDED_BY(mu_) = 0;
+  // When RetuneRevisits last tuned the policy: the time since then is the tuning period the
+  // policy is told (recrawl::FleetSummary::retune_period_days).
+  absl::Time last_retune_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   FrontierStats counters_ ABSL_GUARDED_BY(mu_);  // only the "since opened" counters are used
   // options_.max_pages_total, or what SetPageBudget set since.
   uint64_t max_pages_total_ ABSL_GUARDED_BY(mu_);

@@ -261,7 +261,18 @@ absl::Status Frontier::RetuneRevisits(const recrawl::FleetSummary& fleet) {
   if (!(fleet.budget_visits_per_day > 0) || !std::isfinite(fleet.budget_visits_per_day)) {
     return absl::InvalidArgumentError("re-visit budget must be a positive number");
   }
-  revisit_policy_->Retune(fleet);
+  // The scheduler re-tunes at its own period (and sooner while the crawl discovers pages): the
+  // time since the previous tuning is the best guess of the time until the next, the period
+  // over which decisions follow this one.
+  const absl::Time now = clock_.Now();
+  recrawl::FleetSummary tuned = fleet;
+  if (last_retune_ != absl::InfinitePast() && now > last_retune_) {
+    tuned.retune_period_days =
+        std::max(tuned.retune_period_days,
+                 absl::ToDoubleSeconds(now - last_retune_) / recrawl::kSecondsPerDay);
+  }
+  last_retune_ = now;
+  revisit_policy_->Retune(tuned);
   double share = fleet.budget_visits_per_day;
   if (fleet.page_count > 0) {
     const double local =
@@ -271,7 +282,7 @@ absl::Status Frontier::RetuneRevisits(const recrawl::FleetSummary& fleet) {
   // A partition with no pages yet still gets a trickle, or its first re-visits would wait
   // for the next tuning.
   share = std::max(share, fleet.budget_visits_per_day * 1e-6);
-  revisit_budget_.SetRate(share, options_.revisit.budget_burst, clock_.Now());
+  revisit_budget_.SetRate(share, options_.revisit.budget_burst, now);
   return absl::OkStatus();
 }
 
