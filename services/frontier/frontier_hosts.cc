@@ -79,7 +79,7 @@ absl::StatusOr<uint32_t> Frontier::OperatorHostLocked(std::string_view host_key)
   }
   const std::optional<uint32_t> host = hosts_.Find(host_key);
   // A host that moved to another partition keeps its id here with an empty header.
-  if (!host.has_value() || hosts_.state(*host).seen == 0) {
+  if (!host.has_value() || !hosts_.state(*host).HoldsUrls()) {
     return absl::NotFoundError(absl::StrCat("host ", A(host_key), " is not in this collection"));
   }
   return *host;
@@ -150,7 +150,7 @@ absl::StatusOr<ListHostsResult> Frontier::ListHosts(const ListHostsRequest& requ
   for (uint32_t host = 0; host < hosts_.size(); ++host) {
     if (!MatchesSuffix(hosts_.key(host), request.suffix)) continue;
     const HostState& state = hosts_.state(host);
-    if (state.seen == 0) continue;  // moved to another partition
+    if (!state.HoldsUrls()) continue;  // moved to another partition
     int64_t sort_key = 0;
     switch (request.order) {
       case HostOrder::kQueued:

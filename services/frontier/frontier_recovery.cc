@@ -147,19 +147,8 @@ absl::Status Frontier::Recover() {
   uint64_t leased = 0;
   for (auto& [record, key] : records) {
     const uint32_t index = hosts_.Add(key);
-    HostState state;
-    state.next_seq = record.next_seq;
-    state.queued = record.queued;
-    state.waiting = record.waiting;
-    state.seen = record.seen;
-    state.pages = record.pages;
-    state.next_allowed = record.next_allowed;
-    // The entries of the previous process's leases lie below the stored cursor: such a host's
-    // scan starts at its first key, so they go first.
-    if (record.leased == 0) state.cursor = record.cursor;
-    state.errors = static_cast<uint32_t>(
-        std::min<uint64_t>(record.errors, std::numeric_limits<uint32_t>::max()));
-    hosts_.Set(index, state);
+    // The previous process's leases are queued again, first (HostTable::FromRecord).
+    hosts_.Set(index, HostTable::FromRecord(record));
     if (!record.controls.IsDefault()) hosts_.SetControls(index, record.controls);
     if (record.leased > 0) {
       leased += std::min(record.leased, record.queued);

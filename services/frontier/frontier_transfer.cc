@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,11 +35,6 @@ namespace {
 constexpr char kQueuePhase = 'q';
 constexpr char kUrlPhase = 'u';
 
-// A host that moved away keeps its id with an empty header: it holds no URL.
-bool Holds(const HostTable::State& state) {
-  return state.seen > 0 || state.queued > 0 || state.waiting > 0 || state.in_flight > 0;
-}
-
 }  // namespace
 
 absl::StatusOr<uint32_t> Frontier::MovingHostLocked(std::string_view host_key) const {
@@ -48,7 +42,7 @@ absl::StatusOr<uint32_t> Frontier::MovingHostLocked(std::string_view host_key) c
     return absl::FailedPreconditionError("the hosts of a focused collection do not move");
   }
   const std::optional<uint32_t> host = hosts_.Find(host_key);
-  if (!host.has_value() || !Holds(hosts_.state(*host))) {
+  if (!host.has_value() || !hosts_.state(*host).HoldsUrls()) {
     return absl::NotFoundError(
         absl::StrCat("this partition holds no host ", std::string(host_key)));
   }
@@ -136,19 +130,18 @@ absl::Status Frontier::ImportHost(const HostChunk& chunk) {
     return absl::InvalidArgumentError(
         absl::StrCat("host key must have 1 to ", storage::kMaxHostKeyBytes, " bytes"));
   }
-  if (options_.partition_count > 1 &&
-      partition::Partition(key, options_.partition_count) != options_.partition_index) {
+  if (const uint32_t owner = partition::Partition(key, options_.partition_count);
+      options_.partition_count > 1 && owner != options_.partition_index) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "host ", key, " belongs to partition ", partition::Partition(key, options_.partition_count),
-        " of ", options_.partition_count, ", not to this frontier (partition ",
-        options_.partition_index, ")"));
+        "host ", key, " belongs to partition ", owner, " of ", options_.partition_count,
+        ", not to this frontier (partition ", options_.partition_index, ")"));
   }
   absl::MutexLock lock(&mu_);
   if (focus_ != nullptr) {
     return absl::FailedPreconditionError("the hosts of a focused collection do not move");
   }
   std::optional<uint32_t> found = hosts_.Find(key);
-  if (found.has_value() && Holds(hosts_.state(*found))) {
+  if (found.has_value() && hosts_.state(*found).HoldsUrls()) {
     return absl::AlreadyExistsError(absl::StrCat("this partition holds host ", key, " already"));
   }
   // The URLs: stored under this partition's host id, invisible until the header comes.
@@ -191,16 +184,8 @@ absl::Status Frontier::ImportHost(const HostChunk& chunk) {
       });
   if (!status.ok()) return status;
   const storage::HostRecord& header = *chunk.header;
-  HostState state = hosts_.state(host);
-  state.next_seq = header.next_seq;
-  state.queued = SaturatingSub(header.queued, header.leased);
-  state.waiting = header.waiting;
-  state.seen = header.seen;
-  state.pages = header.pages;
-  state.next_allowed = header.next_allowed;
-  state.cursor = header.cursor;
-  state.errors = static_cast<uint32_t>(
-      std::min<uint64_t>(header.errors, std::numeric_limits<uint32_t>::max()));
+  HostState state = HostTable::FromRecord(header);
+  state.controls = hosts_.state(host).controls;  // the slot of its controls, if it had one
   storage::HostRecord record = hosts_.ToRecord(host, state);
   record.controls = header.controls;
   kv::WriteBatch last;

@@ -3,6 +3,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <limits>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -111,9 +112,23 @@ storage::HostRecord HostTable::ToRecord(uint32_t host, const State& state) const
   return record;
 }
 
+HostTable::State HostTable::FromRecord(const storage::HostRecord& record) {
+  State state;
+  state.next_seq = record.next_seq;
+  state.queued = record.queued;
+  state.waiting = record.waiting;
+  state.seen = record.seen;
+  state.pages = record.pages;
+  state.next_allowed = record.next_allowed;
+  if (record.leased == 0) state.cursor = record.cursor;
+  state.errors = static_cast<uint32_t>(
+      std::min<uint64_t>(record.errors, std::numeric_limits<uint32_t>::max()));
+  return state;
+}
+
 void HostTable::Account(uint32_t host, const State& s, uint64_t sign) {
   // Unsigned wrap-around makes "subtract old, add new" exact for every counter.
-  totals_.hosts += sign * (s.seen > 0 ? 1 : 0);
+  totals_.hosts += sign * (s.HoldsUrls() ? 1 : 0);
   totals_.queued += sign * s.queued;
   totals_.waiting += sign * s.waiting;
   totals_.in_flight += sign * s.in_flight;

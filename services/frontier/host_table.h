@@ -52,6 +52,10 @@ class HostTable {
     storage::QueuePos cursor;
     // Attempts ended by a network error, a 5xx or a 429 (saturating).
     uint32_t errors = 0;
+
+    // False for a host that moved to another partition: its id stays, its header is empty (a
+    // host is added with its first URL, so every other host has seen one).
+    bool HoldsUrls() const { return seen > 0; }
   };
   // Totals over all hosts.
   struct Totals {
@@ -118,6 +122,10 @@ class HostTable {
   absl::Time ReadyTime(const State& state) const;
   // The frontier.hosts record of `host` with header `state`.
   storage::HostRecord ToRecord(uint32_t host, const State& state) const;
+  // The header a record describes (its controls aside: SetControls). Leased entries count as
+  // queued: their leases ended with the process (or the partition) that gave them, and the
+  // queue scan then starts at the host's first key, where they lie, not at the stored cursor.
+  static State FromRecord(const storage::HostRecord& record);
 
  private:
   // The key index hashes and compares host ids by their keys, and takes keys for lookups.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,7 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
@@ -32,14 +34,16 @@ constexpr char kRemovedSuffix[] = ".removed";
 // URLs per chunk of a host's move: bounds the memory of one host of millions of URLs.
 constexpr size_t kChunkUrls = 4096;
 
-// Reads the integers of a small file; nullopt if it is absent.
+// The `count` positive integers of a small file; nullopt if it is absent.
 absl::StatusOr<std::optional<std::vector<int>>> ReadInts(const fs::path& file, size_t count) {
-  std::error_code ec;
-  if (!fs::exists(file, ec)) return std::optional<std::vector<int>>();
-  std::ifstream in(file);
+  absl::StatusOr<std::string> text = ReadWholeFile(file);
+  if (absl::IsNotFound(text.status())) return std::optional<std::vector<int>>();
+  if (!text.ok()) return text.status();
+  const std::vector<std::string> words =
+      absl::StrSplit(*text, absl::ByAnyChar(" \t\n"), absl::SkipEmpty());
   std::vector<int> values(count);
-  for (int& v : values) {
-    if (!(in >> v) || v < 1) {
+  for (size_t i = 0; i < count; ++i) {
+    if (i >= words.size() || !absl::SimpleAtoi(words[i], &values[i]) || values[i] < 1) {
       return absl::DataLossError(absl::StrCat("cannot read ", file.string()));
     }
   }
@@ -51,10 +55,7 @@ absl::StatusOr<std::optional<std::vector<int>>> ReadInts(const fs::path& file, s
 void RemoveLeftovers(const fs::path& data_dir) {
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(data_dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() > sizeof(kRemovedSuffix) - 1 &&
-        name.compare(name.size() - (sizeof(kRemovedSuffix) - 1), std::string::npos,
-                     kRemovedSuffix) == 0) {
+    if (absl::EndsWith(entry.path().filename().string(), kRemovedSuffix)) {
       fs::remove_all(entry.path(), ec);
     }
   }

@@ -392,8 +392,7 @@ absl::StatusOr<absl::flat_hash_map<std::string, ColumnFamilySpec>> SpecsByName(
 }  // namespace
 
 RocksDbMemory::RocksDbMemory(size_t block_cache_bytes, size_t memtable_budget_bytes)
-    : block_cache_bytes_(block_cache_bytes),
-      memtable_budget_bytes_(memtable_budget_bytes),
+    : memtable_budget_bytes_(memtable_budget_bytes),
       // Half of the cache is kept for high-priority blocks (indexes and filters).
       cache_(rocksdb::NewLRUCache(block_cache_bytes, /*num_shard_bits=*/-1,
                                   /*strict_capacity_limit=*/false,

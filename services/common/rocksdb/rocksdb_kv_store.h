@@ -66,7 +66,6 @@ class RocksDbMemory {
   static absl::StatusOr<std::shared_ptr<RocksDbMemory>> Create(size_t block_cache_bytes,
                                                                size_t memtable_budget_bytes);
 
-  size_t block_cache_bytes() const { return block_cache_bytes_; }
   size_t memtable_budget_bytes() const { return memtable_budget_bytes_; }
   // Bytes the cache holds now (blocks and the memtables charged to it), over every store.
   size_t CacheUsage() const;
@@ -75,7 +74,6 @@ class RocksDbMemory {
   friend class RocksDbKvStore;
   RocksDbMemory(size_t block_cache_bytes, size_t memtable_budget_bytes);
 
-  size_t block_cache_bytes_;
   size_t memtable_budget_bytes_;
   std::shared_ptr<rocksdb::Cache> cache_;
   std::shared_ptr<rocksdb::WriteBufferManager> write_buffers_;  // null without a budget
