@@ -40,7 +40,8 @@ Frontier::Frontier(const FrontierOptions& options, kv::KvStore& store, const Clo
       clock_(clock),
       hosts_(HostTable::Limits{.max_in_flight_per_host = options.max_in_flight_per_host,
                                .max_pages_per_host = options.max_pages_per_host}),
-      max_pages_total_(options.max_pages_total) {
+      max_pages_total_(options.max_pages_total),
+      layout_(LayoutOf(options)) {
   if (options_.focus.enabled) {
     focus_ = std::make_unique<FocusSelector>(options_.focus,
                                              std::max<uint64_t>(1, options_.max_pages_total));
@@ -98,15 +99,16 @@ absl::Status Frontier::CommitLocked(kv::WriteBatch& batch, Staging& staging) {
 // ---- AddUrls -----------------------------------------------------------------------------
 
 absl::Status Frontier::CheckPartition(const std::vector<UrlToAdd>& urls) const {
-  if (options_.partition_count <= 1) return absl::OkStatus();
+  if (layout_.Span() <= 1) return absl::OkStatus();
   for (const UrlToAdd& url : urls) {
-    const uint32_t owner = partition::Partition(url.host_key, options_.partition_count);
-    if (owner != options_.partition_index) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "host ", url.host_key, " of ", url.canonical_url, " belongs to partition ", owner,
-          " of ", options_.partition_count, ", not to this frontier (partition ",
-          options_.partition_index, ")"));
+    if (partition::RouteAt(layout_, options_.partition_index, url.host_key) !=
+        partition::Routing::kRefuse) {
+      continue;
     }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "host ", url.host_key, " of ", url.canonical_url, " belongs to partition ",
+        layout_.Owner(url.host_key), " of ", layout_.count, ", not to this frontier (partition ",
+        options_.partition_index, ")"));
   }
   return absl::OkStatus();
 }
@@ -218,9 +220,17 @@ void Frontier::StageNewUrlsLocked(const AddCandidates& candidates,
 }
 
 absl::StatusOr<AddResult> Frontier::AddUrls(const std::vector<UrlToAdd>& urls) {
-  if (absl::Status status = CheckPartition(urls); !status.ok()) return status;
   absl::MutexLock lock(&mu_);
+  if (absl::Status status = CheckPartition(urls); !status.ok()) return status;
+  if (!layout_.moving() && layout_.resharded_from == 0) return AddOwnLocked(urls, AddResult());
+  std::vector<UrlToAdd> own;
   AddResult result;
+  if (absl::Status status = HoldForOthersLocked(urls, own, result); !status.ok()) return status;
+  return AddOwnLocked(own, result);
+}
+
+absl::StatusOr<AddResult> Frontier::AddOwnLocked(const std::vector<UrlToAdd>& urls,
+                                                 AddResult result) {
   const AddCandidates candidates = ScreenLocked(urls, result);
   std::vector<std::string> keys;
   keys.reserve(candidates.urls.size());
@@ -287,6 +297,8 @@ FrontierStats Frontier::Stats() const {
   stats.pages_completed = totals.pages;
   stats.next_ready_time =
       hosts_.ready().empty() ? absl::InfiniteFuture() : hosts_.ready().begin()->first;
+  stats.held_urls = held_urls_;
+  stats.hosts_moving = hosts_moving_;
   stats.exhausted = ExhaustedLocked();
   stats.revisit_budget_visits_per_day = revisit_budget_.visits_per_day();
   stats.revisit_spend_visits_per_day = revisit_budget_.spent_visits_per_day(clock_.Now());
@@ -343,7 +355,7 @@ bool Frontier::IsExhausted() const {
 
 bool Frontier::ExhaustedLocked() const {
   const HostTable::Totals& totals = hosts_.totals();
-  if (totals.in_flight > 0) return false;
+  if (totals.in_flight > 0 || held_urls_ > 0) return false;
   return totals.pending_uncapped == 0 || totals.pages >= max_pages_total_;
 }
 

@@ -61,6 +61,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
+#include "lib/partition/layout.h"
 #include "lib/recrawl/rate_histogram.h"
 #include "lib/recrawl/revisit_policy.h"
 #include "services/common/kv/kv_store.h"
@@ -207,6 +208,32 @@ class Frontier {
   // kFailedPrecondition while one of them is on lease.
   absl::StatusOr<uint64_t> ForgetHost(std::string_view host_key);
 
+  // ---- A reshard of a running crawl (docs/architecture.md §4) -------------------------------
+  // The partition layout this core routes by: the options' at Open, SetLayout's since. While
+  // a reshard is under way (reshard_to set), AddUrls takes the URLs of hosts moving here, and
+  // holds (AddResult::held, stored until delivered) those of a host this partition owns but
+  // that has moved away, is moving, or is new here and will live elsewhere; after the flip
+  // (resharded_from set) it holds those of hosts it owned before. Any other host's URL fails
+  // the whole batch with kFailedPrecondition naming the owner, as always.
+  partition::PartitionLayout Layout() const;
+  // Changes the layout (kInvalidArgument for one ValidateLayout refuses at this partition). A
+  // layout no longer moving lets the hosts still marked moving go back to work (a reshard
+  // called off, or one moving to yet another count).
+  absl::Status SetLayout(const partition::PartitionLayout& layout);
+  // One page of the hosts held here that the reshard in progress moves elsewhere, in id order
+  // from `after` (0: the first); none when no reshard is under way. Costs a pass over the
+  // host table (for `total`).
+  absl::StatusOr<HostsToMove> ListHostsToMove(uint64_t after, size_t max_hosts) const;
+  // Marks a host that moves as moving, persisted: it is leased no more, its due URLs wait, URLs
+  // that arrive for it are held. Returns how many of its URLs are still on lease: the mover
+  // exports it once none is. Repeating it is harmless. kFailedPrecondition when no reshard
+  // moves this host away or its collection is focused; kNotFound for a host not held here.
+  absl::StatusOr<uint32_t> BeginHostMove(std::string_view host_key);
+  // One page of the held URLs that can go to their owners now (their host is not held here),
+  // from `after` (0: the first); and DeleteHeldUrls, once their owners have taken them.
+  absl::StatusOr<HeldUrls> ListHeldUrls(uint64_t after, size_t max_urls) const;
+  absl::Status DeleteHeldUrls(const std::vector<uint64_t>& seqs);
+
   // The hosts fetchers must treat specially: blocked now, with a delay, or dropped within
   // kFetcherDropMemory. `known_version`: the version the caller holds; if it is current the
   // table comes back `unchanged` and empty. The version is in memory: it changes at every
@@ -349,7 +376,20 @@ class Frontier {
   // AddUrls' steps: refuses the batch if a URL belongs to another partition; screens the URLs
   // (invalid, repeated, over a limit, in the seen cache) into `result` and the candidates; then
   // stages the candidates the store does not hold (`existing[i]` empty) into `batch`.
-  absl::Status CheckPartition(const std::vector<UrlToAdd>& urls) const;
+  absl::Status CheckPartition(const std::vector<UrlToAdd>& urls) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // How this partition takes a URL of `host_key` under layout_ (partition::RouteAt), with the
+  // hosts it holds: one moving away is taken only while it is here and not moving.
+  partition::Routing RouteLocked(std::string_view host_key) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // AddUrls during a reshard: the batch split into the URLs taken here (into `own`) and those
+  // held, which are written now; kFailedPrecondition (nothing written) if one is neither.
+  absl::Status HoldForOthersLocked(const std::vector<UrlToAdd>& urls, std::vector<UrlToAdd>& own,
+                                   AddResult& result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // AddUrls once the URLs are known to be this partition's.
+  absl::StatusOr<AddResult> AddOwnLocked(const std::vector<UrlToAdd>& urls, AddResult result)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Open's part for a reshard cut short: the moving hosts and the held URLs in the meta family.
+  absl::Status RecoverReshardLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   AddCandidates ScreenLocked(const std::vector<UrlToAdd>& urls, AddResult& result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void StageNewUrlsLocked(const AddCandidates& candidates,
@@ -403,6 +443,8 @@ class Frontier {
   // not of a focused collection; the error of their contract otherwise.
   absl::StatusOr<uint32_t> MovingHostLocked(std::string_view host_key) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // kUnavailable for a host on its way to another partition: the operator's changes wait.
+  absl::Status NotMovingLocked(uint32_t host) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   HostSummary SummaryLocked(uint32_t host, absl::Time now) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   absl::Status VisitHostUrlsLocked(
       uint32_t host, std::string_view after,
@@ -462,6 +504,12 @@ class Frontier {
   bool seen_cache_exact_ ABSL_GUARDED_BY(mu_) = false;
   // The version of the fetchers' control table (FetcherControls).
   uint64_t controls_version_ ABSL_GUARDED_BY(mu_) = 0;
+  // The partition layout (Layout, SetLayout), the hosts marked moving, and the held URLs: how
+  // many, and the sequence number of the next.
+  partition::PartitionLayout layout_ ABSL_GUARDED_BY(mu_);
+  uint64_t hosts_moving_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t held_urls_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t next_held_seq_ ABSL_GUARDED_BY(mu_) = 1;
 };
 
 }  // namespace crawler::frontier

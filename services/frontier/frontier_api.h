@@ -84,6 +84,9 @@ struct AddResult {
   size_t already_seen = 0;       // in the seen-set already (or repeated within the batch)
   size_t rejected_by_limit = 0;  // max_depth, max_urls_per_host or a page budget exhausted
   size_t invalid = 0;            // empty or oversized URL or host key
+  // Kept for the partition that owns or will own their host (a reshard is under way): the
+  // mover delivers them there.
+  size_t held = 0;
 
   // Adds `more`'s counts (the answer to another part of the same batch).
   AddResult& operator+=(const AddResult& more) {
@@ -91,6 +94,7 @@ struct AddResult {
     already_seen += more.already_seen;
     rejected_by_limit += more.rejected_by_limit;
     invalid += more.invalid;
+    held += more.held;
     return *this;
   }
 
@@ -203,6 +207,10 @@ struct FrontierStats {
   uint64_t pages_completed = 0;  // final outcomes counting as pages
   // Earliest next-allowed hint among ready hosts; InfiniteFuture if none.
   absl::Time next_ready_time = absl::InfiniteFuture();
+  // Resharding: URLs held for another partition (AddResult::held) and not delivered yet, and
+  // hosts moving away now.
+  uint64_t held_urls = 0;
+  uint64_t hosts_moving = 0;
 
   // Counters since this Frontier was opened.
   uint64_t urls_added = 0;

@@ -69,13 +69,11 @@ absl::StatusOr<uint32_t> Frontier::OperatorHostLocked(std::string_view host_key)
     return absl::InvalidArgumentError(absl::StrCat("host key must have 1 to ",
                                                    storage::kMaxHostKeyBytes, " bytes"));
   }
-  if (options_.partition_count > 1) {
-    const uint32_t owner = partition::Partition(host_key, options_.partition_count);
-    if (owner != options_.partition_index) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "host ", A(host_key), " belongs to partition ", owner, " of ", options_.partition_count,
-          ", not to this frontier (partition ", options_.partition_index, ")"));
-    }
+  if (partition::RouteAt(layout_, options_.partition_index, host_key) ==
+      partition::Routing::kRefuse) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "host ", A(host_key), " belongs to partition ", layout_.Owner(host_key), " of ",
+        layout_.count, ", not to this frontier (partition ", options_.partition_index, ")"));
   }
   const std::optional<uint32_t> host = hosts_.Find(host_key);
   // A host that moved to another partition keeps its id here with an empty header.
@@ -83,6 +81,13 @@ absl::StatusOr<uint32_t> Frontier::OperatorHostLocked(std::string_view host_key)
     return absl::NotFoundError(absl::StrCat("host ", A(host_key), " is not in this collection"));
   }
   return *host;
+}
+
+absl::Status Frontier::NotMovingLocked(uint32_t host) const {
+  if (!hosts_.state(host).moving) return absl::OkStatus();
+  return absl::UnavailableError(absl::StrCat(
+      "host ", A(hosts_.key(host)), " is moving to partition ",
+      layout_.NewOwner(hosts_.key(host)), "; try again once it is there"));
 }
 
 HostSummary Frontier::SummaryLocked(uint32_t host, absl::Time now) const {
@@ -226,6 +231,7 @@ absl::StatusOr<HostChangeResult> Frontier::ControlHost(std::string_view host_key
   absl::MutexLock lock(&mu_);
   absl::StatusOr<uint32_t> host = OperatorHostLocked(host_key);
   if (!host.ok()) return host.status();
+  if (absl::Status status = NotMovingLocked(*host); !status.ok()) return status;
   const absl::Time now = clock_.Now();
   const HostState& state = hosts_.state(*host);
   HostControls controls = hosts_.controls(state);
@@ -274,6 +280,7 @@ absl::StatusOr<HostChangeResult> Frontier::DropHostQueue(std::string_view host_k
   absl::MutexLock lock(&mu_);
   absl::StatusOr<uint32_t> host = OperatorHostLocked(host_key);
   if (!host.ok()) return host.status();
+  if (absl::Status status = NotMovingLocked(*host); !status.ok()) return status;
   const absl::Time now = clock_.Now();
   HostState state = hosts_.state(*host);
   kv::WriteBatch batch;

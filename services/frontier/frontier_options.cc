@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "lib/partition/layout.h"
 
 namespace crawler::frontier {
 
@@ -20,6 +21,12 @@ FrontierOptions WithCollection(const FrontierOptions& base, const CollectionSett
   options.partition_index = partition_index;
   options.partition_count = partition_count;
   return options;
+}
+
+partition::PartitionLayout LayoutOf(const FrontierOptions& options) {
+  return partition::PartitionLayout{.count = options.partition_count,
+                                    .reshard_to = options.reshard_to,
+                                    .resharded_from = options.resharded_from};
 }
 
 absl::Status ValidateFrontierOptions(const FrontierOptions& options) {
@@ -56,10 +63,9 @@ absl::Status ValidateFrontierOptions(const FrontierOptions& options) {
       (options.seen_cache_entries < 8 || options.seen_cache_entries > (size_t{1} << 28))) {
     return absl::InvalidArgumentError("seen_cache_entries must be 0 (off) or in [8, 2^28]");
   }
-  if (options.partition_count < 1 || options.partition_count > 65536 ||
-      options.partition_index >= options.partition_count) {
-    return absl::InvalidArgumentError(
-        "partition_count must be in [1, 65536] and partition_index below it");
+  if (absl::Status status = partition::ValidateLayout(LayoutOf(options), options.partition_index);
+      !status.ok()) {
+    return status;
   }
   if (options.focus.enabled) {
     if (options.revisit.enabled) {

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "lib/partition/layout.h"
 #include "services/frontier/focus_selector.h"
 #include "services/frontier/frontier_api.h"
 
@@ -105,9 +106,14 @@ struct FrontierOptions {
   // partition::Partition(host_key, partition_count) == partition_index and refuses URLs of
   // other hosts (AddUrls fails with kFailedPrecondition naming the owner), so a misrouted URL
   // can never be fetched by the wrong fetcher. 1 partition owns every host. partition_count in
-  // [1, 65536], partition_index < partition_count.
+  // [1, 65536]. While the count changes (partition::PartitionLayout): reshard_to, the count the
+  // hosts are moving to, or resharded_from, the count they were routed by before the last
+  // change (0: none); partition_index below the largest of the three. Frontier::SetLayout
+  // changes them on a running core.
   uint32_t partition_index = 0;
   uint32_t partition_count = 1;
+  uint32_t reshard_to = 0;
+  uint32_t resharded_from = 0;
 
   // Complete's write is durable when it returns (the store's log is fsynced, and with it every
   // earlier write: the outlinks the completions' pages produced). The fetcher has made the
@@ -119,6 +125,9 @@ struct FrontierOptions {
 
 // kInvalidArgument naming the first field out of range.
 absl::Status ValidateFrontierOptions(const FrontierOptions& options);
+
+// The partition layout the options describe (epoch 0).
+partition::PartitionLayout LayoutOf(const FrontierOptions& options);
 
 // The options of one collection's core on a frontier server: the server's `base` options with
 // the collection's limits and re-visit options (CollectionSettings) and this partition's place.

@@ -160,6 +160,7 @@ absl::Status Frontier::Recover() {
   if (!staging.empty()) {
     if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
   }
+  if (absl::Status status = RecoverReshardLocked(); !status.ok()) return status;
   return RecoverLeasesLocked(leased);
 }
 

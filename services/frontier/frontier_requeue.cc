@@ -149,6 +149,11 @@ absl::Status Frontier::PromoteDueLocked() {
     }
     // A re-visit proper (not a retry, which was paid for by the visit it repeats) needs a token;
     // without one it stays in the due index, and so do the re-visits due after it.
+    // A moving host's URLs stay due: they are promoted where the host lands.
+    if (record.has_value() && record->host_id < hosts_.size() &&
+        hosts_.state(static_cast<uint32_t>(record->host_id)).moving) {
+      continue;
+    }
     const bool revisit = record.has_value() && record->status == UrlStatus::kWaiting &&
                          record->fetch_count > 0 && record->attempts == 0;
     if (revisit && !revisit_budget_.TryTake(now)) {

@@ -130,13 +130,13 @@ absl::Status Frontier::ImportHost(const HostChunk& chunk) {
     return absl::InvalidArgumentError(
         absl::StrCat("host key must have 1 to ", storage::kMaxHostKeyBytes, " bytes"));
   }
-  if (const uint32_t owner = partition::Partition(key, options_.partition_count);
-      options_.partition_count > 1 && owner != options_.partition_index) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "host ", key, " belongs to partition ", owner, " of ", options_.partition_count,
-        ", not to this frontier (partition ", options_.partition_index, ")"));
-  }
   absl::MutexLock lock(&mu_);
+  if (partition::RouteAt(layout_, options_.partition_index, key) != partition::Routing::kOwn) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "host ", key, " belongs to partition ", layout_.NewOwner(key), " (",
+        layout_.Describe(), "), not to this frontier (partition ", options_.partition_index,
+        ")"));
+  }
   if (focus_ != nullptr) {
     return absl::FailedPreconditionError("the hosts of a focused collection do not move");
   }
@@ -149,7 +149,9 @@ absl::Status Frontier::ImportHost(const HostChunk& chunk) {
   // A new host gets the next id and an empty header, written with the URLs.
   const uint32_t host = found.has_value() ? *found : staging.AddHost(key);
   kv::WriteBatch batch;
+  std::vector<uint64_t> hashes;
   for (const MovedUrl& moved : chunk.urls) {
+    if (seen_cache_.enabled()) hashes.push_back(SeenCache::Hash(moved.url));
     UrlRecord record = moved.record;
     record.host_id = host;
     batch.Put(storage::kUrlsFamily, moved.url, storage::EncodeUrlRecord(record));
@@ -162,7 +164,13 @@ absl::Status Frontier::ImportHost(const HostChunk& chunk) {
                 storage::EncodeDueValue(host));
     }
   }
-  if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
+  if (absl::Status status = CommitLocked(batch, staging); !status.ok()) {
+    seen_cache_exact_ = false;
+    return status;
+  }
+  // The imported URLs are seen here now: an exact cache must hold them all.
+  for (const uint64_t hash : hashes) seen_cache_.Insert(hash);
+  if (seen_cache_.forgot()) seen_cache_exact_ = false;
   if (!chunk.header.has_value()) return absl::OkStatus();
 
   // The last chunk: every URL of the host is stored. Its re-visit pages join the fleet, read
@@ -266,8 +274,12 @@ absl::StatusOr<uint64_t> Frontier::ForgetHost(std::string_view host_key) {
   record.controls = HostControls{};
   batch.Put(storage::kHostsFamily, host_key, storage::EncodeHostRecord(record));
   if (fleet.has_value()) PutRevisitFleet(*fleet, batch);
+  if (state.moving) {
+    batch.Delete(storage::kMetaFamily, storage::MovingKey(host_key));
+  }
   in_batch = 1;
   if (absl::Status written = flush(); !written.ok()) return written;
+  if (state.moving) --hosts_moving_;
   hosts_.Set(*host, empty);
   if (empty.controls != 0) {
     hosts_.SetControls(*host, HostControls{});
@@ -276,6 +288,243 @@ absl::StatusOr<uint64_t> Frontier::ForgetHost(std::string_view host_key) {
   if (fleet.has_value()) revisit_fleet_ = *std::move(fleet);
   revisits_queued_ = SaturatingSub(revisits_queued_, revisits);
   return urls;
+}
+
+// ---- Resharding a running crawl ------------------------------------------------------------
+
+partition::PartitionLayout Frontier::Layout() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return layout_;
+}
+
+absl::Status Frontier::SetLayout(const partition::PartitionLayout& layout) {
+  if (absl::Status status = partition::ValidateLayout(layout, options_.partition_index);
+      !status.ok()) {
+    return status;
+  }
+  absl::MutexLock lock(&mu_);
+  if (layout_.moving() && layout.reshard_to != layout_.reshard_to && hosts_moving_ > 0) {
+    // The move these hosts were marked for is off: they work here again.
+    kv::WriteBatch batch;
+    std::vector<uint32_t> moving;
+    for (uint32_t host = 0; host < hosts_.size(); ++host) {
+      if (!hosts_.state(host).moving) continue;
+      moving.push_back(host);
+      batch.Delete(storage::kMetaFamily,
+                   storage::MovingKey(hosts_.key(host)));
+    }
+    if (absl::Status status = store_.Write(batch); !status.ok()) return status;
+    for (const uint32_t host : moving) {
+      HostState state = hosts_.state(host);
+      state.moving = false;
+      hosts_.Set(host, state);
+    }
+    hosts_moving_ = 0;
+    // Their due URLs were passed over by the promotion scans meanwhile.
+    due_scanned_until_ = absl::InfinitePast();
+  }
+  layout_ = layout;
+  return absl::OkStatus();
+}
+
+partition::Routing Frontier::RouteLocked(std::string_view host_key) const {
+  const partition::Routing routing =
+      partition::RouteAt(layout_, options_.partition_index, host_key);
+  if (routing != partition::Routing::kOwn || !layout_.moving() ||
+      layout_.NewOwner(host_key) == options_.partition_index) {
+    return routing;
+  }
+  // Owned here until the move: taken only while the host is here and not on its way.
+  const std::optional<uint32_t> host = hosts_.Find(host_key);
+  if (host.has_value() && hosts_.state(*host).HoldsUrls() && !hosts_.state(*host).moving) {
+    return partition::Routing::kOwn;
+  }
+  return partition::Routing::kHold;
+}
+
+absl::Status Frontier::HoldForOthersLocked(const std::vector<UrlToAdd>& urls,
+                                           std::vector<UrlToAdd>& own, AddResult& result) {
+  kv::WriteBatch batch;
+  uint64_t seq = next_held_seq_;
+  size_t held = 0;
+  for (const UrlToAdd& url : urls) {
+    if (url.canonical_url.empty() || url.canonical_url.size() > options_.max_url_bytes ||
+        url.host_key.empty() || url.host_key.size() > storage::kMaxHostKeyBytes) {
+      ++result.invalid;
+      continue;
+    }
+    if (RouteLocked(url.host_key) == partition::Routing::kOwn) {
+      own.push_back(url);
+      continue;
+    }
+    storage::HeldUrl value{.canonical_url = url.canonical_url,
+                           .host_key = url.host_key,
+                           .depth = url.depth,
+                           .priority = url.priority};
+    if (url.discovered_from.size() <= options_.max_url_bytes) {
+      value.discovered_from = url.discovered_from;
+    }
+    batch.Put(storage::kMetaFamily, storage::HeldKey(seq++), storage::EncodeHeldUrl(value));
+    ++held;
+  }
+  if (held == 0) return absl::OkStatus();
+  if (absl::Status status = store_.Write(batch); !status.ok()) return status;
+  next_held_seq_ = seq;
+  held_urls_ += held;
+  result.held += held;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<HostsToMove> Frontier::ListHostsToMove(uint64_t after, size_t max_hosts) const {
+  if (max_hosts == 0) return absl::InvalidArgumentError("a page holds at least one host");
+  absl::ReaderMutexLock lock(&mu_);
+  HostsToMove page;
+  if (!layout_.moving()) return page;
+  for (uint64_t host = 0; host < hosts_.size(); ++host) {
+    const auto id = static_cast<uint32_t>(host);
+    if (!hosts_.state(id).HoldsUrls() ||
+        layout_.NewOwner(hosts_.key(id)) == options_.partition_index) {
+      continue;
+    }
+    ++page.total;
+    if (host < after) continue;
+    if (page.host_keys.size() < max_hosts) {
+      page.host_keys.emplace_back(hosts_.key(id));
+    } else if (page.next == 0) {
+      page.next = host;  // the first host of the next page
+    }
+  }
+  return page;
+}
+
+absl::StatusOr<uint32_t> Frontier::BeginHostMove(std::string_view host_key) {
+  absl::MutexLock lock(&mu_);
+  if (focus_ != nullptr) {
+    return absl::FailedPreconditionError("the hosts of a focused collection do not move");
+  }
+  if (!layout_.moving() || layout_.NewOwner(host_key) == options_.partition_index) {
+    return absl::FailedPreconditionError(absl::StrCat("host ", std::string(host_key),
+                                                      " does not move away (",
+                                                      layout_.Describe(), ")"));
+  }
+  const std::optional<uint32_t> host = hosts_.Find(host_key);
+  if (!host.has_value() || !hosts_.state(*host).HoldsUrls()) {
+    return absl::NotFoundError(
+        absl::StrCat("this partition holds no host ", std::string(host_key)));
+  }
+  HostState state = hosts_.state(*host);
+  if (!state.moving) {
+    kv::WriteBatch batch;
+    batch.Put(storage::kMetaFamily, storage::MovingKey(host_key), "");
+    if (absl::Status status = store_.Write(batch); !status.ok()) return status;
+    state.moving = true;
+    hosts_.Set(*host, state);
+    ++hosts_moving_;
+  }
+  return state.in_flight;
+}
+
+absl::StatusOr<HeldUrls> Frontier::ListHeldUrls(uint64_t after, size_t max_urls) const {
+  if (max_urls == 0) return absl::InvalidArgumentError("a page holds at least one URL");
+  absl::ReaderMutexLock lock(&mu_);
+  HeldUrls page{.total = held_urls_};
+  if (held_urls_ == 0) return page;
+  const std::string prefix(storage::kMetaHeldPrefix);
+  absl::StatusOr<std::unique_ptr<kv::KvIterator>> it = store_.NewIterator(
+      storage::kMetaFamily, storage::HeldKey(after + 1), kv::PrefixSuccessor(prefix));
+  if (!it.ok()) return it.status();
+  // Bounded work per page: held URLs of hosts still here are passed over, up to a limit.
+  size_t scanned = 0;
+  const size_t max_scanned = std::max<size_t>(max_urls * 8, 1024);
+  for (; (*it)->Valid(); (*it)->Next()) {
+    absl::StatusOr<uint64_t> seq = storage::DecodeHeldKey((*it)->key());
+    if (!seq.ok()) return seq.status();
+    if (page.urls.size() >= max_urls || scanned >= max_scanned) {
+      page.next = *seq - 1;
+      break;
+    }
+    ++scanned;
+    absl::StatusOr<storage::HeldUrl> held = storage::DecodeHeldUrl((*it)->value());
+    if (!held.ok()) return held.status();
+    // A host still here waits for its move: its URLs go after it, where it lands.
+    if (const std::optional<uint32_t> host = hosts_.Find(held->host_key);
+        host.has_value() && hosts_.state(*host).HoldsUrls() &&
+        (hosts_.state(*host).moving ||
+         layout_.NewOwner(held->host_key) != options_.partition_index)) {
+      continue;
+    }
+    page.urls.push_back(HeldUrl{.seq = *seq,
+                                .url = UrlToAdd{.canonical_url = std::move(held->canonical_url),
+                                                .host_key = std::move(held->host_key),
+                                                .depth = held->depth,
+                                                .discovered_from =
+                                                    std::move(held->discovered_from),
+                                                .priority = held->priority}});
+  }
+  if (absl::Status status = (*it)->status(); !status.ok()) return status;
+  return page;
+}
+
+absl::Status Frontier::DeleteHeldUrls(const std::vector<uint64_t>& seqs) {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> keys;
+  keys.reserve(seqs.size());
+  for (const uint64_t seq : seqs) keys.push_back(storage::HeldKey(seq));
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  absl::StatusOr<std::vector<std::optional<std::string>>> values =
+      store_.MultiGet(storage::kMetaFamily, keys);
+  if (!values.ok()) return values.status();
+  kv::WriteBatch batch;
+  uint64_t deleted = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!(*values)[i].has_value()) continue;  // deleted before: a repeated call
+    batch.Delete(storage::kMetaFamily, keys[i]);
+    ++deleted;
+  }
+  if (deleted == 0) return absl::OkStatus();
+  if (absl::Status status = store_.Write(batch); !status.ok()) return status;
+  held_urls_ = SaturatingSub(held_urls_, deleted);
+  return absl::OkStatus();
+}
+
+absl::Status Frontier::RecoverReshardLocked() {
+  kv::WriteBatch stale;
+  {
+    const std::string prefix(storage::kMetaMovingPrefix);
+    absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
+        store_.NewIterator(storage::kMetaFamily, prefix, kv::PrefixSuccessor(prefix));
+    if (!it.ok()) return it.status();
+    for (; (*it)->Valid(); (*it)->Next()) {
+      const std::string_view key = (*it)->key().substr(prefix.size());
+      const std::optional<uint32_t> host = hosts_.Find(key);
+      // A mark outlives its move when the layout no longer moves the host: it works here again.
+      if (!layout_.moving() || !host.has_value() || !hosts_.state(*host).HoldsUrls() ||
+          layout_.NewOwner(key) == options_.partition_index) {
+        stale.Delete(storage::kMetaFamily, (*it)->key());
+        continue;
+      }
+      HostState state = hosts_.state(*host);
+      state.moving = true;
+      hosts_.Set(*host, state);
+      ++hosts_moving_;
+    }
+    if (absl::Status status = (*it)->status(); !status.ok()) return status;
+  }
+  {
+    const std::string prefix(storage::kMetaHeldPrefix);
+    absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
+        store_.NewIterator(storage::kMetaFamily, prefix, kv::PrefixSuccessor(prefix));
+    if (!it.ok()) return it.status();
+    for (; (*it)->Valid(); (*it)->Next()) {
+      absl::StatusOr<uint64_t> seq = storage::DecodeHeldKey((*it)->key());
+      if (!seq.ok()) return seq.status();
+      ++held_urls_;
+      next_held_seq_ = std::max(next_held_seq_, *seq + 1);
+    }
+    if (absl::Status status = (*it)->status(); !status.ok()) return status;
+  }
+  return stale.empty() ? absl::OkStatus() : store_.Write(stale);
 }
 
 }  // namespace crawler::frontier

@@ -92,7 +92,7 @@ uint64_t HostTable::PagesLeft(const State& state) const {
 
 bool HostTable::Eligible(const State& state) const {
   return state.queued > 0 && state.in_flight < limits_.max_in_flight_per_host &&
-         PagesLeft(state) > 0;
+         PagesLeft(state) > 0 && !state.moving;
 }
 
 storage::HostRecord HostTable::ToRecord(uint32_t host, const State& state) const {

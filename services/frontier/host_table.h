@@ -52,6 +52,9 @@ class HostTable {
     storage::QueuePos cursor;
     // Attempts ended by a network error, a 5xx or a 429 (saturating).
     uint32_t errors = 0;
+    // Moving to another partition (Frontier::BeginHostMove): never ready, whatever it holds.
+    // Not in the host record: the move's own key in the meta family keeps it.
+    bool moving = false;
 
     // False for a host that moved to another partition: its id stays, its header is empty (a
     // host is added with its first URL, so every other host has seen one).
@@ -109,8 +112,8 @@ class HostTable {
     for (const auto& [host, controls] : controls_) visit(host, controls);
   }
 
-  // Has queued URLs, is below its in-flight cap and has pages left. A blocked host stays
-  // eligible: it waits in the ready index until its block ends (ReadyTime).
+  // Has queued URLs, is below its in-flight cap, has pages left and is not moving. A blocked
+  // host stays eligible: it waits in the ready index until its block ends (ReadyTime).
   bool Eligible(const State& state) const;
   // The host's page cap: its controls' max_pages, else the collection's (kUnlimited).
   uint64_t MaxPages(const State& state) const;

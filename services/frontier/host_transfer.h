@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "services/frontier/frontier_api.h"
 #include "services/frontier/storage_format.h"
 #include "services/frontier/url_record.h"
 
@@ -44,6 +45,35 @@ struct HostChunk {
   std::optional<storage::HostRecord> header;
 
   friend bool operator==(const HostChunk&, const HostChunk&) = default;
+};
+
+// One page of the hosts a partition holds that move elsewhere under the reshard in progress
+// (Frontier::ListHostsToMove), in host id order.
+struct HostsToMove {
+  std::vector<std::string> host_keys;
+  // Where the next page starts (ListHostsToMove's `after`); 0 once this page is the last.
+  uint64_t next = 0;
+  // All of this partition's hosts that move, this page's and the others'.
+  uint64_t total = 0;
+};
+
+// A URL a partition holds for another one (it arrived during a reshard, routed by the layout
+// before or after it), numbered in arrival order.
+struct HeldUrl {
+  uint64_t seq = 0;
+  UrlToAdd url;
+
+  friend bool operator==(const HeldUrl&, const HeldUrl&) = default;
+};
+
+// One page of them (Frontier::ListHeldUrls): only those whose host is not here any more (or
+// never was), so they can go to its new owner now.
+struct HeldUrls {
+  std::vector<HeldUrl> urls;
+  // Where the next page starts; 0 once this page is the last.
+  uint64_t next = 0;
+  // Held in all, deliverable now or not.
+  uint64_t total = 0;
 };
 
 }  // namespace crawler::frontier

@@ -256,6 +256,46 @@ absl::StatusOr<LeaseRecord> DecodeLeaseRecord(std::string_view value) {
   return record;
 }
 
+// ---- held URLs (resharding) ---------------------------------------------------------------
+
+std::string MovingKey(std::string_view host_key) {
+  std::string key(kMetaMovingPrefix);
+  key.append(host_key);
+  return key;
+}
+
+std::string HeldKey(uint64_t seq) { return std::string(kMetaHeldPrefix) + EncodeFixed64(seq); }
+
+absl::StatusOr<uint64_t> DecodeHeldKey(std::string_view key) {
+  if (key.size() != kMetaHeldPrefix.size() + 8 || !key.starts_with(kMetaHeldPrefix)) {
+    return Corrupt("held URL key");
+  }
+  return GetBigEndian(key.substr(kMetaHeldPrefix.size()), 8);
+}
+
+std::string EncodeHeldUrl(const HeldUrl& url) {
+  std::string value;
+  value.push_back(static_cast<char>(kRecordVersion));
+  PutString(value, url.canonical_url);
+  PutString(value, url.host_key);
+  AppendVarint64(url.depth, value);
+  value.push_back(static_cast<char>(url.priority));
+  PutString(value, url.discovered_from);
+  return value;
+}
+
+absl::StatusOr<HeldUrl> DecodeHeldUrl(std::string_view value) {
+  Reader reader(value);
+  if (absl::Status status = ReadVersion(reader, "held URL"); !status.ok()) return status;
+  HeldUrl url;
+  if (!reader.String(url.canonical_url) || !reader.String(url.host_key) ||
+      !reader.Varint32(url.depth) || !reader.Byte(url.priority) ||
+      !reader.String(url.discovered_from) || url.canonical_url.empty() || url.host_key.empty()) {
+    return Corrupt("held URL");
+  }
+  return url;
+}
+
 // ---- due ---------------------------------------------------------------------------------
 
 std::string DueKeyPrefix(absl::Time due) {

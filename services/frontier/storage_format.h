@@ -58,6 +58,30 @@ inline constexpr std::string_view kMetaRevisitEvidenceKey = "revisit_evidence";
 // Changes seen and days observed by all re-visits: two IEEE-754 binary64, little-endian.
 inline constexpr std::string_view kMetaRevisitObservationsKey = "revisit_observations";
 std::string EncodeRevisitObservations(double changes_seen, double days_observed);
+// Resharding (docs/architecture.md §4): keys of frontier.meta under two prefixes.
+// - kMetaMovingPrefix + host key, empty value: the host is moving to another partition (no
+//   leases, no due promotions, arrivals held) until its old owner forgets it.
+// - kMetaHeldPrefix + 8-byte big-endian sequence: a URL that arrived for a host another
+//   partition owns or will own, kept until the mover delivers it there. Value: HeldUrl.
+inline constexpr std::string_view kMetaMovingPrefix = "moving/";
+inline constexpr std::string_view kMetaHeldPrefix = "held/";
+std::string MovingKey(std::string_view host_key);
+std::string HeldKey(uint64_t seq);
+absl::StatusOr<uint64_t> DecodeHeldKey(std::string_view key);
+// A held URL: version (1) | canonical URL | host key | depth | priority (byte) |
+// discovered_from (strings are varint length + bytes).
+struct HeldUrl {
+  std::string canonical_url;
+  std::string host_key;
+  uint32_t depth = 0;
+  uint8_t priority = 0;
+  std::string discovered_from;
+
+  friend bool operator==(const HeldUrl&, const HeldUrl&) = default;
+};
+std::string EncodeHeldUrl(const HeldUrl& url);
+absl::StatusOr<HeldUrl> DecodeHeldUrl(std::string_view value);
+
 absl::StatusOr<std::pair<double, double>> DecodeRevisitObservations(std::string_view value);
 
 inline constexpr size_t kMaxHostKeyBytes = 255;

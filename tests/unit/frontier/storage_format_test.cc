@@ -173,6 +173,21 @@ TEST(StorageFormatGolden, LeaseRecord) {
   EXPECT_EQ(EncodeLeaseRecord(record), Bytes({2, 5, 0xff, 1, 2, 1, 0, 1, 'u'}));
 }
 
+TEST(StorageFormatGolden, HeldUrl) {
+  EXPECT_EQ(HeldKey(0x0102), "held/" + Bytes({0, 0, 0, 0, 0, 0, 1, 2}));
+  EXPECT_EQ(DecodeHeldKey(HeldKey(7)).value(), 7u);
+  EXPECT_EQ(MovingKey("a.test"), "moving/a.test");
+  const HeldUrl url{.canonical_url = "http://a/x",
+                    .host_key = "a",
+                    .depth = 300,
+                    .priority = 2,
+                    .discovered_from = "http://a/"};
+  EXPECT_EQ(EncodeHeldUrl(url), Bytes({1, 10}) + "http://a/x" + Bytes({1}) + "a" +
+                                    Bytes({0xac, 0x02, 2, 9}) + "http://a/");
+  EXPECT_EQ(DecodeHeldUrl(EncodeHeldUrl(url)).value(), url);
+  EXPECT_EQ(DecodeHeldUrl(Bytes({1, 0})).status().code(), absl::StatusCode::kDataLoss);
+}
+
 TEST(StorageFormatGolden, DueEntry) {
   EXPECT_EQ(DueKey(absl::FromUnixMicros(0x0102), "u"), Bytes({0, 0, 0, 0, 0, 0, 1, 2, 'u'}));
   EXPECT_EQ(EncodeDueValue(300), Bytes({1, 0xac, 0x02}));
@@ -398,12 +413,12 @@ TEST(StorageFormatDoc, EveryFamilyAndMetaKeyIsDocumented) {
       crawler::testing::DocTableRows("storage-format.md", "### `frontier.meta`");
   for (std::string_view key : {kMetaFormatVersionKey, kMetaNextHostIdKey, kMetaNextLeaseIdKey,
                                kMetaRevisitRatesKey, kMetaRevisitEvidenceKey,
-                               kMetaRevisitObservationsKey}) {
+                               kMetaRevisitObservationsKey, kMetaMovingPrefix, kMetaHeldPrefix}) {
     EXPECT_NE(crawler::testing::DocRow(meta, "`" + std::string(key) + "`"), "") << key;
   }
   EXPECT_EQ(std::count_if(meta.begin(), meta.end(),
                           [](const std::string& row) { return absl::StartsWith(row, "| `"); }),
-            6)
+            8)
       << "a key in the doc that the code does not have";
 }
 
