@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "lib/partition/layout.h"
 #include "services/common/grpc/channel.h"
 #include "services/frontier/grpc/frontier_server.h"
 #include "services/frontier/grpc/grpc_frontier_client.h"
@@ -38,7 +39,7 @@ frontier::FrontierOptions ServerOptions(const TargetConfig& config) {
   frontier::FrontierOptions base = frontier::FrontierServerConfig().frontier;
   base.max_urls_per_host = config.max_urls_per_host;
   base.seen_cache_entries = config.seen_cache_entries;
-  return frontier::WithCollection(base, config.collection, 0, 1);
+  return frontier::WithCollection(base, config.collection, 0, partition::PartitionLayout{});
 }
 
 // The value of `key` ("VmRSS:") in a /proc status file, in bytes (the file gives kB).

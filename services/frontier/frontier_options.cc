@@ -10,7 +10,8 @@
 namespace crawler::frontier {
 
 FrontierOptions WithCollection(const FrontierOptions& base, const CollectionSettings& collection,
-                               uint32_t partition_index, uint32_t partition_count) {
+                               uint32_t partition_index,
+                               const partition::PartitionLayout& layout) {
   FrontierOptions options = base;
   options.max_pages_total = collection.max_pages.value_or(FrontierOptions::kUnlimited);
   options.max_pages_per_host = collection.max_pages_per_host.value_or(FrontierOptions::kUnlimited);
@@ -19,7 +20,9 @@ FrontierOptions WithCollection(const FrontierOptions& base, const CollectionSett
   options.revisit = collection.revisit;
   options.focus = collection.focus;
   options.partition_index = partition_index;
-  options.partition_count = partition_count;
+  options.partition_count = layout.count;
+  options.reshard_to = layout.reshard_to;
+  options.resharded_from = layout.resharded_from;
   return options;
 }
 

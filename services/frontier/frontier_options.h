@@ -133,7 +133,7 @@ partition::PartitionLayout LayoutOf(const FrontierOptions& options);
 // the collection's limits and re-visit options (CollectionSettings) and this partition's place.
 // Not validated (ValidateFrontierOptions).
 FrontierOptions WithCollection(const FrontierOptions& base, const CollectionSettings& collection,
-                               uint32_t partition_index, uint32_t partition_count);
+                               uint32_t partition_index, const partition::PartitionLayout& layout);
 
 }  // namespace crawler::frontier
 

@@ -1,5 +1,5 @@
-// LocalFrontierClient: a FrontierClient (and HostControlClient) that calls a Frontier core in
-// this process. Its calls
+// LocalFrontierClient: a FrontierClient (and HostControlClient, HostMoveClient) that calls a
+// Frontier core in this process. Its calls
 // fail only when the core does (a store error); it adds no buffering, so a call returning OK is
 // as durable as the core's own.
 //
@@ -8,6 +8,7 @@
 #define CRAWLER_SERVICES_FRONTIER_LOCAL_FRONTIER_CLIENT_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,10 +18,13 @@
 #include "services/frontier/frontier.h"
 #include "services/frontier/frontier_client.h"
 #include "services/frontier/host_control_client.h"
+#include "services/frontier/host_move_client.h"
 
 namespace crawler::frontier {
 
-class LocalFrontierClient final : public FrontierClient, public HostControlClient {
+class LocalFrontierClient final : public FrontierClient,
+                                  public HostControlClient,
+                                  public HostMoveClient {
  public:
   explicit LocalFrontierClient(Frontier& frontier) : frontier_(frontier) {}
 
@@ -68,6 +72,27 @@ class LocalFrontierClient final : public FrontierClient, public HostControlClien
   }
   absl::StatusOr<ListHostUrlsResult> ListHostUrls(const ListHostUrlsRequest& request) override {
     return frontier_.ListHostUrls(request);
+  }
+
+  absl::StatusOr<HostsToMove> ListHostsToMove(uint64_t after, size_t max_hosts) override {
+    return frontier_.ListHostsToMove(after, max_hosts);
+  }
+  absl::StatusOr<uint32_t> BeginHostMove(const std::string& host_key) override {
+    return frontier_.BeginHostMove(host_key);
+  }
+  absl::StatusOr<HostChunk> ExportHost(const std::string& host_key, const std::string& after,
+                                       size_t max_urls) override {
+    return frontier_.ExportHost(host_key, after, max_urls);
+  }
+  absl::Status ImportHost(const HostChunk& chunk) override { return frontier_.ImportHost(chunk); }
+  absl::StatusOr<uint64_t> ForgetHost(const std::string& host_key) override {
+    return frontier_.ForgetHost(host_key);
+  }
+  absl::StatusOr<HeldUrls> ListHeldUrls(uint64_t after, size_t max_urls) override {
+    return frontier_.ListHeldUrls(after, max_urls);
+  }
+  absl::Status DeleteHeldUrls(const std::vector<uint64_t>& seqs) override {
+    return frontier_.DeleteHeldUrls(seqs);
   }
 
  private:

@@ -94,15 +94,24 @@ RoutedFrontierClient::RoutedFrontierClient(const RoutingOptions& options,
     : options_(options),
       partitions_(std::move(partitions)),
       home_(home),
+      routing_count_(static_cast<uint32_t>(partitions_.size())),
       cache_(options.popular_cache_entries) {
   stats_.sent.assign(partitions_.size(), 0);
   stats_.home = home;
 }
 
 uint32_t RoutedFrontierClient::Owner(std::string_view host_key) const {
-  return partitions_.size() == 1
-             ? 0
-             : partition::Partition(host_key, static_cast<uint32_t>(partitions_.size()));
+  const uint32_t count = routing_count();
+  return count == 1 ? 0 : partition::Partition(host_key, count);
+}
+
+absl::Status RoutedFrontierClient::SetRoutingCount(uint32_t count) {
+  if (count < 1 || count > partitions_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("routing: ", count, " of ",
+                                                   partitions_.size(), " partitions"));
+  }
+  routing_count_.store(count, std::memory_order_relaxed);
+  return absl::OkStatus();
 }
 
 std::vector<std::vector<UrlToAdd>> RoutedFrontierClient::Route(const std::vector<UrlToAdd>& urls,

@@ -31,6 +31,7 @@
 #ifndef CRAWLER_SERVICES_FRONTIER_ROUTED_FRONTIER_CLIENT_H_
 #define CRAWLER_SERVICES_FRONTIER_ROUTED_FRONTIER_CLIENT_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -72,7 +73,8 @@ struct RoutingStats {
 class RoutedFrontierClient final : public FrontierClient {
  public:
   // `partitions[k]` serves partition k (at least one, none null). kInvalidArgument for bad
-  // options or a home outside the partitions.
+  // options or a home outside the partitions. URLs are routed over all the partitions until
+  // SetRoutingCount says otherwise.
   static absl::StatusOr<std::unique_ptr<RoutedFrontierClient>> Create(
       const RoutingOptions& options, std::vector<FrontierClient*> partitions, uint32_t home);
 
@@ -97,6 +99,13 @@ class RoutedFrontierClient final : public FrontierClient {
   // each partition in order.
   std::vector<std::vector<UrlToAdd>> Route(const std::vector<UrlToAdd>& urls, AddResult& result);
   absl::StatusOr<AddResult> Deliver(uint32_t partition, std::vector<UrlToAdd> urls);
+
+  // During and after a reshard (partition::PartitionLayout) the partitions given may be more
+  // than those URLs are routed over: AddUrls, Route, ReportHostTimes and LookupUrls use the
+  // first `count`; Stats, IsExhausted and re-visit status still cover every partition (moved
+  // hosts and held URLs live on any of them). kInvalidArgument outside [1, partitions].
+  absl::Status SetRoutingCount(uint32_t count);
+  uint32_t routing_count() const { return routing_count_.load(std::memory_order_relaxed); }
 
   RoutingStats Routing() const;
   uint32_t partition_count() const { return static_cast<uint32_t>(partitions_.size()); }
@@ -126,6 +135,7 @@ class RoutedFrontierClient final : public FrontierClient {
   const RoutingOptions options_;
   const std::vector<FrontierClient*> partitions_;
   const uint32_t home_;
+  std::atomic<uint32_t> routing_count_;
 
   mutable absl::Mutex mu_;
   SentCache cache_ ABSL_GUARDED_BY(mu_);

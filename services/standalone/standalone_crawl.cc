@@ -25,6 +25,7 @@
 #include "absl/synchronization/mutex.h"
 #include "lib/json/json_string.h"
 #include "lib/net/address_policy.h"
+#include "lib/partition/layout.h"
 #include "lib/warc/warc_writer.h"
 #include "services/collections/shares.h"
 #include "services/common/free_space_guard.h"
@@ -168,7 +169,7 @@ frontier::FrontierOptions FrontierOptionsFor(const CrawlConfig& c, uint32_t k, u
   frontier::FrontierOptions options = frontier::WithCollection(
       c.frontier,
       frontier::SettingsFor(c.collection, k, n, collections::RefillTime(c.fetcher.flush_interval)),
-      k, n);
+      k, partition::PartitionLayout{.count = n});
   options.sync_completions = c.fsync;
   return options;
 }

@@ -245,6 +245,7 @@ v1::AddUrlsResponse ToProto(const AddResult& result) {
   p.set_already_seen(result.already_seen);
   p.set_rejected_by_limit(result.rejected_by_limit);
   p.set_invalid(result.invalid);
+  p.set_held(result.held);
   return p;
 }
 
@@ -252,7 +253,8 @@ AddResult FromProto(const v1::AddUrlsResponse& p) {
   return {.added = p.added(),
           .already_seen = p.already_seen(),
           .rejected_by_limit = p.rejected_by_limit(),
-          .invalid = p.invalid()};
+          .invalid = p.invalid(),
+          .held = p.held()};
 }
 
 v1::LeaseRequest ToLeaseRequest(std::string_view collection, const LeaseArgs& args) {
@@ -378,6 +380,8 @@ v1::FrontierStats ToProto(const FrontierStats& stats) {
   p.set_focus_pulls(stats.focus_pulls);
   p.set_focus_reward(stats.focus_reward);
   p.set_exhausted(stats.exhausted);
+  p.set_held_urls(stats.held_urls);
+  p.set_hosts_moving(stats.hosts_moving);
   return p;
 }
 
@@ -421,6 +425,8 @@ absl::StatusOr<FrontierStats> FromProto(const v1::FrontierStats& p, std::string_
   stats.focus_pulls = p.focus_pulls();
   stats.focus_reward = p.focus_reward();
   stats.exhausted = p.exhausted();
+  stats.held_urls = p.held_urls();
+  stats.hosts_moving = p.hosts_moving();
   return stats;
 }
 
@@ -627,6 +633,9 @@ v1::OpenCollectionRequest ToOpenCollectionRequest(const OpenCollectionArgs& args
   v1::OpenCollectionRequest request;
   *request.mutable_collection() = ToProto(args.collection);
   request.set_partition_count(args.partition_count);
+  request.set_reshard_to(args.reshard_to);
+  request.set_resharded_from(args.resharded_from);
+  request.set_layout_epoch(args.layout_epoch);
   return request;
 }
 
@@ -636,8 +645,15 @@ absl::StatusOr<OpenCollectionArgs> FromOpenCollectionRequest(
   if (request.partition_count() == 0) return Required("partition_count");
   absl::StatusOr<CollectionSettings> collection = FromProto(request.collection(), "collection");
   if (!collection.ok()) return collection.status();
-  return OpenCollectionArgs{.collection = *std::move(collection),
-                            .partition_count = request.partition_count()};
+  OpenCollectionArgs args{.collection = *std::move(collection),
+                          .partition_count = request.partition_count(),
+                          .reshard_to = request.reshard_to(),
+                          .resharded_from = request.resharded_from(),
+                          .layout_epoch = request.layout_epoch()};
+  if (absl::Status s = partition::ValidateLayout(args.Layout()); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("partition layout: ", s.message()));
+  }
+  return args;
 }
 
 v1::ReleaseLeasesRequest ToReleaseLeasesRequest(std::string_view collection,

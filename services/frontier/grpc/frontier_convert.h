@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "crawler/v1/common.pb.h"
 #include "crawler/v1/frontier.pb.h"
+#include "lib/partition/layout.h"
 #include "lib/recrawl/rate_histogram.h"
 #include "lib/recrawl/rate_prior.h"
 #include "lib/recrawl/revisit_policy.h"
@@ -55,6 +56,25 @@ absl::StatusOr<CollectionSettings> FromProto(const v1::FrontierCollection& colle
 struct OpenCollectionArgs {
   CollectionSettings collection;
   uint32_t partition_count = 0;
+  // The rest of the partition layout (partition::PartitionLayout); 0 when not resharding.
+  uint32_t reshard_to = 0;
+  uint32_t resharded_from = 0;
+  uint64_t layout_epoch = 0;
+
+  partition::PartitionLayout Layout() const {
+    return {.epoch = layout_epoch,
+            .count = partition_count,
+            .reshard_to = reshard_to,
+            .resharded_from = resharded_from};
+  }
+  static OpenCollectionArgs With(const CollectionSettings& collection,
+                                 const partition::PartitionLayout& layout) {
+    return {.collection = collection,
+            .partition_count = layout.count,
+            .reshard_to = layout.reshard_to,
+            .resharded_from = layout.resharded_from,
+            .layout_epoch = layout.epoch};
+  }
 
   friend bool operator==(const OpenCollectionArgs&, const OpenCollectionArgs&) = default;
 };

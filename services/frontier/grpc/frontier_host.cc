@@ -24,9 +24,9 @@ absl::Status Prefixed(const std::string& prefix, const absl::Status& status) {
 }
 
 absl::Status WriteSettings(const fs::path& dir, const CollectionSettings& settings,
-                           uint32_t partition_count) {
-  const v1::OpenCollectionRequest request = ToOpenCollectionRequest(
-      OpenCollectionArgs{.collection = settings, .partition_count = partition_count});
+                           const partition::PartitionLayout& layout) {
+  const v1::OpenCollectionRequest request =
+      ToOpenCollectionRequest(OpenCollectionArgs::With(settings, layout));
   return WriteFileAtomically(dir / kSettingsFile, request.SerializeAsString());
 }
 
@@ -85,12 +85,14 @@ absl::StatusOr<std::unique_ptr<FrontierHost>> FrontierHost::Open(const FrontierH
       return absl::DataLossError(
           absl::StrCat(context, "its settings name collection ", stored->collection.name));
     }
-    if (stored->partition_count != options.partition_count) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(context, "stored for ", stored->partition_count,
-                       " partitions; this frontier is configured for ", options.partition_count));
+    // The layout the scheduler last gave, whatever count this server was started with.
+    if (absl::Status s = partition::ValidateLayout(stored->Layout(), options.partition_index);
+        !s.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(context, "stored for ",
+                                                        stored->Layout().Describe(), ": ",
+                                                        s.message()));
     }
-    absl::StatusOr<Collection> collection = host->OpenCore(stored->collection);
+    absl::StatusOr<Collection> collection = host->OpenCore(stored->collection, stored->Layout());
     if (!collection.ok()) return Prefixed(context, collection.status());
     absl::MutexLock lock(&host->mu_);
     host->collections_.emplace(name, *std::move(collection));
@@ -106,7 +108,7 @@ std::string FrontierHost::CollectionDir(std::string_view name) const {
 }
 
 absl::StatusOr<FrontierHost::Collection> FrontierHost::OpenCore(
-    const CollectionSettings& settings) const {
+    const CollectionSettings& settings, const partition::PartitionLayout& layout) const {
   kv::RocksDbKvStoreOptions store_options = options_.store;
   store_options.path = (fs::path(CollectionDir(settings.name)) / kStoreDir).string();
   store_options.create_if_missing = true;
@@ -115,8 +117,8 @@ absl::StatusOr<FrontierHost::Collection> FrontierHost::OpenCore(
   if (!store.ok()) return store.status();
   std::shared_ptr<kv::RocksDbKvStore> shared_store = *std::move(store);
   absl::StatusOr<std::unique_ptr<Frontier>> core = Frontier::Open(
-      WithCollection(options_.base, settings, options_.partition_index, options_.partition_count),
-      *shared_store, clock_);
+      WithCollection(options_.base, settings, options_.partition_index, layout), *shared_store,
+      clock_);
   if (!core.ok()) return core.status();
   for (const std::string& warning : (*core)->OpenWarnings()) {
     options_.log.ForCollection(settings.name).Warning(warning);
@@ -129,7 +131,10 @@ absl::StatusOr<FrontierHost::Collection> FrontierHost::OpenCore(
         store.reset();
         closed->Notify();
       });
-  return Collection{.settings = settings, .core = std::move(handle), .closed = std::move(closed)};
+  return Collection{.settings = settings,
+                    .layout = layout,
+                    .core = std::move(handle),
+                    .closed = std::move(closed)};
 }
 
 void FrontierHost::Close(Collection& collection) {
@@ -139,18 +144,32 @@ void FrontierHost::Close(Collection& collection) {
 }
 
 absl::StatusOr<bool> FrontierHost::OpenCollection(const CollectionSettings& collection,
-                                                  uint32_t partition_count) {
+                                                  const partition::PartitionLayout& layout) {
   if (absl::Status s = ValidateCollectionName(collection.name); !s.ok()) return s;
-  if (partition_count != options_.partition_count) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("partition_count: the scheduler routes by ", partition_count,
-                     " partitions; this frontier serves partition ", options_.partition_index,
-                     " of ", options_.partition_count));
+  if (absl::Status s = partition::ValidateLayout(layout, options_.partition_index); !s.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "partition_count: the scheduler routes by ", layout.Describe(),
+        "; this frontier serves partition ", options_.partition_index, ": ", s.message()));
   }
   absl::MutexLock lock(&mu_);
   const fs::path dir = CollectionDir(collection.name);
   auto it = collections_.find(collection.name);
-  if (it != collections_.end() && it->second.settings == collection) return false;
+  if (it != collections_.end() && layout.epoch < it->second.layout.epoch) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "partition layout ", layout.epoch, " (", layout.Describe(), ") is older than layout ",
+        it->second.layout.epoch, " (", it->second.layout.Describe(), ") held here"));
+  }
+  if (it != collections_.end() && it->second.settings == collection) {
+    if (it->second.layout == layout) return false;
+    // A reshard's step: the core routes by the new layout from now on, its queues untouched.
+    if (absl::Status s = WriteSettings(dir, collection, layout); !s.ok()) return s;
+    if (absl::Status s = it->second.core->SetLayout(layout); !s.ok()) {
+      (void)WriteSettings(dir, collection, it->second.layout);
+      return s;
+    }
+    it->second.layout = layout;
+    return true;
+  }
   if (it != collections_.end() && it->second.settings.generation != 0 &&
       collection.generation != 0 && it->second.settings.generation != collection.generation) {
     // Deleted and created again while this partition missed the drop: the new collection
@@ -172,16 +191,18 @@ absl::StatusOr<bool> FrontierHost::OpenCollection(const CollectionSettings& coll
     CollectionSettings same_budget = it->second.settings;
     same_budget.max_pages = collection.max_pages;
     if (same_budget == collection) {
-      if (absl::Status s = WriteSettings(dir, collection, partition_count); !s.ok()) return s;
+      if (absl::Status s = WriteSettings(dir, collection, layout); !s.ok()) return s;
       if (absl::Status s = it->second.core->SetPageBudget(*collection.max_pages); !s.ok()) {
         return s;
       }
+      if (absl::Status s = it->second.core->SetLayout(layout); !s.ok()) return s;
       it->second.settings = collection;
+      it->second.layout = layout;
       return true;
     }
   }
-  if (absl::Status s = ValidateFrontierOptions(WithCollection(
-          options_.base, collection, options_.partition_index, options_.partition_count));
+  if (absl::Status s = ValidateFrontierOptions(
+          WithCollection(options_.base, collection, options_.partition_index, layout));
       !s.ok()) {
     return s;
   }
@@ -192,10 +213,10 @@ absl::StatusOr<bool> FrontierHost::OpenCollection(const CollectionSettings& coll
   }
   // Settings first: once they are on disk a restart opens the collection with them, and a
   // failed write changes nothing.
-  if (absl::Status s = WriteSettings(dir, collection, partition_count); !s.ok()) return s;
+  if (absl::Status s = WriteSettings(dir, collection, layout); !s.ok()) return s;
 
   if (it == collections_.end()) {
-    absl::StatusOr<Collection> opened = OpenCore(collection);
+    absl::StatusOr<Collection> opened = OpenCore(collection, layout);
     if (!opened.ok()) {
       fs::remove_all(dir, ec);
       return opened.status();
@@ -205,15 +226,15 @@ absl::StatusOr<bool> FrontierHost::OpenCollection(const CollectionSettings& coll
   }
   Collection& current = it->second;
   Close(current);
-  absl::StatusOr<Collection> reopened = OpenCore(collection);
+  absl::StatusOr<Collection> reopened = OpenCore(collection, layout);
   if (reopened.ok()) {
     current = *std::move(reopened);
     return true;
   }
   // Back to the settings it ran with; if even that fails, the collection is gone from this
   // server until the next OpenCollection.
-  absl::Status restored = WriteSettings(dir, current.settings, partition_count);
-  absl::StatusOr<Collection> previous = OpenCore(current.settings);
+  absl::Status restored = WriteSettings(dir, current.settings, current.layout);
+  absl::StatusOr<Collection> previous = OpenCore(current.settings, current.layout);
   if (restored.ok() && previous.ok()) {
     current = *std::move(previous);
   } else {

@@ -43,6 +43,7 @@
 #include "absl/synchronization/notification.h"
 #include "lib/clock/clock.h"
 #include "lib/log/logger.h"
+#include "lib/partition/layout.h"
 #include "services/common/rocksdb/rocksdb_kv_store.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/frontier_api.h"
@@ -60,7 +61,9 @@ struct FrontierHostOptions {
   // The RocksDB options of every collection's store (the path is set per collection).
   kv::RocksDbKvStoreOptions store;
   // This server's partition: it owns the hosts with Partition(host_key, partition_count) ==
-  // partition_index. partition_count in [1, 65536], partition_index < partition_count.
+  // partition_index. partition_count in [1, 65536], partition_index < partition_count. The
+  // count a collection routes by is the scheduler's (OpenCollection's layout), which a
+  // reshard changes; this one is the count the server was started with.
   uint32_t partition_index = 0;
   uint32_t partition_count = 1;
   // Where what a collection's opening found (its core's warnings) is said.
@@ -83,13 +86,19 @@ class FrontierHost {
 
   // Opens `collection` (creating its store on first use) or, if it is open with other settings,
   // persists the new ones and reopens its core with them; one of another (non-zero) generation
-  // is the old collection of that name: its store is deleted first. Returns whether anything
-  // changed
-  // (false: open already with these settings). kInvalidArgument naming the field for a bad name
-  // or settings the core refuses; kFailedPrecondition when `partition_count` is not this
-  // server's; the store's error otherwise (a collection that was open stays open).
+  // is the old collection of that name: its store is deleted first. A change of the partition
+  // layout alone (a reshard's steps) is persisted and applied in place (Frontier::SetLayout).
+  // Returns whether anything changed (false: open already with these settings and layout).
+  // kInvalidArgument naming the field for a bad name or settings the core refuses;
+  // kFailedPrecondition for a layout this server's partition is outside of, or one older
+  // (by epoch) than the collection's; the store's error otherwise (a collection that was open
+  // stays open).
   absl::StatusOr<bool> OpenCollection(const CollectionSettings& collection,
-                                      uint32_t partition_count);
+                                      const partition::PartitionLayout& layout);
+  absl::StatusOr<bool> OpenCollection(const CollectionSettings& collection,
+                                      uint32_t partition_count) {
+    return OpenCollection(collection, partition::PartitionLayout{.count = partition_count});
+  }
 
   // Closes the collection and deletes its directory. Returns false if it was not here.
   // kInvalidArgument for a bad name.
@@ -118,6 +127,7 @@ class FrontierHost {
  private:
   struct Collection {
     CollectionSettings settings;
+    partition::PartitionLayout layout;
     std::shared_ptr<Frontier> core;
     // Notified when the core and its store are closed (the last handle is gone).
     std::shared_ptr<absl::Notification> closed;
@@ -127,7 +137,8 @@ class FrontierHost {
 
   std::string CollectionDir(std::string_view name) const;
   // Opens the store and core of `settings` (the settings file is the caller's business).
-  absl::StatusOr<Collection> OpenCore(const CollectionSettings& settings) const;
+  absl::StatusOr<Collection> OpenCore(const CollectionSettings& settings,
+                                      const partition::PartitionLayout& layout) const;
   // Takes the core out of `collection` and waits until it and its store are closed.
   static void Close(Collection& collection);
 

@@ -1,15 +1,19 @@
 #include "services/frontier/grpc/frontier_service.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "services/common/grpc/status.h"
 #include "services/frontier/grpc/frontier_convert.h"
 #include "services/frontier/grpc/host_convert.h"
+#include "services/frontier/grpc/host_move_convert.h"
 #include "services/frontier/local_frontier_client.h"
 
 namespace crawler::frontier {
@@ -63,7 +67,10 @@ std::map<std::string, std::set<std::string>, std::less<>> FrontierCallRoles() {
           {"DropCollection", scheduler}, {"ListHosts", scheduler},
           {"GetHost", scheduler},        {"ControlHost", scheduler},
           {"DropHostQueue", scheduler},  {"ListHostUrls", scheduler},
-          {"GetHostControls", fetcher}};
+          {"GetHostControls", fetcher},  {"ListHostsToMove", scheduler},
+          {"BeginHostMove", scheduler},  {"ExportHost", scheduler},
+          {"ImportHost", scheduler},     {"ForgetHost", scheduler},
+          {"ListHeldUrls", scheduler},   {"DeleteHeldUrls", scheduler}};
 }
 
 grpc::Status FrontierService::Authorize(grpc::ServerContext* context, const char* method) const {
@@ -200,7 +207,7 @@ grpc::Status FrontierService::OpenCollection(grpc::ServerContext* context,
   if (grpc::Status s = Authorize(context, "OpenCollection"); !s.ok()) return s;
   absl::StatusOr<OpenCollectionArgs> args = FromOpenCollectionRequest(*request);
   if (!args.ok()) return ToGrpcStatus(args.status());
-  absl::StatusOr<bool> changed = host_.OpenCollection(args->collection, args->partition_count);
+  absl::StatusOr<bool> changed = host_.OpenCollection(args->collection, args->Layout());
   if (!changed.ok()) {
     // The host names the settings' own fields; on the wire they sit under "collection".
     const absl::Status& s = changed.status();
@@ -300,6 +307,111 @@ grpc::Status FrontierService::GetHostControls(grpc::ServerContext* context,
   return OnFrontier(found, [&](Frontier& core) -> absl::Status {
     *response = ToProto(core.FetcherControls(request->known_version()));
     return absl::OkStatus();
+  });
+}
+
+// ---- A reshard's moves (the scheduler's calls) ------------------------------------------
+
+namespace {
+
+// A page size of the reshard calls: [1, 10000]; 0: 1000.
+absl::StatusOr<size_t> MovePageSize(uint32_t requested) {
+  if (requested == 0) return size_t{1000};
+  if (requested > 10000) return absl::InvalidArgumentError("page_size: at most 10000");
+  return size_t{requested};
+}
+
+}  // namespace
+
+grpc::Status FrontierService::ListHostsToMove(grpc::ServerContext* context,
+                                              const v1::ListHostsToMoveRequest* request,
+                                              v1::ListHostsToMoveResponse* response) {
+  if (grpc::Status s = Authorize(context, "ListHostsToMove"); !s.ok()) return s;
+  return OnFrontier(Find(request->collection(), 0), [&](Frontier& core) -> absl::Status {
+    absl::StatusOr<size_t> size = MovePageSize(request->page_size());
+    if (!size.ok()) return size.status();
+    absl::StatusOr<HostsToMove> page = core.ListHostsToMove(request->after(), *size);
+    if (!page.ok()) return page.status();
+    *response = ToProto(*page);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::BeginHostMove(grpc::ServerContext* context,
+                                            const v1::BeginHostMoveRequest* request,
+                                            v1::BeginHostMoveResponse* response) {
+  if (grpc::Status s = Authorize(context, "BeginHostMove"); !s.ok()) return s;
+  return OnFrontier(Find(request->collection(), 0), [&](Frontier& core) -> absl::Status {
+    absl::StatusOr<uint32_t> leased = core.BeginHostMove(request->host_key());
+    if (!leased.ok()) return leased.status();
+    response->set_leased(*leased);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::ExportHost(grpc::ServerContext* context,
+                                         const v1::ExportHostRequest* request,
+                                         v1::HostChunk* response) {
+  if (grpc::Status s = Authorize(context, "ExportHost"); !s.ok()) return s;
+  return OnFrontier(Find(request->collection(), 0), [&](Frontier& core) -> absl::Status {
+    absl::StatusOr<size_t> size = MovePageSize(request->max_urls());
+    if (!size.ok()) return size.status();
+    absl::StatusOr<HostChunk> chunk =
+        core.ExportHost(request->host_key(), request->after(), *size);
+    if (!chunk.ok()) return chunk.status();
+    *response = ToProto(*chunk);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::ImportHost(grpc::ServerContext* context,
+                                         const v1::ImportHostRequest* request,
+                                         v1::ImportHostResponse* response) {
+  if (grpc::Status s = Authorize(context, "ImportHost"); !s.ok()) return s;
+  return OnFrontier(Find(request->collection(), 0), [&](Frontier& core) -> absl::Status {
+    absl::StatusOr<HostChunk> chunk = FromProto(request->chunk());
+    if (!chunk.ok()) return chunk.status();
+    absl::Status imported = core.ImportHost(*chunk);
+    if (absl::IsAlreadyExists(imported)) {
+      response->set_already_here(true);
+      return absl::OkStatus();
+    }
+    return imported;
+  });
+}
+
+grpc::Status FrontierService::ForgetHost(grpc::ServerContext* context,
+                                         const v1::ForgetHostRequest* request,
+                                         v1::ForgetHostResponse* response) {
+  if (grpc::Status s = Authorize(context, "ForgetHost"); !s.ok()) return s;
+  return OnFrontier(Find(request->collection(), 0), [&](Frontier& core) -> absl::Status {
+    absl::StatusOr<uint64_t> deleted = core.ForgetHost(request->host_key());
+    if (!deleted.ok()) return deleted.status();
+    response->set_urls_deleted(*deleted);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::ListHeldUrls(grpc::ServerContext* context,
+                                           const v1::ListHeldUrlsRequest* request,
+                                           v1::ListHeldUrlsResponse* response) {
+  if (grpc::Status s = Authorize(context, "ListHeldUrls"); !s.ok()) return s;
+  return OnFrontier(Find(request->collection(), 0), [&](Frontier& core) -> absl::Status {
+    absl::StatusOr<size_t> size = MovePageSize(request->page_size());
+    if (!size.ok()) return size.status();
+    absl::StatusOr<HeldUrls> page = core.ListHeldUrls(request->after(), *size);
+    if (!page.ok()) return page.status();
+    *response = ToProto(*page);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status FrontierService::DeleteHeldUrls(grpc::ServerContext* context,
+                                             const v1::DeleteHeldUrlsRequest* request,
+                                             v1::DeleteHeldUrlsResponse* /*response*/) {
+  if (grpc::Status s = Authorize(context, "DeleteHeldUrls"); !s.ok()) return s;
+  return OnFrontier(Find(request->collection(), 0), [&](Frontier& core) -> absl::Status {
+    return core.DeleteHeldUrls({request->seqs().begin(), request->seqs().end()});
   });
 }
 

@@ -57,6 +57,22 @@ class FrontierService final : public v1::Frontier::Service {
                              v1::DropHostQueueResponse* response) override;
   grpc::Status ListHostUrls(grpc::ServerContext* context, const v1::ListHostUrlsRequest* request,
                             v1::ListHostUrlsResponse* response) override;
+  grpc::Status ListHostsToMove(grpc::ServerContext* context,
+                               const v1::ListHostsToMoveRequest* request,
+                               v1::ListHostsToMoveResponse* response) override;
+  grpc::Status BeginHostMove(grpc::ServerContext* context, const v1::BeginHostMoveRequest* request,
+                             v1::BeginHostMoveResponse* response) override;
+  grpc::Status ExportHost(grpc::ServerContext* context, const v1::ExportHostRequest* request,
+                          v1::HostChunk* response) override;
+  grpc::Status ImportHost(grpc::ServerContext* context, const v1::ImportHostRequest* request,
+                          v1::ImportHostResponse* response) override;
+  grpc::Status ForgetHost(grpc::ServerContext* context, const v1::ForgetHostRequest* request,
+                          v1::ForgetHostResponse* response) override;
+  grpc::Status ListHeldUrls(grpc::ServerContext* context, const v1::ListHeldUrlsRequest* request,
+                            v1::ListHeldUrlsResponse* response) override;
+  grpc::Status DeleteHeldUrls(grpc::ServerContext* context,
+                              const v1::DeleteHeldUrlsRequest* request,
+                              v1::DeleteHeldUrlsResponse* response) override;
   // The fetchers' control table (their poll).
   grpc::Status GetHostControls(grpc::ServerContext* context,
                                const v1::GetHostControlsRequest* request,

@@ -4,11 +4,13 @@
 #include <chrono>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "grpcpp/client_context.h"
 #include "services/common/grpc/status.h"
 #include "services/frontier/grpc/frontier_convert.h"
 #include "services/frontier/grpc/host_convert.h"
+#include "services/frontier/grpc/host_move_convert.h"
 
 namespace crawler::frontier {
 namespace {
@@ -138,15 +140,100 @@ absl::Status GrpcFrontierClient::RetuneRevisits(const recrawl::FleetSummary& fle
       .status();
 }
 
+// ---- A reshard's moves -----------------------------------------------------------------
+
+namespace {
+
+uint32_t PageSize(size_t n) { return static_cast<uint32_t>(std::min<size_t>(n, 10000)); }
+
+}  // namespace
+
+absl::StatusOr<HostsToMove> GrpcFrontierClient::ListHostsToMove(uint64_t after,
+                                                                size_t max_hosts) {
+  v1::ListHostsToMoveRequest request;
+  request.set_collection(collection_);
+  request.set_after(after);
+  request.set_page_size(PageSize(max_hosts));
+  absl::StatusOr<v1::ListHostsToMoveResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::ListHostsToMove, options_.deadline, request);
+  if (!response.ok()) return response.status();
+  return FromProto(*response);
+}
+
+absl::StatusOr<uint32_t> GrpcFrontierClient::BeginHostMove(const std::string& host_key) {
+  v1::BeginHostMoveRequest request;
+  request.set_collection(collection_);
+  request.set_host_key(host_key);
+  absl::StatusOr<v1::BeginHostMoveResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::BeginHostMove, options_.deadline, request);
+  if (!response.ok()) return response.status();
+  return response->leased();
+}
+
+absl::StatusOr<HostChunk> GrpcFrontierClient::ExportHost(const std::string& host_key,
+                                                         const std::string& after,
+                                                         size_t max_urls) {
+  v1::ExportHostRequest request;
+  request.set_collection(collection_);
+  request.set_host_key(host_key);
+  request.set_after(after);
+  request.set_max_urls(PageSize(max_urls));
+  absl::StatusOr<v1::HostChunk> response =
+      Call(*stub_, &v1::Frontier::Stub::ExportHost, options_.deadline, request);
+  if (!response.ok()) return response.status();
+  return FromProto(*response);
+}
+
+absl::Status GrpcFrontierClient::ImportHost(const HostChunk& chunk) {
+  v1::ImportHostRequest request;
+  request.set_collection(collection_);
+  *request.mutable_chunk() = ToProto(chunk);
+  absl::StatusOr<v1::ImportHostResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::ImportHost, options_.deadline, request);
+  if (!response.ok()) return response.status();
+  if (response->already_here()) {
+    return absl::AlreadyExistsError(absl::StrCat("the partition holds host ", chunk.host_key));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> GrpcFrontierClient::ForgetHost(const std::string& host_key) {
+  v1::ForgetHostRequest request;
+  request.set_collection(collection_);
+  request.set_host_key(host_key);
+  absl::StatusOr<v1::ForgetHostResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::ForgetHost, options_.deadline, request);
+  if (!response.ok()) return response.status();
+  return response->urls_deleted();
+}
+
+absl::StatusOr<HeldUrls> GrpcFrontierClient::ListHeldUrls(uint64_t after, size_t max_urls) {
+  v1::ListHeldUrlsRequest request;
+  request.set_collection(collection_);
+  request.set_after(after);
+  request.set_page_size(PageSize(max_urls));
+  absl::StatusOr<v1::ListHeldUrlsResponse> response =
+      Call(*stub_, &v1::Frontier::Stub::ListHeldUrls, options_.deadline, request);
+  if (!response.ok()) return response.status();
+  return FromProto(*response);
+}
+
+absl::Status GrpcFrontierClient::DeleteHeldUrls(const std::vector<uint64_t>& seqs) {
+  v1::DeleteHeldUrlsRequest request;
+  request.set_collection(collection_);
+  for (const uint64_t seq : seqs) request.add_seqs(seq);
+  return Call(*stub_, &v1::Frontier::Stub::DeleteHeldUrls, options_.deadline, request).status();
+}
+
 FrontierControlClient::FrontierControlClient(std::shared_ptr<grpc::Channel> channel,
                                              const GrpcFrontierClientOptions& options)
     : options_(options), stub_(v1::Frontier::NewStub(std::move(channel))) {}
 
-absl::StatusOr<bool> FrontierControlClient::OpenCollection(const CollectionSettings& collection,
-                                                           uint32_t partition_count) {
+absl::StatusOr<bool> FrontierControlClient::OpenCollection(
+    const CollectionSettings& collection, const partition::PartitionLayout& layout) {
   absl::StatusOr<v1::OpenCollectionResponse> response =
       Call(*stub_, &v1::Frontier::Stub::OpenCollection, options_.deadline,
-           ToOpenCollectionRequest({collection, partition_count}));
+           ToOpenCollectionRequest(OpenCollectionArgs::With(collection, layout)));
   if (!response.ok()) return response.status();
   return response->changed();
 }

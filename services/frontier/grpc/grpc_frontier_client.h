@@ -1,6 +1,6 @@
-// GrpcFrontierClient: a FrontierClient (frontier_client.h) and HostControlClient
-// (host_control_client.h) for one collection on one frontier
-// server, over crawler.v1.Frontier. Each method is one RPC (LookupUrls: one per kMaxLookupUrls
+// GrpcFrontierClient: a FrontierClient (frontier_client.h), HostControlClient
+// (host_control_client.h) and HostMoveClient (host_move_client.h) for one collection on one
+// frontier server, over crawler.v1.Frontier. Each method is one RPC (LookupUrls: one per kMaxLookupUrls
 // URLs) with a deadline of its own; statuses come back through grpc_common::FromGrpcStatus, so
 // a server that is down or unreachable answers kUnavailable, one too slow kDeadlineExceeded:
 // both retryable for the fetcher's FrontierLink and RetryCall. IsExhausted is GetStats' flag.
@@ -27,9 +27,11 @@
 #include "absl/time/time.h"
 #include "crawler/v1/frontier.grpc.pb.h"
 #include "grpcpp/channel.h"
+#include "lib/partition/layout.h"
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_client.h"
 #include "services/frontier/host_control_client.h"
+#include "services/frontier/host_move_client.h"
 
 namespace crawler::frontier {
 
@@ -39,7 +41,9 @@ struct GrpcFrontierClientOptions {
   absl::Duration deadline = absl::Seconds(10);
 };
 
-class GrpcFrontierClient final : public FrontierClient, public HostControlClient {
+class GrpcFrontierClient final : public FrontierClient,
+                                 public HostControlClient,
+                                 public HostMoveClient {
  public:
   // Calls go to `collection` on the server behind `channel` (not null). With a `generation`
   // (FrontierCollection.generation; 0: none), a fetcher's calls (AddUrls, Lease, Complete,
@@ -70,6 +74,16 @@ class GrpcFrontierClient final : public FrontierClient, public HostControlClient
   absl::StatusOr<HostChangeResult> DropHostQueue(const std::string& host_key) override;
   absl::StatusOr<ListHostUrlsResult> ListHostUrls(const ListHostUrlsRequest& request) override;
 
+  // A reshard's moves (HostMoveClient), for the scheduler.
+  absl::StatusOr<HostsToMove> ListHostsToMove(uint64_t after, size_t max_hosts) override;
+  absl::StatusOr<uint32_t> BeginHostMove(const std::string& host_key) override;
+  absl::StatusOr<HostChunk> ExportHost(const std::string& host_key, const std::string& after,
+                                       size_t max_urls) override;
+  absl::Status ImportHost(const HostChunk& chunk) override;
+  absl::StatusOr<uint64_t> ForgetHost(const std::string& host_key) override;
+  absl::StatusOr<HeldUrls> ListHeldUrls(uint64_t after, size_t max_urls) override;
+  absl::Status DeleteHeldUrls(const std::vector<uint64_t>& seqs) override;
+
   const std::string& collection() const { return collection_; }
 
  private:
@@ -91,11 +105,15 @@ class FrontierControlClient {
   explicit FrontierControlClient(std::shared_ptr<grpc::Channel> channel,
                                  const GrpcFrontierClientOptions& options = {});
 
-  // Frontier.OpenCollection: true if the partition opened or re-opened the collection, false if
-  // it ran it with these settings already. kFailedPrecondition when the server is configured
-  // for another partition count.
+  // Frontier.OpenCollection: true if the partition opened or re-opened the collection (or
+  // took a new layout), false if it ran it with these settings already. kFailedPrecondition
+  // when the server's partition is outside the layout.
   absl::StatusOr<bool> OpenCollection(const CollectionSettings& collection,
-                                      uint32_t partition_count);
+                                      const partition::PartitionLayout& layout);
+  absl::StatusOr<bool> OpenCollection(const CollectionSettings& collection,
+                                      uint32_t partition_count) {
+    return OpenCollection(collection, partition::PartitionLayout{.count = partition_count});
+  }
   // Frontier.DropCollection: false if the partition did not hold the collection.
   absl::StatusOr<bool> DropCollection(std::string_view name);
 

@@ -22,6 +22,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
+#include "lib/partition/layout.h"
 #include "lib/partition/partition.h"
 #include "services/common/grpc/channel.h"
 #include "services/common/grpc/server_runner.h"
@@ -119,9 +120,17 @@ TEST_F(FrontierHostTest, BadNamesSettingsAndPartitionCountsAreRefused) {
   EXPECT_TRUE(host->OpenCollection(Settings(std::string(63, 'a')), 1).ok());
   EXPECT_TRUE(host->OpenCollection(Settings("0-a_b"), 1).ok());
 
-  absl::StatusOr<bool> foreign = host->OpenCollection(Settings("news"), 2);
+  // The scheduler's layout is the fleet's, whatever count the server was started with; only a
+  // layout this server's partition is outside of is refused.
+  TempDir second_dir;
+  absl::StatusOr<std::unique_ptr<FrontierHost>> opened_second =
+      FrontierHost::Open(HostOptions(second_dir.path(), 1, 2), clock_);
+  ASSERT_TRUE(opened_second.ok()) << opened_second.status();
+  std::unique_ptr<FrontierHost> second = *std::move(opened_second);
+  absl::StatusOr<bool> foreign = second->OpenCollection(Settings("news"), 1);
   EXPECT_TRUE(absl::IsFailedPrecondition(foreign.status())) << foreign.status();
   EXPECT_THAT(foreign.status().message(), HasSubstr("partition_count"));
+  EXPECT_TRUE(second->OpenCollection(Settings("news"), {.count = 1, .reshard_to = 2}).ok());
 
   CollectionSettings bad = Settings("news");
   bad.max_in_flight_per_host = 0;
@@ -224,9 +233,9 @@ TEST_F(FrontierHostTest, ARestartedHostServesTheSameCollections) {
   EXPECT_EQ(host->OpenCollection(news, 1).value(), false);  // the scheduler's re-push
   host.reset();
 
-  // A host configured for another partition count refuses the stored collections.
+  // A host whose partition is outside the stored layout refuses the stored collections.
   absl::StatusOr<std::unique_ptr<FrontierHost>> other =
-      FrontierHost::Open(HostOptions(dir_.path(), 0, 2), clock_);
+      FrontierHost::Open(HostOptions(dir_.path(), 1, 2), clock_);
   EXPECT_TRUE(absl::IsFailedPrecondition(other.status())) << other.status();
 }
 
@@ -466,8 +475,11 @@ TEST(GrpcFrontierTest, ErrorsKeepTheirCodesAndNames) {
   EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
   EXPECT_THAT(status.message(), HasSubstr("outcomes[0].lease_id"));
 
-  absl::StatusOr<bool> wrong_count = control.OpenCollection(Settings("news"), 3);
-  EXPECT_TRUE(absl::IsFailedPrecondition(wrong_count.status())) << wrong_count.status();
+  // A layout older than the one the collection holds (a scheduler's stale push).
+  ASSERT_TRUE(control.OpenCollection(Settings("other"), {.epoch = 5, .count = 2}).ok());
+  absl::StatusOr<bool> stale = control.OpenCollection(Settings("other"), {.epoch = 4, .count = 2});
+  EXPECT_TRUE(absl::IsFailedPrecondition(stale.status())) << stale.status();
+  EXPECT_THAT(stale.status().message(), HasSubstr("older than layout 5"));
   absl::StatusOr<bool> bad_name = control.OpenCollection(Settings("News!"), 2);
   EXPECT_TRUE(absl::IsInvalidArgument(bad_name.status())) << bad_name.status();
   EXPECT_THAT(bad_name.status().message(), HasSubstr("collection.name"));
@@ -567,6 +579,72 @@ TEST(GrpcFrontierTest, AStoppedServerIsUnavailableWithinTheDeadline) {
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
   const absl::Status lease = news.Lease(1, 1).status();
   EXPECT_TRUE(absl::IsUnavailable(lease) || absl::IsDeadlineExceeded(lease)) << lease;
+}
+
+// A reshard over the wire: the layout pushed by OpenCollection changes the routing in place
+// (same core, same URLs), a stale one is refused, and a host moves from one server to the
+// other through the reshard calls, the URLs that arrived meanwhile held and delivered.
+TEST(GrpcFrontierTest, AHostMovesBetweenTwoServers) {
+  FakeClock clock;
+  TestServer old_server(clock, 0, 1);
+  TestServer new_server(clock, 1, 2);
+  FrontierControlClient old_control(old_server.channel);
+  FrontierControlClient new_control(new_server.channel);
+  ASSERT_TRUE(old_control.OpenCollection(Settings("news"), 1).ok());
+  GrpcFrontierClient from(old_server.channel, "news");
+  GrpcFrontierClient to(new_server.channel, "news");
+  // Hosts of partition 1 of 2, which move.
+  std::vector<std::string> moving;
+  for (int i = 0; moving.size() < 2; ++i) {
+    const std::string host = absl::StrCat("h", i, ".test");
+    if (partition::Partition(host, 2) == 1) moving.push_back(host);
+  }
+  std::string stays;
+  for (int i = 0; stays.empty(); ++i) {
+    const std::string host = absl::StrCat("s", i, ".test");
+    if (partition::Partition(host, 2) == 0) stays = host;
+  }
+  ASSERT_TRUE(from.AddUrls({U(moving[0], "/"), U(moving[0], "/a"), U(stays, "/")}).ok());
+  const std::shared_ptr<Frontier> core = old_server.host->Find("news");
+
+  const partition::PartitionLayout layout{.epoch = 1, .count = 1, .reshard_to = 2};
+  ASSERT_EQ(old_control.OpenCollection(Settings("news"), layout).value(), true);
+  ASSERT_EQ(new_control.OpenCollection(Settings("news"), layout).value(), true);
+  EXPECT_EQ(old_server.host->Find("news"), core);  // applied in place
+  EXPECT_EQ(old_control.OpenCollection(Settings("news"), layout).value(), false);
+  EXPECT_TRUE(absl::IsFailedPrecondition(
+      old_control.OpenCollection(Settings("news"), {.count = 1}).status()));  // epoch 0 < 1
+
+  const HostsToMove to_move = Ok(from.ListHostsToMove(0, 10));
+  EXPECT_THAT(to_move.host_keys, ElementsAre(moving[0]));
+  EXPECT_EQ(Ok(from.BeginHostMove(moving[0])), 0u);
+  EXPECT_EQ(Ok(from.AddUrls({U(moving[0], "/b"), U(moving[1], "/")})).held, 2u);
+  std::string after;
+  for (int i = 0; i < 10; ++i) {
+    const HostChunk chunk = Ok(from.ExportHost(moving[0], after, 1));
+    ASSERT_TRUE(to.ImportHost(chunk).ok());
+    if (chunk.next.empty()) {
+      EXPECT_TRUE(absl::IsAlreadyExists(to.ImportHost(chunk)));  // a replayed last chunk
+      break;
+    }
+    after = chunk.next;
+  }
+  EXPECT_EQ(Ok(from.ForgetHost(moving[0])), 2u);
+  const HeldUrls held = Ok(from.ListHeldUrls(0, 100));
+  ASSERT_EQ(held.urls.size(), 2u);
+  std::vector<UrlToAdd> deliver;
+  std::vector<uint64_t> seqs;
+  for (const HeldUrl& h : held.urls) {
+    deliver.push_back(h.url);
+    seqs.push_back(h.seq);
+  }
+  EXPECT_EQ(Ok(to.AddUrls(deliver)).added, 2u);
+  ASSERT_TRUE(from.DeleteHeldUrls(seqs).ok());
+  EXPECT_EQ(Ok(from.Stats()).held_urls, 0u);
+  const FrontierStats moved = Ok(to.Stats());
+  EXPECT_EQ(moved.seen_urls, 4u);
+  EXPECT_EQ(moved.queued_urls, 4u);
+  EXPECT_EQ(Ok(from.Stats()).seen_urls, 1u);
 }
 
 }  // namespace
