@@ -61,6 +61,7 @@
 #include "absl/time/time.h"
 #include "lib/clock/clock.h"
 #include "lib/log/logger.h"
+#include "lib/partition/layout.h"
 #include "services/collections/collection.h"
 #include "services/common/kv/kv_store.h"
 #include "services/common/periodic_runner.h"
@@ -159,6 +160,24 @@ class CollectionManager final : public PeriodicJob {
 
   // The control loop's step (see the header comment).
   void Tick(absl::Time now) override;
+
+  // A reshard's step (Resharder): the fleet routes by `layout` from now on. Every collection's
+  // routing is rebuilt over the partitions the layout spans, and the next Tick pushes the
+  // layout to each partition with the collection. kInvalidArgument for a layout the fleet
+  // cannot reach.
+  absl::Status SetLayout(const partition::PartitionLayout& layout);
+  // The layout the fleet routes by now.
+  partition::PartitionLayout Layout() const { return fleet_.layout(); }
+  // The live collections (not being deleted): their names, whether each is focused, and
+  // whether every partition the layout spans has been given it with the current layout (a
+  // partition routes by the layout it was last given: until then its answers about moving
+  // hosts are the old layout's).
+  struct LiveCollection {
+    std::string name;
+    bool focused = false;
+    bool layout_pushed = false;
+  };
+  std::vector<LiveCollection> LiveCollections() const;
 
  private:
   struct Entry;

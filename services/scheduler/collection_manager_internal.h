@@ -4,6 +4,7 @@
 #ifndef CRAWLER_SERVICES_SCHEDULER_COLLECTION_MANAGER_INTERNAL_H_
 #define CRAWLER_SERVICES_SCHEDULER_COLLECTION_MANAGER_INTERNAL_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -32,9 +33,10 @@ struct CollectionManager::Entry {
   std::unique_ptr<RevisitTuner> tuner;  // re-visiting collections only
   // Focused collections only: the page budget's split over the partitions, pushed by Open.
   std::unique_ptr<FocusBudgetTuner> focus_tuner;
-  // Only on the Tick thread.
+  // Only on the Tick thread, but opened_everywhere, which an update sets too and the
+  // Resharder reads (LiveCollections).
   absl::Time last_open = absl::InfinitePast();
-  bool opened_everywhere = false;
+  std::atomic<bool> opened_everywhere{false};
 };
 
 // kNotFound: "collection 'name' not found".

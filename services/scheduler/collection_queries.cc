@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "lib/partition/partition.h"
+#include "lib/partition/layout.h"
 #include "services/scheduler/collection_manager.h"
 #include "services/scheduler/collection_manager_internal.h"
 
@@ -82,7 +82,7 @@ absl::StatusOr<std::vector<UrlExplanation>> CollectionManager::Explain(
     }
     x.canonical_url = judged->canonical.str();
     x.scope_verdict = judged->verdict;
-    x.partition = partition::Partition(judged->host_key, fleet_.size());
+    x.partition = fleet_.layout().Owner(judged->host_key);
     // The host's controls, if its partition knows it (a host never seen has none); asked
     // once per host of the request.
     auto [known, inserted] = hosts.try_emplace(judged->host_key);

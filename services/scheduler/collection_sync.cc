@@ -105,4 +105,34 @@ void CollectionManager::SyncOne(const std::shared_ptr<Entry>& entry, absl::Time 
   FinishIfExhausted(e, now);
 }
 
+absl::Status CollectionManager::SetLayout(const partition::PartitionLayout& layout) {
+  if (absl::Status s = fleet_.SetLayout(layout); !s.ok()) return s;
+  absl::MutexLock lock(&mu_);
+  for (auto& [name, entry] : entries_) {
+    // A new Entry over the partitions the layout spans, as an update builds one; the next
+    // Tick opens it everywhere, which pushes the layout.
+    absl::StatusOr<std::shared_ptr<Entry>> rebuilt = Build(entry->stored);
+    if (!rebuilt.ok()) {
+      options_.log.ForCollection(name).Warning("rebuilding for the partition layout failed: ",
+                                               rebuilt.status().message());
+      continue;
+    }
+    entry = *std::move(rebuilt);
+  }
+  return absl::OkStatus();
+}
+
+std::vector<CollectionManager::LiveCollection> CollectionManager::LiveCollections() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<LiveCollection> live;
+  for (const auto& [name, entry] : entries_) {
+    if (entry->stored.deleting) continue;
+    // An entry is rebuilt at every layout change: opened everywhere since, it pushed this one.
+    live.push_back({.name = name,
+                    .focused = entry->collection.focus.enabled(),
+                    .layout_pushed = entry->opened_everywhere});
+  }
+  return live;
+}
+
 }  // namespace crawler::scheduler

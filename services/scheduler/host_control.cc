@@ -13,7 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
-#include "lib/partition/partition.h"
+#include "lib/partition/layout.h"
 #include "lib/url/host_key.h"
 #include "services/scheduler/collection_manager.h"
 #include "services/scheduler/collection_manager_internal.h"
@@ -77,7 +77,14 @@ absl::StatusOr<frontier::HostControlClient*> CollectionManager::HostOwner(
                                                    name, " (", std::string(scope::VerdictName(judged->verdict)),
                                                    ")"));
   }
-  return &fleet_.HostControl(partition::Partition(host_key, fleet_.size()), name);
+  // During a reshard a host is on its old owner until it moves, then on its new one.
+  const partition::PartitionLayout layout = fleet_.layout();
+  const uint32_t owner = layout.Owner(host_key);
+  const uint32_t new_owner = layout.NewOwner(host_key);
+  if (new_owner != owner && fleet_.HostControl(new_owner, name).GetHost(host_key).ok()) {
+    return &fleet_.HostControl(new_owner, name);
+  }
+  return &fleet_.HostControl(owner, name);
 }
 
 absl::StatusOr<frontier::ListHostsResult> CollectionManager::ListHosts(

@@ -13,9 +13,11 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "lib/partition/layout.h"
 #include "services/collections/collection.h"
 #include "services/frontier/frontier_client.h"
 #include "services/frontier/host_control_client.h"
+#include "services/frontier/host_move_client.h"
 
 namespace crawler::scheduler {
 
@@ -23,14 +25,22 @@ class PartitionFleet {
  public:
   virtual ~PartitionFleet() = default;
 
-  // N, the partition count every host is routed by.
+  // The partitions reachable now: layout().Span() (N when no reshard is under way).
   virtual uint32_t size() const = 0;
+
+  // How hosts are spread over the partitions (partition::PartitionLayout): Open pushes it to
+  // each partition with the collection. SetLayout changes it (the Resharder's steps);
+  // kInvalidArgument for a layout beyond the partitions this fleet can reach.
+  virtual partition::PartitionLayout layout() const = 0;
+  virtual absl::Status SetLayout(const partition::PartitionLayout& layout) = 0;
 
   // Partition k's client for `collection` (k < size()).
   virtual frontier::FrontierClient& Partition(uint32_t k, const std::string& collection) = 0;
   // Partition k's host control for `collection` (k < size()): the operator's calls on the
   // hosts it owns.
   virtual frontier::HostControlClient& HostControl(uint32_t k, const std::string& collection) = 0;
+  // Partition k's reshard calls for `collection` (k < size()).
+  virtual frontier::HostMoveClient& HostMove(uint32_t k, const std::string& collection) = 0;
 
   // Opens `collection` on partition k with its share of the collection's limits, or reopens it
   // if its settings changed. Idempotent. `max_pages`: partition k's page budget (a focused

@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "lib/partition/layout.h"
 #include "lib/scope/scope.h"
 #include "services/collections/collection.h"
 #include "services/frontier/host_api.h"
@@ -142,6 +143,8 @@ struct FetcherReportReply {
   // why. A fetcher keeps its counters of them and does not start them.
   std::vector<std::pair<std::string, absl::Status>> unreadable;
   std::optional<absl::Duration> report_interval;
+  // The fleet's partition layout; nullopt from a scheduler that does not send one.
+  std::optional<partition::PartitionLayout> layout;
 
   friend bool operator==(const FetcherReportReply&, const FetcherReportReply&) = default;
 };

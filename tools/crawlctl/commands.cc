@@ -269,6 +269,14 @@ int Stats(Session& session, const std::string& name, const WatchOptions& watch) 
   }
 }
 
+int Partitions(Session& session) {
+  v1::PartitionsStatus status;
+  const grpc::Status rpc =
+      session.stub().GetPartitions(session.NewContext().get(), v1::GetPartitionsRequest(), &status);
+  if (!rpc.ok()) return session.Fail(rpc);
+  return PrintReply(session, status, FormatPartitions);
+}
+
 int Explain(Session& session, const std::string& name, const std::vector<std::string>& urls) {
   v1::ExplainUrlResponse all;
   for (const v1::ExplainUrlRequest& request : BuildExplainRequests(name, urls)) {

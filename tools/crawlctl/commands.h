@@ -124,6 +124,8 @@ struct WatchOptions {
 };
 // `stats NAME [--watch] [--interval D] [--count N]`. With --json, one line per refresh.
 int Stats(Session& session, const std::string& name, const WatchOptions& watch = {});
+// crawlctl partitions: the partition layout and a reshard's progress.
+int Partitions(Session& session);
 
 // `explain NAME URL...`: requests of at most 100 URLs, printed as one reply.
 int Explain(Session& session, const std::string& name, const std::vector<std::string>& urls);

@@ -159,6 +159,10 @@ void AddQueryCommands(CLI::App& app, Args& a) {
     a.run = [&](cc::Session& s) { return cc::Stats(s, a.name, a.watch); };
   });
 
+  app.add_subcommand("partitions",
+                     "The partition layout, and where a change of the count stands (reshard)")
+      ->callback([&] { a.run = [](cc::Session& s) { return cc::Partitions(s); }; });
+
   CLI::App* explain = app.add_subcommand(
       "explain", "Why each URL is in its state: scope, partition, the frontier's record");
   explain->add_option("name", a.name, "Collection")->required();

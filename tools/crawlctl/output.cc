@@ -126,6 +126,33 @@ std::string FormatAddSeeds(const v1::AddSeedsResponse& response) {
   return out;
 }
 
+std::string FormatPartitions(const v1::PartitionsStatus& s) {
+  Table table;
+  std::string layout = absl::StrCat(s.partition_count(), " partitions");
+  if (s.reshard_to() != 0) absl::StrAppend(&layout, ", moving to ", s.reshard_to());
+  if (s.resharded_from() != 0) absl::StrAppend(&layout, " (from ", s.resharded_from(), ")");
+  table.AddRow({"layout", absl::StrCat(layout, " (layout ", s.epoch(), ")")});
+  table.AddRow({"phase", s.blocked_reason().empty()
+                             ? s.phase()
+                             : absl::StrCat(s.phase(), ": ", s.blocked_reason())});
+  if (s.to() != 0) {
+    table.AddRow({"reshard", absl::StrCat(s.from(), " -> ", s.to())});
+    table.AddRow({"started", FormatTimestamp(s.started())});
+    if (s.has_flipped()) table.AddRow({"flipped", FormatTimestamp(s.flipped())});
+    if (s.has_finished()) table.AddRow({"finished", FormatTimestamp(s.finished())});
+    table.AddRow({"moved", absl::StrCat(s.hosts_moved(), " hosts, ", s.urls_moved(), " URLs (",
+                                        absl::StrFormat("%.1f", s.hosts_per_second()),
+                                        " hosts/s)")});
+    table.AddRow({"left", absl::StrCat(s.hosts_left(), " hosts to move, ", s.held_urls(),
+                                       " URLs held")});
+    table.AddRow({"held URLs delivered", absl::StrCat(s.held_delivered())});
+    if (s.partitions_unreachable() > 0) {
+      table.AddRow({"failed calls", absl::StrCat(s.partitions_unreachable(), " at the last pass")});
+    }
+  }
+  return table.Render();
+}
+
 std::string FormatStats(const v1::CollectionStats& stats) {
   Table table;
   table.AddRow({"collection", stats.name()});

@@ -56,6 +56,8 @@ std::string FormatCollectionInfo(const v1::CollectionInfo& info);
 std::string FormatAddSeeds(const v1::AddSeedsResponse& response);
 // `stats`: the counters of CollectionStats, then the outcomes by class.
 std::string FormatStats(const v1::CollectionStats& stats);
+// Admin.GetPartitions: the layout and where a change of the partition count stands.
+std::string FormatPartitions(const v1::PartitionsStatus& status);
 // `explain`: one block per URL, blank lines between.
 std::string FormatExplain(const v1::ExplainUrlResponse& response);
 

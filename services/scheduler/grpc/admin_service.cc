@@ -59,6 +59,7 @@ absl::StatusOr<collections::Collection> Merge(const v1::Collection& request,
 AdminService::AdminService(CollectionManager& manager, std::string token, const Clock& clock,
                            Logger log)
     : manager_(manager),
+      clock_(clock),
       auth_({.service = "admin API", .token = std::move(token)}, clock, std::move(log)) {}
 
 grpc::Status AdminService::CreateCollection(grpc::ServerContext* context,
@@ -230,6 +231,47 @@ grpc::Status AdminService::DropHostQueue(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status AdminService::GetPartitions(grpc::ServerContext* context,
+                                         const v1::GetPartitionsRequest* /*request*/,
+                                         v1::PartitionsStatus* response) {
+  if (grpc::Status s = auth_.Check(*context, "GetPartitions"); !s.ok()) return s;
+  ReshardStatus status;
+  if (resharder_ != nullptr) {
+    status = resharder_->Status();
+  } else {
+    status.layout = manager_.Layout();
+  }
+  response->set_epoch(status.layout.epoch);
+  response->set_partition_count(status.layout.count);
+  response->set_reshard_to(status.layout.reshard_to);
+  response->set_resharded_from(status.layout.resharded_from);
+  response->set_phase(PhaseName(status.phase));
+  response->set_blocked_reason(status.blocked_reason);
+  response->set_from(status.from);
+  response->set_to(status.to);
+  if (status.started != absl::InfinitePast()) {
+    *response->mutable_started() = grpc_common::TimeToProto(status.started);
+  }
+  if (status.flipped != absl::InfinitePast()) {
+    *response->mutable_flipped() = grpc_common::TimeToProto(status.flipped);
+  }
+  if (status.finished != absl::InfinitePast()) {
+    *response->mutable_finished() = grpc_common::TimeToProto(status.finished);
+  }
+  response->set_hosts_moved(status.hosts_moved);
+  response->set_urls_moved(status.urls_moved);
+  response->set_held_delivered(status.held_delivered);
+  response->set_hosts_left(status.hosts_left);
+  response->set_held_urls(status.held_urls);
+  response->set_partitions_unreachable(status.partitions_unreachable);
+  if (status.started != absl::InfinitePast()) {
+    const absl::Time end = status.flipped != absl::InfinitePast() ? status.flipped : clock_.Now();
+    const double seconds = absl::ToDoubleSeconds(end - status.started);
+    if (seconds > 0) response->set_hosts_per_second(status.hosts_moved / seconds);
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status AdminService::ListHostUrls(grpc::ServerContext* context,
                                         const v1::ListHostUrlsRequest* request,
                                         v1::ListHostUrlsResponse* response) {
@@ -264,8 +306,9 @@ grpc::Status SchedulerInternalService::ReportFetcherStats(
   }
   absl::StatusOr<std::vector<FetcherCollection>> live = manager_.TakeReport(*report);
   if (!live.ok()) return ToGrpc(live.status());
-  *response = ToProto(
-      FetcherReportReply{.collections = *std::move(live), .report_interval = report_interval_});
+  *response = ToProto(FetcherReportReply{.collections = *std::move(live),
+                                         .report_interval = report_interval_,
+                                         .layout = manager_.Layout()});
   return grpc::Status::OK;
 }
 

@@ -24,6 +24,7 @@
 #include "lib/log/logger.h"
 #include "services/common/grpc/call_auth.h"
 #include "services/scheduler/collection_manager.h"
+#include "services/scheduler/resharder.h"
 #include "services/scheduler/fetcher_directory.h"
 
 namespace crawler::scheduler {
@@ -34,6 +35,8 @@ class AdminService final : public v1::Admin::Service {
   // are logged to `log`.
   AdminService(CollectionManager& manager, std::string token, const Clock& clock,
                Logger log = {});
+  // Where GetPartitions reads the reshard's status (null: a steady layout of the manager's).
+  void SetResharder(const Resharder* resharder) { resharder_ = resharder; }
 
   grpc::Status CreateCollection(grpc::ServerContext* context,
                                 const v1::CreateCollectionRequest* request,
@@ -74,10 +77,14 @@ class AdminService final : public v1::Admin::Service {
                              v1::DropHostQueueResponse* response) override;
   grpc::Status ListHostUrls(grpc::ServerContext* context, const v1::ListHostUrlsRequest* request,
                             v1::ListHostUrlsResponse* response) override;
+  grpc::Status GetPartitions(grpc::ServerContext* context, const v1::GetPartitionsRequest* request,
+                             v1::PartitionsStatus* response) override;
 
  private:
   CollectionManager& manager_;
+  const Clock& clock_;
   grpc_common::CallAuth auth_;
+  const Resharder* resharder_ = nullptr;
 };
 
 class SchedulerInternalService final : public v1::SchedulerInternal::Service {

@@ -9,7 +9,26 @@
 namespace crawler::scheduler {
 GrpcPartitionFleet::GrpcPartitionFleet(std::vector<std::shared_ptr<grpc::Channel>> channels,
                                        absl::Duration deadline, absl::Duration lease_refill)
-    : channels_(std::move(channels)), deadline_(deadline), lease_refill_(lease_refill) {}
+    : channels_(std::move(channels)), deadline_(deadline), lease_refill_(lease_refill) {
+  layout_.count = static_cast<uint32_t>(channels_.size());
+}
+
+partition::PartitionLayout GrpcPartitionFleet::layout() const {
+  absl::MutexLock lock(&mu_);
+  return layout_;
+}
+
+absl::Status GrpcPartitionFleet::SetLayout(const partition::PartitionLayout& layout) {
+  if (absl::Status s = partition::ValidateLayout(layout); !s.ok()) return s;
+  if (layout.Span() > channels_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "partition layout ", layout.Describe(), " needs ", layout.Span(),
+        " frontiers; ", channels_.size(), " are configured (frontiers)"));
+  }
+  absl::MutexLock lock(&mu_);
+  layout_ = layout;
+  return absl::OkStatus();
+}
 
 GrpcPartitionFleet::~GrpcPartitionFleet() = default;
 
@@ -37,6 +56,11 @@ frontier::HostControlClient& GrpcPartitionFleet::HostControl(uint32_t k,
   return Client(k, collection);
 }
 
+frontier::HostMoveClient& GrpcPartitionFleet::HostMove(uint32_t k,
+                                                       const std::string& collection) {
+  return Client(k, collection);
+}
+
 frontier::GrpcFrontierClient& GrpcPartitionFleet::Client(uint32_t k,
                                                          const std::string& collection) {
   absl::MutexLock lock(&mu_);
@@ -52,10 +76,11 @@ absl::Status GrpcPartitionFleet::Open(uint32_t k, const collections::Collection&
                                       std::optional<uint64_t> max_pages, uint64_t generation) {
   frontier::FrontierControlClient control(
       channels_.at(k), frontier::GrpcFrontierClientOptions{.deadline = deadline_});
+  const partition::PartitionLayout now = layout();
   frontier::CollectionSettings settings =
-      frontier::SettingsFor(collection, k, size(), lease_refill_, max_pages);
+      frontier::SettingsFor(collection, k, now.count, lease_refill_, max_pages);
   settings.generation = generation;
-  return control.OpenCollection(settings, size()).status();
+  return control.OpenCollection(settings, now).status();
 }
 
 absl::Status GrpcPartitionFleet::Drop(uint32_t k, const std::string& name) {

@@ -32,9 +32,12 @@ class GrpcPartitionFleet final : public PartitionFleet {
       absl::Duration deadline, absl::Duration lease_refill);
   ~GrpcPartitionFleet() override;
 
-  uint32_t size() const override { return static_cast<uint32_t>(channels_.size()); }
+  uint32_t size() const override { return layout().Span(); }
+  partition::PartitionLayout layout() const override;
+  absl::Status SetLayout(const partition::PartitionLayout& layout) override;
   frontier::FrontierClient& Partition(uint32_t k, const std::string& collection) override;
   frontier::HostControlClient& HostControl(uint32_t k, const std::string& collection) override;
+  frontier::HostMoveClient& HostMove(uint32_t k, const std::string& collection) override;
   absl::Status Open(uint32_t k, const collections::Collection& collection,
                     std::optional<uint64_t> max_pages = std::nullopt,
                     uint64_t generation = 0) override;
@@ -47,7 +50,9 @@ class GrpcPartitionFleet final : public PartitionFleet {
   const std::vector<std::shared_ptr<grpc::Channel>> channels_;
   const absl::Duration deadline_;
   const absl::Duration lease_refill_;
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
+  // Starts as every target, one partition each, until SetLayout.
+  partition::PartitionLayout layout_ ABSL_GUARDED_BY(mu_);
   // The client of partition k for a collection (created on first use).
   frontier::GrpcFrontierClient& Client(uint32_t k, const std::string& collection);
 

@@ -208,6 +208,13 @@ v1::ReportFetcherStatsResponse ToProto(const FetcherReportReply& reply) {
   if (reply.report_interval.has_value()) {
     *p.mutable_report_interval() = grpc_common::DurationToProto(*reply.report_interval);
   }
+  if (reply.layout.has_value()) {
+    v1::PartitionLayout* layout = p.mutable_layout();
+    layout->set_epoch(reply.layout->epoch);
+    layout->set_partition_count(reply.layout->count);
+    layout->set_reshard_to(reply.layout->reshard_to);
+    layout->set_resharded_from(reply.layout->resharded_from);
+  }
   return p;
 }
 
@@ -226,6 +233,14 @@ FetcherReportReply FromProto(const v1::ReportFetcherStatsResponse& p) {
     absl::StatusOr<absl::Duration> interval =
         grpc_common::DurationFromProto(p.report_interval(), "report_interval");
     if (interval.ok()) reply.report_interval = *interval;
+  }
+  if (p.has_layout()) {
+    const partition::PartitionLayout layout{.epoch = p.layout().epoch(),
+                                            .count = p.layout().partition_count(),
+                                            .reshard_to = p.layout().reshard_to(),
+                                            .resharded_from = p.layout().resharded_from()};
+    // A layout that does not hold together is left out: the fetcher keeps the one it has.
+    if (partition::ValidateLayout(layout).ok()) reply.layout = layout;
   }
   return reply;
 }

@@ -13,6 +13,7 @@
 #include "services/scheduler/grpc/admin_service.h"
 #include "services/scheduler/grpc/archive_admin_service.h"
 #include "services/scheduler/grpc/grpc_partition_fleet.h"
+#include "services/scheduler/resharder.h"
 #include "services/scheduler/scheduler_config.h"
 #include "services/scheduler/scheduler_metrics.h"
 
@@ -38,6 +39,13 @@ absl::Status SchedulerServerConfig::Validate() const {
     return absl::InvalidArgumentError("frontiers: list every frontier partition's HOST:PORT");
   }
   if (frontiers.size() > 1024) return absl::InvalidArgumentError("frontiers: at most 1024");
+  if (partitions > frontiers.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("partitions: ", partitions, " of ",
+                                                   frontiers.size(), " frontiers listed"));
+  }
+  if (reshard_settle < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("reshard_settle must not be negative");
+  }
   for (size_t k = 0; k < frontiers.size(); ++k) {
     if (absl::Status s = service::ValidateHostPort(absl::StrCat("frontiers[", k, "]"),
                                                    frontiers[k]);
@@ -85,6 +93,12 @@ const config::KeyTable<SchedulerServerConfig>& SchedulerServerKeys() {
         .Add({"frontiers", "--frontier",
               "Frontier partition k's HOST:PORT, in partition order (repeatable)", "required"},
              &C::frontiers)
+        .Add({"partitions", "--partitions",
+              "The partition count to crawl with (0: every frontier); a change reshards"},
+             &C::partitions)
+        .Add({"reshard_settle", "--reshard-settle",
+              "After a reshard's flip, how long the old layout's URLs are still taken"},
+             &C::reshard_settle)
         .Add({"sync_interval", "--sync-interval",
               "Time between control-loop rounds (seeds owed, finishing, tuning)"},
              &C::sync_interval)
@@ -154,8 +168,10 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
   absl::StatusOr<std::string> internal_token = config.common.InternalToken();
   if (!internal_token.ok()) return internal_token.status();
   std::unique_ptr<SchedulerServer> server(new SchedulerServer);
+  std::vector<kv::ColumnFamilySpec> families = CollectionManager::ColumnFamilies();
+  for (const kv::ColumnFamilySpec& f : Resharder::ColumnFamilies()) families.push_back(f);
   absl::StatusOr<std::unique_ptr<kv::RocksDbKvStore>> store =
-      kv::RocksDbKvStore::Open({.path = config.data_dir}, CollectionManager::ColumnFamilies());
+      kv::RocksDbKvStore::Open({.path = config.data_dir}, families);
   if (!store.ok()) {
     return absl::Status(store.status().code(),
                         absl::StrCat("data_dir ", config.data_dir, ": ", store.status().message()));
@@ -166,6 +182,13 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
                                  config.peers.rpc_deadline, config.lease_refill);
   if (!fleet.ok()) return fleet.status();
   server->fleet_ = *std::move(fleet);
+  // The layout the crawl routes by comes first: the collections' routing depends on it.
+  const uint32_t partitions = config.partitions == 0
+                                  ? static_cast<uint32_t>(config.frontiers.size())
+                                  : config.partitions;
+  absl::StatusOr<ReshardStatus> loaded = Resharder::Load(*server->store_, partitions);
+  if (!loaded.ok()) return loaded.status();
+  if (absl::Status s = server->fleet_->SetLayout(loaded->layout); !s.ok()) return s;
   CollectionManagerOptions options;
   options.tuner = config.revisit_tuner;
   options.focus_tuner.interval = config.focus_tune_interval;
@@ -174,10 +197,19 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
       options, *server->store_, *server->fleet_, server->codec_, server->clock_);
   if (!manager.ok()) return manager.status();
   server->manager_ = *std::move(manager);
+  absl::StatusOr<std::unique_ptr<Resharder>> resharder = Resharder::Open(
+      {.partitions = partitions,
+       .settle = config.reshard_settle,
+       .log = log},
+      *std::move(loaded), *server->store_, *server->fleet_, *server->manager_, server->clock_);
+  if (!resharder.ok()) return resharder.status();
+  server->resharder_ = *std::move(resharder);
   server->loop_ = std::make_unique<PeriodicRunner>(
       PeriodicRunnerOptions{.tick = config.sync_interval, .thread_name = "sched-loop"},
-      server->clock_, std::vector<PeriodicJob*>{server->manager_.get()});
+      server->clock_,
+      std::vector<PeriodicJob*>{server->resharder_.get(), server->manager_.get()});
   server->admin_ = std::make_unique<AdminService>(*server->manager_, *token, server->clock_, log);
+  server->admin_->SetResharder(server->resharder_.get());
   // A fetcher that missed several reports is gone (a report every report_interval).
   server->fetchers_ = std::make_unique<FetcherDirectory>(
       std::max(absl::Seconds(30), 5 * config.report_interval), server->clock_);
@@ -230,6 +262,7 @@ absl::Status SchedulerServer::Close() {
   internal_.reset();
   fetchers_.reset();
   internal_auth_.reset();
+  resharder_.reset();
   manager_.reset();
   fleet_.reset();
   if (store_ == nullptr) return absl::OkStatus();

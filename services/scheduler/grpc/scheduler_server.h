@@ -47,6 +47,7 @@ class ArchiveAdminService;
 class FetcherDirectory;
 class SchedulerInternalService;
 class PartitionFleet;
+class Resharder;
 
 struct SchedulerServerConfig {
   service::ServiceCommonConfig common;  // listen (internal: fetchers), TLS, metrics, drain
@@ -63,6 +64,13 @@ struct SchedulerServerConfig {
   std::string data_dir;
   // The frontier partitions, HOST:PORT each, partition k at index k. Required (N >= 1).
   std::vector<std::string> frontiers;
+  // The partition count the crawl runs with; 0: every frontier listed. Another count than the
+  // one the crawl ran with starts a reshard (Resharder, docs/architecture.md §4); `frontiers`
+  // must list every partition the reshard spans (a crawl shrinking from 3 to 2 keeps the third
+  // listed until the reshard is done).
+  uint32_t partitions = 0;
+  // A reshard's settling time after its flip (ResharderOptions::settle).
+  absl::Duration reshard_settle = absl::Seconds(30);
   // Time between control-loop rounds (seeds owed, finishing, re-opening, re-visit tuning).
   absl::Duration sync_interval = absl::Seconds(1);
   // How often fetchers are asked to report (sent in every reply).
@@ -110,6 +118,7 @@ class SchedulerServer {
   std::unique_ptr<kv::RocksDbKvStore> store_;
   std::unique_ptr<PartitionFleet> fleet_;
   std::unique_ptr<CollectionManager> manager_;
+  std::unique_ptr<Resharder> resharder_;
   std::unique_ptr<PeriodicRunner> loop_;
   std::unique_ptr<AdminService> admin_;
   std::unique_ptr<FetcherDirectory> fetchers_;

@@ -4,6 +4,7 @@
 #ifndef CRAWLER_TESTS_UNIT_SCHEDULER_IN_MEMORY_FLEET_H_
 #define CRAWLER_TESTS_UNIT_SCHEDULER_IN_MEMORY_FLEET_H_
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -21,11 +22,25 @@ namespace crawler::scheduler {
 
 class InMemoryFleet final : public PartitionFleet {
  public:
-  InMemoryFleet(uint32_t n, const Clock& clock) : n_(n), clock_(clock) {
-    for (uint32_t k = 0; k < n; ++k) down_.push_back(false);
+  // `n` partitions; `reachable` of them can be reached (a fleet about to grow), at least n.
+  InMemoryFleet(uint32_t n, const Clock& clock, uint32_t reachable = 0)
+      : n_(std::max(n, reachable)), clock_(clock) {
+    layout_.count = n;
+    for (uint32_t k = 0; k < n_; ++k) down_.push_back(false);
   }
 
-  uint32_t size() const override { return n_; }
+  uint32_t size() const override { return layout_.Span(); }
+  partition::PartitionLayout layout() const override { return layout_; }
+  absl::Status SetLayout(const partition::PartitionLayout& layout) override {
+    if (layout.Span() > n_) return absl::InvalidArgumentError("beyond the partitions");
+    layout_ = layout;
+    return absl::OkStatus();
+  }
+  frontier::HostMoveClient& HostMove(uint32_t k, const std::string& collection) override {
+    auto& slot = clients_[{k, collection}];
+    if (slot == nullptr) slot = std::make_unique<Forwarding>(*this, k, collection);
+    return *slot;
+  }
 
   frontier::FrontierClient& Partition(uint32_t k, const std::string& collection) override {
     auto& slot = clients_[{k, collection}];
@@ -45,15 +60,19 @@ class InMemoryFleet final : public PartitionFleet {
     ++opens_;
     CoreSlot& core = cores_[{k, c.name}];
     // A focused collection's budget: its split, or an even share (as GrpcPartitionFleet).
-    const uint64_t budget = max_pages.value_or(c.limits.max_pages / n_ + (k < c.limits.max_pages % n_));
+    const uint32_t n = layout_.count;
+    const uint64_t budget = max_pages.value_or(c.limits.max_pages / n + (k < c.limits.max_pages % n));
     if (core.frontier != nullptr) {
+      if (absl::Status s = core.frontier->SetLayout(layout_); !s.ok()) return s;
       if (c.focus.enabled()) return core.frontier->SetPageBudget(budget);
       return absl::OkStatus();
     }
     core.store = std::make_unique<kv::InMemoryKvStore>(frontier::Frontier::ColumnFamilies());
     frontier::FrontierOptions options;
     options.partition_index = k;
-    options.partition_count = n_;
+    options.partition_count = layout_.count;
+    options.reshard_to = layout_.reshard_to;
+    options.resharded_from = layout_.resharded_from;
     options.revisit = c.revisit.options;
     if (c.focus.enabled()) {
       options.focus = c.focus.FrontierOptions();
@@ -90,7 +109,9 @@ class InMemoryFleet final : public PartitionFleet {
   };
 
   // Looks the core up at every call, as a gRPC client reaches whatever the server holds.
-  class Forwarding final : public frontier::FrontierClient, public frontier::HostControlClient {
+  class Forwarding final : public frontier::FrontierClient,
+                           public frontier::HostControlClient,
+                           public frontier::HostMoveClient {
    public:
     Forwarding(InMemoryFleet& fleet, uint32_t k, std::string name)
         : fleet_(fleet), k_(k), name_(std::move(name)) {}
@@ -181,6 +202,43 @@ class InMemoryFleet final : public PartitionFleet {
       if (!c.ok()) return c.status();
       return (*c)->ListHostUrls(request);
     }
+    absl::StatusOr<frontier::HostsToMove> ListHostsToMove(uint64_t after, size_t max) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->ListHostsToMove(after, max);
+    }
+    absl::StatusOr<uint32_t> BeginHostMove(const std::string& host) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->BeginHostMove(host);
+    }
+    absl::StatusOr<frontier::HostChunk> ExportHost(const std::string& host,
+                                                   const std::string& after,
+                                                   size_t max) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->ExportHost(host, after, max);
+    }
+    absl::Status ImportHost(const frontier::HostChunk& chunk) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->ImportHost(chunk);
+    }
+    absl::StatusOr<uint64_t> ForgetHost(const std::string& host) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->ForgetHost(host);
+    }
+    absl::StatusOr<frontier::HeldUrls> ListHeldUrls(uint64_t after, size_t max) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->ListHeldUrls(after, max);
+    }
+    absl::Status DeleteHeldUrls(const std::vector<uint64_t>& seqs) override {
+      auto c = Get();
+      if (!c.ok()) return c.status();
+      return (*c)->DeleteHeldUrls(seqs);
+    }
 
 
    private:
@@ -195,8 +253,9 @@ class InMemoryFleet final : public PartitionFleet {
     const std::string name_;
   };
 
-  const uint32_t n_;
+  const uint32_t n_;  // partitions reachable
   const Clock& clock_;
+  partition::PartitionLayout layout_;
   std::vector<bool> down_;
   std::map<std::pair<uint32_t, std::string>, CoreSlot> cores_;
   std::map<std::pair<uint32_t, std::string>, std::unique_ptr<Forwarding>> clients_;
