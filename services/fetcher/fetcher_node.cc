@@ -80,6 +80,8 @@ struct FetcherNode::Crawl {
   // work.
   std::vector<std::unique_ptr<frontier::FrontierClient>> partitions;
   std::unique_ptr<frontier::RoutedFrontierClient> router;
+  // The partition layout `router` routes by.
+  partition::PartitionLayout routed_by;
   // Over `router`, with more than one partition; the Fetcher's client then (null: the router).
   std::unique_ptr<OutlinkOutbox> outbox;
   // The current run.
@@ -109,7 +111,9 @@ FetcherNode::FetcherNode(const FetcherNodeOptions& options, PartitionClientFacto
       guard_(guard),
       clock_(clock),
       incarnation_(NewIncarnation()),
-      start_time_(clock.Now()) {}
+      start_time_(clock.Now()) {
+  layout_.count = options.partition_count;
+}
 
 FetcherNode::~FetcherNode() {
   Stop();
@@ -335,6 +339,21 @@ std::optional<std::vector<scheduler::CollectionInfo>> FetcherNode::Resolve(
 void FetcherNode::Reconcile(const std::vector<scheduler::CollectionInfo>& collections,
                             const scheduler::FetcherReportReply& reply, absl::Time now) {
   absl::MutexLock lock(&mu_);
+  if (reply.layout.has_value() && *reply.layout != layout_) {
+    if (reply.layout->Span() > options_.partition_count) {
+      // Frontiers this fetcher was not told of: it keeps routing as it did.
+      if (!(*reply.layout == unreachable_layout_)) {
+        options_.log.Error("the partition layout (", reply.layout->Describe(), ") spans ",
+                           reply.layout->Span(), " partitions; only ", options_.partition_count,
+                           " frontiers are configured");
+        unreachable_layout_ = *reply.layout;
+      }
+    } else {
+      options_.log.Info("partition layout ", reply.layout->epoch, ": ",
+                        reply.layout->Describe());
+      layout_ = *reply.layout;
+    }
+  }
   std::set<std::string> listed;
   for (const auto& [name, why] : reply.unreadable) {
     // Listed, so its counters stay; not startable by this build.
@@ -372,16 +391,20 @@ void FetcherNode::Reconcile(const std::vector<scheduler::CollectionInfo>& collec
     if (crawl.running() && crawl.done.load(std::memory_order_acquire)) Reap(crawl);
     const bool active = info.state == scheduler::CollectionState::kActive;
     const bool changed = crawl.router != nullptr && crawl.crawl->collection() != info.collection;
+    const bool rerouted = crawl.router != nullptr && crawl.routed_by != layout_;
     if (crawl.running()) {
-      if (!active || changed) {
-        options_.log.ForCollection(name).Info(
-            "stopping (", !active ? "no longer active" : "settings changed", ")");
+      if (!active || changed || rerouted) {
+        options_.log.ForCollection(name).Info("stopping (",
+                                              !active   ? "no longer active"
+                                              : changed ? "settings changed"
+                                                        : "partition layout changed",
+                                              ")");
         crawl.fetcher->Stop();
       }
       continue;
     }
     if (!active) continue;
-    if (crawl.ran_out && !changed) {
+    if (crawl.ran_out && !changed && !rerouted) {
       // Idle since it ran out of work: start again only when a partition has work.
       if (now - crawl.last_idle_check < options_.idle_check_interval) continue;
       crawl.last_idle_check = now;
@@ -463,6 +486,11 @@ CollectionCrawlSettings FetcherNode::CrawlSettingsFor(const FetcherNodeOptions& 
 // a run: its WARC writer and a Fetcher on a thread of its own.
 absl::Status FetcherNode::Start(Crawl& crawl, const scheduler::CollectionInfo& info) {
   const uint32_t k = options_.partition_index;
+  if (k >= layout_.Span()) {
+    return absl::FailedPreconditionError(absl::StrCat("partition ", k,
+                                                      " is not in the partition layout (",
+                                                      layout_.Describe(), ") yet"));
+  }
   if (crawl.crawl == nullptr) {
     absl::StatusOr<std::unique_ptr<CollectionCrawl>> opened =
         CollectionCrawl::Open(info.collection, CrawlSettingsFor(options_, info, dedup_),
@@ -481,10 +509,16 @@ absl::Status FetcherNode::Start(Crawl& crawl, const scheduler::CollectionInfo& i
     crawl.outbox.reset();  // before its router goes; the new one takes over its spools
     crawl.router.reset();
   }
+  if (crawl.router != nullptr && crawl.routed_by != layout_) {
+    // A reshard's step: a router over the partitions the new layout spans.
+    AddRouting(crawl.routing_folded, crawl.router->Routing());
+    crawl.outbox.reset();
+    crawl.router.reset();
+  }
   if (crawl.router == nullptr) {
     std::vector<std::unique_ptr<frontier::FrontierClient>> partitions;
     std::vector<frontier::FrontierClient*> raw;
-    for (uint32_t j = 0; j < options_.partition_count; ++j) {
+    for (uint32_t j = 0; j < layout_.Span(); ++j) {
       partitions.push_back(
           partitions_(j, info.collection.name, scheduler::CollectionGeneration(info.create_time)));
       raw.push_back(partitions.back().get());
@@ -492,7 +526,9 @@ absl::Status FetcherNode::Start(Crawl& crawl, const scheduler::CollectionInfo& i
     absl::StatusOr<std::unique_ptr<frontier::RoutedFrontierClient>> router =
         frontier::RoutedFrontierClient::Create(options_.routing, raw, k);
     if (!router.ok()) return router.status();
+    if (absl::Status s = (*router)->SetRoutingCount(layout_.count); !s.ok()) return s;
     crawl.router = *std::move(router);
+    crawl.routed_by = layout_;
     crawl.partitions = std::move(partitions);
     if (absl::Status s = OpenOutbox(crawl); !s.ok()) return s;
   }
@@ -537,7 +573,7 @@ void FetcherNode::ForgetOutbox(const std::string& collection) const {
 }
 
 absl::Status FetcherNode::OpenOutbox(Crawl& crawl) {
-  if (options_.partition_count < 2 || options_.outbox_dir.empty()) return absl::OkStatus();
+  if (crawl.router->partition_count() < 2 || options_.outbox_dir.empty()) return absl::OkStatus();
   OutlinkOutboxOptions outbox = options_.outbox;
   outbox.dir = (std::filesystem::path(options_.outbox_dir) / crawl.name).string();
   absl::StatusOr<std::unique_ptr<OutlinkOutbox>> opened = OutlinkOutbox::Create(

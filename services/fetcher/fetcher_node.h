@@ -59,6 +59,7 @@
 #include "lib/clock/clock.h"
 #include "lib/log/logger.h"
 #include "lib/net/address_policy.h"
+#include "lib/partition/layout.h"
 #include "lib/politeness/politeness.h"
 #include "lib/warc/warc_writer.h"
 #include "services/dedup/dedup_client.h"
@@ -77,6 +78,8 @@ namespace crawler::fetcher {
 
 struct FetcherNodeOptions {
   uint32_t partition_index = 0;
+  // The frontier partitions this fetcher can reach (PartitionClientFactory's k below it). The
+  // count outlinks are routed by is the scheduler's partition layout, at most this.
   uint32_t partition_count = 1;
   // The fetcher's own settings (transfers, workers, timeouts, batching); each collection adds
   // its own (FetcherOptionsFor).
@@ -218,6 +221,11 @@ class FetcherNode {
   // link ledgers use it).
   SharedPublicSuffixList psl_;
   std::map<std::string, std::unique_ptr<Crawl>> crawls_ ABSL_GUARDED_BY(mu_);
+  // How outlinks are routed (the scheduler's layout, FetcherReportReply::layout; until its
+  // first reply, every configured partition), and the last layout refused for spanning more
+  // partitions than are configured (said once).
+  partition::PartitionLayout layout_ ABSL_GUARDED_BY(mu_);
+  partition::PartitionLayout unreachable_layout_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace crawler::fetcher
