@@ -32,6 +32,13 @@ Scenarios:
              100%, no page is fetched twice and no request to a host follows the previous one
              sooner than the delay (websim's log; the gaps under it are counted and reported).
   frontier_down  the same with frontier 1 killed (SIGKILL) and restarted 25 s later.
+  reshard    a crawl's partition count changed while it runs: three frontiers and fetchers
+             started, the scheduler routing by 2; at 20% of the pages it is restarted with 3
+             (the hosts that move go to partition 2 while the crawl goes on), at 50% with 2
+             again, and frontier 1 is killed (SIGKILL) and restarted while hosts move back.
+             Coverage 100%, no page fetched twice, no request to a host sooner than the delay
+             after the previous one, the statistics equal websim's truth, and each move is
+             logged with its figures.
 
 Python 3 standard library only; every wait is bounded and every process stopped in a `finally`.
 """
@@ -465,10 +472,78 @@ def scenario_revisit(args, checks, work):
           f"waited {waited}, ran ahead by {excess:.1f} at most", flush=True)
 
 
+RESHARD_DELAY_MS = 200
+RESHARD_SETTLE = "8s"
+
+
+def scheduler_log_since(cluster, offset, marker, timeout_s):
+    """Waits until the scheduler's log, from `offset`, has a line with `marker`; returns it."""
+    def found():
+        log = open(cluster.log_path("scheduler"), errors="replace").read()[offset:]
+        return next((line for line in log.splitlines() if marker in line), None)
+    wait_until(found, timeout_s, f"the scheduler to log '{marker}'", poll_s=0.5)
+    return found()
+
+
+def restart_scheduler_with(cluster, partitions):
+    """Restarts the scheduler (SIGTERM, drained) with another `partitions`; returns the offset of
+    its log from which the new process writes."""
+    cluster.scheduler_args = ["--partitions", str(partitions), "--reshard-settle", RESHARD_SETTLE]
+    offset = os.path.getsize(cluster.log_path("scheduler"))
+    cluster.procs[("scheduler", 0)].terminate()
+    cluster.restart("scheduler")
+    return offset
+
+
+def scenario_reshard(args, checks, work):
+    sim = Websim(args.websim, work, hosts=60, pages=150, seed=31).start()
+    cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), 3,
+                      fetcher_args=fetcher_args(sim.port, delay_ms=RESHARD_DELAY_MS),
+                      scheduler_args=["--partitions", "2", "--reshard-settle", RESHARD_SETTLE])
+    moves = []
+    try:
+        cluster.start()
+        write_collection(work("coll.yaml"), "web", sim.seeds())
+        cluster.ctl("collections", "create", "-f", work("coll.yaml"))
+        truth, _ = sim.truth()
+        total = len(truth["page"] | truth["seed"])
+
+        def reached(fraction):
+            return lambda: sum(1 for r in sim.requests()
+                               if r.target != "/robots.txt") >= fraction * total
+        wait_until(reached(0.2), CRAWL_TIMEOUT_S, "20% of the pages")
+        offset = restart_scheduler_with(cluster, 3)
+        moves.append(scheduler_log_since(cluster, offset, "resharding done: 3 partitions",
+                                         CRAWL_TIMEOUT_S))
+        wait_until(reached(0.5), CRAWL_TIMEOUT_S, "50% of the pages")
+        offset = restart_scheduler_with(cluster, 2)
+        scheduler_log_since(cluster, offset, "resharding: 3 partitions -> 2", 60)
+        cluster.kill9("frontier", 1)
+        time.sleep(2)
+        cluster.restart("frontier", 1)
+        moves.append(scheduler_log_since(cluster, offset, "resharding done: 2 partitions",
+                                         CRAWL_TIMEOUT_S))
+        final = wait_finished(cluster, ["web"])["web"]
+    finally:
+        codes = cluster.stop()
+        sim.stop()
+        check_stop_codes(checks, codes)
+    requests = sim.requests()
+    counts, coverage = check_coverage(checks, requests, truth)
+    repeated = check_duplicates_none(checks, counts)
+    min_gap, gap_count = check_politeness(checks, requests, RESHARD_DELAY_MS)
+    check_stats_against_truth(checks, final, truth["page"] | truth["seed"], truth, 2, "web")
+    print(f"reshard: 2 -> 3 -> 2 partitions mid-crawl (frontier 1 killed during the second move); "
+          f"coverage {coverage:.2f}% of {total} pages, {repeated} fetched twice; {gap_count} gaps "
+          f"between requests to one host, smallest {(min_gap or 0) / 1e6:.1f} ms; the scheduler "
+          f"said: {' / '.join(m.split('] ', 1)[-1] for m in moves)}", flush=True)
+
+
 SCENARIOS = {"n2": lambda a, c, w: scenario_partitions(a, c, w, 2),
              "n3": lambda a, c, w: scenario_partitions(a, c, w, 3),
              "two": scenario_two, "faults": scenario_faults, "revisit": scenario_revisit,
-             "freeze": scenario_freeze, "frontier_down": scenario_frontier_down}
+             "freeze": scenario_freeze, "frontier_down": scenario_frontier_down,
+             "reshard": scenario_reshard}
 
 
 def main():
