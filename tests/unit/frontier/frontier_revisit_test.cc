@@ -2,7 +2,9 @@
 // content outcome a URL goes back to the due index when its policy says, with its visit history and
 // rate estimate in the URL record; change detection by SimHash distance, 304 as unchanged; the rate
 // histogram the scheduler tunes the policy with, persisted across restarts.
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +14,8 @@
 #include "gtest/gtest.h"
 #include "lib/clock/fake_clock.h"
 #include "lib/recrawl/page_state.h"
+#include "lib/recrawl/policy_factory.h"
+#include "lib/recrawl/revisit_policy.h"
 #include "services/common/kv/in_memory_kv_store.h"
 #include "services/common/kv/write_batch.h"
 #include "services/frontier/frontier.h"
@@ -586,6 +590,94 @@ TEST_F(FrontierRevisitTest, FleetMeanPriorKeepsNoEvidence) {
   options.revisit.prior = "median";
   EXPECT_EQ(Frontier::Open(options, store_, clock_).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// The frontier tells the policy the time since its previous tuning as the tuning period
+// (recrawl::FleetSummary::retune_period_days, unless the scheduler's own is longer): the optimal
+// policy counts its pages' commitments over a horizon never shorter than that. The pages
+// re-visited after a tuning get the intervals of a policy tuned with that period, which differ
+// from those of a policy told nothing (its horizon a quarter of the uniform interval) and from
+// those of one told the time since an earlier tuning.
+TEST_F(FrontierRevisitTest, RetuneTellsThePolicyTheTimeSinceThePreviousTuning) {
+  FrontierOptions options = Revisiting("optimal");
+  options.revisit.budget_burst = absl::Hours(48);  // the budget's cap lets every due page go
+  options.revisit.max_interval = absl::Hours(24 * 30);
+  Open(options);
+  const std::vector<std::string> urls = {"http://a.test/1", "http://a2.test/2", "http://b.test/3",
+                                         "http://c.test/4"};
+  ASSERT_TRUE(frontier_
+                  ->AddUrls({U("a.test", "/1"), U("a2.test", "/2"), U("b.test", "/3"),
+                             U("c.test", "/4")})
+                  .ok());
+  for (int round = 0; round < 6; ++round) {
+    CompleteAll(*frontier_, round);
+    clock_.Advance(absl::Hours(49));
+  }
+  const RevisitStatus status = frontier_->GetRevisitStatus();
+  ASSERT_TRUE(status.evidence.has_value());
+  const recrawl::FleetEvidence evidence = *status.evidence;
+  const recrawl::RateHistogram rates = status.rates;
+  std::array<double, recrawl::RatePrior::kPoints> weights{};
+  weights[45] = 1;  // 10^0.5 changes a day
+  weights[35] = 1;  // 10^-0.5
+  weights[20] = 1;  // 10^-2
+  const recrawl::RatePrior prior(weights);
+  // Four pages, three visits a day: the uniform interval is 32 hours, a quarter of it 8. The
+  // pages are committed to a visit a day (the policy's interval before its first tuning), more
+  // than the budget, so how many of those commitments stand until the pages are re-decided
+  // moves the plan.
+  const recrawl::FleetSummary fleet{.budget_visits_per_day = 3,
+                                    .page_count = 4,
+                                    .rates = &rates,
+                                    .prior = &prior,
+                                    .evidence = &evidence};
+  // The frontier's tunings by hand, told these periods (days) one after the other.
+  auto tuned = [&](const std::vector<double>& periods) {
+    absl::StatusOr<std::unique_ptr<recrawl::RevisitPolicy>> policy =
+        recrawl::MakeRevisitPolicy("optimal", options_.revisit.policy_options);
+    EXPECT_TRUE(policy.ok()) << policy.status();
+    for (const double period : periods) {
+      recrawl::FleetSummary told = fleet;
+      told.retune_period_days = period;
+      (*policy)->Retune(told);
+    }
+    return *std::move(policy);
+  };
+  // Visits every page (all due) and expects the intervals `expected` decides for them, where
+  // `other` decides otherwise for at least one page (else the check could not tell the two
+  // apart).
+  auto expect_intervals = [&](const recrawl::RevisitPolicy& expected,
+                              const recrawl::RevisitPolicy& other, int round) {
+    std::vector<recrawl::PageRevisitState> before;
+    for (const std::string& url : urls) before.push_back(State(url));
+    CompleteAll(*frontier_, round);
+    int told_apart = 0;
+    for (size_t i = 0; i < urls.size(); ++i) {
+      ASSERT_EQ(frontier_->LookupUrl(urls[i])->fetch_time, clock_.Now()) << urls[i];
+      const recrawl::PageRevisitState after = State(urls[i]);
+      const recrawl::PageView page{.history = after.history};
+      const double want = expected.Decide(page, before[i].policy).next_visit_in_days;
+      const double not_want = other.Decide(page, before[i].policy).next_visit_in_days;
+      if (std::abs(want - not_want) > 1e-3 * want) ++told_apart;
+      const absl::Duration interval = frontier_->LookupUrl(urls[i])->next_visit - clock_.Now();
+      EXPECT_NEAR(absl::ToDoubleHours(interval) / 24, want, 1e-6 * want)
+          << urls[i] << " round " << round << " (otherwise " << not_want << " days)";
+    }
+    EXPECT_GT(told_apart, 0) << "round " << round;
+  };
+
+  // The first tuning knows no period; the second is told the 60 hours since the first.
+  ASSERT_TRUE(frontier_->RetuneRevisits(fleet).ok());
+  clock_.Advance(absl::Hours(60));
+  ASSERT_TRUE(frontier_->RetuneRevisits(fleet).ok());
+  expect_intervals(*tuned({0, 2.5}), *tuned({0, 0}), 6);
+
+  // A tuning 2 hours after the previous one: the horizon is a quarter of the uniform interval
+  // again, not the time since the first tuning.
+  clock_.Advance(absl::Hours(2));
+  ASSERT_TRUE(frontier_->RetuneRevisits(fleet).ok());
+  clock_.Advance(absl::Hours(24 * 6));  // every page due again
+  expect_intervals(*tuned({0, 2.5, 2.0 / 24}), *tuned({0, 2.5, 62.0 / 24}), 7);
 }
 
 // With a fitted prior in the fleet summary, a page's estimate is its posterior rate under it;
