@@ -391,7 +391,7 @@ void FetcherNode::Reconcile(const std::vector<scheduler::CollectionInfo>& collec
     if (crawl.running() && crawl.done.load(std::memory_order_acquire)) Reap(crawl);
     const bool active = info.state == scheduler::CollectionState::kActive;
     const bool changed = crawl.router != nullptr && crawl.crawl->collection() != info.collection;
-    const bool rerouted = crawl.router != nullptr && crawl.routed_by != layout_;
+    const bool rerouted = crawl.router != nullptr && NeedsNewRouter(crawl);
     if (crawl.running()) {
       if (!active || changed || rerouted) {
         options_.log.ForCollection(name).Info("stopping (",
@@ -509,8 +509,8 @@ absl::Status FetcherNode::Start(Crawl& crawl, const scheduler::CollectionInfo& i
     crawl.outbox.reset();  // before its router goes; the new one takes over its spools
     crawl.router.reset();
   }
-  if (crawl.router != nullptr && crawl.routed_by != layout_) {
-    // A reshard's step: a router over the partitions the new layout spans.
+  if (crawl.router != nullptr && NeedsNewRouter(crawl)) {
+    // A reshard's flip: a router over the partitions the new layout spans.
     AddRouting(crawl.routing_folded, crawl.router->Routing());
     crawl.outbox.reset();
     crawl.router.reset();
@@ -563,6 +563,14 @@ absl::Status FetcherNode::Start(Crawl& crawl, const scheduler::CollectionInfo& i
   });
   options_.log.ForCollection(info.collection.name).Info("crawling (partition ", k, ")");
   return absl::OkStatus();
+}
+
+bool FetcherNode::NeedsNewRouter(const Crawl& crawl) const {
+  // Outlinks go by the layout's count; the other steps of a reshard (the partitions it spans
+  // growing or shrinking, the epoch) change nothing here, and a restart would stop the crawl
+  // for nothing (and, with a partition away, drop completions its drain cannot hand over).
+  return crawl.routed_by.count != layout_.count ||
+         options_.partition_index >= crawl.router->partition_count();
 }
 
 void FetcherNode::ForgetOutbox(const std::string& collection) const {

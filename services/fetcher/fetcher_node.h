@@ -189,6 +189,9 @@ class FetcherNode {
   // With more than one partition and an outbox_dir, the collection's OutlinkOutbox over its
   // router (<outbox_dir>/<collection>).
   absl::Status OpenOutbox(Crawl& crawl) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether the crawl's router must be rebuilt for layout_: it routes by another count, or
+  // does not reach this fetcher's own partition.
+  bool NeedsNewRouter(const Crawl& crawl) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Deletes what a deleted collection's outbox kept.
   void ForgetOutbox(const std::string& collection) const;
   // Joins a finished Fetcher's thread and folds its counters into the collection's totals.
