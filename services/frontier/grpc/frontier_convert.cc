@@ -208,15 +208,28 @@ v1::AddUrlsRequest ToAddUrlsRequest(std::string_view collection,
   v1::AddUrlsRequest request;
   request.set_collection(std::string(collection));
   request.mutable_urls()->Reserve(static_cast<int>(urls.size()));
-  for (const UrlToAdd& url : urls) {
-    v1::UrlToAdd& p = *request.add_urls();
-    p.set_canonical_url(url.canonical_url);
-    p.set_host_key(url.host_key);
-    p.set_depth(url.depth);
-    p.set_discovered_from(url.discovered_from);
-    p.set_priority(url.priority);
-  }
+  for (const UrlToAdd& url : urls) ToProto(url, *request.add_urls());
   return request;
+}
+
+void ToProto(const UrlToAdd& url, v1::UrlToAdd& p) {
+  p.set_canonical_url(url.canonical_url);
+  p.set_host_key(url.host_key);
+  p.set_depth(url.depth);
+  p.set_discovered_from(url.discovered_from);
+  p.set_priority(url.priority);
+}
+
+absl::StatusOr<UrlToAdd> FromProto(const v1::UrlToAdd& p, std::string_view field) {
+  absl::StatusOr<uint8_t> priority = PriorityFromProto(p.priority(), FieldPath(field, "priority"));
+  if (!priority.ok()) return priority.status();
+  // Empty or oversized URLs and host keys are the frontier's to count (AddResult::invalid),
+  // not a malformed request.
+  return UrlToAdd{.canonical_url = p.canonical_url(),
+                  .host_key = p.host_key(),
+                  .depth = p.depth(),
+                  .discovered_from = p.discovered_from(),
+                  .priority = *priority};
 }
 
 absl::StatusOr<std::vector<UrlToAdd>> FromAddUrlsRequest(const v1::AddUrlsRequest& request) {
@@ -224,17 +237,9 @@ absl::StatusOr<std::vector<UrlToAdd>> FromAddUrlsRequest(const v1::AddUrlsReques
   std::vector<UrlToAdd> urls;
   urls.reserve(request.urls_size());
   for (int i = 0; i < request.urls_size(); ++i) {
-    const v1::UrlToAdd& p = request.urls(i);
-    absl::StatusOr<uint8_t> priority =
-        PriorityFromProto(p.priority(), FieldPath(FieldPath("urls", i), "priority"));
-    if (!priority.ok()) return priority.status();
-    // Empty or oversized URLs and host keys are the frontier's to count (AddResult::invalid),
-    // not a malformed request.
-    urls.push_back({.canonical_url = p.canonical_url(),
-                    .host_key = p.host_key(),
-                    .depth = p.depth(),
-                    .discovered_from = p.discovered_from(),
-                    .priority = *priority});
+    absl::StatusOr<UrlToAdd> url = FromProto(request.urls(i), FieldPath("urls", i));
+    if (!url.ok()) return url.status();
+    urls.push_back(*std::move(url));
   }
   return urls;
 }

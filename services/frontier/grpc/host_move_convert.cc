@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "services/frontier/grpc/frontier_convert.h"
 #include "services/frontier/storage_format.h"
 
 namespace crawler::frontier {
@@ -89,12 +90,7 @@ v1::ListHeldUrlsResponse ToProto(const HeldUrls& page) {
   for (const HeldUrl& held : page.urls) {
     v1::HeldUrl* h = p.add_urls();
     h->set_seq(held.seq);
-    v1::UrlToAdd* u = h->mutable_url();
-    u->set_canonical_url(held.url.canonical_url);
-    u->set_host_key(held.url.host_key);
-    u->set_depth(held.url.depth);
-    u->set_discovered_from(held.url.discovered_from);
-    u->set_priority(held.url.priority);
+    ToProto(held.url, *h->mutable_url());
   }
   p.set_next(page.next);
   p.set_total(page.total);
@@ -105,16 +101,10 @@ absl::StatusOr<HeldUrls> FromProto(const v1::ListHeldUrlsResponse& p) {
   HeldUrls page{.next = p.next(), .total = p.total()};
   page.urls.reserve(p.urls_size());
   for (int i = 0; i < p.urls_size(); ++i) {
-    const v1::UrlToAdd& u = p.urls(i).url();
-    if (u.priority() > std::numeric_limits<uint8_t>::max()) {
-      return absl::InvalidArgumentError(absl::StrCat("urls[", i, "].url.priority: over 255"));
-    }
-    page.urls.push_back(HeldUrl{.seq = p.urls(i).seq(),
-                                .url = UrlToAdd{.canonical_url = u.canonical_url(),
-                                                .host_key = u.host_key(),
-                                                .depth = u.depth(),
-                                                .discovered_from = u.discovered_from(),
-                                                .priority = static_cast<uint8_t>(u.priority())}});
+    absl::StatusOr<UrlToAdd> url =
+        FromProto(p.urls(i).url(), absl::StrCat("urls[", i, "].url"));
+    if (!url.ok()) return url.status();
+    page.urls.push_back(HeldUrl{.seq = p.urls(i).seq(), .url = *std::move(url)});
   }
   return page;
 }
