@@ -38,6 +38,11 @@ void AppendFrontierSnapshot(const std::vector<PartitionFigures>& partitions,
                               "Re-visits made (completed leases of URLs visited before).");
   auto waited = out.Counter("crawler_frontier_revisits_waited_total",
                             "Re-visits held back by the re-visit budget when due.");
+  auto held = out.Gauge("crawler_frontier_held_urls",
+                        "URLs kept for hosts another partition owns or will own (a reshard), "
+                        "until they are delivered.");
+  auto moving = out.Gauge("crawler_frontier_hosts_moving",
+                          "Hosts marked as moving to another partition (not leased).");
   auto pulls = out.Counter("crawler_frontier_focus_pulls_total",
                            "Focused collections: pages the partition's bandit was told of.");
   auto reward = out.Counter("crawler_frontier_focus_reward_total",
@@ -57,6 +62,8 @@ void AppendFrontierSnapshot(const std::vector<PartitionFigures>& partitions,
     already.Add(both(p), static_cast<double>(s.urls_already_seen));
     completed.Add(both(p), static_cast<double>(s.completions_accepted));
     expired.Add(both(p), static_cast<double>(s.leases_expired));
+    held.Add(both(p), static_cast<double>(s.held_urls));
+    moving.Add(both(p), static_cast<double>(s.hosts_moving));
     // Only focused collections' partitions have pulls; the others would add zero series.
     if (s.focus_pulls > 0) {
       pulls.Add(both(p), static_cast<double>(s.focus_pulls));

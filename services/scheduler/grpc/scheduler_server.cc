@@ -121,10 +121,43 @@ SchedulerServer::~SchedulerServer() { Close().IgnoreError(); }
 
 namespace {
 
+// The partition layout and the reshard under way or the last one (Resharder::Status), so that
+// a dashboard shows a reshard's progress and an alert can see one stuck.
+void AppendReshardMetrics(const ReshardStatus& s, metrics::SnapshotFamilies& out) {
+  out.Gauge("crawler_scheduler_partitions",
+            "Partitions the fleet routes hosts by (the layout's count).")
+      .Add({}, static_cast<double>(s.layout.count));
+  out.Gauge("crawler_scheduler_partition_layout_epoch",
+            "Epoch of the partition layout, raised at every change.")
+      .Add({}, static_cast<double>(s.layout.epoch));
+  metrics::SnapshotFamily phase =
+      out.Gauge("crawler_scheduler_reshard_phase", "1 for the reshard's current phase, else 0.");
+  for (ReshardStatus::Phase p : {ReshardStatus::Phase::kSteady, ReshardStatus::Phase::kMoving,
+                                 ReshardStatus::Phase::kSettling, ReshardStatus::Phase::kBlocked}) {
+    phase.Add({{"phase", PhaseName(p)}}, p == s.phase ? 1.0 : 0.0);
+  }
+  out.Gauge("crawler_scheduler_reshard_hosts_moved",
+            "Hosts moved to their new partition by the reshard under way or the last one.")
+      .Add({}, static_cast<double>(s.hosts_moved));
+  out.Gauge("crawler_scheduler_reshard_urls_moved",
+            "URL records moved with those hosts.")
+      .Add({}, static_cast<double>(s.urls_moved));
+  out.Gauge("crawler_scheduler_reshard_hosts_left",
+            "Hosts still to move, at the reshard's last pass.")
+      .Add({}, static_cast<double>(s.hosts_left));
+  out.Gauge("crawler_scheduler_reshard_held_urls",
+            "URLs partitions hold for other partitions, at the reshard's last pass.")
+      .Add({}, static_cast<double>(s.held_urls));
+  out.Gauge("crawler_scheduler_reshard_partitions_unreachable",
+            "Partitions that did not answer the reshard's last pass.")
+      .Add({}, static_cast<double>(s.partitions_unreachable));
+}
+
 // crawler_scheduler_collections{state}: the collections by state, read from the store's
-// collection list when scraped (a few records per collection); and the re-visit tunings' gauges
-// of the re-visiting collections (their tuners' latest results).
-std::vector<prometheus::MetricFamily> CollectionMetrics(const CollectionManager& manager) {
+// collection list when scraped (a few records per collection); the re-visit tunings' gauges
+// of the re-visiting collections (their tuners' latest results); and the reshard's gauges.
+std::vector<prometheus::MetricFamily> SchedulerMetrics(const CollectionManager& manager,
+                                                       const Resharder& resharder) {
   uint64_t active = 0, paused = 0, finished = 0;
   std::string token;
   do {
@@ -155,6 +188,7 @@ std::vector<prometheus::MetricFamily> CollectionMetrics(const CollectionManager&
     tunings.push_back({.collection = std::move(name), .tuning = std::move(tuning)});
   }
   AppendRevisitMetrics(tunings, out);
+  AppendReshardMetrics(resharder.Status(), out);
   return out.Take();
 }
 
@@ -246,7 +280,9 @@ absl::StatusOr<std::unique_ptr<SchedulerServer>> SchedulerServer::Start(
   if (!runner.ok()) return runner.status();
   server->runner_ = *std::move(runner);
   server->collector_ = metrics::ScopedCollector(
-      metrics, [manager = server->manager_.get()] { return CollectionMetrics(*manager); });
+      metrics, [manager = server->manager_.get(), resharder = server->resharder_.get()] {
+        return SchedulerMetrics(*manager, *resharder);
+      });
   server->loop_->Start();
   return server;
 }
