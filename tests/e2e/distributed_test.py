@@ -38,9 +38,13 @@ Scenarios:
              again, and frontier 1 is killed (SIGKILL) and restarted while hosts move back.
              Coverage 100%, no page fetched twice, no request to a host sooner than the delay
              after the previous one, the statistics equal websim's truth, and each move is
-             logged with its figures.
+             logged with its figures. After each move every page's record (seen entry, fetch
+             history, fingerprint) is on its host's owner and on no other partition (LookupUrls
+             on each frontier), and pages fetched before the first move whose hosts went to
+             partition 2 and back still carry that fetch.
 
-Python 3 standard library only; every wait is bounded and every process stopped in a `finally`.
+Python 3 standard library, and python3-grpcio for `reshard` (Debian's /usr/bin/python3; stubs
+generated at test time); every wait is bounded and every process stopped in a `finally`.
 """
 
 import argparse
@@ -56,6 +60,7 @@ import time
 
 sys.dont_write_bytecode = True
 
+from crawlertest import grpc_stubs  # noqa: E402
 from crawlertest.cluster import Cluster, ClusterError  # noqa: E402
 from crawl_websim_test import check_duplicates_none, check_partition_owners  # noqa: E402
 from crawlertest.e2e import (  # noqa: E402
@@ -495,26 +500,79 @@ def restart_scheduler_with(cluster, partitions):
     return offset
 
 
+def owners_of(crawler, hosts, partitions):
+    """host -> the partition that owns it among `partitions` (`crawler inspect partition`)."""
+    out = subprocess.run([crawler, "inspect", "partition", "--partitions", str(partitions)] +
+                         sorted(hosts), capture_output=True, text=True, timeout=60, check=True)
+    return {host: int(k) for k, host in (line.split("\t") for line in out.stdout.splitlines())}
+
+
+def check_records_on_owners(checks, frontiers, crawler, urls, partitions, what):
+    """Every URL of `urls` has its record (the seen entry, the fetch history) on exactly one of
+    the frontier partitions `frontiers` (k -> LookupUrls), the one that owns its host among
+    `partitions`: a moved host's records are on its new owner and gone from the old one.
+    Returns {url: its record} for the checks that follow."""
+    urls = sorted(urls)
+    host = {u: u.split("/")[2] for u in urls}
+    owner = owners_of(crawler, set(host.values()), partitions)
+    found = collections.defaultdict(dict)  # url -> {k: record}
+    for k, lookup in frontiers.items():
+        for i in range(0, len(urls), 1000):
+            batch = urls[i:i + 1000]
+            for url, result in zip(batch, lookup(batch)):
+                if result.found:
+                    found[url][k] = result.record
+    misplaced = [(u, sorted(found[u]), owner[host[u]]) for u in urls
+                 if sorted(found[u]) != [owner[host[u]]]]
+    checks.check(not misplaced, f"{what}: {len(misplaced)} of {len(urls)} URLs whose record is "
+                                f"not on exactly their host's owner (url, on, owner), e.g. "
+                                f"{misplaced[:3]}")
+    return {u: found[u][owner[host[u]]] for u in urls if owner[host[u]] in found[u]}
+
+
 def scenario_reshard(args, checks, work):
     sim = Websim(args.websim, work, hosts=60, pages=150, seed=31).start()
     cluster = Cluster(args.crawlerd, args.crawlctl, work("cluster"), 3,
                       fetcher_args=fetcher_args(sim.port, delay_ms=RESHARD_DELAY_MS),
                       scheduler_args=["--partitions", "2", "--reshard-settle", RESHARD_SETTLE])
     moves = []
+    import grpc
+    v1 = grpc_stubs.generate(work("gen"), args.protoc, args.plugin)
     try:
         cluster.start()
         write_collection(work("coll.yaml"), "web", sim.seeds())
         cluster.ctl("collections", "create", "-f", work("coll.yaml"))
         truth, _ = sim.truth()
         total = len(truth["page"] | truth["seed"])
+        token = [("authorization",
+                  f"Bearer {open(cluster.internal_token_file).read().strip()}")]
+        frontiers = {}
+        for k in range(3):
+            stub = v1.frontier_pb2_grpc.FrontierStub(
+                grpc.insecure_channel(cluster.address("frontier", k)))
+            frontiers[k] = lambda batch, stub=stub: stub.LookupUrls(
+                v1.frontier_pb2.LookupUrlsRequest(collection="web", canonical_urls=batch),
+                timeout=30, metadata=token).results
+
+        def fetched_pages():
+            return {f"http://{r.host}{r.target}" for r in sim.requests()
+                    if r.target != "/robots.txt" and r.status == 200}
 
         def reached(fraction):
             return lambda: sum(1 for r in sim.requests()
                                if r.target != "/robots.txt") >= fraction * total
         wait_until(reached(0.2), CRAWL_TIMEOUT_S, "20% of the pages")
+        first_move = time.time()
         offset = restart_scheduler_with(cluster, 3)
         moves.append(scheduler_log_since(cluster, offset, "resharding done: 3 partitions",
                                          CRAWL_TIMEOUT_S))
+        # Pages fetched before the first move: their hosts' records moved to partition 2 with
+        # their fetch histories; nothing of those hosts stayed on partitions 0 and 1.
+        before_move = fetched_pages()
+        records = check_records_on_owners(checks, frontiers, args.crawler, before_move, 3,
+                                          "after 2 -> 3")
+        fetched_early = [u for u, r in records.items() if r.fetch_count >= 1 and
+                       r.fetch_time.seconds and r.fetch_time.seconds < first_move]
         wait_until(reached(0.5), CRAWL_TIMEOUT_S, "50% of the pages")
         offset = restart_scheduler_with(cluster, 2)
         scheduler_log_since(cluster, offset, "resharding: 3 partitions -> 2", 60)
@@ -524,6 +582,18 @@ def scenario_reshard(args, checks, work):
         moves.append(scheduler_log_since(cluster, offset, "resharding done: 2 partitions",
                                          CRAWL_TIMEOUT_S))
         final = wait_finished(cluster, ["web"])["web"]
+        # Back at 2: every page's record on its owner by 2, none left on partition 2, and the
+        # pages fetched before the first move (moved to 2 and back, or never) still carry the
+        # fetch of that time.
+        records = check_records_on_owners(checks, frontiers, args.crawler,
+                                          truth["page"] | truth["seed"], 2, "after 3 -> 2")
+        went_and_came = owners_of(args.crawler, {u.split("/")[2] for u in fetched_early}, 3)
+        moved_twice = [u for u in fetched_early if went_and_came[u.split("/")[2]] == 2]
+        lost = [u for u in moved_twice if u not in records or
+                records[u].fetch_time.seconds >= first_move or not records[u].content_fingerprint]
+        checks.check(moved_twice and not lost,
+                     f"{len(lost)} of {len(moved_twice)} pages fetched before the first move, "
+                     f"on hosts that moved 2 -> 3 -> 2, lost their fetch record: {lost[:3]}")
     finally:
         codes = cluster.stop()
         sim.stop()
@@ -535,7 +605,9 @@ def scenario_reshard(args, checks, work):
     check_stats_against_truth(checks, final, truth["page"] | truth["seed"], truth, 2, "web")
     print(f"reshard: 2 -> 3 -> 2 partitions mid-crawl (frontier 1 killed during the second move); "
           f"coverage {coverage:.2f}% of {total} pages, {repeated} fetched twice; {gap_count} gaps "
-          f"between requests to one host, smallest {(min_gap or 0) / 1e6:.1f} ms; the scheduler "
+          f"between requests to one host, smallest {(min_gap or 0) / 1e6:.1f} ms; every record on "
+          f"its host's owner after each move ({len(moved_twice)} pages went 2 -> 3 -> 2 with "
+          f"their fetch record); the scheduler "
           f"said: {' / '.join(m.split('] ', 1)[-1] for m in moves)}", flush=True)
 
 
@@ -552,6 +624,8 @@ def main():
     parser.add_argument("--crawlctl", required=True)
     parser.add_argument("--crawler", required=True)
     parser.add_argument("--websim", required=True)
+    parser.add_argument("--protoc", default="/usr/bin/protoc")
+    parser.add_argument("--plugin", default="/usr/bin/grpc_python_plugin")
     parser.add_argument("--scenario", required=True, choices=sorted(SCENARIOS))
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
