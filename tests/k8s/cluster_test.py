@@ -20,7 +20,12 @@ with no route out, and stops at the end.
      again): every page fetched, refetches within the URLs on lease at the deletion;
      `web3` while `helm upgrade` changes a configuration value, which rolls every crawler pod:
      every page in the crawl logs on the fetchers' volumes, no URL lost;
-  7. politeness: no two requests to a host closer than the delay, over the three collections
+     `web4` while `helm upgrade --set partitions=3` adds a third frontier and fetcher: the
+     scheduler reshards the running crawl (a third of the hosts move to partition 2); every
+     page fetched, refetches within the URLs on lease when the pods rolled, statistics with 3
+     partitions reporting, `crawlctl partitions` steady at 3, and after the move every host
+     fetched only by its owner's fetcher (fetcher 2 among them);
+  7. politeness: no two requests to a host closer than the delay, over the four collections
      (one budget per host in Redis, across every pod restart);
   8. the archive: `web1` and `web3` pulled out of the cluster with `crawlctl archive pull
      --wacz` (every file byte for byte the fetchers' volumes', every record once, every CDXJ
@@ -68,7 +73,10 @@ DELAY_MS = 200
 HOSTS, PAGES, SEED = 40, 30, 5
 WEBSIM_PORT = 8080
 STORAGE_CLASS = "crawler-test"
-PV_COUNT = 7  # 2 frontiers, 2 fetchers, dedup, scheduler, redis
+PV_COUNT = 9  # 3 frontiers, 3 fetchers (2 until web4 grows the fleet), dedup, scheduler, redis
+# web4's per-host delay (`crawlctl hosts delay`): its crawl (~2 min) outlasts the upgrade that
+# adds the third partition (every pod rolls: ~1 min) and the reshard after it.
+RESHARD_DELAY_MS = 4000
 
 
 def log(message):
@@ -191,7 +199,7 @@ def chart_values(websim_ip, work):
         "dedup": {"resources": small, "storage": storage},
         "scheduler": {"resources": small, "storage": storage,
                       "config": {"report_interval": "1s", "sync_interval": "2s",
-                                 "revisit_tune_interval": "5s"}},
+                                 "revisit_tune_interval": "5s", "reshard_settle": "5s"}},
         "fetcher": {"resources": small, "storage": storage, "config": {
             "allow_networks": ["10.96.0.0/16", "10.244.0.0/24"],
             "connect_to": f"{websim_ip}:{WEBSIM_PORT}",
@@ -303,7 +311,7 @@ def wait_finished(ctl, name, timeout_s=600):
     return ctl.stats(name)
 
 
-def check_stats(checks, stats, expected, truth, what, disturbed=False):
+def check_stats(checks, stats, expected, truth, what, disturbed=False, partitions=2):
     """The collection's statistics against websim's truth. Robots denials are events: a crawl
     disturbed by restarts denies a re-leased URL again, so there they are a lower bound."""
     if not checks.check(stats is not None, f"{what}: crawlctl stats failed"):
@@ -314,7 +322,7 @@ def check_stats(checks, stats, expected, truth, what, disturbed=False):
     checks.check(denied >= len(truth["disallowed"]) if disturbed else denied == len(truth["disallowed"]),
                  f"{what}: stats robots_denied {denied}, truth {len(truth['disallowed'])}")
     checks.check(field(stats, "exhausted", False) is True and
-                 int(field(stats, "partitions_reporting") or 0) == 2,
+                 int(field(stats, "partitions_reporting") or 0) == partitions,
                  f"{what}: not exhausted, or not every partition reporting: {stats}")
 
 
@@ -418,6 +426,87 @@ def crawl_log_urls(state, name):
             counts.update(line.url for line in good)
             malformed += len(bad)
     return counts, malformed
+
+
+# ---------------------------------------------------------------- a reshard
+
+def grow_fleet(checks, args, kube, ctl, work, chart, values, seeds, sim_dir, truth):
+    """web4 crawls while `helm upgrade --set partitions=3` adds a third frontier and fetcher:
+    the scheduler moves a third of the hosts to partition 2 (docs/architecture.md §4) while the
+    crawl goes on. Every page fetched, refetches within the URLs on lease when the pods rolled,
+    the statistics equal the truth with 3 partitions reporting, `crawlctl partitions` steady at
+    3 with hosts moved, and after the move the hosts partition 2 owns fetched by fetcher 2 only
+    (X-Crawler-Partition in websim's log). Returns a summary for the log."""
+    expected = truth["page"] | truth["seed"]
+    start = len(websim_requests(sim_dir))
+    # The fetchers' delay is the process's (200 ms); web4's hosts get an operator's delay
+    # (host control, kept by the partition that owns the host and moved with it), so that the
+    # crawl outlasts the upgrade, and the delay is checked on both sides of the move.
+    create_collection(ctl, work, "web4", seeds)
+    ctl("collections", "pause", "web4")
+    hosts = sorted({u.split("/")[2] for u in seeds})
+    for host in hosts:
+        ctl("hosts", "delay", "web4", host, f"{RESHARD_DELAY_MS}ms")
+    ctl("collections", "resume", "web4")
+    # URLs leased before the pause may still go at the fetchers' pace: the delay is checked
+    # from a few seconds after it was set.
+    paced_from = time.monotonic_ns() + 5 * 10**9
+    wait_until(lambda: pages_of(ctl, "web4") >= len(expected) // 10, 300, "a tenth of web4")
+    samples = [ctl.stats("web4") or {} for _ in range(3)]
+    before = {n: p["metadata"]["uid"] for n, p in kube.crawler_pods().items()
+              if n != f"{RELEASE}-redis-0"}
+    log(f"web4: {pages_of(ctl, 'web4')} pages; helm upgrade --set partitions=3")
+    kube.helm("upgrade", RELEASE, chart, "-f", values, "--set", "partitions=3", "--wait",
+              "--timeout", "5m")
+    on_lease = max(int(field(x, "in_flight_urls") or 0) for x in samples)
+    wait_rolled(kube, before)
+    pods = kube.crawler_pods()
+    for role in ("frontier", "fetcher"):
+        checks.check(f"{RELEASE}-{role}-2-0" in pods,
+                     f"no {role} of partition 2 after the upgrade: {sorted(pods)}")
+
+    def steady():
+        out = ctl("partitions", json_out=True, check=False)
+        if out.returncode != 0:
+            ctl.forward.stop()
+            return None
+        status = json.loads(out.stdout)
+        return status if (field(status, "phase", "") == "steady" and
+                          int(field(status, "partition_count") or 0) == 3) else None
+    status = wait_until(steady, 300, "the fleet resharded to 3 partitions", poll_s=2)
+    moved = int(field(status, "hosts_moved") or 0)
+    checks.check(moved > 0 and int(field(status, "to") or 0) == 3,
+                 f"web4: the reshard moved no host: {status}")
+    resharded_at = time.monotonic_ns()  # websim's log: CLOCK_MONOTONIC, one kernel
+    final = wait_finished(ctl, "web4")
+    requests = websim_requests(sim_dir)[start:]
+    pages = collections.Counter(f"http://{r.host}{r.target}" for r in requests)
+    missing = expected - set(pages)
+    checks.check(not missing, f"web4: {len(missing)} pages never fetched, e.g. {sorted(missing)[:5]}")
+    refetched = {u: n for u, n in pages.items() if u in expected and n > 1}
+    extra = sum(refetched.values()) - len(refetched)
+    checks.check(extra <= on_lease, f"web4: {extra} refetches, more than the {on_lease} URLs on "
+                                    f"lease when the pods rolled")
+    check_stats(checks, final, expected, truth, "web4", disturbed=True, partitions=3)
+    crawler = os.path.join(args.build_dir, "tools", "crawler", "crawler")
+    after = [r for r in requests if r.ns >= resharded_at and r.target != "/robots.txt"]
+    out = run([crawler, "inspect", "partition", "--partitions", "3", *hosts])
+    owner = dict(reversed(line.split("\t")) for line in out.stdout.splitlines())
+    wrong = [(r.host, r.partition, owner[r.host]) for r in after if r.partition != owner[r.host]]
+    checks.check(not wrong, f"web4: {len(wrong)} requests after the reshard from a fetcher that "
+                            f"does not own the host (host, fetcher, owner): {wrong[:3]}")
+    on_two = sum(1 for r in after if owner[r.host] == "2")
+    checks.check(on_two > 0, f"web4: no request by fetcher 2 after the reshard ({len(after)} after)")
+    # The operator's delay held before, during and after the move (the robots.txt fetch of a
+    # host, once per fetcher, is not held to it).
+    smallest, _ = check_politeness(
+        checks, [r for r in requests if r.target != "/robots.txt" and r.ns >= paced_from],
+        RESHARD_DELAY_MS)
+    return (f"{len(expected) - len(missing)} of {len(expected)} pages, {extra} refetches "
+            f"({on_lease} on lease at the upgrade); {moved} hosts and "
+            f"{field(status, 'urls_moved')} URLs moved to partition 2; {len(after)} requests "
+            f"after the move, {on_two} of them by fetcher 2, all by their host's owner; smallest "
+            f"gap {smallest / 1e6 if smallest else 0:.0f} ms (hosts delay {RESHARD_DELAY_MS} ms)")
 
 
 # ---------------------------------------------------------------- the archive
@@ -760,7 +849,13 @@ def inner(args):
         log(f"web3: finished in {timings['web3 crawl with upgrade']:.0f} s: {len(logged)} pages in the "
             f"crawl logs, {len(missing)} missing, {len(requests)} requests; every crawler pod rolled")
 
-        # --- politeness over the three collections and every restart
+        # --- web4: `helm upgrade --set partitions=3` mid-crawl grows the fleet (a reshard)
+        t = time.monotonic()
+        web4 = grow_fleet(checks, args, kube, ctl, work, chart, values, seeds, sim_dir, truth)
+        timings["web4 crawl with partitions 2 -> 3"] = time.monotonic() - t
+        log(f"web4: finished in {timings['web4 crawl with partitions 2 -> 3']:.0f} s: {web4}")
+
+        # --- politeness over the four collections and every restart
         requests = websim_requests(sim_dir)
         smallest, gaps = check_politeness(checks, requests, DELAY_MS)
         log(f"politeness: {len(requests)} requests, {gaps} same-host gaps, "
