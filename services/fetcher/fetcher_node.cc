@@ -581,9 +581,14 @@ void FetcherNode::ForgetOutbox(const std::string& collection) const {
 }
 
 absl::Status FetcherNode::OpenOutbox(Crawl& crawl) {
-  if (crawl.router->partition_count() < 2 || options_.outbox_dir.empty()) return absl::OkStatus();
+  if (options_.outbox_dir.empty()) return absl::OkStatus();
   OutlinkOutboxOptions outbox = options_.outbox;
   outbox.dir = (std::filesystem::path(options_.outbox_dir) / crawl.name).string();
+  // One partition has no other to hand outlinks to, unless spools of an earlier layout wait.
+  std::error_code error;
+  if (crawl.router->partition_count() < 2 && !std::filesystem::exists(outbox.dir, error)) {
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::unique_ptr<OutlinkOutbox>> opened = OutlinkOutbox::Create(
       outbox, *crawl.router, clock_, options_.log.ForCollection(crawl.name));
   if (!opened.ok()) return opened.status();

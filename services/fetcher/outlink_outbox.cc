@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace crawler::fetcher {
@@ -35,6 +36,7 @@ struct OutlinkOutbox::Lane {
   retry::Backoff backoff;
   absl::Time outage_start;
   uint64_t kept_this_outage = 0;
+  bool rerouting_logged = false;
 };
 
 OutlinkOutbox::OutlinkOutbox(const OutlinkOutboxOptions& options,
@@ -60,6 +62,24 @@ absl::StatusOr<std::unique_ptr<OutlinkOutbox>> OutlinkOutbox::Create(
       outbox->log_.Info((*spool)->urls(), " outlinks kept for frontier partition ", k,
                         " by an earlier run: delivering them");
     }
+    outbox->lanes_.push_back(std::make_unique<Lane>(k, *std::move(spool), options.retry));
+  }
+  // Spools of partitions the router no longer has (a reshard to fewer partitions, or a layout
+  // change while this fetcher was down): their URLs are routed again by the current layout.
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(options.dir, error)) {
+    const std::string name = entry.path().filename().string();
+    uint32_t k = 0;
+    if (name.size() < 2 || name[0] != 'p' || !absl::SimpleAtoi(name.substr(1), &k) ||
+        k < router.partition_count() || !entry.is_directory()) {
+      continue;
+    }
+    absl::StatusOr<std::unique_ptr<OutlinkSpool>> spool =
+        OutlinkSpool::Open(entry.path().string(), options.max_spool_bytes);
+    if (!spool.ok()) return spool.status();
+    if ((*spool)->empty()) continue;
+    outbox->log_.Info((*spool)->urls(), " outlinks kept for frontier partition ", k,
+                      ", which the partition layout no longer has: routing them again");
     outbox->lanes_.push_back(std::make_unique<Lane>(k, *std::move(spool), options.retry));
   }
   for (const std::unique_ptr<Lane>& lane : outbox->lanes_) {
@@ -97,6 +117,7 @@ absl::StatusOr<frontier::AddResult> OutlinkOutbox::AddUrls(
   absl::MutexLock lock(&mu_);
   std::vector<std::pair<Lane*, uint64_t>> waiting;
   for (const std::unique_ptr<Lane>& lane : lanes_) {
+    if (lane->partition >= shares.size()) continue;  // a spool only routed again
     std::vector<frontier::UrlToAdd>& share = shares[lane->partition];
     if (share.empty()) continue;
     if (!lane->unreachable) {
@@ -177,9 +198,18 @@ void OutlinkOutbox::DrainSpool(Lane& lane) {
       continue;
     }
     if (batch->empty()) break;
-    mu_.Unlock();
-    absl::StatusOr<frontier::AddResult> delivered = router_.Deliver(lane.partition, *batch);
-    mu_.Lock();
+    absl::StatusOr<frontier::AddResult> delivered =
+        absl::FailedPreconditionError("the partition is outside the routing count");
+    if (lane.partition < router_.routing_count()) {
+      mu_.Unlock();
+      delivered = router_.Deliver(lane.partition, *batch);
+      mu_.Lock();
+    }
+    if (absl::IsFailedPrecondition(delivered.status()) && RerouteLocked(lane, *batch, delivered.status())) {
+      if (absl::Status s = lane.spool->Consume(batch->size()); !s.ok()) log_.Error(s.message());
+      lane.backoff.Reset();
+      continue;
+    }
     if (!delivered.ok()) {
       lane.retry_at = clock_.MonotonicNow() + lane.backoff.Next();
       if (!lane.unreachable) {
@@ -205,6 +235,50 @@ void OutlinkOutbox::DrainSpool(Lane& lane) {
                   absl::Trunc(clock_.Now() - lane.outage_start, absl::Milliseconds(100))),
               ": ", lane.kept_this_outage, " outlinks kept meanwhile delivered");
   }
+}
+
+bool OutlinkOutbox::RerouteLocked(Lane& from, const std::vector<frontier::UrlToAdd>& batch,
+                                  const absl::Status& why) {
+  frontier::AddResult ignored;
+  std::vector<std::vector<frontier::UrlToAdd>> shares = router_.Route(batch, ignored);
+  size_t elsewhere = 0;
+  for (uint32_t k = 0; k < shares.size(); ++k) {
+    if (k != from.partition) elsewhere += shares[k].size();
+  }
+  // The router sends all of them where they were refused: its layout is older than the
+  // partition's (the fetcher hears of the new one within a report). Kept until then.
+  if (elsewhere == 0 && from.partition < shares.size() && !shares[from.partition].empty()) {
+    return false;
+  }
+  if (!from.rerouting_logged) {
+    from.rerouting_logged = true;
+    log_.Info("outlinks kept for frontier partition ", from.partition,
+              " belong to other partitions now (", why.message(), "): routing them again by ",
+              router_.routing_count(), " partitions");
+  }
+  const uint32_t home = router_.home();
+  if (home < shares.size() && !shares[home].empty()) {
+    mu_.Unlock();
+    absl::StatusOr<frontier::AddResult> added = router_.Deliver(home, std::move(shares[home]));
+    mu_.Lock();
+    if (!added.ok()) return false;
+  }
+  for (const std::unique_ptr<Lane>& lane : lanes_) {
+    if (lane->partition >= shares.size()) continue;
+    std::vector<frontier::UrlToAdd>& share = shares[lane->partition];
+    if (share.empty()) continue;
+    // Behind what the lane keeps (for `from` itself: the URLs still its own, which the
+    // partition takes once the others are no longer in the batch); its courier delivers them
+    // (or keeps them through an outage).
+    absl::Status kept = lane->spool->Append(share);
+    if (kept.ok()) kept = lane->spool->Sync();
+    if (!kept.ok()) {
+      log_.Error("outlinks routed again for frontier partition ", lane->partition,
+                 " cannot be kept: ", kept.message());
+      return false;
+    }
+  }
+  return true;
 }
 
 void OutlinkOutbox::Courier(Lane& lane) {

@@ -23,6 +23,10 @@
 //   segment per partition being delivered.
 // - Logged once per outage and once at its end (`log`), with what was kept and delivered.
 // - What a previous process kept (a crash or a stop during an outage) is delivered first.
+// - A reshard (docs/architecture.md §4): URLs kept for a partition that refuses them as another
+//   partition's (FAILED_PRECONDITION), or for a partition beyond the routing count (also a spool
+//   an earlier process kept for a partition the router no longer has), are routed again by the
+//   current count instead of being retried where they no longer belong.
 //
 // Thread-safety: thread-safe; AddUrls is meant for one caller at a time (the fetcher's frontier
 // I/O thread), the rest for any. The router and clock must outlive the outbox; the destructor
@@ -130,8 +134,14 @@ class OutlinkOutbox final : public frontier::FrontierClient {
   // Keeps the lane's shares not yet taken on disk, and marks the lane unreachable.
   absl::Status SpillLocked(Lane& lane, const absl::Status& why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Delivers kept URLs until the spool is empty or a call fails; with the lock released for
-  // the calls.
+  // the calls. A batch its partition refuses as another's (a reshard), or kept for a partition
+  // beyond the routing count, is routed again (RerouteLocked).
   void DrainSpool(Lane& lane) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Routes `batch`, kept for `from`, by the router's current count: the home partition's share
+  // is delivered at once, the others (`from`'s own included) appended to their lanes' spools.
+  // False (nothing to consume) while the router routes all of it to `from`, or a step failed.
+  bool RerouteLocked(Lane& from, const std::vector<frontier::UrlToAdd>& batch,
+                     const absl::Status& why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const OutlinkOutboxOptions options_;
   frontier::RoutedFrontierClient& router_;
@@ -139,7 +149,9 @@ class OutlinkOutbox final : public frontier::FrontierClient {
   const Logger log_;
 
   mutable absl::Mutex mu_;
-  std::vector<std::unique_ptr<Lane>> lanes_;  // one per partition but home; fixed after Create
+  // One per partition but home, then one per spool of a partition beyond the router's (only
+  // routed again); fixed after Create.
+  std::vector<std::unique_ptr<Lane>> lanes_;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t urls_kept_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t urls_delivered_late_ ABSL_GUARDED_BY(mu_) = 0;

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -34,6 +35,12 @@ class FakePartition final : public frontier::FrontierClient {
     ++calls_;
     mu_.Await(absl::Condition(+[](bool* frozen) { return !*frozen; }, &frozen_));
     if (down_) return absl::UnavailableError("connection refused");
+    for (const UrlToAdd& u : urls) {
+      if (owner_count_ > 0 && partition::Partition(u.host_key, owner_count_) != owner_index_) {
+        // As a frontier refuses a batch with a host of another partition (after a reshard).
+        return absl::FailedPreconditionError("host " + u.host_key + " belongs to another partition");
+      }
+    }
     for (const UrlToAdd& u : urls) taken_.push_back(u.canonical_url);
     return frontier::AddResult{.added = urls.size()};
   }
@@ -72,6 +79,12 @@ class FakePartition final : public frontier::FrontierClient {
     absl::MutexLock lock(&mu_);
     down_ = down;
   }
+  // Refuses batches with a host that is not partition k's of `count` (0: takes any).
+  void SetOwnership(uint32_t k, uint32_t count) {
+    absl::MutexLock lock(&mu_);
+    owner_index_ = k;
+    owner_count_ = count;
+  }
   void SetFrozen(bool frozen) {
     absl::MutexLock lock(&mu_);
     frozen_ = frozen;
@@ -90,21 +103,23 @@ class FakePartition final : public frontier::FrontierClient {
   bool down_ ABSL_GUARDED_BY(mu_) = false;
   bool frozen_ ABSL_GUARDED_BY(mu_) = false;
   int calls_ ABSL_GUARDED_BY(mu_) = 0;
+  uint32_t owner_index_ ABSL_GUARDED_BY(mu_) = 0;
+  uint32_t owner_count_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::string> taken_ ABSL_GUARDED_BY(mu_);
 };
 
-// Hosts owned by partition `k` of 2.
-std::string HostOf(uint32_t k, int i) {
+// Hosts owned by partition `k` of `partitions`.
+std::string HostOf(uint32_t k, int i, uint32_t partitions = 2) {
   for (int n = i;; n += 1000) {
     std::string host = "h" + std::to_string(n) + ".example";
-    if (partition::Partition(host, 2) == k) return host;
+    if (partition::Partition(host, partitions) == k) return host;
   }
 }
 
-std::vector<UrlToAdd> Links(uint32_t k, int first, int count) {
+std::vector<UrlToAdd> Links(uint32_t k, int first, int count, uint32_t partitions = 2) {
   std::vector<UrlToAdd> out;
   for (int i = first; i < first + count; ++i) {
-    const std::string host = HostOf(k, i);
+    const std::string host = HostOf(k, i, partitions);
     out.push_back({.canonical_url = "http://" + host + "/p" + std::to_string(i),
                    .host_key = host,
                    .depth = 1});
@@ -135,12 +150,13 @@ class OutlinkOutboxTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::unique_ptr<OutlinkOutbox> NewOutbox(uint64_t max_spool_bytes = uint64_t{1} << 30) {
+  std::unique_ptr<OutlinkOutbox> NewOutbox(uint64_t max_spool_bytes = uint64_t{1} << 30,
+                                           frontier::RoutedFrontierClient* router = nullptr) {
     absl::StatusOr<std::unique_ptr<OutlinkOutbox>> outbox = OutlinkOutbox::Create(
         {.dir = dir_.string(),
          .handoff_wait = absl::Milliseconds(50),
          .max_spool_bytes = max_spool_bytes},
-        *router_, clock_, Logger(log_, "fetcher"));
+        router != nullptr ? *router : *router_, clock_, Logger(log_, "fetcher"));
     EXPECT_TRUE(outbox.ok()) << outbox.status();
     return outbox.ok() ? *std::move(outbox) : nullptr;
   }
@@ -148,7 +164,7 @@ class OutlinkOutboxTest : public ::testing::Test {
 
   std::filesystem::path dir_;
   FakeClock clock_;
-  FakePartition home_, other_;
+  FakePartition home_, other_, third_;
   std::unique_ptr<frontier::RoutedFrontierClient> router_;
   RecordingLogSink log_;
 };
@@ -217,6 +233,77 @@ TEST_F(OutlinkOutboxTest, AFailingPartitionsShareIsKeptAndSurvivesARestart) {
   EXPECT_EQ(next->Outbox().held_urls, 10u);
   ASSERT_TRUE(WaitFor(clock_, [&] { return next->Outbox().held_urls == 0; }));
   EXPECT_EQ(other_.Taken().size(), 10u);
+}
+
+// The URLs of `links` whose hosts partition k of `count` owns, sorted.
+std::vector<std::string> OwnedBy(const std::vector<UrlToAdd>& links, uint32_t k, uint32_t count) {
+  std::vector<std::string> out;
+  for (const UrlToAdd& u : links) {
+    if (partition::Partition(u.host_key, count) == k) out.push_back(u.canonical_url);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> Sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+bool LogHas(const std::vector<std::string>& lines, const std::string& text) {
+  for (const std::string& line : lines) {
+    if (line.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST_F(OutlinkOutboxTest, URLsAPartitionRefusesAsAnothersAfterAReshardAreRoutedAgain) {
+  // Routed by 2 of 3 partitions (a reshard to 3 under way), partition 1 down: its share is kept.
+  std::unique_ptr<frontier::RoutedFrontierClient> router = *frontier::RoutedFrontierClient::Create(
+      {.popular_cache_entries = 0}, {&home_, &other_, &third_}, 0);
+  ASSERT_TRUE(router->SetRoutingCount(2).ok());
+  std::unique_ptr<OutlinkOutbox> outbox = NewOutbox(uint64_t{1} << 30, router.get());
+  other_.SetDown(true);
+  const std::vector<UrlToAdd> links = Links(1, 0, 60);
+  ASSERT_TRUE(outbox->AddUrls(links).ok());
+  EXPECT_EQ(outbox->Outbox().held_urls, 60u);
+  // The flip: routed by 3 now, and partition 1 answers again but, settled, refuses the hosts
+  // that moved to partition 2. Each URL reaches its owner by 3, none is lost or stuck.
+  ASSERT_TRUE(router->SetRoutingCount(3).ok());
+  other_.SetOwnership(1, 3);
+  third_.SetOwnership(2, 3);
+  other_.SetDown(false);
+  ASSERT_TRUE(WaitFor(clock_, [&] { return outbox->Outbox().held_urls == 0; }));
+  ASSERT_FALSE(OwnedBy(links, 2, 3).empty()) << "some hosts move to partition 2";
+  EXPECT_EQ(Sorted(other_.Taken()), OwnedBy(links, 1, 3));
+  EXPECT_EQ(Sorted(third_.Taken()), OwnedBy(links, 2, 3));
+  EXPECT_TRUE(home_.Taken().empty()) << "growing, hosts move only to the new partition";
+  EXPECT_TRUE(*outbox->IsExhausted());
+  EXPECT_TRUE(LogHas(Log(), "belong to other partitions now")) << testing::PrintToString(Log());
+}
+
+TEST_F(OutlinkOutboxTest, ASpoolOfAPartitionTheLayoutNoLongerHasIsRoutedAgain) {
+  // Kept for partition 2 of 3 while it was down, and the fetcher stops.
+  const std::vector<UrlToAdd> links = Links(2, 0, 40, /*partitions=*/3);
+  {
+    std::unique_ptr<frontier::RoutedFrontierClient> router =
+        *frontier::RoutedFrontierClient::Create({.popular_cache_entries = 0},
+                                                {&home_, &other_, &third_}, 0);
+    std::unique_ptr<OutlinkOutbox> outbox = NewOutbox(uint64_t{1} << 30, router.get());
+    third_.SetDown(true);
+    ASSERT_TRUE(outbox->AddUrls(links).ok());
+    EXPECT_EQ(outbox->Outbox().held_urls, 40u);
+  }
+  // The crawl shrank back to 2 partitions meanwhile: the next fetcher routes by 2, and what
+  // was kept for partition 2 goes to the owners by 2 (the home partition's at once).
+  std::unique_ptr<OutlinkOutbox> outbox = NewOutbox();
+  ASSERT_TRUE(WaitFor(clock_, [&] { return outbox->Outbox().held_urls == 0; }));
+  EXPECT_EQ(Sorted(home_.Taken()), OwnedBy(links, 0, 2));
+  EXPECT_EQ(Sorted(other_.Taken()), OwnedBy(links, 1, 2));
+  EXPECT_EQ(home_.Taken().size() + other_.Taken().size(), 40u);
+  EXPECT_TRUE(third_.Taken().empty());
+  EXPECT_TRUE(LogHas(Log(), "which the partition layout no longer has"))
+      << testing::PrintToString(Log());
 }
 
 TEST_F(OutlinkOutboxTest, TheSpoolIsBounded) {
