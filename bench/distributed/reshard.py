@@ -1,0 +1,470 @@
+#!/usr/bin/env python3
+"""bench/distributed/reshard.py: a live reshard of the services, 2 -> 3 partitions, while a polite
+crawl with about 10^6 URLs queued goes on (docs/benchmarks.md, "Resharding"). Not a timed test:
+people run it (`make bench-reshard`) and read the table.
+
+The run, everything on 127.0.0.1 (the Cluster of tests/crawlertest, as bench/distributed/run.py):
+  1. websim: --hosts 10000 --pages 130 --seed 1 (1.13 x 10^6 allowed pages in its ground truth);
+  2. three frontiers and three fetchers, dedup, Redis (the fetchers' shared politeness) and the
+     scheduler started with --partitions 2: frontier 2 and fetcher 2 have nothing to do yet;
+  3. the collection created with crawlctl (the hosts' roots as seeds, one connection per host,
+     --delay between two requests to a host), then every page of the ground truth added with
+     `crawlctl seeds add` from a file: the seeds' rate is printed;
+  4. --warmup seconds, then a window of --window seconds: the crawl's pages/s before;
+  5. the scheduler restarted (SIGTERM, drained) with --partitions 3: hosts move (phase moving),
+     the layout flips to 3, and --settle after the flip the reshard is done;
+  6. a window of --window seconds at 3 partitions.
+Figures: hosts and URLs moved (crawlctl partitions --json, and the scheduler's "resharding done"
+line) per second of the moving phase (started -> flipped, the scheduler's own times); pages/s
+from websim's request log (page requests, not robots.txt) in each phase, by the partition that
+sent them (X-Crawler-Partition), against the window before; the CPU the crawler's processes and
+websim used in each phase; URLs queued when the move began (crawlctl stats).
+Checks: the reshard finishes (steady at 3 within --move-timeout), the URLs the partitions know
+(crawlctl stats `seen`) are not fewer after it than before, no page is fetched twice, no request
+to a host follows the previous one sooner than the delay, every process drains and exits 0.
+
+--smoke (ctest bench.reshard_small, under a minute, correctness only): 100 hosts x 115 pages
+(about 10^4 URLs), a 200 ms delay, short windows and --settle 2s; after the reshard the crawl
+runs to its end, and every seeded page must be fetched exactly once, some of them by fetcher 2.
+
+Usage: PYTHONPATH=tests bench/distributed/reshard.py [--build-dir build] [--out DIR]
+       [--hosts 10000] [--pages 130] [--delay 5s] [--warmup 60] [--window 60] [--json FILE]
+Output: the table on stdout, results.json in --out (and --json FILE). Exit status: 0 every check
+passed, 1 a check failed, 2 a run failed (a process did not start, the reshard did not finish).
+"""
+
+import argparse
+import bisect
+import collections
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+
+from crawlertest.cluster import Cluster, ClusterError  # noqa: E402
+from crawlertest.e2e import Checks, Fatal, Websim, monotonic_ns, wait_until  # noqa: E402
+from run import cpu_seconds  # noqa: E402
+
+COLLECTION = "bench"
+DONE = re.compile(r"resharding done: (\d+) partitions, (\d+) hosts and (\d+) URLs moved in (\S+)")
+
+
+def parse_duration_s(text):
+    """'5s', '100ms', '2m' -> seconds."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m)", text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"not a duration: {text} (e.g. 5s, 100ms)")
+    return float(m.group(1)) * {"ms": 0.001, "s": 1.0, "m": 60.0}[m.group(2)]
+
+
+def as_int(v):
+    return int(v) if v not in (None, "") else 0
+
+
+def wall_to_monotonic_ns(stamp):
+    """An RFC 3339 time of the scheduler's (crawlctl --json) on this machine's CLOCK_MONOTONIC,
+    the clock of websim's request log."""
+    if not stamp:
+        return None
+    m = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?Z", stamp)
+    whole = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S").replace(
+        tzinfo=datetime.timezone.utc)
+    ns = int(whole.timestamp()) * 1_000_000_000 + int((m.group(2) or "0").ljust(9, "0")[:9])
+    return ns - (time.time_ns() - monotonic_ns())
+
+
+class Recorder:
+    """Samples the crawl while the run waits: the CPU time of every process (each poll) and
+    crawlctl stats / partitions (every few seconds), on CLOCK_MONOTONIC."""
+
+    def __init__(self, cluster, sim, stats_every_s):
+        self.cluster = cluster
+        self.sim = sim
+        self.stats_every_s = stats_every_s
+        self.cpu = []       # (ns, {pid: cpu s} of the cluster's processes, websim's cpu s)
+        self.stats = []     # (ns, crawlctl stats JSON)
+        self.layouts = []   # (ns, crawlctl partitions JSON)
+        self.last_stats_ns = 0
+
+    def sample(self, partitions=False):
+        now = monotonic_ns()
+        pids = {}
+        for p in self.cluster.procs.values():
+            if p.running():
+                try:
+                    pids[p.proc.pid] = cpu_seconds(p.proc.pid)
+                except (FileNotFoundError, ProcessLookupError):
+                    pass
+        self.cpu.append((now, pids, cpu_seconds(self.sim.proc.pid)))
+        if now - self.last_stats_ns >= self.stats_every_s * 1e9:
+            self.last_stats_ns = now
+            s = self.stats_now()
+            if s is not None:
+                self.stats.append((now, s))
+        if partitions:
+            p = self.partitions_now()
+            if p is not None:
+                self.layouts.append((now, p))
+                return p
+        return None
+
+    def stats_now(self):
+        out = self.cluster.ctl("stats", COLLECTION, json_out=True, check=False, timeout_s=30)
+        return json.loads(out.stdout) if out.returncode == 0 else None
+
+    def partitions_now(self):
+        out = self.cluster.ctl("partitions", json_out=True, check=False, timeout_s=30)
+        return json.loads(out.stdout) if out.returncode == 0 else None
+
+    def wait(self, seconds, poll_s=1.0, partitions=False):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.sample(partitions)
+            time.sleep(max(0.0, min(poll_s, end - time.monotonic())))
+
+    def cores(self, start_ns, end_ns):
+        """(crawler cores, websim cores) used between the samples nearest inside the window: a
+        process started in it counts from its start, one gone in it is left out."""
+        times = [c[0] for c in self.cpu]
+        i = bisect.bisect_left(times, start_ns)
+        j = bisect.bisect_right(times, end_ns) - 1
+        if i >= len(times) or j <= i or times[j] - times[i] < 0.5e9:
+            return None, None
+        (t0, a, w0), (t1, b, w1) = self.cpu[i], self.cpu[j]
+        crawler = sum(cpu - a.get(pid, 0.0) for pid, cpu in b.items())
+        dt = (t1 - t0) / 1e9
+        return crawler / dt, (w1 - w0) / dt
+
+    def stats_near(self, ns):
+        """The stats sample taken last at or before `ns`."""
+        best = None
+        for t, s in self.stats:
+            if t <= ns:
+                best = s
+        return best
+
+
+def write_seeds(truth_file, path):
+    """Every allowed page of websim's ground truth (kind `page`), one URL a line."""
+    n = 0
+    with open(truth_file) as src, open(path, "w") as dst:
+        for line in src:
+            if line.startswith("page\t"):
+                dst.write(line.split("\t", 1)[1])
+                n += 1
+    return n
+
+
+def write_collection(path, roots, delay_s):
+    with open(path, "w") as f:
+        f.write(f"name: {COLLECTION}\nmin_delay: {delay_s * 1000:.0f}ms\ndelay_factor: 0\n"
+                "max_connections_per_host: 1\nseeds:\n")
+        for seed in roots:
+            f.write(f"  - {seed}\n")
+
+
+def read_requests(log_path, delay_ns):
+    """One pass over websim's request log: the arrival times of page requests (robots.txt,
+    sitemaps and websim's own endpoints excluded) with the partition that sent them, the page
+    URLs requested and how many were requested more than once, and the gaps between two
+    requests to one host (robots.txt included) shorter than the delay, with the smallest gap."""
+    times = []
+    repeated = 0
+    urls = set()
+    by_host = collections.defaultdict(list)
+    with open(log_path) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) < 7 or fields[2].startswith("/__websim/"):
+                continue
+            ns, host, target = int(fields[0]), fields[1], fields[2]
+            by_host[host].append(ns)
+            if target in ("/robots.txt", "/sitemap.xml"):
+                continue
+            times.append((ns, fields[7] if len(fields) > 7 else "-"))
+            url = host + target
+            if url in urls:
+                repeated += 1
+            urls.add(url)
+    times.sort()
+    short, smallest = 0, None
+    for arrivals in by_host.values():
+        arrivals.sort()
+        for a, b in zip(arrivals, arrivals[1:]):
+            short += b - a < delay_ns
+            smallest = b - a if smallest is None else min(smallest, b - a)
+    return times, repeated, short, smallest, urls
+
+
+def pages_per_second(times, start_ns, end_ns):
+    """Page requests in [start, end) per second, in all and by sending partition."""
+    ns = [t for t, _ in times]
+    i, j = bisect.bisect_left(ns, start_ns), bisect.bisect_left(ns, end_ns)
+    dt = (end_ns - start_ns) / 1e9
+    by = collections.Counter(p for _, p in times[i:j])
+    return (j - i) / dt, {p: n / dt for p, n in sorted(by.items())}
+
+
+def run(args, checks, out):
+    delay_ns = int(args.delay * 1e9)
+    sim = Websim(args.websim, lambda *p: os.path.join(out, *p), args.hosts, args.pages,
+                 args.seed, extra_args=["--threads", "2"], max_seconds=args.max_seconds)
+    fetcher_args = ["--allow-network", "127.0.0.0/8", "--connect-to", "", "--min-delay",
+                    f"{delay_ns // 1_000_000}ms", "--delay-factor", "0",
+                    "--max-connections-per-host", "1", "--partition-header", "--timeout", "10s"]
+    settle = ["--reshard-settle", args.settle]
+    cluster = None
+    result = {"params": {k: v for k, v in vars(args).items()
+                         if k not in ("crawlerd", "crawlctl", "websim")}}
+    try:
+        t0 = time.monotonic()
+        sim.start()
+        result["websim_start_s"] = time.monotonic() - t0
+        seeds_file = os.path.join(out, "pages.txt")
+        urls = write_seeds(sim.truth_file, seeds_file)
+        result["urls_seeded"] = urls
+        fetcher_args[3] = f"127.0.0.1:{sim.port}"
+        # Three partitions' processes, the scheduler routing by 2: the layout starts at 2.
+        cluster = Cluster(args.crawlerd, args.crawlctl, os.path.join(out, "cluster"), 3,
+                          fetcher_args=fetcher_args,
+                          scheduler_args=["--partitions", "2", *settle])
+        cluster.start()
+        rec = Recorder(cluster, sim, args.stats_every)
+        coll = os.path.join(out, "collection.yaml")
+        write_collection(coll, sim.seeds(), args.delay)
+        cluster.ctl("collections", "create", "-f", coll)
+        t = time.monotonic()
+        added = cluster.ctl("--timeout", f"{int(args.seed_timeout)}s", "seeds", "add",
+                            COLLECTION, seeds_file, json_out=True,
+                            timeout_s=args.seed_timeout + 30)
+        result["seeding_s"] = time.monotonic() - t
+        result["seeds_reply"] = json.loads(added.stdout)
+        print(f"reshard bench: {urls:,} URLs added with crawlctl seeds add in "
+              f"{result['seeding_s']:.1f} s ({urls / result['seeding_s']:,.0f} URLs/s)",
+              flush=True)
+        rec.wait(args.warmup + args.window)
+        restart_ns = monotonic_ns()
+        before = rec.stats_now()
+        rec.sample()
+        result["stats_before"] = before
+        print(f"reshard bench: restarting the scheduler with --partitions 3; "
+              f"{as_int(before and before.get('queued_urls')):,} URLs queued, "
+              f"{as_int(before and before.get('pages')):,} pages fetched", flush=True)
+        offset, code = cluster.restart_scheduler(["--partitions", "3", *settle])
+        checks.check(code == 0, f"the scheduler drained and exited 0 before its restart: {code}")
+        result["scheduler_restart_s"] = (monotonic_ns() - restart_ns) / 1e9
+        deadline = time.monotonic() + args.move_timeout
+        status = None
+        last_print = 0.0
+        while True:
+            status = rec.sample(partitions=True) or status
+            if status and status.get("phase") == "steady" and status.get("partition_count") == 3:
+                break
+            if time.monotonic() > deadline:
+                tail = cluster.procs[("scheduler", 0)].log()[offset:].splitlines()[-15:]
+                raise Fatal(f"the reshard did not finish within {args.move_timeout:.0f} s; "
+                            f"last status {status}; the scheduler's log ends:\n  " +
+                            "\n  ".join(tail))
+            if status and time.monotonic() - last_print >= 10:
+                last_print = time.monotonic()
+                print(f"  {status.get('phase')}: {as_int(status.get('hosts_moved')):,} hosts, "
+                      f"{as_int(status.get('urls_moved')):,} URLs moved, "
+                      f"{as_int(status.get('hosts_left')):,} left, "
+                      f"{as_int(status.get('held_urls')):,} held", flush=True)
+            time.sleep(1.0)
+        done_line = cluster.log_line_since("scheduler", offset, "resharding done:")
+        progress = [line.split("] ", 1)[-1] for line in
+                    cluster.procs[("scheduler", 0)].log()[offset:].splitlines()
+                    if "resharding" in line]
+        result["scheduler_log"] = progress
+        rec.wait(args.window)
+        after = rec.stats_now()
+        result["stats_after"] = after
+        if args.smoke:
+            # Correctness at small size: the crawl goes on to its end after the move.
+            def finished():
+                rec.sample()
+                s = rec.stats_now()
+                return s if s and s.get("exhausted") else None
+            wait_until(finished, args.finish_timeout, "the crawl's end", poll_s=1.0)
+            time.sleep(2.5)  # the fetchers' last reports
+            result["stats_final"] = rec.stats_now()
+    finally:
+        codes = cluster.stop() if cluster is not None else {}
+        sim.stop()
+    checks.check(all(c == 0 for c in codes.values()),
+                 f"every process drained and exited 0 on SIGTERM: {codes}")
+
+    # The phases, on the scheduler's clock brought to CLOCK_MONOTONIC.
+    started = wall_to_monotonic_ns(status.get("started"))
+    flipped = wall_to_monotonic_ns(status.get("flipped"))
+    finished_ns = wall_to_monotonic_ns(status.get("finished"))
+    moving_s = (flipped - started) / 1e9
+    hosts, moved_urls = as_int(status.get("hosts_moved")), as_int(status.get("urls_moved"))
+    m = DONE.search(done_line or "")
+    checks.check(m is not None and int(m.group(1)) == 3,
+                 f"the scheduler logged the reshard done with 3 partitions: {done_line}")
+    checks.check(hosts > 0 and moved_urls > 0, f"hosts and URLs moved: {hosts}, {moved_urls}")
+    times, repeated, short, smallest, fetched = read_requests(sim.log_file, delay_ns)
+    phases = [("before (2 partitions)", restart_ns - int(args.window * 1e9), restart_ns),
+              ("scheduler restart", restart_ns, started),
+              ("moving", started, flipped),
+              ("settling (3 partitions)", flipped, finished_ns),
+              ("after (3 partitions)", finished_ns, finished_ns + int(args.window * 1e9))]
+    rows = []
+    for name, a, b in phases:
+        rate, by = pages_per_second(times, a, b)
+        crawler, web = rec.cores(a, b)
+        rows.append({"phase": name, "seconds": (b - a) / 1e9, "pages_per_s": rate,
+                     "pages_per_s_by_partition": by, "crawler_cores": crawler,
+                     "websim_cores": web})
+    seen_before = as_int((before or {}).get("seen_urls"))
+    seen_after = as_int((after or {}).get("seen_urls"))
+    checks.check(seen_after >= seen_before > 0,
+                 f"URLs known to the partitions (stats seen): {seen_before:,} before the move, "
+                 f"{seen_after:,} after")
+    checks.check(repeated == 0, f"page URLs fetched more than once: {repeated}")
+    checks.check(short == 0, f"request gaps to one host shorter than the delay "
+                             f"({args.delay * 1000:.0f} ms): {short}; smallest "
+                             f"{(smallest or 0) / 1e6:.1f} ms")
+    if args.smoke:
+        final = result.get("stats_final") or {}
+        with open(seeds_file) as f:
+            wanted = {line.strip().split("://", 1)[1] for line in f if line.strip()}
+        missing = wanted - fetched
+        checks.check(not missing, f"seeded pages never fetched: {len(missing)} of {len(wanted)}, "
+                                  f"e.g. {sorted(missing)[:3]}")
+        checks.check(as_int(final.get("queued_urls")) == 0 and final.get("exhausted"),
+                     f"the crawl ended with nothing queued: {final.get('queued_urls')}")
+        by_fetcher = collections.Counter(p for _, p in times)
+        checks.check(by_fetcher.get("2", 0) > 0,
+                     f"fetcher 2 fetched pages after the move: {dict(by_fetcher)}")
+    result.update({
+        "status": status, "done_line": done_line, "hosts_moved": hosts, "urls_moved": moved_urls,
+        "held_delivered": as_int(status.get("held_delivered")),
+        "max_held_urls": max((as_int(p.get("held_urls")) for _, p in rec.layouts), default=0),
+        "moving_s": moving_s, "done_s": (finished_ns - started) / 1e9,
+        "hosts_per_s": hosts / moving_s if moving_s > 0 else None,
+        "urls_per_s": moved_urls / moving_s if moving_s > 0 else None,
+        "phases": rows, "pages_repeated": repeated, "short_gaps": short,
+        "smallest_gap_ms": (smallest or 0) / 1e6, "seen_before": seen_before,
+        "seen_after": seen_after,
+        "queued_at_restart": as_int((before or {}).get("queued_urls")),
+        "timeline": [{"t_s": (t - restart_ns) / 1e9, "pages": as_int(s.get("pages")),
+                      "queued": as_int(s.get("queued_urls")),
+                      "in_flight": as_int(s.get("in_flight_urls")),
+                      "seen": as_int(s.get("seen_urls"))} for t, s in rec.stats],
+    })
+    return result
+
+
+def report(args, r):
+    base = r["phases"][0]["pages_per_s"]
+    print(f"\nweb: websim --hosts {args.hosts} --pages {args.pages} --seed {args.seed}; "
+          f"{r['urls_seeded']:,} pages seeded ({r['seeding_s']:.0f} s, "
+          f"{r['urls_seeded'] / r['seeding_s']:,.0f} URLs/s); delay {args.delay * 1000:.0f} ms, "
+          f"1 connection per host; Redis politeness; --reshard-settle {args.settle}")
+    print(f"queued when the scheduler was restarted with --partitions 3: "
+          f"{r['queued_at_restart']:,} URLs\n")
+    print("| reshard 2 -> 3 | hosts moved | URLs moved | moving phase s | hosts/s | URLs/s "
+          "| held URLs delivered | done after s |")
+    print("|---|---|---|---|---|---|---|---|")
+    print(f"| | {r['hosts_moved']:,} | {r['urls_moved']:,} | {r['moving_s']:.1f} | "
+          f"{r['hosts_per_s']:,.1f} | {r['urls_per_s']:,.0f} | {r['held_delivered']:,} | "
+          f"{r['done_s']:.1f} |")
+    print(f"the scheduler said: {r['done_line'].split('] ', 1)[-1] if r['done_line'] else '-'}\n")
+    print("| phase | s | pages/s | vs before | by partition 0 / 1 / 2 | crawler cores | websim "
+          "cores |")
+    print("|---|---|---|---|---|---|---|")
+    for row in r["phases"]:
+        by = row["pages_per_s_by_partition"]
+        split = " / ".join(f"{by.get(str(k), 0.0):.0f}" for k in range(3))
+        cores = "-" if row["crawler_cores"] is None else f"{row['crawler_cores']:.2f}"
+        web = "-" if row["websim_cores"] is None else f"{row['websim_cores']:.2f}"
+        ratio = f"{row['pages_per_s'] / base:.2f}" if base else "-"
+        print(f"| {row['phase']} | {row['seconds']:.1f} | {row['pages_per_s']:.0f} | {ratio} | "
+              f"{split} | {cores} | {web} |")
+    print(f"\nURLs known (stats seen): {r['seen_before']:,} before, {r['seen_after']:,} after; "
+          f"page URLs fetched twice: {r['pages_repeated']}; request gaps to a host under the "
+          f"delay: {r['short_gaps']} (smallest {r['smallest_gap_ms']:.1f} ms); held URLs at "
+          f"most {r['max_held_urls']:,}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--build-dir", default=os.path.join(REPO, "build"))
+    parser.add_argument("--out", default="", help="work directory (default: a new one in /tmp)")
+    parser.add_argument("--json", default="", help="also write the results here")
+    parser.add_argument("--hosts", type=int, default=10000)
+    parser.add_argument("--pages", type=int, default=130)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--delay", type=parse_duration_s, default=5.0,
+                        help="per-host delay (e.g. 5s, 100ms)")
+    parser.add_argument("--settle", default="30s", help="the scheduler's --reshard-settle")
+    parser.add_argument("--warmup", type=float, default=60, help="seconds after the seeding")
+    parser.add_argument("--window", type=float, default=60,
+                        help="seconds measured before the move and after it")
+    parser.add_argument("--stats-every", type=float, default=5)
+    parser.add_argument("--seed-timeout", type=float, default=1800)
+    parser.add_argument("--move-timeout", type=float, default=900)
+    parser.add_argument("--finish-timeout", type=float, default=120)
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument("--smoke", action="store_true",
+                        help="under a minute, correctness only (ctest bench.reshard_small): "
+                             "100 hosts x 115 pages, 200 ms delay, short windows, --settle 2s; "
+                             "the crawl then runs to its end and every page must be fetched once")
+    args = parser.parse_args()
+    if args.smoke:
+        for name, small in (("hosts", 100), ("pages", 115), ("delay", 0.2), ("warmup", 2),
+                            ("window", 3), ("settle", "2s"), ("stats_every", 1),
+                            ("move_timeout", 60)):
+            if getattr(args, name) == parser.get_default(name):
+                setattr(args, name, small)
+    # websim stops by itself a while after the longest run could last.
+    args.max_seconds = (args.seed_timeout + args.warmup + 2 * args.window + args.move_timeout
+                        + args.finish_timeout + 600)
+    b = args.build_dir
+    args.crawlerd = os.path.join(b, "tools", "crawlerd", "crawlerd")
+    args.crawlctl = os.path.join(b, "tools", "crawlctl", "crawlctl")
+    args.websim = os.path.join(b, "tools", "websim", "websim")
+    out = args.out or tempfile.mkdtemp(prefix="bench-reshard-")
+    os.makedirs(out, exist_ok=True)
+    checks = Checks("bench/distributed/reshard.py")
+    try:
+        result = run(args, checks, out)
+    except (Fatal, ClusterError, subprocess.TimeoutExpired) as e:
+        print(f"bench/distributed/reshard.py: {e} (files in {out})", file=sys.stderr)
+        return 2
+    report(args, result)
+    result["checks_failed"] = checks.failures
+    for path in [os.path.join(out, "results.json")] + ([args.json] if args.json else []):
+        with open(path, "w") as f:
+            json.dump(result, f, indent=1)
+    rc = checks.exit_code()
+    if args.keep or rc != 0:
+        print(f"files in {out}")
+    else:
+        # The results stay; the crawl's data and logs go.
+        shutil.rmtree(os.path.join(out, "cluster"), ignore_errors=True)
+        for name in ("websim.log", "pages.txt", "truth.tsv"):
+            try:
+                os.remove(os.path.join(out, name))
+            except FileNotFoundError:
+                pass
+        if not args.out:
+            shutil.rmtree(out, ignore_errors=True)
+    return 1 if rc else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
