@@ -4,7 +4,7 @@ crawl with about 10^6 URLs queued goes on (docs/benchmarks.md, "Resharding"). No
 people run it (`make bench-reshard`) and read the table.
 
 The run, everything on 127.0.0.1 (the Cluster of tests/crawlertest, as bench/distributed/run.py):
-  1. websim: --hosts 10000 --pages 130 --seed 1 (1.13 x 10^6 allowed pages in its ground truth);
+  1. websim: --hosts 10000 --pages 135 --seed 1 (1.17 x 10^6 allowed pages in its ground truth);
   2. three frontiers and three fetchers, dedup, Redis (the fetchers' shared politeness) and the
      scheduler started with --partitions 2: frontier 2 and fetcher 2 have nothing to do yet;
   3. the collection created with crawlctl (the hosts' roots as seeds, one connection per host,
@@ -13,7 +13,10 @@ The run, everything on 127.0.0.1 (the Cluster of tests/crawlertest, as bench/dis
   4. --warmup seconds, then a window of --window seconds: the crawl's pages/s before;
   5. the scheduler restarted (SIGTERM, drained) with --partitions 3: hosts move (phase moving),
      the layout flips to 3, and --settle after the flip the reshard is done;
-  6. a window of --window seconds at 3 partitions.
+  6. a window of --window seconds at 3 partitions;
+  7. the mover alone: the collection paused (its leases handed back), the scheduler restarted
+     with --partitions 2; its hosts/s and URLs/s are the ceiling of a move that waits for no
+     lease (--no-paused-move skips it).
 Figures: hosts and URLs moved (crawlctl partitions --json, and the scheduler's "resharding done"
 line) per second of the moving phase (started -> flipped, the scheduler's own times); pages/s
 from websim's request log (page requests, not robots.txt) in each phase, by the partition that
@@ -21,14 +24,15 @@ sent them (X-Crawler-Partition), against the window before; the CPU the crawler'
 websim used in each phase; URLs queued when the move began (crawlctl stats).
 Checks: the reshard finishes (steady at 3 within --move-timeout), the URLs the partitions know
 (crawlctl stats `seen`) are not fewer after it than before, no page is fetched twice, no request
-to a host follows the previous one sooner than the delay, every process drains and exits 0.
+to a host follows the previous one sooner than the delay, every process drains and exits 0;
+the paused move leaves the URLs queued and known as they were.
 
 --smoke (ctest bench.reshard_small, under a minute, correctness only): 100 hosts x 115 pages
 (about 10^4 URLs), a 200 ms delay, short windows and --settle 2s; after the reshard the crawl
 runs to its end, and every seeded page must be fetched exactly once, some of them by fetcher 2.
 
 Usage: PYTHONPATH=tests bench/distributed/reshard.py [--build-dir build] [--out DIR]
-       [--hosts 10000] [--pages 130] [--delay 5s] [--warmup 60] [--window 60] [--json FILE]
+       [--hosts 10000] [--pages 135] [--delay 5s] [--warmup 60] [--window 60] [--json FILE]
 Output: the table on stdout, results.json in --out (and --json FILE). Exit status: 0 every check
 passed, 1 a check failed, 2 a run failed (a process did not start, the reshard did not finish).
 """
@@ -215,6 +219,62 @@ def pages_per_second(times, start_ns, end_ns):
     return (j - i) / dt, {p: n / dt for p, n in sorted(by.items())}
 
 
+def reshard(args, checks, cluster, rec, partitions):
+    """Restarts the scheduler with --partitions `partitions` and waits until the layout is
+    steady at that count. Returns the last `crawlctl partitions` reply, the scheduler's
+    "resharding done" line and its resharding lines."""
+    offset, code = cluster.restart_scheduler(["--partitions", str(partitions),
+                                              "--reshard-settle", args.settle])
+    checks.check(code == 0, f"the scheduler drained and exited 0 before its restart: {code}")
+    deadline = time.monotonic() + args.move_timeout
+    status = None
+    last_print = time.monotonic()
+    while True:
+        status = rec.sample(partitions=True) or status
+        if status and status.get("phase") == "steady" and \
+                status.get("partition_count") == partitions:
+            break
+        if time.monotonic() > deadline:
+            tail = cluster.procs[("scheduler", 0)].log()[offset:].splitlines()[-15:]
+            raise Fatal(f"the reshard to {partitions} partitions did not finish within "
+                        f"{args.move_timeout:.0f} s; last status {status}; the scheduler's log "
+                        f"ends:\n  " + "\n  ".join(tail))
+        if status and time.monotonic() - last_print >= 10:
+            last_print = time.monotonic()
+            print(f"  {status.get('phase')}: {as_int(status.get('hosts_moved')):,} hosts, "
+                  f"{as_int(status.get('urls_moved')):,} URLs moved, "
+                  f"{as_int(status.get('hosts_left')):,} left, "
+                  f"{as_int(status.get('held_urls')):,} held", flush=True)
+        time.sleep(1.0)
+    done_line = cluster.log_line_since("scheduler", offset, "resharding done:")
+    progress = [line.split("] ", 1)[-1] for line in
+                cluster.procs[("scheduler", 0)].log()[offset:].splitlines()
+                if "resharding" in line]
+    return status, done_line, progress
+
+
+def move_figures(status):
+    """Hosts and URLs moved, and the moving phase (started -> flipped) on the scheduler's clock."""
+    moving_s = (wall_to_monotonic_ns(status.get("flipped")) -
+                wall_to_monotonic_ns(status.get("started"))) / 1e9
+    hosts, urls = as_int(status.get("hosts_moved")), as_int(status.get("urls_moved"))
+    return {"hosts_moved": hosts, "urls_moved": urls, "moving_s": moving_s,
+            "hosts_per_s": hosts / moving_s if moving_s > 0 else None,
+            "urls_per_s": urls / moving_s if moving_s > 0 else None,
+            "held_delivered": as_int(status.get("held_delivered"))}
+
+
+def per_second(times, start_ns):
+    """[seconds after start_ns, requests sent by partition 0, 1, 2] for each second from start_ns
+    to the last request."""
+    counts = collections.defaultdict(lambda: [0, 0, 0])
+    for ns, partition in times:
+        if ns >= start_ns and partition in ("0", "1", "2"):
+            counts[(ns - start_ns) // 1_000_000_000][int(partition)] += 1
+    last = max(counts, default=-1)
+    return [[t] + counts.get(t, [0, 0, 0]) for t in range(last + 1)]
+
+
 def run(args, checks, out):
     delay_ns = int(args.delay * 1e9)
     sim = Websim(args.websim, lambda *p: os.path.join(out, *p), args.hosts, args.pages,
@@ -260,36 +320,28 @@ def run(args, checks, out):
         print(f"reshard bench: restarting the scheduler with --partitions 3; "
               f"{as_int(before and before.get('queued_urls')):,} URLs queued, "
               f"{as_int(before and before.get('pages')):,} pages fetched", flush=True)
-        offset, code = cluster.restart_scheduler(["--partitions", "3", *settle])
-        checks.check(code == 0, f"the scheduler drained and exited 0 before its restart: {code}")
+        status, done_line, progress = reshard(args, checks, cluster, rec, 3)
         result["scheduler_restart_s"] = (monotonic_ns() - restart_ns) / 1e9
-        deadline = time.monotonic() + args.move_timeout
-        status = None
-        last_print = 0.0
-        while True:
-            status = rec.sample(partitions=True) or status
-            if status and status.get("phase") == "steady" and status.get("partition_count") == 3:
-                break
-            if time.monotonic() > deadline:
-                tail = cluster.procs[("scheduler", 0)].log()[offset:].splitlines()[-15:]
-                raise Fatal(f"the reshard did not finish within {args.move_timeout:.0f} s; "
-                            f"last status {status}; the scheduler's log ends:\n  " +
-                            "\n  ".join(tail))
-            if status and time.monotonic() - last_print >= 10:
-                last_print = time.monotonic()
-                print(f"  {status.get('phase')}: {as_int(status.get('hosts_moved')):,} hosts, "
-                      f"{as_int(status.get('urls_moved')):,} URLs moved, "
-                      f"{as_int(status.get('hosts_left')):,} left, "
-                      f"{as_int(status.get('held_urls')):,} held", flush=True)
-            time.sleep(1.0)
-        done_line = cluster.log_line_since("scheduler", offset, "resharding done:")
-        progress = [line.split("] ", 1)[-1] for line in
-                    cluster.procs[("scheduler", 0)].log()[offset:].splitlines()
-                    if "resharding" in line]
         result["scheduler_log"] = progress
         rec.wait(args.window)
         after = rec.stats_now()
         result["stats_after"] = after
+        if args.paused_move:
+            # The mover alone: the collection paused (its leases handed back), 3 -> 2.
+            cluster.ctl("collections", "pause", COLLECTION)
+
+            def idle():
+                rec.sample()
+                s = rec.stats_now()
+                return s if s and as_int(s.get("in_flight_urls")) == 0 else None
+            paused = wait_until(idle, 120, "the paused collection's leases to end", poll_s=1.0)
+            print(f"reshard bench: collection paused, {as_int(paused.get('queued_urls')):,} URLs "
+                  f"queued; restarting the scheduler with --partitions 2", flush=True)
+            status2, done2, progress2 = reshard(args, checks, cluster, rec, 2)
+            time.sleep(2)
+            result["paused_move"] = dict(move_figures(status2), status=status2, done_line=done2,
+                                         scheduler_log=progress2, stats_before=paused,
+                                         stats_after=rec.stats_now())
         if args.smoke:
             # Correctness at small size: the crawl goes on to its end after the move.
             def finished():
@@ -309,8 +361,8 @@ def run(args, checks, out):
     started = wall_to_monotonic_ns(status.get("started"))
     flipped = wall_to_monotonic_ns(status.get("flipped"))
     finished_ns = wall_to_monotonic_ns(status.get("finished"))
-    moving_s = (flipped - started) / 1e9
-    hosts, moved_urls = as_int(status.get("hosts_moved")), as_int(status.get("urls_moved"))
+    move = move_figures(status)
+    hosts, moved_urls = move["hosts_moved"], move["urls_moved"]
     m = DONE.search(done_line or "")
     checks.check(m is not None and int(m.group(1)) == 3,
                  f"the scheduler logged the reshard done with 3 partitions: {done_line}")
@@ -337,6 +389,14 @@ def run(args, checks, out):
     checks.check(short == 0, f"request gaps to one host shorter than the delay "
                              f"({args.delay * 1000:.0f} ms): {short}; smallest "
                              f"{(smallest or 0) / 1e6:.1f} ms")
+    paused = result.get("paused_move")
+    if paused:
+        # Nothing is fetched while paused: the move must keep every URL queued and known.
+        q0, q1 = (as_int(paused[k].get("queued_urls")) for k in ("stats_before", "stats_after"))
+        s0, s1 = (as_int(paused[k].get("seen_urls")) for k in ("stats_before", "stats_after"))
+        checks.check(q0 == q1 and s0 == s1 and paused["hosts_moved"] > 0,
+                     f"the paused collection's move 3 -> 2 kept its URLs: queued {q0:,} -> "
+                     f"{q1:,}, seen {s0:,} -> {s1:,} ({paused['hosts_moved']:,} hosts moved)")
     if args.smoke:
         final = result.get("stats_final") or {}
         with open(seeds_file) as f:
@@ -349,17 +409,17 @@ def run(args, checks, out):
         by_fetcher = collections.Counter(p for _, p in times)
         checks.check(by_fetcher.get("2", 0) > 0,
                      f"fetcher 2 fetched pages after the move: {dict(by_fetcher)}")
+    result.update(move)
     result.update({
-        "status": status, "done_line": done_line, "hosts_moved": hosts, "urls_moved": moved_urls,
-        "held_delivered": as_int(status.get("held_delivered")),
+        "status": status, "done_line": done_line,
         "max_held_urls": max((as_int(p.get("held_urls")) for _, p in rec.layouts), default=0),
-        "moving_s": moving_s, "done_s": (finished_ns - started) / 1e9,
-        "hosts_per_s": hosts / moving_s if moving_s > 0 else None,
-        "urls_per_s": moved_urls / moving_s if moving_s > 0 else None,
+        "done_s": (finished_ns - started) / 1e9,
         "phases": rows, "pages_repeated": repeated, "short_gaps": short,
         "smallest_gap_ms": (smallest or 0) / 1e6, "seen_before": seen_before,
         "seen_after": seen_after,
         "queued_at_restart": as_int((before or {}).get("queued_urls")),
+        # Page requests in each second from the window before on, by sending partition.
+        "pages_by_second": per_second(times, restart_ns - int(args.window * 1e9)),
         "timeline": [{"t_s": (t - restart_ns) / 1e9, "pages": as_int(s.get("pages")),
                       "queued": as_int(s.get("queued_urls")),
                       "in_flight": as_int(s.get("in_flight_urls")),
@@ -398,6 +458,13 @@ def report(args, r):
           f"page URLs fetched twice: {r['pages_repeated']}; request gaps to a host under the "
           f"delay: {r['short_gaps']} (smallest {r['smallest_gap_ms']:.1f} ms); held URLs at "
           f"most {r['max_held_urls']:,}")
+    p = r.get("paused_move")
+    if p:
+        print(f"\nthe mover alone, the collection paused (no lease to wait for), 3 -> 2: "
+              f"{p['hosts_moved']:,} hosts and {p['urls_moved']:,} URLs in {p['moving_s']:.1f} s, "
+              f"{p['hosts_per_s']:,.1f} hosts/s, {p['urls_per_s']:,.0f} URLs/s; queued "
+              f"{as_int(p['stats_before'].get('queued_urls')):,} before, "
+              f"{as_int(p['stats_after'].get('queued_urls')):,} after")
 
 
 def main():
@@ -406,7 +473,7 @@ def main():
     parser.add_argument("--out", default="", help="work directory (default: a new one in /tmp)")
     parser.add_argument("--json", default="", help="also write the results here")
     parser.add_argument("--hosts", type=int, default=10000)
-    parser.add_argument("--pages", type=int, default=130)
+    parser.add_argument("--pages", type=int, default=135)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--delay", type=parse_duration_s, default=5.0,
                         help="per-host delay (e.g. 5s, 100ms)")
@@ -418,6 +485,9 @@ def main():
     parser.add_argument("--seed-timeout", type=float, default=1800)
     parser.add_argument("--move-timeout", type=float, default=900)
     parser.add_argument("--finish-timeout", type=float, default=120)
+    parser.add_argument("--no-paused-move", dest="paused_move", action="store_false",
+                        help="skip the last step (the collection paused, 3 -> 2: the mover "
+                             "without leases to wait for)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     parser.add_argument("--smoke", action="store_true",
                         help="under a minute, correctness only (ctest bench.reshard_small): "
@@ -430,6 +500,7 @@ def main():
                             ("move_timeout", 60)):
             if getattr(args, name) == parser.get_default(name):
                 setattr(args, name, small)
+        args.paused_move = False
     # websim stops by itself a while after the longest run could last.
     args.max_seconds = (args.seed_timeout + args.warmup + 2 * args.window + args.move_timeout
                         + args.finish_timeout + 600)
