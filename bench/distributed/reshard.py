@@ -20,8 +20,10 @@ The run, everything on 127.0.0.1 (the Cluster of tests/crawlertest, as bench/dis
 Figures: hosts and URLs moved (crawlctl partitions --json, and the scheduler's "resharding done"
 line) per second of the moving phase (started -> flipped, the scheduler's own times); pages/s
 from websim's request log (page requests, not robots.txt) in each phase, by the partition that
-sent them (X-Crawler-Partition), against the window before; the CPU the crawler's processes and
-websim used in each phase; URLs queued when the move began (crawlctl stats).
+sent them (X-Crawler-Partition), against the window before; the cores the crawler's processes
+used in each phase (and their CPU per page), websim's, the rest of the machine's and the steal
+(/proc/stat: the machine is shared, read a phase's pages/s next to them); URLs queued when the
+move began (crawlctl stats).
 Checks: the reshard finishes (steady at 3 within --move-timeout), the URLs the partitions know
 (crawlctl stats `seen`) are not fewer after it than before, no page is fetched twice, no request
 to a host follows the previous one sooner than the delay, every process drains and exits 0;
@@ -60,6 +62,7 @@ from crawlertest.e2e import Checks, Fatal, Websim, monotonic_ns, wait_until  # n
 from run import cpu_seconds  # noqa: E402
 
 COLLECTION = "bench"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
 DONE = re.compile(r"resharding done: (\d+) partitions, (\d+) hosts and (\d+) URLs moved in (\S+)")
 
 
@@ -95,7 +98,9 @@ class Recorder:
         self.cluster = cluster
         self.sim = sim
         self.stats_every_s = stats_every_s
-        self.cpu = []       # (ns, {pid: cpu s} of the cluster's processes, websim's cpu s)
+        # (ns, {pid: cpu s} of the cluster's processes, websim's cpu s, the machine's (busy s,
+        # steal s))
+        self.cpu = []
         self.stats = []     # (ns, crawlctl stats JSON)
         self.layouts = []   # (ns, crawlctl partitions JSON)
         self.last_stats_ns = 0
@@ -109,7 +114,7 @@ class Recorder:
                     pids[p.proc.pid] = cpu_seconds(p.proc.pid)
                 except (FileNotFoundError, ProcessLookupError):
                     pass
-        self.cpu.append((now, pids, cpu_seconds(self.sim.proc.pid)))
+        self.cpu.append((now, pids, cpu_seconds(self.sim.proc.pid), machine_seconds()))
         if now - self.last_stats_ns >= self.stats_every_s * 1e9:
             self.last_stats_ns = now
             s = self.stats_now()
@@ -137,17 +142,21 @@ class Recorder:
             time.sleep(max(0.0, min(poll_s, end - time.monotonic())))
 
     def cores(self, start_ns, end_ns):
-        """(crawler cores, websim cores) used between the samples nearest inside the window: a
-        process started in it counts from its start, one gone in it is left out."""
+        """Cores used between the samples nearest inside the window: by the crawler's processes
+        (one started in it counts from its start, one gone in it is left out), by websim, by
+        everything else on the machine (this script and crawlctl included), and the cores the
+        hypervisor gave other guests (steal). None for a window without two samples."""
         times = [c[0] for c in self.cpu]
         i = bisect.bisect_left(times, start_ns)
         j = bisect.bisect_right(times, end_ns) - 1
         if i >= len(times) or j <= i or times[j] - times[i] < 0.5e9:
-            return None, None
-        (t0, a, w0), (t1, b, w1) = self.cpu[i], self.cpu[j]
-        crawler = sum(cpu - a.get(pid, 0.0) for pid, cpu in b.items())
+            return None
+        (t0, a, w0, (busy0, steal0)), (t1, b, w1, (busy1, steal1)) = self.cpu[i], self.cpu[j]
         dt = (t1 - t0) / 1e9
-        return crawler / dt, (w1 - w0) / dt
+        crawler = sum(cpu - a.get(pid, 0.0) for pid, cpu in b.items()) / dt
+        web = (w1 - w0) / dt
+        return {"crawler": crawler, "websim": web,
+                "others": (busy1 - busy0) / dt - crawler - web, "steal": (steal1 - steal0) / dt}
 
     def stats_near(self, ns):
         """The stats sample taken last at or before `ns`."""
@@ -156,6 +165,15 @@ class Recorder:
             if t <= ns:
                 best = s
         return best
+
+
+def machine_seconds():
+    """CPU seconds the machine was busy (every core, user + nice + system + irq + softirq) and
+    seconds stolen by the hypervisor, from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    busy = fields[0] + fields[1] + fields[2] + fields[5] + fields[6]
+    return busy / CLK_TCK, fields[7] / CLK_TCK
 
 
 def write_seeds(truth_file, path):
@@ -376,10 +394,8 @@ def run(args, checks, out):
     rows = []
     for name, a, b in phases:
         rate, by = pages_per_second(times, a, b)
-        crawler, web = rec.cores(a, b)
         rows.append({"phase": name, "seconds": (b - a) / 1e9, "pages_per_s": rate,
-                     "pages_per_s_by_partition": by, "crawler_cores": crawler,
-                     "websim_cores": web})
+                     "pages_per_s_by_partition": by, "cores": rec.cores(a, b)})
     seen_before = as_int((before or {}).get("seen_urls"))
     seen_after = as_int((after or {}).get("seen_urls"))
     checks.check(seen_after >= seen_before > 0,
@@ -443,17 +459,20 @@ def report(args, r):
           f"{r['hosts_per_s']:,.1f} | {r['urls_per_s']:,.0f} | {r['held_delivered']:,} | "
           f"{r['done_s']:.1f} |")
     print(f"the scheduler said: {r['done_line'].split('] ', 1)[-1] if r['done_line'] else '-'}\n")
-    print("| phase | s | pages/s | vs before | by partition 0 / 1 / 2 | crawler cores | websim "
-          "cores |")
-    print("|---|---|---|---|---|---|---|")
+    print("| phase | s | pages/s | vs before | by partition 0 / 1 / 2 | crawler cores | CPU ms "
+          "/ page | websim cores | others' cores | steal |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row in r["phases"]:
         by = row["pages_per_s_by_partition"]
         split = " / ".join(f"{by.get(str(k), 0.0):.0f}" for k in range(3))
-        cores = "-" if row["crawler_cores"] is None else f"{row['crawler_cores']:.2f}"
-        web = "-" if row["websim_cores"] is None else f"{row['websim_cores']:.2f}"
-        ratio = f"{row['pages_per_s'] / base:.2f}" if base else "-"
-        print(f"| {row['phase']} | {row['seconds']:.1f} | {row['pages_per_s']:.0f} | {ratio} | "
-              f"{split} | {cores} | {web} |")
+        c = row["cores"]
+        rate = row["pages_per_s"]
+        cores = ("- | - | - | - | -" if c is None else
+                 f"{c['crawler']:.2f} | {1000 * c['crawler'] / rate if rate else 0:.2f} | "
+                 f"{c['websim']:.2f} | {c['others']:.2f} | {c['steal']:.2f}")
+        ratio = f"{rate / base:.2f}" if base else "-"
+        print(f"| {row['phase']} | {row['seconds']:.1f} | {rate:.0f} | {ratio} | {split} | "
+              f"{cores} |")
     print(f"\nURLs known (stats seen): {r['seen_before']:,} before, {r['seen_after']:,} after; "
           f"page URLs fetched twice: {r['pages_repeated']}; request gaps to a host under the "
           f"delay: {r['short_gaps']} (smallest {r['smallest_gap_ms']:.1f} ms); held URLs at "
