@@ -101,6 +101,7 @@ class Recorder:
         # (ns, {pid: cpu s} of the cluster's processes, websim's cpu s, the machine's (busy s,
         # steal s))
         self.cpu = []
+        self.names = {}     # pid -> process name (frontier-0, scheduler-0, ...)
         self.stats = []     # (ns, crawlctl stats JSON)
         self.layouts = []   # (ns, crawlctl partitions JSON)
         self.last_stats_ns = 0
@@ -112,6 +113,7 @@ class Recorder:
             if p.running():
                 try:
                     pids[p.proc.pid] = cpu_seconds(p.proc.pid)
+                    self.names[p.proc.pid] = p.name
                 except (FileNotFoundError, ProcessLookupError):
                     pass
         self.cpu.append((now, pids, cpu_seconds(self.sim.proc.pid), machine_seconds()))
@@ -153,10 +155,14 @@ class Recorder:
             return None
         (t0, a, w0, (busy0, steal0)), (t1, b, w1, (busy1, steal1)) = self.cpu[i], self.cpu[j]
         dt = (t1 - t0) / 1e9
-        crawler = sum(cpu - a.get(pid, 0.0) for pid, cpu in b.items()) / dt
+        by_role = collections.Counter()
+        for pid, cpu in b.items():
+            by_role[self.names[pid].rsplit("-", 1)[0]] += (cpu - a.get(pid, 0.0)) / dt
+        crawler = sum(by_role.values())
         web = (w1 - w0) / dt
         return {"crawler": crawler, "websim": web,
-                "others": (busy1 - busy0) / dt - crawler - web, "steal": (steal1 - steal0) / dt}
+                "others": (busy1 - busy0) / dt - crawler - web, "steal": (steal1 - steal0) / dt,
+                "by_role": {role: round(c, 3) for role, c in sorted(by_role.items())}}
 
     def stats_near(self, ns):
         """The stats sample taken last at or before `ns`."""
@@ -271,6 +277,34 @@ def reshard(args, checks, cluster, rec, partitions):
     return status, done_line, progress
 
 
+def paused_move(args, checks, cluster, rec):
+    """The mover alone: the collection paused, its leases handed back (or, where a hand-back
+    failed, expired: the frontier's lease_duration is 2 minutes), then 3 -> 2."""
+    cluster.ctl("collections", "pause", COLLECTION)
+    t0 = time.monotonic()
+    in_flight = []
+
+    def idle():
+        rec.sample()
+        s = rec.stats_now()
+        if s is None:
+            return None
+        in_flight.append((round(time.monotonic() - t0, 1), as_int(s.get("in_flight_urls"))))
+        return s if in_flight[-1][1] == 0 else None
+    try:
+        paused = wait_until(idle, 180, "the paused collection's leases to end", poll_s=2.0)
+    except Fatal as e:
+        raise Fatal(f"{e}; URLs on lease (s after the pause, URLs): {in_flight}") from None
+    print(f"reshard bench: collection paused, no URL on lease after {time.monotonic() - t0:.0f} s, "
+          f"{as_int(paused.get('queued_urls')):,} URLs queued; restarting the scheduler with "
+          f"--partitions 2", flush=True)
+    status, done_line, progress = reshard(args, checks, cluster, rec, 2)
+    time.sleep(2)
+    return dict(move_figures(status), status=status, done_line=done_line,
+                scheduler_log=progress, stats_before=paused, stats_after=rec.stats_now(),
+                in_flight_after_pause=in_flight)
+
+
 def move_figures(status):
     """Hosts and URLs moved, and the moving phase (started -> flipped) on the scheduler's clock."""
     moving_s = (wall_to_monotonic_ns(status.get("flipped")) -
@@ -345,21 +379,11 @@ def run(args, checks, out):
         after = rec.stats_now()
         result["stats_after"] = after
         if args.paused_move:
-            # The mover alone: the collection paused (its leases handed back), 3 -> 2.
-            cluster.ctl("collections", "pause", COLLECTION)
-
-            def idle():
-                rec.sample()
-                s = rec.stats_now()
-                return s if s and as_int(s.get("in_flight_urls")) == 0 else None
-            paused = wait_until(idle, 120, "the paused collection's leases to end", poll_s=1.0)
-            print(f"reshard bench: collection paused, {as_int(paused.get('queued_urls')):,} URLs "
-                  f"queued; restarting the scheduler with --partitions 2", flush=True)
-            status2, done2, progress2 = reshard(args, checks, cluster, rec, 2)
-            time.sleep(2)
-            result["paused_move"] = dict(move_figures(status2), status=status2, done_line=done2,
-                                         scheduler_log=progress2, stats_before=paused,
-                                         stats_after=rec.stats_now())
+            try:
+                result["paused_move"] = paused_move(args, checks, cluster, rec)
+            except Fatal as e:
+                # The live move's figures stand without it.
+                checks.fail(f"the paused move 3 -> 2: {e}")
         if args.smoke:
             # Correctness at small size: the crawl goes on to its end after the move.
             def finished():
@@ -473,6 +497,10 @@ def report(args, r):
         ratio = f"{rate / base:.2f}" if base else "-"
         print(f"| {row['phase']} | {row['seconds']:.1f} | {rate:.0f} | {ratio} | {split} | "
               f"{cores} |")
+    for row in r["phases"]:
+        if row["cores"]:
+            print(f"  {row['phase']}: crawler cores by role " +
+                  ", ".join(f"{role} {c:.2f}" for role, c in row["cores"]["by_role"].items()))
     print(f"\nURLs known (stats seen): {r['seen_before']:,} before, {r['seen_after']:,} after; "
           f"page URLs fetched twice: {r['pages_repeated']}; request gaps to a host under the "
           f"delay: {r['short_gaps']} (smallest {r['smallest_gap_ms']:.1f} ms); held URLs at "
