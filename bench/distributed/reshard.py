@@ -246,9 +246,12 @@ def pages_per_second(times, start_ns, end_ns):
 def reshard(args, checks, cluster, rec, partitions):
     """Restarts the scheduler with --partitions `partitions` and waits until the layout is
     steady at that count. Returns the last `crawlctl partitions` reply, the scheduler's
-    "resharding done" line and its resharding lines."""
+    "resharding done" line, its resharding lines and the seconds the restart took (from the
+    SIGTERM until the new process serves)."""
+    t0 = time.monotonic()
     offset, code = cluster.restart_scheduler(["--partitions", str(partitions),
                                               "--reshard-settle", args.settle])
+    restart_s = time.monotonic() - t0
     checks.check(code == 0, f"the scheduler drained and exited 0 before its restart: {code}")
     deadline = time.monotonic() + args.move_timeout
     status = None
@@ -274,7 +277,7 @@ def reshard(args, checks, cluster, rec, partitions):
     progress = [line.split("] ", 1)[-1] for line in
                 cluster.procs[("scheduler", 0)].log()[offset:].splitlines()
                 if "resharding" in line]
-    return status, done_line, progress
+    return status, done_line, progress, restart_s
 
 
 def paused_move(args, checks, cluster, rec):
@@ -298,7 +301,7 @@ def paused_move(args, checks, cluster, rec):
     print(f"reshard bench: collection paused, no URL on lease after {time.monotonic() - t0:.0f} s, "
           f"{as_int(paused.get('queued_urls')):,} URLs queued; restarting the scheduler with "
           f"--partitions 2", flush=True)
-    status, done_line, progress = reshard(args, checks, cluster, rec, 2)
+    status, done_line, progress, _ = reshard(args, checks, cluster, rec, 2)
     time.sleep(2)
     return dict(move_figures(status), status=status, done_line=done_line,
                 scheduler_log=progress, stats_before=paused, stats_after=rec.stats_now(),
@@ -314,6 +317,13 @@ def move_figures(status):
             "hosts_per_s": hosts / moving_s if moving_s > 0 else None,
             "urls_per_s": urls / moving_s if moving_s > 0 else None,
             "held_delivered": as_int(status.get("held_delivered"))}
+
+
+def longest_pause(times, start_ns, end_ns):
+    """The longest time in [start, end] with no page request: (seconds, when it began)."""
+    ns = [start_ns] + [t for t, _ in times if start_ns <= t <= end_ns] + [end_ns]
+    gap, at = max((b - a, a) for a, b in zip(ns, ns[1:]))
+    return gap / 1e9, at
 
 
 def per_second(times, start_ns):
@@ -372,8 +382,8 @@ def run(args, checks, out):
         print(f"reshard bench: restarting the scheduler with --partitions 3; "
               f"{as_int(before and before.get('queued_urls')):,} URLs queued, "
               f"{as_int(before and before.get('pages')):,} pages fetched", flush=True)
-        status, done_line, progress = reshard(args, checks, cluster, rec, 3)
-        result["scheduler_restart_s"] = (monotonic_ns() - restart_ns) / 1e9
+        status, done_line, progress, result["scheduler_restart_s"] = reshard(args, checks,
+                                                                             cluster, rec, 3)
         result["scheduler_log"] = progress
         rec.wait(args.window)
         after = rec.stats_now()
@@ -420,6 +430,9 @@ def run(args, checks, out):
         rate, by = pages_per_second(times, a, b)
         rows.append({"phase": name, "seconds": (b - a) / 1e9, "pages_per_s": rate,
                      "pages_per_s_by_partition": by, "cores": rec.cores(a, b)})
+    # Every fetcher restarts its crawl at the flip: the crawl's longest pause.
+    pause_s, pause_at = longest_pause(times, restart_ns, finished_ns + int(args.window * 1e9))
+    result["longest_pause"] = {"seconds": pause_s, "after_flip_s": (pause_at - flipped) / 1e9}
     seen_before = as_int((before or {}).get("seen_urls"))
     seen_after = as_int((after or {}).get("seen_urls"))
     checks.check(seen_after >= seen_before > 0,
@@ -501,6 +514,9 @@ def report(args, r):
         if row["cores"]:
             print(f"  {row['phase']}: crawler cores by role " +
                   ", ".join(f"{role} {c:.2f}" for role, c in row["cores"]["by_role"].items()))
+    lp = r["longest_pause"]
+    print(f"  the longest time without a page request from the restart on: {lp['seconds']:.1f} s, "
+          f"from {lp['after_flip_s']:+.1f} s after the flip")
     print(f"\nURLs known (stats seen): {r['seen_before']:,} before, {r['seen_after']:,} after; "
           f"page URLs fetched twice: {r['pages_repeated']}; request gaps to a host under the "
           f"delay: {r['short_gaps']} (smallest {r['smallest_gap_ms']:.1f} ms); held URLs at "
