@@ -63,7 +63,7 @@ bench-distributed: build
 	PYTHONPATH=tests python3 bench/distributed/run.py --build-dir $(BUILD_DIR)
 
 # bench/distributed/reshard.py: a live reshard 2 -> 3 partitions with ~10^6 URLs queued: hosts
-# and URLs moved per second, the crawl's pages/s during the move against before (~10 min).
+# and URLs moved per second, the crawl's pages/s during the move against before (~13 min).
 bench-reshard: build
 	PYTHONPATH=tests python3 bench/distributed/reshard.py --build-dir $(BUILD_DIR) \
 	  --json $(BUILD_DIR)/bench-reshard.json
