@@ -164,14 +164,6 @@ class Recorder:
                 "others": (busy1 - busy0) / dt - crawler - web, "steal": (steal1 - steal0) / dt,
                 "by_role": {role: round(c, 3) for role, c in sorted(by_role.items())}}
 
-    def stats_near(self, ns):
-        """The stats sample taken last at or before `ns`."""
-        best = None
-        for t, s in self.stats:
-            if t <= ns:
-                best = s
-        return best
-
 
 def machine_seconds():
     """CPU seconds the machine was busy (every core, user + nice + system + irq + softirq) and
