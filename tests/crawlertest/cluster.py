@@ -224,6 +224,21 @@ class Cluster:
     def restart(self, role, k=0):
         return self.start_one(role, k)
 
+    def restart_scheduler(self, scheduler_args):
+        """Drains the scheduler (SIGTERM) and starts it again with `scheduler_args` instead of
+        the ones it had (another --partitions starts a reshard). Returns the offset of its log
+        from which the new process writes, and the old process's exit code."""
+        self.scheduler_args = list(scheduler_args)
+        offset = os.path.getsize(self.log_path("scheduler"))
+        code = self.procs[("scheduler", 0)].terminate()
+        self.restart("scheduler")
+        return offset, code
+
+    def log_line_since(self, role, offset, marker, k=0):
+        """The first line of the role's log from `offset` on that holds `marker`, or None."""
+        log = self.procs[(role, k)].log()[offset:]
+        return next((line for line in log.splitlines() if marker in line), None)
+
     def stop(self):
         """Drains every process with SIGTERM (fetchers first, frontiers, then Redis, last); returns
         {name: exit code}."""
