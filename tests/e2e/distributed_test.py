@@ -483,20 +483,15 @@ RESHARD_SETTLE = "8s"
 
 def scheduler_log_since(cluster, offset, marker, timeout_s):
     """Waits until the scheduler's log, from `offset`, has a line with `marker`; returns it."""
-    def found():
-        log = open(cluster.log_path("scheduler"), errors="replace").read()[offset:]
-        return next((line for line in log.splitlines() if marker in line), None)
-    wait_until(found, timeout_s, f"the scheduler to log '{marker}'", poll_s=0.5)
-    return found()
+    return wait_until(lambda: cluster.log_line_since("scheduler", offset, marker), timeout_s,
+                      f"the scheduler to log '{marker}'", poll_s=0.5)
 
 
 def restart_scheduler_with(cluster, partitions):
     """Restarts the scheduler (SIGTERM, drained) with another `partitions`; returns the offset of
     its log from which the new process writes."""
-    cluster.scheduler_args = ["--partitions", str(partitions), "--reshard-settle", RESHARD_SETTLE]
-    offset = os.path.getsize(cluster.log_path("scheduler"))
-    cluster.procs[("scheduler", 0)].terminate()
-    cluster.restart("scheduler")
+    offset, _ = cluster.restart_scheduler(
+        ["--partitions", str(partitions), "--reshard-settle", RESHARD_SETTLE])
     return offset
 
 
