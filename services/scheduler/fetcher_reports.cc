@@ -73,8 +73,10 @@ absl::Status FetcherReports::Take(const FetcherReport& report, uint32_t partitio
     return absl::InvalidArgumentError("incarnation: must not be empty");
   }
   if (report.partition >= partition_count) {
+    // A fetcher started ahead of a reshard that will use it (docs/services.md): it retries.
     return absl::InvalidArgumentError(absl::StrCat(
-        "partition: ", report.partition, " is not below the partition count ", partition_count));
+        "partition: ", report.partition, " is outside the partition layout (", partition_count,
+        " partitions); this fetcher is used once the scheduler's `partitions` includes it"));
   }
   absl::MutexLock lock(&mu_);
   kv::WriteBatch batch;

@@ -38,10 +38,12 @@ Scenarios:
              again, and frontier 1 is killed (SIGKILL) and restarted while hosts move back.
              Coverage 100%, no page fetched twice, no request to a host sooner than the delay
              after the previous one, the statistics equal websim's truth, and each move is
-             logged with its figures. After each move every page's record (seen entry, fetch
-             history, fingerprint) is on its host's owner and on no other partition (LookupUrls
-             on each frontier), and pages fetched before the first move whose hosts went to
-             partition 2 and back still carry that fetch.
+             logged with its figures. A second collection, `rev`, re-visits 10 of the hosts
+             (6 of them move); each page is fetched once per collection. After each move every
+             page's record (seen entry, fetch and re-visit history, fingerprint) is on its
+             host's owner and on no other partition (LookupUrls on each frontier), and the pages
+             fetched before the first move whose hosts went to partition 2 and back still carry
+             that fetch (and, in `rev`, its re-visit history).
 
 Python 3 standard library, and python3-grpcio for `reshard` (Debian's /usr/bin/python3; stubs
 generated at test time); every wait is bounded and every process stopped in a `finally`.
@@ -502,11 +504,12 @@ def owners_of(crawler, hosts, partitions):
     return {host: int(k) for k, host in (line.split("\t") for line in out.stdout.splitlines())}
 
 
-def check_records_on_owners(checks, frontiers, crawler, urls, partitions, what):
-    """Every URL of `urls` has its record (the seen entry, the fetch history) on exactly one of
-    the frontier partitions `frontiers` (k -> LookupUrls), the one that owns its host among
-    `partitions`: a moved host's records are on its new owner and gone from the old one.
-    Returns {url: its record} for the checks that follow."""
+def check_records_on_owners(checks, frontiers, crawler, urls, partitions, what, every=True):
+    """Every URL of `urls` has its record (the seen entry, the fetch and re-visit history) on
+    exactly one of the frontier partitions `frontiers` (k -> LookupUrls), the one that owns its
+    host among `partitions`: a moved host's records are on its new owner and gone from the old
+    one. every=False: the URLs with no record anywhere are left out (not seen yet). Returns
+    {url: its record} for the checks that follow."""
     urls = sorted(urls)
     host = {u: u.split("/")[2] for u in urls}
     owner = owners_of(crawler, set(host.values()), partitions)
@@ -518,7 +521,7 @@ def check_records_on_owners(checks, frontiers, crawler, urls, partitions, what):
                 if result.found:
                     found[url][k] = result.record
     misplaced = [(u, sorted(found[u]), owner[host[u]]) for u in urls
-                 if sorted(found[u]) != [owner[host[u]]]]
+                 if sorted(found[u]) != [owner[host[u]]] and (every or found[u])]
     checks.check(not misplaced, f"{what}: {len(misplaced)} of {len(urls)} URLs whose record is "
                                 f"not on exactly their host's owner (url, on, owner), e.g. "
                                 f"{misplaced[:3]}")
@@ -537,17 +540,30 @@ def scenario_reshard(args, checks, work):
         cluster.start()
         write_collection(work("coll.yaml"), "web", sim.seeds())
         cluster.ctl("collections", "create", "-f", work("coll.yaml"))
+        # `rev` re-visits (none is due within the test) 10 of the hosts, 6 of which move to
+        # partition 2 and back: their pages' re-visit histories must move with them.
+        owner3 = owners_of(args.crawler, {u.split("/")[2] for u in sim.seeds()}, 3)
+        rev_hosts = set(sorted(h for h, k in owner3.items() if k == 2)[:6] +
+                        sorted(h for h, k in owner3.items() if k != 2)[:4])
+        write_collection(work("rev.yaml"), "rev",
+                         [u for u in sim.seeds() if u.split("/")[2] in rev_hosts],
+                         ["revisit: true", "revisit_policy: optimal", "revisit_budget: 100/h",
+                          "revisit_min_interval: 1h",
+                          "allow_host_suffixes: [" + ", ".join(sorted(rev_hosts)) + "]"])
+        cluster.ctl("collections", "create", "-f", work("rev.yaml"))
         truth, _ = sim.truth()
         total = len(truth["page"] | truth["seed"])
+        rev_expected = {u for u in truth["page"] | truth["seed"] if u.split("/")[2] in rev_hosts}
         token = [("authorization",
                   f"Bearer {open(cluster.internal_token_file).read().strip()}")]
-        frontiers = {}
-        for k in range(3):
-            stub = v1.frontier_pb2_grpc.FrontierStub(
-                grpc.insecure_channel(cluster.address("frontier", k)))
-            frontiers[k] = lambda batch, stub=stub: stub.LookupUrls(
-                v1.frontier_pb2.LookupUrlsRequest(collection="web", canonical_urls=batch),
-                timeout=30, metadata=token).results
+        stubs = [v1.frontier_pb2_grpc.FrontierStub(
+            grpc.insecure_channel(cluster.address("frontier", k))) for k in range(3)]
+
+        def lookups(collection):
+            return {k: lambda batch, stub=stub: stub.LookupUrls(
+                v1.frontier_pb2.LookupUrlsRequest(collection=collection, canonical_urls=batch),
+                timeout=30, metadata=token).results for k, stub in enumerate(stubs)}
+        frontiers = lookups("web")
 
         def fetched_pages():
             return {f"http://{r.host}{r.target}" for r in sim.requests()
@@ -555,7 +571,8 @@ def scenario_reshard(args, checks, work):
 
         def reached(fraction):
             return lambda: sum(1 for r in sim.requests()
-                               if r.target != "/robots.txt") >= fraction * total
+                               if r.target != "/robots.txt") >= fraction * (total +
+                                                                            len(rev_expected))
         wait_until(reached(0.2), CRAWL_TIMEOUT_S, "20% of the pages")
         first_move = time.time()
         offset = restart_scheduler_with(cluster, 3)
@@ -567,7 +584,14 @@ def scenario_reshard(args, checks, work):
         records = check_records_on_owners(checks, frontiers, args.crawler, before_move, 3,
                                           "after 2 -> 3")
         fetched_early = [u for u, r in records.items() if r.fetch_count >= 1 and
-                       r.fetch_time.seconds and r.fetch_time.seconds < first_move]
+                         r.fetch_time.seconds and r.fetch_time.seconds < first_move]
+        rev_records = check_records_on_owners(checks, lookups("rev"), args.crawler, rev_expected,
+                                              3, "rev after 2 -> 3", every=False)
+        rev_early = [u for u, r in rev_records.items() if r.visit_history and
+                     r.fetch_time.seconds and r.fetch_time.seconds < first_move and
+                     owner3[u.split("/")[2]] == 2]
+        checks.check(rev_early, "rev: no page with a re-visit history from before the first "
+                                "move on a host that moved to partition 2")
         wait_until(reached(0.5), CRAWL_TIMEOUT_S, "50% of the pages")
         offset = restart_scheduler_with(cluster, 2)
         scheduler_log_since(cluster, offset, "resharding: 3 partitions -> 2", 60)
@@ -589,20 +613,39 @@ def scenario_reshard(args, checks, work):
         checks.check(moved_twice and not lost,
                      f"{len(lost)} of {len(moved_twice)} pages fetched before the first move, "
                      f"on hosts that moved 2 -> 3 -> 2, lost their fetch record: {lost[:3]}")
+        # rev re-visits, so it never finishes: every page of its hosts fetched once, then its
+        # records (with their re-visit histories) on their owners by 2.
+        wait_until(lambda: as_int(field(stats_of(cluster, "rev") or {}, "pages")) >=
+                   len(rev_expected), CRAWL_TIMEOUT_S, "every page of rev")
+        rev_records = check_records_on_owners(checks, lookups("rev"), args.crawler,
+                                              rev_expected, 2, "rev after 3 -> 2")
+        no_history = [u for u in rev_expected
+                      if u not in rev_records or not rev_records[u].visit_history]
+        checks.check(not no_history, f"rev: {len(no_history)} of {len(rev_expected)} pages "
+                                     f"without their re-visit history: {no_history[:3]}")
+        kept = [u for u in rev_early if u in rev_records and rev_records[u].visit_history and
+                rev_records[u].fetch_time.seconds < first_move]
+        checks.check(len(kept) == len(rev_early),
+                     f"rev: {len(rev_early) - len(kept)} of {len(rev_early)} pages whose host went "
+                     f"2 -> 3 -> 2 lost the re-visit history of their first fetch")
     finally:
         codes = cluster.stop()
         sim.stop()
         check_stop_codes(checks, codes)
     requests = sim.requests()
     counts, coverage = check_coverage(checks, requests, truth)
-    repeated = check_duplicates_none(checks, counts)
+    # Once per collection: rev's pages twice, the others once.
+    wrong = {u: n for u, n in counts.items() if n != (2 if u in rev_expected else 1)}
+    checks.check(not wrong, f"{len(wrong)} pages not fetched once per collection, e.g. "
+                            f"{sorted(wrong.items())[:5]}")
     min_gap, gap_count = check_politeness(checks, requests, RESHARD_DELAY_MS)
     check_stats_against_truth(checks, final, truth["page"] | truth["seed"], truth, 2, "web")
     print(f"reshard: 2 -> 3 -> 2 partitions mid-crawl (frontier 1 killed during the second move); "
-          f"coverage {coverage:.2f}% of {total} pages, {repeated} fetched twice; {gap_count} gaps "
-          f"between requests to one host, smallest {(min_gap or 0) / 1e6:.1f} ms; every record on "
-          f"its host's owner after each move ({len(moved_twice)} pages went 2 -> 3 -> 2 with "
-          f"their fetch record); the scheduler "
+          f"coverage {coverage:.2f}% of {total} pages, {len(wrong)} fetched more than once per "
+          f"collection; {gap_count} gaps between requests to one host, smallest "
+          f"{(min_gap or 0) / 1e6:.1f} ms; every record on its host's owner after each move "
+          f"({len(moved_twice)} pages went 2 -> 3 -> 2 with their fetch record, {len(kept)} of "
+          f"rev's with their re-visit history); the scheduler "
           f"said: {' / '.join(m.split('] ', 1)[-1] for m in moves)}", flush=True)
 
 
