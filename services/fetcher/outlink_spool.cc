@@ -38,6 +38,18 @@ std::string EncodeRecord(const frontier::UrlToAdd& url) {
   AppendBytes(url.canonical_url, body);
   AppendBytes(url.host_key, body);
   AppendBytes(url.discovered_from, body);
+  // A sitemap, or a page a sitemap listed: level and hints follow (records of links end above).
+  if (url.sitemap_level != 0 || !url.sitemap.empty()) {
+    body.push_back(static_cast<char>(url.sitemap_level));
+    const bool has_lastmod = url.sitemap.lastmod != absl::InfinitePast();
+    body.push_back(static_cast<char>(has_lastmod ? 1 : 0));
+    if (has_lastmod) {
+      encoding::AppendVarint64(encoding::ZigZagEncode(absl::ToUnixMicros(url.sitemap.lastmod)),
+                               body);
+    }
+    body.push_back(static_cast<char>(url.sitemap.changefreq));
+    encoding::AppendVarint64(encoding::ZigZagEncode(url.sitemap.priority_permille), body);
+  }
   std::string record;
   encoding::AppendVarint64(body.size(), record);
   record += body;
@@ -70,10 +82,27 @@ std::vector<frontier::UrlToAdd> DecodeSegment(std::string_view data) {
     std::optional<std::string_view> canonical = ConsumeBytes(in);
     std::optional<std::string_view> host = ConsumeBytes(in);
     std::optional<std::string_view> from = ConsumeBytes(in);
-    if (!canonical || !host || !from || !in.empty()) break;
+    if (!canonical || !host || !from) break;
     url.canonical_url = std::string(*canonical);
     url.host_key = std::string(*host);
     url.discovered_from = std::string(*from);
+    if (!in.empty()) {
+      if (in.size() < 2) break;
+      url.sitemap_level = static_cast<uint8_t>(in[0]);
+      const bool has_lastmod = in[1] == 1;
+      in.remove_prefix(2);
+      if (has_lastmod) {
+        std::optional<uint64_t> micros = encoding::ConsumeVarint64(in);
+        if (!micros.has_value()) break;
+        url.sitemap.lastmod = absl::FromUnixMicros(encoding::ZigZagDecode(*micros));
+      }
+      if (in.empty()) break;
+      url.sitemap.changefreq = static_cast<uint8_t>(in.front());
+      in.remove_prefix(1);
+      std::optional<uint64_t> priority = encoding::ConsumeVarint64(in);
+      if (!priority.has_value() || !in.empty()) break;
+      url.sitemap.priority_permille = static_cast<int16_t>(encoding::ZigZagDecode(*priority));
+    }
     out.push_back(std::move(url));
   }
   return out;

@@ -28,6 +28,7 @@
 namespace crawler::frontier {
 
 using internal::PosOf;
+using internal::QueueFlagsOf;
 using internal::QueuePos;
 using internal::SaturatingSub;
 using internal::Successor;
@@ -121,7 +122,8 @@ Frontier::AddCandidates Frontier::ScreenLocked(const std::vector<UrlToAdd>& urls
   absl::flat_hash_set<std::string_view> in_batch;
   for (const UrlToAdd& url : urls) {
     if (url.canonical_url.empty() || url.canonical_url.size() > options_.max_url_bytes ||
-        url.host_key.empty() || url.host_key.size() > storage::kMaxHostKeyBytes) {
+        url.host_key.empty() || url.host_key.size() > storage::kMaxHostKeyBytes ||
+        url.sitemap_level > kMaxSitemapLevel) {
       ++result.invalid;
       continue;
     }
@@ -156,6 +158,9 @@ Frontier::AddCandidates Frontier::ScreenLocked(const std::vector<UrlToAdd>& urls
     if (seen_cache_.Contains(candidates.hashes[i])) {
       ++result.already_seen;
       ++candidates.cache_hits;
+      if (candidates.urls[i]->sitemap.lastmod != absl::InfinitePast()) {
+        candidates.hinted_seen.push_back(candidates.urls[i]);
+      }
       continue;
     }
     candidates.urls[kept] = candidates.urls[i];
@@ -170,7 +175,9 @@ Frontier::AddCandidates Frontier::ScreenLocked(const std::vector<UrlToAdd>& urls
 void Frontier::StageNewUrlsLocked(const AddCandidates& candidates,
                                   const std::vector<std::optional<std::string>>& existing,
                                   Staging& staging, kv::WriteBatch& batch, AddResult& result,
-                                  std::vector<uint64_t>& now_stored) {
+                                  std::vector<uint64_t>& now_stored,
+                                  std::vector<std::pair<const UrlToAdd*, std::string>>&
+                                      hinted_seen) {
   const absl::Time now = clock_.Now();
   absl::flat_hash_map<std::string_view, uint32_t> new_hosts;
   for (size_t i = 0; i < candidates.urls.size(); ++i) {
@@ -178,6 +185,7 @@ void Frontier::StageNewUrlsLocked(const AddCandidates& candidates,
     if (existing[i].has_value()) {
       ++result.already_seen;
       if (!candidates.hashes.empty()) now_stored.push_back(candidates.hashes[i]);
+      if (url.sitemap.lastmod != absl::InfinitePast()) hinted_seen.emplace_back(&url, *existing[i]);
       continue;
     }
     uint32_t index = 0;
@@ -207,13 +215,15 @@ void Frontier::StageNewUrlsLocked(const AddCandidates& candidates,
     if (url.discovered_from.size() <= options_.max_url_bytes) {
       record.discovered_from = url.discovered_from;
     }
+    record.sitemap_level = url.sitemap_level;
+    record.sitemap = url.sitemap;
     const QueuePos pos = PosOf(record);
     ++state.seen;
     ++state.queued;
     state.cursor = std::min(state.cursor, pos);
     batch.Put(storage::kUrlsFamily, url.canonical_url, storage::EncodeUrlRecord(record));
     batch.Put(storage::kQueueFamily, storage::QueueKey(index, pos),
-              storage::EncodeQueueValue(0, url.canonical_url));
+              storage::EncodeQueueValue(QueueFlagsOf(record), url.canonical_url));
     if (!candidates.hashes.empty()) now_stored.push_back(candidates.hashes[i]);
     ++result.added;
   }
@@ -245,7 +255,27 @@ absl::StatusOr<AddResult> Frontier::AddOwnLocked(const std::vector<UrlToAdd>& ur
   std::vector<uint64_t> now_stored;
   Staging staging(hosts_);
   kv::WriteBatch batch;
-  StageNewUrlsLocked(candidates, *existing, staging, batch, result, now_stored);
+  std::vector<std::pair<const UrlToAdd*, std::string>> hinted_seen;
+  StageNewUrlsLocked(candidates, *existing, staging, batch, result, now_stored, hinted_seen);
+  // URLs the cache knew, listed with a lastmod: their records are read only now (few: sitemap
+  // entries seen before), so the common link batch costs no read.
+  if (!candidates.hinted_seen.empty()) {
+    std::vector<std::string> hinted_keys;
+    hinted_keys.reserve(candidates.hinted_seen.size());
+    for (const UrlToAdd* url : candidates.hinted_seen) hinted_keys.push_back(url->canonical_url);
+    absl::StatusOr<std::vector<std::optional<std::string>>> stored =
+        store_.MultiGet(storage::kUrlsFamily, hinted_keys);
+    if (!stored.ok()) return stored.status();
+    for (size_t i = 0; i < hinted_keys.size(); ++i) {
+      if ((*stored)[i].has_value()) {
+        hinted_seen.emplace_back(candidates.hinted_seen[i], *std::move((*stored)[i]));
+      }
+    }
+  }
+  absl::Time earliest_due = absl::InfiniteFuture();
+  for (const auto& [url, stored] : hinted_seen) {
+    StageSitemapHintsLocked(*url, stored, batch, result, earliest_due);
+  }
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) {
     // Whether a failed write left anything behind is not known for sure: stop assuming the
     // cache has every key.
@@ -259,7 +289,45 @@ absl::StatusOr<AddResult> Frontier::AddOwnLocked(const std::vector<UrlToAdd>& ur
   counters_.seen_cache_hits += candidates.cache_hits;
   counters_.urls_rejected_by_limit += result.rejected_by_limit;
   counters_.urls_invalid += result.invalid;
+  counters_.sitemap_lastmod_updates += result.lastmod_updates;
+  counters_.lastmod_pulls += result.lastmod_pulls;
+  due_scanned_until_ = std::min(due_scanned_until_, earliest_due);
   return result;
+}
+
+void Frontier::StageSitemapHintsLocked(const UrlToAdd& url, std::string_view stored,
+                                       kv::WriteBatch& batch, AddResult& result,
+                                       absl::Time& earliest_due) {
+  absl::StatusOr<UrlRecord> decoded = storage::DecodeUrlRecord(stored);
+  // Nothing newer said (the same sitemap read again, or an older copy of it).
+  if (!decoded.ok() || url.sitemap.lastmod <= decoded->sitemap.lastmod) return;
+  UrlRecord record = *std::move(decoded);
+  record.sitemap = url.sitemap;
+  ++result.lastmod_updates;
+  const absl::Time now = clock_.Now();
+  const bool holds_content = record.last_outcome == OutcomeClass::kFetched ||
+                             record.last_outcome == OutcomeClass::kDuplicate ||
+                             record.last_outcome == OutcomeClass::kNotModified;
+  // A change since the last visit, claimed by a lastmod that is not in the future (a clock
+  // ahead, or a lie).
+  const bool claims_change = record.sitemap.lastmod > record.fetch_time &&
+                             record.sitemap.lastmod <= now;
+  if (revisit_policy_ != nullptr && record.status == UrlStatus::kWaiting &&
+      record.attempts == 0 && holds_content && claims_change && LastmodTrusted(record)) {
+    // As soon as the minimum interval allows; the budget still caps when it is fetched.
+    const absl::Time due = std::max(now, record.fetch_time + options_.revisit.min_interval);
+    if (due < record.next_visit) {
+      batch.Delete(storage::kDueFamily, storage::DueKey(record.next_visit, url.canonical_url));
+      batch.Put(storage::kDueFamily, storage::DueKey(due, url.canonical_url),
+                storage::EncodeDueValue(record.host_id));
+      record.next_visit = due;
+      record.lastmod_pulled = true;
+      ++record.lastmod_pulls;
+      ++result.lastmod_pulls;
+      earliest_due = std::min(earliest_due, due);
+    }
+  }
+  batch.Put(storage::kUrlsFamily, url.canonical_url, storage::EncodeUrlRecord(record));
 }
 
 // ---- hints, lookups, stats ---------------------------------------------------------------

@@ -277,6 +277,9 @@ class Frontier {
     std::vector<const UrlToAdd*> urls;
     std::vector<uint64_t> hashes;
     uint64_t cache_hits = 0;
+    // Seen already (the cache says so) but carrying a sitemap lastmod: their records are read
+    // to take it (StageSitemapHintsLocked).
+    std::vector<const UrlToAdd*> hinted_seen;
   };
   // Complete's tallies of one batch, applied once it is written.
   struct CompleteTally {
@@ -392,10 +395,21 @@ class Frontier {
   absl::Status RecoverReshardLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   AddCandidates ScreenLocked(const std::vector<UrlToAdd>& urls, AddResult& result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `hinted_seen` gets the URLs found in the store that carry a sitemap lastmod, with their
+  // stored records.
   void StageNewUrlsLocked(const AddCandidates& candidates,
                           const std::vector<std::optional<std::string>>& existing,
                           Staging& staging, kv::WriteBatch& batch, AddResult& result,
-                          std::vector<uint64_t>& now_stored) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                          std::vector<uint64_t>& now_stored,
+                          std::vector<std::pair<const UrlToAdd*, std::string>>& hinted_seen)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A URL seen before, listed again by a sitemap (`stored` is its record): the record takes a
+  // newer lastmod, and a re-visit that waits is brought forward when the lastmod says the page
+  // changed since its last visit and the URL's lastmod has earned trust (LastmodTrusted).
+  // Lowers `earliest_due` to a due time it moves.
+  void StageSitemapHintsLocked(const UrlToAdd& url, std::string_view stored, kv::WriteBatch& batch,
+                               AddResult& result, absl::Time& earliest_due)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Lease's steps: which hosts give how many; popping their queue entries (staging the hosts'
   // headers, repairs into `batch`); the tasks with the previous fetch of URLs fetched before;

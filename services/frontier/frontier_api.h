@@ -75,6 +75,13 @@ struct UrlToAdd {
   // Higher pops earlier within its host (sitemaps, canonical links...); equal priorities pop
   // breadth-first. 0 for ordinary links.
   uint8_t priority = 0;
+  // A sitemap to read rather than a page: its level (url_record.h, kMaxSitemapLevel); 0 for a
+  // page. Sitemaps are fetched like pages (politeness, robots.txt, retries) but never count as
+  // pages. Above kMaxSitemapLevel the URL is invalid.
+  uint8_t sitemap_level = 0;
+  // A page listed by a sitemap: what its entry said. A URL already seen takes a newer lastmod
+  // (and, when it waits for a re-visit, may be visited sooner: docs/recrawl.md, "Sitemaps").
+  SitemapHints sitemap;
 
   friend bool operator==(const UrlToAdd&, const UrlToAdd&) = default;
 };
@@ -87,6 +94,10 @@ struct AddResult {
   // Kept for the partition that owns or will own their host (a reshard is under way): the
   // mover delivers them there.
   size_t held = 0;
+  // Of already_seen: URLs whose record took a newer sitemap lastmod, and of those the
+  // re-visits brought forward by it. Not part of the counts' sum above.
+  size_t lastmod_updates = 0;
+  size_t lastmod_pulls = 0;
 
   // Adds `more`'s counts (the answer to another part of the same batch).
   AddResult& operator+=(const AddResult& more) {
@@ -95,6 +106,8 @@ struct AddResult {
     rejected_by_limit += more.rejected_by_limit;
     invalid += more.invalid;
     held += more.held;
+    lastmod_updates += more.lastmod_updates;
+    lastmod_pulls += more.lastmod_pulls;
     return *this;
   }
 
@@ -119,6 +132,8 @@ struct LeasedTask {
   std::string host_key;
   uint32_t depth = 0;
   uint8_t priority = 0;
+  // A sitemap at this level (UrlToAdd::sitemap_level): read it for the URLs it lists. 0: a page.
+  uint8_t sitemap_level = 0;
   // Complete by then (wall time), or the URL is re-queued and a late completion is ignored.
   absl::Time deadline;
   // 1 for the first attempt, 2 for the first retry...
@@ -218,6 +233,10 @@ struct FrontierStats {
   uint64_t seen_cache_hits = 0;  // of urls_already_seen, answered by the seen cache (no read)
   uint64_t urls_rejected_by_limit = 0;
   uint64_t urls_invalid = 0;
+  // URLs seen before that a sitemap listed with a newer lastmod, and the re-visits it brought
+  // forward (AddResult::lastmod_updates, lastmod_pulls).
+  uint64_t sitemap_lastmod_updates = 0;
+  uint64_t lastmod_pulls = 0;
   uint64_t leases_granted = 0;
   uint64_t leases_expired = 0;
   uint64_t leases_recovered = 0;  // leases of a previous process re-queued at Open

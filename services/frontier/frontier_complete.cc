@@ -180,7 +180,10 @@ void Frontier::FinishUrlLocked(const FetchOutcome& outcome, const LeaseTable::Le
                                HostState& state, kv::WriteBatch& batch,
                                std::optional<RevisitFleet>& staged_fleet, CompleteTally& tally) {
   // Pages count once: re-visits of a page are not new pages.
-  if (CountsAsPage(outcome.outcome) && record.fetch_count == 0) ++state.pages;
+  // Sitemaps are read for their pages and are not pages themselves.
+  if (CountsAsPage(outcome.outcome) && record.fetch_count == 0 && record.sitemap_level == 0) {
+    ++state.pages;
+  }
   // Every final outcome is a pull: a page that failed still spent the budget.
   if (focus_ != nullptr) tally.focus_pulls.emplace_back(lease.host, outcome.new_external_links);
   record.attempts = 0;
@@ -191,6 +194,11 @@ void Frontier::FinishUrlLocked(const FetchOutcome& outcome, const LeaseTable::Le
   if (revisit_policy_ != nullptr && holds_content) {
     if (!staged_fleet.has_value()) staged_fleet = revisit_fleet_;
     const RevisitPlan plan = ScheduleRevisit(outcome, previous, lease.url, record, *staged_fleet);
+    if (record.lastmod_pulled) {
+      // The visit a lastmod brought forward: did it find the change it claimed?
+      record.lastmod_pulled = false;
+      if (plan.changed) ++record.lastmod_pulls_changed;
+    }
     WaitUntil(plan.due, lease, record, state, batch, tally);
     ++tally.revisits;
     if (plan.changed) ++tally.changes;

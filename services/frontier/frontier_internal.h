@@ -35,7 +35,9 @@ inline QueuePos PosOf(const UrlRecord& record) {
 }
 
 inline uint8_t QueueFlagsOf(const UrlRecord& record) {
-  return record.last_outcome.has_value() ? storage::kQueueFlagHasHistory : uint8_t{0};
+  return static_cast<uint8_t>(
+      (record.last_outcome.has_value() ? storage::kQueueFlagHasHistory : uint8_t{0}) |
+      storage::QueueFlagsOfSitemapLevel(record.sitemap_level));
 }
 
 inline uint64_t SaturatingSub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }

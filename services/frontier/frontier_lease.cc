@@ -205,6 +205,7 @@ absl::StatusOr<std::vector<LeasedTask>> Frontier::TasksLocked(const std::vector<
     task.host_key = staging.KeyOf(p.host);
     task.depth = p.pos.depth;
     task.priority = storage::PriorityOfBand(p.pos.band);
+    task.sitemap_level = storage::SitemapLevelOfQueueFlags(p.entry.flags);
     task.deadline = deadline;
     if (const std::optional<UrlRecord>& record = history[i];
         record.has_value() && record->last_outcome.has_value()) {

@@ -85,7 +85,14 @@ Frontier::RevisitPlan Frontier::ScheduleRevisit(const FetchOutcome& outcome,
       changed = previous.length != outcome.content_length;
     }
   }
-  const std::optional<absl::Time> last_modified = http::ParseHttpDate(record.last_modified);
+  // When the page last changed: Last-Modified, else the lastmod of the sitemap that listed it
+  // (one not after this visit, while the URL's lastmod is trusted). Either only counts where it
+  // dates a change the content comparison found, inside the interval (docs/recrawl.md §3).
+  std::optional<absl::Time> last_modified = http::ParseHttpDate(record.last_modified);
+  if (!last_modified.has_value() && record.sitemap.lastmod != absl::InfinitePast() &&
+      record.sitemap.lastmod <= record.fetch_time && LastmodTrusted(record)) {
+    last_modified = record.sitemap.lastmod;
+  }
   // The evidence holds the history as stored, with the decision made on it: out with the old
   // pair, in with the new one (a history without visits counts for nothing either way).
   if (fleet.evidence.has_value()) {

@@ -349,7 +349,8 @@ absl::Status Frontier::HoldForOthersLocked(const std::vector<UrlToAdd>& urls,
   size_t held = 0;
   for (const UrlToAdd& url : urls) {
     if (url.canonical_url.empty() || url.canonical_url.size() > options_.max_url_bytes ||
-        url.host_key.empty() || url.host_key.size() > storage::kMaxHostKeyBytes) {
+        url.host_key.empty() || url.host_key.size() > storage::kMaxHostKeyBytes ||
+        url.sitemap_level > kMaxSitemapLevel) {
       ++result.invalid;
       continue;
     }
@@ -360,7 +361,9 @@ absl::Status Frontier::HoldForOthersLocked(const std::vector<UrlToAdd>& urls,
     storage::HeldUrl value{.canonical_url = url.canonical_url,
                            .host_key = url.host_key,
                            .depth = url.depth,
-                           .priority = url.priority};
+                           .priority = url.priority,
+                           .sitemap_level = url.sitemap_level,
+                           .sitemap = url.sitemap};
     if (url.discovered_from.size() <= options_.max_url_bytes) {
       value.discovered_from = url.discovered_from;
     }
@@ -459,7 +462,9 @@ absl::StatusOr<HeldUrls> Frontier::ListHeldUrls(uint64_t after, size_t max_urls)
                                                 .depth = held->depth,
                                                 .discovered_from =
                                                     std::move(held->discovered_from),
-                                                .priority = held->priority}});
+                                                .priority = held->priority,
+                                                .sitemap_level = held->sitemap_level,
+                                                .sitemap = held->sitemap}});
   }
   if (absl::Status status = (*it)->status(); !status.ok()) return status;
   return page;

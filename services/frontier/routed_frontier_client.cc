@@ -120,7 +120,9 @@ std::vector<std::vector<UrlToAdd>> RoutedFrontierClient::Route(const std::vector
   absl::MutexLock lock(&mu_);
   stats_.routed += urls.size();
   for (const UrlToAdd& url : urls) {
-    if (cache_.Covers(UrlHash(url.canonical_url), url.depth)) {
+    // A sitemap's lastmod is news for a URL already sent: it must reach the partition.
+    if (url.sitemap.lastmod == absl::InfinitePast() &&
+        cache_.Covers(UrlHash(url.canonical_url), url.depth)) {
       ++stats_.suppressed;
       ++result.already_seen;
       continue;
@@ -246,6 +248,8 @@ absl::StatusOr<FrontierStats> RoutedFrontierClient::Stats() {
     sum.seen_cache_hits += s->seen_cache_hits;
     sum.urls_rejected_by_limit += s->urls_rejected_by_limit;
     sum.urls_invalid += s->urls_invalid;
+    sum.sitemap_lastmod_updates += s->sitemap_lastmod_updates;
+    sum.lastmod_pulls += s->lastmod_pulls;
     sum.leases_granted += s->leases_granted;
     sum.leases_expired += s->leases_expired;
     sum.leases_recovered += s->leases_recovered;

@@ -132,6 +132,27 @@ absl::Status ReadVersion(Reader& reader, std::string_view what) {
   return absl::OkStatus();
 }
 
+// What a sitemap said of a URL (URL records, held URLs):
+// level (u8) | lastmod (time) | changefreq (u8) | priority in thousandths (svarint, -1: none).
+void PutSitemapFields(std::string& value, uint8_t level, const SitemapHints& hints) {
+  value.push_back(static_cast<char>(level));
+  PutTime(value, hints.lastmod);
+  value.push_back(static_cast<char>(hints.changefreq));
+  AppendVarint64(ZigZagEncode(hints.priority_permille), value);
+}
+
+// False when the fields are cut short or out of range.
+bool ReadSitemapFields(Reader& reader, uint8_t& level, SitemapHints& hints) {
+  int64_t priority = 0;
+  if (!reader.Byte(level) || !reader.Time(hints.lastmod) || !reader.Byte(hints.changefreq) ||
+      !reader.Signed(priority) || level > kMaxSitemapLevel || hints.changefreq > 7 ||
+      priority < -1 || priority > 1000) {
+    return false;
+  }
+  hints.priority_permille = static_cast<int16_t>(priority);
+  return true;
+}
+
 }  // namespace
 
 std::vector<kv::ColumnFamilySpec> ColumnFamilies() {
@@ -281,6 +302,10 @@ std::string EncodeHeldUrl(const HeldUrl& url) {
   AppendVarint64(url.depth, value);
   value.push_back(static_cast<char>(url.priority));
   PutString(value, url.discovered_from);
+  // A sitemap, or a page a sitemap listed: what it said follows (held links end above).
+  if (url.sitemap_level != 0 || !url.sitemap.empty()) {
+    PutSitemapFields(value, url.sitemap_level, url.sitemap);
+  }
   return value;
 }
 
@@ -291,6 +316,9 @@ absl::StatusOr<HeldUrl> DecodeHeldUrl(std::string_view value) {
   if (!reader.String(url.canonical_url) || !reader.String(url.host_key) ||
       !reader.Varint32(url.depth) || !reader.Byte(url.priority) ||
       !reader.String(url.discovered_from) || url.canonical_url.empty() || url.host_key.empty()) {
+    return Corrupt("held URL");
+  }
+  if (!reader.AtEnd() && !ReadSitemapFields(reader, url.sitemap_level, url.sitemap)) {
     return Corrupt("held URL");
   }
   return url;
@@ -437,6 +465,15 @@ std::string EncodeUrlRecord(const UrlRecord& record) {
   PutString(value, record.visit_history);
   // A varint: one byte for the many records without a digest (0), ten for a digest.
   AppendVarint64(record.change_digest, value);
+  // What sitemaps said, only for URLs they concern: most records end at the digest.
+  const bool sitemap_fields = record.sitemap_level != 0 || !record.sitemap.empty() ||
+                              record.lastmod_pulls != 0 || record.lastmod_pulled;
+  if (sitemap_fields) {
+    PutSitemapFields(value, record.sitemap_level, record.sitemap);
+    AppendVarint64(record.lastmod_pulls, value);
+    AppendVarint64(record.lastmod_pulls_changed, value);
+    value.push_back(static_cast<char>(record.lastmod_pulled ? 1 : 0));
+  }
   return value;
 }
 
@@ -459,6 +496,17 @@ absl::StatusOr<UrlRecord> DecodeUrlRecord(std::string_view value) {
   }
   // Records written before the change digest existed end here: no digest (0).
   if (!reader.AtEnd() && !reader.Varint(record.change_digest)) return Corrupt("url record");
+  // Records of URLs no sitemap concerned, and those written before sitemaps were read, end
+  // here.
+  if (!reader.AtEnd()) {
+    uint8_t pulled = 0;
+    if (!ReadSitemapFields(reader, record.sitemap_level, record.sitemap) ||
+        !reader.Varint32(record.lastmod_pulls) || !reader.Varint32(record.lastmod_pulls_changed) ||
+        !reader.Byte(pulled) || pulled > 1) {
+      return Corrupt("url record");
+    }
+    record.lastmod_pulled = pulled == 1;
+  }
   if (status < static_cast<uint8_t>(UrlStatus::kQueued) ||
       status > static_cast<uint8_t>(UrlStatus::kDropped) || outcome > kMaxOutcomeClass ||
       http_status < std::numeric_limits<int>::min() ||

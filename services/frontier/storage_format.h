@@ -69,13 +69,17 @@ std::string MovingKey(std::string_view host_key);
 std::string HeldKey(uint64_t seq);
 absl::StatusOr<uint64_t> DecodeHeldKey(std::string_view key);
 // A held URL: version (1) | canonical URL | host key | depth | priority (byte) |
-// discovered_from (strings are varint length + bytes).
+// discovered_from (strings are varint length + bytes), then, only for a sitemap or a page a
+// sitemap listed with hints, the sitemap section: level (byte) | lastmod (time) | changefreq
+// (byte) | priority in thousandths (svarint), as in the URL record.
 struct HeldUrl {
   std::string canonical_url;
   std::string host_key;
   uint32_t depth = 0;
   uint8_t priority = 0;
   std::string discovered_from;
+  uint8_t sitemap_level = 0;
+  SitemapHints sitemap;
 
   friend bool operator==(const HeldUrl&, const HeldUrl&) = default;
 };
@@ -107,6 +111,16 @@ struct QueuePos {
 inline constexpr size_t kQueueHostPrefixBytes = 8;
 inline constexpr size_t kQueueKeyBytes = 21;
 inline constexpr uint8_t kQueueFlagHasHistory = 0x01;  // the URL record holds a past outcome
+// Bits 1-2: the URL's sitemap level (UrlRecord::sitemap_level, 0 for a page), so that a lease
+// says "read this as a sitemap" without reading the URL record.
+inline constexpr uint8_t kQueueFlagSitemapShift = 1;
+inline constexpr uint8_t kQueueFlagSitemapMask = 0x06;
+inline uint8_t QueueFlagsOfSitemapLevel(uint8_t level) {
+  return static_cast<uint8_t>((level << kQueueFlagSitemapShift) & kQueueFlagSitemapMask);
+}
+inline uint8_t SitemapLevelOfQueueFlags(uint8_t flags) {
+  return static_cast<uint8_t>((flags & kQueueFlagSitemapMask) >> kQueueFlagSitemapShift);
+}
 
 uint8_t BandOfPriority(uint8_t priority);
 uint8_t PriorityOfBand(uint8_t band);

@@ -56,4 +56,11 @@ std::string_view UrlStatusName(UrlStatus status) {
   return "unknown";
 }
 
+bool LastmodTrusted(const UrlRecord& record) {
+  // A pull whose visit has not happened yet is no evidence either way.
+  const uint32_t settled =
+      record.lastmod_pulls - (record.lastmod_pulled && record.lastmod_pulls > 0 ? 1 : 0);
+  return 2 * uint64_t{record.lastmod_pulls_changed} >= settled;
+}
+
 }  // namespace crawler::frontier

@@ -54,6 +54,31 @@ enum class UrlStatus : uint8_t {
 };
 std::string_view UrlStatusName(UrlStatus status);
 
+// A URL that names a sitemap (sitemaps.org) is fetched and read for the pages it lists rather
+// than kept as a page. Its level: 1 for a sitemap found in robots.txt, at /sitemap.xml or given
+// as a seed; n + 1 for one listed by a sitemap index read at level n. 0: a page. The level
+// bounds the nesting of index files (the protocol allows none; some sites nest once).
+inline constexpr uint8_t kMaxSitemapLevel = 3;
+
+// What a sitemap's <url> entry said of a page (sitemaps.org, "XML tag definitions"). Only
+// lastmod is evidence the re-visit policy uses (docs/recrawl.md, "Sitemaps"): the site's claim
+// of when the page last changed, read as Last-Modified is. changefreq and priority are kept
+// for explanations only: a site's own guess of how often a page changes is never set against
+// measured changes.
+struct SitemapHints {
+  // <lastmod>; InfinitePast: none given.
+  absl::Time lastmod = absl::InfinitePast();
+  // <changefreq> as 1 + sitemap::ChangeFreq (1 "always" ... 7 "never"); 0: none given.
+  uint8_t changefreq = 0;
+  // <priority> in thousandths, [0, 1000]; -1: none given.
+  int16_t priority_permille = -1;
+
+  bool empty() const {
+    return lastmod == absl::InfinitePast() && changefreq == 0 && priority_permille < 0;
+  }
+  friend bool operator==(const SitemapHints&, const SitemapHints&) = default;
+};
+
 struct UrlRecord {
   UrlStatus status = UrlStatus::kQueued;
 
@@ -91,8 +116,25 @@ struct UrlRecord {
   // 0 when unknown (not HTML, no main content, or stored before digests were recorded).
   uint64_t change_digest = 0;
 
+  // A sitemap, at this level (kMaxSitemapLevel); 0 for a page.
+  uint8_t sitemap_level = 0;
+  // What the newest sitemap that listed the URL said of it.
+  SitemapHints sitemap;
+  // Re-visits brought forward because a sitemap's lastmod was newer than the last visit, and
+  // how many of them found the content changed: a site whose lastmod keeps claiming changes
+  // that visits do not find loses the right to bring visits forward (measured evidence wins).
+  uint32_t lastmod_pulls = 0;
+  uint32_t lastmod_pulls_changed = 0;
+  // The URL's current wait was brought forward by a lastmod (counted at its next visit).
+  bool lastmod_pulled = false;
+
   friend bool operator==(const UrlRecord&, const UrlRecord&) = default;
 };
+
+// Whether the URL's sitemap lastmod is believed, as evidence of a change (docs/recrawl.md,
+// "Sitemaps"): until a re-visit it brought forward finds the content unchanged, and from then on
+// while at least half of those re-visits found a change.
+bool LastmodTrusted(const UrlRecord& record);
 
 }  // namespace crawler::frontier
 

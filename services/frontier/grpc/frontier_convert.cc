@@ -85,6 +85,57 @@ absl::StatusOr<PreviousFetch> PreviousFromProto(const v1::PreviousFetch& p,
   return previous;
 }
 
+v1::SitemapHints HintsToProto(const SitemapHints& hints) {
+  v1::SitemapHints p;
+  if (hints.lastmod != absl::InfinitePast()) *p.mutable_lastmod() = TimeToProto(hints.lastmod);
+  p.set_changefreq(hints.changefreq);
+  if (hints.priority_permille >= 0) {
+    p.set_priority_permille(static_cast<uint32_t>(hints.priority_permille));
+  }
+  return p;
+}
+
+absl::StatusOr<SitemapHints> HintsFromProto(const v1::SitemapHints& p, std::string_view field) {
+  SitemapHints hints;
+  absl::StatusOr<absl::Time> lastmod = OptionalTimeFromProto(
+      p.has_lastmod(), p.lastmod(), absl::InfinitePast(), FieldPath(field, "lastmod"));
+  if (!lastmod.ok()) return lastmod.status();
+  hints.lastmod = *lastmod;
+  if (p.changefreq() > 7) return InvalidField(FieldPath(field, "changefreq"), "must be in [0, 7]");
+  hints.changefreq = static_cast<uint8_t>(p.changefreq());
+  if (p.has_priority_permille()) {
+    if (p.priority_permille() > 1000) {
+      return InvalidField(FieldPath(field, "priority_permille"), "must be in [0, 1000]");
+    }
+    hints.priority_permille = static_cast<int16_t>(p.priority_permille());
+  }
+  return hints;
+}
+
+absl::StatusOr<uint8_t> SitemapLevelFromProto(uint32_t level, std::string_view field) {
+  if (level > kMaxSitemapLevel) {
+    return InvalidField(field,
+                        absl::StrCat("must be in [0, ", static_cast<int>(kMaxSitemapLevel), "]"));
+  }
+  return static_cast<uint8_t>(level);
+}
+
+// A URL's sitemap level and what a sitemap said of it (UrlToAdd, UrlRecord): `field`'s
+// sitemap_level and sitemap, checked.
+template <typename Proto>
+absl::Status SitemapFieldsFromProto(const Proto& p, std::string_view field, uint8_t& level,
+                                    SitemapHints& hints) {
+  absl::StatusOr<uint8_t> checked_level =
+      SitemapLevelFromProto(p.sitemap_level(), FieldPath(field, "sitemap_level"));
+  if (!checked_level.ok()) return checked_level.status();
+  absl::StatusOr<SitemapHints> checked_hints =
+      HintsFromProto(p.sitemap(), FieldPath(field, "sitemap"));
+  if (!checked_hints.ok()) return checked_hints.status();
+  level = *checked_level;
+  hints = *checked_hints;
+  return absl::OkStatus();
+}
+
 v1::LeasedTask TaskToProto(const LeasedTask& task) {
   v1::LeasedTask p;
   p.set_lease_id(task.lease_id);
@@ -95,6 +146,7 @@ v1::LeasedTask TaskToProto(const LeasedTask& task) {
   *p.mutable_deadline() = TimeToProto(task.deadline);
   p.set_attempt(task.attempt);
   if (task.previous.has_value()) *p.mutable_previous() = PreviousToProto(*task.previous);
+  p.set_sitemap_level(task.sitemap_level);
   return p;
 }
 
@@ -108,6 +160,10 @@ absl::StatusOr<LeasedTask> TaskFromProto(const v1::LeasedTask& p, std::string_vi
   absl::StatusOr<uint8_t> priority = PriorityFromProto(p.priority(), FieldPath(field, "priority"));
   if (!priority.ok()) return priority.status();
   task.priority = *priority;
+  absl::StatusOr<uint8_t> level =
+      SitemapLevelFromProto(p.sitemap_level(), FieldPath(field, "sitemap_level"));
+  if (!level.ok()) return level.status();
+  task.sitemap_level = *level;
   if (!p.has_deadline()) return Required(FieldPath(field, "deadline"));
   absl::StatusOr<absl::Time> deadline = TimeFromProto(p.deadline(), FieldPath(field, "deadline"));
   if (!deadline.ok()) return deadline.status();
@@ -218,6 +274,8 @@ void ToProto(const UrlToAdd& url, v1::UrlToAdd& p) {
   p.set_depth(url.depth);
   p.set_discovered_from(url.discovered_from);
   p.set_priority(url.priority);
+  p.set_sitemap_level(url.sitemap_level);
+  if (!url.sitemap.empty()) *p.mutable_sitemap() = HintsToProto(url.sitemap);
 }
 
 absl::StatusOr<UrlToAdd> FromProto(const v1::UrlToAdd& p, std::string_view field) {
@@ -225,11 +283,15 @@ absl::StatusOr<UrlToAdd> FromProto(const v1::UrlToAdd& p, std::string_view field
   if (!priority.ok()) return priority.status();
   // Empty or oversized URLs and host keys are the frontier's to count (AddResult::invalid),
   // not a malformed request.
-  return UrlToAdd{.canonical_url = p.canonical_url(),
-                  .host_key = p.host_key(),
-                  .depth = p.depth(),
-                  .discovered_from = p.discovered_from(),
-                  .priority = *priority};
+  UrlToAdd url{.canonical_url = p.canonical_url(),
+               .host_key = p.host_key(),
+               .depth = p.depth(),
+               .discovered_from = p.discovered_from(),
+               .priority = *priority};
+  if (absl::Status s = SitemapFieldsFromProto(p, field, url.sitemap_level, url.sitemap); !s.ok()) {
+    return s;
+  }
+  return url;
 }
 
 absl::StatusOr<std::vector<UrlToAdd>> FromAddUrlsRequest(const v1::AddUrlsRequest& request) {
@@ -251,6 +313,8 @@ v1::AddUrlsResponse ToProto(const AddResult& result) {
   p.set_rejected_by_limit(result.rejected_by_limit);
   p.set_invalid(result.invalid);
   p.set_held(result.held);
+  p.set_lastmod_updates(result.lastmod_updates);
+  p.set_lastmod_pulls(result.lastmod_pulls);
   return p;
 }
 
@@ -259,7 +323,9 @@ AddResult FromProto(const v1::AddUrlsResponse& p) {
           .already_seen = p.already_seen(),
           .rejected_by_limit = p.rejected_by_limit(),
           .invalid = p.invalid(),
-          .held = p.held()};
+          .held = p.held(),
+          .lastmod_updates = p.lastmod_updates(),
+          .lastmod_pulls = p.lastmod_pulls()};
 }
 
 v1::LeaseRequest ToLeaseRequest(std::string_view collection, const LeaseArgs& args) {
@@ -365,6 +431,8 @@ v1::FrontierStats ToProto(const FrontierStats& stats) {
   p.set_seen_cache_hits(stats.seen_cache_hits);
   p.set_urls_rejected_by_limit(stats.urls_rejected_by_limit);
   p.set_urls_invalid(stats.urls_invalid);
+  p.set_sitemap_lastmod_updates(stats.sitemap_lastmod_updates);
+  p.set_lastmod_pulls(stats.lastmod_pulls);
   p.set_leases_granted(stats.leases_granted);
   p.set_leases_expired(stats.leases_expired);
   p.set_leases_recovered(stats.leases_recovered);
@@ -410,6 +478,8 @@ absl::StatusOr<FrontierStats> FromProto(const v1::FrontierStats& p, std::string_
   stats.seen_cache_hits = p.seen_cache_hits();
   stats.urls_rejected_by_limit = p.urls_rejected_by_limit();
   stats.urls_invalid = p.urls_invalid();
+  stats.sitemap_lastmod_updates = p.sitemap_lastmod_updates();
+  stats.lastmod_pulls = p.lastmod_pulls();
   stats.leases_granted = p.leases_granted();
   stats.leases_expired = p.leases_expired();
   stats.leases_recovered = p.leases_recovered();
@@ -480,6 +550,11 @@ v1::UrlRecord ToProto(const UrlRecord& record) {
   }
   p.set_visit_history(record.visit_history);
   p.set_change_digest(record.change_digest);
+  p.set_sitemap_level(record.sitemap_level);
+  if (!record.sitemap.empty()) *p.mutable_sitemap() = HintsToProto(record.sitemap);
+  p.set_lastmod_pulls(record.lastmod_pulls);
+  p.set_lastmod_pulls_changed(record.lastmod_pulls_changed);
+  p.set_lastmod_pulled(record.lastmod_pulled);
   return p;
 }
 
@@ -523,6 +598,13 @@ absl::StatusOr<UrlRecord> FromProto(const v1::UrlRecord& p, std::string_view fie
   record.content_length = p.content_length();
   record.visit_history = p.visit_history();
   record.change_digest = p.change_digest();
+  if (absl::Status s = SitemapFieldsFromProto(p, field, record.sitemap_level, record.sitemap);
+      !s.ok()) {
+    return s;
+  }
+  record.lastmod_pulls = p.lastmod_pulls();
+  record.lastmod_pulls_changed = p.lastmod_pulls_changed();
+  record.lastmod_pulled = p.lastmod_pulled();
   return record;
 }
 

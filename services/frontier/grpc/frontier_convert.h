@@ -93,7 +93,8 @@ absl::StatusOr<std::vector<LeaseId>> FromReleaseLeasesRequest(
 v1::AddUrlsRequest ToAddUrlsRequest(std::string_view collection, const std::vector<UrlToAdd>& urls);
 absl::StatusOr<std::vector<UrlToAdd>> FromAddUrlsRequest(const v1::AddUrlsRequest& request);
 // One URL offered to a frontier, as AddUrlsRequest and ListHeldUrlsResponse carry it; decoding
-// refuses a priority over 255 (naming `field`.priority).
+// refuses a priority over 255, a sitemap level over kMaxSitemapLevel and sitemap hints out of
+// range (naming the field under `field`).
 void ToProto(const UrlToAdd& url, v1::UrlToAdd& p);
 absl::StatusOr<UrlToAdd> FromProto(const v1::UrlToAdd& p, std::string_view field);
 v1::AddUrlsResponse ToProto(const AddResult& result);

@@ -342,5 +342,29 @@ TEST(OutlinkSpoolTest, ATornTailIsDroppedAndTheRestDelivered) {
   std::filesystem::remove_all(dir);
 }
 
+// Sitemaps and the pages they list keep their level and hints through the spool; plain links
+// keep the shorter record.
+TEST(OutlinkSpoolTest, SitemapFieldsSurviveTheSpool) {
+  std::string pattern = ::testing::TempDir() + "outlink_spool_sitemap_XXXXXX";
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const std::filesystem::path dir = pattern;
+  std::vector<UrlToAdd> links = Links(1, 0, 3);
+  links[0].sitemap_level = 2;
+  links[1].sitemap = {.lastmod = absl::FromUnixSeconds(1'700'000'000) - absl::Microseconds(1),
+                      .changefreq = 4,
+                      .priority_permille = 750};
+  links[2].sitemap.priority_permille = 0;
+  {
+    std::unique_ptr<OutlinkSpool> spool = *OutlinkSpool::Open(dir.string(), 1 << 20);
+    ASSERT_TRUE(spool->Append(links).ok());
+    ASSERT_TRUE(spool->Sync().ok());
+  }
+  std::unique_ptr<OutlinkSpool> spool = *OutlinkSpool::Open(dir.string(), 1 << 20);
+  absl::StatusOr<std::vector<UrlToAdd>> back = spool->Peek(10);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, links);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace crawler::fetcher

@@ -66,6 +66,16 @@ TEST(FrontierConvertTest, AddUrlsRoundTrips) {
        .depth = std::numeric_limits<uint32_t>::max(),
        .discovered_from = "https://example.org/",
        .priority = 255},
+      {.canonical_url = "https://example.org/sitemap.xml",
+       .host_key = "example.org",
+       .depth = 1,
+       .sitemap_level = kMaxSitemapLevel},
+      {.canonical_url = "https://example.org/listed",
+       .host_key = "example.org",
+       .sitemap = {.lastmod = kOld, .changefreq = 7, .priority_permille = 0}},
+      {.canonical_url = "https://example.org/half",
+       .host_key = "example.org",
+       .sitemap = {.changefreq = 1, .priority_permille = 1000}},
       {},  // empty: the frontier counts it as invalid, the wire carries it
   };
   const v1::AddUrlsRequest request = ToAddUrlsRequest("gov-si", urls);
@@ -74,8 +84,26 @@ TEST(FrontierConvertTest, AddUrlsRoundTrips) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, urls);
 
-  const AddResult result{.added = 1, .already_seen = 2, .rejected_by_limit = kMax64, .invalid = 0};
+  const AddResult result{.added = 1,
+                         .already_seen = 2,
+                         .rejected_by_limit = kMax64,
+                         .invalid = 0,
+                         .held = 4,
+                         .lastmod_updates = 3,
+                         .lastmod_pulls = 1};
   EXPECT_EQ(FromProto(ToProto(result)), result);
+}
+
+TEST(FrontierConvertTest, AddUrlsRejectsBadSitemapFields) {
+  v1::AddUrlsRequest request = ToAddUrlsRequest("c", {{.canonical_url = "https://a.example/"}});
+  request.mutable_urls(0)->set_sitemap_level(kMaxSitemapLevel + 1);
+  ExpectInvalid(FromAddUrlsRequest(request).status(), "urls[0].sitemap_level");
+  request.mutable_urls(0)->set_sitemap_level(0);
+  request.mutable_urls(0)->mutable_sitemap()->set_changefreq(8);
+  ExpectInvalid(FromAddUrlsRequest(request).status(), "urls[0].sitemap.changefreq");
+  request.mutable_urls(0)->mutable_sitemap()->set_changefreq(0);
+  request.mutable_urls(0)->mutable_sitemap()->set_priority_permille(1001);
+  ExpectInvalid(FromAddUrlsRequest(request).status(), "urls[0].sitemap.priority_permille");
 }
 
 TEST(FrontierConvertTest, AddUrlsRejectsMissingCollectionAndWidePriority) {
@@ -107,6 +135,11 @@ TEST(FrontierConvertTest, LeasedTasksRoundTrip) {
   tasks.push_back({.lease_id = 1,
                    .canonical_url = "https://example.org/",
                    .host_key = "example.org",
+                   .deadline = kNow});
+  tasks.push_back({.lease_id = 3,
+                   .canonical_url = "https://example.org/sitemap.xml",
+                   .host_key = "example.org",
+                   .sitemap_level = 2,
                    .deadline = kNow});
   for (OutcomeClass outcome : AllOutcomes()) {
     tasks.push_back({.lease_id = kMax64,
@@ -224,11 +257,15 @@ TEST(FrontierConvertTest, StatsRoundTrip) {
                       .seen_urls = 7,
                       .pages_completed = 8,
                       .next_ready_time = kNow,
+                      .held_urls = 25,
+                      .hosts_moving = 26,
                       .urls_added = 9,
                       .urls_already_seen = 10,
                       .seen_cache_hits = 11,
                       .urls_rejected_by_limit = 12,
                       .urls_invalid = 13,
+                      .sitemap_lastmod_updates = 27,
+                      .lastmod_pulls = 28,
                       .leases_granted = 14,
                       .leases_expired = 15,
                       .leases_recovered = 16,
@@ -283,6 +320,12 @@ TEST(FrontierConvertTest, LookupRoundTripsRecordsAndAbsentUrls) {
                                 .change_digest = kMax64});
   }
   records.push_back(UrlRecord{.status = UrlStatus::kDone, .next_visit = absl::InfinitePast()});
+  records.push_back(UrlRecord{.status = UrlStatus::kWaiting,
+                              .sitemap_level = 1,
+                              .sitemap = {.lastmod = kNow, .changefreq = 3, .priority_permille = 5},
+                              .lastmod_pulls = 4,
+                              .lastmod_pulls_changed = 2,
+                              .lastmod_pulled = true});
   absl::StatusOr<std::vector<std::optional<UrlRecord>>> back =
       FromLookupUrlsResponse(ToLookupUrlsResponse(records));
   ASSERT_TRUE(back.ok()) << back.status();

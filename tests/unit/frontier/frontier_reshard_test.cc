@@ -169,6 +169,29 @@ TEST_F(FrontierReshardTest, AHostMovesWithWhatArrivedBeforeAndGetsWhatArrivedAft
   EXPECT_THAT(after->host_keys, IsEmpty());
 }
 
+// A sitemap held for its host's new owner is delivered as a sitemap, and a page a sitemap
+// listed keeps what the entry said: the held value carries them (storage::HeldUrl).
+TEST_F(FrontierReshardTest, AHeldSitemapIsDeliveredAsASitemap) {
+  UrlToAdd sitemap = U(other_, "/sitemap.xml");
+  sitemap.sitemap_level = 1;
+  UrlToAdd listed = U(other_, "/page");
+  listed.sitemap = {.lastmod = absl::FromUnixSeconds(1'700'000'000), .changefreq = 3};
+  EXPECT_EQ(old_.Add({sitemap, listed}).held, 2u);
+  absl::StatusOr<HeldUrls> held = old_.frontier->ListHeldUrls(0, 100);
+  ASSERT_TRUE(held.ok()) << held.status();
+  ASSERT_EQ(held->urls.size(), 2u);
+  EXPECT_EQ(held->urls[0].url, sitemap);
+  EXPECT_EQ(held->urls[1].url, listed);
+  EXPECT_EQ(new_.Add({held->urls[0].url, held->urls[1].url}).added, 2u);
+  absl::StatusOr<std::vector<LeasedTask>> tasks = new_.frontier->Lease(10, 10);
+  ASSERT_TRUE(tasks.ok()) << tasks.status();
+  ASSERT_EQ(tasks->size(), 2u);
+  for (const LeasedTask& task : *tasks) {
+    EXPECT_EQ(task.sitemap_level, task.canonical_url == sitemap.canonical_url ? 1 : 0)
+        << task.canonical_url;
+  }
+}
+
 TEST_F(FrontierReshardTest, TheMoveMarkAndTheHeldUrlsSurviveARestart) {
   ASSERT_TRUE(old_.frontier->BeginHostMove(moves_).ok());
   EXPECT_EQ(old_.Add({U(moves_, "/c")}).held, 1u);

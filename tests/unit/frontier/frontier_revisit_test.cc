@@ -712,5 +712,136 @@ TEST_F(FrontierRevisitTest, RetunedPriorSetsTheEstimates) {
   EXPECT_NE(state.policy.rate_per_day, prior.PosteriorRate(state.history));
 }
 
+// ---------------------------------------------------------------------------------- sitemaps
+
+UrlToAdd Listed(const std::string& url, absl::Time lastmod) {
+  UrlToAdd u = U("a.test", url);
+  u.sitemap.lastmod = lastmod;
+  return u;
+}
+
+// docs/recrawl.md "Sitemaps": a sitemap's lastmod dates a change as Last-Modified does, when the
+// page sends none: the visit that found the change records the time since it.
+TEST_F(FrontierRevisitTest, SitemapLastmodDatesAChangeAsLastModifiedDoes) {
+  Open(Revisiting());
+  const absl::Time t0 = clock_.Now();
+  ASSERT_TRUE(frontier_->AddUrls({Listed("/", t0 + absl::Minutes(30))}).ok());
+  Visit(OutcomeClass::kFetched, 0x1111);
+  clock_.Advance(absl::Hours(1));
+  Visit(OutcomeClass::kFetched, ~uint64_t{0x1111});  // changed
+  const recrawl::VisitHistory history = State("http://a.test/").history;
+  ASSERT_EQ(history.size(), 1);
+  EXPECT_TRUE(history[0].changed);
+  ASSERT_TRUE(history[0].has_last_modified);
+  EXPECT_EQ(history[0].since_last_modified_seconds, 30u * 60);
+}
+
+class FrontierSitemapTest : public FrontierRevisitTest,
+                            public ::testing::WithParamInterface<bool> {
+ protected:
+  // The page waits for its hourly re-visit, last visited at the returned time.
+  absl::Time Settled() {
+    FrontierOptions options = Revisiting();
+    // The cache (on by default) answers "seen" without a read; the records of listed URLs must
+    // be read either way.
+    if (!GetParam()) options.seen_cache_entries = 0;
+    Open(options);
+    EXPECT_TRUE(frontier_->AddUrls({U("a.test", "/")}).ok());
+    Visit(OutcomeClass::kFetched, 0x1111);
+    clock_.Advance(frontier_->LookupUrl("http://a.test/")->next_visit - clock_.Now());
+    Visit(OutcomeClass::kFetched, 0x1111);
+    const absl::Time visited = clock_.Now();
+    EXPECT_EQ(frontier_->LookupUrl("http://a.test/")->next_visit, visited + absl::Hours(1));
+    return visited;
+  }
+};
+
+// A lastmod newer than the last visit is a claim of a change: the waiting re-visit comes as
+// soon as min_interval allows. An older or repeated one changes nothing.
+TEST_P(FrontierSitemapTest, ANewerLastmodBringsTheRevisitForward) {
+  const absl::Time visited = Settled();
+  clock_.Advance(absl::Minutes(2));
+  absl::StatusOr<AddResult> old = frontier_->AddUrls({Listed("/", visited - absl::Hours(1))});
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->already_seen, 1u);
+  EXPECT_EQ(old->lastmod_updates, 1u);  // recorded, but it predates the visit
+  EXPECT_EQ(old->lastmod_pulls, 0u);
+  EXPECT_EQ(frontier_->LookupUrl("http://a.test/")->next_visit, visited + absl::Hours(1));
+
+  absl::StatusOr<AddResult> added = frontier_->AddUrls({Listed("/", visited + absl::Minutes(1))});
+  ASSERT_TRUE(added.ok());
+  EXPECT_EQ(added->lastmod_pulls, 1u);
+  absl::StatusOr<UrlRecord> record = frontier_->LookupUrl("http://a.test/");
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(record->next_visit, visited + absl::Minutes(10));  // min_interval
+  EXPECT_TRUE(record->lastmod_pulled);
+  EXPECT_EQ(record->sitemap.lastmod, visited + absl::Minutes(1));
+  absl::StatusOr<AddResult> again = frontier_->AddUrls({Listed("/", visited + absl::Minutes(1))});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->lastmod_updates, 0u);
+  EXPECT_EQ(frontier_->Stats().lastmod_pulls, 1u);
+
+  clock_.Advance(visited + absl::Minutes(10) - clock_.Now());
+  Visit(OutcomeClass::kFetched, ~uint64_t{0x1111});  // it did change
+  record = frontier_->LookupUrl("http://a.test/");
+  EXPECT_FALSE(record->lastmod_pulled);
+  EXPECT_EQ(record->lastmod_pulls, 1u);
+  EXPECT_EQ(record->lastmod_pulls_changed, 1u);
+  EXPECT_TRUE(LastmodTrusted(*record));
+}
+
+// Measured evidence wins: a lastmod that claimed a change the visit did not find no longer
+// brings visits forward, nor dates changes.
+TEST_P(FrontierSitemapTest, ALastmodThatLiedLosesItsSay) {
+  const absl::Time visited = Settled();
+  clock_.Advance(absl::Minutes(2));
+  ASSERT_EQ(frontier_->AddUrls({Listed("/", clock_.Now())})->lastmod_pulls, 1u);
+  clock_.Advance(visited + absl::Minutes(10) - clock_.Now());
+  Visit(OutcomeClass::kFetched, 0x1111);  // unchanged
+  absl::StatusOr<UrlRecord> record = frontier_->LookupUrl("http://a.test/");
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(record->lastmod_pulls, 1u);
+  EXPECT_EQ(record->lastmod_pulls_changed, 0u);
+  EXPECT_FALSE(LastmodTrusted(*record));
+  const absl::Time due = record->next_visit;
+
+  clock_.Advance(absl::Minutes(15));
+  absl::StatusOr<AddResult> later = frontier_->AddUrls({Listed("/", clock_.Now())});
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ(later->lastmod_updates, 1u);
+  EXPECT_EQ(later->lastmod_pulls, 0u);
+  EXPECT_EQ(frontier_->LookupUrl("http://a.test/")->next_visit, due);
+}
+
+INSTANTIATE_TEST_SUITE_P(SeenCache, FrontierSitemapTest, ::testing::Bool());
+
+// A sitemap is leased as one (its level travels with the lease) and is not a page: it counts
+// neither in pages_completed nor against the page budget.
+TEST_F(FrontierRevisitTest, SitemapsAreLeasedAsSitemapsAndAreNotPages) {
+  FrontierOptions options;
+  options.max_in_flight_per_host = 100;
+  Open(options);
+  UrlToAdd sitemap = U("a.test", "/sitemap.xml");
+  sitemap.sitemap_level = 2;
+  UrlToAdd too_deep = U("a.test", "/deep.xml");
+  too_deep.sitemap_level = kMaxSitemapLevel + 1;
+  absl::StatusOr<AddResult> added = frontier_->AddUrls({sitemap, U("a.test", "/p"), too_deep});
+  ASSERT_TRUE(added.ok());
+  EXPECT_EQ(added->added, 2u);
+  EXPECT_EQ(added->invalid, 1u);
+  std::vector<LeasedTask> tasks = LeaseAll();
+  ASSERT_EQ(tasks.size(), 2u);
+  std::vector<FetchOutcome> outcomes;
+  for (const LeasedTask& task : tasks) {
+    EXPECT_EQ(task.sitemap_level, task.canonical_url == sitemap.canonical_url ? 2 : 0)
+        << task.canonical_url;
+    outcomes.push_back({.lease_id = task.lease_id, .outcome = OutcomeClass::kFetched,
+                        .http_status = 200});
+  }
+  ASSERT_TRUE(frontier_->Complete(outcomes).ok());
+  EXPECT_EQ(frontier_->Stats().pages_completed, 1u);
+  EXPECT_EQ(frontier_->LookupUrl(sitemap.canonical_url)->sitemap_level, 2);
+}
+
 }  // namespace
 }  // namespace crawler::frontier

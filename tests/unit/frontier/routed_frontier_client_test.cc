@@ -179,6 +179,21 @@ TEST(RoutedFrontierClientTest, AUrlFoundNearerASeedIsSentAgain) {
   EXPECT_EQ(router->Routing().suppressed, 1u);
 }
 
+// A sitemap's lastmod is news about a URL already sent: the cache must not swallow it, or the
+// partition would never learn that the page claims a change.
+TEST(RoutedFrontierClientTest, AUrlListedWithALastmodIsNeverSuppressed) {
+  Partitions parts(1);
+  std::unique_ptr<RoutedFrontierClient> router = Route(parts.clients());
+  ASSERT_TRUE(router->AddUrls({U("a.test", "/")}).ok());
+  UrlToAdd listed = U("a.test", "/");
+  listed.sitemap.lastmod = absl::FromUnixSeconds(1'700'000'000);
+  absl::StatusOr<AddResult> again = router->AddUrls({listed});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(router->Routing().suppressed, 0u);
+  EXPECT_EQ(again->already_seen, 1u);
+  EXPECT_EQ(again->lastmod_updates, 1u);  // the partition's record took it
+}
+
 TEST(RoutedFrontierClientTest, NoCacheSendsEverything) {
   Partitions parts(1);
   std::unique_ptr<RoutedFrontierClient> router =

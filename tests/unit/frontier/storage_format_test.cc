@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -69,6 +70,23 @@ void ExpectSameRecord(const UrlRecord& a, const UrlRecord& b) {
   EXPECT_EQ(a.next_visit, b.next_visit);
   EXPECT_EQ(a.visit_history, b.visit_history);
   EXPECT_EQ(a.change_digest, b.change_digest);
+  EXPECT_EQ(a.sitemap_level, b.sitemap_level);
+  EXPECT_EQ(a.sitemap, b.sitemap);
+  EXPECT_EQ(a.lastmod_pulls, b.lastmod_pulls);
+  EXPECT_EQ(a.lastmod_pulls_changed, b.lastmod_pulls_changed);
+  EXPECT_EQ(a.lastmod_pulled, b.lastmod_pulled);
+}
+
+// FullRecord with what sitemaps said: every field of the current format.
+UrlRecord ListedRecord() {
+  UrlRecord record = FullRecord();
+  record.sitemap_level = 1;
+  record.sitemap = SitemapHints{
+      .lastmod = absl::FromUnixMicros(0), .changefreq = 3, .priority_permille = 500};
+  record.lastmod_pulls = 2;
+  record.lastmod_pulls_changed = 1;
+  record.lastmod_pulled = true;
+  return record;
 }
 
 // ---- golden encodings (docs/storage-format.md gives the same bytes) ----
@@ -188,6 +206,33 @@ TEST(StorageFormatGolden, HeldUrl) {
   EXPECT_EQ(DecodeHeldUrl(Bytes({1, 0})).status().code(), absl::StatusCode::kDataLoss);
 }
 
+// A held sitemap, or a page a sitemap listed with hints: the sitemap section follows, as in the
+// URL record (level, lastmod, changefreq, priority), so its owner queues it as it arrived.
+TEST(StorageFormatGolden, HeldUrlWithSitemapFields) {
+  const HeldUrl link{.canonical_url = "http://a/x", .host_key = "a"};
+  HeldUrl sitemap = link;
+  sitemap.sitemap_level = 1;
+  sitemap.sitemap = SitemapHints{
+      .lastmod = absl::FromUnixMicros(0), .changefreq = 3, .priority_permille = 500};
+  const std::string plain = EncodeHeldUrl(link);
+  EXPECT_EQ(EncodeHeldUrl(sitemap), plain + Bytes({1, 1, 3, 0xE8, 0x07}));
+  EXPECT_EQ(DecodeHeldUrl(EncodeHeldUrl(sitemap)).value(), sitemap);
+  HeldUrl listed = link;
+  listed.sitemap.lastmod = absl::FromUnixSeconds(1'700'000'000);
+  EXPECT_EQ(DecodeHeldUrl(EncodeHeldUrl(listed)).value(), listed);
+  // Cut short, or out of range (a level past the maximum, a changefreq past "never").
+  const std::string full = EncodeHeldUrl(sitemap);
+  for (size_t n = plain.size() + 1; n < full.size(); ++n) {
+    EXPECT_EQ(DecodeHeldUrl(full.substr(0, n)).status().code(), absl::StatusCode::kDataLoss)
+        << "prefix " << n;
+  }
+  for (const auto& [at, value] : std::vector<std::pair<size_t, char>>{{0, 4}, {2, 8}}) {
+    std::string bad = full;
+    bad[plain.size() + at] = value;
+    EXPECT_EQ(DecodeHeldUrl(bad).status().code(), absl::StatusCode::kDataLoss) << at;
+  }
+}
+
 TEST(StorageFormatGolden, DueEntry) {
   EXPECT_EQ(DueKey(absl::FromUnixMicros(0x0102), "u"), Bytes({0, 0, 0, 0, 0, 0, 1, 2, 'u'}));
   EXPECT_EQ(EncodeDueValue(300), Bytes({1, 0xac, 0x02}));
@@ -225,6 +270,33 @@ TEST(StorageFormatGolden, UrlRecordOfAnEarlierVersionHasNoChangeDigest) {
   ASSERT_TRUE(record.ok()) << record.status();
   ExpectSameRecord(*record, FullRecord());
   EXPECT_EQ(record->change_digest, 0u);
+}
+
+// A URL a sitemap concerns: level, lastmod, changefreq, priority (zigzag), pulls, pulls that
+// found a change, pulled flag, after the digest.
+TEST(StorageFormatGolden, UrlRecordWithSitemapFields) {
+  std::string all_fields = EncodeUrlRecord(FullRecord());
+  EXPECT_EQ(EncodeUrlRecord(ListedRecord()),
+            all_fields + Bytes({1, 1, 3, 0xE8, 0x07, 2, 1, 1}));
+  absl::StatusOr<UrlRecord> decoded = DecodeUrlRecord(EncodeUrlRecord(ListedRecord()));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ExpectSameRecord(*decoded, ListedRecord());
+  // A sitemap with no hints, and a page with only a lastmod, also carry the section.
+  UrlRecord sitemap = FullRecord();
+  sitemap.sitemap_level = kMaxSitemapLevel;
+  UrlRecord page = FullRecord();
+  page.sitemap.lastmod = absl::FromUnixSeconds(1'700'000'000);
+  for (const UrlRecord& record : {sitemap, page}) {
+    decoded = DecodeUrlRecord(EncodeUrlRecord(record));
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    ExpectSameRecord(*decoded, record);
+  }
+  // Out of range: a level past the maximum, a changefreq past "never", a priority past 1.0.
+  for (const auto& [at, value] : std::vector<std::pair<size_t, char>>{{0, 4}, {2, 8}}) {
+    std::string bad = EncodeUrlRecord(ListedRecord());
+    bad[all_fields.size() + at] = value;
+    EXPECT_EQ(DecodeUrlRecord(bad).status().code(), absl::StatusCode::kDataLoss) << at;
+  }
 }
 
 TEST(StorageFormatGolden, MetaCounters) {
@@ -374,10 +446,31 @@ TEST(StorageFormatRecords, EveryTruncationIsDataLoss) {
 }
 
 TEST(StorageFormatRecords, AppendedFieldsAreIgnored) {
-  // A newer writer may append fields; this reader must still read what it knows.
-  absl::StatusOr<UrlRecord> decoded = DecodeUrlRecord(EncodeUrlRecord(FullRecord()) + "future");
+  // A newer writer may append fields after every field this reader knows (so after the
+  // sitemap section, which it then writes); this reader must still read what it knows.
+  absl::StatusOr<UrlRecord> decoded =
+      DecodeUrlRecord(EncodeUrlRecord(ListedRecord()) + "future");
   ASSERT_TRUE(decoded.ok());
-  ExpectSameRecord(*decoded, FullRecord());
+  ExpectSameRecord(*decoded, ListedRecord());
+}
+
+TEST(StorageFormatRecords, ATruncatedSitemapSectionIsDataLoss) {
+  const std::string without = EncodeUrlRecord(FullRecord());
+  const std::string with = EncodeUrlRecord(ListedRecord());
+  for (size_t n = without.size() + 1; n < with.size(); ++n) {
+    EXPECT_EQ(DecodeUrlRecord(with.substr(0, n)).status().code(), absl::StatusCode::kDataLoss)
+        << "prefix " << n;
+  }
+}
+
+TEST(StorageFormatKeys, QueueFlagsCarryTheSitemapLevel) {
+  for (uint8_t level = 0; level <= kMaxSitemapLevel; ++level) {
+    const uint8_t flags = kQueueFlagHasHistory | QueueFlagsOfSitemapLevel(level);
+    EXPECT_EQ(SitemapLevelOfQueueFlags(flags), level);
+    EXPECT_TRUE(flags & kQueueFlagHasHistory);
+  }
+  EXPECT_EQ(EncodeQueueValue(QueueFlagsOfSitemapLevel(1), "http://a/"),
+            Bytes({1, 2}) + "http://a/");
 }
 
 TEST(StorageFormatRecords, NewerVersionIsRefused) {
