@@ -6,9 +6,33 @@
 
 namespace crawler::collections {
 
+absl::StatusOr<SitemapDiscovery> ParseSitemapDiscovery(std::string_view text) {
+  if (text == "off") return SitemapDiscovery::kOff;
+  if (text == "robots") return SitemapDiscovery::kRobots;
+  if (text == "robots+well-known") return SitemapDiscovery::kRobotsAndWellKnown;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "sitemap_discovery must be robots, robots+well-known or off, got \"", std::string(text),
+      "\""));
+}
+
+std::string_view SitemapDiscoveryName(SitemapDiscovery discovery) {
+  switch (discovery) {
+    case SitemapDiscovery::kOff:
+      return "off";
+    case SitemapDiscovery::kRobots:
+      return "robots";
+    case SitemapDiscovery::kRobotsAndWellKnown:
+      return "robots+well-known";
+  }
+  return "off";
+}
+
 absl::Status Collection::Validate() const {
   if (name.empty()) return absl::InvalidArgumentError("collection name must not be empty");
-  if (seeds.empty()) return absl::InvalidArgumentError("a collection needs at least one seed");
+  if (seeds.empty() && sitemap_seeds.empty()) {
+    return absl::InvalidArgumentError("a collection needs at least one seed (or sitemap seed)");
+  }
+  if (absl::Status s = ParseSitemapDiscovery(sitemap_discovery).status(); !s.ok()) return s;
   if (limits.max_pages == 0) return absl::InvalidArgumentError("max_pages must be >= 1");
   if (limits.max_pages_per_host == 0) {
     return absl::InvalidArgumentError("max_pages_per_host must be >= 1");
@@ -45,6 +69,11 @@ absl::Status Collection::Validate() const {
     if (revisit.options.enabled) {
       return absl::InvalidArgumentError("a focused collection cannot re-visit");
     }
+    if (!sitemap_seeds.empty()) {
+      return absl::InvalidArgumentError(
+          "a focused collection cannot start from sitemaps (sitemap_seeds): a sitemap is no "
+          "page for its bandit to be rewarded by");
+    }
     if (absl::Status s = ValidateFocusOptions(focus.FrontierOptions(), limits.max_pages); !s.ok()) {
       return s;
     }
@@ -56,6 +85,9 @@ void Collection::ApplyFocus() {
   if (!focus.enabled()) return;
   scope.same_site_only = true;
   record_links = true;
+  // Every lease is a pull of the bandit, rewarded by the page's new external links: a sitemap
+  // brings none, and its pull would steer the bandit away from the site it belongs to.
+  sitemap_discovery = "off";
 }
 
 FocusOptions CollectionFocus::FrontierOptions() const {

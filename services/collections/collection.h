@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "lib/politeness/politeness_options.h"
 #include "lib/scope/scope.h"
 #include "services/collections/collection_name.h"
@@ -63,9 +65,27 @@ struct CollectionFocus {
   friend bool operator==(const CollectionFocus&, const CollectionFocus&) = default;
 };
 
+// Where a collection looks for sitemaps (sitemaps.org) to learn a site's pages from.
+enum class SitemapDiscovery {
+  kOff,                 // only sitemaps given as seeds are read
+  kRobots,              // also those named by robots.txt Sitemap: lines
+  kRobotsAndWellKnown,  // also /sitemap.xml of a host whose robots.txt names none
+};
+// "off", "robots", "robots+well-known"; kInvalidArgument for anything else.
+absl::StatusOr<SitemapDiscovery> ParseSitemapDiscovery(std::string_view text);
+std::string_view SitemapDiscoveryName(SitemapDiscovery discovery);
+
 struct Collection {
   std::string name = "default";
   std::vector<std::string> seeds;  // absolute http(s) URLs
+  // Sitemaps to read from the start (absolute http(s) URLs, plain, gzip or index files): the
+  // pages they list are queued as links of depth 1. They count as seeds for the scope
+  // (same_site_only admits their sites).
+  std::vector<std::string> sitemap_seeds;
+  // "robots", "robots+well-known" or "off" (SitemapDiscovery). On by default: a sitemap is the
+  // site's own list of its pages, and reaches pages no link does; a host without sitemaps costs
+  // one 404 for /sitemap.xml.
+  std::string sitemap_discovery = "robots+well-known";
   scope::ScopeOptions scope;
   CollectionLimits limits;
   politeness::PolitenessOptions politeness;
@@ -85,7 +105,8 @@ struct Collection {
 
   // What focus implies (standalone and distributed alike): the seeds' sites are the arms and
   // their external links are what the collection gathers, not what it fetches, so
-  // scope.same_site_only and record_links are turned on. No-op without focus.
+  // scope.same_site_only and record_links are turned on, and sitemap_discovery off (a sitemap
+  // lease would be a pull without a reward). No-op without focus.
   void ApplyFocus();
 
   // Checks every field; kInvalidArgument names the first bad one.

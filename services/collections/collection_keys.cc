@@ -13,6 +13,62 @@ namespace {
 using config::ValueKind;
 using Strings = std::vector<std::string>;
 
+// The re-visit keys: revisit, revisit_policy, revisit_budget, the intervals, revisit_min_visits,
+// revisit_prior, the Nutch schedule's own and change_threshold_bits.
+void AddRevisitKeys(config::KeyTable<Collection>& t) {
+  t.AddField<bool>({"revisit", "--revisit",
+                    "Keep the pages fresh: re-visit each one when the re-visit policy says"},
+                   [](Collection& c) -> bool& { return c.revisit.options.enabled; })
+      .AddField<std::string>({"revisit_policy", "--revisit-policy",
+                              "optimal, uniform, proportional, fixed, nutch, stormcrawler, step, "
+                              "bayes-published, bayes-corrected"},
+                             [](Collection& c) -> std::string& { return c.revisit.options.policy; })
+      .AddField<double>(
+          {"revisit_budget", "--revisit-budget",
+           "Re-visits the collection may spend, e.g. 5/s, 20/h, 1000/d",
+           "none (required with --revisit)"},
+          [](Collection& c) -> double& { return c.revisit.budget_visits_per_day; },
+          ValueKind::kVisitRate)
+      .AddField<absl::Duration>(
+          {"revisit_min_interval", "--revisit-min-interval", "No page re-visited sooner than this"},
+          [](Collection& c) -> absl::Duration& { return c.revisit.options.min_interval; })
+      .AddField<absl::Duration>(
+          {"revisit_max_interval", "--revisit-max-interval",
+           "Every page re-visited at least this often"},
+          [](Collection& c) -> absl::Duration& { return c.revisit.options.max_interval; })
+      .AddField<double>(
+          {"revisit_min_visits", "--revisit-min-visits",
+           "optimal: every page at least this often, e.g. 1/d (exploration)"},
+          [](Collection& c) -> double& {
+            return c.revisit.options.policy_options.optimal.min_visits_per_day;
+          },
+          ValueKind::kVisitRate)
+      .AddField<std::string>(
+          {"revisit_prior", "--revisit-prior",
+           "optimal, proportional: the rate estimators' prior, fitted (to the fleet's visit "
+           "histories) or fleet-mean (a Gamma prior centred on the fleet's observed rate)"},
+          [](Collection& c) -> std::string& { return c.revisit.options.prior; })
+      // Nutch's AdaptiveFetchSchedule in its own units, so that it can be tried on a test web
+      // whose pages change in seconds (its shipped defaults are 60 s and 30 days).
+      .AddField<double>(
+          {"revisit_nutch_initial_interval", "--revisit-nutch-initial-interval",
+           "nutch: interval after a page's first visit (db.fetch.interval.default)"},
+          [](Collection& c) -> double& {
+            return c.revisit.options.policy_options.nutch.initial_interval_days;
+          },
+          ValueKind::kDays)
+      .AddField<double>(
+          {"revisit_nutch_min_interval", "--revisit-nutch-min-interval",
+           "nutch: shortest interval (db.fetch.schedule.adaptive.min_interval)"},
+          [](Collection& c) -> double& {
+            return c.revisit.options.policy_options.nutch.min_interval_days;
+          },
+          ValueKind::kDays)
+      .AddField<int>({"change_threshold_bits", "--change-threshold-bits",
+                      "SimHash bits that make a re-visit count as a change"},
+                     [](Collection& c) -> int& { return c.revisit.options.change_threshold_bits; });
+}
+
 }  // namespace
 
 const config::KeyTable<Collection>& CollectionKeys() {
@@ -20,6 +76,13 @@ const config::KeyTable<Collection>& CollectionKeys() {
     auto* t = new config::KeyTable<Collection>;
     t->Add({"name", "--name", "Collection name (WARC file prefix)"}, &Collection::name)
         .Add({"seeds", "", "Seed URLs"}, &Collection::seeds)
+        .Add({"sitemap_seeds", "--sitemap",
+              "Sitemap URL to read from the start (repeatable; plain, gzip or index)"},
+             &Collection::sitemap_seeds)
+        .Add({"sitemap_discovery", "--sitemap-discovery",
+              "Where sitemaps are looked for: robots, robots+well-known (also /sitemap.xml) "
+              "or off"},
+             &Collection::sitemap_discovery)
         .Add({"store_bodies", "--no-warc", "Do not write WARC files"}, &Collection::store_bodies)
         .Add({"fingerprints", "--no-fingerprints",
               "No content fingerprints: no duplicate detection (a link-mapping crawl)"},
@@ -50,68 +113,14 @@ const config::KeyTable<Collection>& CollectionKeys() {
         .AddField<uint64_t>(
             {"max_pages_per_host", "--max-pages-per-host", "Pages per host at most", "unlimited"},
             [](Collection& c) -> uint64_t& { return c.limits.max_pages_per_host; })
-        .Include(politeness::PolitenessKeys(), &Collection::politeness)
-        // re-visiting
-        .AddField<bool>({"revisit", "--revisit",
-                         "Keep the pages fresh: re-visit each one when the re-visit policy says"},
-                        [](Collection& c) -> bool& { return c.revisit.options.enabled; })
-        .AddField<std::string>(
-            {"revisit_policy", "--revisit-policy",
-             "optimal, uniform, proportional, fixed, nutch, stormcrawler, step, "
-             "bayes-published, bayes-corrected"},
-            [](Collection& c) -> std::string& { return c.revisit.options.policy; })
-        .AddField<double>(
-            {"revisit_budget", "--revisit-budget",
-             "Re-visits the collection may spend, e.g. 5/s, 20/h, 1000/d",
-             "none (required with --revisit)"},
-            [](Collection& c) -> double& { return c.revisit.budget_visits_per_day; },
-            ValueKind::kVisitRate)
-        .AddField<absl::Duration>(
-            {"revisit_min_interval", "--revisit-min-interval",
-             "No page re-visited sooner than this"},
-            [](Collection& c) -> absl::Duration& { return c.revisit.options.min_interval; })
-        .AddField<absl::Duration>(
-            {"revisit_max_interval", "--revisit-max-interval",
-             "Every page re-visited at least this often"},
-            [](Collection& c) -> absl::Duration& { return c.revisit.options.max_interval; })
-        .AddField<double>(
-            {"revisit_min_visits", "--revisit-min-visits",
-             "optimal: every page at least this often, e.g. 1/d (exploration)"},
-            [](Collection& c) -> double& {
-              return c.revisit.options.policy_options.optimal.min_visits_per_day;
-            },
-            ValueKind::kVisitRate)
-        .AddField<std::string>(
-            {"revisit_prior", "--revisit-prior",
-             "optimal, proportional: the rate estimators' prior, fitted (to the fleet's visit "
-             "histories) or fleet-mean (a Gamma prior centred on the fleet's observed rate)"},
-            [](Collection& c) -> std::string& { return c.revisit.options.prior; })
-        // Nutch's AdaptiveFetchSchedule in its own units, so that it can be tried on a test web
-        // whose pages change in seconds (its shipped defaults are 60 s and 30 days).
-        .AddField<double>(
-            {"revisit_nutch_initial_interval", "--revisit-nutch-initial-interval",
-             "nutch: interval after a page's first visit (db.fetch.interval.default)"},
-            [](Collection& c) -> double& {
-              return c.revisit.options.policy_options.nutch.initial_interval_days;
-            },
-            ValueKind::kDays)
-        .AddField<double>(
-            {"revisit_nutch_min_interval", "--revisit-nutch-min-interval",
-             "nutch: shortest interval (db.fetch.schedule.adaptive.min_interval)"},
-            [](Collection& c) -> double& {
-              return c.revisit.options.policy_options.nutch.min_interval_days;
-            },
-            ValueKind::kDays)
-        .AddField<int>(
-            {"change_threshold_bits", "--change-threshold-bits",
-             "SimHash bits that make a re-visit count as a change"},
-            [](Collection& c) -> int& { return c.revisit.options.change_threshold_bits; })
-        // focused collections
-        .AddField<std::string>(
-            {"focus", "--focus",
-             "none, or external_links: a bandit picks the site to fetch next for new external "
-             "links (needs max_pages)"},
-            [](Collection& c) -> std::string& { return c.focus.target; })
+        .Include(politeness::PolitenessKeys(), &Collection::politeness);
+    AddRevisitKeys(*t);
+    // focused collections
+    t->AddField<std::string>(
+         {"focus", "--focus",
+          "none, or external_links: a bandit picks the site to fetch next for new external "
+          "links (needs max_pages)"},
+         [](Collection& c) -> std::string& { return c.focus.target; })
         .AddField<std::string>({"focus_policy", "--focus-policy",
                                 "r1, r2, r3, thompson, d-thompson, rested-thompson, d-ucb"},
                                [](Collection& c) -> std::string& { return c.focus.policy; })

@@ -32,6 +32,11 @@ class CollectionScope {
   // The seeds, parsed and canonicalised, in the collection's order.
   const std::vector<url::Url>& seed_urls() const { return seed_urls_; }
   const std::vector<url::CanonicalUrl>& seed_canonical() const { return seed_canonical_; }
+  // The sitemap seeds (Collection::sitemap_seeds), parsed and canonicalised, in order.
+  const std::vector<url::Url>& sitemap_seed_urls() const { return sitemap_seed_urls_; }
+  const std::vector<url::CanonicalUrl>& sitemap_seed_canonical() const {
+    return sitemap_seed_canonical_;
+  }
 
   // The seeds the scope depends on, as the collection gives them: for same_site_only, the first
   // seed of each site (the scope's sites); otherwise the first seed. What a fetcher, which
@@ -41,11 +46,13 @@ class CollectionScope {
  private:
   CollectionScope() = default;
 
-  std::vector<std::string> seeds_;  // as the collection gives them
+  std::vector<std::string> seeds_;  // as the collection gives them, sitemap seeds after
   std::unique_ptr<url::PublicSuffixList> psl_;  // only for same-site scopes; scope_ uses it
   std::unique_ptr<scope::Scope> scope_;
   std::vector<url::Url> seed_urls_;
   std::vector<url::CanonicalUrl> seed_canonical_;
+  std::vector<url::Url> sitemap_seed_urls_;
+  std::vector<url::CanonicalUrl> sitemap_seed_canonical_;
 };
 
 }  // namespace crawler::collections

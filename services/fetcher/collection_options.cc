@@ -41,6 +41,9 @@ FetcherOptions FetcherOptionsFor(const FetcherOptions& base,
       BufferedTasksFor(options.lease_max_per_host, options.max_in_flight, collection.politeness);
   options.processing.store_content_types = collection.store_content_types;
   options.processing.fingerprints = collection.fingerprints;
+  // Validated with the collection; a definition that slipped past reads as discovery off.
+  options.sitemap_discovery = collections::ParseSitemapDiscovery(collection.sitemap_discovery)
+                                  .value_or(collections::SitemapDiscovery::kOff);
   if (collection.focus.enabled()) {
     // Each reward is worth a choice: hand completions over and ask for the next lease soon,
     // rather than at the coverage crawl's batching pace.

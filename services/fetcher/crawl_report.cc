@@ -30,6 +30,12 @@ std::string ErrorClass(const fetcher::FetchEvent& e) {
   return e.detail.substr(0, colon);
 }
 
+std::string OutcomeColumn(const fetcher::FetchEvent& e) {
+  if (e.robots_txt) return "robots";
+  if (e.sitemap) return "sitemap";
+  return std::string(frontier::OutcomeClassName(e.outcome));
+}
+
 void AppendLogLine(const fetcher::FetchEvent& e, std::string& out) {
   // Tabs and newlines inside fields would break the format; URLs are canonical (none), details
   // are ours or libcurl's.
@@ -40,8 +46,7 @@ void AppendLogLine(const fetcher::FetchEvent& e, std::string& out) {
   absl::StrAppend(
       &out, absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", e.time, absl::UTCTimeZone()), "\t", e.url,
       "\t", e.http_status, "\t", e.bytes, "\t", absl::ToInt64Milliseconds(e.duration), "\t",
-      e.robots_txt ? std::string("robots") : std::string(frontier::OutcomeClassName(e.outcome)),
-      "\t", detail, "\n");
+      OutcomeColumn(e), "\t", detail, "\n");
 }
 
 }  // namespace
@@ -106,6 +111,12 @@ void CrawlStats::CountLocked(const fetcher::FetchEvent& e) {
     ++t.robots_txt;
     return;
   }
+  if (e.sitemap) {
+    // Read for its pages, not one of them: outside pages and outcomes.
+    ++t.sitemaps;
+    t.sitemap_urls += e.sitemap_urls;
+    return;
+  }
   ++t.outcomes[std::string(frontier::OutcomeClassName(e.outcome))];
   if (e.http_status > 0) ++t.pages;
   t.trap_links += e.trap_links;
@@ -158,7 +169,8 @@ std::string SummaryJson(const CrawlTotals& t, absl::Duration elapsed,
       "{\n  \"pages\": ", t.pages, ",\n  \"fetches\": ", t.fetches, ",\n  \"bytes\": ", t.bytes,
       ",\n  \"errors\": ", t.errors, ",\n  \"errors_by_class\": ", object(t.errors_by_class),
       ",\n  \"duplicates\": ", t.duplicates, ",\n  \"robots_denied\": ", t.robots_denied,
-      ",\n  \"robots_txt_fetches\": ", t.robots_txt, ",\n  \"links_cut\": ", t.links_cut,
+      ",\n  \"robots_txt_fetches\": ", t.robots_txt, ",\n  \"sitemap_fetches\": ", t.sitemaps,
+      ",\n  \"sitemap_urls\": ", t.sitemap_urls, ",\n  \"links_cut\": ", t.links_cut,
       ",\n  \"pages_with_links_cut\": ", t.pages_with_links_cut,
       ",\n  \"trap_links\": ", t.trap_links,
       ",\n  \"outcomes\": ", object(t.outcomes),

@@ -4,8 +4,10 @@
 // Crawl log format (tab separated, one line per fetch, a contract scripts rely on):
 //   time  url  status  bytes  duration_ms  outcome  detail
 // time is RFC 3339 UTC with milliseconds; status 0 means no HTTP response; outcome is the
-// frontier's outcome class ("fetched", "redirect", "robots_denied", ...) or "robots" for a
-// robots.txt fetch; detail is free text (error, duplicate-of, redirect target), possibly empty.
+// frontier's outcome class ("fetched", "redirect", "robots_denied", ...), "robots" for a
+// robots.txt fetch or "sitemap" for a sitemap read for its URLs (whatever its outcome, which
+// the detail then names unless it was fetched); detail is free text (error, duplicate-of,
+// redirect target, what a sitemap held), possibly empty.
 //
 // Thread-safety: both observers are thread-safe (events come from fetcher worker threads).
 #ifndef CRAWLER_SERVICES_FETCHER_CRAWL_REPORT_H_
@@ -49,6 +51,9 @@ struct CrawlTotals {
   uint64_t pages = 0;    // collection URLs that got an HTTP response
   uint64_t bytes = 0;    // body bytes as transferred
   uint64_t robots_txt = 0;
+  // Sitemaps read (FetchEvent::sitemap, any outcome), and the page URLs they listed.
+  uint64_t sitemaps = 0;
+  uint64_t sitemap_urls = 0;
   uint64_t robots_denied = 0;
   uint64_t duplicates = 0;
   uint64_t errors = 0;                              // network errors and HTTP 4xx/5xx

@@ -31,6 +31,10 @@ struct FetchEvent {
   // Links past the collection's max_depth, not sent to the frontier (it would refuse them).
   uint64_t links_too_deep = 0;
   bool robots_txt = false;   // a robots.txt fetch, not a page of the collection
+  // A sitemap read for the URLs it lists (frontier::LeasedTask::sitemap_level), not a page of
+  // the collection; the crawl log's outcome column says "sitemap", the detail what it held.
+  bool sitemap = false;
+  uint32_t sitemap_urls = 0;  // page URLs it listed (before scope and dedup)
 };
 
 // Receives every event; implementations (crawl log, stats, metrics) must be thread-safe: events

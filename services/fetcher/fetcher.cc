@@ -23,7 +23,7 @@ RobotsCacheOptions RobotsOptionsOf(const FetcherOptions& o) {
   return RobotsCacheOptions{.policy = o.robots_policy,
                             .agent = o.robots_agent,
                             .max_entries = o.max_robots_entries,
-                            .queue_sitemaps = o.queue_robots_sitemaps,
+                            .sitemap_discovery = o.sitemap_discovery,
                             .canonical = o.processing.canonical};
 }
 
@@ -156,7 +156,8 @@ struct Fetcher::Impl {
       observer->OnFetch(FetchEvent{.time = now,
                                    .url = lease.canonical_url,
                                    .outcome = outcome,
-                                   .detail = std::move(detail)});
+                                   .detail = std::move(detail),
+                                   .sitemap = lease.sitemap_level > 0});
     }
   }
 

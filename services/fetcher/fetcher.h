@@ -39,6 +39,7 @@
 #include "lib/robots/robots_policy.h"
 #include "lib/scope/scope.h"
 #include "lib/warc/warc_writer.h"
+#include "services/collections/collection.h"
 #include "services/common/retry/backoff.h"
 #include "services/dedup/dedup_client.h"
 #include "services/fetcher/fetch_event.h"
@@ -60,8 +61,10 @@ struct FetcherOptions {
   // "examplebot" for a User-Agent of "ExampleBot/1.0 (+https://example.org/bot)".
   std::string robots_agent = "crawler";
   bool obey_robots = true;
-  // Queue the Sitemap: URLs a robots.txt lists (they then go through scope like any link).
-  bool queue_robots_sitemaps = false;
+  // Where sitemaps are looked for: the Sitemap: URLs a robots.txt lists, and /sitemap.xml when
+  // it lists none. They go through scope like links. A crawl takes its collection's
+  // sitemap_discovery (on by default) through FetcherOptionsFor; a bare Fetcher looks nowhere.
+  collections::SitemapDiscovery sitemap_discovery = collections::SitemapDiscovery::kOff;
   // Concurrent HTTP transfers, over all hosts. Fetched pages waiting for a worker are held to
   // the same number: no transfer starts while that many wait, so when the workers fall behind
   // the network, fetching slows down instead of the backlog (and memory) growing without bound.

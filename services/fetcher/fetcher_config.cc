@@ -34,8 +34,11 @@ const config::KeyTable<FetcherOptions>& FetcherKeys() {
             [](Options& o) -> std::vector<std::string>& { return o.http.extra_headers; })
         .Add({"obey_robots", "--no-robots", "Ignore robots.txt (only for your own sites)"},
              &Options::obey_robots)
-        .Add({"queue_sitemaps", "--queue-sitemaps", "Queue sitemaps listed in robots.txt"},
-             &Options::queue_robots_sitemaps)
+        // Sitemaps became a collection's setting with more choices (and on by default).
+        .AddRetired({"queue_sitemaps", "--queue-sitemaps",
+                     "Retired: use sitemap_discovery (--sitemap-discovery)"},
+                    "queue_sitemaps was replaced by sitemap_discovery: robots, robots+well-known "
+                    "(the default: also /sitemap.xml) or off")
         .AddField<bool>({"follow_embeds", "--follow-embeds", "Also follow <img> links"},
                         [](Options& o) -> bool& { return o.processing.follow_embeds; })
         .AddField<absl::Duration>(

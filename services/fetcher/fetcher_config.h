@@ -10,8 +10,9 @@
 
 namespace crawler::fetcher {
 
-// max_in_flight, workers, timeout, max_body_bytes, connect_to, obey_robots, queue_sitemaps,
-// follow_embeds, robots_retry_after.
+// max_in_flight, workers, timeout, max_body_bytes, connect_to, obey_robots, follow_embeds,
+// robots_retry_after; and queue_sitemaps, retired (the collection key sitemap_discovery
+// replaced it).
 const config::KeyTable<FetcherOptions>& FetcherKeys();
 
 }  // namespace crawler::fetcher

@@ -83,7 +83,7 @@ class FetcherMetrics::CollectionObserver final : public FetchObserver {
       bytes_[i]->Increment(static_cast<double>(e.bytes));
       duration_[i]->Observe(absl::ToDoubleSeconds(e.duration));
     }
-    if (e.robots_txt) return;
+    if (e.robots_txt || e.sitemap) return;
     pages_[i]->Increment();
     if (e.outcome == OutcomeClass::kRobotsDenied) robots_denied_.Increment();
     if (e.outcome == OutcomeClass::kDuplicate) {

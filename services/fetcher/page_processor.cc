@@ -1,6 +1,7 @@
 #include "services/fetcher/page_processor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <utility>
@@ -53,6 +54,8 @@ struct PageProcessor::Parsed {
   std::string essence;  // sniffed media type
   bool parsed_html = false;
   html::ExtractedPage html;
+  bool read_sitemap = false;
+  sitemap::SitemapKind sitemap_kind = sitemap::SitemapKind::kUnknown;
   std::vector<sitemap::SitemapEntry> sitemap_entries;
   std::optional<fingerprint::ContentKey> content_key;  // set for 2xx: the dedup key
   std::optional<fingerprint::Sha1Digest> sha1;         // only with WARC output (payload digest)
@@ -153,8 +156,10 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
   }
 
   o.outcome = OutcomeClass::kFetched;
+  const bool asked_as_sitemap = page.task.sitemap_level > 0;
   // An empty body is not "content": every empty page would be a duplicate of the first one.
-  if (options_.fingerprints && !parsed.payload.empty()) {
+  // A sitemap is not content either: two hosts' identical sitemaps must both be read.
+  if (options_.fingerprints && !parsed.payload.empty() && !asked_as_sitemap) {
     parsed.content_key = fingerprint::ComputeContentKey(parsed.payload);
   }
   // SHA-1 only feeds WARC-Payload-Digest; without WARC output it would be wasted work.
@@ -171,18 +176,27 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
   e.content_type = parsed.essence;
   const std::string content_type_header(parsed.head->Get("Content-Type").value_or(""));
 
-  if (http::IsHtml(parsed.essence)) {
+  if (asked_as_sitemap) {
+    // Queued as a sitemap (robots.txt, /sitemap.xml, a seed, an index): read whatever its
+    // type says, since servers label sitemaps text/xml, application/octet-stream, gzip...
+    ReadSitemap(*decoded, parsed, e);
+  } else if (http::IsHtml(parsed.essence)) {
     ExtractHtml(page, *decoded, content_type_header, parsed, out);
-  } else if (IsSitemapType(parsed.essence) || parsed.essence == "text/plain") {
-    // Plain-text bodies are sitemaps only when they were asked for as one; the frontier knows
-    // (a sitemap URL from robots.txt) — here we accept text only at a sitemap-looking path.
-    if (IsSitemapType(parsed.essence) ||
-        page.url.path().find("sitemap") != std::string_view::npos) {
-      sitemap::SitemapResult result = sitemap::ParseSitemap(*decoded);
-      parsed.sitemap_entries = std::move(result.entries);
-      if (!result.status.ok()) e.detail = absl::StrCat("sitemap: ", result.status.message());
-    }
+  } else if (IsSitemapType(parsed.essence) ||
+             (parsed.essence == "text/plain" &&
+              page.url.path().find("sitemap") != std::string_view::npos)) {
+    // A sitemap found as a link: read it too. Plain text only at a sitemap-looking path, or
+    // every text file would be taken for a list of URLs.
+    ReadSitemap(*decoded, parsed, e);
   }
+}
+
+void PageProcessor::ReadSitemap(std::string_view body, Parsed& parsed, FetchEvent& event) const {
+  sitemap::SitemapResult result = sitemap::ParseSitemap(body, options_.sitemap);
+  parsed.read_sitemap = true;
+  parsed.sitemap_kind = result.kind;
+  parsed.sitemap_entries = std::move(result.entries);
+  if (!result.status.ok()) event.detail = absl::StrCat("sitemap: ", result.status.message());
 }
 
 void PageProcessor::ExtractHtml(const FetchedPage& page, std::string_view decoded,
@@ -222,10 +236,10 @@ void PageProcessor::ExtractHtml(const FetchedPage& page, std::string_view decode
 }
 
 void PageProcessor::AddOutlink(const FetchedPage& page, const url::Url& target,
-                               ProcessedPage& out) const {
+                               ProcessedPage& out, const SitemapLink* sitemap) const {
   absl::StatusOr<url::CanonicalUrl> canonical = url::Canonicalize(target, options_.canonical);
   if (!canonical.ok()) return;
-  const uint32_t depth = page.task.depth + 1;
+  const uint32_t depth = sitemap != nullptr ? sitemap->depth : page.task.depth + 1;
   const scope::Verdict verdict = scope_.Check(target, canonical->str(), depth);
   if (verdict != scope::Verdict::kInScope) {
     if (scope::IsTrap(verdict)) {
@@ -236,10 +250,73 @@ void PageProcessor::AddOutlink(const FetchedPage& page, const url::Url& target,
     }
     return;
   }
-  out.outlinks.push_back(frontier::UrlToAdd{.canonical_url = canonical->str(),
-                                            .host_key = url::HostKey::Of(target).str(),
-                                            .depth = depth,
-                                            .discovered_from = page.task.canonical_url});
+  out.outlinks.push_back(frontier::UrlToAdd{
+      .canonical_url = canonical->str(),
+      .host_key = url::HostKey::Of(target).str(),
+      .depth = depth,
+      .discovered_from = page.task.canonical_url,
+      .sitemap_level = sitemap != nullptr ? sitemap->level : uint8_t{0},
+      .sitemap = sitemap != nullptr ? sitemap->hints : frontier::SitemapHints{}});
+}
+
+namespace {
+
+frontier::SitemapHints HintsOf(const sitemap::SitemapEntry& entry) {
+  frontier::SitemapHints hints;
+  if (entry.lastmod.has_value()) hints.lastmod = *entry.lastmod;
+  if (entry.changefreq.has_value()) {
+    hints.changefreq = static_cast<uint8_t>(1 + static_cast<int>(*entry.changefreq));
+  }
+  if (entry.priority.has_value()) {
+    hints.priority_permille = static_cast<int16_t>(std::lround(*entry.priority * 1000));
+  }
+  return hints;
+}
+
+}  // namespace
+
+void PageProcessor::CollectSitemapLinks(const FetchedPage& page, const Parsed& parsed,
+                                        ProcessedPage& out) const {
+  // A sitemap found as a link (not queued as one) reads as a sitemap of the first level.
+  const uint8_t level = std::max<uint8_t>(page.task.sitemap_level, 1);
+  uint32_t urls = 0;
+  uint32_t children = 0;
+  uint32_t children_cut = 0;
+  for (const sitemap::SitemapEntry& entry : parsed.sitemap_entries) {
+    // Locs are absolute (sitemaps.org, "XML tag definitions"); a relative one is skipped.
+    absl::StatusOr<url::Url> target = url::Url::Parse(entry.loc);
+    if (!target.ok()) continue;
+    if (entry.is_sitemap) {
+      // The index's children are sitemaps of the next level at the index's own depth: an
+      // index is a table of contents, not a hop towards the pages.
+      if (level >= frontier::kMaxSitemapLevel || children >= options_.max_sitemaps_per_index) {
+        ++children_cut;
+        continue;
+      }
+      ++children;
+      const SitemapLink child{.depth = page.task.depth, .level = static_cast<uint8_t>(level + 1)};
+      AddOutlink(page, *target, out, &child);
+    } else {
+      ++urls;
+      const SitemapLink link{.depth = page.task.depth + 1, .level = 0, .hints = HintsOf(entry)};
+      AddOutlink(page, *target, out, &link);
+    }
+  }
+  FetchEvent& e = out.event;
+  if (page.task.sitemap_level == 0) return;
+  e.sitemap = true;
+  e.sitemap_urls = urls;
+  // What the sitemap held, first in its line (an error of its own follows).
+  std::string held = parsed.read_sitemap
+                         ? absl::StrCat(std::string(sitemap::SitemapKindName(parsed.sitemap_kind)),
+                                        ": ", urls, " urls, ", children, " sitemaps")
+                         : std::string(frontier::OutcomeClassName(out.outcome.outcome));
+  if (children_cut > 0) {
+    absl::StrAppend(&held, " (", children_cut, " not followed: more than ",
+                    options_.max_sitemaps_per_index, " per index or nested over ",
+                    static_cast<int>(frontier::kMaxSitemapLevel), " levels)");
+  }
+  e.detail = e.detail.empty() ? held : absl::StrCat(held, "; ", e.detail);
 }
 
 bool PageProcessor::NextRedirectHop(const std::string& url, const std::string& target) {
@@ -261,7 +338,10 @@ void PageProcessor::CollectLinks(const FetchedPage& page, const Parsed& parsed,
     absl::StatusOr<url::CanonicalUrl> target =
         url::Canonicalize(*parsed.redirect_target, options_.canonical);
     if (target.ok() && NextRedirectHop(page.task.canonical_url, target->str())) {
-      AddOutlink(page, *parsed.redirect_target, out);
+      // A sitemap that moved is still a sitemap (a hop like any redirect).
+      const SitemapLink moved{.depth = page.task.depth + 1, .level = page.task.sitemap_level};
+      AddOutlink(page, *parsed.redirect_target, out,
+                 page.task.sitemap_level > 0 ? &moved : nullptr);
     } else if (target.ok()) {
       absl::StrAppend(&out.event.detail, " (not followed: more than ", options_.max_redirect_hops,
                       " redirects)");
@@ -287,10 +367,7 @@ void PageProcessor::CollectLinks(const FetchedPage& page, const Parsed& parsed,
       AddOutlink(page, link.url, out);
     }
   }
-  for (const sitemap::SitemapEntry& entry : parsed.sitemap_entries) {
-    absl::StatusOr<url::Url> target = url::Url::Parse(entry.loc);
-    if (target.ok()) AddOutlink(page, *target, out);
-  }
+  CollectSitemapLinks(page, parsed, out);
   // A page links to one target many times (menus): the frontier would drop the repeats, but
   // not sending them saves the batch space.
   absl::flat_hash_set<std::string> seen;

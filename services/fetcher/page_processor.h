@@ -34,6 +34,7 @@
 #include "lib/html/extract_page.h"
 #include "lib/html/extracted_page.h"
 #include "lib/scope/scope.h"
+#include "lib/sitemap/sitemap_parser.h"
 #include "lib/url/canonical_url.h"
 #include "lib/url/url.h"
 #include "lib/warc/warc_writer.h"
@@ -79,6 +80,12 @@ struct PageProcessorOptions {
   LinkSink* link_sink = nullptr;
   // Unresolvable references (javascript:, mailto: ...) handed to link_sink per page, at most.
   size_t max_unresolved_per_page = 100;
+  // Sitemaps (leases with a sitemap level, docs/fetcher.md "Sitemaps"): the parser's bounds
+  // (sitemaps.org: 50,000 URLs and 50 MB uncompressed per file, gzip inflated within them), and
+  // the child sitemaps one index may add (the rest are counted, not followed). An index nests
+  // at most frontier::kMaxSitemapLevel deep.
+  sitemap::SitemapOptions sitemap;
+  size_t max_sitemaps_per_index = 1000;
 };
 
 // One finished transfer of a leased URL.
@@ -120,8 +127,20 @@ class PageProcessor {
   void ExtractHtml(const FetchedPage& page, std::string_view decoded,
                    std::string_view content_type_header, Parsed& parsed,
                    ProcessedPage& out) const;
+  // Classify's sitemap part: the entries of a sitemap (plain, gzip, index or text).
+  void ReadSitemap(std::string_view body, Parsed& parsed, FetchEvent& event) const;
   void CollectLinks(const FetchedPage& page, const Parsed& parsed, ProcessedPage& out);
-  void AddOutlink(const FetchedPage& page, const url::Url& target, ProcessedPage& out) const;
+  // CollectLinks' sitemap part: page entries become links with their hints, index entries
+  // sitemaps one level down (bounded), and the event says what the sitemap held.
+  void CollectSitemapLinks(const FetchedPage& page, const Parsed& parsed, ProcessedPage& out) const;
+  // What a link found in a sitemap carries besides its URL.
+  struct SitemapLink {
+    uint32_t depth = 0;
+    uint8_t level = 0;  // 0: a page
+    frontier::SitemapHints hints;
+  };
+  void AddOutlink(const FetchedPage& page, const url::Url& target, ProcessedPage& out,
+                  const SitemapLink* sitemap = nullptr) const;
   // True if this response goes into the WARC files (WARC on, type allowed).
   bool Stored(const Parsed& parsed) const;
   // Appends the page's WARC records (response or revisit, request, metadata) to `records`.

@@ -88,6 +88,41 @@ absl::Status RobotsCache::Archive(const std::string& url, const HttpResult& resu
   return warc_->WriteAll(std::move(records));
 }
 
+void RobotsCache::QueueSitemaps(const std::string& robots_url, robots::RobotsAction action,
+                                const robots::RobotsRules& rules,
+                                std::vector<frontier::UrlToAdd>& sitemaps) const {
+  using collections::SitemapDiscovery;
+  if (options_.sitemap_discovery == SitemapDiscovery::kOff) return;
+  auto queue = [&](const url::Url& u) {
+    absl::StatusOr<url::CanonicalUrl> c = url::Canonicalize(u, options_.canonical);
+    if (!c.ok() || scope_.Check(u, c->str(), 1) != scope::Verdict::kInScope) return;
+    sitemaps.push_back(frontier::UrlToAdd{.canonical_url = c->str(),
+                                          .host_key = url::HostKey::Of(u).str(),
+                                          .depth = 1,
+                                          .discovered_from = robots_url,
+                                          .sitemap_level = 1});
+  };
+  // Rules kept from before, or a disallow-all for an unreachable file, say nothing new about
+  // the site's sitemaps.
+  if (action != robots::RobotsAction::kParseBody && action != robots::RobotsAction::kAllowAll) {
+    return;
+  }
+  const std::vector<std::string>& named = rules.Sitemaps();
+  for (const std::string& sitemap : named) {
+    absl::StatusOr<url::Url> u = url::Url::Parse(sitemap);
+    if (u.ok()) queue(*u);
+  }
+  if (!named.empty() || options_.sitemap_discovery != SitemapDiscovery::kRobotsAndWellKnown) {
+    return;
+  }
+  // sitemaps.org, "Informing search engine crawlers": the customary place of a site's sitemap,
+  // next to the robots.txt that named none (on the host a redirect of it led to).
+  absl::StatusOr<url::Url> base = url::Url::Parse(robots_url);
+  if (!base.ok()) return;
+  absl::StatusOr<url::Url> well_known = url::Url::Parse("/sitemap.xml", *base);
+  if (well_known.ok()) queue(*well_known);
+}
+
 RobotsResponse RobotsCache::OnResponse(const std::string& host_key, const std::string& url,
                                        int redirects_followed, const HttpResult& result,
                                        std::vector<frontier::UrlToAdd>& sitemaps) {
@@ -155,18 +190,7 @@ RobotsResponse RobotsCache::OnResponse(const std::string& host_key, const std::s
     absl::erase_if(entries_, [&](const auto& e) { return e.second.expires <= wall; });
     if (entries_.size() >= options_.max_entries) entries_.erase(entries_.begin());
   }
-  if (options_.queue_sitemaps) {
-    for (const std::string& sitemap : rules->Sitemaps()) {
-      absl::StatusOr<url::Url> u = url::Url::Parse(sitemap);
-      if (!u.ok()) continue;
-      absl::StatusOr<url::CanonicalUrl> c = url::Canonicalize(*u, options_.canonical);
-      if (!c.ok() || scope_.Check(*u, c->str(), 1) != scope::Verdict::kInScope) continue;
-      sitemaps.push_back(frontier::UrlToAdd{.canonical_url = c->str(),
-                                            .host_key = url::HostKey::Of(*u).str(),
-                                            .depth = 1,
-                                            .discovered_from = url});
-    }
-  }
+  QueueSitemaps(url, decision.action, *rules, sitemaps);
   const bool unavailable = decision.action == robots::RobotsAction::kDisallowAll;
   // Without a response, the transport error says why (a refused connection, a timeout...).
   const std::string why = head.has_value() ? absl::StrCat("HTTP ", head->status())

@@ -3,7 +3,8 @@
 // response into a decision (robots::RobotsPolicy: parse, follow a redirect, allow or disallow
 // all, keep the last known rules), archives the response exactly as pages are archived (the
 // shared path of response_archiver.h: entity body, response + request records, one WriteAll),
-// queues the Sitemap: URLs it lists when asked, and answers "may this URL be fetched?".
+// queues the sitemaps it names (or /sitemap.xml) when asked, and answers "may this URL be
+// fetched?".
 //
 // Bounded: at most `max_entries` hosts (expired entries dropped first, then an arbitrary one).
 //
@@ -31,6 +32,7 @@
 #include "lib/url/canonical_url.h"
 #include "lib/url/url.h"
 #include "lib/warc/warc_writer.h"
+#include "services/collections/collection.h"
 #include "services/fetcher/fetch_event.h"
 #include "services/fetcher/http_transport.h"
 #include "services/frontier/frontier_api.h"
@@ -43,8 +45,10 @@ struct RobotsCacheOptions {
   std::string agent = "crawler";
   // Hosts whose rules are kept (FetcherOptions::max_robots_entries).
   size_t max_entries = 100'000;
-  // Queue the Sitemap: URLs (FetcherOptions::queue_robots_sitemaps), canonicalized this way.
-  bool queue_sitemaps = false;
+  // Which sitemaps to queue (FetcherOptions::sitemap_discovery): the Sitemap: URLs of each
+  // robots.txt, and with kRobotsAndWellKnown /sitemap.xml of a host whose robots.txt (parsed, or
+  // absent: 4xx) names none. Canonicalized as below, at depth 1, sitemap level 1.
+  collections::SitemapDiscovery sitemap_discovery = collections::SitemapDiscovery::kOff;
   url::CanonicalizeOptions canonical;
 };
 
@@ -100,6 +104,11 @@ class RobotsCache {
   size_t size() const { return entries_.size(); }
 
  private:
+  // Appends the sitemaps that `robots_url`'s response (decided as `action`, read as `rules`)
+  // leads to, per options_.sitemap_discovery.
+  void QueueSitemaps(const std::string& robots_url, robots::RobotsAction action,
+                     const robots::RobotsRules& rules,
+                     std::vector<frontier::UrlToAdd>& sitemaps) const;
   // Writes the response and request records of a robots.txt exchange.
   absl::Status Archive(const std::string& url, const HttpResult& result,
                        const std::string& raw_head);

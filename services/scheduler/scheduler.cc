@@ -97,17 +97,20 @@ std::string Rejected(std::string_view url, std::string_view reason) {
 }  // namespace
 
 size_t Scheduler::SeedsInScope(std::vector<std::string>* rejected) const {
-  const std::vector<url::Url>& seed_urls = scope_->seed_urls();
-  const std::vector<url::CanonicalUrl>& seed_canonical = scope_->seed_canonical();
   size_t in_scope = 0;
-  for (size_t i = 0; i < seed_urls.size(); ++i) {
-    const scope::Verdict verdict = scope().Check(seed_urls[i], seed_canonical[i].str(), 0);
-    if (verdict == scope::Verdict::kInScope) {
-      ++in_scope;
-    } else if (rejected != nullptr) {
-      rejected->push_back(Rejected(seed_canonical[i].str(), scope::VerdictName(verdict)));
+  auto count = [&](const std::vector<url::Url>& urls,
+                   const std::vector<url::CanonicalUrl>& canonical) {
+    for (size_t i = 0; i < urls.size(); ++i) {
+      const scope::Verdict verdict = scope().Check(urls[i], canonical[i].str(), 0);
+      if (verdict == scope::Verdict::kInScope) {
+        ++in_scope;
+      } else if (rejected != nullptr) {
+        rejected->push_back(Rejected(canonical[i].str(), scope::VerdictName(verdict)));
+      }
     }
-  }
+  };
+  count(scope_->seed_urls(), scope_->seed_canonical());
+  count(scope_->sitemap_seed_urls(), scope_->sitemap_seed_canonical());
   return in_scope;
 }
 
@@ -116,21 +119,25 @@ std::vector<std::string> Scheduler::ScopeSeeds() const { return scope_->ScopeSee
 absl::StatusOr<SeedReport> Scheduler::FeedSeeds(frontier::FrontierClient& frontier,
                                                  const SeedFeedOptions& options) const {
   SeedReport report;
-  const std::vector<url::Url>& seed_urls = scope_->seed_urls();
-  const std::vector<url::CanonicalUrl>& seed_canonical = scope_->seed_canonical();
-  report.seeds = seed_urls.size();
   std::vector<frontier::UrlToAdd> batch;
-  for (size_t i = 0; i < seed_urls.size(); ++i) {
-    const scope::Verdict verdict = scope().Check(seed_urls[i], seed_canonical[i].str(), 0);
-    if (verdict != scope::Verdict::kInScope) {
-      report.rejected.push_back(
-          Rejected(seed_canonical[i].str(), scope::VerdictName(verdict)));
-      continue;
+  // The seeds as pages (level 0), then the sitemap seeds as sitemaps to read (level 1).
+  auto add = [&](const std::vector<url::Url>& urls,
+                 const std::vector<url::CanonicalUrl>& canonical, uint8_t sitemap_level) {
+    report.seeds += urls.size();
+    for (size_t i = 0; i < urls.size(); ++i) {
+      const scope::Verdict verdict = scope().Check(urls[i], canonical[i].str(), 0);
+      if (verdict != scope::Verdict::kInScope) {
+        report.rejected.push_back(Rejected(canonical[i].str(), scope::VerdictName(verdict)));
+        continue;
+      }
+      batch.push_back(frontier::UrlToAdd{.canonical_url = canonical[i].str(),
+                                         .host_key = url::HostKey::Of(urls[i]).str(),
+                                         .depth = 0,
+                                         .sitemap_level = sitemap_level});
     }
-    batch.push_back(frontier::UrlToAdd{.canonical_url = seed_canonical[i].str(),
-                                       .host_key = url::HostKey::Of(seed_urls[i]).str(),
-                                       .depth = 0});
-  }
+  };
+  add(scope_->seed_urls(), scope_->seed_canonical(), 0);
+  add(scope_->sitemap_seed_urls(), scope_->sitemap_seed_canonical(), 1);
   if (absl::Status s = Feed(frontier, batch, options, report); !s.ok()) return s;
   return report;
 }
@@ -148,7 +155,8 @@ absl::StatusOr<Scheduler::Judged> Scheduler::Judge(std::string_view raw, uint32_
 
 absl::StatusOr<SeedReport> Scheduler::AddSeeds(frontier::FrontierClient& frontier,
                                                 const std::vector<std::string>& seeds,
-                                                const SeedFeedOptions& options) const {
+                                                const SeedFeedOptions& options,
+                                                SeedKind kind) const {
   SeedReport report;
   report.seeds = seeds.size();
   std::vector<frontier::UrlToAdd> batch;
@@ -164,9 +172,11 @@ absl::StatusOr<SeedReport> Scheduler::AddSeeds(frontier::FrontierClient& frontie
           Rejected(judged->canonical.str(), scope::VerdictName(judged->verdict)));
       continue;
     }
-    batch.push_back(frontier::UrlToAdd{.canonical_url = judged->canonical.str(),
-                                       .host_key = std::move(judged->host_key),
-                                       .depth = 0});
+    batch.push_back(frontier::UrlToAdd{
+        .canonical_url = judged->canonical.str(),
+        .host_key = std::move(judged->host_key),
+        .depth = 0,
+        .sitemap_level = static_cast<uint8_t>(kind == SeedKind::kSitemap ? 1 : 0)});
   }
   if (absl::Status s = Feed(frontier, batch, options, report); !s.ok()) return s;
   return report;

@@ -119,7 +119,8 @@ class Scheduler {
   const Collection& collection() const { return collection_; }
   const scope::Scope& scope() const { return scope_->scope(); }
 
-  // Queues the collection's seeds (depth 0) in batches. Seeds outside the scope are reported,
+  // Queues the collection's seeds (depth 0) in batches, then its sitemap seeds (as sitemaps to
+  // read, depth 0; Collection::sitemap_seeds). Seeds outside the scope are reported,
   // not queued. Transient frontier errors (retry::IsRetryable) are retried per SeedFeedOptions
   // and counted in the report; other errors, or a batch out of attempts, are returned (seeds of
   // earlier batches are queued).
@@ -129,10 +130,13 @@ class Scheduler {
   // The same for more seeds of this collection (the admin API's AddSeeds): each is parsed and
   // canonicalised like the collection's own; one that does not parse is reported as rejected
   // ("url: reason"), as is one outside the scope. The scope stays the collection's: for
-  // same_site_only, the sites of the seeds it was created with.
+  // same_site_only, the sites of the seeds it was created with. `kind` kSitemap queues them as
+  // sitemaps to read (frontier::UrlToAdd::sitemap_level 1).
+  enum class SeedKind { kPage, kSitemap };
   absl::StatusOr<SeedReport> AddSeeds(frontier::FrontierClient& frontier,
                                       const std::vector<std::string>& seeds,
-                                      const SeedFeedOptions& options = {}) const;
+                                      const SeedFeedOptions& options = {},
+                                      SeedKind kind = SeedKind::kPage) const;
 
   // The collection's seeds its scope admits (at depth 0); `rejected` (may be null) gets the
   // others as "url: reason". A collection with none would fetch nothing.

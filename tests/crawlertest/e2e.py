@@ -211,9 +211,17 @@ def url_of(request):
     return f"http://{request.host}{request.target}"
 
 
+# websim's sitemaps: /sitemap.xml, and the parts of one that is an index (docs/websim.md).
+WEBSIM_SITEMAP = re.compile(r"/sitemap(-[1-9][0-9]*)?\.xml")
+
+
+def is_sitemap_request(request):
+    return WEBSIM_SITEMAP.fullmatch(request.target) is not None
+
+
 def is_page_request(request):
     """Requests for collection pages: neither robots.txt nor a sitemap."""
-    return request.target not in ("/robots.txt", "/sitemap.xml")
+    return request.target != "/robots.txt" and not is_sitemap_request(request)
 
 
 def revisit_times(requests, start_ns):

@@ -86,7 +86,8 @@ class LogProgress:
         end = data.rfind(b"\n") + 1  # whole lines only
         for line in data[:end].split(b"\n")[:-1]:
             fields = line.split(b"\t")
-            if len(fields) > 2 and fields[2] not in (b"/robots.txt", b"/sitemap.xml") \
+            if len(fields) > 2 and fields[2] != b"/robots.txt" \
+                    and not re.fullmatch(rb"/sitemap(-[1-9][0-9]*)?\.xml", fields[2]) \
                     and not fields[2].startswith(b"/__websim/"):
                 self.pages += 1
         self.offset += end
@@ -247,10 +248,19 @@ def scenario_full(args, checks, work, partitions=1):
     robots_lines = sum(1 for l in log_lines if l.outcome == "robots")
     checks.check(robots_lines == sim.hosts, f"crawl log: {robots_lines} robots lines, "
                                             f"expected {sim.hosts}")
-    accounted = len(expected) + robots_lines + sum(denied.values())
+    # Sitemaps are read by default (sitemap_discovery robots+well-known): every websim host
+    # names its /sitemap.xml in robots.txt, read once, and not a page.
+    sitemap_lines = collections.Counter(l.url for l in log_lines if l.outcome == "sitemap")
+    want_sitemaps = {f"http://{host}/sitemap.xml" for host in {r.host for r in requests}}
+    checks.check(set(sitemap_lines) == want_sitemaps and set(sitemap_lines.values()) == {1},
+                 f"crawl log: sitemap lines {len(sitemap_lines)} distinct, "
+                 f"{sum(sitemap_lines.values())} in all; expected one per host ({sim.hosts})")
+    checks.check(stats.get("sitemap_fetches") == sim.hosts,
+                 f"stats: sitemap_fetches {stats.get('sitemap_fetches')}, expected {sim.hosts}")
+    accounted = len(expected) + robots_lines + sum(sitemap_lines.values()) + sum(denied.values())
     checks.check(len(log_lines) == accounted,
                  f"crawl log: {len(log_lines)} lines, expected {accounted} (pages + robots.txt "
-                 f"+ robots-denied); outcomes: "
+                 f"+ sitemaps + robots-denied); outcomes: "
                  f"{collections.Counter(l.outcome for l in log_lines)}")
     check_archive(checks, work("data", "warc"), expected, "full crawl", once=True)
     if partitions > 1:

@@ -67,8 +67,8 @@ from crawlertest.cluster import Cluster, ClusterError  # noqa: E402
 from crawl_websim_test import check_duplicates_none, check_partition_owners  # noqa: E402
 from crawlertest.e2e import (  # noqa: E402
     Fatal, Websim, archived_pages, cap_excess, check_coverage, check_crawl_log_pages,
-    check_politeness, check_robots_fetches, monotonic_ns, politeness_gaps, read_crawl_log,
-    revisit_times, run_scenario, wait_until)
+    check_politeness, check_robots_fetches, is_page_request, monotonic_ns, politeness_gaps,
+    read_crawl_log, revisit_times, run_scenario, wait_until)
 
 DELAY_MS = 50
 CRAWL_TIMEOUT_S = 300
@@ -259,7 +259,7 @@ def scenario_two(args, checks, work):
     expected = truth["page"] | truth["seed"]
     requests = sim.requests()
     pages = collections.Counter(f"http://{r.host}{r.target}" for r in requests
-                                if r.target not in ("/robots.txt", "/sitemap.xml"))
+                                if is_page_request(r))
     checks.check(set(pages) == expected,
                  f"pages fetched differ from the truth: {len(expected - set(pages))} missing, "
                  f"{len(set(pages) - expected)} extra")
@@ -291,7 +291,7 @@ def scenario_faults(args, checks, work):
                 (0.60, "scheduler", 0)]
         for fraction, role, k in plan:
             def reached():
-                served = sum(1 for r in sim.requests() if r.target != "/robots.txt")
+                served = sum(1 for r in sim.requests() if is_page_request(r))
                 return served >= fraction * total
             wait_until(reached, CRAWL_TIMEOUT_S, f"{fraction:.0%} of the pages")
             before = stats_of(cluster, "web") or {}
@@ -340,7 +340,7 @@ BEFORE_S = 10  # the pace before the fault is measured over this long
 def partition_rate(requests, partition, start_ns, end_ns):
     """Pages per second fetched by partition `partition`'s fetcher (its X-Crawler-Partition)
     between the two instants."""
-    n = sum(1 for r in requests if r.partition == str(partition) and r.target != "/robots.txt"
+    n = sum(1 for r in requests if r.partition == str(partition) and is_page_request(r)
             and start_ns <= r.ns < end_ns)
     return n / ((end_ns - start_ns) / 1e9)
 
@@ -372,7 +372,7 @@ def frontier_outage(args, checks, work, kind):
         total = len(truth["page"] | truth["seed"])
 
         def steady():
-            pages = [r for r in sim.requests() if r.target != "/robots.txt"]
+            pages = [r for r in sim.requests() if is_page_request(r)]
             return (len(pages) >= 0.15 * total and
                     monotonic_ns() - pages[0].ns >= (STEADY_S + BEFORE_S) * 10**9)
         wait_until(steady, CRAWL_TIMEOUT_S, "15% of the pages, at full pace")
@@ -567,12 +567,11 @@ def scenario_reshard(args, checks, work):
 
         def fetched_pages():
             return {f"http://{r.host}{r.target}" for r in sim.requests()
-                    if r.target != "/robots.txt" and r.status == 200}
+                    if is_page_request(r) and r.status == 200}
 
         def reached(fraction):
             return lambda: sum(1 for r in sim.requests()
-                               if r.target != "/robots.txt") >= fraction * (total +
-                                                                            len(rev_expected))
+                               if is_page_request(r)) >= fraction * (total + len(rev_expected))
         wait_until(reached(0.2), CRAWL_TIMEOUT_S, "20% of the pages")
         first_move = time.time()
         offset = restart_scheduler_with(cluster, 3)

@@ -206,6 +206,8 @@ v1::Collection ToProto(const Collection& collection) {
   *p.mutable_revisit() = ToProto(collection.revisit);
   *p.mutable_focus() = ToProto(collection.focus);
   p.set_record_links(collection.record_links);
+  p.mutable_sitemap_seeds()->Add(collection.sitemap_seeds.begin(), collection.sitemap_seeds.end());
+  p.set_sitemap_discovery(collection.sitemap_discovery);
   return p;
 }
 
@@ -229,6 +231,8 @@ absl::StatusOr<Collection> FromProto(const v1::Collection& p, std::string_view f
   collection.revisit = *std::move(revisit);
   collection.focus = FromProto(p.focus());
   if (p.has_record_links()) collection.record_links = p.record_links();
+  collection.sitemap_seeds.assign(p.sitemap_seeds().begin(), p.sitemap_seeds().end());
+  if (p.has_sitemap_discovery()) collection.sitemap_discovery = p.sitemap_discovery();
   return collection;
 }
 

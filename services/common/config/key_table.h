@@ -249,6 +249,25 @@ class KeyTable {
         std::move(spec), [field](T& t) -> F& { return t.*field; }, kind);
   }
 
+  // Adds a key that no longer exists but is still answered: given in a file (any value) or as
+  // its flag (a flag without argument), loading fails with kInvalidArgument and `message`,
+  // which says what replaced it, so an old configuration gets a clear answer rather than
+  // "unknown key". Its default reads "retired".
+  KeyTable& AddRetired(KeySpec spec, std::string message) {
+    Key<T> key;
+    key.name = std::move(spec.name);
+    key.flag = std::move(spec.flag);
+    key.doc = std::move(spec.doc);
+    key.default_text = "retired";
+    key.kind = ValueKind::kBool;
+    key.flag_style = FlagStyle::kSetTrue;
+    key.set = [message = std::move(message)](const YAML::Node&, T&) {
+      return absl::InvalidArgumentError(message);
+    };
+    key.format = [](const T&) { return std::string("retired"); };
+    return Push(std::move(key));
+  }
+
   // Adds every key of `sub`, applied to the Sub that `get(t)` returns (e.g. a member).
   template <typename Sub, typename Get>
   KeyTable& IncludeAt(const KeyTable<Sub>& sub, Get get) {

@@ -55,6 +55,8 @@ Collection FullCollection() {
              .max_in_flight = 1,
              .seed = 7};
   c.record_links = true;
+  c.sitemap_seeds = {"https://www.gov.si/sitemap_index.xml"};
+  c.sitemap_discovery = "robots";
   return c;
 }
 
@@ -78,6 +80,9 @@ TEST(CollectionConvertTest, DefaultsRoundTripAndUnsetFieldsDecodeToThem) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, Collection{});
   EXPECT_EQ(back->limits.max_pages, CollectionLimits::kUnlimited);
+  // Sitemaps are looked for unless a collection says otherwise (stored before the setting
+  // existed included).
+  EXPECT_EQ(back->sitemap_discovery, "robots+well-known");
   EXPECT_FALSE(back->focus.enabled());
 }
 

@@ -82,9 +82,11 @@ class FakeFrontierClient final : public frontier::FrontierClient {
   // Queues a task; returns its lease id. `deadline` defaults to five minutes from now.
   frontier::LeaseId Add(const std::string& canonical_url, const std::string& host_key,
                         std::optional<frontier::PreviousFetch> previous = std::nullopt,
-                        std::optional<absl::Time> deadline = std::nullopt, uint32_t depth = 0) {
+                        std::optional<absl::Time> deadline = std::nullopt, uint32_t depth = 0,
+                        uint8_t sitemap_level = 0) {
     absl::MutexLock lock(&mu_);
-    return AddLocked(canonical_url, host_key, std::move(previous), deadline, depth);
+    return AddLocked(canonical_url, host_key, std::move(previous), deadline, depth,
+                     sitemap_level);
   }
 
   void set_enqueue_added(bool on) {
@@ -227,7 +229,10 @@ class FakeFrontierClient final : public frontier::FrontierClient {
         continue;
       }
       ++result.added;
-      if (enqueue_added_) AddLocked(u.canonical_url, u.host_key, std::nullopt, std::nullopt, u.depth);
+      if (enqueue_added_) {
+        AddLocked(u.canonical_url, u.host_key, std::nullopt, std::nullopt, u.depth,
+                  u.sitemap_level);
+      }
     }
     return result;
   }
@@ -278,13 +283,14 @@ class FakeFrontierClient final : public frontier::FrontierClient {
  private:
   frontier::LeaseId AddLocked(const std::string& canonical_url, const std::string& host_key,
                               std::optional<frontier::PreviousFetch> previous,
-                              std::optional<absl::Time> deadline, uint32_t depth)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+                              std::optional<absl::Time> deadline, uint32_t depth,
+                              uint8_t sitemap_level = 0) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     frontier::LeasedTask task;
     task.lease_id = next_lease_++;
     task.canonical_url = canonical_url;
     task.host_key = host_key;
     task.depth = depth;
+    task.sitemap_level = sitemap_level;
     task.deadline = deadline.value_or(absl::Now() + absl::Minutes(5));
     task.previous = std::move(previous);
     seen_.insert(canonical_url);

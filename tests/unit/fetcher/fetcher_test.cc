@@ -615,31 +615,94 @@ TEST_F(FetcherTest, WithoutObeyRobotsNoRobotsTxtIsRequested) {
   EXPECT_THAT(web_.TargetsOf("a.test"), ElementsAre("/x"));
 }
 
-// Sitemap: lines of robots.txt (RFC 9309 §2.3.5 allows other records) are queued, through
-// scope, only with queue_robots_sitemaps.
-TEST_F(FetcherTest, RobotsSitemapsAreQueuedWhenAsked) {
+// Sitemap: lines of robots.txt (RFC 9309 §2.3.5 allows other records) are queued as sitemaps
+// (level 1), through scope, with sitemap_discovery robots (and robots+well-known).
+TEST_F(FetcherTest, RobotsSitemapsAreQueuedAsSitemaps) {
   web_.Set("a.test", "/robots.txt",
-           Text("User-agent: *\nAllow: /\nSitemap: http://a.test/sitemap.xml\n"
+           Text("User-agent: *\nAllow: /\nSitemap: http://a.test/sitemap_index.xml\n"
                 "Sitemap: http://elsewhere.test/s.xml\n"));
   web_.Set("a.test", "/p", Text("p"));
   scope_options_.allowed_host_suffixes = {"a.test"};
-  options_.queue_robots_sitemaps = true;
+  options_.sitemap_discovery = collections::SitemapDiscovery::kRobotsAndWellKnown;
   frontier_.Add("http://a.test/p", "a.test");
   RunToCompletion();
   std::vector<frontier::UrlToAdd> added = frontier_.added();
-  ASSERT_EQ(added.size(), 1u);  // elsewhere.test is out of scope
-  EXPECT_EQ(added[0].canonical_url, "http://a.test/sitemap.xml");
+  // elsewhere.test is out of scope; a robots.txt that names a sitemap needs no guess.
+  ASSERT_EQ(added.size(), 1u);
+  EXPECT_EQ(added[0].canonical_url, "http://a.test/sitemap_index.xml");
   EXPECT_EQ(added[0].host_key, "a.test");
   EXPECT_EQ(added[0].depth, 1u);
+  EXPECT_EQ(added[0].sitemap_level, 1);
 }
 
-TEST_F(FetcherTest, RobotsSitemapsAreNotQueuedByDefault) {
-  web_.Set("a.test", "/robots.txt",
-           Text("User-agent: *\nAllow: /\nSitemap: http://a.test/sitemap.xml\n"));
+// robots+well-known: a robots.txt that names no sitemap (or none at all: a 404) leads to the
+// customary /sitemap.xml; robots alone does not guess.
+TEST_F(FetcherTest, WellKnownSitemapIsQueuedWhenRobotsNamesNone) {
+  web_.Set("a.test", "/robots.txt", Text("User-agent: *\nAllow: /\n"));
+  web_.Set("b.test", "/robots.txt", Response(404, "Not Found", ""));
+  for (const std::string host : {"a.test", "b.test"}) {
+    web_.Set(host, "/p", Text("p"));
+    frontier_.Add("http://" + host + "/p", host);
+  }
+  options_.sitemap_discovery = collections::SitemapDiscovery::kRobotsAndWellKnown;
+  RunToCompletion();
+  std::vector<std::string> queued;
+  for (const frontier::UrlToAdd& u : frontier_.added()) {
+    EXPECT_EQ(u.sitemap_level, 1) << u.canonical_url;
+    queued.push_back(u.canonical_url);
+  }
+  EXPECT_THAT(queued,
+              UnorderedElementsAre("http://a.test/sitemap.xml", "http://b.test/sitemap.xml"));
+}
+
+TEST_F(FetcherTest, RobotsDiscoveryDoesNotGuessTheWellKnownSitemap) {
+  web_.Set("a.test", "/robots.txt", Text("User-agent: *\nAllow: /\n"));
   web_.Set("a.test", "/p", Text("p"));
+  options_.sitemap_discovery = collections::SitemapDiscovery::kRobots;
   frontier_.Add("http://a.test/p", "a.test");
   RunToCompletion();
   EXPECT_THAT(frontier_.added(), IsEmpty());
+}
+
+// An unreachable robots.txt (disallow-all for now) says nothing about the site's sitemaps.
+TEST_F(FetcherTest, UnreachableRobotsQueuesNoSitemap) {
+  web_.Set("a.test", "/robots.txt", Response(503, "Service Unavailable", "later"));
+  web_.Set("a.test", "/p", Text("p"));
+  options_.sitemap_discovery = collections::SitemapDiscovery::kRobotsAndWellKnown;
+  frontier_.Add("http://a.test/p", "a.test");
+  RunToCompletion();
+  EXPECT_THAT(frontier_.added(), IsEmpty());
+}
+
+TEST_F(FetcherTest, SitemapsAreNotQueuedWhenDiscoveryIsOff) {
+  web_.Set("a.test", "/robots.txt",
+           Text("User-agent: *\nAllow: /\nSitemap: http://a.test/sitemap.xml\n"));
+  web_.Set("a.test", "/p", Text("p"));
+  options_.sitemap_discovery = collections::SitemapDiscovery::kOff;
+  frontier_.Add("http://a.test/p", "a.test");
+  RunToCompletion();
+  EXPECT_THAT(frontier_.added(), IsEmpty());
+}
+
+// A lease of a sitemap is read as one whatever its type (here text/plain at a path without
+// "sitemap" in it), its pages are queued with their lastmod, and its crawl event is a sitemap's.
+TEST_F(FetcherTest, ASitemapLeaseIsReadAsASitemap) {
+  web_.Set("a.test", "/robots.txt", Text("User-agent: *\nAllow: /\n"));
+  web_.Set("a.test", "/list",
+           Text("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
+                "<url><loc>http://a.test/x</loc><lastmod>2024-05-01</lastmod></url>"
+                "<url><loc>http://a.test/y</loc></url></urlset>"));
+  frontier_.Add("http://a.test/list", "a.test", std::nullopt, std::nullopt, /*depth=*/0,
+                /*sitemap_level=*/1);
+  RunToCompletion();
+  std::vector<frontier::UrlToAdd> added = frontier_.added();
+  ASSERT_EQ(added.size(), 2u);
+  EXPECT_EQ(added[0].canonical_url, "http://a.test/x");
+  EXPECT_EQ(added[0].sitemap_level, 0);
+  EXPECT_EQ(added[0].depth, 1u);
+  EXPECT_EQ(added[0].sitemap.lastmod,
+            absl::FromCivil(absl::CivilDay(2024, 5, 1), absl::UTCTimeZone()));
+  EXPECT_EQ(added[1].sitemap.lastmod, absl::InfinitePast());
 }
 
 // ----------------------------------------------------------------------------- politeness

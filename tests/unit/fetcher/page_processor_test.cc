@@ -468,6 +468,106 @@ TEST_F(PageProcessorTest, SitemapLocsBecomeOutlinks) {
   for (const frontier::UrlToAdd& link : p.outlinks) EXPECT_EQ(link.depth, 2u);
 }
 
+FetchedPage SitemapLease(const std::string& url, const std::string& body, uint8_t level,
+                         uint32_t depth = 1, const std::string& type = "application/xml") {
+  FetchedPage page = Page(url, OkHead(type, body), body, depth);
+  page.task.sitemap_level = level;
+  return page;
+}
+
+std::string Urlset(const std::string& entries) {
+  return R"(<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">)" + entries +
+         "</urlset>";
+}
+
+std::string Index(int children) {
+  std::string out = R"(<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">)";
+  for (int i = 1; i <= children; ++i) {
+    absl::StrAppend(&out, "<sitemap><loc>http://a.test/part-", i, ".xml</loc></sitemap>");
+  }
+  return out + "</sitemapindex>";
+}
+
+// sitemaps.org "XML tag definitions": lastmod, changefreq and priority travel with the page to
+// the frontier (lastmod as evidence, the others recorded); the page is one hop from the sitemap.
+TEST_F(PageProcessorTest, SitemapEntriesCarryTheirHints) {
+  const std::string body = Urlset(
+      "<url><loc>http://a.test/n</loc><lastmod>2024-03-02T10:00:00+01:00</lastmod>"
+      "<changefreq>daily</changefreq><priority>0.8</priority></url>"
+      "<url><loc>http://a.test/bare</loc></url>");
+  Processor();
+  ProcessedPage p = ProcessOne(SitemapLease("http://a.test/sitemap.xml", body, 1));
+  ASSERT_EQ(p.outlinks.size(), 2u);
+  const frontier::UrlToAdd& n = p.outlinks[0];
+  EXPECT_EQ(n.canonical_url, "http://a.test/n");
+  EXPECT_EQ(n.sitemap_level, 0);
+  EXPECT_EQ(n.depth, 2u);
+  EXPECT_EQ(n.sitemap.lastmod,
+            absl::FromCivil(absl::CivilSecond(2024, 3, 2, 9, 0, 0), absl::UTCTimeZone()));
+  EXPECT_EQ(n.sitemap.changefreq, 1 + static_cast<int>(sitemap::ChangeFreq::kDaily));
+  EXPECT_EQ(n.sitemap.priority_permille, 800);
+  EXPECT_TRUE(p.outlinks[1].sitemap.empty());
+  EXPECT_TRUE(p.event.sitemap);
+  EXPECT_EQ(p.event.sitemap_urls, 2u);
+  EXPECT_THAT(p.event.detail, StartsWith("urlset: 2 urls, 0 sitemaps"));
+}
+
+// "Using Sitemap index files": an index's children are sitemaps one level down, at the index's
+// own depth (a table of contents is not a hop), at most max_sitemaps_per_index of them.
+TEST_F(PageProcessorTest, IndexChildrenAreSitemapsOfTheNextLevelAndBounded) {
+  options_.max_sitemaps_per_index = 2;
+  Processor();
+  ProcessedPage p = ProcessOne(SitemapLease("http://a.test/index.xml", Index(3), 1));
+  ASSERT_EQ(p.outlinks.size(), 2u);
+  for (const frontier::UrlToAdd& child : p.outlinks) {
+    EXPECT_EQ(child.sitemap_level, 2);
+    EXPECT_EQ(child.depth, 1u);
+  }
+  EXPECT_THAT(CanonicalUrls(p.outlinks),
+              ElementsAre("http://a.test/part-1.xml", "http://a.test/part-2.xml"));
+  EXPECT_THAT(p.event.detail, StartsWith("sitemapindex: 0 urls, 2 sitemaps (1 not followed"));
+}
+
+// Nesting is bounded: an index at the deepest level adds no more sitemaps (the protocol allows
+// no nesting at all; kMaxSitemapLevel allows some, never an endless chain).
+TEST_F(PageProcessorTest, IndexesNestAtMostToTheMaximumLevel) {
+  Processor();
+  ProcessedPage deep =
+      ProcessOne(SitemapLease("http://a.test/deep.xml", Index(2), frontier::kMaxSitemapLevel));
+  EXPECT_THAT(deep.outlinks, IsEmpty());
+  ProcessedPage above =
+      ProcessOne(SitemapLease("http://a.test/above.xml", Index(2), frontier::kMaxSitemapLevel - 1));
+  EXPECT_EQ(above.outlinks.size(), 2u);
+}
+
+// A sitemap lease is read whatever its type says, gzip included, and is never a duplicate:
+// two hosts may publish the same sitemap bytes and both must be read.
+TEST_F(PageProcessorTest, SitemapLeasesAreReadWhateverTheTypeAndNotDeduplicated) {
+  const std::string body = Urlset("<url><loc>http://a.test/g</loc></url>");
+  Processor();
+  ProcessedPage first = ProcessOne(
+      SitemapLease("http://a.test/s.txt", body, 1, 1, "application/octet-stream"));
+  EXPECT_THAT(CanonicalUrls(first.outlinks), ElementsAre("http://a.test/g"));
+  ProcessedPage again = ProcessOne(
+      SitemapLease("http://a.test/copy.xml", body, 1, 1, "application/octet-stream"));
+  EXPECT_EQ(again.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(CanonicalUrls(again.outlinks), ElementsAre("http://a.test/g"));
+}
+
+// A sitemap that moved is still a sitemap at its new address.
+TEST_F(PageProcessorTest, ARedirectedSitemapStaysASitemap) {
+  Processor();
+  FetchedPage page = Page("http://a.test/sitemap.xml",
+                          Head("HTTP/1.1 301 Moved", {"Location: /sitemaps/main.xml"}), "", 1);
+  page.task.sitemap_level = 1;
+  ProcessedPage p = ProcessOne(std::move(page));
+  ASSERT_EQ(p.outlinks.size(), 1u);
+  EXPECT_EQ(p.outlinks[0].canonical_url, "http://a.test/sitemaps/main.xml");
+  EXPECT_EQ(p.outlinks[0].sitemap_level, 1);
+  EXPECT_TRUE(p.event.sitemap);
+  EXPECT_THAT(p.event.detail, StartsWith("redirect"));
+}
+
 TEST_F(PageProcessorTest, NonHtmlBodiesYieldNoLinks) {
   const std::string body = "see http://a.test/z and <a href=\"/y\">y</a>";
   Processor();

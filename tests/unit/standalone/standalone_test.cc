@@ -277,7 +277,8 @@ crawl_log: /var/log/crawl.log
 stats_json: /var/crawl/stats.json
 user_agent: "ExampleBot/2.0 (+https://example.org/bot)"
 obey_robots: false
-queue_sitemaps: true
+sitemap_discovery: robots
+sitemap_seeds: [https://a.test/sitemap-news.xml]
 follow_embeds: true
 max_in_flight: 64
 workers: 3
@@ -329,7 +330,8 @@ TEST(LoadCrawlConfigYaml, EveryKeyIsApplied) {
   EXPECT_EQ(c.stats_json, "/var/crawl/stats.json");
   EXPECT_EQ(c.user_agent, "ExampleBot/2.0 (+https://example.org/bot)");
   EXPECT_FALSE(c.fetcher.obey_robots);
-  EXPECT_TRUE(c.fetcher.queue_robots_sitemaps);
+  EXPECT_EQ(c.collection.sitemap_discovery, "robots");
+  EXPECT_THAT(c.collection.sitemap_seeds, ElementsAre("https://a.test/sitemap-news.xml"));
   EXPECT_TRUE(c.fetcher.processing.follow_embeds);
   EXPECT_EQ(c.fetcher.max_in_flight, 64u);
   EXPECT_EQ(c.fetcher.worker_threads, 3);
@@ -428,6 +430,20 @@ TEST(LoadCrawlConfigYaml, UnknownKeyIsRejectedNamingItAndTheKnownKeys) {
   }
 }
 
+// queue_sitemaps was replaced by sitemap_discovery: an old file gets a clear answer naming its
+// replacement, whatever the value, and so does the old flag (FlagBinding applies the same key).
+TEST(LoadCrawlConfigYaml, RetiredQueueSitemapsNamesItsReplacement) {
+  TempDir dir;
+  for (const char* yaml : {"queue_sitemaps: true\n", "queue_sitemaps: false\n"}) {
+    SCOPED_TRACE(yaml);
+    CrawlConfig c;
+    absl::Status s = LoadCrawlConfigYaml(dir.Write("q.yaml", yaml), c);
+    ASSERT_TRUE(absl::IsInvalidArgument(s)) << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("\"queue_sitemaps\""));
+    EXPECT_THAT(std::string(s.message()), HasSubstr("replaced by sitemap_discovery"));
+  }
+}
+
 struct BadValueCase {
   std::string yaml;
   std::string key;  // must be named in the error
@@ -510,6 +526,43 @@ CrawlConfig Valid() {
   c.data_dir = "/data/crawl";
   c.collection.seeds = {"http://a.test/"};
   return c;
+}
+
+TEST(CrawlConfigFinalize, SitemapDiscoveryTakesItsThreeValuesOnly) {
+  for (const char* good : {"robots", "robots+well-known", "off"}) {
+    CrawlConfig c = Valid();
+    c.collection.sitemap_discovery = good;
+    EXPECT_TRUE(c.Finalize().ok()) << good;
+  }
+  CrawlConfig c = Valid();
+  EXPECT_EQ(c.collection.sitemap_discovery, "robots+well-known");  // on by default
+  c.collection.sitemap_discovery = "well-known";
+  absl::Status s = c.Finalize();
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("sitemap_discovery"));
+}
+
+// A focused collection's leases are the bandit's pulls: sitemaps are not looked for, and none
+// may be given.
+TEST(CrawlConfigFinalize, FocusTurnsSitemapDiscoveryOffAndRefusesSitemapSeeds) {
+  CrawlConfig c = Valid();
+  c.collection.focus.target = "external_links";
+  c.collection.limits.max_pages = 100;
+  ASSERT_TRUE(c.Finalize().ok());
+  EXPECT_EQ(c.collection.sitemap_discovery, "off");
+  c.collection.sitemap_seeds = {"http://a.test/sitemap.xml"};
+  absl::Status s = c.Finalize();
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("sitemap_seeds"));
+}
+
+// A crawl may start from sitemaps alone: they count as seeds.
+TEST(CrawlConfigFinalize, SitemapSeedsAloneAreEnough) {
+  CrawlConfig c = Valid();
+  c.collection.seeds.clear();
+  EXPECT_FALSE(c.Finalize().ok());
+  c.collection.sitemap_seeds = {"http://a.test/sitemap.xml"};
+  EXPECT_TRUE(c.Finalize().ok());
 }
 
 TEST(CrawlConfigFinalize, DerivedPathsDefaultUnderDataDir) {
