@@ -143,7 +143,9 @@ absl::StatusOr<std::shared_ptr<CollectionManager::Entry>> CollectionManager::Bui
   }
   entry->generation = CollectionGeneration(stored.info.create_time);
   entry->fetcher_definition = collection;
+  // A fetcher only builds the scope from seeds; sitemap seeds are among ScopeSeeds().
   entry->fetcher_definition.seeds = entry->core->ScopeSeeds();
+  entry->fetcher_definition.sitemap_seeds.clear();
   // The version is a digest of the definition's bytes as the record holds them.
   const std::string bytes =
       codec_.EncodeCollection({.info = {.collection = entry->fetcher_definition}});
@@ -361,15 +363,18 @@ absl::Status CollectionManager::Delete(const std::string& name) {
 }
 
 absl::StatusOr<SeedReport> CollectionManager::AddSeeds(const std::string& name,
-                                                       const std::vector<std::string>& seeds) {
+                                                       const std::vector<std::string>& seeds,
+                                                       bool sitemaps) {
   absl::StatusOr<std::shared_ptr<Entry>> entry = Find(name);
   if (!entry.ok()) return entry.status();
   Entry& e = **entry;
-  absl::StatusOr<SeedReport> report = e.core->AddSeeds(*e.router, seeds, options_.feed);
+  const Scheduler::SeedKind kind =
+      sitemaps ? Scheduler::SeedKind::kSitemap : Scheduler::SeedKind::kPage;
+  absl::StatusOr<SeedReport> report = e.core->AddSeeds(*e.router, seeds, options_.feed, kind);
   if (!report.ok() && report.status().code() == absl::StatusCode::kNotFound) {
     // A partition that lost the collection (restarted from an empty disk): open it again.
     if (absl::Status s = OpenEverywhere(e); !s.ok()) return s;
-    report = e.core->AddSeeds(*e.router, seeds, options_.feed);
+    report = e.core->AddSeeds(*e.router, seeds, options_.feed, kind);
   }
   if (!report.ok()) return report.status();
   if (report->queued > 0) {

@@ -126,8 +126,10 @@ class CollectionManager final : public PeriodicJob {
   absl::StatusOr<CollectionInfo> Resume(const std::string& name);
   absl::Status Delete(const std::string& name);
 
+  // `sitemaps`: the seeds are sitemaps to read (Scheduler::SeedKind::kSitemap).
   absl::StatusOr<SeedReport> AddSeeds(const std::string& name,
-                                      const std::vector<std::string>& seeds);
+                                      const std::vector<std::string>& seeds,
+                                      bool sitemaps = false);
   absl::StatusOr<CollectionStats> Stats(const std::string& name);
   // At most 100 URLs.
   absl::StatusOr<std::vector<UrlExplanation>> Explain(const std::string& name,

@@ -234,8 +234,10 @@ grpc::Status StreamSeeds(Session& session, const std::string& name, SeedBatcher&
   return writer->Finish();
 }
 
-int AddSeeds(Session& session, const std::string& name, std::istream& in, size_t batch_size) {
+int AddSeeds(Session& session, const std::string& name, std::istream& in, size_t batch_size,
+             bool sitemaps) {
   SeedBatcher batcher(in, batch_size);
+  batcher.set_sitemaps(sitemaps);
   v1::AddSeedsResponse response;
   bool sent_any = false;
   const grpc::Status status = StreamSeeds(session, name, batcher, response, &sent_any);

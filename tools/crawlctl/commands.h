@@ -113,8 +113,9 @@ int ResumeCollection(Session& session, const std::string& name);
 // `collections delete NAME`.
 int DeleteCollection(Session& session, const std::string& name);
 // `seeds add NAME FILE|-`: streams `in` in messages of at most `batch_size` seeds.
+// `sitemaps`: the URLs are sitemaps to read (AddSeedsRequest.sitemaps).
 int AddSeeds(Session& session, const std::string& name, std::istream& in,
-             size_t batch_size = SeedBatcher::kMaxSeedsPerMessage);
+             size_t batch_size = SeedBatcher::kMaxSeedsPerMessage, bool sitemaps = false);
 
 struct WatchOptions {
   bool watch = false;                           // refresh until interrupted (or `count`)

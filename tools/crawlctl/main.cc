@@ -56,6 +56,8 @@ struct Args {
   std::string file;
   std::string name;
   std::string seed_file;
+  std::vector<std::string> sitemaps;  // seeds add --sitemap
+  bool file_of_sitemaps = false;      // seeds add --sitemaps
   std::string interval = "2s";
   std::vector<std::string> urls;
   cc::WatchOptions watch;
@@ -132,13 +134,29 @@ void AddSeedCommands(CLI::App& app, Args& a) {
   CLI::App* seeds_add = seeds->add_subcommand(
       "add", "Stream URLs (one per line; blank lines and # comments skipped) to a collection");
   seeds_add->add_option("name", a.name, "Collection")->required();
-  seeds_add->add_option("file", a.seed_file, "File of URLs, or - for stdin")->required();
+  CLI::Option* file =
+      seeds_add->add_option("file", a.seed_file, "File of URLs, or - for stdin");
+  CLI::Option* sitemap = seeds_add->add_option(
+      "--sitemap", a.sitemaps,
+      "Sitemap URL to read for its pages (repeatable; plain, gzip or index files)");
+  seeds_add->add_flag("--sitemaps", a.file_of_sitemaps,
+                      "The file's URLs are sitemaps to read, not pages");
+  file->excludes(sitemap);
   seeds_add->callback([&] {
     a.run = [&](cc::Session& s) {
-      if (a.seed_file == "-") return cc::AddSeeds(s, a.name, std::cin);
+      const size_t batch = cc::SeedBatcher::kMaxSeedsPerMessage;
+      if (!a.sitemaps.empty()) {
+        std::stringstream urls;
+        for (const std::string& url : a.sitemaps) urls << url << "\n";
+        return cc::AddSeeds(s, a.name, urls, batch, /*sitemaps=*/true);
+      }
+      if (a.seed_file.empty()) {
+        return s.FailInput(absl::InvalidArgumentError("give a file of URLs, - or --sitemap URL"));
+      }
+      if (a.seed_file == "-") return cc::AddSeeds(s, a.name, std::cin, batch, a.file_of_sitemaps);
       std::ifstream in(a.seed_file);
       if (!in) return s.FailInput(absl::NotFoundError("cannot read " + a.seed_file));
-      return cc::AddSeeds(s, a.name, in);
+      return cc::AddSeeds(s, a.name, in, batch, a.file_of_sitemaps);
     };
   });
 }

@@ -202,6 +202,32 @@ std::string FormatStats(const v1::CollectionStats& stats) {
   return out;
 }
 
+namespace {
+
+// What the newest sitemap listing the URL said of it, and how far its lastmod is trusted:
+// "lastmod 2024-05-01T00:00:00Z, changefreq daily, priority 0.8; 1 of 2 visits it brought
+// forward found a change".
+std::string SitemapSaid(const v1::UrlRecord& r) {
+  static constexpr const char* kFreq[] = {"always", "hourly", "daily", "weekly",
+                                          "monthly", "yearly", "never"};
+  const v1::SitemapHints& h = r.sitemap();
+  std::string out = h.has_lastmod() ? absl::StrCat("lastmod ", FormatTimestamp(h.lastmod()))
+                                    : std::string("no lastmod");
+  if (h.changefreq() >= 1 && h.changefreq() <= 7) {
+    absl::StrAppend(&out, ", changefreq ", kFreq[h.changefreq() - 1]);
+  }
+  if (h.has_priority_permille()) {
+    absl::StrAppend(&out, ", priority ", absl::StrFormat("%.3g", h.priority_permille() / 1000.0));
+  }
+  if (r.lastmod_pulls() > 0) {
+    absl::StrAppend(&out, "; ", r.lastmod_pulls_changed(), " of ", r.lastmod_pulls(),
+                    " visits it brought forward found a change");
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string FormatExplain(const v1::ExplainUrlResponse& response) {
   std::string out;
   for (const v1::UrlExplanation& e : response.explanations()) {
@@ -233,6 +259,10 @@ std::string FormatExplain(const v1::ExplainUrlResponse& response) {
       table.AddRow({"last outcome", last});
       table.AddRow({"last fetch", FormatTimestamp(r.fetch_time())});
       table.AddRow({"next visit", FormatTimestamp(r.next_visit())});
+      if (r.sitemap_level() > 0) {
+        table.AddRow({"sitemap", absl::StrCat("level ", r.sitemap_level())});
+      }
+      if (r.has_sitemap()) table.AddRow({"sitemap said", SitemapSaid(r)});
     }
     if (e.has_host()) {
       const v1::HostControls& c = e.host().controls();

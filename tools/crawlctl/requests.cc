@@ -18,10 +18,12 @@
 namespace crawler::crawlctl {
 namespace {
 
-// YAML key -> Collection field path. Keys that an update cannot change (name, seeds) are absent.
+// YAML key -> Collection field path. Keys that an update cannot change (name, seeds,
+// sitemap_seeds) are absent.
 // A test checks that every other key of CollectionKeys() is here and every path exists in
 // crawler.v1.Collection, so a key added to the table without a path fails the build's tests.
 constexpr std::pair<std::string_view, std::string_view> kMaskPaths[] = {
+    {"sitemap_discovery", "sitemap_discovery"},
     {"store_bodies", "store_bodies"},
     {"fingerprints", "fingerprints"},
     {"store_content_types", "store_content_types"},
@@ -115,6 +117,10 @@ absl::StatusOr<v1::UpdateCollectionRequest> BuildUpdateRequest(std::string_view 
     return absl::InvalidArgumentError(
         "an update cannot change \"seeds\"; add seeds with `crawlctl seeds add`");
   }
+  if (Has(file.keys, "sitemap_seeds")) {
+    return absl::InvalidArgumentError(
+        "an update cannot change \"sitemap_seeds\"; add them with `crawlctl seeds add --sitemap`");
+  }
   v1::UpdateCollectionRequest request;
   collections::Collection collection = file.collection;
   collection.name = std::string(name);
@@ -143,6 +149,7 @@ SeedBatcher::SeedBatcher(std::istream& in, size_t batch_size) : in_(in), batch_s
 std::optional<v1::AddSeedsRequest> SeedBatcher::Next(const std::string& collection) {
   v1::AddSeedsRequest request;
   request.set_collection(collection);
+  request.set_sitemaps(sitemaps_);
   size_t bytes = 0;
   std::string line;
   while (static_cast<size_t>(request.seeds_size()) < batch_size_) {

@@ -90,9 +90,13 @@ class SeedBatcher {
   // True if reading stopped on an I/O error rather than at the end of the input.
   bool failed() const { return in_.bad(); }
 
+  // The seeds are sitemaps to read (AddSeedsRequest.sitemaps in every message).
+  void set_sitemaps(bool sitemaps) { sitemaps_ = sitemaps; }
+
  private:
   std::istream& in_;
   const size_t batch_size_;
+  bool sitemaps_ = false;
   std::string pending_;  // read, but past the last batch's byte bound
 };
 

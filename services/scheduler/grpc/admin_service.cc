@@ -150,7 +150,7 @@ grpc::Status AdminService::AddSeeds(grpc::ServerContext* context,
     }
     if (message.seeds_size() == 0) continue;
     const std::vector<std::string> seeds(message.seeds().begin(), message.seeds().end());
-    absl::StatusOr<SeedReport> report = manager_.AddSeeds(collection, seeds);
+    absl::StatusOr<SeedReport> report = manager_.AddSeeds(collection, seeds, message.sitemaps());
     if (!report.ok()) return ToGrpc(report.status());
     response->set_seeds(response->seeds() + report->seeds);
     response->set_queued(response->queued() + report->queued);

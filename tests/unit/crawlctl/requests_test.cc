@@ -100,9 +100,9 @@ TEST(BuildCreateRequestTest, NeedsANameAndAValidCollection) {
 
 // A key added to CollectionKeys() must get an update path, and every path must exist in
 // crawler.v1.Collection, or `collections update` would send a mask the server rejects.
-TEST(UpdateMaskPathTest, EveryKeyButNameAndSeedsHasAValidPath) {
+TEST(UpdateMaskPathTest, EveryKeyButNameAndSeedListsHasAValidPath) {
   for (const auto& key : collections::CollectionKeys().keys()) {
-    if (key.name == "name" || key.name == "seeds") {
+    if (key.name == "name" || key.name == "seeds" || key.name == "sitemap_seeds") {
       EXPECT_FALSE(UpdateMaskPath(key.name).has_value()) << key.name;
       continue;
     }
@@ -153,6 +153,22 @@ TEST(SeedBatcherTest, SkipsBlanksAndCommentsAndTrims) {
   EXPECT_EQ(batch->seeds(1), "https://b.example/");
   EXPECT_FALSE(batcher.Next("c").has_value());
   EXPECT_FALSE(batcher.failed());
+}
+
+// seeds add --sitemap / --sitemaps: every message of the stream says its seeds are sitemaps.
+TEST(SeedBatcherTest, SitemapSeedsAreMarkedInEveryMessage) {
+  std::istringstream in("http://a.test/sitemap.xml\nhttp://b.test/sitemap.xml.gz\n");
+  SeedBatcher batcher(in, 1);
+  batcher.set_sitemaps(true);
+  int messages = 0;
+  while (std::optional<v1::AddSeedsRequest> batch = batcher.Next("c")) {
+    EXPECT_TRUE(batch->sitemaps());
+    ++messages;
+  }
+  EXPECT_EQ(messages, 2);
+  std::istringstream pages("http://a.test/\n");
+  SeedBatcher plain(pages);
+  EXPECT_FALSE(plain.Next("c")->sitemaps());
 }
 
 TEST(SeedBatcherTest, BatchesAreBoundedAndLoseNothing) {

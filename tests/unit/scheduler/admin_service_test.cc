@@ -192,6 +192,39 @@ TEST_F(AdminServiceTest, AddSeedsStreamsAHundredThousandSeedsInOneCall) {
   EXPECT_EQ(stats.partitions_reporting(), 2u);
 }
 
+// crawlctl seeds add --sitemap: the seeds of a message with `sitemaps` set reach the frontier
+// as sitemaps to read (level 1), the others as pages.
+TEST_F(AdminServiceTest, AddSeedsCanAddSitemaps) {
+  ASSERT_TRUE(Create("maps", {"http://a.test/"}).ok());
+  auto context = Context();
+  v1::AddSeedsResponse response;
+  auto writer = admin_stub_->AddSeeds(context.get(), &response);
+  v1::AddSeedsRequest message;
+  message.set_collection("maps");
+  message.set_sitemaps(true);
+  message.add_seeds("http://a.test/sitemap.xml");
+  ASSERT_TRUE(writer->Write(message));
+  v1::AddSeedsRequest pages;
+  pages.add_seeds("http://a.test/page");
+  ASSERT_TRUE(writer->Write(pages));
+  writer->WritesDone();
+  ASSERT_TRUE(writer->Finish().ok());
+  EXPECT_EQ(response.queued(), 2u);
+
+  v1::ExplainUrlRequest explain;
+  explain.set_collection("maps");
+  explain.add_urls("http://a.test/sitemap.xml");
+  explain.add_urls("http://a.test/page");
+  v1::ExplainUrlResponse explained;
+  ASSERT_TRUE(admin_stub_->ExplainUrl(Context().get(), explain, &explained).ok());
+  ASSERT_EQ(explained.explanations_size(), 2);
+  ASSERT_TRUE(explained.explanations(0).found());
+  EXPECT_EQ(explained.explanations(0).record().sitemap_level(), 1u);
+  EXPECT_EQ(explained.explanations(0).record().depth(), 0u);
+  ASSERT_TRUE(explained.explanations(1).found());
+  EXPECT_EQ(explained.explanations(1).record().sitemap_level(), 0u);
+}
+
 TEST_F(AdminServiceTest, AStreamMustNameItsCollectionFirst) {
   auto context = Context();
   v1::AddSeedsResponse response;
