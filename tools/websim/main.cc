@@ -133,6 +133,18 @@ void AddWebFlags(CLI::App& app, Flags& f) {
   app.add_option("--sitemap-only", f.options.sitemap_only_pages,
                  "pages per host listed only in sitemap.xml")
       ->capture_default_str();
+  app.add_flag("--sitemap-lastmod,!--no-sitemap-lastmod", f.options.sitemap_lastmod,
+               "<lastmod> in sitemap entries (the page's last change)")
+      ->capture_default_str();
+  app.add_option("--sitemap-lastmod-lie", f.options.sitemap_lastmod_lie_fraction,
+                 "share of hosts whose sitemap <lastmod> is always the time of the request")
+      ->capture_default_str();
+  app.add_option("--sitemap-in-robots", f.options.sitemap_in_robots_fraction,
+                 "share of hosts whose robots.txt names the sitemap (the rest: /sitemap.xml only)")
+      ->capture_default_str();
+  app.add_option("--sitemap-max-urls", f.options.sitemap_max_urls,
+                 "URLs per sitemap file; more make /sitemap.xml an index of /sitemap-N.xml")
+      ->capture_default_str();
   app.add_option("--crawl-delay", f.crawl_delay_seconds,
                  "Crawl-delay in robots.txt, seconds (0 = none)")
       ->capture_default_str();

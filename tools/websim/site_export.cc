@@ -45,6 +45,12 @@ absl::Status ExportSite(const SiteModel& model, const std::string& dir) {
     if (absl::Status s = WriteFile(host_dir / "sitemap.xml", model.RenderSitemap(host)); !s.ok()) {
       return s;
     }
+    // The parts of a sitemap that is an index (sitemap_max_urls).
+    for (int part = 1; part <= model.SitemapParts(host); ++part) {
+      absl::Status s = WriteFile(host_dir / absl::StrCat("sitemap-", part, ".xml"),
+                                 *model.RenderSitemapPart(host, part));
+      if (!s.ok()) return s;
+    }
     for (int page = 0; page < model.num_page_ids(); ++page) {
       const PageRef ref{host, page};
       const std::string path = model.PathOf(ref);

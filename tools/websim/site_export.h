@@ -2,7 +2,8 @@
 // another server (nginx) or comparing mirrors (wget2 --recursive).
 //
 // Layout: DIR/<host>/<path> for every page id (all classes, sitemap-only included), plus
-// DIR/<host>/robots.txt and DIR/<host>/sitemap.xml. A path ending in '/' is stored as
+// DIR/<host>/robots.txt and DIR/<host>/sitemap.xml (and DIR/<host>/sitemap-N.xml, the parts of
+// a sitemap index). A path ending in '/' is stored as
 // <path>index.html ("/" -> DIR/<host>/index.html); a path with a query keeps it in the file name
 // ("/d1/view?id=5&lang=en" -> DIR/<host>/d1/view?id=5&lang=en). docs/websim.md shows an nginx
 // configuration serving this tree. Pages are rendered at elapsed time zero.

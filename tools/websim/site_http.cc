@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -41,6 +42,20 @@ bool NotModified(const RequestConditions& conditions, absl::string_view etag,
   return last_modified <= since;
 }
 
+// "/sitemap-<N>.xml" of a host whose sitemap is an index.
+std::optional<std::string> SitemapPartOf(const SiteModel& model, int host,
+                                         absl::string_view target, absl::Duration elapsed) {
+  if (!absl::ConsumePrefix(&target, "/sitemap-") || !absl::ConsumeSuffix(&target, ".xml")) {
+    return std::nullopt;
+  }
+  int part = 0;
+  if (target.empty() || target.size() > 6 || target.front() == '0' ||
+      !absl::SimpleAtoi(target, &part)) {
+    return std::nullopt;
+  }
+  return model.RenderSitemapPart(host, part, elapsed);
+}
+
 }  // namespace
 
 SiteResponse SiteModel::Respond(absl::string_view host_name, absl::string_view target,
@@ -65,7 +80,10 @@ SiteResponse SiteModel::Respond(absl::string_view host_name, absl::string_view t
     response.body = RenderRobotsTxt(*host);
   } else if (target == "/sitemap.xml") {
     response.content_type = "application/xml";
-    response.body = RenderSitemap(*host);
+    response.body = RenderSitemap(*host, elapsed);
+  } else if (std::optional<std::string> part = SitemapPartOf(*this, *host, target, elapsed)) {
+    response.content_type = "application/xml";
+    response.body = *std::move(part);
   } else if (std::optional<PageRef> page = FindPage(*host, target)) {
     response.content_type = "text/html; charset=utf-8";
     if (changes_ == nullptr) {

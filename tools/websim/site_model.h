@@ -151,9 +151,22 @@ class SiteModel {
   // The page's HTML at `elapsed`: text of its current version, plus noise if enabled.
   std::string RenderPage(PageRef page, absl::Duration elapsed) const;
   std::string RenderRobotsTxt(int host) const;
-  std::string RenderSitemap(int host) const;
-  // Whether the page is listed in its host's sitemap.xml.
+  // The host's /sitemap.xml at `elapsed`: a urlset of its listed pages, or, past
+  // sitemap_max_urls, a sitemap index of its parts (RenderSitemapPart). <lastmod> per
+  // WebsimOptions::sitemap_lastmod and sitemap_lastmod_lie_fraction.
+  std::string RenderSitemap(int host, absl::Duration elapsed = absl::ZeroDuration()) const;
+  // /sitemap-<part>.xml (part 1 first) of a host whose sitemap is an index; nullopt for a part
+  // it does not have.
+  std::optional<std::string> RenderSitemapPart(int host, int part,
+                                               absl::Duration elapsed = absl::ZeroDuration()) const;
+  // Parts of the host's sitemap: 0 when /sitemap.xml is a plain urlset.
+  int SitemapParts(int host) const;
+  // Whether the page is listed in its host's sitemap.
   bool InSitemap(PageRef page) const;
+  // Whether the host's sitemap <lastmod> lies (always the time of the request).
+  bool SitemapLies(int host) const;
+  // Whether the host's robots.txt names its sitemap.
+  bool SitemapInRobots(int host) const;
 
   // The response for `target` (origin-form path and query) on `host_name` (lower case, no
   // port). Unknown hosts and paths give 404.
@@ -175,6 +188,13 @@ class SiteModel {
   std::string RenderVersion(PageRef page, int64_t version, absl::Duration elapsed) const;
   // The always-varying block of a changing page at `elapsed`.
   std::string RenderNoise(PageRef page, absl::Duration elapsed) const;
+  // The page ids the host's sitemap lists, in order: sitemap-only pages first.
+  std::vector<int> SitemapPages(int host) const;
+  // A urlset of SitemapPages(host)[begin, end).
+  std::string RenderUrlset(int host, const std::vector<int>& pages, size_t begin, size_t end,
+                           absl::Duration elapsed) const;
+  // The <lastmod> of `page` at `elapsed` (the time of the request if its host lies).
+  absl::Time SitemapLastmod(PageRef page, absl::Duration elapsed) const;
 
   // Constant after construction.
   WebsimOptions options_;

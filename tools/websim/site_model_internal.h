@@ -25,6 +25,8 @@ enum Salt : uint64_t {
   kSaltNoise = 11,
   kSaltVersionText = 12,
   kSaltEqualClass = 13,
+  kSaltSitemapLie = 14,
+  kSaltSitemapRobots = 15,
 };
 
 // Pages are filled from a pool of sentences chosen per page (site_model.cc makes it,

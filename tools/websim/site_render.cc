@@ -185,8 +185,18 @@ std::string SiteModel::RenderRobotsTxt(int host) const {
     absl::StrAppend(&out, "Crawl-delay: ",
                     absl::StrFormat("%g", absl::ToDoubleSeconds(options_.crawl_delay)), "\n");
   }
-  absl::StrAppend(&out, "\nSitemap: http://", name, "/sitemap.xml\n");
+  if (SitemapInRobots(host)) absl::StrAppend(&out, "\nSitemap: http://", name, "/sitemap.xml\n");
   return out;
+}
+
+bool SiteModel::SitemapLies(int host) const {
+  return UnitInterval(Hash(options_.seed, kSaltSitemapLie, host)) <
+         options_.sitemap_lastmod_lie_fraction;
+}
+
+bool SiteModel::SitemapInRobots(int host) const {
+  return UnitInterval(Hash(options_.seed, kSaltSitemapRobots, host)) <
+         options_.sitemap_in_robots_fraction;
 }
 
 bool SiteModel::InSitemap(PageRef page) const {
@@ -202,27 +212,93 @@ bool SiteModel::InSitemap(PageRef page) const {
   }
 }
 
-std::string SiteModel::RenderSitemap(int host) const {
-  std::string out =
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
-  int listed = 0;
-  auto list = [&](PageRef page) {
+std::vector<int> SiteModel::SitemapPages(int host) const {
+  std::vector<int> pages;
+  // Sitemap-only pages first: Validate() caps their number below the per-file limit, so the
+  // cap (of a sitemap without parts) can only cut pages that links reach anyway.
+  for (int page = options_.pages_per_host; page < num_page_ids(); ++page) pages.push_back(page);
+  for (int page = 0; page < options_.pages_per_host; ++page) {
+    if (InSitemap(PageRef{host, page})) pages.push_back(page);
+  }
+  return pages;
+}
+
+absl::Time SiteModel::SitemapLastmod(PageRef page, absl::Duration elapsed) const {
+  if (SitemapLies(page.host)) {
+    // "Now", whatever the page did: what a CMS that stamps every entry with the build time says.
+    return changing() ? WallTimeOf(SimulatedDays(elapsed))
+                      : absl::FromUnixSeconds(absl::ToUnixSeconds(options_.change_epoch + elapsed));
+  }
+  return changing() ? WallTimeOf(VersionOf(page, elapsed).changed_at_day) : WallTimeOf(0);
+}
+
+namespace {
+
+// W3C Datetime, seconds and UTC: "2000-01-01T00:00:00Z".
+std::string W3cDatetime(absl::Time time) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", time, absl::UTCTimeZone());
+}
+
+constexpr absl::string_view kSitemapHead =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
+
+}  // namespace
+
+std::string SiteModel::RenderUrlset(int host, const std::vector<int>& pages, size_t begin,
+                                    size_t end, absl::Duration elapsed) const {
+  std::string out(kSitemapHead);
+  for (size_t i = begin; i < end && i < pages.size(); ++i) {
+    const PageRef page{host, pages[i]};
     out.append("<url><loc>");
     AppendEscaped(&out, UrlOf(page));
-    out.append("</loc></url>\n");
-    ++listed;
-  };
-  // Sitemap-only pages first: Validate() caps their number below the per-file limit, so the
-  // cap can only cut pages that links reach anyway.
-  for (int page = options_.pages_per_host; page < num_page_ids(); ++page) {
-    list(PageRef{host, page});
-  }
-  for (int page = 0; page < options_.pages_per_host && listed < kMaxSitemapUrls; ++page) {
-    if (InSitemap(PageRef{host, page})) list(PageRef{host, page});
+    out.append("</loc>");
+    if (options_.sitemap_lastmod) {
+      absl::StrAppend(&out, "<lastmod>", W3cDatetime(SitemapLastmod(page, elapsed)), "</lastmod>");
+    }
+    out.append("</url>\n");
   }
   out.append("</urlset>\n");
   return out;
+}
+
+int SiteModel::SitemapParts(int host) const {
+  const size_t listed = SitemapPages(host).size();
+  const size_t per_file = static_cast<size_t>(options_.sitemap_max_urls);
+  return listed <= per_file ? 0 : static_cast<int>((listed + per_file - 1) / per_file);
+}
+
+std::string SiteModel::RenderSitemap(int host, absl::Duration elapsed) const {
+  const std::vector<int> pages = SitemapPages(host);
+  const size_t per_file = static_cast<size_t>(options_.sitemap_max_urls);
+  if (pages.size() <= per_file) return RenderUrlset(host, pages, 0, kMaxSitemapUrls, elapsed);
+  // sitemaps.org, "Using Sitemap index files": each part's lastmod is its newest entry's.
+  std::string out =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
+  const std::string name = HostName(host);
+  for (size_t begin = 0, part = 1; begin < pages.size(); begin += per_file, ++part) {
+    absl::StrAppend(&out, "<sitemap><loc>http://", name, "/sitemap-", part, ".xml</loc>");
+    if (options_.sitemap_lastmod) {
+      absl::Time newest = absl::InfinitePast();
+      for (size_t i = begin; i < std::min(pages.size(), begin + per_file); ++i) {
+        newest = std::max(newest, SitemapLastmod(PageRef{host, pages[i]}, elapsed));
+      }
+      absl::StrAppend(&out, "<lastmod>", W3cDatetime(newest), "</lastmod>");
+    }
+    out.append("</sitemap>\n");
+  }
+  out.append("</sitemapindex>\n");
+  return out;
+}
+
+std::optional<std::string> SiteModel::RenderSitemapPart(int host, int part,
+                                                         absl::Duration elapsed) const {
+  if (part < 1 || part > SitemapParts(host)) return std::nullopt;
+  const std::vector<int> pages = SitemapPages(host);
+  const size_t per_file = static_cast<size_t>(options_.sitemap_max_urls);
+  const size_t begin = static_cast<size_t>(part - 1) * per_file;
+  return RenderUrlset(host, pages, begin, begin + per_file, elapsed);
 }
 
 }  // namespace crawler::websim

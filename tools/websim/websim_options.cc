@@ -101,12 +101,18 @@ absl::Status WebsimOptions::Validate() const {
         Fraction("private_fraction", private_fraction),
         Fraction("private_open_fraction", private_open_fraction),
         Fraction("nofollow_only_fraction", nofollow_only_fraction),
-        Fraction("sitemap_fraction", sitemap_fraction)}) {
+        Fraction("sitemap_fraction", sitemap_fraction),
+        Fraction("sitemap_lastmod_lie_fraction", sitemap_lastmod_lie_fraction),
+        Fraction("sitemap_in_robots_fraction", sitemap_in_robots_fraction)}) {
     if (!s.ok()) return s;
   }
   if (private_fraction + private_open_fraction + nofollow_only_fraction > 1.0) {
     return absl::InvalidArgumentError(
         "private_fraction + private_open_fraction + nofollow_only_fraction must be <= 1");
+  }
+  if (sitemap_max_urls < 1 || sitemap_max_urls > 50'000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sitemap_max_urls must be in [1, 50000], got ", sitemap_max_urls));
   }
   if (crawl_delay < absl::ZeroDuration() || crawl_delay > absl::Hours(24)) {
     return absl::InvalidArgumentError("crawl_delay must be in [0, 24h]");

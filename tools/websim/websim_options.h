@@ -89,6 +89,19 @@ struct WebsimOptions {
   // Pages per host that only the sitemap lists (no link points to them). Off by default so that
   // "reachable from the seeds by links" and "everything a crawler can find" coincide.
   int sitemap_only_pages = 0;
+  // <lastmod> in each sitemap entry: the page's last change (its Last-Modified; change_epoch on
+  // a static web). Off: entries carry only <loc>.
+  bool sitemap_lastmod = true;
+  // Share of hosts whose sitemap lies (drawn per host from the seed): every <lastmod> is the
+  // time of the request, whether the page changed or not. The pages and the ground truth are
+  // the same either way.
+  double sitemap_lastmod_lie_fraction = 0;
+  // Share of hosts whose robots.txt names the sitemap (a Sitemap: line, drawn per host); the
+  // others publish it only at /sitemap.xml, where a crawler finds it by looking there.
+  double sitemap_in_robots_fraction = 1.0;
+  // URLs per sitemap file, [1, 50000] (sitemaps.org's limit): a host that lists more serves
+  // /sitemap.xml as a sitemap index of /sitemap-1.xml, /sitemap-2.xml, ... of this many each.
+  int sitemap_max_urls = 50'000;
 
   // Crawl-delay written into every robots.txt; zero writes no Crawl-delay line.
   absl::Duration crawl_delay = absl::ZeroDuration();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "lib/fingerprint/change_digest.h"
 #include "lib/fingerprint/simhash.h"
 #include "lib/html/extract_page.h"
+#include "lib/sitemap/parse_sitemap.h"
 #include "lib/url/url.h"
 #include "tools/websim/change_log.h"
 #include "tools/websim/change_process.h"
@@ -458,6 +460,81 @@ TEST(WebsimChangeLog, ListsEveryPageWithRateAndChangeTimes) {
     }
     EXPECT_EQ(rate_lines[i], absl::StrCat(fields[0], "\t", fields[1]));
   }
+}
+
+// ------------------------------------------------------------------- sitemap lastmod (truth)
+
+// The sitemap of `host` at `elapsed`, read with the crawler's parser (an independent reader of
+// the format websim writes): loc -> lastmod.
+std::map<std::string, absl::Time> Lastmods(const SiteModel& model, int host,
+                                           absl::Duration elapsed) {
+  const sitemap::SitemapResult parsed = sitemap::ParseSitemap(model.RenderSitemap(host, elapsed));
+  EXPECT_TRUE(parsed.status.ok()) << parsed.status;
+  std::map<std::string, absl::Time> out;
+  for (const sitemap::SitemapEntry& entry : parsed.entries) {
+    EXPECT_TRUE(entry.lastmod.has_value()) << entry.loc;
+    out[entry.loc] = entry.lastmod.value_or(absl::InfinitePast());
+  }
+  return out;
+}
+
+// A truthful sitemap's lastmod is the page's last change: its Last-Modified, to the second.
+TEST(WebsimSitemapLastmod, ATruthfulLastmodIsThePagesLastChange) {
+  const SiteModel model = Make(Changing(Fixed(0.5)));
+  for (const double day : {0.0, 3.5, 20.0}) {
+    for (int host = 0; host < model.num_hosts(); ++host) {
+      const std::map<std::string, absl::Time> lastmods = Lastmods(model, host, Days(day));
+      ASSERT_FALSE(lastmods.empty());
+      for (int page = 0; page < model.num_page_ids(); ++page) {
+        const PageRef ref{host, page};
+        auto it = lastmods.find(model.UrlOf(ref));
+        ASSERT_EQ(it != lastmods.end(), model.InSitemap(ref)) << model.UrlOf(ref);
+        if (it == lastmods.end()) continue;
+        const SiteResponse response =
+            model.Respond(model.HostName(host), model.PathOf(ref), Days(day));
+        absl::Time last_modified;
+        std::string error;
+        ASSERT_TRUE(absl::ParseTime("%a, %d %b %Y %H:%M:%S GMT",
+                                    Header(response, "Last-Modified"), absl::UTCTimeZone(),
+                                    &last_modified, &error))
+            << error;
+        EXPECT_EQ(it->second, last_modified) << model.UrlOf(ref) << " day " << day;
+      }
+    }
+  }
+}
+
+// A lying host's lastmod is the time of the request for every page, changed or not; the
+// share of lying hosts follows the option; pages and ground truth are the same either way.
+TEST(WebsimSitemapLastmod, ALyingLastmodIsAlwaysNowAndChangesNothingElse) {
+  WebsimOptions options = Changing(Fixed(0.01));
+  options.num_hosts = 40;
+  options.pages_per_host = 10;
+  WebsimOptions lying = options;
+  lying.sitemap_lastmod_lie_fraction = 0.5;
+  const SiteModel honest_model = Make(options);
+  const SiteModel model = Make(lying);
+  int liars = 0;
+  for (int host = 0; host < model.num_hosts(); ++host) {
+    EXPECT_FALSE(honest_model.SitemapLies(host));
+    if (!model.SitemapLies(host)) {
+      EXPECT_EQ(model.RenderSitemap(host, Days(7)), honest_model.RenderSitemap(host, Days(7)));
+      continue;
+    }
+    ++liars;
+    for (const double day : {2.0, 7.0}) {
+      for (const auto& [loc, lastmod] : Lastmods(model, host, Days(day))) {
+        EXPECT_EQ(lastmod, model.WallTimeOf(day)) << loc;
+      }
+    }
+    for (int page = 0; page < model.num_page_ids(); ++page) {
+      EXPECT_EQ(model.RenderPage({host, page}, Days(7)),
+                honest_model.RenderPage({host, page}, Days(7)));
+      EXPECT_EQ(model.InSitemap({host, page}), honest_model.InSitemap({host, page}));
+    }
+  }
+  EXPECT_GT(liars, 8);
+  EXPECT_LT(liars, 32);
 }
 
 }  // namespace

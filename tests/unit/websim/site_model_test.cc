@@ -5,10 +5,13 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
+#include "lib/sitemap/parse_sitemap.h"
 #include "tests/unit/websim/reference_crawler.h"
 
 namespace crawler::websim {
@@ -265,6 +268,80 @@ TEST(WebsimSitemapsOrg, SitemapListsAllowedPagesAndSitemapOnlyPages) {
   }
   EXPECT_GT(listed, 30);
   EXPECT_LT(listed, 100);
+}
+
+// "Using Sitemap index files": past sitemap_max_urls, /sitemap.xml is an index of parts that
+// together list exactly the pages a single file would; a part it does not have is a 404.
+TEST(WebsimSitemapsOrg, ABigSitemapIsAnIndexOfParts) {
+  WebsimOptions options = Small(1);
+  options.sitemap_only_pages = 3;
+  WebsimOptions split = options;
+  split.sitemap_max_urls = 7;
+  const SiteModel one = Make(options);
+  const SiteModel model = Make(split);
+  const sitemap::SitemapResult whole = sitemap::ParseSitemap(one.RenderSitemap(1));
+  ASSERT_TRUE(whole.status.ok());
+  const SiteResponse index = model.Respond("h1.websim.test", "/sitemap.xml", absl::ZeroDuration());
+  const sitemap::SitemapResult parts = sitemap::ParseSitemap(index.body);
+  ASSERT_TRUE(parts.status.ok()) << parts.status;
+  EXPECT_EQ(parts.kind, sitemap::SitemapKind::kSitemapIndex);
+  const int expected_parts = static_cast<int>((whole.entries.size() + 6) / 7);
+  ASSERT_EQ(static_cast<int>(parts.entries.size()), expected_parts);
+  EXPECT_EQ(model.SitemapParts(1), expected_parts);
+  std::vector<std::string> listed;
+  for (int part = 1; part <= expected_parts; ++part) {
+    EXPECT_EQ(parts.entries[part - 1].loc,
+              absl::StrCat("http://h1.websim.test/sitemap-", part, ".xml"));
+    const SiteResponse response =
+        model.Respond("h1.websim.test", absl::StrCat("/sitemap-", part, ".xml"),
+                      absl::ZeroDuration());
+    ASSERT_EQ(response.status, 200) << part;
+    const sitemap::SitemapResult urls = sitemap::ParseSitemap(response.body);
+    ASSERT_TRUE(urls.status.ok());
+    EXPECT_LE(urls.entries.size(), 7u);
+    for (const sitemap::SitemapEntry& entry : urls.entries) listed.push_back(entry.loc);
+  }
+  std::vector<std::string> want;
+  for (const sitemap::SitemapEntry& entry : whole.entries) want.push_back(entry.loc);
+  EXPECT_EQ(listed, want);
+  for (const std::string& bad :
+       std::vector<std::string>{"/sitemap-0.xml", "/sitemap-01.xml", "/sitemap-x.xml",
+                                absl::StrCat("/sitemap-", expected_parts + 1, ".xml")}) {
+    EXPECT_EQ(model.Respond("h1.websim.test", bad, absl::ZeroDuration()).status, 404) << bad;
+  }
+  // A host small enough keeps a plain urlset and has no parts.
+  EXPECT_EQ(one.SitemapParts(1), 0);
+  EXPECT_EQ(one.Respond("h1.websim.test", "/sitemap-1.xml", absl::ZeroDuration()).status, 404);
+}
+
+// sitemap_in_robots_fraction: the other hosts publish /sitemap.xml without naming it in
+// robots.txt (only a crawler that looks there finds it).
+TEST(WebsimSitemapsOrg, SomeHostsDoNotNameTheirSitemapInRobotsTxt) {
+  WebsimOptions options = Small(3);
+  options.num_hosts = 40;
+  options.sitemap_in_robots_fraction = 0.5;
+  const SiteModel model = Make(options);
+  int named = 0;
+  for (int host = 0; host < model.num_hosts(); ++host) {
+    const bool says = absl::StrContains(model.RenderRobotsTxt(host), "Sitemap: ");
+    EXPECT_EQ(says, model.SitemapInRobots(host));
+    named += says;
+    EXPECT_EQ(model.Respond(model.HostName(host), "/sitemap.xml", absl::ZeroDuration()).status,
+              200);
+  }
+  EXPECT_GT(named, 8);
+  EXPECT_LT(named, 32);
+  options.sitemap_in_robots_fraction = 0;
+  const SiteModel none = Make(options);
+  for (int host = 0; host < none.num_hosts(); ++host) EXPECT_FALSE(none.SitemapInRobots(host));
+}
+
+// Without lastmod (--no-sitemap-lastmod) entries carry only their loc.
+TEST(WebsimSitemapsOrg, LastmodCanBeLeftOut) {
+  WebsimOptions options = Small(1);
+  EXPECT_TRUE(absl::StrContains(Make(options).RenderSitemap(1), "<lastmod>2000-01-01T00:00:00Z"));
+  options.sitemap_lastmod = false;
+  EXPECT_FALSE(absl::StrContains(Make(options).RenderSitemap(1), "<lastmod>"));
 }
 
 TEST(SiteModel, RespondRoutesAndAppliesLatency) {
