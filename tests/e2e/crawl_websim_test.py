@@ -25,6 +25,10 @@ Scenarios (--scenario):
            1: same coverage, every page fetched once except leases outstanding at a kill (once
            before it, once after), the delay kept, and in each run every host fetched only by
            its owner under that run's count.
+  sitemaps pages only a sitemap lists (some hosts name it in robots.txt, the others only serve
+           /sitemap.xml; every sitemap an index of parts) are crawled with sitemap discovery on
+           (the default), none with it off, only the named hosts' with `robots`, and one host's
+           when its sitemap is given as a seed with discovery off; sitemaps are not pages.
   limits   a 5 x 20 web crawled to a page budget (--max-pages 10) and to a depth (--max-depth
            1): the stats JSON has exactly the members docs/configuration.md documents; at the
            budget it is not complete (stopped_by_page_budget, URLs still queued), at the depth
@@ -47,8 +51,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 from crawlertest.e2e import (  # noqa: E402
     Crawl, Websim, archived_pages, check_coverage, check_crawl_log_pages, check_politeness,
-    check_robots_fetches, check_run_partition, crawl_command, is_page_request, read_crawl_log,
-    read_stats, read_warc_records, run_scenario, url_of, wait_until)
+    check_robots_fetches, check_run_partition, crawl_command, is_page_request, is_sitemap_request,
+    read_crawl_log, read_stats, read_warc_records, run_scenario, url_of, wait_until)
 
 # The per-host delay of every crawl here (--min-delay, with --delay-factor 0). Request arrivals
 # at websim must be at least this far apart per host, with no slack: the crawler spaces
@@ -692,9 +696,108 @@ def scenario_limits(args, checks, work):
           f"{depth.get('complete')}", flush=True)
 
 
+def websim_robots_names_sitemap(port, host):
+    """Whether websim's robots.txt of `host` has a Sitemap: line (asked over loopback)."""
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", "/robots.txt", headers={"Host": host})
+        return b"Sitemap: " in conn.getresponse().read()
+    finally:
+        conn.close()
+
+
+def scenario_sitemaps(args, checks, work):
+    """Pages only a sitemap lists (websim --sitemap-only) are crawled with sitemap discovery on
+    (the default), and only then: not with it off, and with `robots` only on the hosts whose
+    robots.txt names the sitemap (the others publish /sitemap.xml only). Sitemaps are big enough
+    to be indexes of parts. A sitemap given as a seed (--sitemap) is read with discovery off."""
+    hosts, pages, only = 12, 30, 4
+    sim = Websim(args.websim, work, hosts=hosts, pages=pages, seed=21,
+                 extra_args=("--sitemap-only", str(only), "--sitemap-in-robots", "0.5",
+                             "--sitemap-max-urls", "8"))
+    runs = {}
+    named = set()
+    variants = (("default", ()), ("off", ("--sitemap-discovery", "off")),
+                ("robots", ("--sitemap-discovery", "robots")),
+                ("seed", ("--sitemap-discovery", "off", "--sitemap",
+                          "http://h0.websim.test/sitemap.xml")))
+    try:
+        sim.start()
+        host_names = sorted({u.split("/")[2] for u in sim.truth()[0]["page"]})
+        named = {h for h in host_names if websim_robots_names_sitemap(sim.port, h)}
+        for name, extra in variants:
+            before = len(sim.requests())
+            stats_path = work(f"{name}.json")
+            crawl = Crawl(crawl_command(args.crawler, sim.seeds_file, work(f"data-{name}"),
+                                        sim.port, stats_path, DELAY_MS, extra),
+                          work(f"{name}.stderr"))
+            try:
+                rc = crawl.wait(CRAWL_TIMEOUT_S)
+            finally:
+                crawl.kill()
+            if checks.check(rc == 0, f"{name}: crawl exited with {rc}: {crawl.stderr()}"):
+                # The log is read after websim stops; each run's requests follow the last's.
+                runs[name] = (read_stats(stats_path), before)
+    finally:
+        sim.stop()
+    truth, _ = sim.truth()
+    requests = sim.requests()
+    linked = truth["page"] | truth["seed"]
+    only_sitemap = truth["sitemap_only"]
+    checks.check(len(only_sitemap) == hosts * only,
+                 f"truth: {len(only_sitemap)} sitemap-only pages, want {hosts * only}")
+    checks.check(0 < len(named) < hosts, f"{len(named)} of {hosts} hosts name their sitemap "
+                                         f"in robots.txt: the test needs both kinds")
+    names = [name for name, _ in variants]
+    for i, name in enumerate(names):
+        if name not in runs:
+            continue
+        stats, begin = runs[name]
+        end = runs[names[i + 1]][1] if i + 1 < len(names) and names[i + 1] in runs \
+            else len(requests)
+        mine = requests[begin:end]
+        fetched = {url_of(r) for r in mine if is_page_request(r) and r.status == 200}
+        sitemap_requests = [r for r in mine if is_sitemap_request(r)]
+        if name == "default":
+            want = linked | only_sitemap
+        elif name == "off":
+            want = linked
+        elif name == "robots":
+            want = linked | {u for u in only_sitemap if u.split("/")[2] in named}
+        else:
+            want = linked | {u for u in only_sitemap if u.split("/")[2] == "h0.websim.test"}
+        missing, extra = want - fetched, fetched - want
+        checks.check(not missing and not extra,
+                     f"{name}: pages fetched differ from the truth: {len(missing)} missing "
+                     f"(e.g. {sorted(missing)[:3]}), {len(extra)} extra (e.g. {sorted(extra)[:3]})")
+        checks.check(stats.get("pages") == len(want),
+                     f"{name}: stats pages {stats.get('pages')}, want {len(want)} (sitemaps are "
+                     f"not pages)")
+        checks.check(stats.get("sitemap_fetches") == len(sitemap_requests),
+                     f"{name}: stats sitemap_fetches {stats.get('sitemap_fetches')}, websim "
+                     f"served {len(sitemap_requests)} sitemap requests")
+        checks.check(stats.get("fetches") == len(mine),
+                     f"{name}: stats fetches {stats.get('fetches')}, websim answered {len(mine)}")
+        if name == "off":
+            checks.check(not sitemap_requests, f"off: {len(sitemap_requests)} sitemap requests")
+        else:
+            # Every index was followed into its parts: some part of each read index was asked.
+            indexes = {r.host for r in sitemap_requests if r.target == "/sitemap.xml"}
+            with_parts = {r.host for r in sitemap_requests if r.target != "/sitemap.xml"}
+            checks.check(indexes and indexes == with_parts,
+                         f"{name}: sitemap indexes read on {len(indexes)} hosts, parts on "
+                         f"{len(with_parts)}")
+        print(f"sitemaps {name}: {len(fetched)} pages ({len(fetched & only_sitemap)} of "
+              f"{len(only_sitemap)} sitemap-only), {len(sitemap_requests)} sitemap requests, "
+              f"stats pages {stats.get('pages')} sitemap_fetches {stats.get('sitemap_fetches')} "
+              f"sitemap_urls {stats.get('sitemap_urls')}", flush=True)
+
+
 SCENARIOS = {"full": scenario_full, "resume": scenario_resume, "sigterm": scenario_sigterm,
              "revisit": scenario_revisit, "partitions": scenario_partitions,
-             "limits": scenario_limits, "reshard": scenario_reshard}
+             "limits": scenario_limits, "reshard": scenario_reshard,
+             "sitemaps": scenario_sitemaps}
 
 
 def main():
