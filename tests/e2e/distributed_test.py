@@ -44,6 +44,10 @@ Scenarios:
              host's owner and on no other partition (LookupUrls on each frontier), and the pages
              fetched before the first move whose hosts went to partition 2 and back still carry
              that fetch (and, in `rev`, its re-visit history).
+  sitemaps   N = 2, a collection with sitemap discovery off: the linked pages only; then
+             `crawlctl seeds add --sitemap` of one host's sitemap: that host's sitemap-only pages
+             too (no other sitemap requested), stats pages count them but not the sitemap, and
+             `crawlctl explain` shows what the sitemap said of one.
 
 Python 3 standard library, and python3-grpcio for `reshard` (Debian's /usr/bin/python3; stubs
 generated at test time); every wait is bounded and every process stopped in a `finally`.
@@ -68,7 +72,7 @@ from crawl_websim_test import check_duplicates_none, check_partition_owners  # n
 from crawlertest.e2e import (  # noqa: E402
     Fatal, Websim, archived_pages, cap_excess, check_coverage, check_crawl_log_pages,
     check_politeness, check_robots_fetches, is_page_request, monotonic_ns, politeness_gaps,
-    read_crawl_log, revisit_times, run_scenario, wait_until)
+    read_crawl_log, revisit_times, run_scenario, url_of, wait_until)
 
 DELAY_MS = 50
 CRAWL_TIMEOUT_S = 300
@@ -648,11 +652,54 @@ def scenario_reshard(args, checks, work):
           f"said: {' / '.join(m.split('] ', 1)[-1] for m in moves)}", flush=True)
 
 
+def scenario_sitemaps(args, checks, work):
+    """crawlctl seeds add --sitemap, through the Admin API to the partitions: a collection with
+    sitemap discovery off crawls the linked pages only; one host's sitemap added with crawlctl
+    then brings that host's sitemap-only pages (and no other), and explain shows what the
+    sitemap said of one."""
+    n = 2
+    with web_and_cluster(args, checks, work, n, hosts=20, pages=10, seed=26,
+                         sim_args=("--sitemap-only", "3")) as (sim, cluster):
+        write_collection(work("coll.yaml"), "web", sim.seeds(), ["sitemap_discovery: off"])
+        cluster.ctl("collections", "create", "-f", work("coll.yaml"))
+        first = wait_finished(cluster, ["web"])["web"]
+        added = cluster.ctl("seeds", "add", "web", "--sitemap",
+                            "http://h1.websim.test/sitemap.xml").stdout
+        final = wait_finished(cluster, ["web"])["web"]
+        truth, _ = sim.truth()
+        only_h1 = sorted(u for u in truth["sitemap_only"] if u.startswith("http://h1.websim.test/"))
+        explained = cluster.ctl("explain", "web", only_h1[0], check=False).stdout \
+            if only_h1 else ""
+    linked = truth["page"] | truth["seed"]
+    requests = sim.requests()
+    fetched = {url_of(r) for r in requests if is_page_request(r) and r.status == 200}
+    sitemaps = sorted({url_of(r) for r in requests if not is_page_request(r)
+                       and r.target != "/robots.txt"})
+    checks.check(len(only_h1) == 3, f"truth: h1 has {len(only_h1)} sitemap-only pages, want 3")
+    checks.check(fetched == linked | set(only_h1),
+                 f"pages fetched: {len(linked - fetched)} linked missing, "
+                 f"{len(set(only_h1) - fetched)} of h1's sitemap-only missing, "
+                 f"{len(fetched - linked - set(only_h1))} others")
+    checks.check(sitemaps == ["http://h1.websim.test/sitemap.xml"],
+                 f"sitemaps requested: {sitemaps} (discovery off: only the one added)")
+    checks.check(as_int(field(first, "pages")) == len(linked),
+                 f"before the sitemap: stats pages {field(first, 'pages')}, want {len(linked)}")
+    checks.check(as_int(field(final, "pages")) == len(linked) + len(only_h1),
+                 f"after it: stats pages {field(final, 'pages')}, want "
+                 f"{len(linked) + len(only_h1)} (the sitemap itself is not a page)")
+    checks.check("queued" in added and "1" in added, f"seeds add --sitemap said: {added!r}")
+    checks.check("sitemap said" in explained and "lastmod" in explained,
+                 f"explain of {only_h1[:1]} shows no sitemap hints: {explained!r}")
+    print(f"sitemaps: {len(linked)} linked pages, then {len(only_h1)} more from h1's sitemap "
+          f"added with crawlctl; stats pages {field(first, 'pages')} -> {field(final, 'pages')}",
+          flush=True)
+
+
 SCENARIOS = {"n2": lambda a, c, w: scenario_partitions(a, c, w, 2),
              "n3": lambda a, c, w: scenario_partitions(a, c, w, 3),
              "two": scenario_two, "faults": scenario_faults, "revisit": scenario_revisit,
              "freeze": scenario_freeze, "frontier_down": scenario_frontier_down,
-             "reshard": scenario_reshard}
+             "reshard": scenario_reshard, "sitemaps": scenario_sitemaps}
 
 
 def main():
