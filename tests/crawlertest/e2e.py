@@ -226,12 +226,13 @@ def is_page_request(request):
 
 def revisit_times(requests, start_ns):
     """Times (seconds after start_ns, sorted) of the re-visits in websim's request log: GETs
-    answered 200 or 304 of a URL that had been fetched before (robots.txt, sitemaps and websim's
-    own endpoints are not pages)."""
+    answered 200 or 304 of a URL that had been fetched before. Sitemaps count: a re-visiting
+    collection reads them again under its re-visit budget, as it does pages (docs/recrawl.md,
+    "Sitemaps"); robots.txt and websim's own endpoints do not."""
     seen = set()
     times = []
     for r in sorted(requests, key=lambda r: r.ns):
-        if (r.method != "GET" or r.status not in (200, 304) or not is_page_request(r)
+        if (r.method != "GET" or r.status not in (200, 304) or r.target == "/robots.txt"
                 or r.target.startswith(WEBSIM_INTERNAL_PREFIX)):
             continue
         url = url_of(r)
