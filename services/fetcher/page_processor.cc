@@ -162,13 +162,6 @@ void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedP
   if (options_.fingerprints && !parsed.payload.empty() && !asked_as_sitemap) {
     parsed.content_key = fingerprint::ComputeContentKey(parsed.payload);
   }
-  if (asked_as_sitemap && !parsed.payload.empty()) {
-    // A sitemap has changed when any byte has (a newer lastmod, a page added): its exact
-    // digest is its change digest, so a re-visiting collection reads again the sitemaps that
-    // change (without it only the length would tell, and a new date has the old one's length).
-    const uint64_t digest = fingerprint::ComputeContentKey(parsed.payload).low();
-    o.change_digest = digest != 0 ? digest : 1;  // 0 means "none"
-  }
   // SHA-1 only feeds WARC-Payload-Digest; without WARC output it would be wasted work.
   if (warc_ != nullptr) parsed.sha1 = fingerprint::Sha1(parsed.payload);
   absl::StatusOr<std::string> decoded = http::DecodeContent(

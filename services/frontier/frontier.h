@@ -372,6 +372,10 @@ class Frontier {
   static void JoinRevisitFleet(const UrlRecord& record, RevisitFleet& fleet);
   // Writes `fleet`'s persisted parts (rates, observations, evidence) into `batch`.
   static void PutRevisitFleet(const RevisitFleet& fleet, kv::WriteBatch& batch);
+  // When a re-visiting collection reads a sitemap again: the mean interval of the fleet's pages
+  // under the budget (pages / budget), within [min_interval, max_interval]; max_interval before
+  // the first tuning.
+  absl::Duration SitemapRevisitIntervalLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<absl::Time> ScheduleFailedRevisit(const FetchOutcome& outcome,
                                                   const PreviousContent& previous,
                                                   UrlRecord& record, RevisitFleet& fleet) const;

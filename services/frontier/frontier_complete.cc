@@ -191,6 +191,15 @@ void Frontier::FinishUrlLocked(const FetchOutcome& outcome, const LeaseTable::Le
   const bool holds_content = outcome.outcome == OutcomeClass::kFetched ||
                              outcome.outcome == OutcomeClass::kDuplicate ||
                              outcome.outcome == OutcomeClass::kNotModified;
+  if (revisit_policy_ != nullptr && holds_content && record.sitemap_level > 0) {
+    // A sitemap is read again for the lastmods it brings, outside the fleet: it changes
+    // whenever any of its pages does, and as a page of the fleet its summed rate would pull the
+    // rate estimates and the fitted prior up. The budget still pays for each reading.
+    WaitUntil(record.fetch_time + SitemapRevisitIntervalLocked(), lease, record, state, batch,
+              tally);
+    ++tally.revisits;
+    return;
+  }
   if (revisit_policy_ != nullptr && holds_content) {
     if (!staged_fleet.has_value()) staged_fleet = revisit_fleet_;
     const RevisitPlan plan = ScheduleRevisit(outcome, previous, lease.url, record, *staged_fleet);

@@ -132,6 +132,20 @@ Frontier::RevisitPlan Frontier::ScheduleRevisit(const FetchOutcome& outcome,
                      .changed = changed && page.history.size() > 0};
 }
 
+absl::Duration Frontier::SitemapRevisitIntervalLocked() const {
+  // The interval the budget gives every page of the fleet on average (pages / budget): a
+  // sitemap is read as often as a page is visited, so the lastmods it brings are about as
+  // fresh as the visits they may bring forward.
+  const RevisitOptions& revisit = options_.revisit;
+  const double pages = static_cast<double>(revisit_fleet_.rates.page_count());
+  const double budget = revisit_budget_.visits_per_day();
+  absl::Duration interval = revisit.max_interval;
+  if (pages > 0 && budget > 0) {
+    interval = absl::Seconds(pages / budget * recrawl::kSecondsPerDay);
+  }
+  return std::clamp(interval, revisit.min_interval, revisit.max_interval);
+}
+
 absl::StatusOr<Frontier::RevisitSummaries> Frontier::RebuildRevisitSummariesLocked() const {
   RevisitSummaries summaries;
   absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =

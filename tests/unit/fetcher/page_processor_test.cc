@@ -554,21 +554,6 @@ TEST_F(PageProcessorTest, SitemapLeasesAreReadWhateverTheTypeAndNotDeduplicated)
   EXPECT_THAT(CanonicalUrls(again.outlinks), ElementsAre("http://a.test/g"));
 }
 
-// A sitemap's change digest is exact: a new lastmod (same length) is a change, the same bytes
-// are not.
-TEST_F(PageProcessorTest, ASitemapsChangeDigestSeesEveryByte) {
-  auto digest = [&](const std::string& lastmod) {
-    const std::string body =
-        Urlset("<url><loc>http://a.test/x</loc><lastmod>" + lastmod + "</lastmod></url>");
-    return ProcessOne(SitemapLease("http://a.test/sitemap.xml", body, 1)).outcome.change_digest;
-  };
-  Processor();
-  const uint64_t first = digest("2024-05-01");
-  EXPECT_NE(first, 0u);
-  EXPECT_EQ(digest("2024-05-01"), first);
-  EXPECT_NE(digest("2024-05-02"), first);
-}
-
 // A sitemap that moved is still a sitemap at its new address.
 TEST_F(PageProcessorTest, ARedirectedSitemapStaysASitemap) {
   Processor();

@@ -815,6 +815,30 @@ TEST_P(FrontierSitemapTest, ALastmodThatLiedLosesItsSay) {
 
 INSTANTIATE_TEST_SUITE_P(SeenCache, FrontierSitemapTest, ::testing::Bool());
 
+// A re-visiting collection reads its sitemaps again, outside the fleet: no visit history, no
+// rate estimate (a sitemap changes whenever any of its pages does), at the fleet's mean
+// interval under the budget (max_interval before the first tuning).
+TEST_F(FrontierRevisitTest, SitemapsAreReadAgainOutsideTheFleet) {
+  Open(Revisiting());
+  UrlToAdd sitemap = U("a.test", "/sitemap.xml");
+  sitemap.sitemap_level = 1;
+  ASSERT_TRUE(frontier_->AddUrls({sitemap, U("a.test", "/p")}).ok());
+  std::vector<FetchOutcome> outcomes;
+  for (const LeasedTask& task : LeaseAll()) {
+    outcomes.push_back({.lease_id = task.lease_id, .outcome = OutcomeClass::kFetched,
+                        .http_status = 200, .content_fingerprint = 7});
+  }
+  ASSERT_EQ(outcomes.size(), 2u);
+  ASSERT_TRUE(frontier_->Complete(outcomes).ok());
+  absl::StatusOr<UrlRecord> record = frontier_->LookupUrl(sitemap.canonical_url);
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(record->status, UrlStatus::kWaiting);
+  EXPECT_TRUE(record->visit_history.empty());
+  EXPECT_EQ(record->next_visit, clock_.Now() + absl::Hours(48));
+  EXPECT_EQ(frontier_->GetRevisitStatus().rates.page_count(), 1u);  // the page only
+  EXPECT_EQ(frontier_->Stats().pages_completed, 1u);
+}
+
 // A sitemap is leased as one (its level travels with the lease) and is not a page: it counts
 // neither in pages_completed nor against the page budget.
 TEST_F(FrontierRevisitTest, SitemapsAreLeasedAsSitemapsAndAreNotPages) {
