@@ -52,7 +52,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from crawlertest.e2e import (  # noqa: E402
     Crawl, Websim, archived_pages, check_coverage, check_crawl_log_pages, check_politeness,
     check_robots_fetches, check_run_partition, crawl_command, is_page_request, is_sitemap_request,
-    read_crawl_log, read_stats, read_warc_records, run_scenario, url_of, wait_until)
+    monotonic_ns, read_crawl_log, read_stats, read_warc_records, run_scenario, url_of, wait_until)
 
 # The per-host delay of every crawl here (--min-delay, with --delay-factor 0). Request arrivals
 # at websim must be at least this far apart per host, with no slack: the crawler spaces
@@ -727,7 +727,6 @@ def scenario_sitemaps(args, checks, work):
         host_names = sorted({u.split("/")[2] for u in sim.truth()[0]["page"]})
         named = {h for h in host_names if websim_robots_names_sitemap(sim.port, h)}
         for name, extra in variants:
-            before = len(sim.requests())
             stats_path = work(f"{name}.json")
             crawl = Crawl(crawl_command(args.crawler, sim.seeds_file, work(f"data-{name}"),
                                         sim.port, stats_path, DELAY_MS, extra),
@@ -737,8 +736,9 @@ def scenario_sitemaps(args, checks, work):
             finally:
                 crawl.kill()
             if checks.check(rc == 0, f"{name}: crawl exited with {rc}: {crawl.stderr()}"):
-                # The log is read after websim stops; each run's requests follow the last's.
-                runs[name] = (read_stats(stats_path), before)
+                # A run's requests are those websim logged between its start and its exit (the
+                # log's clock is CLOCK_MONOTONIC; it is read whole once websim has stopped).
+                runs[name] = (read_stats(stats_path), crawl.started_ns, monotonic_ns())
     finally:
         sim.stop()
     truth, _ = sim.truth()
@@ -749,14 +749,11 @@ def scenario_sitemaps(args, checks, work):
                  f"truth: {len(only_sitemap)} sitemap-only pages, want {hosts * only}")
     checks.check(0 < len(named) < hosts, f"{len(named)} of {hosts} hosts name their sitemap "
                                          f"in robots.txt: the test needs both kinds")
-    names = [name for name, _ in variants]
-    for i, name in enumerate(names):
+    for name, _ in variants:
         if name not in runs:
             continue
-        stats, begin = runs[name]
-        end = runs[names[i + 1]][1] if i + 1 < len(names) and names[i + 1] in runs \
-            else len(requests)
-        mine = requests[begin:end]
+        stats, begin_ns, end_ns = runs[name]
+        mine = [r for r in requests if begin_ns <= r.ns < end_ns]
         fetched = {url_of(r) for r in mine if is_page_request(r) and r.status == 200}
         sitemap_requests = [r for r in mine if is_sitemap_request(r)]
         if name == "default":
