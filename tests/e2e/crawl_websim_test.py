@@ -656,22 +656,31 @@ def check_documented_summary(checks, stats, what):
         checks.check(not inner, f"{what}: {member}.{inner} not documented")
 
 
+def crawl_variant(args, checks, work, sim, name, extra):
+    """One whole crawl of websim's seeds with `extra` arguments (data in data-NAME). Returns
+    (its summary, the Crawl) once it exited 0, else None (the failure checked)."""
+    stats_path = work(f"{name}.json")
+    crawl = Crawl(crawl_command(args.crawler, sim.seeds_file, work(f"data-{name}"), sim.port,
+                                stats_path, DELAY_MS, extra),
+                  work(f"{name}.stderr"))
+    try:
+        rc = crawl.wait(CRAWL_TIMEOUT_S)
+    finally:
+        crawl.kill()
+    if not checks.check(rc == 0, f"{name}: crawl exited with {rc}: {crawl.stderr()}"):
+        return None
+    return read_stats(stats_path), crawl
+
+
 def scenario_limits(args, checks, work):
     sim = Websim(args.websim, work, hosts=5, pages=20, seed=14)
     runs = {}
     try:
         sim.start()
         for name, extra in (("budget", ("--max-pages", "10")), ("depth", ("--max-depth", "1"))):
-            stats_path = work(f"{name}.json")
-            crawl = Crawl(crawl_command(args.crawler, sim.seeds_file, work(f"data-{name}"),
-                                        sim.port, stats_path, DELAY_MS, extra),
-                          work(f"{name}.stderr"))
-            try:
-                rc = crawl.wait(CRAWL_TIMEOUT_S)
-            finally:
-                crawl.kill()
-            if checks.check(rc == 0, f"{name}: crawl exited with {rc}: {crawl.stderr()}"):
-                runs[name] = read_stats(stats_path)
+            done = crawl_variant(args, checks, work, sim, name, extra)
+            if done is not None:
+                runs[name] = done[0]
     finally:
         sim.stop()
     for name, stats in runs.items():
@@ -727,18 +736,12 @@ def scenario_sitemaps(args, checks, work):
         host_names = sorted({u.split("/")[2] for u in sim.truth()[0]["page"]})
         named = {h for h in host_names if websim_robots_names_sitemap(sim.port, h)}
         for name, extra in variants:
-            stats_path = work(f"{name}.json")
-            crawl = Crawl(crawl_command(args.crawler, sim.seeds_file, work(f"data-{name}"),
-                                        sim.port, stats_path, DELAY_MS, extra),
-                          work(f"{name}.stderr"))
-            try:
-                rc = crawl.wait(CRAWL_TIMEOUT_S)
-            finally:
-                crawl.kill()
-            if checks.check(rc == 0, f"{name}: crawl exited with {rc}: {crawl.stderr()}"):
+            done = crawl_variant(args, checks, work, sim, name, extra)
+            if done is not None:
                 # A run's requests are those websim logged between its start and its exit (the
                 # log's clock is CLOCK_MONOTONIC; it is read whole once websim has stopped).
-                runs[name] = (read_stats(stats_path), crawl.started_ns, monotonic_ns())
+                stats, crawl = done
+                runs[name] = (stats, crawl.started_ns, monotonic_ns())
     finally:
         sim.stop()
     truth, _ = sim.truth()
