@@ -270,6 +270,8 @@ absl::StatusOr<FrontierStats> RoutedFrontierClient::Stats() {
     sum.focus_pulls += s->focus_pulls;
     sum.focus_reward += s->focus_reward;
     sum.focus_rebuilds += s->focus_rebuilds;
+    sum.held_urls += s->held_urls;
+    sum.hosts_moving += s->hosts_moving;
     sum.exhausted = sum.exhausted && s->exhausted;
   }
   return sum;
