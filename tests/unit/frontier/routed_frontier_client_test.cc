@@ -1,7 +1,8 @@
 // RoutedFrontierClient over real Frontier cores (in-memory stores): each URL reaches the
 // partition owning its host and only that one, calls are split per destination and by size,
 // the popular-URL cache drops URLs sent before (but not ones found nearer a seed), exhaustion
-// is judged across partitions, and a partition's failure is passed on without losing a URL.
+// is judged across partitions, stats are summed (held URLs and moving hosts too), and a
+// partition's failure is passed on without losing a URL.
 #include "services/frontier/routed_frontier_client.h"
 
 #include <memory>
@@ -241,6 +242,47 @@ TEST(RoutedFrontierClientTest, ExhaustedOnlyWhenEveryPartitionIs) {
   EXPECT_TRUE(home0->IsExhausted().value());
   EXPECT_TRUE(home1->Stats().value().exhausted);
   EXPECT_EQ(home1->Stats().value().pages_completed, 20u);
+}
+
+// During a reshard from 2 to 3 partitions each partition holds URLs for hosts that are moving
+// to partition 2; the routed view sums what every partition holds and how many hosts each has
+// in flight, as the scheduler's progress and the collection's stats read them.
+TEST(RoutedFrontierClientTest, StatsSumHeldUrlsAndMovingHostsOverPartitions) {
+  Partitions parts(2);
+  std::unique_ptr<RoutedFrontierClient> router = Route(parts.clients(), 0);
+  // On each partition: one host that goes to partition 2, known before the reshard began and then
+  // moving (k + 1 URLs arrive for it meanwhile), and one new host whose owner will be partition 2.
+  int next = 0;
+  auto host_going_to_2_from = [&](uint32_t k) {
+    for (; next < 10000; ++next) {
+      const std::string host = absl::StrCat("h", next, ".test");
+      if (partition::Partition(host, 2) == k && partition::Partition(host, 3) == 2) {
+        ++next;
+        return host;
+      }
+    }
+    return std::string();
+  };
+  std::vector<std::string> moving(parts.size());
+  for (uint32_t k = 0; k < parts.size(); ++k) {
+    moving[k] = host_going_to_2_from(k);
+    ASSERT_EQ(parts.core(k).AddUrls({U(moving[k], "/")})->added, 1u);
+    ASSERT_TRUE(parts.core(k).SetLayout({.epoch = 2, .count = 2, .reshard_to = 3}).ok());
+  }
+  for (uint32_t k = 0; k < parts.size(); ++k) {
+    const std::string arriving = host_going_to_2_from(k);
+    ASSERT_FALSE(arriving.empty());
+    ASSERT_TRUE(parts.core(k).BeginHostMove(moving[k]).ok());
+    std::vector<UrlToAdd> meanwhile = {U(arriving, "/")};
+    for (uint32_t i = 0; i <= k; ++i) meanwhile.push_back(U(moving[k], absl::StrCat("/m", i)));
+    ASSERT_EQ(parts.core(k).AddUrls(meanwhile)->held, k + 2);
+    EXPECT_EQ(parts.core(k).Stats().held_urls, k + 2);
+    EXPECT_EQ(parts.core(k).Stats().hosts_moving, 1u);
+  }
+  absl::StatusOr<FrontierStats> sum = router->Stats();
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_EQ(sum->held_urls, 2u + 3u);
+  EXPECT_EQ(sum->hosts_moving, 2u);
 }
 
 TEST(RoutedFrontierClientTest, LookupsAndHostTimesAreRoutedByHost) {
