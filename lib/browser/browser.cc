@@ -1,5 +1,7 @@
 #include "lib/browser/browser.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <deque>
 #include <optional>
@@ -67,7 +69,8 @@ std::vector<std::string> BrowserArgs(const BrowserOptions& options) {
     args.emplace_back(arg);
   }
   args.push_back(absl::StrCat("--js-flags=--max-old-space-size=", options.js_heap_mib));
-  if (options.no_sandbox) args.emplace_back("--no-sandbox");
+  // Chromium's sandbox refuses to run as root.
+  if (options.no_sandbox || geteuid() == 0) args.emplace_back("--no-sandbox");
   return args;
 }
 

@@ -61,9 +61,9 @@ struct BrowserOptions {
   absl::Duration command_timeout = absl::Seconds(5);
   // Replaced after this many renders, whatever its memory says (renderer caches, leaks). 0: never.
   uint32_t renders_per_browser = 1000;
-  // Started with --no-sandbox: needed when running as root (Chromium refuses otherwise) and in
-  // containers without user namespaces. The renderer then has no sandbox of its own; the
-  // interception above still holds every request.
+  // Started with --no-sandbox: needed in containers without user namespaces, and always so as
+  // root (Chromium refuses to start its sandbox there). The renderer then has no sandbox of its
+  // own; the interception above still holds every request.
   bool no_sandbox = false;
 };
 
