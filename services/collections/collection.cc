@@ -27,12 +27,43 @@ std::string_view SitemapDiscoveryName(SitemapDiscovery discovery) {
   return "off";
 }
 
+absl::StatusOr<RenderMode> ParseRenderMode(std::string_view text) {
+  for (RenderMode mode : {RenderMode::kNever, RenderMode::kAuto, RenderMode::kAlways}) {
+    if (text == RenderModeName(mode)) return mode;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("render must be never, auto or always, got \"", std::string(text), "\""));
+}
+
+std::string_view RenderModeName(RenderMode mode) {
+  switch (mode) {
+    case RenderMode::kNever:
+      return "never";
+    case RenderMode::kAuto:
+      return "auto";
+    case RenderMode::kAlways:
+      return "always";
+  }
+  return "never";
+}
+
 absl::Status Collection::Validate() const {
   if (name.empty()) return absl::InvalidArgumentError("collection name must not be empty");
   if (seeds.empty() && sitemap_seeds.empty()) {
     return absl::InvalidArgumentError("a collection needs at least one seed (or sitemap seed)");
   }
   if (absl::Status s = ParseSitemapDiscovery(sitemap_discovery).status(); !s.ok()) return s;
+  if (absl::Status s = ParseRenderMode(render.mode).status(); !s.ok()) return s;
+  if (render.time_per_page <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("render_time must be positive");
+  }
+  if (render.max_requests_per_page == 0 && render.mode != "never") {
+    // Zero would render every page without its scripts: say "never" instead.
+    return absl::InvalidArgumentError("render_max_requests must be >= 1");
+  }
+  if (render.max_bytes_per_page == 0) {
+    return absl::InvalidArgumentError("render_max_bytes must be >= 1");
+  }
   if (limits.max_pages == 0) return absl::InvalidArgumentError("max_pages must be >= 1");
   if (limits.max_pages_per_host == 0) {
     return absl::InvalidArgumentError("max_pages_per_host must be >= 1");

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "lib/politeness/politeness_options.h"
 #include "lib/scope/scope.h"
 #include "services/collections/collection_name.h"
@@ -75,6 +76,29 @@ enum class SitemapDiscovery {
 absl::StatusOr<SitemapDiscovery> ParseSitemapDiscovery(std::string_view text);
 std::string_view SitemapDiscoveryName(SitemapDiscovery discovery);
 
+// Which HTML pages are rendered in a browser (services/fetcher/page_renderer.h).
+enum class RenderMode {
+  kNever,   // the static HTML only
+  kAuto,    // pages with scripts, on hosts where rendering found links the HTML lacked
+  kAlways,  // every HTML page fetched with 2xx
+};
+// "never", "auto", "always"; kInvalidArgument for anything else.
+absl::StatusOr<RenderMode> ParseRenderMode(std::string_view text);
+std::string_view RenderModeName(RenderMode mode);
+
+// Rendering, and the limits of one page's render (docs/fetcher.md "Rendering"). The browser
+// itself (its executable, tabs, memory) is the fetcher process's setting.
+struct CollectionRender {
+  std::string mode = "never";  // RenderMode
+  // From navigation to reading the DOM: a page still loading then is read as it stands.
+  absl::Duration time_per_page = absl::Seconds(15);
+  // Subresource requests (scripts, fetch/XHR, frames, style sheets) one page may make.
+  uint32_t max_requests_per_page = 100;
+  // Bytes of bodies served to one page, its own included.
+  uint64_t max_bytes_per_page = uint64_t{16} << 20;
+  friend bool operator==(const CollectionRender&, const CollectionRender&) = default;
+};
+
 struct Collection {
   std::string name = "default";
   std::vector<std::string> seeds;  // absolute http(s) URLs
@@ -102,6 +126,7 @@ struct Collection {
   // Record every link of every HTML page (<data_dir>/links.tsv, docs/focused.md) for `crawler
   // export links|domains|rewards`. On whenever focus is.
   bool record_links = false;
+  CollectionRender render;
 
   // What focus implies (standalone and distributed alike): the seeds' sites are the arms and
   // their external links are what the collection gathers, not what it fetches, so

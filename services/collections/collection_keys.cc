@@ -136,7 +136,22 @@ const config::KeyTable<Collection>& CollectionKeys() {
                             [](Collection& c) -> uint64_t& { return c.focus.seed; })
         .Add({"record_links", "--record-links",
               "Record every page's links for crawler export (on with focus)"},
-             &Collection::record_links);
+             &Collection::record_links)
+        // rendering
+        .AddField<std::string>(
+            {"render", "--render",
+             "Render HTML pages in headless Chromium: never, auto (pages with scripts, on hosts "
+             "where it finds links) or always"},
+            [](Collection& c) -> std::string& { return c.render.mode; })
+        .AddField<absl::Duration>(
+            {"render_time", "--render-time", "Time one page's render may take, e.g. 15s"},
+            [](Collection& c) -> absl::Duration& { return c.render.time_per_page; })
+        .AddField<uint32_t>({"render_max_requests", "--render-max-requests",
+                             "Requests (scripts, fetch/XHR, frames, style sheets) per rendered page"},
+                            [](Collection& c) -> uint32_t& { return c.render.max_requests_per_page; })
+        .AddField<uint64_t>(
+            {"render_max_bytes", "--render-max-bytes", "Body bytes served to one rendered page"},
+            [](Collection& c) -> uint64_t& { return c.render.max_bytes_per_page; });
     return t;
   }();
   return *table;

@@ -55,6 +55,10 @@ constexpr std::pair<std::string_view, std::string_view> kMaskPaths[] = {
     {"focus_in_flight", "focus.max_in_flight"},
     {"focus_seed", "focus.seed"},
     {"record_links", "record_links"},
+    {"render", "render"},
+    {"render_time", "render_time"},
+    {"render_max_requests", "render_max_requests"},
+    {"render_max_bytes", "render_max_bytes"},
 };
 
 bool Has(const std::vector<std::string>& keys, std::string_view key) {

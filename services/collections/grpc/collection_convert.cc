@@ -208,6 +208,10 @@ v1::Collection ToProto(const Collection& collection) {
   p.set_record_links(collection.record_links);
   p.mutable_sitemap_seeds()->Add(collection.sitemap_seeds.begin(), collection.sitemap_seeds.end());
   p.set_sitemap_discovery(collection.sitemap_discovery);
+  p.set_render(collection.render.mode);
+  *p.mutable_render_time() = DurationToProto(collection.render.time_per_page);
+  p.set_render_max_requests(collection.render.max_requests_per_page);
+  p.set_render_max_bytes(collection.render.max_bytes_per_page);
   return p;
 }
 
@@ -233,6 +237,14 @@ absl::StatusOr<Collection> FromProto(const v1::Collection& p, std::string_view f
   if (p.has_record_links()) collection.record_links = p.record_links();
   collection.sitemap_seeds.assign(p.sitemap_seeds().begin(), p.sitemap_seeds().end());
   if (p.has_sitemap_discovery()) collection.sitemap_discovery = p.sitemap_discovery();
+  if (p.has_render()) collection.render.mode = p.render();
+  absl::StatusOr<absl::Duration> render_time =
+      OptionalDurationFromProto(p.has_render_time(), p.render_time(),
+                                collection.render.time_per_page, FieldPath(field, "render_time"));
+  if (!render_time.ok()) return render_time.status();
+  collection.render.time_per_page = *render_time;
+  if (p.has_render_max_requests()) collection.render.max_requests_per_page = p.render_max_requests();
+  if (p.has_render_max_bytes()) collection.render.max_bytes_per_page = p.render_max_bytes();
   return collection;
 }
 
