@@ -136,6 +136,11 @@ DASHBOARDS = {
               [(rate("crawler_fetcher_frontier_errors_total"), "frontier calls failed (retried)"),
                (rate("crawler_fetcher_dedup_unavailable_total"), "pages archived in full: dedup unreachable")],
               unit="reqps"),
+        panel("Rendering (collections with render on)",
+              [(rate("crawler_fetcher_pages_rendered_total"), "pages rendered"),
+               (rate("crawler_fetcher_rendered_links_total"), "links found by rendering"),
+               (rate("crawler_fetcher_renders_cut_total"), "renders cut (limit, hung, crash)")],
+              unit="reqps"),
     ]),
     "crawler-frontier": ("Crawler: frontier", [
         panel("Queued URLs by partition",

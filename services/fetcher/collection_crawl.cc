@@ -129,6 +129,9 @@ absl::Status CollectionCrawl::OpenWarc(uint64_t seed) {
 }
 
 absl::Status CollectionCrawl::CloseWarc() {
+  // The renderer's loader archives into this run's writer: it stops first (the run's Fetchers,
+  // its only users, are gone by now).
+  renderer_.reset();
   if (!warc_open_) return absl::OkStatus();
   warc_open_ = false;
   absl::Status closed = warc_->Close();
@@ -152,6 +155,23 @@ absl::StatusOr<std::unique_ptr<Fetcher>> CollectionCrawl::NewFetcher(
   FetcherOptions options =
       FetcherOptionsFor(base, collection_, settings_.user_agent, partition_header);
   options.processing.link_sink = links_.get();
+  if (options.processing.render != collections::RenderMode::kNever) {
+    if (renderer_ == nullptr) {
+      BrowserRenderOptions render = options.render;
+      render.loader.http = options.http;
+      render.loader.max_decoded_bytes = options.processing.max_decoded_bytes;
+      absl::StatusOr<std::unique_ptr<BrowserPageRenderer>> renderer =
+          BrowserPageRenderer::Create(render, *parts_.resolver, *parts_.guard, warc_.get());
+      if (!renderer.ok()) {
+        return absl::Status(renderer.status().code(),
+                            absl::StrCat("collection ", collection_.name, " renders pages (render: ",
+                                         collection_.render.mode, "): ",
+                                         renderer.status().message()));
+      }
+      renderer_ = *std::move(renderer);
+    }
+    options.processing.renderer = renderer_.get();
+  }
   return Fetcher::Create(options, {.frontier = &frontier,
                                    .politeness = parts_.politeness,
                                    .resolver = parts_.resolver,

@@ -13,7 +13,8 @@
 //   archive_indexer.h): a pass when a run's writer is closed, and passes between on the owner's
 //   housekeeping thread for the files it rotates;
 // - Fetchers over a frontier client each, with the collection's options on the process's own
-//   (FetcherOptionsFor), the ledger as their link sink, and the process's shared parts.
+//   (FetcherOptionsFor), the ledger as their link sink, and the process's shared parts;
+// - per run, for a collection that renders, the browser its Fetchers share (page_renderer.h).
 //
 // Thread-safety: not thread-safe; the owner serialises calls (the Fetchers it makes are
 // thread-safe as documented in fetcher.h). Every shared part must outlive the crawl and its
@@ -41,6 +42,7 @@
 #include "services/fetcher/fetcher.h"
 #include "services/fetcher/fetcher_metrics.h"
 #include "services/fetcher/link_ledger.h"
+#include "services/fetcher/page_renderer.h"
 
 namespace crawler::fetcher {
 
@@ -159,6 +161,9 @@ class CollectionCrawl {
   std::unique_ptr<LinkLedger> links_;
   std::unique_ptr<warc::WarcWriter> warc_;
   bool warc_open_ = false;
+  // This run's browser, for a collection that renders: started by the first NewFetcher, stopped
+  // by CloseWarc (its loader writes into the run's WARC writer).
+  std::unique_ptr<BrowserPageRenderer> renderer_;
   FetcherSnapshot::Warc warc_folded_;  // the writers before warc_
   const std::shared_ptr<ArchiveIndexer> indexer_;
 };

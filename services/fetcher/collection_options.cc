@@ -35,6 +35,17 @@ FetcherOptions FetcherOptionsFor(const FetcherOptions& base,
     options.http.extra_headers.push_back(absl::StrCat("X-Crawler-Partition: ", partition_header));
   }
   options.robots_agent = RobotsProductToken(user_agent);
+  options.processing.render =
+      collections::ParseRenderMode(collection.render.mode).value_or(collections::RenderMode::kNever);
+  if (options.processing.render != collections::RenderMode::kNever) {
+    // A render holds its worker for up to render_time, so fetched pages wait for workers one at
+    // a time and only a few at once: none may outlive its lease (2 minutes) in the queue. As
+    // many workers as tabs, or the tabs go unused.
+    options.worker_batch = 1;
+    options.worker_threads = std::max(options.worker_threads, options.render.browser.max_tabs);
+    options.max_in_flight =
+        std::min(options.max_in_flight, static_cast<size_t>(4 * options.worker_threads));
+  }
   options.lease_max_per_host = collections::LeaseAheadPerHost(
       collection.politeness, collections::RefillTime(base.flush_interval));
   options.max_buffered_tasks =
@@ -44,6 +55,9 @@ FetcherOptions FetcherOptionsFor(const FetcherOptions& base,
   // Validated with the collection; a definition that slipped past reads as discovery off.
   options.sitemap_discovery = collections::ParseSitemapDiscovery(collection.sitemap_discovery)
                                   .value_or(collections::SitemapDiscovery::kOff);
+  options.render.limits.time = collection.render.time_per_page;
+  options.render.limits.max_requests = collection.render.max_requests_per_page;
+  options.render.limits.max_bytes = collection.render.max_bytes_per_page;
   if (collection.focus.enabled()) {
     // Each reward is worth a choice: hand completions over and ask for the next lease soon,
     // rather than at the coverage crawl's batching pace.

@@ -48,6 +48,9 @@ absl::Status FetcherOptions::Validate() const {
   if (max_buffered_tasks < lease_batch) {
     return absl::InvalidArgumentError("max_buffered_tasks must be >= lease_batch");
   }
+  if (render.browser.max_tabs < 1 || render.browser.max_tabs > 64) {
+    return absl::InvalidArgumentError("render_tabs must be in [1, 64]");
+  }
   if (worker_threads < 1 || worker_threads > 256) {
     return absl::InvalidArgumentError("worker_threads must be in [1, 256]");
   }

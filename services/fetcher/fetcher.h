@@ -98,6 +98,10 @@ struct FetcherOptions {
   // Completions and outlinks are sent when this many are pending or this much time passed.
   size_t flush_batch = 512;
   absl::Duration flush_interval = absl::Milliseconds(50);
+  // The browser and the limits of each render, for collections whose render is not "never"
+  // (processing.render; page_renderer.h). The browser starts with the first Fetcher that
+  // renders (CollectionCrawl::NewFetcher).
+  BrowserRenderOptions render;
   // Robots rules of this many hosts are kept (least recently fetched dropped first).
   size_t max_robots_entries = 100'000;
   // How the fetcher waits out a frontier that answers with a retryable error (unreachable,

@@ -44,7 +44,22 @@ const config::KeyTable<FetcherOptions>& FetcherKeys() {
         .AddField<absl::Duration>(
             {"robots_retry_after", "--robots-retry-after",
              "An unreachable robots.txt is fetched again after this"},
-            [](Options& o) -> absl::Duration& { return o.robots_policy.unreachable_retry_after; });
+            [](Options& o) -> absl::Duration& { return o.robots_policy.unreachable_retry_after; })
+        // The browser of collections that render (their `render`).
+        .AddField<std::string>(
+            {"browser", "--browser",
+             "Browser for rendering: chromium-headless-shell, chromium, or a path"},
+            [](Options& o) -> std::string& { return o.render.browser.executable; })
+        .AddField<int>({"render_tabs", "--render-tabs", "Pages rendered at once"},
+                       [](Options& o) -> int& { return o.render.browser.max_tabs; })
+        .AddField<uint64_t>(
+            {"browser_memory_bytes", "--browser-memory-bytes",
+             "Resident memory of the browser's processes; over it, the browser is replaced"},
+            [](Options& o) -> uint64_t& { return o.render.browser.max_memory_bytes; })
+        .AddField<bool>({"browser_no_sandbox", "--browser-no-sandbox",
+                         "Start the browser without its sandbox (containers without user "
+                         "namespaces; always so as root)"},
+                        [](Options& o) -> bool& { return o.render.browser.no_sandbox; });
     return t;
   }();
   return *table;

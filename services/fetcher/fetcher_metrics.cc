@@ -160,6 +160,9 @@ void AddFetcherStats(const FetcherStats& from, FetcherStats& into) {
   into.links_cut += from.links_cut;
   into.pages_with_links_cut += from.pages_with_links_cut;
   into.trap_links += from.trap_links;
+  into.pages_rendered += from.pages_rendered;
+  into.rendered_links += from.rendered_links;
+  into.renders_cut += from.renders_cut;
   into.politeness_wait.Add(from.politeness_wait);
   into.claim_duration.Add(from.claim_duration);
 }
@@ -209,6 +212,15 @@ void AppendFetcherSnapshot(const FetcherSnapshot& s, metrics::SnapshotFamilies& 
   out.Counter("crawler_fetcher_dedup_unavailable_total",
               "Pages archived in full because the dedup index could not be reached.")
       .Add({}, static_cast<double>(f.dedup_unavailable));
+  out.Counter("crawler_fetcher_pages_rendered_total", "HTML pages rendered in the browser.")
+      .Add({}, static_cast<double>(f.pages_rendered));
+  out.Counter("crawler_fetcher_rendered_links_total",
+              "Links the rendered DOM (or the page's attempted navigations) added to the static "
+              "HTML's.")
+      .Add({}, static_cast<double>(f.rendered_links));
+  out.Counter("crawler_fetcher_renders_cut_total",
+              "Renders ended by a limit, a hung script, a crash or a failed browser.")
+      .Add({}, static_cast<double>(f.renders_cut));
   if (s.politeness.has_value()) {
     const politeness::PolitenessStats& p = *s.politeness;
     const uint64_t answered = p.claims >= p.unavailable ? p.claims - p.unavailable : 0;

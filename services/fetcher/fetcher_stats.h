@@ -84,6 +84,11 @@ struct FetcherStats {
   uint64_t pages_with_links_cut = 0;
   // Links dropped as spider traps (FetchEvent::trap_links).
   uint64_t trap_links = 0;
+  // Pages rendered in the browser (page_renderer.h), the links rendering added to the static
+  // HTML's, and the renders that ended other than settled (time limit, hung script, crash).
+  uint64_t pages_rendered = 0;
+  uint64_t rendered_links = 0;
+  uint64_t renders_cut = 0;
   // Per request started (robots.txt included): from the first loop turn its host had the
   // request ready and wanted a politeness slot, to the claim's grant (HostWork::wants_slot_since).
   DurationHistogram politeness_wait{kPolitenessWaitBounds};

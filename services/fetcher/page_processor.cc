@@ -63,6 +63,8 @@ struct PageProcessor::Parsed {
   std::optional<dedup::ContentVerdict> verdict;
   std::string record_id;  // of this capture's response record
   std::optional<url::Url> redirect_target;
+  std::string rendered_dom;  // the DOM rendering read, archived next to the response
+  std::string rendered_outcome;
 };
 
 namespace {
@@ -92,7 +94,10 @@ PageProcessor::PageProcessor(const PageProcessorOptions& options, const scope::S
       dedup_(dedup),
       warc_(warc),
       observer_(observer),
-      counters_(counters) {}
+      counters_(counters),
+      render_decider_(options.render == RenderMode::kAuto
+                          ? std::make_unique<RenderDecider>(options.render_decider)
+                          : nullptr) {}
 
 void PageProcessor::Classify(const FetchedPage& page, Parsed& parsed, ProcessedPage& out) const {
   frontier::FetchOutcome& o = out.outcome;
@@ -230,8 +235,56 @@ void PageProcessor::ExtractHtml(const FetchedPage& page, std::string_view decode
         o.change_digest = digest->bits();
       }
     }
+    if (options_.renderer != nullptr && options_.render != RenderMode::kNever) {
+      RenderHtml(page, decoded, parsed, out);
+    }
   } else {
     e.detail = absl::StrCat("not parsed: ", extracted.status().message());
+  }
+}
+
+void PageProcessor::RenderHtml(const FetchedPage& page, std::string_view decoded, Parsed& parsed,
+                               ProcessedPage& out) const {
+  const std::string host(page.url.host());
+  if (render_decider_ != nullptr && !render_decider_->ShouldRender(host, CountScripts(decoded))) {
+    return;
+  }
+  browser::RenderResult r = options_.renderer->Render(page.task.canonical_url, *parsed.head, decoded);
+  parsed.rendered_outcome = std::string(browser::RenderOutcomeName(r.outcome));
+  absl::flat_hash_set<std::string> known;
+  for (const html::Link& link : parsed.html.links) known.insert(link.url.href());
+  size_t gained = 0;
+  if (!r.dom.empty()) {
+    absl::StatusOr<url::Url> base = url::Url::Parse(r.base_url);
+    absl::StatusOr<html::ExtractedPage> rendered = html::ExtractPage(
+        r.dom, base.ok() ? *base : page.url, "text/html; charset=utf-8", options_.extract);
+    if (rendered.ok()) {
+      for (html::Link& link : rendered->links) {
+        if (known.insert(link.url.href()).second) {
+          parsed.html.links.push_back(std::move(link));
+          ++gained;
+        }
+      }
+    }
+    parsed.rendered_dom = std::move(r.dom);
+  }
+  // Where the page tried to go (location changes, window.open): links, as a click handler's are.
+  for (const std::string& target : r.navigations) {
+    absl::StatusOr<url::Url> url = url::Url::Parse(target, page.url);
+    if (!url.ok() || (url->scheme() != "http" && url->scheme() != "https")) continue;
+    if (known.insert(url->href()).second) {
+      parsed.html.links.push_back(html::Link{.url = *std::move(url), .kind = html::LinkKind::kScript});
+      ++gained;
+    }
+  }
+  if (render_decider_ != nullptr) render_decider_->Learn(host, gained);
+  AppendDetail(out.event, absl::StrCat("rendered: ", parsed.rendered_outcome, ", +", gained,
+                                       " links", r.error.empty() ? "" : " (", r.error,
+                                       r.error.empty() ? "" : ")"));
+  if (counters_ != nullptr) {
+    counters_->Add(&FetcherStats::pages_rendered);
+    counters_->Add(&FetcherStats::rendered_links, gained);
+    if (r.outcome != browser::RenderOutcome::kRendered) counters_->Add(&FetcherStats::renders_cut);
   }
 }
 
@@ -429,6 +482,22 @@ void PageProcessor::AddWarcRecords(const FetchedPage& page, const Parsed& parsed
   }
   records.push_back(std::move(response));
   AppendRequestRecord(page.http, uri, page.fetch_time, response_id, records);
+
+  // The rendered DOM: a resource record of its own URI ("urn:rendered:" and the page's), so that
+  // replay finds the response at the page's URI and the DOM beside it, naming the response it
+  // was rendered from.
+  if (!parsed.rendered_dom.empty()) {
+    warc::WarcRecord dom;
+    dom.type = warc::RecordType::kResource;
+    dom.date = page.fetch_time;
+    dom.target_uri = "urn:rendered:" + uri;
+    dom.content_type = "text/html; charset=utf-8";
+    dom.refers_to = response_id;
+    dom.refers_to_target_uri = uri;
+    dom.extra_fields.emplace_back("WARC-Render-Outcome", parsed.rendered_outcome);
+    dom.block = parsed.rendered_dom;
+    records.push_back(std::move(dom));
+  }
 
   // The metadata record: the page's link distance from a seed ("depth: 0" marks a seed, as a
   // WACZ page list shows it) and its outlinks; for pages with outlinks.

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,7 @@
 #include "services/fetcher/fetcher_stats.h"
 #include "services/fetcher/http_client.h"
 #include "services/fetcher/link_sink.h"
+#include "services/fetcher/page_renderer.h"
 #include "services/frontier/frontier_api.h"
 #include "services/frontier/frontier_client.h"
 
@@ -86,6 +88,14 @@ struct PageProcessorOptions {
   // at most frontier::kMaxSitemapLevel deep.
   sitemap::SitemapOptions sitemap;
   size_t max_sitemaps_per_index = 1000;
+  // Which HTML pages are also rendered in a browser (page_renderer.h, docs/fetcher.md
+  // "Rendering"), and the renderer (null: none, whatever `render` says; not owned, must outlive
+  // the processor). The links of the rendered DOM, and the navigations the page attempted, are
+  // added to the static ones; fingerprints stay those of the static HTML (what the server sent,
+  // the same at every visit whatever the scripts did).
+  RenderMode render = RenderMode::kNever;
+  PageRenderer* renderer = nullptr;
+  RenderDeciderOptions render_decider;
 };
 
 // One finished transfer of a leased URL.
@@ -127,6 +137,10 @@ class PageProcessor {
   void ExtractHtml(const FetchedPage& page, std::string_view decoded,
                    std::string_view content_type_header, Parsed& parsed,
                    ProcessedPage& out) const;
+  // ExtractHtml's rendering part: the page rendered, the links rendering found added to the
+  // static ones, the DOM kept for its WARC record.
+  void RenderHtml(const FetchedPage& page, std::string_view decoded, Parsed& parsed,
+                  ProcessedPage& out) const;
   // Classify's sitemap part: the entries of a sitemap (plain, gzip, index or text).
   void ReadSitemap(std::string_view body, Parsed& parsed, FetchEvent& event) const;
   void CollectLinks(const FetchedPage& page, const Parsed& parsed, ProcessedPage& out);
@@ -157,6 +171,8 @@ class PageProcessor {
   warc::WarcWriter* const warc_;
   FetchObserver* const observer_;
   FetcherCounters* const counters_;
+
+  std::unique_ptr<RenderDecider> render_decider_;  // set with render == kAuto
 
   absl::Mutex redirect_mu_;
   absl::flat_hash_map<std::string, int> redirect_hops_ ABSL_GUARDED_BY(redirect_mu_);

@@ -1214,5 +1214,152 @@ TEST_F(PageProcessorTest, EmptyBatchIsFine) {
   EXPECT_THAT(observer_.events(), IsEmpty());
 }
 
+// ----------------------------------------------------------------------------------- rendering
+
+// Stands in for the browser: answers every render with a fixed DOM and navigations, and records
+// what it was asked to render.
+class FakeRenderer final : public PageRenderer {
+ public:
+  browser::RenderResult Render(const std::string& url, const http::ResponseHead& head,
+                               std::string_view decoded_body) override {
+    absl::MutexLock lock(&mu_);
+    rendered_.push_back(url);
+    EXPECT_EQ(head.status(), 200);
+    last_body_ = std::string(decoded_body);
+    return answer_;
+  }
+  void Answer(browser::RenderResult answer) {
+    absl::MutexLock lock(&mu_);
+    answer_ = std::move(answer);
+  }
+  std::vector<std::string> rendered() {
+    absl::MutexLock lock(&mu_);
+    return rendered_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  browser::RenderResult answer_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> rendered_ ABSL_GUARDED_BY(mu_);
+  std::string last_body_ ABSL_GUARDED_BY(mu_);
+};
+
+browser::RenderResult Rendered(std::string dom, std::string base,
+                               std::vector<std::string> navigations = {}) {
+  return browser::RenderResult{.outcome = browser::RenderOutcome::kRendered,
+                               .dom = std::move(dom),
+                               .final_url = base,
+                               .base_url = base,
+                               .navigations = std::move(navigations)};
+}
+
+// The rendered DOM's links and the page's attempted navigations join the static links (each
+// once, scoped as any link), the DOM is archived beside the response naming it, and the
+// fingerprints stay those of the static HTML.
+TEST_F(PageProcessorTest, RenderingAddsTheLinksScriptsBuiltAndArchivesTheDom) {
+  const std::string body =
+      "<html><body><a href='/static'>s</a><div id=m></div><script src='/app.js'></script>"
+      "</body></html>";
+  FakeRenderer renderer;
+  renderer.Answer(Rendered(
+      "<html><body><a href=\"/static\">s</a><div id=m><a href=\"built\">b</a>"
+      "<a href=\"http://other.test/out\">o</a></div></body></html>",
+      "http://a.test/app/view", {"http://a.test/went", "http://a.test/static"}));
+  options_.render = RenderMode::kAlways;
+  options_.renderer = &renderer;
+  Processor();
+  ProcessedPage p = ProcessOne(Page("http://a.test/", OkHead("text/html", body), body));
+  EXPECT_EQ(p.outcome.outcome, OutcomeClass::kFetched);
+  EXPECT_THAT(renderer.rendered(), ElementsAre("http://a.test/"));
+  // "built" resolves against the document's base after the router moved it; other.test is out
+  // of scope.
+  EXPECT_THAT(CanonicalUrls(p.outlinks),
+              ElementsAre("http://a.test/static", "http://a.test/app/built", "http://a.test/went"));
+  EXPECT_THAT(p.event.detail, HasSubstr("rendered: rendered, +3 links"));
+  EXPECT_EQ(counters_.Snapshot().pages_rendered, 1u);
+  EXPECT_EQ(counters_.Snapshot().rendered_links, 3u);
+  EXPECT_EQ(counters_.Snapshot().renders_cut, 0u);
+
+  const std::vector<warc::ParsedRecord> records = Records();
+  const std::vector<warc::ParsedRecord> response = Find(records, "response", "http://a.test/");
+  ASSERT_EQ(response.size(), 1u);
+  const std::vector<warc::ParsedRecord> dom = Find(records, "resource", "urn:rendered:http://a.test/");
+  ASSERT_EQ(dom.size(), 1u);
+  EXPECT_EQ(dom[0].Field("WARC-Refers-To"), response[0].Field("WARC-Record-ID"));
+  EXPECT_EQ(dom[0].Field("WARC-Refers-To-Target-URI"), "http://a.test/");
+  EXPECT_EQ(dom[0].Field("WARC-Render-Outcome"), "rendered");
+  EXPECT_THAT(dom[0].Field("Content-Type"), StartsWith("text/html"));
+  EXPECT_THAT(dom[0].block, HasSubstr("href=\"built\""));
+}
+
+// A render cut by its limit still gives what its DOM had; the cut is counted and said.
+TEST_F(PageProcessorTest, ACutRenderIsCountedAndItsDomStillUsed) {
+  const std::string body = "<html><body><script>for(;;);</script></body></html>";
+  FakeRenderer renderer;
+  browser::RenderResult cut = Rendered("<a href=\"/early\">e</a>", "http://a.test/");
+  cut.outcome = browser::RenderOutcome::kTimeLimit;
+  renderer.Answer(cut);
+  options_.render = RenderMode::kAlways;
+  options_.renderer = &renderer;
+  Processor();
+  ProcessedPage p = ProcessOne(Page("http://a.test/", OkHead("text/html", body), body));
+  EXPECT_THAT(CanonicalUrls(p.outlinks), ElementsAre("http://a.test/early"));
+  EXPECT_THAT(p.event.detail, HasSubstr("rendered: time_limit, +1 links"));
+  EXPECT_EQ(counters_.Snapshot().renders_cut, 1u);
+}
+
+// With render never (the default) the renderer is never asked, whatever it is given; non-HTML
+// and error pages are never rendered.
+TEST_F(PageProcessorTest, OnlyHtmlPagesFetchedWithSuccessAreRendered) {
+  FakeRenderer renderer;
+  renderer.Answer(Rendered("<a href=\"/x\">x</a>", "http://a.test/"));
+  options_.renderer = &renderer;
+  Processor();
+  const std::string html = "<script></script><a href='/a'>a</a>";
+  ProcessOne(Page("http://a.test/never", OkHead("text/html", html), html));
+  EXPECT_THAT(renderer.rendered(), IsEmpty());
+
+  options_.render = RenderMode::kAlways;
+  Processor();
+  ProcessOne(Page("http://a.test/data.json", OkHead("application/json", "{}"), "{}"));
+  ProcessOne(Page("http://a.test/gone", "HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\n\r\n",
+                  html));
+  EXPECT_THAT(renderer.rendered(), IsEmpty());
+  ProcessOne(Page("http://a.test/yes", OkHead("text/html", html), html));
+  EXPECT_THAT(renderer.rendered(), ElementsAre("http://a.test/yes"));
+}
+
+// auto: pages without scripts are not rendered; a host whose first rendered pages gained no
+// links stops being rendered; one whose pages gained links goes on being rendered.
+TEST_F(PageProcessorTest, AutoRendersHostsWhereRenderingFindsLinks) {
+  FakeRenderer renderer;
+  options_.render = RenderMode::kAuto;
+  options_.render_decider.probe_pages = 2;
+  options_.render_decider.recheck_every = 1000;
+  options_.renderer = &renderer;
+  scope_options_.allowed_host_suffixes = {"a.test", "b.test"};
+  Processor();
+  const std::string plain = "<a href='/p'>p</a>";
+  const std::string scripted = "<a href='/p'>p</a><script src='/app.js'></script>";
+  ProcessOne(Page("http://a.test/plain", OkHead("text/html", plain), plain));
+  EXPECT_THAT(renderer.rendered(), IsEmpty());
+
+  // a.test: rendering finds nothing new.
+  renderer.Answer(Rendered("<a href=\"/p\">p</a>", "http://a.test/"));
+  for (int i = 0; i < 5; ++i) {
+    const std::string url = absl::StrCat("http://a.test/s", i);
+    ProcessOne(Page(url, OkHead("text/html", scripted), scripted));
+  }
+  EXPECT_EQ(renderer.rendered().size(), 2u);  // the probes only
+
+  // b.test: rendering finds links every time.
+  renderer.Answer(Rendered("<a href=\"/p\">p</a><a href=\"/only-scripted\">s</a>", "http://b.test/"));
+  for (int i = 0; i < 5; ++i) {
+    const std::string url = absl::StrCat("http://b.test/s", i);
+    ProcessOne(Page(url, OkHead("text/html", scripted), scripted));
+  }
+  EXPECT_EQ(renderer.rendered().size(), 2u + 5u);
+}
+
 }  // namespace
 }  // namespace crawler::fetcher

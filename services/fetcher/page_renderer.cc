@@ -1,0 +1,86 @@
+#include "services/fetcher/page_renderer.h"
+
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace crawler::fetcher {
+
+size_t CountScripts(std::string_view html) {
+  size_t count = 0;
+  for (size_t at = html.find('<'); at != std::string_view::npos; at = html.find('<', at + 1)) {
+    constexpr std::string_view kName = "script";
+    if (html.size() - at <= kName.size() + 1) break;
+    bool match = true;
+    for (size_t i = 0; i < kName.size() && match; ++i) {
+      match = absl::ascii_tolower(static_cast<unsigned char>(html[at + 1 + i])) == kName[i];
+    }
+    const unsigned char after = static_cast<unsigned char>(html[at + 1 + kName.size()]);
+    if (match && (after == '>' || absl::ascii_isspace(after))) ++count;
+  }
+  return count;
+}
+
+RenderDecider::HostRecord& RenderDecider::Find(const std::string& host) {
+  auto [it, inserted] = hosts_.try_emplace(host);
+  if (inserted) {
+    order_.push_back(host);
+    if (order_.size() > options_.max_hosts) {
+      hosts_.erase(order_.front());
+      order_.pop_front();
+      it = hosts_.find(host);
+    }
+  }
+  return it->second;
+}
+
+bool RenderDecider::ShouldRender(const std::string& host, size_t scripts) {
+  if (scripts == 0) return false;
+  absl::MutexLock lock(&mu_);
+  HostRecord& h = Find(host);
+  if (h.rendered < options_.probe_pages || h.gained_pages > 0) return true;
+  // Judged static: tried again now and then.
+  if (++h.skipped >= options_.recheck_every) {
+    h.skipped = 0;
+    return true;
+  }
+  return false;
+}
+
+void RenderDecider::Learn(const std::string& host, size_t gained) {
+  absl::MutexLock lock(&mu_);
+  HostRecord& h = Find(host);
+  ++h.rendered;
+  if (gained > 0) {
+    ++h.gained_pages;
+  } else if (h.rendered > options_.probe_pages && h.gained_pages > 0) {
+    // A host that stopped gaining (a section without scripted links) decays back to static.
+    --h.gained_pages;
+  }
+}
+
+absl::StatusOr<std::unique_ptr<BrowserPageRenderer>> BrowserPageRenderer::Create(
+    const BrowserRenderOptions& options, Resolver& resolver, const net::AddressPolicy& guard,
+    warc::WarcWriter* warc) {
+  absl::StatusOr<std::unique_ptr<RenderLoader>> loader =
+      RenderLoader::Create(options.loader, resolver, guard, warc);
+  if (!loader.ok()) return loader.status();
+  absl::StatusOr<std::unique_ptr<browser::Browser>> browser =
+      browser::Browser::Launch(options.browser);
+  if (!browser.ok()) return browser.status();
+  return std::unique_ptr<BrowserPageRenderer>(
+      new BrowserPageRenderer(options.limits, *std::move(loader), *std::move(browser)));
+}
+
+browser::RenderResult BrowserPageRenderer::Render(const std::string& url,
+                                                  const http::ResponseHead& head,
+                                                  std::string_view decoded_body) {
+  browser::RenderRequest request{.url = url,
+                                 .document = {.status = head.status(),
+                                              .headers = head.fields(),
+                                              .body = std::string(decoded_body)}};
+  return browser_->Render(request, *loader_, limits_);
+}
+
+}  // namespace crawler::fetcher
