@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -157,9 +159,9 @@ std::optional<int> IdOfLinksJson(absl::string_view target) {
     return std::nullopt;
   }
   int id = 0;
-  // Only the spelling LinksJsonPath writes: no sign, no leading zeros.
-  if (target.empty() || target.size() > 9 || !absl::SimpleAtoi(target, &id) ||
-      absl::StrCat(id) != target) {
+  // Only the spelling LinksJsonPath writes: digits without leading zeros.
+  if (target.empty() || target.size() > 9 || !absl::c_all_of(target, absl::ascii_isdigit) ||
+      !absl::SimpleAtoi(target, &id) || absl::StrCat(id) != target) {
     return std::nullopt;
   }
   return id;
