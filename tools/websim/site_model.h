@@ -15,6 +15,10 @@
 // with `noise` every page also carries furniture that varies on every request (counter, time
 // stamp, ad line) inside <div class="websim-noise">.
 //
+// Scripted sites (WebsimOptions::scripted_host_fraction, off by default): on a scripted host the
+// links to its script-only pages reach the DOM only when the page's scripts run (LinkDelivery),
+// and some hosts also serve hostile pages (HostileKind). The link graph is the same either way.
+//
 // Thread-safety: every method is const and safe to call concurrently. The only mutable state is
 // the change-event memo of ChangeProcess (internally locked), which copies of a SiteModel share.
 #ifndef CRAWLER_TOOLS_WEBSIM_SITE_MODEL_H_
