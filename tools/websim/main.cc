@@ -145,6 +145,18 @@ void AddWebFlags(CLI::App& app, Flags& f) {
   app.add_option("--sitemap-max-urls", f.options.sitemap_max_urls,
                  "URLs per sitemap file; more make /sitemap.xml an index of /sitemap-N.xml")
       ->capture_default_str();
+  app.add_option("--scripted-hosts", f.options.scripted_host_fraction,
+                 "share of hosts whose links are mostly delivered by JavaScript")
+      ->capture_default_str();
+  app.add_option("--scripted-static-pages", f.options.scripted_static_page_fraction,
+                 "share of a scripted host's pages still linked without script (<a href>, button)")
+      ->capture_default_str();
+  app.add_option("--hostile-hosts", f.options.hostile_host_fraction,
+                 "share of scripted hosts that also serve the hostile pages under /_hostile/")
+      ->capture_default_str();
+  app.add_option("--hostile-probe-port", f.options.hostile_probe_port,
+                 "port of the hostile loopback fetch (0: --port if set, else the page's own)")
+      ->capture_default_str();
   app.add_option("--crawl-delay", f.crawl_delay_seconds,
                  "Crawl-delay in robots.txt, seconds (0 = none)")
       ->capture_default_str();
@@ -225,6 +237,9 @@ int ApplyFlags(Flags& f) {
   f.options.page_bytes_min = static_cast<int64_t>(min);
   f.options.page_bytes_max = static_cast<int64_t>(max);
   f.options.crawl_delay = absl::Seconds(f.crawl_delay_seconds);
+  // The loopback probe of the hostile pages then reaches websim itself, where the request log
+  // shows whether a crawler's browser let it through.
+  if (f.options.hostile_probe_port == 0) f.options.hostile_probe_port = f.port;
   if (!f.change_rates.empty()) {
     absl::StatusOr<crawler::websim::ChangeRates> rates =
         crawler::websim::ParseChangeRates(f.change_rates);

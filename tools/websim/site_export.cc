@@ -27,6 +27,35 @@ absl::Status WriteFile(const std::filesystem::path& path, absl::string_view cont
   return absl::OkStatus();
 }
 
+// A scripted host's router and link JSON, and its hostile pages with their resources (the
+// stalling script is an ordinary file here: a static server does not stall).
+absl::Status ExportScripted(const SiteModel& model, int host, const std::filesystem::path& dir) {
+  if (!model.IsScripted(host)) return absl::OkStatus();
+  if (absl::Status s = WriteFile(dir / ExportFileName(kAppScriptPath), model.RenderAppScript());
+      !s.ok()) {
+    return s;
+  }
+  for (int page = 0; page < model.num_page_ids(); ++page) {
+    const PageRef ref{host, page};
+    absl::Status s =
+        WriteFile(dir / ExportFileName(SiteModel::LinksJsonPath(ref)), model.RenderLinksJson(ref));
+    if (!s.ok()) return s;
+  }
+  if (!model.HasHostilePages(host)) return absl::OkStatus();
+  for (absl::string_view path : {kStallScriptPath, kPopupPath}) {
+    const SiteResponse r = model.Respond(model.HostName(host), path, absl::ZeroDuration());
+    if (absl::Status s = WriteFile(dir / ExportFileName(path), r.body); !s.ok()) return s;
+  }
+  for (int kind = 0; kind < kNumHostileKinds; ++kind) {
+    const HostileKind k = static_cast<HostileKind>(kind);
+    if (absl::Status s = WriteFile(dir / ExportFileName(HostilePath(k)), model.RenderHostilePage(k));
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string ExportFileName(absl::string_view path) {
@@ -58,6 +87,7 @@ absl::Status ExportSite(const SiteModel& model, const std::string& dir) {
                                  model.RenderPage(ref, absl::ZeroDuration()));
       if (!s.ok()) return s;
     }
+    if (absl::Status s = ExportScripted(model, host, host_dir); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

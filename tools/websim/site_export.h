@@ -6,7 +6,9 @@
 // a sitemap index). A path ending in '/' is stored as
 // <path>index.html ("/" -> DIR/<host>/index.html); a path with a query keeps it in the file name
 // ("/d1/view?id=5&lang=en" -> DIR/<host>/d1/view?id=5&lang=en). docs/websim.md shows an nginx
-// configuration serving this tree. Pages are rendered at elapsed time zero.
+// configuration serving this tree. Pages are rendered at elapsed time zero. Scripted hosts also
+// get DIR/<host>/_app.js, DIR/<host>/_links/<id>.json of every page id, and, with hostile pages,
+// DIR/<host>/_hostile/* (docs/websim.md, "Scripted sites").
 //
 // Thread-compatible; writes only below `dir`.
 #ifndef CRAWLER_TOOLS_WEBSIM_SITE_EXPORT_H_

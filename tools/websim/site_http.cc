@@ -84,6 +84,8 @@ SiteResponse SiteModel::Respond(absl::string_view host_name, absl::string_view t
   } else if (std::optional<std::string> part = SitemapPartOf(*this, *host, target, elapsed)) {
     response.content_type = "application/xml";
     response.body = *std::move(part);
+  } else if (std::optional<SiteResponse> scripted = RespondScripted(*host, target)) {
+    return *std::move(scripted);
   } else if (std::optional<PageRef> page = FindPage(*host, target)) {
     response.content_type = "text/html; charset=utf-8";
     if (changes_ == nullptr) {

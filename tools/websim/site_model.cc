@@ -1,5 +1,6 @@
 // SiteModel's layout (site_model.h): hosts, page classes, paths, links and seeds, and when the
-// pages change. Rendering is site_render.cc, responses site_http.cc.
+// pages change. Rendering is site_render.cc, responses site_http.cc, scripted sites
+// site_scripted.cc.
 #include "tools/websim/site_model.h"
 
 #include <algorithm>
@@ -449,6 +450,13 @@ std::vector<OutLink> SiteModel::LinksOf(PageRef page) const {
     const LinkForm form = cross ? kCrossForms[rng.Below(kCrossForms.size())]
                                 : kIntraForms[rng.Below(kIntraForms.size())];
     add(to, nofollow, form);
+  }
+  // Drawn apart from the stream above, so that the links of a scripted host are the same links
+  // as without scripts, only delivered otherwise.
+  if (IsScripted(page.host)) {
+    for (size_t i = 0; i < links.size(); ++i) {
+      links[i].delivery = DeliveryOf(page, i, links[i]);
+    }
   }
   return links;
 }

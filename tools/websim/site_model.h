@@ -15,6 +15,10 @@
 // with `noise` every page also carries furniture that varies on every request (counter, time
 // stamp, ad line) inside <div class="websim-noise">.
 //
+// Scripted sites (WebsimOptions::scripted_host_fraction, off by default): on a scripted host the
+// links to its script-only pages reach the DOM only when the page's scripts run (LinkDelivery),
+// and some hosts also serve hostile pages (HostileKind). The link graph is the same either way.
+//
 // Thread-safety: every method is const and safe to call concurrently. The only mutable state is
 // the change-event memo of ChangeProcess (internally locked), which copies of a SiteModel share.
 #ifndef CRAWLER_TOOLS_WEBSIM_SITE_MODEL_H_
@@ -67,6 +71,52 @@ enum class LinkForm {
 inline constexpr int kNumLinkForms = 9;
 absl::string_view LinkFormName(LinkForm form);
 
+// How a link gets into the page's DOM (docs/websim.md, "Scripted sites"). Every host but the
+// scripted ones writes every link as kStatic.
+enum class LinkDelivery {
+  kStatic,         // <a href> in the HTML
+  kButton,         // <button onclick="location.href='HREF'">: no <a>, but a literal a static
+                   // extractor reads from the handler (lib/html's script links)
+  kDocumentWrite,  // an inline <script> document.write()s the <a>; its href is assembled at run
+                   // time, so the script text holds no URL
+  kFetchedJson,    // an inline script appends the <a> from /_links/<page id>.json
+  kRouter,         // the host's /_app.js builds the <a> from the page's data-routes attribute
+};
+inline constexpr int kNumLinkDeliveries = 5;
+absl::string_view LinkDeliveryName(LinkDelivery delivery);
+// Whether only a browser that runs the page's scripts sees the link: every delivery but kStatic
+// and kButton.
+bool NeedsRendering(LinkDelivery delivery);
+
+// The hostile pages of a scripted host with hostile pages (WebsimOptions::hostile_host_fraction),
+// each at a fixed path under /_hostile/ (HostilePath) linked from the host's root. They hold no
+// links to the web and are not pages of the ground truth's coverage (GroundTruth::hostile).
+enum class HostileKind {
+  kEndlessLoop,    // /_hostile/loop.html: while (true) {}
+  kMemoryHog,      // /_hostile/memory.html: an array that grows by 64 MiB every tick
+  kPopupStorm,     // /_hostile/popups.html: window.open of /_hostile/popup.html, 50 a tick
+  kMetadataFetch,  // /_hostile/metadata.html: fetch() of the cloud metadata address
+  kLoopbackFetch,  // /_hostile/loopback.html: fetch() of http://127.0.0.1:<port>/
+  kAlert,          // /_hostile/alert.html: alert(), confirm(), prompt(), and alert() every second
+  kBeforeUnload,   // /_hostile/beforeunload.html: a beforeunload handler that asks to stay
+  kNeverLoads,     // /_hostile/never-loads.html: its <script src> is answered after kStallDelay
+};
+inline constexpr int kNumHostileKinds = 8;
+absl::string_view HostilePath(HostileKind kind);
+
+// The other resources of scripted hosts (not pages): the router every scripted host serves, and
+// the script of /_hostile/never-loads.html and the target of the pop-up storm on hosts with
+// hostile pages.
+inline constexpr absl::string_view kAppScriptPath = "/_app.js";
+inline constexpr absl::string_view kStallScriptPath = "/_hostile/slow.js";
+inline constexpr absl::string_view kPopupPath = "/_hostile/popup.html";
+
+struct HostilePage {
+  int host = 0;
+  HostileKind kind = HostileKind::kEndlessLoop;
+  friend bool operator==(const HostilePage&, const HostilePage&) = default;
+};
+
 // One <a href> of a page that points to a page of the web. Links that point nowhere a crawler
 // should go (mailto:, javascript:, "#top") are rendered but not listed.
 struct OutLink {
@@ -76,6 +126,9 @@ struct OutLink {
   std::string href;
   LinkForm form = LinkForm::kAbsolutePath;
   bool nofollow = false;
+  // kStatic except on scripted hosts. Needs rendering exactly when the target IsScriptOnly.
+  // Never kButton for a nofollow link: a button has no rel.
+  LinkDelivery delivery = LinkDelivery::kStatic;
 };
 
 // A response before HTTP framing.
@@ -168,6 +221,27 @@ class SiteModel {
   // Whether the host's robots.txt names its sitemap.
   bool SitemapInRobots(int host) const;
 
+  // Scripted sites (docs/websim.md, "Scripted sites"). Whether the host delivers links by
+  // script (WebsimOptions::scripted_host_fraction), and whether it serves the hostile pages.
+  bool IsScripted(int host) const;
+  bool HasHostilePages(int host) const;
+  // Whether scripted hosts link the page only by script: a page of a scripted host other than
+  // its root, drawn per page (WebsimOptions::scripted_static_page_fraction).
+  bool IsScriptOnly(PageRef page) const;
+  // "/_links/<page id>.json": the page's kFetchedJson links, which its inline script fetches.
+  static std::string LinksJsonPath(PageRef page);
+  // The JSON at LinksJsonPath: {"links":[{"href":...,"text":...[,"rel":"nofollow"]},...]}, the
+  // page's kFetchedJson links in document order, href as in OutLink.
+  std::string RenderLinksJson(PageRef page) const;
+  // /_app.js of every scripted host: the client-side router that builds a page's kRouter links.
+  static std::string RenderAppScript();
+  // The hostile page of `kind` on its host; "http://" + host + HostilePath for its URL.
+  std::string RenderHostilePage(HostileKind kind) const;
+  std::string HostileUrlOf(HostilePage page) const;
+  // How long websim waits before it answers the script of /_hostile/never-loads.html: longer
+  // than any sane render timeout, short enough that no connection is held without bound.
+  static constexpr absl::Duration kStallDelay = absl::Seconds(60);
+
   // The response for `target` (origin-form path and query) on `host_name` (lower case, no
   // port). Unknown hosts and paths give 404.
   SiteResponse Respond(absl::string_view host_name, absl::string_view target,
@@ -184,6 +258,17 @@ class SiteModel {
   Layout LayoutOf(PageRef page) const;
   bool IsTreeLeaf(int page) const;
   std::string HrefFor(PageRef from, const std::string& from_path, PageRef to, LinkForm form) const;
+  // The delivery of the `index`th link of a page of a scripted host.
+  LinkDelivery DeliveryOf(PageRef page, size_t index, const OutLink& link) const;
+  // A link of a scripted page in its delivery's inline form: a button or a document.write
+  // script for kButton and kDocumentWrite; nothing for the others, which RenderScriptedTail adds.
+  void AppendScriptedLink(std::string* out, const OutLink& link) const;
+  // What a scripted page holds after its link list: the containers and scripts of its
+  // kFetchedJson and kRouter links, and on the root of a host with hostile pages, the links to
+  // them. Empty on other hosts.
+  std::string RenderScriptedTail(PageRef page, const std::vector<OutLink>& links) const;
+  // The response to /_app.js, /_links/*.json and /_hostile/* on a host that serves them.
+  std::optional<SiteResponse> RespondScripted(int host, absl::string_view target) const;
   // The page's HTML with the text of `version`, plus noise at `elapsed` if enabled.
   std::string RenderVersion(PageRef page, int64_t version, absl::Duration elapsed) const;
   // The always-varying block of a changing page at `elapsed`.

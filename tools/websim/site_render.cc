@@ -42,22 +42,6 @@ bool SafeUnquoted(absl::string_view value) {
   return true;
 }
 
-void AppendEscaped(std::string* out, absl::string_view text) {
-  while (!text.empty()) {
-    const size_t special = text.find_first_of("&<>\"'");
-    absl::StrAppend(out, text.substr(0, special));
-    if (special == absl::string_view::npos) return;
-    switch (text[special]) {
-      case '&': out->append("&amp;"); break;
-      case '<': out->append("&lt;"); break;
-      case '>': out->append("&gt;"); break;
-      case '"': out->append("&quot;"); break;
-      default: out->append("&#39;"); break;
-    }
-    text.remove_prefix(special + 1);
-  }
-}
-
 }  // namespace
 
 std::string SiteModel::RenderNoise(PageRef page, absl::Duration elapsed) const {
@@ -110,6 +94,10 @@ std::string SiteModel::RenderVersion(PageRef page, int64_t version,
   for (const OutLink& link : links) {
     // Attribute spellings a real parser must all handle: quotes, case, order, unquoted.
     const uint64_t style = Hash(options_.seed, kSaltText, page.page, index++) % 8;
+    if (link.delivery != LinkDelivery::kStatic) {
+      AppendScriptedLink(&out, link);
+      continue;
+    }
     absl::string_view rel;
     if (link.nofollow) {
       constexpr std::array<absl::string_view, 3> kRels = {"nofollow", "external nofollow",
@@ -141,7 +129,9 @@ std::string SiteModel::RenderVersion(PageRef page, int64_t version,
   // Links a crawler must not turn into fetches of web pages.
   absl::StrAppend(&out, "<li><a href=\"mailto:webmaster@", host, "\">webmaster</a></li>\n",
                   "<li><a href=\"javascript:void(0)\">menu</a></li>\n",
-                  "<li><a name=\"anchor\">no href</a></li>\n</ul>\n<p>");
+                  "<li><a name=\"anchor\">no href</a></li>\n</ul>\n");
+  if (IsScripted(page.host)) out.append(RenderScriptedTail(page, links));
+  out.append("<p>");
 
   static constexpr absl::string_view kFooter = "</p>\n<p><a href=\"#top\">top</a></p>\n</body>\n</html>\n";
   const bool noisy = changes_ != nullptr && options_.noise;

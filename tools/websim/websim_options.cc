@@ -103,7 +103,10 @@ absl::Status WebsimOptions::Validate() const {
         Fraction("nofollow_only_fraction", nofollow_only_fraction),
         Fraction("sitemap_fraction", sitemap_fraction),
         Fraction("sitemap_lastmod_lie_fraction", sitemap_lastmod_lie_fraction),
-        Fraction("sitemap_in_robots_fraction", sitemap_in_robots_fraction)}) {
+        Fraction("sitemap_in_robots_fraction", sitemap_in_robots_fraction),
+        Fraction("scripted_host_fraction", scripted_host_fraction),
+        Fraction("scripted_static_page_fraction", scripted_static_page_fraction),
+        Fraction("hostile_host_fraction", hostile_host_fraction)}) {
     if (!s.ok()) return s;
   }
   if (private_fraction + private_open_fraction + nofollow_only_fraction > 1.0) {
@@ -113,6 +116,10 @@ absl::Status WebsimOptions::Validate() const {
   if (sitemap_max_urls < 1 || sitemap_max_urls > 50'000) {
     return absl::InvalidArgumentError(
         absl::StrCat("sitemap_max_urls must be in [1, 50000], got ", sitemap_max_urls));
+  }
+  if (hostile_probe_port < 0 || hostile_probe_port > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hostile_probe_port must be in [0, 65535], got ", hostile_probe_port));
   }
   if (crawl_delay < absl::ZeroDuration() || crawl_delay > absl::Hours(24)) {
     return absl::InvalidArgumentError("crawl_delay must be in [0, 24h]");

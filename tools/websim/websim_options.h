@@ -116,6 +116,27 @@ struct WebsimOptions {
   absl::Duration latency_min = absl::ZeroDuration();
   absl::Duration latency_max = absl::ZeroDuration();
 
+  // Scripted sites (docs/websim.md, "Scripted sites"): share of hosts, drawn per host from the
+  // seed, whose pages deliver most of their links through JavaScript, for measuring a crawler
+  // that renders pages in a browser. 0 (the default) leaves every host, page and ground truth
+  // byte for byte as without it.
+  double scripted_host_fraction = 0;
+  // The share of a scripted host's pages (drawn per page; the root always) that links still
+  // reach without scripts, as a plain <a href> or an onclick button: real sites are rarely all
+  // script. Links to the host's other pages take a form that needs rendering (LinkDelivery), from
+  // every scripted host, so on a web of scripted hosts only about this share of the pages is
+  // reachable without rendering (links from other hosts are plain <a href>).
+  double scripted_static_page_fraction = 0.3;
+  // Share of scripted hosts (drawn per host) that also serve the hostile pages under
+  // /_hostile/ (endless loop, memory hog, pop-up storm, metadata and loopback fetches, dialogs,
+  // a page that never finishes loading), linked from the host's root. 0: none.
+  double hostile_host_fraction = 0;
+  // The port of the hostile loopback fetch (http://127.0.0.1:<port>/). 0: the port the page
+  // itself was loaded from (80 when its URL has none). Pointing it at websim's own port makes
+  // the fetch show up in the request log (host 127.0.0.1, status 404), so a test can tell
+  // whether the crawler's browser let it through.
+  int hostile_probe_port = 0;
+
   // Changing pages (off by default: the web is static and responses ignore time). When
   // change_rates.kind is not kNone, time_scale must be > 0: page versions follow Poisson
   // processes in simulated time, days = elapsed real seconds x time_scale.

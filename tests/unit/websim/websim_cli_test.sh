@@ -42,6 +42,20 @@ per_host=$("$websim" --hosts 12 --pages 60 --equal-host-sizes --print-truth |
   sort -u)
 [ "$per_host" = 52 ] || fail "--equal-host-sizes: pages per host $(echo $per_host)"
 
+# Scripted sites: the flags reach the model, the truth and the export.
+"$websim" --hosts 2 --pages 10 --scripted-hosts 1 --hostile-hosts 1 --export "$tmp/scripted" \
+  --truth "$tmp/scripted.tsv" --no-serve
+[ -f "$tmp/scripted/h0.websim.test/_app.js" ] || fail "scripted export: no _app.js"
+[ -f "$tmp/scripted/h1.websim.test/_links/9.json" ] || fail "scripted export: no _links/9.json"
+[ -f "$tmp/scripted/h1.websim.test/_hostile/loop.html" ] || fail "scripted export: no hostile page"
+[ "$(grep -c $'^hostile\t' "$tmp/scripted.tsv")" = 16 ] || fail "truth: want 2 x 8 hostile"
+grep -q ' render_only=' "$tmp/scripted.tsv" || fail "truth: no render_only count"
+if grep -q 'render_only' "$tmp/truth.tsv"; then fail "truth without scripted hosts names render_only"; fi
+set +e
+"$websim" --scripted-hosts 2 --print-seeds 2>/dev/null; rc=$?
+set -e
+[ "$rc" = 2 ] || fail "--scripted-hosts 2 exited $rc, want 2"
+
 # Serve: wait for the "listening" line through a FIFO.
 mkfifo "$tmp/stderr"
 "$websim" --hosts 2 --pages 10 --port-file "$tmp/port" --log "$tmp/log.tsv" \
