@@ -39,7 +39,10 @@ bool RenderDecider::ShouldRender(const std::string& host, size_t scripts) {
   if (scripts == 0) return false;
   absl::MutexLock lock(&mu_);
   HostRecord& h = Find(host);
-  if (h.rendered < options_.probe_pages || h.gained_pages > 0) return true;
+  // Rendered while at least one render in ten found links: a site's pages differ (an article
+  // may link only statically while its section pages build their menus), and a page missed
+  // here is a page missed for good.
+  if (h.rendered < options_.probe_pages || h.gained_pages * 10 >= h.rendered) return true;
   // Judged static: tried again now and then.
   if (++h.skipped >= options_.recheck_every) {
     h.skipped = 0;
@@ -52,12 +55,7 @@ void RenderDecider::Learn(const std::string& host, size_t gained) {
   absl::MutexLock lock(&mu_);
   HostRecord& h = Find(host);
   ++h.rendered;
-  if (gained > 0) {
-    ++h.gained_pages;
-  } else if (h.rendered > options_.probe_pages && h.gained_pages > 0) {
-    // A host that stopped gaining (a section without scripted links) decays back to static.
-    --h.gained_pages;
-  }
+  if (gained > 0) ++h.gained_pages;
 }
 
 absl::StatusOr<std::unique_ptr<BrowserPageRenderer>> BrowserPageRenderer::Create(

@@ -4,8 +4,8 @@
 // RenderMode (the collection's `render`) says which pages: never (the default: the static extractor only), always (every
 // HTML page fetched with 2xx), or auto, where RenderDecider picks: a page with no script is
 // never rendered; on each host the first pages with scripts are rendered, and the host keeps
-// being rendered only if rendering found links the static HTML did not have (re-checked every
-// `recheck_every` pages, since a site's templates differ between sections).
+// being rendered while at least one render in ten found links the static HTML did not have; a
+// host judged static is re-checked every `recheck_every` pages (a site's sections differ).
 //
 // PageRenderer is what PageProcessor calls; BrowserPageRenderer renders with headless Chromium
 // (lib/browser), its requests served by a RenderLoader (render_loader.h). The page's own

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/http/chunked_decoder.h"
 #include "lib/http/content_decoder.h"
@@ -65,8 +66,61 @@ RenderLoader::~RenderLoader() {
   thread_.join();
 }
 
+namespace {
+
+bool Cacheable(const browser::ResourceRequest& request) {
+  return request.method == "GET" &&
+         (request.resource_type == "Script" || request.resource_type == "Stylesheet");
+}
+
+}  // namespace
+
+std::optional<browser::ResourceResponse> RenderLoader::Cached(
+    const browser::ResourceRequest& request) {
+  if (options_.cache_bytes == 0 || !Cacheable(request)) return std::nullopt;
+  absl::MutexLock lock(&mu_);
+  auto it = cache_.find(request.url);
+  if (it == cache_.end()) return std::nullopt;
+  cache_order_.splice(cache_order_.end(), cache_order_, it->second.order);
+  ++stats_.requests;
+  ++stats_.cache_hits;
+  stats_.bytes += it->second.response.body.size();
+  return it->second.response;
+}
+
+void RenderLoader::Keep(const browser::ResourceRequest& request,
+                        const browser::ResourceResponse& response) {
+  if (options_.cache_bytes == 0 || !Cacheable(request) || response.status != 200 ||
+      response.body.size() > options_.cache_bytes / 4) {
+    return;
+  }
+  for (const auto& [name, value] : response.headers) {
+    if (!absl::EqualsIgnoreCase(name, "Cache-Control")) continue;
+    const std::string lower = absl::AsciiStrToLower(value);
+    if (absl::StrContains(lower, "no-store") || absl::StrContains(lower, "no-cache") ||
+        absl::StrContains(lower, "private")) {
+      return;
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  if (cache_.contains(request.url)) return;
+  cache_order_.push_back(request.url);
+  cache_.emplace(request.url, CacheEntry{.response = response, .order = std::prev(cache_order_.end())});
+  cache_held_ += request.url.size() + response.body.size();
+  while (cache_held_ > options_.cache_bytes && !cache_order_.empty()) {
+    auto oldest = cache_.find(cache_order_.front());
+    cache_held_ -= oldest->first.size() + oldest->second.response.body.size();
+    cache_.erase(oldest);
+    cache_order_.pop_front();
+  }
+}
+
 void RenderLoader::Load(browser::ResourceRequest request,
                         absl::AnyInvocable<void(browser::ResourceResponse) &&> done) {
+  if (std::optional<browser::ResourceResponse> cached = Cached(request)) {
+    std::move(done)(*std::move(cached));
+    return;
+  }
   {
     absl::MutexLock lock(&mu_);
     ++stats_.requests;
@@ -216,6 +270,7 @@ void RenderLoader::Run() {
       Job job = std::move(it->second);
       in_flight_.erase(it);
       browser::ResourceResponse response = Finish(result, job.request.url);
+      if (response.error.empty()) Keep(job.request, response);
       Answer(std::move(job), std::move(response));
     }
   }

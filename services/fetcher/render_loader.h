@@ -9,6 +9,11 @@
 //   - each exchange archived as WARC response + request records, like a page's;
 //   - the body given to the browser decoded (transfer and content codings undone), bounded by
 //     the client's max_body_bytes.
+// Scripts and style sheets answered 200 are kept in memory (cache_bytes, least recently used
+// dropped first; not those marked no-store, no-cache or private) and served again to later
+// renders without a request: every page of a site loads the same /app.js, and a fresh browser
+// context per page has no cache of its own. A copy is archived once, when it was fetched.
+//
 // Subresources are not paced by the host's crawl delay (a browser loading one page does not
 // either); what bounds them is the render's own limits (requests and bytes per page,
 // browser::RenderLimits), max_in_flight here, and the pages rendered at once.
@@ -19,7 +24,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -40,6 +47,7 @@ struct RenderLoaderOptions {
   HttpClientOptions http;     // the crawl's own: user agent, caps, timeouts, connect_to
   size_t max_in_flight = 32;  // transfers at once; more wait their turn
   size_t max_decoded_bytes = 32u << 20;
+  size_t cache_bytes = 64u << 20;  // scripts and style sheets kept for later renders; 0: none
 };
 
 struct RenderLoaderStats {
@@ -48,6 +56,7 @@ struct RenderLoaderStats {
   uint64_t refused = 0;   // method, scheme, address
   uint64_t failed = 0;    // network errors, undecodable bodies
   uint64_t bytes = 0;     // decoded bytes given to browsers
+  uint64_t cache_hits = 0;  // answered from the cache, no request sent
 };
 
 class RenderLoader final : public browser::ResourceLoader {
@@ -83,6 +92,9 @@ class RenderLoader final : public browser::ResourceLoader {
   void Begin(uint64_t id, Job& job);
   browser::ResourceResponse Finish(const HttpResult& result, const std::string& url);
   void Answer(Job job, browser::ResourceResponse response);
+  // The cached answer for `request`, if any (and counts the hit).
+  std::optional<browser::ResourceResponse> Cached(const browser::ResourceRequest& request);
+  void Keep(const browser::ResourceRequest& request, const browser::ResourceResponse& response);
 
   const RenderLoaderOptions options_;
   Resolver& resolver_;
@@ -97,6 +109,14 @@ class RenderLoader final : public browser::ResourceLoader {
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   RenderLoaderStats stats_ ABSL_GUARDED_BY(mu_);
   absl::Status archive_status_ ABSL_GUARDED_BY(mu_);
+  // The cache: URL -> answer and its place in cache_order_ (least to most recently used).
+  struct CacheEntry {
+    browser::ResourceResponse response;
+    std::list<std::string>::iterator order;
+  };
+  absl::flat_hash_map<std::string, CacheEntry> cache_ ABSL_GUARDED_BY(mu_);
+  std::list<std::string> cache_order_ ABSL_GUARDED_BY(mu_);
+  size_t cache_held_ ABSL_GUARDED_BY(mu_) = 0;
 
   // The loader thread's own.
   absl::flat_hash_map<uint64_t, Job> in_flight_;

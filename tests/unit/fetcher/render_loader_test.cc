@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -197,6 +198,34 @@ TEST_F(RenderLoaderTest, ANameThatResolvesOnlyToARefusedAddressIsRefused) {
   browser::ResourceResponse unknown =
       LoadOne(*loader, {.url = "http://nowhere.test/x", .method = "GET"});
   EXPECT_THAT(unknown.error, HasSubstr("dns:"));
+}
+
+// A script every page loads is fetched once and served from memory afterwards; data (XHR) and
+// scripts marked no-store are fetched every time.
+TEST_F(RenderLoaderTest, ScriptsAndStyleSheetsAreFetchedOncePerRun) {
+  TestHttpServer server([&](const std::string& head) {
+    const std::string path = PathOf(head);
+    if (path == "/fresh.js") {
+      return TestResponse{Response("application/javascript", "2", "Cache-Control: no-store\r\n")};
+    }
+    return TestResponse{Response("application/javascript", "1")};
+  });
+  std::unique_ptr<RenderLoader> loader = Loader();
+  const std::string base = absl::StrCat("http://a.test:", server.port());
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(LoadOne(*loader, {.url = base + "/app.js", .method = "GET", .resource_type = "Script"})
+                  .body,
+              "1");
+    LoadOne(*loader, {.url = base + "/data", .method = "GET", .resource_type = "XHR"});
+    LoadOne(*loader, {.url = base + "/fresh.js", .method = "GET", .resource_type = "Script"});
+  }
+  std::vector<std::string> paths;
+  for (const std::string& head : server.heads()) paths.push_back(PathOf(head));
+  EXPECT_EQ(std::count(paths.begin(), paths.end(), "/app.js"), 1);
+  EXPECT_EQ(std::count(paths.begin(), paths.end(), "/data"), 3);
+  EXPECT_EQ(std::count(paths.begin(), paths.end(), "/fresh.js"), 3);
+  EXPECT_EQ(loader->Stats().cache_hits, 2u);
+  EXPECT_EQ(loader->Stats().requests, 9u);
 }
 
 // The whole path: Chromium renders a page whose script and data come from the loopback server,
