@@ -29,6 +29,14 @@ Scenarios (--scenario):
            /sitemap.xml; every sitemap an index of parts) are crawled with sitemap discovery on
            (the default), none with it off, only the named hosts' with `robots`, and one host's
            when its sitemap is given as a seed with discovery off; sitemaps are not pages.
+  render   a web of scripted hosts (websim --scripted-hosts: links built by document.write,
+           fetched JSON and a client-side router) crawled with --render never, always and auto:
+           never reaches exactly the statically linked pages, always and auto every page (auto
+           rendering only pages of scripted hosts); every page fetched once and paced; every
+           request of the browsers went through the crawler's client (websim only sees the
+           crawler: the browser cannot resolve a name), none to the metadata address; each
+           hostile page (endless script, memory hog, pop-up storm, dialogs, a page that never
+           finishes loading) ends with its outcome in the crawl log and the crawl finishes.
   limits   a 5 x 20 web crawled to a page budget (--max-pages 10) and to a depth (--max-depth
            1): the stats JSON has exactly the members docs/configuration.md documents; at the
            budget it is not complete (stopped_by_page_budget, URLs still queued), at the depth
@@ -705,6 +713,154 @@ def scenario_limits(args, checks, work):
           f"{depth.get('complete')}", flush=True)
 
 
+# A rendered page's subresources on websim's scripted hosts: fetched by the crawler's loader for
+# the browser, not pages of the collection (docs/websim.md, "Scripted sites").
+SUBRESOURCE = re.compile(r"/_app\.js|/_links/[0-9]+\.json|/_hostile/slow\.js")
+
+
+def websim_serves(port, host, path):
+    """Whether websim answers `path` on `host` with 200 (asked over loopback)."""
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path, headers={"Host": host})
+        response = conn.getresponse()
+        response.read()
+        return response.status == 200
+    finally:
+        conn.close()
+
+
+def scenario_render(args, checks, work):
+    """--render never, always and auto on a web where half the hosts build their links with
+    scripts and some serve hostile pages. Sitemaps off: they list every page, rendering or not."""
+    sim = Websim(args.websim, work, hosts=6, pages=20, seed=33,
+                 extra_args=("--scripted-hosts", "0.5", "--hostile-hosts", "0.5"))
+    common = ("--sitemap-discovery", "off", "--render-time", "5s")
+    variants = (("never", ("--render", "never")), ("always", ("--render", "always")),
+                ("auto", ("--render", "auto")))
+    runs = {}
+    try:
+        sim.start()
+        truth, _ = sim.truth()
+        host_names = sorted({u.split("/")[2] for u in truth["page"]})
+        scripted = {h for h in host_names if websim_serves(sim.port, h, "/_app.js")}
+        for name, extra in variants:
+            done = crawl_variant(args, checks, work, sim, name, common + extra)
+            if done is not None:
+                stats, crawl = done
+                runs[name] = (stats, crawl.started_ns, monotonic_ns())
+    finally:
+        sim.stop()
+    requests = sim.requests()
+    pages = truth["page"] | truth["seed"]
+    render_only = truth["render_only"]
+    hostile = truth["hostile"]
+    checks.check(0 < len(scripted) < len(host_names) and render_only and hostile,
+                 f"the web needs scripted and plain hosts, render-only and hostile pages: "
+                 f"{len(scripted)} of {len(host_names)} hosts scripted, {len(render_only)} "
+                 f"render-only pages, {len(hostile)} hostile")
+    static_share = len(pages - render_only) / len(pages)
+    print(f"render: {len(pages)} pages ({len(render_only)} reachable only by rendering: static "
+          f"share {static_share:.3f}), {len(hostile)} hostile, {len(scripted)} of "
+          f"{len(host_names)} hosts scripted", flush=True)
+    checks.check(not [r for r in requests if r.host.startswith("169.254.")],
+                 "a request for the metadata address reached websim")
+    for name, _ in variants:
+        if name not in runs:
+            continue
+        stats, begin_ns, end_ns = runs[name]
+        mine = [r for r in requests if begin_ns <= r.ns < end_ns]
+        navigations = [r for r in mine if is_page_request(r) and not SUBRESOURCE.fullmatch(r.target)]
+        subresources = [r for r in mine if SUBRESOURCE.fullmatch(r.target)]
+        counts = collections.Counter(url_of(r) for r in navigations)
+        fetched = {u for u in counts if u in pages}
+        twice = {u: n for u, n in counts.items() if n > 1}
+        checks.check(not twice, f"{name}: {len(twice)} URLs fetched more than once, e.g. "
+                                f"{sorted(twice.items())[:3]}")
+        check_politeness(checks, navigations, DELAY_MS)
+        log_lines, bad = read_crawl_log(work(f"data-{name}", "crawl.log"))
+        checks.check(not bad, f"{name}: {len(bad)} malformed crawl log lines")
+        rendered = {l.url: l.detail for l in log_lines if "rendered: " in l.detail}
+        coverage = len(fetched) / len(pages)
+        needing = {u for u in fetched if u.split("/")[2] in scripted}
+        print(f"  {name}: {len(fetched)} of {len(pages)} pages (coverage {coverage:.3f}), "
+              f"{len(rendered)} pages rendered ({len(needing)} pages of scripted hosts fetched), "
+              f"{len(subresources)} subresource requests through the crawler, "
+              f"{stats.get('pages')} pages in the summary", flush=True)
+        if name == "never":
+            checks.check(fetched == pages - render_only,
+                         f"never: fetched {len(fetched)} pages, want exactly the "
+                         f"{len(pages - render_only)} statically reachable ones")
+            checks.check(not rendered and not subresources,
+                         f"never: {len(rendered)} pages rendered, {len(subresources)} "
+                         f"subresources fetched")
+            continue
+        want = 0.99 if name == "always" else 0.98
+        checks.check(coverage >= want, f"{name}: coverage {coverage:.3f} < {want} "
+                                       f"(missing e.g. {sorted(pages - fetched)[:3]})")
+        # The browser resolves no name: what websim saw of a render came through the crawler.
+        checks.check(subresources, f"{name}: no subresource request reached websim")
+        if name == "auto":
+            plain = [u for u in rendered if u.split("/")[2] not in scripted]
+            checks.check(not plain, f"auto rendered {len(plain)} pages of hosts without scripts, "
+                                    f"e.g. {plain[:3]}")
+            checks.check(len(rendered) <= 1.2 * len(needing),
+                         f"auto rendered {len(rendered)} pages, more than 1.2 x the "
+                         f"{len(needing)} that need it")
+        if name == "always":
+            outcomes = {u.split("/")[-1]: d for u, d in rendered.items() if u in hostile}
+            checks.check(set(outcomes) >= {"loop.html", "memory.html", "popups.html",
+                                           "metadata.html", "alert.html", "beforeunload.html",
+                                           "never-loads.html"},
+                         f"always: hostile pages rendered: {sorted(outcomes)}")
+            checks.check("script_hung" in outcomes.get("loop.html", ""),
+                         f"always: the endless script ended as {outcomes.get('loop.html')}")
+            for page, detail in sorted(outcomes.items()):
+                print(f"    {page}: {detail}", flush=True)
+            check_rendered_records(checks, work(f"data-{name}", "warc"), rendered, subresources)
+
+
+def check_rendered_records(checks, warc_dir, rendered, subresources):
+    """warcio (an independent reader) reads the rendered crawl's WARC files: one resource record
+    of the DOM per rendered page (at urn:rendered:<page>, naming the page's response record),
+    and a response record of every subresource websim served."""
+    import glob
+    import json
+    from crawlertest import npm
+    files = sorted(glob.glob(os.path.join(warc_dir, "*.warc.gz")))
+    result = subprocess.run(
+        ["node", npm.warcio_cli(), "index", *files, "--fields",
+         "warc-type,warc-target-uri,warc-record-id,warc-refers-to"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    if not checks.check(result.returncode == 0,
+                        f"warcio index failed ({result.returncode}): {result.stderr[-1000:]}"):
+        return
+    records = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    responses = {r["warc-record-id"]: r["warc-target-uri"] for r in records
+                 if r.get("warc-type") == "response"}
+    doms = {r["warc-target-uri"][len("urn:rendered:"):]: r for r in records
+            if r.get("warc-type") == "resource"
+            and r.get("warc-target-uri", "").startswith("urn:rendered:")}
+    with_dom = {u for u, detail in rendered.items() if "script_hung" not in detail
+                and "crashed" not in detail}
+    missing = with_dom - set(doms)
+    checks.check(not missing, f"warcio: {len(missing)} rendered pages without a DOM record, "
+                              f"e.g. {sorted(missing)[:3]}")
+    wrong = [u for u, r in doms.items() if responses.get(r.get("warc-refers-to")) != u]
+    checks.check(not wrong, f"warcio: {len(wrong)} DOM records not referring to their page's "
+                            f"response, e.g. {wrong[:3]}")
+    archived = set(responses.values())
+    # slow.js is answered after 60 s, long after its render gave up on it: websim logs the 200
+    # it sent to a transfer the crawler had dropped.
+    unarchived = {url_of(r) for r in subresources
+                  if r.status == 200 and r.target != "/_hostile/slow.js"} - archived
+    checks.check(not unarchived, f"warcio: {len(unarchived)} subresources served but not "
+                                 f"archived, e.g. {sorted(unarchived)[:3]}")
+    print(f"    warcio: {len(records)} records, {len(doms)} rendered DOMs, "
+          f"{len(archived)} response URIs", flush=True)
+
+
 def websim_robots_names_sitemap(port, host):
     """Whether websim's robots.txt of `host` has a Sitemap: line (asked over loopback)."""
     import http.client
@@ -796,7 +952,7 @@ def scenario_sitemaps(args, checks, work):
 
 SCENARIOS = {"full": scenario_full, "resume": scenario_resume, "sigterm": scenario_sigterm,
              "revisit": scenario_revisit, "partitions": scenario_partitions,
-             "limits": scenario_limits, "reshard": scenario_reshard,
+             "limits": scenario_limits, "reshard": scenario_reshard, "render": scenario_render,
              "sitemaps": scenario_sitemaps}
 
 
