@@ -56,6 +56,24 @@ absl::StatusOr<ChangeRates> ParseChangeRates(absl::string_view text) {
   return rates;
 }
 
+namespace {
+
+// A suffix every host name ends in: ".websim.test", not a name of its own.
+absl::Status CheckHostSuffix(const std::string& host_suffix) {
+  if (host_suffix.empty() || host_suffix.front() != '.' || host_suffix.size() > 200) {
+    return absl::InvalidArgumentError("host_suffix must start with '.' (e.g. \".websim.test\")");
+  }
+  for (char c : host_suffix) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+    if (!ok) {
+      return absl::InvalidArgumentError("host_suffix must be lower-case letters, digits, '-', '.'");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status WebsimOptions::Validate() const {
   if (num_hosts < 1 || num_hosts > 10'000'000) {
     return absl::InvalidArgumentError(absl::StrCat("num_hosts must be in [1, 1e7], got ", num_hosts));
@@ -74,15 +92,7 @@ absl::Status WebsimOptions::Validate() const {
     return absl::InvalidArgumentError(absl::StrCat("hosts x pages must be <= ", kMaxPageIds,
                                                    ", got ", ids_per_host * num_hosts));
   }
-  if (host_suffix.empty() || host_suffix.front() != '.' || host_suffix.size() > 200) {
-    return absl::InvalidArgumentError("host_suffix must start with '.' (e.g. \".websim.test\")");
-  }
-  for (char c : host_suffix) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
-    if (!ok) {
-      return absl::InvalidArgumentError("host_suffix must be lower-case letters, digits, '-', '.'");
-    }
-  }
+  if (absl::Status s = CheckHostSuffix(host_suffix); !s.ok()) return s;
   if (num_seed_hosts < 0 || num_seed_hosts > num_hosts) {
     return absl::InvalidArgumentError(
         absl::StrCat("num_seed_hosts must be in [0, num_hosts], got ", num_seed_hosts));
