@@ -2,22 +2,19 @@
 
 #include <utility>
 
-#include "absl/strings/ascii.h"
+#include "lib/encoding/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace crawler::fetcher {
 
 size_t CountScripts(std::string_view html) {
+  constexpr std::string_view kOpen = "<script";
   size_t count = 0;
   for (size_t at = html.find('<'); at != std::string_view::npos; at = html.find('<', at + 1)) {
-    constexpr std::string_view kName = "script";
-    if (html.size() - at <= kName.size() + 1) break;
-    bool match = true;
-    for (size_t i = 0; i < kName.size() && match; ++i) {
-      match = absl::ascii_tolower(static_cast<unsigned char>(html[at + 1 + i])) == kName[i];
-    }
-    const unsigned char after = static_cast<unsigned char>(html[at + 1 + kName.size()]);
-    if (match && (after == '>' || absl::ascii_isspace(after))) ++count;
+    const std::string_view rest = html.substr(at);
+    if (rest.size() <= kOpen.size() || !encoding::StartsWithIgnoreCase(rest, kOpen)) continue;
+    const char after = rest[kOpen.size()];
+    if (after == '>' || encoding::IsAsciiWhitespace(after)) ++count;
   }
   return count;
 }
