@@ -94,6 +94,7 @@ struct ResourceResponse {
   HeaderList headers;
   std::string body;  // decoded (no transfer or content coding)
   std::string error;
+  bool refused = false;  // `error` is a refusal (never sent: policy, the guard), not a failure
 };
 
 class ResourceLoader {

@@ -6,6 +6,9 @@
 #include <string>
 #include <utility>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
 namespace crawler::net {
 namespace {
 
@@ -110,6 +113,16 @@ std::string_view AddressPolicy::RefusalReason(const IpAddress& address) const {
 
 bool AddressPolicy::IsAllowed(const IpAddress& address) const {
   return RefusalReason(address).empty();
+}
+
+absl::StatusOr<IpAddress> AddressPolicy::FirstAllowed(const std::vector<IpAddress>& addresses) const {
+  if (addresses.empty()) return absl::NotFoundError("no address");
+  for (const IpAddress& a : addresses) {
+    if (IsAllowed(a)) return a;
+  }
+  return absl::PermissionDeniedError(absl::StrCat("address refused (",
+                                                  std::string(RefusalReason(addresses[0])),
+                                                  "): ", addresses[0].ToString()));
 }
 
 }  // namespace crawler::net

@@ -46,6 +46,10 @@ class AddressPolicy {
   bool IsAllowed(const IpAddress& address) const;
   // The name of the refused range ("loopback", "private", ...), or "" if allowed.
   std::string_view RefusalReason(const IpAddress& address) const;
+  // The first of `addresses` (a host's, in resolution order) a request may connect to. When
+  // none may: kPermissionDenied "address refused (<range>): <the first address>"; the crawl log
+  // and its reports know refusals by that prefix. kNotFound for an empty list.
+  absl::StatusOr<IpAddress> FirstAllowed(const std::vector<IpAddress>& addresses) const;
 
  private:
   std::vector<CidrBlock> allowed_;

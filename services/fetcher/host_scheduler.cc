@@ -105,18 +105,15 @@ bool HostScheduler::EnsureAddress(HostWork& h, std::optional<AddressFailure>& fa
     return false;
   }
   // The first address the SSRF guard accepts.
-  for (const net::IpAddress& a : **cached) {
-    if (guard_.IsAllowed(a)) {
-      h.ip = a.ToString();
-      h.address = HostWork::Address::kReady;
-      return true;
-    }
+  absl::StatusOr<net::IpAddress> allowed = guard_.FirstAllowed(**cached);
+  if (!allowed.ok()) {
+    failure = AddressFailure{.outcome = OutcomeClass::kOutOfScope,
+                             .detail = std::string(allowed.status().message())};
+    return false;
   }
-  const std::string reason = std::string(guard_.RefusalReason((**cached)[0]));
-  failure = AddressFailure{
-      .outcome = OutcomeClass::kOutOfScope,
-      .detail = absl::StrCat("address refused (", reason, "): ", (**cached)[0].ToString())};
-  return false;
+  h.ip = allowed->ToString();
+  h.address = HostWork::Address::kReady;
+  return true;
 }
 
 void HostScheduler::WantsSlot(HostWork& h, bool wants, absl::Duration now) {

@@ -15,7 +15,12 @@
 namespace crawler::fetcher {
 namespace {
 
-browser::ResourceResponse Refusal(std::string why) { return {.error = std::move(why)}; }
+// A request the loader will not send (policy, the guard), and one that was sent or tried and
+// failed.
+browser::ResourceResponse Refusal(std::string why) {
+  return {.error = std::move(why), .refused = true};
+}
+browser::ResourceResponse Failure(std::string why) { return {.error = std::move(why)}; }
 
 // "[::1]" -> "::1": the URL's host form of an IPv6 literal.
 std::string_view Unbracketed(std::string_view host) {
@@ -152,7 +157,7 @@ void RenderLoader::Answer(Job job, browser::ResourceResponse response) {
   {
     absl::MutexLock lock(&mu_);
     if (!response.error.empty()) {
-      ++(response.status == 0 ? stats_.refused : stats_.failed);
+      ++(response.refused ? stats_.refused : stats_.failed);
     } else {
       ++stats_.fetched;
       stats_.bytes += response.body.size();
@@ -177,37 +182,29 @@ void RenderLoader::Begin(uint64_t id, Job& job) {
   if (absl::StatusOr<net::IpAddress> literal = net::IpAddress::Parse(Unbracketed(host));
       literal.ok()) {
     // Judged as written, connect_to or not: a page must not name its way past the guard.
-    if (!guard_.IsAllowed(*literal)) {
-      Answer(std::move(job), Refusal(absl::StrCat("address refused (",
-                                                  std::string(guard_.RefusalReason(*literal)),
-                                                  "): ", literal->ToString())));
+    absl::StatusOr<net::IpAddress> allowed = guard_.FirstAllowed({*literal});
+    if (!allowed.ok()) {
+      Answer(std::move(job), Refusal(std::string(allowed.status().message())));
       return;
     }
-    ip = literal->ToString();
+    ip = allowed->ToString();
   }
   if (!connect_to_ip_.empty()) {
     ip = connect_to_ip_;
   } else if (ip.empty()) {
     absl::StatusOr<std::vector<net::IpAddress>> addresses = resolver_.Resolve(host);
     if (!addresses.ok() || addresses->empty()) {
-      Answer(std::move(job), browser::ResourceResponse{
-                                 .status = -1,
-                                 .error = absl::StrCat("dns: ", addresses.status().message())});
+      Answer(std::move(job), Failure(absl::StrCat(
+                                 "dns: ", addresses.ok() ? "no address"
+                                                         : addresses.status().message())));
       return;
     }
-    for (const net::IpAddress& a : *addresses) {
-      if (guard_.IsAllowed(a)) {
-        ip = a.ToString();
-        break;
-      }
-    }
-    if (ip.empty()) {
-      Answer(std::move(job), Refusal(absl::StrCat(
-                                 "address refused (",
-                                 std::string(guard_.RefusalReason((*addresses)[0])),
-                                 "): ", (*addresses)[0].ToString())));
+    absl::StatusOr<net::IpAddress> allowed = guard_.FirstAllowed(*addresses);
+    if (!allowed.ok()) {
+      Answer(std::move(job), Refusal(std::string(allowed.status().message())));
       return;
     }
+    ip = allowed->ToString();
   }
   std::vector<std::string> headers;
   if (!r.page_url.empty()) headers.push_back("Referer: " + r.page_url);
@@ -222,12 +219,11 @@ void RenderLoader::Begin(uint64_t id, Job& job) {
 
 browser::ResourceResponse RenderLoader::Finish(const HttpResult& result, const std::string& url) {
   if (result.error != TransportError::kNone) {
-    return {.status = -1,
-            .error = absl::StrCat(std::string(TransportErrorName(result.error)), ": ",
-                                  result.error_message)};
+    return Failure(absl::StrCat(std::string(TransportErrorName(result.error)), ": ",
+                                result.error_message));
   }
   absl::StatusOr<http::ResponseHead> head = http::ResponseHead::Parse(result.raw_headers);
-  if (!head.ok()) return {.status = -1, .error = "protocol: bad response head"};
+  if (!head.ok()) return Failure("protocol: bad response head");
   if (warc_ != nullptr) {
     const absl::Time now = absl::Now();
     const std::string id = warc_->NewRecordId();
@@ -245,7 +241,7 @@ browser::ResourceResponse RenderLoader::Finish(const HttpResult& result, const s
   absl::StatusOr<std::string> decoded =
       http::DecodeContent(payload, head->content_encodings(), options_.max_decoded_bytes);
   if (!decoded.ok()) {
-    return {.status = -1, .error = absl::StrCat("not decoded: ", decoded.status().message())};
+    return Failure(absl::StrCat("not decoded: ", decoded.status().message()));
   }
   browser::ResourceResponse response{.status = head->status(), .body = *std::move(decoded)};
   for (const auto& [name, value] : head->fields()) response.headers.emplace_back(name, value);

@@ -112,5 +112,20 @@ TEST(Design6_SsrfGuard, AllowedBlocksAreExempt) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// A host's addresses in resolution order: the first the guard accepts is used; when none is, the
+// refusal names the first address and its range, in the words the crawl log uses.
+TEST(Design6_SsrfGuard, FirstAllowedOfAHostsAddresses) {
+  absl::StatusOr<AddressPolicy> policy = AddressPolicy::Create({});
+  ASSERT_TRUE(policy.ok());
+  absl::StatusOr<IpAddress> first =
+      policy->FirstAllowed({Ip("10.0.0.5"), Ip("93.184.216.34"), Ip("2606:2800:220:1::1")});
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->ToString(), "93.184.216.34");
+  absl::StatusOr<IpAddress> none = policy->FirstAllowed({Ip("169.254.169.254"), Ip("10.0.0.5")});
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(none.status().message(), "address refused (link-local): 169.254.169.254");
+  EXPECT_EQ(policy->FirstAllowed({}).status().code(), absl::StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace crawler::net
