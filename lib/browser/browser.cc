@@ -3,11 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <optional>
+#include <thread>
 #include <utility>
 #include <variant>
+#include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
@@ -31,14 +35,33 @@ std::string_view RenderOutcomeName(RenderOutcome outcome) {
     case RenderOutcome::kTimeLimit: return "time_limit";
     case RenderOutcome::kScriptHung: return "script_hung";
     case RenderOutcome::kCrashed: return "crashed";
+    case RenderOutcome::kMemoryLimit: return "memory_limit";
     case RenderOutcome::kBrowserFailed: return "browser_failed";
   }
   return "unknown";
 }
 
+// One running browser, with its memory watch (Browser::Watch). Destroyed when the last render
+// on it returns, never under Browser::mu_ (the watch takes that lock).
 struct Browser::Instance {
+  ~Instance() {
+    {
+      absl::MutexLock lock(&mu);
+      stopping = true;
+    }
+    if (watch.joinable()) watch.join();
+  }
+
   std::unique_ptr<CdpConnection> cdp;
-  uint32_t renders = 0;
+  uint32_t renders = 0;  // guarded by Browser::mu_
+  std::thread watch;
+  absl::Mutex mu;
+  int rendering ABSL_GUARDED_BY(mu) = 0;
+  bool stopping ABSL_GUARDED_BY(mu) = false;
+  std::string last_kill ABSL_GUARDED_BY(mu);  // what the watch killed last, and why
+  std::atomic<uint64_t> memory_kills{0};
+  std::atomic<bool> over_memory{false};  // over the limit with no renderer to blame
+  std::vector<pid_t> killed;  // renderers the watch killed (its thread only): freed soon
 };
 
 namespace {
@@ -475,9 +498,10 @@ absl::StatusOr<std::unique_ptr<Browser>> Browser::Launch(BrowserOptions options)
 }
 
 absl::StatusOr<std::shared_ptr<Browser::Instance>> Browser::Acquire() {
+  std::shared_ptr<Instance> gone;  // released after the lock: its watch takes it
   absl::MutexLock lock(&mu_);
   if (current_ != nullptr && current_->cdp->alive()) return current_;
-  current_.reset();
+  gone = std::move(current_);
   absl::StatusOr<std::unique_ptr<CdpConnection>> cdp = CdpConnection::Start(
       BrowserProcessOptions{.executable = options_.executable, .args = BrowserArgs(options_)});
   if (!cdp.ok()) return cdp.status();
@@ -493,13 +517,72 @@ absl::StatusOr<std::shared_ptr<Browser::Instance>> Browser::Acquire() {
   ++stats_.launches;
   current_ = std::make_shared<Instance>();
   current_->cdp = *std::move(cdp);
+  current_->watch = std::thread([this, instance = current_.get()] { Watch(*instance); });
   return current_;
 }
 
 void Browser::Retire(const std::shared_ptr<Instance>& instance) {
+  std::shared_ptr<Instance> retired;  // released after the lock (the caller holds one anyway)
   absl::MutexLock lock(&mu_);
   // The instance lives on until its last render returns; new renders get a new browser.
-  if (current_ == instance) current_.reset();
+  if (current_ == instance) retired = std::move(current_);
+}
+
+void Browser::Watch(Instance& instance) {
+  instance.mu.Lock();
+  while (true) {
+    // Asleep while nothing renders on this browser; a check every interval while a page does.
+    instance.mu.Await(absl::Condition(
+        +[](Instance* i) ABSL_EXCLUSIVE_LOCKS_REQUIRED(i->mu) {
+          return i->stopping || i->rendering > 0;
+        },
+        &instance));
+    if (!instance.stopping) {
+      instance.mu.AwaitWithTimeout(absl::Condition(&instance.stopping),
+                                   options_.memory_check_interval);
+    }
+    if (instance.stopping) break;
+    instance.mu.Unlock();
+    CheckMemory(instance);
+    instance.mu.Lock();
+  }
+  instance.mu.Unlock();
+}
+
+void Browser::CheckMemory(Instance& instance) {
+  const std::vector<TreeProcess> tree = instance.cdp->TreeProcesses();
+  uint64_t total = 0;
+  uint64_t dying = 0;  // held by renderers killed already, not yet reaped
+  const TreeProcess* largest = nullptr;
+  for (const TreeProcess& process : tree) {
+    total += process.memory_bytes;
+    if (absl::c_linear_search(instance.killed, process.pid)) {
+      dying += process.memory_bytes;
+    } else if (process.renderer &&
+               (largest == nullptr || process.memory_bytes > largest->memory_bytes)) {
+      largest = &process;
+    }
+  }
+  bool killed = false;
+  if (options_.max_memory_bytes > 0 && total - dying > options_.max_memory_bytes) {
+    // A page's memory lives in its renderer: the largest is the page that grew. Memory held
+    // elsewhere (the browser process, the GPU process) replaces the browser after the render.
+    if (largest != nullptr && instance.cdp->KillDescendant(largest->pid)) {
+      killed = true;
+      instance.killed.push_back(largest->pid);
+      absl::MutexLock lock(&instance.mu);
+      instance.last_kill = absl::StrCat(
+          "its renderer was killed holding ", largest->memory_bytes >> 20, " MiB: the browser's processes "
+          "held ", total >> 20, " MiB, over the limit of ", options_.max_memory_bytes >> 20, " MiB");
+      instance.memory_kills.fetch_add(1);
+    } else {
+      instance.over_memory.store(true);
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  stats_.memory_bytes = total;
+  stats_.peak_memory_bytes = std::max(stats_.peak_memory_bytes, total);
+  if (killed) ++stats_.memory_kills;
 }
 
 RenderResult Browser::Render(const RenderRequest& request, ResourceLoader& loader,
@@ -524,10 +607,25 @@ RenderResult Browser::Render(const RenderRequest& request, ResourceLoader& loade
     result.error = std::string(instance.status().message());
     return result;
   }
-  const bool replace =
-      PageRender(*(*instance)->cdp, options_, request, loader, limits, result).Run();
-  const uint64_t rss = replace ? 0 : (*instance)->cdp->TreeRssBytes();
-  bool over_memory = options_.max_memory_bytes > 0 && rss > options_.max_memory_bytes;
+  Instance& running = **instance;
+  const uint64_t kills_before = running.memory_kills.load();
+  {
+    absl::MutexLock lock(&running.mu);
+    ++running.rendering;
+  }
+  const bool replace = PageRender(*running.cdp, options_, request, loader, limits, result).Run();
+  {
+    absl::MutexLock lock(&running.mu);
+    --running.rendering;
+    // A renderer that died after the watch killed one: this page's was the largest.
+    if (result.outcome == RenderOutcome::kCrashed && running.memory_kills.load() > kills_before) {
+      result.outcome = RenderOutcome::kMemoryLimit;
+      result.error = running.last_kill;
+    }
+  }
+  const uint64_t memory = replace ? 0 : running.cdp->TreeMemoryBytes();
+  bool over_memory = running.over_memory.load() ||
+                     (options_.max_memory_bytes > 0 && memory > options_.max_memory_bytes);
   bool worn = false;
   {
     absl::MutexLock lock(&mu_);
@@ -538,9 +636,9 @@ RenderResult Browser::Render(const RenderRequest& request, ResourceLoader& loade
     }
     if (result.outcome == RenderOutcome::kScriptHung) ++stats_.hangs;
     if (over_memory) ++stats_.memory_recycles;
-    if (rss > 0) stats_.memory_bytes = rss;
-    worn = options_.renders_per_browser > 0 &&
-           ++(*instance)->renders >= options_.renders_per_browser;
+    if (memory > 0) stats_.memory_bytes = memory;
+    stats_.peak_memory_bytes = std::max(stats_.peak_memory_bytes, memory);
+    worn = options_.renders_per_browser > 0 && ++running.renders >= options_.renders_per_browser;
   }
   if (replace || over_memory || worn) Retire(*instance);
   return result;

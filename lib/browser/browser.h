@@ -49,11 +49,16 @@ struct BrowserOptions {
   std::string executable = "chromium-headless-shell";
   // Renders at once (one tab each). Each costs a renderer process: ~50-150 MiB.
   int max_tabs = 2;
-  // Resident memory of the browser's processes, checked after every render: over it, the browser
-  // is replaced. 0: unlimited.
+  // Memory of the browser's processes: their proportional set sizes added up (a page shared by
+  // N processes counts 1/N in each), so Chromium's code, mapped by each, counts once. Watched
+  // every `memory_check_interval` while a page renders: over it, the renderer holding the most
+  // is killed and its page ends as memory_limit. Checked again after every render: still over
+  // it, the browser is replaced. 0: unlimited.
   uint64_t max_memory_bytes = 1ull << 30;
-  // V8's old-space limit per renderer (--max-old-space-size): a page that allocates without end
-  // crashes its renderer at this size instead of growing the browser.
+  absl::Duration memory_check_interval = absl::Milliseconds(250);
+  // V8's old-space limit per renderer (--max-old-space-size): a page whose script heap grows
+  // without end crashes its renderer at this size. Memory outside that heap (ArrayBuffers, the
+  // DOM, images) is bounded by the watch above.
   uint32_t js_heap_mib = 256;
   // Time for the browser to start and answer its first command.
   absl::Duration launch_timeout = absl::Seconds(20);
@@ -116,6 +121,7 @@ enum class RenderOutcome {
   kTimeLimit,      // the time ran out first; the DOM is as it stood
   kScriptHung,     // the page's script held its thread: no DOM could be read
   kCrashed,        // the renderer died (out of memory, most often): no DOM
+  kMemoryLimit,    // its renderer was killed, the browser being over max_memory_bytes: no DOM
   kBrowserFailed,  // the browser could not be started or stopped answering: no DOM
 };
 std::string_view RenderOutcomeName(RenderOutcome outcome);
@@ -151,7 +157,9 @@ struct BrowserStats {
   uint64_t crashes = 0;   // renderers or browsers that died under a render
   uint64_t hangs = 0;
   uint64_t memory_recycles = 0;
-  uint64_t memory_bytes = 0;  // of the current browser, at the last check
+  uint64_t memory_kills = 0;        // renderers killed by the memory watch
+  uint64_t memory_bytes = 0;        // of the current browser, at the last check
+  uint64_t peak_memory_bytes = 0;   // the most any check saw
 };
 
 class Browser {
@@ -171,6 +179,9 @@ class Browser {
   explicit Browser(BrowserOptions options);
   absl::StatusOr<std::shared_ptr<Instance>> Acquire();
   void Retire(const std::shared_ptr<Instance>& instance);
+  // The memory watch of `instance`, on a thread of its own while the instance lives.
+  void Watch(Instance& instance);
+  void CheckMemory(Instance& instance);
 
   const BrowserOptions options_;
   mutable absl::Mutex mu_;

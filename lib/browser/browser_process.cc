@@ -12,13 +12,14 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 extern char** environ;
 
@@ -40,6 +41,27 @@ std::string FindExecutable(const std::string& name) {
   return "";
 }
 
+// A file of /proc/<pid>/, at most `limit` bytes; "" if it cannot be read. Read with read(2): a
+// process may end while it is read, and a read error then must be an empty answer (libstdc++'s
+// stream buffers throw from a failed read).
+std::string ReadProcFile(pid_t pid, const char* name, size_t limit = 64 * 1024) {
+  const int fd = open(absl::StrCat("/proc/", pid, "/", name).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string out;
+  char chunk[4096];
+  while (out.size() < limit) {
+    const ssize_t n = read(fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n < 0) out.clear();
+      break;
+    }
+    out.append(chunk, static_cast<size_t>(n));
+  }
+  close(fd);
+  return out;
+}
+
 // pid -> parent pid of every process, from /proc/<pid>/stat.
 std::map<pid_t, pid_t> ParentsOfAll() {
   std::map<pid_t, pid_t> parents;
@@ -48,9 +70,7 @@ std::map<pid_t, pid_t> ParentsOfAll() {
   while (dirent* entry = readdir(proc)) {
     int pid = 0;
     if (!absl::SimpleAtoi(entry->d_name, &pid)) continue;
-    std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
-    std::string line;
-    if (!std::getline(stat, line)) continue;
+    const std::string line = ReadProcFile(pid, "stat");
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
     const size_t close = line.rfind(')');
     if (close == std::string::npos) continue;
@@ -63,12 +83,30 @@ std::map<pid_t, pid_t> ParentsOfAll() {
   return parents;
 }
 
-uint64_t RssBytesOf(pid_t pid) {
-  std::ifstream statm(absl::StrCat("/proc/", pid, "/statm"));
-  uint64_t size_pages = 0;
+// The memory `pid` holds as its share: the proportional set size (smaps_rollup), each page
+// shared by N processes counted 1/N in each, so that the shares of a tree add up to what it holds
+// (a renderer, the zygotes and the browser all map Chromium's code: resident sizes would count
+// it once per process). The resident size where the kernel has no smaps_rollup (before 4.14).
+uint64_t MemoryBytesOf(pid_t pid) {
+  for (absl::string_view line : absl::StrSplit(ReadProcFile(pid, "smaps_rollup"), '\n')) {
+    if (!absl::ConsumePrefix(&line, "Pss:")) continue;
+    uint64_t kib = 0;
+    const std::vector<absl::string_view> fields = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    return !fields.empty() && absl::SimpleAtoi(fields[0], &kib) ? kib << 10 : 0;
+  }
+  const std::vector<std::string> statm =
+      absl::StrSplit(ReadProcFile(pid, "statm"), ' ', absl::SkipEmpty());
   uint64_t resident_pages = 0;
-  if (!(statm >> size_pages >> resident_pages)) return 0;
+  if (statm.size() < 2 || !absl::SimpleAtoi(statm[1], &resident_pages)) return 0;
   return resident_pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Chromium names each child's role on its command line (--type=renderer, gpu-process, zygote,
+// utility); a renderer runs the pages of one tab here (one browser context per render). Children
+// forked from the zygote rewrite their command line as one string (arguments apart by spaces,
+// not NULs), so the switch is looked for anywhere in it.
+bool IsRenderer(pid_t pid) {
+  return absl::StrContains(ReadProcFile(pid, "cmdline"), "--type=renderer");
 }
 
 }  // namespace
@@ -210,9 +248,9 @@ void BrowserProcess::ReadLoop(MessageHandler on_message, ExitHandler on_exit) {
   on_exit(std::move(why));
 }
 
-uint64_t BrowserProcess::TreeRssBytes() const {
+std::vector<TreeProcess> BrowserProcess::TreeProcesses() const {
   const std::map<pid_t, pid_t> parents = ParentsOfAll();
-  uint64_t total = 0;
+  std::vector<TreeProcess> tree;
   for (const auto& [pid, ppid] : parents) {
     // Descended from the browser: walk up (bounded by the number of processes).
     pid_t p = pid;
@@ -220,9 +258,25 @@ uint64_t BrowserProcess::TreeRssBytes() const {
       auto it = parents.find(p);
       p = it == parents.end() ? 0 : it->second;
     }
-    if (p == pid_) total += RssBytesOf(pid);
+    if (p != pid_) continue;
+    tree.push_back(
+        TreeProcess{.pid = pid, .memory_bytes = MemoryBytesOf(pid), .renderer = IsRenderer(pid)});
   }
+  return tree;
+}
+
+uint64_t BrowserProcess::TreeMemoryBytes() const {
+  uint64_t total = 0;
+  for (const TreeProcess& process : TreeProcesses()) total += process.memory_bytes;
   return total;
+}
+
+bool BrowserProcess::KillDescendant(pid_t pid) const {
+  if (pid == pid_) return false;
+  for (const TreeProcess& process : TreeProcesses()) {
+    if (process.pid == pid) return kill(pid, SIGKILL) == 0;
+  }
+  return false;
 }
 
 }  // namespace crawler::browser

@@ -31,6 +31,13 @@
 
 namespace crawler::browser {
 
+// One process of a browser's tree, as /proc shows it.
+struct TreeProcess {
+  pid_t pid = 0;
+  uint64_t memory_bytes = 0;  // its proportional set size: pages shared with N processes count 1/N
+  bool renderer = false;  // started with --type=renderer: the process of one tab's pages
+};
+
 struct BrowserProcessOptions {
   // The browser's executable: a path, or a name looked up in PATH.
   std::string executable = "chromium-headless-shell";
@@ -63,8 +70,13 @@ class BrowserProcess {
   pid_t pid() const { return pid_; }
   bool running() const { return running_.load(std::memory_order_acquire); }
 
-  // Resident memory of the browser and every process descended from it (/proc), in bytes.
-  uint64_t TreeRssBytes() const;
+  // The browser and every process descended from it (/proc), with their memory.
+  std::vector<TreeProcess> TreeProcesses() const;
+  // Their memory in all, in bytes: the sum of their proportional set sizes, each page once.
+  uint64_t TreeMemoryBytes() const;
+  // SIGKILLs `pid` if it is one of the browser's descendants (not the browser itself); false if
+  // it is not, or no longer.
+  bool KillDescendant(pid_t pid) const;
 
  private:
   BrowserProcess(pid_t pid, int fd, std::string profile_dir, size_t max_message_bytes);

@@ -54,7 +54,8 @@ const config::KeyTable<FetcherOptions>& FetcherKeys() {
                        [](Options& o) -> int& { return o.render.browser.max_tabs; })
         .AddField<uint64_t>(
             {"browser_memory_bytes", "--browser-memory-bytes",
-             "Resident memory of the browser's processes; over it, the browser is replaced"},
+             "Memory of the browser's processes (proportional set sizes); over it while a page renders, the "
+             "renderer holding the most is killed (memory_limit)"},
             [](Options& o) -> uint64_t& { return o.render.browser.max_memory_bytes; })
         .AddField<bool>({"browser_no_sandbox", "--browser-no-sandbox",
                          "Start the browser without its sandbox (containers without user "

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/any_invocable.h"
@@ -65,7 +66,9 @@ class CdpConnection {
 
   bool alive() const;
   std::string exit_reason() const;
-  uint64_t TreeRssBytes() const { return process_->TreeRssBytes(); }
+  uint64_t TreeMemoryBytes() const { return process_->TreeMemoryBytes(); }
+  std::vector<TreeProcess> TreeProcesses() const { return process_->TreeProcesses(); }
+  bool KillDescendant(pid_t pid) const { return process_->KillDescendant(pid); }
 
  private:
   struct Pending {
