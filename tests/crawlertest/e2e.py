@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 from .ports import free_port
@@ -292,6 +293,68 @@ class Crawl:
     def stderr(self):
         with open(self.stderr_path, errors="replace") as f:
             return f.read().strip()
+
+
+class TreeMemory:
+    """Samples the memory of a process and of its descendants (a browser it started, with the
+    browser's renderers) every `interval_s` on a thread, until stop(): proportional set sizes,
+    as the crawler's own memory watch counts them."""
+
+    def __init__(self, pid, interval_s=0.1):
+        self.pid = pid
+        self.interval_s = interval_s
+        self.peak_self = self.peak_descendants = self.peak_total = 0
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _parents():
+        parents = {}
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open(f"/proc/{name}/stat") as f:
+                        parents[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    pass
+        return parents
+
+    @staticmethod
+    def _memory(pid):
+        """Its proportional set size (shared pages split between their processes)."""
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        return int(line.split()[1]) * 1024
+        except (OSError, IndexError, ValueError):
+            pass
+        return 0
+
+    def _run(self):
+        while not self._stop.wait(self.interval_s):
+            parents = self._parents()
+            children = collections.defaultdict(list)
+            for pid, ppid in parents.items():
+                children[ppid].append(pid)
+            tree, todo = [], list(children[self.pid])
+            while todo and len(tree) <= len(parents):
+                pid = todo.pop()
+                tree.append(pid)
+                todo.extend(children[pid])
+            own = self._memory(self.pid)
+            below = sum(self._memory(pid) for pid in tree)
+            self.peak_self = max(self.peak_self, own)
+            self.peak_descendants = max(self.peak_descendants, below)
+            self.peak_total = max(self.peak_total, own + below)
+            self.samples += 1
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(timeout=10)
+        return self
 
 
 def read_stats(path):

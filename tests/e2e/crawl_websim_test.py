@@ -36,7 +36,10 @@ Scenarios (--scenario):
            request of the browsers went through the crawler's client (websim only sees the
            crawler: the browser cannot resolve a name), none to the metadata address; each
            hostile page (endless script, memory hog, pop-up storm, dialogs, a page that never
-           finishes loading) ends with its outcome in the crawl log and the crawl finishes.
+           finishes loading) ends with its outcome in the crawl log and the crawl finishes; the
+           browser's processes stay within --browser-memory-bytes (the memory hog's renderer
+           killed); the rendered crawl, packaged as a WACZ, replays in ReplayWeb.page with the
+           text the pages' scripts built.
   limits   a 5 x 20 web crawled to a page budget (--max-pages 10) and to a depth (--max-depth
            1): the stats JSON has exactly the members docs/configuration.md documents; at the
            budget it is not complete (stopped_by_page_budget, URLs still queued), at the depth
@@ -58,9 +61,10 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 from crawlertest.e2e import (  # noqa: E402
-    Crawl, Websim, archived_pages, check_coverage, check_crawl_log_pages, check_politeness,
-    check_robots_fetches, check_run_partition, crawl_command, is_page_request, is_sitemap_request,
-    monotonic_ns, read_crawl_log, read_stats, read_warc_records, run_scenario, url_of, wait_until)
+    Crawl, TreeMemory, Websim, archived_pages, check_coverage, check_crawl_log_pages,
+    check_politeness, check_robots_fetches, check_run_partition, crawl_command, is_page_request,
+    is_sitemap_request, monotonic_ns, read_crawl_log, read_stats, read_warc_records, run_scenario,
+    url_of, wait_until)
 
 # The per-host delay of every crawl here (--min-delay, with --delay-factor 0). Request arrivals
 # at websim must be at least this far apart per host, with no slack: the crawler spaces
@@ -664,17 +668,21 @@ def check_documented_summary(checks, stats, what):
         checks.check(not inner, f"{what}: {member}.{inner} not documented")
 
 
-def crawl_variant(args, checks, work, sim, name, extra):
+def crawl_variant(args, checks, work, sim, name, extra, sample_memory=False):
     """One whole crawl of websim's seeds with `extra` arguments (data in data-NAME). Returns
-    (its summary, the Crawl) once it exited 0, else None (the failure checked)."""
+    (its summary, the Crawl) once it exited 0, else None (the failure checked). With
+    `sample_memory`, crawl.memory holds the peaks of the crawler's and its children's memory."""
     stats_path = work(f"{name}.json")
     crawl = Crawl(crawl_command(args.crawler, sim.seeds_file, work(f"data-{name}"), sim.port,
                                 stats_path, DELAY_MS, extra),
                   work(f"{name}.stderr"))
+    crawl.memory = TreeMemory(crawl.proc.pid) if sample_memory else None
     try:
         rc = crawl.wait(CRAWL_TIMEOUT_S)
     finally:
         crawl.kill()
+        if crawl.memory is not None:
+            crawl.memory.stop()
     if not checks.check(rc == 0, f"{name}: crawl exited with {rc}: {crawl.stderr()}"):
         return None
     return read_stats(stats_path), crawl
@@ -731,12 +739,20 @@ def websim_serves(port, host, path):
         conn.close()
 
 
+# The browser's memory limit in the render scenario, and what a page may outgrow it by: what the
+# hostile memory page allocates (~150-300 MiB/s here) between two of the memory watch's checks,
+# plus this test's own sampling interval.
+RENDER_BROWSER_MEMORY = 512 << 20
+RENDER_MEMORY_SLACK = 192 << 20
+
+
 def scenario_render(args, checks, work):
     """--render never, always and auto on a web where half the hosts build their links with
     scripts and some serve hostile pages. Sitemaps off: they list every page, rendering or not."""
     sim = Websim(args.websim, work, hosts=6, pages=20, seed=33,
                  extra_args=("--scripted-hosts", "0.5", "--hostile-hosts", "0.5"))
-    common = ("--sitemap-discovery", "off", "--render-time", "5s")
+    common = ("--sitemap-discovery", "off", "--render-time", "5s",
+              "--browser-memory-bytes", str(RENDER_BROWSER_MEMORY))
     variants = (("never", ("--render", "never")), ("always", ("--render", "always")),
                 ("auto", ("--render", "auto")))
     runs = {}
@@ -746,10 +762,11 @@ def scenario_render(args, checks, work):
         host_names = sorted({u.split("/")[2] for u in truth["page"]})
         scripted = {h for h in host_names if websim_serves(sim.port, h, "/_app.js")}
         for name, extra in variants:
-            done = crawl_variant(args, checks, work, sim, name, common + extra)
+            done = crawl_variant(args, checks, work, sim, name, common + extra,
+                                 sample_memory=True)
             if done is not None:
                 stats, crawl = done
-                runs[name] = (stats, crawl.started_ns, monotonic_ns())
+                runs[name] = (stats, crawl.started_ns, monotonic_ns(), crawl.memory)
     finally:
         sim.stop()
     requests = sim.requests()
@@ -769,7 +786,7 @@ def scenario_render(args, checks, work):
     for name, _ in variants:
         if name not in runs:
             continue
-        stats, begin_ns, end_ns = runs[name]
+        stats, begin_ns, end_ns, memory = runs[name]
         mine = [r for r in requests if begin_ns <= r.ns < end_ns]
         navigations = [r for r in mine if is_page_request(r) and not SUBRESOURCE.fullmatch(r.target)]
         subresources = [r for r in mine if SUBRESOURCE.fullmatch(r.target)]
@@ -816,9 +833,106 @@ def scenario_render(args, checks, work):
                          f"always: hostile pages rendered: {sorted(outcomes)}")
             checks.check("script_hung" in outcomes.get("loop.html", ""),
                          f"always: the endless script ended as {outcomes.get('loop.html')}")
+            checks.check("memory_limit" in outcomes.get("memory.html", ""),
+                         f"always: the memory hog ended as {outcomes.get('memory.html')}")
+            check_render_memory(checks, memory)
             for page, detail in sorted(outcomes.items()):
                 print(f"    {page}: {detail}", flush=True)
             check_rendered_records(checks, work(f"data-{name}", "warc"), rendered, subresources)
+            check_rendered_replay(checks, args, work, work(f"data-{name}", "warc"), rendered)
+
+
+# Rendered pages replayed in ReplayWeb.page.
+REPLAYED_RENDERS = 3
+
+
+def check_rendered_replay(checks, args, work, warc_dir, rendered):
+    """The rendered crawl packaged as a WACZ and replayed in ReplayWeb.page (headless Chromium):
+    on pages whose scripts built text the static HTML lacks (the rendered DOM record against the
+    response), the replayed page shows that text, so the replay ran the page's scripts on the
+    archived scripts and JSON the crawler's loader fetched."""
+    import glob
+    import zipfile
+    from crawlertest import archive, replay
+    warcs = sorted(glob.glob(os.path.join(warc_dir, "*.warc.gz")))
+    wacz = work("rendered.wacz")
+    out = subprocess.run([args.crawler, "warc", "wacz", "--collection", "rendered", "-o", wacz,
+                          *warcs], capture_output=True, text=True, timeout=300)
+    if not checks.check(out.returncode == 0, f"crawler warc wacz: {out.stderr.strip()}"):
+        return
+    by_name = {os.path.basename(w): w for w in warcs}
+    responses, doms = {}, {}
+    with zipfile.ZipFile(wacz) as z:
+        for _, ts, j in archive.index_entries(z):
+            if j["url"].startswith("urn:rendered:"):
+                doms[j["url"][len("urn:rendered:"):]] = j
+            elif j.get("mime") == "text/html" and j.get("status") == "200":
+                responses[j["url"]] = (ts, j)
+
+    def text_lines(html, url, name):
+        path = work(f"replay-{name}.html")
+        with open(path, "wb") as f:
+            f.write(html)
+        out = subprocess.run([args.crawler, "inspect", "links", "--base", url, "--text", path],
+                             capture_output=True, text=True, timeout=60)
+        return {" ".join(l.split()) for l in out.stdout.splitlines() if l.strip()}
+
+    def record(j):
+        return replay.read_record(by_name[j["filename"]], int(j["offset"]), int(j["length"]))[1]
+
+    picked = []
+    for url in sorted(u for u, d in rendered.items() if "rendered: rendered" in d):
+        if url not in doms or url not in responses:
+            continue
+        ts, response = responses[url]
+        built = text_lines(record(doms[url]), url, "dom") - \
+            text_lines(replay.http_body(record(response)), url, "static")
+        if built:
+            picked.append((url, ts, sorted(built, key=len, reverse=True)[:2]))
+        if len(picked) == REPLAYED_RENDERS:
+            break
+    if not checks.check(len(picked) == REPLAYED_RENDERS,
+                        f"replay: {len(picked)} rendered pages whose scripts built text"):
+        return
+    chromium = replay.find_chromium()
+    if not checks.check(chromium is not None, "replay: no Chromium"):
+        return
+    from crawlertest import npm
+    rwp = npm.replaywebpage_dir()
+    os.makedirs(work("replay-chrome"), exist_ok=True)
+    chrome = replay.Chrome(chromium, work("replay-chrome"))
+    shown = 0
+    try:
+        chrome.start()
+        with replay.ReplayServer(rwp, wacz, work("replay-site")) as server:
+            for url, ts, expected in picked:
+                try:
+                    _, seconds, _ = replay.replay_page(chrome, server, url, ts, expected)
+                    shown += 1
+                    print(f"    replay: {url} shows {expected} (built by its scripts) in "
+                          f"{seconds:.1f} s", flush=True)
+                except replay.ReplayError as e:
+                    checks.fail(f"replay of a rendered page: {e}")
+    except replay.ChromeUnavailable as e:
+        checks.fail(f"replay: {e}")
+    finally:
+        chrome.close()
+    checks.check(shown == len(picked), f"replay: {shown} of {len(picked)} rendered pages showed "
+                                       f"the text their scripts built")
+
+
+def check_render_memory(checks, memory):
+    """The browser's processes (the crawler's descendants) stayed within --browser-memory-bytes
+    but for one check interval of the hog's growth; the crawler's own memory is reported."""
+    mib = 1 << 20
+    checks.check(memory.samples > 10, f"always: {memory.samples} memory samples")
+    checks.check(memory.peak_descendants <= RENDER_BROWSER_MEMORY + RENDER_MEMORY_SLACK,
+                 f"always: the browser's processes peaked at {memory.peak_descendants // mib} MiB, "
+                 f"over the limit of {RENDER_BROWSER_MEMORY // mib} MiB by more than "
+                 f"{RENDER_MEMORY_SLACK // mib} MiB")
+    print(f"    memory: crawler peak {memory.peak_self // mib} MiB, its browser's processes peak "
+          f"{memory.peak_descendants // mib} MiB (limit {RENDER_BROWSER_MEMORY // mib} MiB), "
+          f"together {memory.peak_total // mib} MiB; {memory.samples} samples", flush=True)
 
 
 def check_rendered_records(checks, warc_dir, rendered, subresources):
@@ -842,8 +956,9 @@ def check_rendered_records(checks, warc_dir, rendered, subresources):
     doms = {r["warc-target-uri"][len("urn:rendered:"):]: r for r in records
             if r.get("warc-type") == "resource"
             and r.get("warc-target-uri", "").startswith("urn:rendered:")}
-    with_dom = {u for u, detail in rendered.items() if "script_hung" not in detail
-                and "crashed" not in detail}
+    without_dom = ("script_hung", "crashed", "memory_limit", "browser_failed")
+    with_dom = {u for u, detail in rendered.items()
+                if not any(outcome in detail for outcome in without_dom)}
     missing = with_dom - set(doms)
     checks.check(not missing, f"warcio: {len(missing)} rendered pages without a DOM record, "
                               f"e.g. {sorted(missing)[:3]}")

@@ -366,6 +366,11 @@ std::string SiteModel::RenderHostilePage(HostileKind kind) const {
   } else {
     absl::StrAppend(&out, "<script>\n", script.code, "</script>\n");
   }
+  if (kind == HostileKind::kMemoryHog) {
+    // A script that arrives late keeps the page loading (as a page still loading its ads is), so
+    // a renderer waiting for the network to settle lets the hog run for its whole time limit.
+    absl::StrAppend(&out, "<script async src=\"", kStallScriptPath, "\"></script>\n");
+  }
   out.append("</body>\n</html>\n");
   return out;
 }
