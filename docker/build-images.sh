@@ -7,12 +7,16 @@
 #      (crawlerd, crawlctl, crawler, websim) and the Debian packages of their shared libraries
 #      (dpkg -S of their ldd closure), running as the unprivileged user 65532;
 #   3. localhost/crawler-redis:latest: Debian's redis-server on the same base (the chart's
-#      bundled politeness store).
+#      bundled politeness store);
+#   4. localhost/crawler:VERSION-browser (and :latest-browser): image 2 plus Debian's
+#      chromium-headless-shell, the browser of collections that render (the chart's
+#      fetcher.browser.enabled), from the security archive when apt has one.
 #
 # usage: docker/build-images.sh [BUILD_DIR]      (default: build)
 # env:   CRAWLER_IMAGE (localhost/crawler), CRAWLER_IMAGE_CACHE (/var/cache/crawler-k8s),
+#        CRAWLER_IMAGE_BROWSER=0: skip image 4,
 #        IMAGE_ARCHIVE_DIR=DIR: also write each image as a docker-archive tar there
-#        (crawler.tar, crawler-redis.tar; for `ctr images import`)
+#        (crawler.tar, crawler-redis.tar, crawler-browser.tar; for `ctr images import`)
 # Prints each image's name and size.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +28,11 @@ image=${CRAWLER_IMAGE:-localhost/crawler}
 cache=${CRAWLER_IMAGE_CACHE:-/var/cache/crawler-k8s}
 base=localhost/crawler-base:bookworm
 binaries=(tools/crawlerd/crawlerd tools/crawlctl/crawlctl tools/crawler/crawler tools/websim/websim)
+browser=${CRAWLER_IMAGE_BROWSER:-1}
+case "$browser" in
+  0|1) ;;
+  *) echo "build-images: CRAWLER_IMAGE_BROWSER must be 0 or 1, got '$browser'" >&2; exit 1 ;;
+esac
 
 for b in "${binaries[@]}"; do
   [ -x "$build_dir/$b" ] || { echo "build-images: $build_dir/$b is missing (build first)" >&2; exit 1; }
@@ -82,11 +91,31 @@ podman build -q --pull=never --build-arg "BASE=$base" --build-arg "RUNTIME_PACKA
   -t "$image:$version" -t "$image:latest" "$ctx" >/dev/null
 podman build -q --pull=never --build-arg "BASE=$base" -f "$here/redis.Containerfile" \
   -t "$image-redis:latest" "$ctx" >/dev/null
+if [ "$browser" = 1 ]; then
+  replaced=$(podman image inspect --format '{{.Id}}' "$image:latest-browser" 2>/dev/null || true)
+  security=$(debian_security_mirror) ||
+    cache_note build-images "no Debian security archive in apt's sources: the browser image gets the Chromium of bookworm's last point release"
+  podman build -q --pull=never --build-arg "CRAWLER=$image:$version" \
+    --build-arg "SECURITY_ARCHIVE=${security:-}" -f "$here/browser.Containerfile" \
+    -t "$image:$version-browser" -t "$image:latest-browser" "$ctx" >/dev/null
+  # Every new build of the crawler's image rebuilds this one on it: the one it replaces (~560 MB
+  # of its own) goes, unless another tag or a container still holds it.
+  if [ -n "$replaced" ] && [ "$replaced" != "$(podman image inspect --format '{{.Id}}' "$image:latest-browser")" ]; then
+    podman rmi "$replaced" >/dev/null 2>&1 || true
+  fi
+fi
 if [ -n "${IMAGE_ARCHIVE_DIR:-}" ]; then
   mkdir -p "$IMAGE_ARCHIVE_DIR"
-  rm -f "$IMAGE_ARCHIVE_DIR/crawler.tar" "$IMAGE_ARCHIVE_DIR/crawler-redis.tar"
+  rm -f "$IMAGE_ARCHIVE_DIR"/crawler{,-redis,-browser}.tar
   podman save -q -m --format docker-archive -o "$IMAGE_ARCHIVE_DIR/crawler.tar" "$image:$version" "$image:latest"
   podman save -q --format docker-archive -o "$IMAGE_ARCHIVE_DIR/crawler-redis.tar" "$image-redis:latest"
+  if [ "$browser" = 1 ]; then
+    podman save -q -m --format docker-archive -o "$IMAGE_ARCHIVE_DIR/crawler-browser.tar" \
+      "$image:$version-browser" "$image:latest-browser"
+  fi
 fi
 podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' "$image:$version"
 podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' "$image-redis:latest"
+if [ "$browser" = 1 ]; then
+  podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' "$image:$version-browser"
+fi

@@ -15,20 +15,19 @@ cache_note() { printf '%s: %s\n' "$1" "$2" >&2; }
 # usage: cache_fail SCRIPT MESSAGE
 cache_fail() { printf '%s: FAILED: %s\n' "$1" "$2" >&2; exit 1; }
 
-# The Debian archive this machine's apt uses, whatever form its sources take: deb822 files
-# (/etc/apt/sources.list.d/*.sources, Debian 12's default: `URIs:` lines) and the one-line form
-# (/etc/apt/sources.list and sources.list.d/*.list: `deb [options] URI suite components`). The
-# security archive is skipped: it has no bookworm suite of the main archive. Prints the first
-# URI found, or nothing (status 1) when apt has no Debian source at all. APT_ETC (default
-# /etc/apt) is the directory read, for tests.
-debian_mirror() {
-  local etc=${APT_ETC:-/etc/apt} f uri=""
+# Every URI of a Debian source this machine's apt uses, one a line, in the order apt reads them,
+# whatever form its sources take: deb822 files (/etc/apt/sources.list.d/*.sources, Debian 12's
+# default: `URIs:` lines) and the one-line form (/etc/apt/sources.list and sources.list.d/*.list:
+# `deb [options] URI suite components`). Status 1 when apt has no source file at all. APT_ETC
+# (default /etc/apt) is the directory read, for tests.
+apt_source_uris() {
+  local etc=${APT_ETC:-/etc/apt} f
   local files=()
   for f in "$etc"/sources.list.d/*.sources "$etc"/sources.list "$etc"/sources.list.d/*.list; do
     [ -f "$f" ] && files+=("$f")
   done
   [ ${#files[@]} -gt 0 ] || return 1
-  uri=$(awk '
+  awk '
     FILENAME ~ /\.sources$/ {
       if (tolower($1) == "uris:") for (i = 2; i <= NF; i++) print $i
       next
@@ -38,7 +37,26 @@ debian_mirror() {
       i = 2
       if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
       if (i <= NF) print $i
-    }' "${files[@]}" | grep -v -- '-security' | head -n 1) || true
+    }' "${files[@]}"
+}
+
+# The Debian archive this machine's apt uses (apt_source_uris). The security archive is skipped:
+# it has no bookworm suite of the main archive. Prints the first URI found, or nothing (status 1)
+# when apt has no Debian source at all.
+debian_mirror() {
+  local uri
+  uri=$(apt_source_uris | grep -v -- '-security' | head -n 1) || true
+  [ -n "$uri" ] || return 1
+  printf '%s\n' "$uri"
+}
+
+# The Debian security archive this machine's apt uses (a URI ending in -security, as
+# deb.debian.org/debian-security and security.debian.org/debian-security do): the only place a
+# stable release's browser gets its security fixes between point releases. Prints the first one,
+# or nothing (status 1) when apt has none.
+debian_security_mirror() {
+  local uri
+  uri=$(apt_source_uris | grep -E -- '-security/?$' | head -n 1) || true
   [ -n "$uri" ] || return 1
   printf '%s\n' "$uri"
 }

@@ -225,6 +225,52 @@ def is_page_request(request):
     return request.target != "/robots.txt" and not is_sitemap_request(request)
 
 
+# What the scripts of websim's scripted hosts load (docs/websim.md, "Scripted sites"): the
+# router, a page's links as JSON, a hostile page's script that never arrives. A render's
+# requests, not pages.
+WEBSIM_SUBRESOURCE = re.compile(r"/_app\.js|/_links/[0-9]+\.json|/_hostile/slow\.js")
+
+
+def is_subresource_request(request):
+    return WEBSIM_SUBRESOURCE.fullmatch(request.target) is not None
+
+
+def check_scripted_crawl(checks, requests, truth, rendered, what):
+    """One crawl of a web of scripted hosts with sitemaps off (they list every page), from
+    websim's log: rendering every page, it fetched them all, those only script links reach
+    included, and its browser loaded subresources (through the crawler: the browser reaches
+    nothing by itself); not rendering, exactly the pages reachable without scripts, and no
+    subresource. No page fetched twice either way. Returns (pages fetched, subresource
+    requests)."""
+    pages = truth["page"] | truth["seed"]
+    render_only = truth["render_only"]
+    checks.check(render_only, f"{what}: websim's truth has no render-only page")
+    counts = collections.Counter(url_of(r) for r in requests
+                                 if is_page_request(r) and not is_subresource_request(r))
+    fetched = set(counts) & pages
+    subresources = sum(1 for r in requests if is_subresource_request(r))
+    twice = sorted(u for u, n in counts.items() if n > 1)
+    checks.check(not twice, f"{what}: {len(twice)} URLs fetched more than once, e.g. {twice[:3]}")
+    want = pages if rendered else pages - render_only
+    checks.check(fetched == want,
+                 f"{what}: fetched {len(fetched)} of {len(pages)} pages, want {len(want)} "
+                 f"({len(render_only)} reachable only by rendering); missing e.g. "
+                 f"{sorted(want - fetched)[:3]}, extra e.g. {sorted(fetched - want)[:3]}")
+    checks.check(bool(subresources) == rendered,
+                 f"{what}: {subresources} subresource requests reached websim")
+    return fetched, subresources
+
+
+def check_renders(checks, log_lines, fetched, what):
+    """Every page of `fetched` rendered once, to the end (outcome `rendered`), per the crawl
+    log's details ("rendered: <outcome>, +N links"). Returns outcome -> pages."""
+    outcomes = collections.Counter(l.detail.split("rendered: ", 1)[1].split(",")[0]
+                                   for l in log_lines if "rendered: " in l.detail)
+    checks.check(outcomes == collections.Counter({"rendered": len(fetched)}),
+                 f"{what}: renders {dict(outcomes)}, want {len(fetched)} rendered")
+    return outcomes
+
+
 def revisit_times(requests, start_ns):
     """Times (seconds after start_ns, sorted) of the re-visits in websim's request log: GETs
     answered 200 or 304 of a URL that had been fetched before. Sitemaps count: a re-visiting

@@ -63,8 +63,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from crawlertest.e2e import (  # noqa: E402
     Crawl, TreeMemory, Websim, archived_pages, check_coverage, check_crawl_log_pages,
     check_politeness, check_robots_fetches, check_run_partition, crawl_command, is_page_request,
-    is_sitemap_request, monotonic_ns, read_crawl_log, read_stats, read_warc_records, run_scenario,
-    url_of, wait_until)
+    is_sitemap_request, is_subresource_request, monotonic_ns, read_crawl_log, read_stats,
+    read_warc_records, run_scenario, url_of, wait_until)
 
 # The per-host delay of every crawl here (--min-delay, with --delay-factor 0). Request arrivals
 # at websim must be at least this far apart per host, with no slack: the crawler spaces
@@ -723,9 +723,6 @@ def scenario_limits(args, checks, work):
 
 # A rendered page's subresources on websim's scripted hosts: fetched by the crawler's loader for
 # the browser, not pages of the collection (docs/websim.md, "Scripted sites").
-SUBRESOURCE = re.compile(r"/_app\.js|/_links/[0-9]+\.json|/_hostile/slow\.js")
-
-
 def websim_serves(port, host, path):
     """Whether websim answers `path` on `host` with 200 (asked over loopback)."""
     import http.client
@@ -788,8 +785,8 @@ def scenario_render(args, checks, work):
             continue
         stats, begin_ns, end_ns, memory = runs[name]
         mine = [r for r in requests if begin_ns <= r.ns < end_ns]
-        navigations = [r for r in mine if is_page_request(r) and not SUBRESOURCE.fullmatch(r.target)]
-        subresources = [r for r in mine if SUBRESOURCE.fullmatch(r.target)]
+        navigations = [r for r in mine if is_page_request(r) and not is_subresource_request(r)]
+        subresources = [r for r in mine if is_subresource_request(r)]
         counts = collections.Counter(url_of(r) for r in navigations)
         fetched = {u for u in counts if u in pages}
         twice = {u: n for u, n in counts.items() if n > 1}

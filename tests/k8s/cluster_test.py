@@ -3,12 +3,14 @@
 built from Debian's source package) that this test starts inside a network namespace of its own,
 with no route out, and stops at the end.
 
-  1. images: docker/build-images.sh (crawler, crawler-redis) and the cluster's pause image;
+  1. images: docker/build-images.sh (crawler, crawler-redis, crawler with the browser) and the
+     cluster's pause image;
   2. cluster: scripts/k8s/cluster-up.sh inside scripts/k8s/in-netns.sh; the images imported into
      its containerd; hostPath PersistentVolumes for the chart's volume claims;
-  3. websim as a pod (with a Service), its request log and ground truth on a hostPath volume;
-  4. `helm install` with N = 2 partitions, the bundled Redis, no cluster DNS (peers found by the
-     Services' environment variables), internal authentication on (the chart's defaults: mutual
+  3. websim as a pod (with a Service), its request log and ground truth on a hostPath volume; a
+     second websim pod of scripted hosts for the render collection (7b);
+  4. `helm install` with N = 2 partitions, the bundled Redis, the fetchers' browser on, no
+     cluster DNS (peers found by the Services' environment variables), internal authentication on (the chart's defaults: mutual
      TLS with its own CA and a certificate per role, and an internal token); every pod under the
      chart's ServiceAccount with no API token; the disruption budgets enforced by the eviction
      API (a second frontier partition may not be evicted while the first is down);
@@ -27,6 +29,15 @@ with no route out, and stops at the end.
      fetched only by its owner's fetcher (fetcher 2 among them);
   7. politeness: no two requests to a host closer than the delay, over the four collections
      (one budget per host in Redis, across every pod restart);
+  7b. rendering: the fetchers run the image with the browser (fetcher.browser.enabled, since the
+     install: web1..web4 crawl with it too, rendering nothing); collection `rendered`
+     (`render: always`, sitemaps off) crawls a second websim pod's web of scripted hosts, whose
+     pages other than the roots are linked only by script. The Service `websim` (the fetchers'
+     connect_to: one address for every host) selects that pod for this crawl only, so the web
+     of web1..web4 stays as it was. Every page fetched once, the render-only ones included, the
+     browser's subresources through the crawler, every page rendered (crawl logs, and the
+     fetchers' crawler_fetcher_pages_rendered_total), no fetcher container restarted or
+     OOM-killed, each fetcher pod's peak memory (its cgroup's) below its limit;
   8. the archive: `web1` and `web3` pulled out of the cluster with `crawlctl archive pull
      --wacz` (every file byte for byte the fetchers' volumes', every record once, every CDXJ
      equal to warcio.js's); web1's WACZ replayed in ReplayWeb.page in headless Chromium (20
@@ -43,6 +54,7 @@ Every wait is bounded; everything started is stopped in a `finally`, also when a
 import argparse
 import base64
 import collections
+import glob
 import json
 import os
 import re
@@ -51,6 +63,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,7 +72,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 from crawlertest import archive, npm  # noqa: E402
 from crawlertest.e2e import (  # noqa: E402
     Checks, Fatal, Request, WEBSIM_INTERNAL_PREFIX, check_coverage, check_politeness,
-    read_crawl_log, wait_until)
+    check_renders, check_scripted_crawl, is_subresource_request, read_crawl_log, wait_until)
 
 K8S = os.path.join(ROOT, "scripts", "k8s")
 CACHE = os.environ.get("CRAWLER_K8S_CACHE", "/var/cache/crawler-k8s")
@@ -77,6 +90,10 @@ PV_COUNT = 9  # 3 frontiers, 3 fetchers (2 until web4 grows the fleet), dedup, s
 # web4's per-host delay (`crawlctl hosts delay`): its crawl (~2 min) outlasts the upgrade that
 # adds the third partition (every pod rolls: ~1 min) and the reshard after it.
 RESHARD_DELAY_MS = 4000
+# The render collection's web (7b): every host scripted, under a suffix of its own; small, as each
+# page is rendered (a few seconds of a core each on this node).
+SCRIPTED_HOSTS, SCRIPTED_PAGES, SCRIPTED_SEED = 4, 15, 9
+SCRIPTED_SUFFIX = ".scripted.test"
 
 
 def log(message):
@@ -147,14 +164,19 @@ spec:
     kube("apply", "-f", "-", stdin="---\n".join(docs))
 
 
-def start_websim(kube, sim_dir):
+def websim_pod(name, sim_dir, web_args):
+    """websim as pod `name` (label app: NAME) serving the web of `web_args` on WEBSIM_PORT, its
+    request log, truth and seeds in `sim_dir` (a hostPath)."""
     os.makedirs(sim_dir, exist_ok=True)
     os.chmod(sim_dir, 0o777)
-    kube.apply(f"""apiVersion: v1
+    args = [*web_args, "--bind", "0.0.0.0", "--port", str(WEBSIM_PORT), "--threads", "2",
+            "--log", "/sim/requests.log", "--truth", "/sim/truth.tsv", "--seeds-file",
+            "/sim/seeds.txt", "--max-seconds", "2400"]
+    return f"""apiVersion: v1
 kind: Pod
 metadata:
-  name: websim
-  labels: {{app: websim}}
+  name: {name}
+  labels: {{app: {name}}}
 spec:
   securityContext: {{runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532}}
   dnsPolicy: Default
@@ -163,9 +185,7 @@ spec:
       image: localhost/crawler:latest
       imagePullPolicy: Never
       command: [/usr/local/bin/websim]
-      args: [--hosts, "{HOSTS}", --pages, "{PAGES}", --seed, "{SEED}", --bind, 0.0.0.0,
-             --port, "{WEBSIM_PORT}", --threads, "2", --log, /sim/requests.log,
-             --truth, /sim/truth.tsv, --seeds-file, /sim/seeds.txt, --max-seconds, "2400"]
+      args: {json.dumps(args)}
       ports: [{{containerPort: {WEBSIM_PORT}}}]
       readinessProbe: {{tcpSocket: {{port: {WEBSIM_PORT}}}, periodSeconds: 2}}
       securityContext: {{readOnlyRootFilesystem: true, allowPrivilegeEscalation: false}}
@@ -173,7 +193,19 @@ spec:
   volumes:
     - name: sim
       hostPath: {{path: {sim_dir}, type: Directory}}
----
+"""
+
+
+def start_websim(kube, sim_dir, scripted_dir):
+    """The two webs: web1..web4's (pod `websim`) and the render collection's scripted hosts (pod
+    `websim-scripted`, 7b). The Service `websim`, whose address every fetcher sends every request
+    to (connect_to), selects the first. Returns the Service's address."""
+    kube.apply(websim_pod("websim", sim_dir, ["--hosts", str(HOSTS), "--pages", str(PAGES),
+                                              "--seed", str(SEED)]) + "---\n" +
+               websim_pod("websim-scripted", scripted_dir, [
+                   "--hosts", str(SCRIPTED_HOSTS), "--pages", str(SCRIPTED_PAGES), "--seed",
+                   str(SCRIPTED_SEED), "--host-suffix", SCRIPTED_SUFFIX, "--scripted-hosts", "1"]) +
+               f"""---
 apiVersion: v1
 kind: Service
 metadata: {{name: websim}}
@@ -181,13 +213,32 @@ spec:
   selector: {{app: websim}}
   ports: [{{port: {WEBSIM_PORT}, targetPort: {WEBSIM_PORT}}}]
 """)
-    wait_until(lambda: ready(kube.json("get", "pod", "websim")), 120, "the websim pod", poll_s=1)
+    for pod in ("websim", "websim-scripted"):
+        wait_until(lambda: ready(kube.json("get", "pod", pod)), 120, f"the {pod} pod", poll_s=1)
     return kube.json("get", "service", "websim")["spec"]["clusterIP"]
+
+
+def serve_web(kube, websim_ip, app, suffix):
+    """Points the Service `websim` at pod `app` and waits until kube-proxy sends new connections
+    there (websim's seeds endpoint, through the Service, names hosts ending in `suffix`).
+    Connections made before stay with the pod they went to: the two webs' host names differ, so
+    no fetcher reuses one for the other web."""
+    kube("patch", "service", "websim", "-p", json.dumps({"spec": {"selector": {"app": app}}}))
+
+    def switched():
+        try:
+            with urllib.request.urlopen(f"http://{websim_ip}:{WEBSIM_PORT}/__websim/seeds",
+                                        timeout=5) as r:
+                seeds = r.read().decode().split()
+        except OSError:
+            return False
+        return bool(seeds) and all(u.rstrip("/").endswith(suffix) for u in seeds)
+    wait_until(switched, 60, f"the Service websim to reach pod {app}", poll_s=0.5)
 
 
 def chart_values(websim_ip, work):
     """The test's values: no cluster DNS, small requests (one 2-core node), the hostPath class,
-    the fetchers pointed at websim's Service."""
+    the fetchers pointed at websim's Service and given the browser."""
     small = {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "1Gi"}}
     storage = {"size": "1Gi", "storageClassName": STORAGE_CLASS}
     values = {
@@ -200,11 +251,14 @@ def chart_values(websim_ip, work):
         "scheduler": {"resources": small, "storage": storage,
                       "config": {"report_interval": "1s", "sync_interval": "2s",
                                  "revisit_tune_interval": "5s", "reshard_settle": "5s"}},
-        "fetcher": {"resources": small, "storage": storage, "config": {
+        # The browser's processes stay under half of the fetcher's limit (they are replaced when
+        # they grow past browser_memory_bytes); the fetcher's own take the rest.
+        "fetcher": {"resources": small, "storage": storage, "browser": {"enabled": True},
+                    "config": {
             "allow_networks": ["10.96.0.0/16", "10.244.0.0/24"],
             "connect_to": f"{websim_ip}:{WEBSIM_PORT}",
             "min_delay": f"{DELAY_MS}ms", "delay_factor": 0, "partition_header": True,
-            "report_interval": "1s", "timeout": "10s"}},
+            "report_interval": "1s", "timeout": "10s", "browser_memory_bytes": 512 << 20}},
     }
     path = os.path.join(work, "values.json")
     with open(path, "w") as f:
@@ -416,16 +470,23 @@ def websim_truth(sim_dir):
     return kinds
 
 
-def crawl_log_urls(state, name):
-    """URL -> number of lines, over the crawl logs of `name` on every fetcher volume."""
-    counts = collections.Counter()
+def crawl_log_lines(state, name):
+    """The lines of the crawl logs of `name` on every fetcher volume, and how many were
+    malformed."""
+    lines = []
     malformed = 0
     for root, _, files in os.walk(os.path.join(state, "pv")):
         if f"{name}.log" in files and os.path.basename(root) == "logs":
             good, bad = read_crawl_log(os.path.join(root, f"{name}.log"))
-            counts.update(line.url for line in good)
+            lines += good
             malformed += len(bad)
-    return counts, malformed
+    return lines, malformed
+
+
+def crawl_log_urls(state, name):
+    """URL -> number of lines, over the crawl logs of `name` on every fetcher volume."""
+    lines, malformed = crawl_log_lines(state, name)
+    return collections.Counter(line.url for line in lines), malformed
 
 
 # ---------------------------------------------------------------- a reshard
@@ -507,6 +568,119 @@ def grow_fleet(checks, args, kube, ctl, work, chart, values, seeds, sim_dir, tru
             f"{field(status, 'urls_moved')} URLs moved to partition 2; {len(after)} requests "
             f"after the move, {on_two} of them by fetcher 2, all by their host's owner; smallest "
             f"gap {smallest / 1e6 if smallest else 0:.0f} ms (hosts delay {RESHARD_DELAY_MS} ms)")
+
+
+# ---------------------------------------------------------------- rendering
+
+def quantity_bytes(text):
+    """A Kubernetes memory quantity ("1Gi", "512Mi", "1000000") in bytes."""
+    units = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "k": 10**3, "M": 10**6, "G": 10**9}
+    m = re.fullmatch(r"([0-9]+)([KMG]i|[kMG])?", text)
+    if not m:
+        raise Fatal(f"memory quantity {text!r} not understood")
+    return int(m.group(1)) * units.get(m.group(2), 1)
+
+
+class PodMemory:
+    """A pod's memory as its cgroup counts it (kubelet's cgroupfs driver: kubepods/<qos>/pod<uid>),
+    page cache included, as its limit counts it: the peak (cgroup v1's memory.max_usage_in_bytes,
+    which can be reset; v2's memory.peak, Linux 5.19+, over the pod's life) and the kernel's OOM
+    kills in it (memory.oom_control, memory.events)."""
+
+    def __init__(self, uid):
+        self.dir = None
+        self.v1 = False
+        for pattern, v1 in ((f"/sys/fs/cgroup/memory/kubepods*/**/pod{uid}", True),
+                            (f"/sys/fs/cgroup/kubepods*/**/pod{uid}", False)):
+            found = glob.glob(pattern, recursive=True)
+            if found:
+                self.dir, self.v1 = found[0], v1
+                break
+
+    def reset_peak(self):
+        if self.dir and self.v1:
+            with open(os.path.join(self.dir, "memory.max_usage_in_bytes"), "w") as f:
+                f.write("0")
+
+    def peak(self):
+        name = "memory.max_usage_in_bytes" if self.v1 else "memory.peak"
+        with open(os.path.join(self.dir, name)) as f:
+            return int(f.read())
+
+    def oom_kills(self):
+        name = "memory.oom_control" if self.v1 else "memory.events"
+        with open(os.path.join(self.dir, name)) as f:
+            for line in f:
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+        return 0
+
+
+def fetcher_pods(kube):
+    return {n: p for n, p in kube.crawler_pods().items()
+            if p["metadata"]["labels"].get("app.kubernetes.io/component") == "fetcher"}
+
+
+def pages_rendered(pod):
+    """crawler_fetcher_pages_rendered_total of a fetcher pod, from its metrics port."""
+    url = f"http://{pod['status']['podIP']}:9102/metrics"
+    with urllib.request.urlopen(url, timeout=10) as r:
+        text = r.read().decode()
+    m = re.search(r"^crawler_fetcher_pages_rendered_total ([0-9.e+]+)$", text, re.M)
+    return int(float(m.group(1))) if m else 0
+
+
+def crawl_rendered(checks, kube, ctl, work, state, scripted_dir, websim_ip):
+    """7b: collection `rendered` (render: always, sitemaps off) over the scripted web, with the
+    Service websim pointed at its pod for this crawl only. Returns a summary for the log."""
+    truth = websim_truth(scripted_dir)
+    expected = truth["page"] | truth["seed"]
+    seeds = [l.strip() for l in open(os.path.join(scripted_dir, "seeds.txt")) if l.strip()]
+    pods = fetcher_pods(kube)
+    memory = {n: PodMemory(p["metadata"]["uid"]) for n, p in pods.items()}
+    for m in memory.values():
+        m.reset_peak()  # v1: the peak of this crawl; v2: of the pod's life (web4 included)
+    serve_web(kube, websim_ip, "websim-scripted", SCRIPTED_SUFFIX)
+    try:
+        create_collection(ctl, work, "rendered", seeds, "render: always\nsitemap_discovery: off\n")
+        final = wait_finished(ctl, "rendered")
+    finally:
+        serve_web(kube, websim_ip, "websim", ".websim.test")
+    requests = websim_requests(scripted_dir)
+    fetched, subresources = check_scripted_crawl(checks, requests, truth, True, "rendered")
+    # A render's subresources are not paced by the host's delay (docs/fetcher.md, "Rendering").
+    check_politeness(checks, [r for r in requests if not is_subresource_request(r)], DELAY_MS)
+    check_stats(checks, final, expected, truth, "rendered", partitions=3)
+    lines, malformed = crawl_log_lines(state, "rendered")
+    checks.check(malformed == 0, f"rendered: {malformed} malformed crawl log lines")
+    outcomes = check_renders(checks, lines, fetched, "rendered")
+    after = fetcher_pods(kube)
+    counted = {n: pages_rendered(p) for n, p in after.items()}
+    checks.check(sum(counted.values()) == sum(outcomes.values()),
+                 f"rendered: the fetchers' crawler_fetcher_pages_rendered_total {counted}, "
+                 f"{sum(outcomes.values())} renders in the crawl logs")
+    peaks = []
+    for name, pod in sorted(after.items()):
+        status = pod["status"]["containerStatuses"][0]
+        last = status.get("lastState", {}).get("terminated", {})
+        checks.check(status["restartCount"] == 0 and name in pods and pod["metadata"]["uid"] ==
+                     pods[name]["metadata"]["uid"],
+                     f"{name}: restarted or replaced during the render crawl: "
+                     f"{status['restartCount']} restarts, last end {last.get('reason')}")
+        limit = quantity_bytes(pod["spec"]["containers"][0]["resources"]["limits"]["memory"])
+        m = memory.get(name)
+        if not checks.check(m is not None and m.dir is not None,
+                            f"{name}: its pod's memory cgroup not found under /sys/fs/cgroup"):
+            continue
+        peak, kills = m.peak(), m.oom_kills()
+        checks.check(peak < limit and kills == 0,
+                     f"{name}: peak memory {peak >> 20} MiB (limit {limit >> 20} MiB), "
+                     f"{kills} OOM kills in the pod")
+        peaks.append(f"{name} {peak >> 20} of {limit >> 20} MiB")
+    cgroup = "v1, this crawl" if any(m.v1 for m in memory.values()) else "v2, the pod's life"
+    return (f"{len(fetched)} of {len(expected)} pages ({len(truth['render_only'])} only by "
+            f"rendering), renders {dict(outcomes)}, pages_rendered {counted}, {subresources} "
+            f"subresources through the crawler; peak memory ({cgroup}) {', '.join(peaks)}")
 
 
 # ---------------------------------------------------------------- the archive
@@ -729,12 +903,14 @@ def inner(args):
     try:
         log("cluster: starting (etcd, apiserver, controller-manager, scheduler, kubelet, kube-proxy)")
         run([os.path.join(K8S, "cluster-up.sh"), state, args.pause_tar,
-             os.path.join(args.images, "crawler.tar"), os.path.join(args.images, "crawler-redis.tar")],
+             *(os.path.join(args.images, f"{image}.tar")
+               for image in ("crawler", "crawler-redis", "crawler-browser"))],
             timeout_s=300)
         timings["cluster up"] = time.monotonic() - t0
         hostpath_volumes(kube, state)
         sim_dir = os.path.join(state, "sim")
-        websim_ip = start_websim(kube, sim_dir)
+        scripted_dir = os.path.join(state, "sim-scripted")
+        websim_ip = start_websim(kube, sim_dir, scripted_dir)
         log(f"websim: pod ready, Service {websim_ip}:{WEBSIM_PORT}")
 
         values = chart_values(websim_ip, work)
@@ -860,6 +1036,12 @@ def inner(args):
         smallest, gaps = check_politeness(checks, requests, DELAY_MS)
         log(f"politeness: {len(requests)} requests, {gaps} same-host gaps, "
             f"smallest {smallest / 1e6 if smallest else 0:.1f} ms (delay {DELAY_MS} ms)")
+
+        # --- rendering: a web of scripted hosts through the fetchers' browsers
+        t = time.monotonic()
+        rendered = crawl_rendered(checks, kube, ctl, work, state, scripted_dir, websim_ip)
+        timings["rendered crawl"] = time.monotonic() - t
+        log(f"rendered: finished in {timings['rendered crawl']:.0f} s: {rendered}")
 
         # --- the archive: web1 and web3 (its fetchers rolled mid-crawl) pulled out, replayed
         t = time.monotonic()

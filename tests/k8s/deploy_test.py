@@ -4,7 +4,8 @@
   chart        `helm lint`; `helm template` with cluster DNS and without, with an external
                Redis and with N = 3; every rendered object validated by kubernetes-models (npm);
                values.schema.json rejects bad values; the topology flags each pod gets (partition,
-               every frontier in partition order, Redis) and the security context of every pod
+               every frontier in partition order, Redis) and the security context of every pod;
+               fetcher.browser off and on (the fetchers' image, /tmp and browser_no_sandbox)
   rules        `promtool check rules` and `promtool test rules` of deploy/prometheus; `promtool
                check config` of the file_sd scrape configuration; the kubernetes_sd one relabels
                as the file_sd targets are labelled
@@ -166,6 +167,14 @@ def scenario_chart(checks):
     replicas = [o["spec"]["replicas"] for o in objs if o["metadata"]["name"] == "crawler-fetcher-0"]
     checks.check(replicas == [2], f"fetcher replicas per partition: {replicas}")
 
+    # The fetchers' browser: off by default (the plain image, a small /tmp, Chromium's sandbox
+    # not turned off); on, the fetchers alone run the -browser tag with a /tmp of tmpSize and
+    # browser_no_sandbox in their configuration.
+    check_browser_values(checks, render(), False, "0.1.0", "64Mi")
+    check_browser_values(checks, render("fetcher.browser.enabled=true"), True, "0.1.0-browser", "256Mi")
+    check_browser_values(checks, render("fetcher.browser.enabled=true", "fetcher.browser.tmpSize=3Gi",
+                                        "image.tag=v9"), True, "v9-browser", "3Gi")
+
     # What a real cluster's operator expects: a ServiceAccount without a token, disruption
     # budgets in the API the cluster has, frontier partitions spread over the nodes, and each
     # component's own scheduling, priority and extra env/volumes over the chart-wide ones.
@@ -251,10 +260,37 @@ def scenario_chart(checks):
                         (["image.pullPolicy=Sometimes"], "pullPolicy"),
                         (["podDisruptionBudget.maxUnavailable=0"], "maxUnavailable"),
                         (["frontier.extraEnv[0].value=x"], "name"),
-                        (["metrics.podMonitor.interval=often"], "interval")]:
+                        (["metrics.podMonitor.interval=often"], "interval"),
+                        (["fetcher.browser.tmpSize=lots"], "tmpSize"),
+                        (["fetcher.browser.enable=true"], "enable")]:
         out = render(*sets)
         checks.check(out.returncode != 0 and words in out.stderr,
                      f"helm template {sets} should fail naming {words}: {out.stderr.strip()[-300:]}")
+
+
+def check_browser_values(checks, out, enabled, fetcher_tag, fetcher_tmp):
+    """One rendering of the chart with fetcher.browser.enabled = `enabled`: every fetcher on
+    localhost/crawler:`fetcher_tag` with a /tmp of `fetcher_tmp`, the other roles on the plain
+    image with 64Mi, browser_no_sandbox in fetcher.yaml exactly when enabled."""
+    what = f"fetcher.browser.enabled={enabled}"
+    checks.check(out.returncode == 0, f"{what}: helm template: {out.stderr.strip()[-500:]}")
+    objs = validate_with_node(checks, out.stdout, what)
+    plain = fetcher_tag.removesuffix("-browser")
+    for name, spec in pod_specs(objs).items():
+        if name == "crawler-redis":
+            continue
+        fetcher = name.startswith("crawler-fetcher-")
+        image = spec["containers"][0]["image"]
+        tmp = [v.get("emptyDir", {}).get("sizeLimit") for v in spec["volumes"] if v["name"] == "tmp"]
+        want = (fetcher_tag, fetcher_tmp) if fetcher else (plain, "64Mi")
+        checks.check(image == f"localhost/crawler:{want[0]}" and tmp == [want[1]],
+                     f"{what}: {name} runs {image} with /tmp {tmp}, want {want}")
+    cms = [o for o in objs if o["kind"] == "ConfigMap"]
+    data = cms[0]["data"] if cms else {}
+    sandbox = {role: "browser_no_sandbox: true" in text for role, text in data.items()}
+    checks.check(sandbox == {r: enabled and r == "fetcher.yaml"
+                             for r in ("frontier.yaml", "fetcher.yaml", "dedup.yaml", "scheduler.yaml")},
+                 f"{what}: browser_no_sandbox by role: {sandbox}")
 
 
 def scenario_rules(checks):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/cache-lib.sh: debian_mirror on every form apt's sources take (deb822 only, as Debian
-# 12 images ship; the one-line sources.list only, with and without [options]; both; security
-# only; none), and tar_complete on what an interrupted or older run leaves under a cache's name
+# scripts/cache-lib.sh: debian_mirror and debian_security_mirror on every form apt's sources take
+# (deb822 only, as Debian 12 images ship; the one-line sources.list only, with and without
+# [options]; both; security only; none), and tar_complete on what an interrupted or older run leaves under a cache's name
 # (a directory, an empty file, a truncated tar, a tar of something else) next to a good one.
 # usage: cache_lib_test.sh REPO
 set -uo pipefail
@@ -9,15 +9,17 @@ repo=$1
 . "$repo/scripts/cache-lib.sh"
 . "$repo/tests/cli/cli_test_lib.sh"
 
-expect_mirror() {  # NAME EXPECTED (empty: none found, status 1)
+expect_uri() {  # FUNCTION NAME EXPECTED (empty: none found, status 1)
   local got status
-  got=$(APT_ETC="$tmp/apt" debian_mirror); status=$?
-  if [ -z "$2" ]; then
-    [ "$status" = 1 ] && [ -z "$got" ] || fail "$1: expected no mirror, got '$got' (status $status)"
+  got=$(APT_ETC="$tmp/apt" "$1"); status=$?
+  if [ -z "$3" ]; then
+    [ "$status" = 1 ] && [ -z "$got" ] || fail "$1: $2: expected none, got '$got' (status $status)"
   else
-    [ "$status" = 0 ] && [ "$got" = "$2" ] || fail "$1: expected '$2', got '$got' (status $status)"
+    [ "$status" = 0 ] && [ "$got" = "$3" ] || fail "$1: $2: expected '$3', got '$got' (status $status)"
   fi
 }
+expect_mirror() { expect_uri debian_mirror "$@"; }
+expect_security() { expect_uri debian_security_mirror "$@"; }
 apt_etc() { rm -rf "$tmp/apt"; mkdir -p "$tmp/apt/sources.list.d"; }
 
 apt_etc
@@ -35,16 +37,19 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 S
 expect_mirror "deb822 only (no sources.list)" http://deb.debian.org/debian
+expect_security "deb822 only (no sources.list)" http://deb.debian.org/debian-security
 
 apt_etc
 printf 'deb http://deb.debian.org/debian-security bookworm-security main\n' > "$tmp/apt/sources.list.d/debian.sources.tmp"
 printf 'Types: deb\nURIs: http://security.debian.org/debian-security\nSuites: bookworm-security\nComponents: main\n' > "$tmp/apt/sources.list.d/security.sources"
 printf '# a comment\ndeb http://mirror.example/debian bookworm main\ndeb-src http://src.example/debian bookworm main\n' > "$tmp/apt/sources.list"
 expect_mirror "sources.list only, security as deb822" http://mirror.example/debian
+expect_security "sources.list only, security as deb822" http://security.debian.org/debian-security
 
 apt_etc
 printf 'deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://ftp.example/debian bookworm main\n' > "$tmp/apt/sources.list"
 expect_mirror "sources.list with [options]" http://ftp.example/debian
+expect_security "no security archive" ""
 
 apt_etc
 printf 'deb [ arch=amd64 trusted=yes ] http://spaced.example/debian bookworm main\n' > "$tmp/apt/sources.list.d/extra.list"
@@ -53,9 +58,11 @@ expect_mirror "a .list file with spaced [ options ]" http://spaced.example/debia
 apt_etc
 printf 'deb http://deb.debian.org/debian-security bookworm-security main\n' > "$tmp/apt/sources.list"
 expect_mirror "security archive only" ""
+expect_security "security archive only, one-line form" http://deb.debian.org/debian-security
 
 apt_etc
 expect_mirror "no sources at all" ""
+expect_security "no sources at all" ""
 
 # tar_complete
 mkdir -p "$tmp/root/etc" "$tmp/root/usr/bin"

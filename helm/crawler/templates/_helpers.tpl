@@ -32,8 +32,11 @@ crawler.io/partition: {{ .partition | quote }}
 {{- end }}
 {{- end -}}
 
+{{/* The image of a role's pods (dict "root" $ "role" "fetcher"): with fetcher.browser.enabled the
+fetchers run the variant with Chromium, which docker/build-images.sh tags <tag>-browser. */}}
 {{- define "crawler.image" -}}
-{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- $v := .root.Values -}}
+{{ $v.image.repository }}:{{ $v.image.tag | default .root.Chart.AppVersion }}{{ if and (eq .role "fetcher") $v.fetcher.browser.enabled }}-browser{{ end }}
 {{- end -}}
 
 {{/* HOST:PORT of one of this release's Services (dict "root" $ "service" "<name>" "port" N):

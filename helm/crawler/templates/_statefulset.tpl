@@ -34,7 +34,7 @@ spec:
       terminationGracePeriodSeconds: {{ $v.terminationGracePeriodSeconds }}
       containers:
         - name: {{ .role }}
-          image: {{ include "crawler.image" $root }}
+          image: {{ include "crawler.image" (dict "root" $root "role" .role) }}
           imagePullPolicy: {{ $root.Values.image.pullPolicy }}
           command: [/usr/local/bin/crawlerd]
           args:
@@ -85,8 +85,9 @@ spec:
         - name: config
           configMap:
             name: {{ include "crawler.fullname" $root }}-config
+        {{- /* Scratch space; with fetcher.browser, the browser's profile too. */}}
         - name: tmp
-          emptyDir: {sizeLimit: 64Mi}
+          emptyDir: {sizeLimit: {{ if and (eq .role "fetcher") $root.Values.fetcher.browser.enabled }}{{ $root.Values.fetcher.browser.tmpSize }}{{ else }}64Mi{{ end }}}
         {{- if .adminToken }}
         - name: admin-token
           secret:
