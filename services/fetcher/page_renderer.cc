@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "lib/encoding/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "lib/encoding/ascii.h"
 
 namespace crawler::fetcher {
 

@@ -357,18 +357,22 @@ def http_body(block):
     return body
 
 
-def expected_texts(crawler, warc_path, offset, length, url, workdir, count=3, width=60):
-    """Up to `count` pieces (of `width` characters) of the visible text of the archived page,
-    which the replayed page must show: its longest text lines, by `crawler inspect links
-    --text` on the archived body."""
-    _, block = read_record(warc_path, offset, length)
+def text_lines(crawler, html, url, workdir):
+    """The visible text of the HTML document `html` (bytes) at `url`, one stripped line per
+    block, by `crawler inspect links --text`."""
     page = os.path.join(workdir, "page.html")
     with open(page, "wb") as f:
-        f.write(http_body(block))
+        f.write(html)
     out = subprocess.run([crawler, "inspect", "links", "--base", url, "--text", page],
                          capture_output=True, text=True, timeout=60)
     if out.returncode != 0:
         raise ReplayError(f"crawler inspect links --text {url}: {out.stderr.strip()}")
-    lines = sorted((l.strip() for l in out.stdout.splitlines() if l.strip()), key=len,
-                   reverse=True)
+    return [l.strip() for l in out.stdout.splitlines() if l.strip()]
+
+
+def expected_texts(crawler, warc_path, offset, length, url, workdir, count=3, width=60):
+    """Up to `count` pieces (of `width` characters) of the visible text of the archived page,
+    which the replayed page must show: its longest text lines."""
+    _, block = read_record(warc_path, offset, length)
+    lines = sorted(text_lines(crawler, http_body(block), url, workdir), key=len, reverse=True)
     return [l[:width] for l in lines[:count]]

@@ -866,13 +866,8 @@ def check_rendered_replay(checks, args, work, warc_dir, rendered):
             elif j.get("mime") == "text/html" and j.get("status") == "200":
                 responses[j["url"]] = (ts, j)
 
-    def text_lines(html, url, name):
-        path = work(f"replay-{name}.html")
-        with open(path, "wb") as f:
-            f.write(html)
-        out = subprocess.run([args.crawler, "inspect", "links", "--base", url, "--text", path],
-                             capture_output=True, text=True, timeout=60)
-        return {" ".join(l.split()) for l in out.stdout.splitlines() if l.strip()}
+    def text_lines(html, url):
+        return {" ".join(l.split()) for l in replay.text_lines(args.crawler, html, url, work.path)}
 
     def record(j):
         return replay.read_record(by_name[j["filename"]], int(j["offset"]), int(j["length"]))[1]
@@ -882,8 +877,8 @@ def check_rendered_replay(checks, args, work, warc_dir, rendered):
         if url not in doms or url not in responses:
             continue
         ts, response = responses[url]
-        built = text_lines(record(doms[url]), url, "dom") - \
-            text_lines(replay.http_body(record(response)), url, "static")
+        built = text_lines(record(doms[url]), url) - \
+            text_lines(replay.http_body(record(response)), url)
         if built:
             picked.append((url, ts, sorted(built, key=len, reverse=True)[:2]))
         if len(picked) == REPLAYED_RENDERS:
