@@ -105,12 +105,23 @@ absl::Status Frontier::PromoteDueLocked() {
   std::vector<Due> due;
   std::vector<std::string> urls;
   bool exhausted = false;
+  // Where the scan ran out: the due time of the first entry after `now` (InfiniteFuture: none).
+  // Nothing is due before it, so the next scan can wait for it instead of opening a cursor at
+  // every Lease; every later write of an earlier due entry lowers the scan mark again.
+  absl::Time next_due = absl::InfiniteFuture();
   {
+    // Open-ended, so that the entry after `now` is seen; the loop stops at it.
+    const std::string due_end = storage::DueKeyPrefix(now + absl::Microseconds(1));
     absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
-        store_.NewIterator(storage::kDueFamily, storage::DueKeyPrefix(scan_from),
-                           storage::DueKeyPrefix(now + absl::Microseconds(1)));
+        store_.NewIterator(storage::kDueFamily, storage::DueKeyPrefix(scan_from), "");
     if (!it.ok()) return it.status();
     for (; (*it)->Valid() && due.size() < options_.max_due_promotions_per_lease; (*it)->Next()) {
+      if ((*it)->key() >= due_end) {
+        absl::StatusOr<storage::DueKeyParts> parts = storage::DecodeDueKey((*it)->key());
+        // An undecodable key after `now` is left for the promotion that reaches its bytes.
+        next_due = parts.ok() ? parts->due : now;
+        break;
+      }
       Due entry{std::string((*it)->key()), absl::InfinitePast(), std::string()};
       if (absl::StatusOr<storage::DueKeyParts> parts = storage::DecodeDueKey(entry.key);
           parts.ok()) {
@@ -121,10 +132,10 @@ absl::Status Frontier::PromoteDueLocked() {
       due.push_back(std::move(entry));
     }
     if (absl::Status status = (*it)->status(); !status.ok()) return status;
-    exhausted = !(*it)->Valid();
+    exhausted = !(*it)->Valid() || (*it)->key() >= due_end;
   }
   if (due.empty()) {
-    due_scanned_until_ = std::max(due_scanned_until_, now);
+    due_scanned_until_ = std::max(due_scanned_until_, next_due);
     if (rescan) revisits_held_from_ = absl::InfiniteFuture();
     return absl::OkStatus();
   }
@@ -193,7 +204,7 @@ absl::Status Frontier::PromoteDueLocked() {
   if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
   // A rescan never moves the scan position back: the entries it passed were scanned before.
   due_scanned_until_ = std::max(rescan ? due_scanned_until_ : absl::InfinitePast(),
-                                exhausted ? now : due.back().due);
+                                exhausted ? next_due : due.back().due);
   revisits_held_from_ = rescan ? held_from : std::min(revisits_held_from_, held_from);
   revisits_queued_ += revisits;
   counters_.due_promoted += promoted;

@@ -1,6 +1,6 @@
-// CountingKvStore: a KvStore decorator for frontier tests that counts writes and MultiGet keys
-// and can make writes fail, to check "one batch per call", "a failed write changes nothing" and
-// "a seen-cache hit costs no store read".
+// CountingKvStore: a KvStore decorator for frontier tests that counts writes, MultiGet keys and
+// range cursors, and can make writes fail, to check "one batch per call", "a failed write changes
+// nothing", "a seen-cache hit costs no store read" and "nothing due, no scan".
 #ifndef CRAWLER_TESTS_UNIT_FRONTIER_COUNTING_KV_STORE_H_
 #define CRAWLER_TESTS_UNIT_FRONTIER_COUNTING_KV_STORE_H_
 
@@ -31,6 +31,11 @@ class CountingKvStore final : public KvStore {
     auto it = multiget_keys_.find(std::string(cf));
     return it == multiget_keys_.end() ? 0 : it->second;
   }
+  // Range cursors (NewIterator) opened on `cf` since the store was made.
+  size_t iterators(std::string_view cf) const {
+    auto it = iterators_.find(std::string(cf));
+    return it == iterators_.end() ? 0 : it->second;
+  }
 
   bool HasColumnFamily(std::string_view cf) const override { return inner_.HasColumnFamily(cf); }
   absl::StatusOr<std::string> Get(std::string_view cf, std::string_view key) const override {
@@ -49,6 +54,7 @@ class CountingKvStore final : public KvStore {
   absl::StatusOr<std::unique_ptr<KvIterator>> NewIterator(std::string_view cf,
                                                           std::string_view begin,
                                                           std::string_view end) const override {
+    ++iterators_[std::string(cf)];
     return inner_.NewIterator(cf, begin, end);
   }
   absl::StatusOr<std::unique_ptr<KvIterator>> NewPrefixIterator(
@@ -61,6 +67,7 @@ class CountingKvStore final : public KvStore {
   absl::Status write_error_;
   int writes_ = 0;
   mutable std::map<std::string, size_t> multiget_keys_;
+  mutable std::map<std::string, size_t> iterators_;
 };
 
 }  // namespace crawler::kv

@@ -20,6 +20,8 @@
 #include "services/common/kv/write_batch.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/frontier_options.h"
+#include "services/frontier/storage_format.h"
+#include "tests/unit/frontier/counting_kv_store.h"
 
 namespace crawler::frontier {
 namespace {
@@ -122,6 +124,74 @@ TEST_F(FrontierRevisitTest, FetchedPageIsDueAgainWhenThePolicySays) {
                                            .http_status = 304}})
                   .ok());
   EXPECT_EQ(frontier_->LookupUrl("http://a.test/")->next_visit, clock_.Now() + absl::Hours(1));
+}
+
+// A scan of the due index that finds nothing due learns when the first entry is due, and the
+// Leases before then open no cursor on it; an entry written later that is due sooner (a retry)
+// is promoted at its own time all the same.
+TEST(FrontierDueScanTest, NothingDueMeansNoScanUntilTheFirstEntryIsDue) {
+  kv::InMemoryKvStore memory(Frontier::ColumnFamilies());
+  kv::CountingKvStore store(memory);
+  FakeClock clock;
+  clock.Advance(absl::FromUnixSeconds(1'800'000'000) - clock.Now());
+  FrontierOptions options = Revisiting();
+  options.retry_backoff_initial = absl::Minutes(2);
+  absl::StatusOr<std::unique_ptr<Frontier>> opened = Frontier::Open(options, store, clock);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  Frontier& frontier = **opened;
+  auto lease = [&] {
+    absl::StatusOr<std::vector<LeasedTask>> tasks = frontier.Lease(1000, 1000);
+    EXPECT_TRUE(tasks.ok()) << tasks.status();
+    return tasks.value_or(std::vector<LeasedTask>{});
+  };
+  auto complete = [&](const LeasedTask& task, OutcomeClass outcome, bool retry) {
+    absl::StatusOr<CompleteResult> done = frontier.Complete(
+        {FetchOutcome{.lease_id = task.lease_id,
+                      .outcome = outcome,
+                      .http_status = outcome == OutcomeClass::kFetched ? 200 : 0,
+                      .content_fingerprint = 7,
+                      .content_length = 100,
+                      .retry = retry}});
+    ASSERT_TRUE(done.ok()) << done.status();
+    ASSERT_EQ(done->accepted, 1u);
+  };
+
+  ASSERT_TRUE(frontier.AddUrls({U("a.test", "/")}).ok());
+  std::vector<LeasedTask> tasks = lease();
+  ASSERT_EQ(tasks.size(), 1u);
+  complete(tasks[0], OutcomeClass::kFetched, false);
+  const absl::Time a_due = frontier.LookupUrl("http://a.test/")->next_visit;
+  ASSERT_GE(a_due, clock.Now() + absl::Minutes(10));
+
+  // One scan finds nothing due and the time of a.test's re-visit; the next Leases scan nothing.
+  const size_t before = store.iterators(storage::kDueFamily);
+  for (int i = 0; i < 5; ++i) {
+    clock.Advance(absl::Seconds(30));
+    EXPECT_TRUE(lease().empty());
+  }
+  EXPECT_EQ(store.iterators(storage::kDueFamily), before + 1);
+
+  // A retry due in 2 minutes, before a.test's re-visit, is promoted at its time.
+  ASSERT_TRUE(frontier.AddUrls({U("b.test", "/")}).ok());
+  tasks = lease();
+  ASSERT_EQ(tasks.size(), 1u);
+  complete(tasks[0], OutcomeClass::kNetworkError, true);
+  clock.Advance(absl::Minutes(2) - absl::Seconds(1));
+  EXPECT_TRUE(lease().empty());
+  clock.Advance(absl::Seconds(1));
+  tasks = lease();
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_EQ(tasks[0].canonical_url, "http://b.test/");
+  complete(tasks[0], OutcomeClass::kFetched, false);
+
+  // And a.test's re-visit at its own.
+  ASSERT_LT(clock.Now(), a_due);
+  clock.Advance(a_due - clock.Now() - absl::Seconds(1));
+  for (const LeasedTask& task : lease()) EXPECT_NE(task.canonical_url, "http://a.test/");
+  clock.Advance(absl::Seconds(1));
+  bool a_leased = false;
+  for (const LeasedTask& task : lease()) a_leased |= task.canonical_url == "http://a.test/";
+  EXPECT_TRUE(a_leased);
 }
 
 TEST_F(FrontierRevisitTest, FirstRevisitsOfASiteAreSpreadOverTheInterval) {
