@@ -143,6 +143,14 @@ absl::StatusOr<rocksdb::ColumnFamilyOptions> MakeColumnFamilyOptions(
     // Prefix Bloom in the memtable too, so a scan of an absent prefix skips it.
     cf.memtable_prefix_bloom_size_ratio = 0.02;
   }
+  if (options.bloom_bits_per_key > 0) {
+    // Whole keys in the memtable's Bloom filter as well: a point lookup of a key the memtable
+    // lacks (most of them: a seen check of a new URL, the record of a URL leased long ago)
+    // skips the skip-list search, which at hundreds of thousands of entries is a chain of
+    // cache misses. The filter is 2% of the memtable (0.64 MiB of 32 MiB), in its arena.
+    cf.memtable_whole_key_filtering = true;
+    cf.memtable_prefix_bloom_size_ratio = 0.02;
+  }
   // No memtable insert hints (memtable_insert_with_hint_prefix_extractor): each prefix would
   // cost a splice in the memtable's arena and an entry in a hash map, paid by every host a
   // memtable sees, while Write's key order already starts most inserts next to the previous
