@@ -49,7 +49,9 @@ endfunction()
 # crawler_use_mimalloc(<executable>)
 # Links mimalloc into a program that runs crawls (CRAWLER_MIMALLOC). Its
 # malloc, free and operator new then take the place of glibc's for the whole process, including
-# libcurl and RocksDB. Tests and benchmarks of single components keep the system allocator.
+# libcurl and RocksDB. Tests and benchmarks of single components keep the system allocator;
+# a benchmark whose figures stand for a crawl process's (bench/frontier-scale's core column
+# is the frontier server's work) links it as that process does.
 function(crawler_use_mimalloc target)
   if(CRAWLER_MIMALLOC AND NOT CRAWLER_FUZZ)
     target_link_libraries(${target} PRIVATE mimalloc)
