@@ -130,8 +130,19 @@ absl::Status CollectionCrawl::OpenWarc(uint64_t seed) {
 
 absl::Status CollectionCrawl::CloseWarc() {
   // The renderer's loader archives into this run's writer: it stops first (the run's Fetchers,
-  // its only users, are gone by now).
-  renderer_.reset();
+  // its only users, are gone by now). Its figures stay in the totals.
+  std::unique_ptr<BrowserPageRenderer> renderer;
+  {
+    absl::MutexLock lock(&renderer_mu_);
+    renderer = std::move(renderer_);
+    if (renderer != nullptr) {
+      browser::BrowserStats stats = renderer->browser_stats();
+      stats.memory_bytes = 0;
+      AddBrowserStats(stats, browser_folded_.has_value() ? *browser_folded_
+                                                         : browser_folded_.emplace());
+    }
+  }
+  renderer.reset();
   if (!warc_open_) return absl::OkStatus();
   warc_open_ = false;
   absl::Status closed = warc_->Close();
@@ -150,12 +161,22 @@ FetcherSnapshot::Warc CollectionCrawl::warc_totals() const {
   return totals;
 }
 
+std::optional<browser::BrowserStats> CollectionCrawl::browser_totals() const {
+  absl::MutexLock lock(&renderer_mu_);
+  std::optional<browser::BrowserStats> totals = browser_folded_;
+  if (renderer_ != nullptr) {
+    AddBrowserStats(renderer_->browser_stats(), totals.has_value() ? *totals : totals.emplace());
+  }
+  return totals;
+}
+
 absl::StatusOr<std::unique_ptr<Fetcher>> CollectionCrawl::NewFetcher(
     const FetcherOptions& base, frontier::FrontierClient& frontier, int partition_header) {
   FetcherOptions options =
       FetcherOptionsFor(base, collection_, settings_.user_agent, partition_header);
   options.processing.link_sink = links_.get();
   if (options.processing.render != collections::RenderMode::kNever) {
+    absl::MutexLock lock(&renderer_mu_);
     if (renderer_ == nullptr) {
       BrowserRenderOptions render = options.render;
       render.loader.http = options.http;

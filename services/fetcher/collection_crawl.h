@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -32,6 +33,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "lib/browser/browser.h"
 #include "lib/log/logger.h"
 #include "lib/url/public_suffix_list.h"
 #include "lib/warc/warc_writer.h"
@@ -142,6 +144,9 @@ class CollectionCrawl {
   LinkLedger* links() const { return links_.get(); }
   // Records and bytes of every WARC writer of this crawl so far.
   FetcherSnapshot::Warc warc_totals() const;
+  // The browser's figures over this crawl's runs (the current one's memory, the peak of all);
+  // nullopt while the collection has never rendered. Thread-safe.
+  std::optional<browser::BrowserStats> browser_totals() const;
   // Writes the index beside each finished WARC file of settings().warc_dir: the owner ticks it
   // while the crawl runs (a PeriodicJob, thread-safe). Shared, so that a pass under way on the
   // owner's thread may outlive the crawl.
@@ -162,8 +167,12 @@ class CollectionCrawl {
   std::unique_ptr<warc::WarcWriter> warc_;
   bool warc_open_ = false;
   // This run's browser, for a collection that renders: started by the first NewFetcher, stopped
-  // by CloseWarc (its loader writes into the run's WARC writer).
-  std::unique_ptr<BrowserPageRenderer> renderer_;
+  // by CloseWarc (its loader writes into the run's WARC writer). The lock lets the metrics read
+  // it while a run ends.
+  mutable absl::Mutex renderer_mu_;
+  std::unique_ptr<BrowserPageRenderer> renderer_ ABSL_GUARDED_BY(renderer_mu_);
+  // The browsers of the runs before (their memory figures 0, their peak kept).
+  std::optional<browser::BrowserStats> browser_folded_ ABSL_GUARDED_BY(renderer_mu_);
   FetcherSnapshot::Warc warc_folded_;  // the writers before warc_
   const std::shared_ptr<ArchiveIndexer> indexer_;
 };

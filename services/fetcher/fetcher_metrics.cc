@@ -137,6 +137,17 @@ FetchObserver& FetcherMetrics::ForCollection(const std::string& collection) {
   return *observer;
 }
 
+void AddBrowserStats(const browser::BrowserStats& from, browser::BrowserStats& into) {
+  into.renders += from.renders;
+  into.launches += from.launches;
+  into.crashes += from.crashes;
+  into.hangs += from.hangs;
+  into.memory_recycles += from.memory_recycles;
+  into.memory_kills += from.memory_kills;
+  into.memory_bytes += from.memory_bytes;
+  into.peak_memory_bytes = std::max(into.peak_memory_bytes, from.peak_memory_bytes);
+}
+
 void AddFetcherStats(const FetcherStats& from, FetcherStats& into) {
   into.leased += from.leased;
   into.requests_started += from.requests_started;
@@ -221,6 +232,25 @@ void AppendFetcherSnapshot(const FetcherSnapshot& s, metrics::SnapshotFamilies& 
   out.Counter("crawler_fetcher_renders_cut_total",
               "Renders ended by a limit, a hung script, a crash or a failed browser.")
       .Add({}, static_cast<double>(f.renders_cut));
+  if (s.browser.has_value()) {
+    const browser::BrowserStats& b = *s.browser;
+    out.Counter("crawler_fetcher_browser_events_total",
+                "The browser's starts (the first and every replacement), renderers or browsers "
+                "that died under a render, hung scripts, renderers the memory watch killed, and "
+                "browsers retired for their memory after a render.")
+        .Add({{"event", "launch"}}, static_cast<double>(b.launches))
+        .Add({{"event", "crash"}}, static_cast<double>(b.crashes))
+        .Add({{"event", "hang"}}, static_cast<double>(b.hangs))
+        .Add({{"event", "memory_kill"}}, static_cast<double>(b.memory_kills))
+        .Add({{"event", "memory_recycle"}}, static_cast<double>(b.memory_recycles));
+    out.Gauge("crawler_fetcher_browser_memory_bytes",
+              "Memory of the browsers' processes (proportional set sizes) at the last check "
+              "of their memory watch.")
+        .Add({}, static_cast<double>(b.memory_bytes));
+    out.Gauge("crawler_fetcher_browser_peak_memory_bytes",
+              "The most memory any check of a browser's memory watch saw.")
+        .Add({}, static_cast<double>(b.peak_memory_bytes));
+  }
   if (s.politeness.has_value()) {
     const politeness::PolitenessStats& p = *s.politeness;
     const uint64_t answered = p.claims >= p.unavailable ? p.claims - p.unavailable : 0;

@@ -33,6 +33,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "lib/browser/browser.h"
 #include "lib/politeness/politeness.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
@@ -101,11 +102,16 @@ struct FetcherSnapshot {
   std::optional<frontier::RoutingStats> routing;
   // The outlinks kept for other partitions (a distributed fetcher's OutlinkOutboxes, summed).
   std::optional<OutboxStats> outbox;
+  // The browsers of the collections that render (CollectionCrawl::browser_totals, summed);
+  // absent when none does.
+  std::optional<browser::BrowserStats> browser;
 };
 void AppendFetcherSnapshot(const FetcherSnapshot& snapshot, metrics::SnapshotFamilies& out);
 
 // Adds `from`'s counters and gauges to `into` (a process runs one fetcher per collection).
 void AddFetcherStats(const FetcherStats& from, FetcherStats& into);
+// Adds one browser's figures to `into`: counts and current memory summed, the peak the larger.
+void AddBrowserStats(const browser::BrowserStats& from, browser::BrowserStats& into);
 
 }  // namespace crawler::fetcher
 

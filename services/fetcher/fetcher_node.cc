@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/browser/browser.h"
 #include "lib/warc/warc_writer.h"
 #include "services/common/atomic_file.h"
 #include "services/common/periodic_runner.h"
@@ -661,6 +662,11 @@ FetcherSnapshot FetcherNode::MetricsSnapshot() const {
     if (crawl->running()) AddFetcherStats(crawl->fetcher->Stats(), out.fetcher);
     if (crawl->crawl != nullptr && crawl->crawl->warc() != nullptr) {
       out.warc.push_back(crawl->crawl->warc_totals());
+    }
+    if (crawl->crawl != nullptr) {
+      if (std::optional<browser::BrowserStats> b = crawl->crawl->browser_totals(); b.has_value()) {
+        AddBrowserStats(*b, out.browser.has_value() ? *out.browser : out.browser.emplace());
+      }
     }
     AddRouting(routing, crawl->routing_folded);
     if (crawl->router != nullptr) AddRouting(routing, crawl->router->Routing());

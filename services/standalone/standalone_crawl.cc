@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "lib/browser/browser.h"
 #include "lib/json/json_string.h"
 #include "lib/net/address_policy.h"
 #include "lib/partition/layout.h"
@@ -288,6 +289,10 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
     }
   }
   const politeness::PolitenessStats ps = p.politeness->Stats();
+  fetcher::FetcherStats fetched;
+  for (auto& fetcher : p.fetchers) fetcher::AddFetcherStats(fetcher->Stats(), fetched);
+  const browser::BrowserStats browser_stats =
+      p.crawl->browser_totals().value_or(browser::BrowserStats{});
   double prior_mean_rate_per_day = 0;  // 0: the estimators used the Gamma prior at the end
   {
     absl::MutexLock tuner_lock(&p.tuner_mu);
@@ -330,6 +335,13 @@ absl::Status StandaloneCrawl::Parts::WriteSummary(const std::string& path,
       ", \"claims\": ", ps.claims, ", \"granted\": ", ps.granted, ", \"releases\": ", ps.releases,
       ", \"round_trips\": ", ps.round_trips, ", \"unavailable\": ", ps.unavailable,
       ", \"outages\": ", ps.outages, "}",
+      ",\n  \"rendering\": {\"pages_rendered\": ", fetched.pages_rendered,
+      ", \"rendered_links\": ", fetched.rendered_links, ", \"renders_cut\": ", fetched.renders_cut,
+      ", \"browser_launches\": ", browser_stats.launches,
+      ", \"browser_crashes\": ", browser_stats.crashes, ", \"script_hangs\": ", browser_stats.hangs,
+      ", \"memory_kills\": ", browser_stats.memory_kills,
+      ", \"memory_recycles\": ", browser_stats.memory_recycles,
+      ", \"peak_memory_bytes\": ", browser_stats.peak_memory_bytes, "}",
       ",\n  \"focus\": {\"pulls\": ", fs.focus_pulls, ", \"reward\": ", fs.focus_reward,
       ", \"rebuilds\": ", fs.focus_rebuilds, ", \"external_links_seen\": ",
       links != nullptr ? links->external_links_seen() : 0, ", \"link_write_failures\": ",
@@ -353,6 +365,7 @@ std::vector<prometheus::MetricFamily> StandaloneCrawl::Parts::CollectMetrics() {
   for (auto& fetcher : p.fetchers) fetcher::AddFetcherStats(fetcher->Stats(), f.fetcher);
   f.politeness = p.politeness->Stats();
   if (p.crawl->warc() != nullptr) f.warc.push_back(p.crawl->warc_totals());
+  f.browser = p.crawl->browser_totals();
   if (p.config.partitions > 1) {
     frontier::RoutingStats routing;
     for (size_t k = 0; k + 1 < p.routers.size(); ++k) {

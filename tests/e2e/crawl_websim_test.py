@@ -796,6 +796,23 @@ def scenario_render(args, checks, work):
         log_lines, bad = read_crawl_log(work(f"data-{name}", "crawl.log"))
         checks.check(not bad, f"{name}: {len(bad)} malformed crawl log lines")
         rendered = {l.url: l.detail for l in log_lines if "rendered: " in l.detail}
+        # The summary's rendering counters add up what the crawl log's lines say of each render:
+        # "rendered: OUTCOME, +N links".
+        renders = [re.search(r"rendered: (\w+), \+(\d+) links", l.detail) for l in log_lines
+                   if "rendered: " in l.detail]
+        summary = stats.get("rendering", {})
+        logged = {"pages_rendered": len(renders),
+                  "rendered_links": sum(int(m.group(2)) for m in renders if m),
+                  "renders_cut": sum(1 for m in renders if m and m.group(1) != "rendered")}
+        checks.check(all(renders) and {k: summary.get(k) for k in logged} == logged,
+                     f"{name}: the summary's rendering {summary} against the crawl log's {logged}")
+        if name != "never":
+            # The browser started, its memory watch measured it, and in `always` it killed the
+            # memory hog's renderer (memory.html's outcome is checked below).
+            checks.check(summary.get("browser_launches", 0) >= 1
+                         and summary.get("peak_memory_bytes", 0) > 0
+                         and (name != "always" or summary.get("memory_kills", 0) >= 1),
+                         f"{name}: the summary's browser figures {summary}")
         coverage = len(fetched) / len(pages)
         needing = {u for u in fetched if u.split("/")[2] in scripted}
         print(f"  {name}: {len(fetched)} of {len(pages)} pages (coverage {coverage:.3f}), "

@@ -198,5 +198,33 @@ TEST(FetcherMetricsTest, NoWarcWriterNoWarcSeries) {
   EXPECT_EQ(wait->histogram.sample_count, 0u);
 }
 
+// The browser's series exist only while a collection renders; two collections' browsers add
+// up, except the peak, which is the larger.
+TEST(FetcherMetricsTest, BrowserSeriesOnlyWhenACollectionRenders) {
+  metrics::SnapshotFamilies none;
+  AppendFetcherSnapshot(FetcherSnapshot{}, none);
+  const std::vector<prometheus::MetricFamily> without = none.Take();
+  EXPECT_EQ(Value(without, "crawler_fetcher_browser_events_total", {{"event", "launch"}}), -1);
+  EXPECT_EQ(Value(without, "crawler_fetcher_browser_memory_bytes", {}), -1);
+
+  FetcherSnapshot s;
+  AddBrowserStats({.renders = 10, .launches = 2, .crashes = 1, .memory_kills = 1,
+                   .memory_bytes = 300, .peak_memory_bytes = 700},
+                  s.browser.emplace());
+  AddBrowserStats({.renders = 4, .launches = 1, .hangs = 2, .memory_recycles = 1,
+                   .memory_bytes = 100, .peak_memory_bytes = 500},
+                  *s.browser);
+  metrics::SnapshotFamilies out;
+  AppendFetcherSnapshot(s, out);
+  const std::vector<prometheus::MetricFamily> f = out.Take();
+  EXPECT_EQ(Value(f, "crawler_fetcher_browser_events_total", {{"event", "launch"}}), 3);
+  EXPECT_EQ(Value(f, "crawler_fetcher_browser_events_total", {{"event", "crash"}}), 1);
+  EXPECT_EQ(Value(f, "crawler_fetcher_browser_events_total", {{"event", "hang"}}), 2);
+  EXPECT_EQ(Value(f, "crawler_fetcher_browser_events_total", {{"event", "memory_kill"}}), 1);
+  EXPECT_EQ(Value(f, "crawler_fetcher_browser_events_total", {{"event", "memory_recycle"}}), 1);
+  EXPECT_EQ(Value(f, "crawler_fetcher_browser_memory_bytes", {}), 400);
+  EXPECT_EQ(Value(f, "crawler_fetcher_browser_peak_memory_bytes", {}), 700);
+}
+
 }  // namespace
 }  // namespace crawler::fetcher
