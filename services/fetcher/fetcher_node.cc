@@ -638,10 +638,14 @@ scheduler::FetcherReport FetcherNode::Snapshot() const {
       const FetcherStats current = crawl->fetcher->Stats();
       now.requests_started += current.requests_started;
       now.abandoned += current.abandoned;
+      now.pages_rendered += current.pages_rendered;
+      now.renders_cut += current.renders_cut;
       c.in_flight = current.in_flight;
     }
     c.requests_started = now.requests_started;
     c.leases_abandoned = now.abandoned;
+    c.pages_rendered = now.pages_rendered;
+    c.renders_cut = now.renders_cut;
     frontier::RoutingStats routing = crawl->routing_folded;
     if (crawl->router != nullptr) AddRouting(routing, crawl->router->Routing());
     c.urls_routed = routing.routed;

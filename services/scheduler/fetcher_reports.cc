@@ -41,6 +41,8 @@ void Fold(const FetcherReport& from, FetcherReport& into) {
     sum->urls_suppressed += c.urls_suppressed;
     sum->duplicates += c.duplicates;
     sum->dedup_unavailable += c.dedup_unavailable;
+    sum->pages_rendered += c.pages_rendered;
+    sum->renders_cut += c.renders_cut;
     if (sum->urls_sent.size() < c.urls_sent.size()) sum->urls_sent.resize(c.urls_sent.size());
     for (size_t j = 0; j < c.urls_sent.size(); ++j) sum->urls_sent[j] += c.urls_sent[j];
   }
@@ -142,6 +144,8 @@ void FetcherReports::AddTo(const std::string& collection, uint64_t generation,
       stats.robots_denied += c.robots_denied;
       stats.duplicates += c.duplicates;
       stats.urls_suppressed += c.urls_suppressed;
+      stats.pages_rendered += c.pages_rendered;
+      stats.renders_cut += c.renders_cut;
       for (size_t j = 0; j < c.urls_sent.size(); ++j) {
         if (j != report.partition) stats.urls_exchanged += c.urls_sent[j];
       }

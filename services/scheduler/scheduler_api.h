@@ -76,6 +76,8 @@ struct FetcherCollectionStats {
   uint64_t robots_denied = 0;
   uint64_t duplicates = 0;
   uint64_t dedup_unavailable = 0;
+  uint64_t pages_rendered = 0;
+  uint64_t renders_cut = 0;
   uint64_t requests_started = 0;
   uint64_t leases_abandoned = 0;
   uint64_t urls_routed = 0;      // outlinks routed to a partition
@@ -180,6 +182,8 @@ struct CollectionStats {
   uint64_t duplicates = 0;
   uint64_t urls_exchanged = 0;  // outlinks sent to another partition than the sender's
   uint64_t urls_suppressed = 0;
+  uint64_t pages_rendered = 0;
+  uint64_t renders_cut = 0;
 
   friend bool operator==(const CollectionStats&, const CollectionStats&) = default;
 };

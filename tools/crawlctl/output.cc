@@ -172,6 +172,10 @@ std::string FormatStats(const v1::CollectionStats& stats) {
   counts.AddRow({"duplicates", Count(stats.duplicates())});
   counts.AddRow({"urls exchanged", Count(stats.urls_exchanged())});
   counts.AddRow({"urls suppressed", Count(stats.urls_suppressed())});
+  if (stats.pages_rendered() > 0 || stats.renders_cut() > 0) {
+    counts.AddRow({"pages rendered", Count(stats.pages_rendered())});
+    counts.AddRow({"renders cut", Count(stats.renders_cut())});
+  }
   if (stats.focus_pulls() > 0 || !stats.focus_page_budgets().empty()) {
     counts.AddRow({"focus pulls", Count(stats.focus_pulls())});
     counts.AddRow({"focus reward", Count(stats.focus_reward())});

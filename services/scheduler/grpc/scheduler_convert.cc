@@ -40,6 +40,8 @@ v1::FetcherCollectionStats ToProto(const FetcherCollectionStats& c) {
   p.set_in_flight(c.in_flight);
   p.set_duplicates(c.duplicates);
   p.set_dedup_unavailable(c.dedup_unavailable);
+  p.set_pages_rendered(c.pages_rendered);
+  p.set_renders_cut(c.renders_cut);
   return p;
 }
 
@@ -60,6 +62,8 @@ FetcherCollectionStats FromProto(const v1::FetcherCollectionStats& p) {
   c.in_flight = p.in_flight();
   c.duplicates = p.duplicates();
   c.dedup_unavailable = p.dedup_unavailable();
+  c.pages_rendered = p.pages_rendered();
+  c.renders_cut = p.renders_cut();
   return c;
 }
 
@@ -262,6 +266,8 @@ v1::CollectionStats ToProto(const CollectionStats& s) {
   p.set_duplicates(s.duplicates);
   p.set_urls_exchanged(s.urls_exchanged);
   p.set_urls_suppressed(s.urls_suppressed);
+  p.set_pages_rendered(s.pages_rendered);
+  p.set_renders_cut(s.renders_cut);
   p.set_exhausted(s.exhausted);
   p.set_revisits_waited(s.revisits_waited);
   p.set_revisit_wait_seconds(s.revisit_wait_seconds);

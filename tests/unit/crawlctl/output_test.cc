@@ -119,6 +119,11 @@ TEST(FormatStatsTest, EveryCounterAndTheOutcomes) {
   EXPECT_TRUE(Contains(text, "urls suppressed    77")) << text;
   EXPECT_TRUE(Contains(text, "NETWORK_ERROR  12")) << text;
   EXPECT_FALSE(Contains(text, "re-visits")) << text;  // not a re-visiting collection
+  EXPECT_FALSE(Contains(text, "rendered")) << text;   // nor one that renders
+  stats.set_pages_rendered(31);
+  stats.set_renders_cut(2);
+  const std::string rendering = FormatStats(stats);
+  EXPECT_TRUE(Contains(rendering, "pages rendered     31\nrenders cut         2\n")) << rendering;
   stats.set_revisit_budget_visits_per_day(864000);
   stats.set_revisit_spend_visits_per_day(851234.5);
   stats.set_revisits_completed(4321);

@@ -352,6 +352,8 @@ TEST_F(CollectionManagerTest, StatsSumThePartitionsAndTheFetchersReports) {
                                     .outcomes = {{frontier::OutcomeClass::kFetched, 10}},
                                     .robots_denied = 1,
                                     .duplicates = 2,
+                                    .pages_rendered = 5,
+                                    .renders_cut = 1,
                                     .urls_suppressed = 3,
                                     // to partition 0, to partition 1
                                     .urls_sent = {p == 0 ? 5u : 7u, p == 0 ? 11u : 13u}});
@@ -372,6 +374,8 @@ TEST_F(CollectionManagerTest, StatsSumThePartitionsAndTheFetchersReports) {
   EXPECT_EQ(stats->robots_denied, 4u);
   EXPECT_EQ(stats->duplicates, 8u);
   EXPECT_EQ(stats->urls_suppressed, 12u);
+  EXPECT_EQ(stats->pages_rendered, 20u);
+  EXPECT_EQ(stats->renders_cut, 4u);
   // Exchanged: what each fetcher sent to partitions other than its own (11 + 7, twice).
   EXPECT_EQ(stats->urls_exchanged, 36u);
   fleet_.SetDown(1, true);
