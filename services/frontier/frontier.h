@@ -307,6 +307,21 @@ class Frontier {
   absl::Status RequeueLeasesLocked(const std::vector<LeaseId>& ids)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status PromoteDueLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // PromoteDueLocked's read of the due index: the entries due by `now` from `from` (at most
+  // max_due_promotions_per_lease), whether it ran out of them, and when the first entry after
+  // `now` is due (InfiniteFuture: none, or not reached).
+  struct DueScan {
+    struct Entry {
+      std::string key;
+      absl::Time due;
+      std::string url;
+    };
+    std::vector<Entry> entries;
+    bool exhausted = false;
+    absl::Time next_due = absl::InfiniteFuture();
+  };
+  absl::StatusOr<DueScan> ScanDueLocked(absl::Time from, absl::Time now) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   // Writes `batch` plus the host records of every staged host, then applies the staged headers.
   absl::Status CommitLocked(kv::WriteBatch& batch, Staging& staging)

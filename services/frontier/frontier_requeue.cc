@@ -87,6 +87,37 @@ absl::Status Frontier::RequeueLeasesLocked(const std::vector<LeaseId>& ids) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<Frontier::DueScan> Frontier::ScanDueLocked(absl::Time from, absl::Time now) const {
+  DueScan scan;
+  // Open-ended, so that the first entry after `now` is seen: nothing is due before it, so the
+  // next scan can wait for it instead of opening a cursor at every Lease (every later write of
+  // an earlier due entry lowers the scan mark again).
+  const std::string due_end = storage::DueKeyPrefix(now + absl::Microseconds(1));
+  absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
+      store_.NewIterator(storage::kDueFamily, storage::DueKeyPrefix(from), "");
+  if (!it.ok()) return it.status();
+  kv::KvIterator& cursor = **it;
+  for (; cursor.Valid() && scan.entries.size() < options_.max_due_promotions_per_lease;
+       cursor.Next()) {
+    if (cursor.key() >= due_end) {
+      absl::StatusOr<storage::DueKeyParts> parts = storage::DecodeDueKey(cursor.key());
+      // An undecodable key after `now` is left for the promotion that reaches its bytes.
+      scan.next_due = parts.ok() ? parts->due : now;
+      break;
+    }
+    DueScan::Entry entry{std::string(cursor.key()), absl::InfinitePast(), std::string()};
+    if (absl::StatusOr<storage::DueKeyParts> parts = storage::DecodeDueKey(entry.key);
+        parts.ok()) {
+      entry.due = parts->due;
+      entry.url = std::string(parts->url);
+    }
+    scan.entries.push_back(std::move(entry));
+  }
+  if (absl::Status status = cursor.status(); !status.ok()) return status;
+  scan.exhausted = !cursor.Valid() || cursor.key() >= due_end;
+  return scan;
+}
+
 absl::Status Frontier::PromoteDueLocked() {
   if (hosts_.totals().waiting == 0) return absl::OkStatus();
   const absl::Time now = clock_.Now();
@@ -97,49 +128,20 @@ absl::Status Frontier::PromoteDueLocked() {
   if (now < due_scanned_until_ && !rescan) return absl::OkStatus();
   const absl::Time scan_from = rescan ? revisits_held_from_ : due_scanned_until_;
 
-  struct Due {
-    std::string key;
-    absl::Time due;
-    std::string url;
-  };
-  std::vector<Due> due;
-  std::vector<std::string> urls;
-  bool exhausted = false;
-  // Where the scan ran out: the due time of the first entry after `now` (InfiniteFuture: none).
-  // Nothing is due before it, so the next scan can wait for it instead of opening a cursor at
-  // every Lease; every later write of an earlier due entry lowers the scan mark again.
-  absl::Time next_due = absl::InfiniteFuture();
-  {
-    // Open-ended, so that the entry after `now` is seen; the loop stops at it.
-    const std::string due_end = storage::DueKeyPrefix(now + absl::Microseconds(1));
-    absl::StatusOr<std::unique_ptr<kv::KvIterator>> it =
-        store_.NewIterator(storage::kDueFamily, storage::DueKeyPrefix(scan_from), "");
-    if (!it.ok()) return it.status();
-    for (; (*it)->Valid() && due.size() < options_.max_due_promotions_per_lease; (*it)->Next()) {
-      if ((*it)->key() >= due_end) {
-        absl::StatusOr<storage::DueKeyParts> parts = storage::DecodeDueKey((*it)->key());
-        // An undecodable key after `now` is left for the promotion that reaches its bytes.
-        next_due = parts.ok() ? parts->due : now;
-        break;
-      }
-      Due entry{std::string((*it)->key()), absl::InfinitePast(), std::string()};
-      if (absl::StatusOr<storage::DueKeyParts> parts = storage::DecodeDueKey(entry.key);
-          parts.ok()) {
-        entry.due = parts->due;
-        entry.url = std::string(parts->url);
-      }
-      urls.push_back(entry.url);
-      due.push_back(std::move(entry));
-    }
-    if (absl::Status status = (*it)->status(); !status.ok()) return status;
-    exhausted = !(*it)->Valid() || (*it)->key() >= due_end;
-  }
+  absl::StatusOr<DueScan> scan = ScanDueLocked(scan_from, now);
+  if (!scan.ok()) return scan.status();
+  const std::vector<DueScan::Entry>& due = scan->entries;
+  const bool exhausted = scan->exhausted;
+  const absl::Time next_due = scan->next_due;
   if (due.empty()) {
     due_scanned_until_ = std::max(due_scanned_until_, next_due);
     if (rescan) revisits_held_from_ = absl::InfiniteFuture();
     return absl::OkStatus();
   }
 
+  std::vector<std::string> urls;
+  urls.reserve(due.size());
+  for (const DueScan::Entry& entry : due) urls.push_back(entry.url);
   absl::StatusOr<std::vector<std::optional<std::string>>> values =
       store_.MultiGet(storage::kUrlsFamily, urls);
   if (!values.ok()) return values.status();
