@@ -636,10 +636,7 @@ scheduler::FetcherReport FetcherNode::Snapshot() const {
     FetcherStats now = crawl->folded;
     if (crawl->running()) {
       const FetcherStats current = crawl->fetcher->Stats();
-      now.requests_started += current.requests_started;
-      now.abandoned += current.abandoned;
-      now.pages_rendered += current.pages_rendered;
-      now.renders_cut += current.renders_cut;
+      AddFetcherStats(current, now);
       c.in_flight = current.in_flight;
     }
     c.requests_started = now.requests_started;
