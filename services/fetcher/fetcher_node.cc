@@ -27,6 +27,9 @@ namespace {
 // Kept last reports: reports_dir/<incarnation>.binpb (a serialized ReportFetcherStatsRequest).
 constexpr char kReportExtension[] = ".binpb";
 
+// Failed reports in a row that make an outage worth a warning.
+constexpr int kReportFailuresToLog = 2;
+
 std::string NewIncarnation() {
   std::random_device entropy;
   char text[17];
@@ -155,7 +158,9 @@ void FetcherNode::Stop() { if (!stop_.HasBeenNotified()) stop_.Notify(); }
 
 absl::Status FetcherNode::Run() {
   absl::Duration interval = options_.report_interval;
-  bool scheduler_down = false;
+  // Failed reports in a row. One alone is no outage (a connect cut short on a loaded machine, a
+  // scheduler restarting within one interval): the outage is logged at the second.
+  int failed_in_a_row = 0;
   bool kept_sent = false;
   // Indexing reads whole files: on a thread of its own, so that reports are never late.
   CallEveryTick index_job([this](absl::Time now) { IndexArchives(now); });
@@ -165,10 +170,10 @@ absl::Status FetcherNode::Run() {
   while (true) {
     absl::StatusOr<scheduler::FetcherReportReply> reply = scheduler_.Report(Report());
     if (reply.ok()) {
-      if (scheduler_down) {
+      if (failed_in_a_row >= kReportFailuresToLog) {
         options_.log.Info("scheduler reachable again");
       }
-      scheduler_down = false;
+      failed_in_a_row = 0;
       if (!kept_sent) {
         SendKeptReports();
         kept_sent = true;
@@ -185,9 +190,8 @@ absl::Status FetcherNode::Run() {
       } else if (!stop_.HasBeenNotified()) {
         Reconcile(*collections, *reply, clock_.Now());
       }
-    } else if (!scheduler_down) {
+    } else if (++failed_in_a_row == kReportFailuresToLog) {
       // Once per outage: the node keeps crawling what it crawls and asks again later.
-      scheduler_down = true;
       options_.log.Warning("scheduler unreachable (", reply.status().ToString(),
                            "); crawling on, retrying");
     }

@@ -1,18 +1,24 @@
-// FetcherNode's reports to the scheduler: the last report of an incarnation is retried while the
-// scheduler is away, kept on disk when it stays away, and sent by the next start.
+// FetcherNode's reports to the scheduler: an outage is logged once, and not for one failed report;
+// the last report of an incarnation is retried while the scheduler is away, kept on disk when it
+// stays away, and sent by the next start.
 #include "services/fetcher/fetcher_node.h"
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
+#include "absl/strings/match.h"
+#include "absl/time/clock.h"
 #include "lib/clock/fake_clock.h"
+#include "lib/log/recording_log_sink.h"
 #include "lib/net/address_policy.h"
 #include "lib/politeness/in_process_politeness.h"
 #include "services/scheduler/grpc/proto_record_codec.h"
@@ -70,8 +76,11 @@ class FetcherNodeTest : public ::testing::Test {
   // A node with no collections that stops after its first report round (Stop before Run), as
   // a node that is told to stop right away: one report, the drain, the last report.
   std::unique_ptr<FetcherNode> NewNode(scheduler::SchedulerClient& scheduler,
-                                       absl::Duration final_timeout) {
+                                       absl::Duration final_timeout,
+                                       absl::Duration report_interval = absl::Seconds(2)) {
     FetcherNodeOptions options;
+    options.log = Logger(log_, "fetcher");
+    options.report_interval = report_interval;
     options.warc_dir = (dir_ / "warc").string();
     options.log_dir = (dir_ / "logs").string();
     options.links_dir = (dir_ / "links").string();
@@ -94,7 +103,26 @@ class FetcherNodeTest : public ::testing::Test {
     return n;
   }
 
+  // Log lines containing `text`.
+  size_t Logged(const std::string& text) const {
+    const std::vector<std::string> lines = log_.lines();
+    return std::count_if(lines.begin(), lines.end(),
+                         [&](const std::string& l) { return absl::StrContains(l, text); });
+  }
+
+  // Runs `node` until `scheduler` has had `calls` reports (5 s at most), then stops it.
+  static void RunUntilCalls(FetcherNode& node, const FakeScheduler& scheduler, int calls) {
+    std::thread run([&] { EXPECT_TRUE(node.Run().ok()); });
+    for (int i = 0; i < 500 && scheduler.calls() < calls; ++i) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    node.Stop();
+    run.join();
+    EXPECT_GE(scheduler.calls(), calls);
+  }
+
   std::filesystem::path dir_;
+  RecordingLogSink log_;
   // The kept reports' bytes as the fetcher service writes them (ReportFetcherStatsRequest).
   const scheduler::ProtoRecordCodec codec_;
   FakeClock clock_;
@@ -102,6 +130,26 @@ class FetcherNodeTest : public ::testing::Test {
   crawler::testing::TableResolver resolver_;
   net::AddressPolicy guard_ = net::AddressPolicy::Create({}).value();
 };
+
+TEST_F(FetcherNodeTest, OneFailedReportIsNoOutage) {
+  FakeScheduler scheduler(/*failures=*/1);
+  std::unique_ptr<FetcherNode> node =
+      NewNode(scheduler, absl::Milliseconds(50), absl::Milliseconds(5));
+  ASSERT_NE(node, nullptr);
+  RunUntilCalls(*node, scheduler, 3);
+  EXPECT_EQ(Logged("scheduler unreachable"), 0u);
+  EXPECT_EQ(Logged("scheduler reachable again"), 0u);
+}
+
+TEST_F(FetcherNodeTest, AnOutageIsLoggedOnceAndSoIsItsEnd) {
+  FakeScheduler scheduler(/*failures=*/4);
+  std::unique_ptr<FetcherNode> node =
+      NewNode(scheduler, absl::Milliseconds(50), absl::Milliseconds(5));
+  ASSERT_NE(node, nullptr);
+  RunUntilCalls(*node, scheduler, 6);
+  EXPECT_EQ(Logged("scheduler unreachable"), 1u);
+  EXPECT_EQ(Logged("scheduler reachable again"), 1u);
+}
 
 TEST_F(FetcherNodeTest, TheLastReportIsRetriedUntilTheSchedulerTakesIt) {
   // The round's report and the first two tries of the last one fail; the third is taken.
