@@ -228,7 +228,7 @@ def scenario_partitions(args, checks, work, n):
     requests = sim.requests()
     counts, coverage = check_coverage(checks, requests, truth)
     repeated = check_duplicates_none(checks, counts)
-    min_gap, gap_count = check_politeness(checks, requests, DELAY_MS)
+    min_gap, gap_count = check_politeness(checks, requests, DELAY_MS, wall_clock=True)
     check_robots_fetches(checks, requests, sim.hosts)
     check_partition_owners(checks, args.crawler, requests, n)
     lines, malformed = fetcher_logs(cluster, "web")
@@ -270,7 +270,7 @@ def scenario_two(args, checks, work):
     not_twice = {u: c for u, c in pages.items() if c != 2}
     checks.check(not not_twice, f"{len(not_twice)} pages not fetched exactly twice (once per "
                                 f"collection), e.g. {sorted(not_twice.items())[:3]}")
-    min_gap, gap_count = check_politeness(checks, requests, DELAY_MS)
+    min_gap, gap_count = check_politeness(checks, requests, DELAY_MS, wall_clock=True)
     check_partition_owners(checks, args.crawler, requests, n)
     for name in ("alpha", "beta"):
         lines, malformed = fetcher_logs(cluster, name)
@@ -328,7 +328,7 @@ def scenario_faults(args, checks, work):
                  f"kills")
     # The politeness timers live in Redis: a restarted fetcher keeps every host's delay, so no
     # gap is excused, not even across the restarts.
-    check_politeness(checks, requests, DELAY_MS)
+    check_politeness(checks, requests, DELAY_MS, wall_clock=True)
     print(f"faults: killed {', '.join(kills)} (SIGKILL, restarted); coverage {coverage:.2f}% of "
           f"{len(expected)} pages, {refetched} refetches (bound: {on_lease_at_kills} on lease at "
           f"the kills)", flush=True)
@@ -408,14 +408,15 @@ def frontier_outage(args, checks, work, kind):
                  f"{before:.1f} before (at least 80%)")
     counts, coverage = check_coverage(checks, requests, truth)
     repeated = check_duplicates_none(checks, counts)
-    min_gap, gap_count = check_politeness(checks, requests, FREEZE_DELAY_MS)
+    min_gap, gap_count = check_politeness(checks, requests, FREEZE_DELAY_MS, wall_clock=True)
     check_stats_against_truth(checks, final, truth["page"] | truth["seed"], truth, n, "web")
     outage = [line for line in logs[0].splitlines() if "frontier partition 1 unreachable" in line]
     recovery = [line for line in logs[0].splitlines() if "frontier partition 1 answers again" in line]
     checks.check(len(outage) == 1 and len(recovery) == 1,
                  f"fetcher 0 logged the outage {len(outage)} and the recovery {len(recovery)} "
                  f"times (once each)")
-    under = sum(1 for g in politeness_gaps(requests)[0] if g[0] < FREEZE_DELAY_MS * 1_000_000)
+    under = sum(1 for g in politeness_gaps(requests, wall_clock=True)[0]
+                if g[0] < FREEZE_DELAY_MS * 1_000_000)
     print(f"{kind}: frontier 1 out {(cont_ns - stop_ns) / 1e9:.0f} s; partition 0 fetched "
           f"{before:.1f} pages/s before and {during:.1f} during; coverage {coverage:.2f}% of "
           f"{total} pages, {repeated} fetched twice; {gap_count} gaps between requests to one "
@@ -641,7 +642,7 @@ def scenario_reshard(args, checks, work):
     wrong = {u: n for u, n in counts.items() if n != (2 if u in rev_expected else 1)}
     checks.check(not wrong, f"{len(wrong)} pages not fetched once per collection, e.g. "
                             f"{sorted(wrong.items())[:5]}")
-    min_gap, gap_count = check_politeness(checks, requests, RESHARD_DELAY_MS)
+    min_gap, gap_count = check_politeness(checks, requests, RESHARD_DELAY_MS, wall_clock=True)
     check_stats_against_truth(checks, final, truth["page"] | truth["seed"], truth, 2, "web")
     print(f"reshard: 2 -> 3 -> 2 partitions mid-crawl (frontier 1 killed during the second move); "
           f"coverage {coverage:.2f}% of {total} pages, {len(wrong)} fetched more than once per "

@@ -71,7 +71,7 @@ def scenario_shared(args, checks, work):
     checks.check(len(requests) >= 2 * len(expected),
                  f"websim answered {len(requests)} requests, fewer than the two crawls' "
                  f"{2 * len(expected)} pages")
-    min_gap, gaps = check_politeness(checks, requests, delay_ms)
+    min_gap, gaps = check_politeness(checks, requests, delay_ms, wall_clock=True)
     print(f"shared: {len(requests)} requests of two crawls; smallest gap "
           f"{(min_gap or 0) / 1e6:.1f} ms over {gaps} gaps (delay {delay_ms} ms)", flush=True)
 
@@ -112,7 +112,7 @@ def scenario_restart(args, checks, work):
     during = [r for r in requests if killed_ns + 100_000_000 <= r.ns < restarted_ns]
     checks.check(not during, f"{len(during)} requests reached websim while Redis was down, "
                              f"e.g. {during[:3]}")
-    min_gap, gaps = check_politeness(checks, requests, delay_ms)
+    min_gap, gaps = check_politeness(checks, requests, delay_ms, wall_clock=True)
     stderr = procs["a"].stderr()
     checks.check(stderr.count("unreachable") == 1,
                  f"the outage was logged {stderr.count('unreachable')} times, not once: "

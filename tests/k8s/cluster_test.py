@@ -71,8 +71,8 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 
 from crawlertest import archive, npm  # noqa: E402
 from crawlertest.e2e import (  # noqa: E402
-    Checks, Fatal, Request, WEBSIM_INTERNAL_PREFIX, check_coverage, check_politeness,
-    check_renders, check_scripted_crawl, is_subresource_request, read_crawl_log, wait_until)
+    Checks, Fatal, check_coverage, check_politeness, check_renders, check_scripted_crawl,
+    is_subresource_request, read_crawl_log, read_request_log, wait_until)
 
 K8S = os.path.join(ROOT, "scripts", "k8s")
 CACHE = os.environ.get("CRAWLER_K8S_CACHE", "/var/cache/crawler-k8s")
@@ -445,18 +445,7 @@ def wait_all_ready(kube, count, timeout_s=300):
 # ---------------------------------------------------------------- websim's files
 
 def websim_requests(sim_dir):
-    out = []
-    with open(os.path.join(sim_dir, "requests.log")) as f:
-        for line in f:
-            if not line.endswith("\n"):
-                break
-            x = line.rstrip("\n").split("\t")
-            r = Request(int(x[0]), x[1], x[2], int(x[3]), int(x[4]), int(x[5]), x[6],
-                        x[7] if len(x) > 7 else "-")
-            if not r.target.startswith(WEBSIM_INTERNAL_PREFIX):
-                out.append(r)
-    out.sort(key=lambda r: r.ns)
-    return out
+    return read_request_log(os.path.join(sim_dir, "requests.log"))
 
 
 def websim_truth(sim_dir):
@@ -562,7 +551,7 @@ def grow_fleet(checks, args, kube, ctl, work, chart, values, seeds, sim_dir, tru
     # host, once per fetcher, is not held to it).
     smallest, _ = check_politeness(
         checks, [r for r in requests if r.target != "/robots.txt" and r.ns >= paced_from],
-        RESHARD_DELAY_MS)
+        RESHARD_DELAY_MS, wall_clock=True)
     return (f"{len(expected) - len(missing)} of {len(expected)} pages, {extra} refetches "
             f"({on_lease} on lease at the upgrade); {moved} hosts and "
             f"{field(status, 'urls_moved')} URLs moved to partition 2; {len(after)} requests "
@@ -649,7 +638,8 @@ def crawl_rendered(checks, kube, ctl, work, state, scripted_dir, websim_ip):
     requests = websim_requests(scripted_dir)
     fetched, subresources = check_scripted_crawl(checks, requests, truth, True, "rendered")
     # A render's subresources are not paced by the host's delay (docs/fetcher.md, "Rendering").
-    check_politeness(checks, [r for r in requests if not is_subresource_request(r)], DELAY_MS)
+    check_politeness(checks, [r for r in requests if not is_subresource_request(r)], DELAY_MS,
+                     wall_clock=True)
     check_stats(checks, final, expected, truth, "rendered", partitions=3)
     lines, malformed = crawl_log_lines(state, "rendered")
     checks.check(malformed == 0, f"rendered: {malformed} malformed crawl log lines")
@@ -1033,7 +1023,7 @@ def inner(args):
 
         # --- politeness over the four collections and every restart
         requests = websim_requests(sim_dir)
-        smallest, gaps = check_politeness(checks, requests, DELAY_MS)
+        smallest, gaps = check_politeness(checks, requests, DELAY_MS, wall_clock=True)
         log(f"politeness: {len(requests)} requests, {gaps} same-host gaps, "
             f"smallest {smallest / 1e6 if smallest else 0:.1f} ms (delay {DELAY_MS} ms)")
 

@@ -93,6 +93,12 @@ int64_t MonotonicNowNs() {
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
+int64_t RealtimeNowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
 // One epoll loop: its listener, its connections, its timers, its log buffer. Nothing in a
 // Worker is touched by another thread except `stop_` and the eventfd that wakes it.
 class HttpServer::Worker {
@@ -408,6 +414,10 @@ class HttpServer::Worker {
     if (log_ == nullptr) return;
     RequestLogRecord record;
     record.received_monotonic_ns = now;
+    // The wall clock at the parse instant, from the two clocks' offset now: while the wall clock
+    // is corrected the offset drifts by milliseconds per second at most, so by nanoseconds since
+    // `now`.
+    record.received_realtime_ns = now + (RealtimeNowNs() - MonotonicNowNs());
     record.host = host;
     record.target = target;
     record.method = method;

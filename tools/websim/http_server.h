@@ -110,8 +110,10 @@ class HttpServer {
   std::vector<std::thread> threads_;
 };
 
-// Current CLOCK_MONOTONIC in nanoseconds: the clock of the request log.
+// Current CLOCK_MONOTONIC in nanoseconds: the clock of the request log's first field.
 int64_t MonotonicNowNs();
+// Current CLOCK_REALTIME in nanoseconds: the clock of its last field.
+int64_t RealtimeNowNs();
 
 }  // namespace crawler::websim
 

@@ -26,7 +26,8 @@ void RequestLog::AppendLine(const RequestLogRecord& record, std::string* buffer)
                   record.target.empty() ? "-" : record.target, "\t", record.status, "\t",
                   record.body_bytes, "\t", record.connection_id, "\t",
                   record.method.empty() ? "-" : record.method, "\t",
-                  record.partition.empty() ? "-" : record.partition, "\n");
+                  record.partition.empty() ? "-" : record.partition, "\t",
+                  record.received_realtime_ns, "\n");
 }
 
 void RequestLog::Write(absl::string_view lines) {

@@ -3,8 +3,11 @@
 //
 // One line per request, fields separated by tabs (docs/websim.md, "Request log"):
 //   <monotonic_ns> <host> <target> <status> <body_bytes> <connection_id> <method> <partition>
+//   <realtime_ns>
 // monotonic_ns is CLOCK_MONOTONIC when the request was fully parsed, comparable with the
-// steady_clock of any process on the machine. Host and target are "-" when the request was too
+// steady_clock of any process on the machine; realtime_ns is CLOCK_REALTIME at that instant, the
+// clock of timers kept elsewhere (Redis' TIME), which may run at another rate on a machine whose
+// wall clock is being corrected. Host and target are "-" when the request was too
 // malformed to have them. Lines are in order per server thread, not across threads.
 //
 // Thread-safety: Write() may be called from any thread; each call lands as a whole. The server
@@ -25,6 +28,8 @@ namespace crawler::websim {
 
 struct RequestLogRecord {
   int64_t received_monotonic_ns = 0;
+  // CLOCK_REALTIME at the same instant.
+  int64_t received_realtime_ns = 0;
   absl::string_view host;
   absl::string_view target;
   int status = 0;

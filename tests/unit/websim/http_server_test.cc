@@ -370,6 +370,7 @@ TEST_F(WebsimHttpServerTest, ManyConnectionsOnTwoThreads) {
 TEST_F(WebsimHttpServerTest, LogHasOneLinePerRequestWithMonotonicTime) {
   StartServer(Small());
   const int64_t before = MonotonicNowNs();
+  const int64_t wall_before = RealtimeNowNs();
   {
     Client c(server_->port());
     c.Send(Get("h2.websim.test", "/robots.txt") + Get("h2.websim.test", model_->PathOf({2, 3})) +
@@ -384,19 +385,28 @@ TEST_F(WebsimHttpServerTest, LogHasOneLinePerRequestWithMonotonicTime) {
     ASSERT_TRUE(bad.Read().has_value());
   }
   const int64_t after = MonotonicNowNs();
+  const int64_t wall_after = RealtimeNowNs();
   const std::vector<std::vector<std::string>> lines = StopAndReadLog();
   ASSERT_EQ(lines.size(), 5u);
   int64_t previous = 0;
   for (const auto& f : lines) {
-    ASSERT_EQ(f.size(), 8u);
+    ASSERT_EQ(f.size(), 9u);
     int64_t ns = 0;
     ASSERT_TRUE(absl::SimpleAtoi(f[0], &ns));
     EXPECT_GE(ns, before);
     EXPECT_LE(ns, after);
     EXPECT_GE(ns, previous);
     previous = ns;
+    // The same instant on the wall clock (a millisecond either way for a wall clock stepped by
+    // its keeper meanwhile).
+    int64_t wall = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(f[8], &wall));
+    EXPECT_GE(wall, wall_before - 1'000'000);
+    EXPECT_LE(wall, wall_after + 1'000'000);
+    EXPECT_NEAR(static_cast<double>(wall - ns), static_cast<double>(wall_before - before), 1e6);
   }
-  // The fields in order: time, host, target, status, body bytes, connection, method, partition.
+  // The fields in order: time, host, target, status, body bytes, connection, method, partition,
+  // wall time.
   EXPECT_EQ(lines[0][1], "h2.websim.test");
   EXPECT_EQ(lines[0][2], "/robots.txt");
   EXPECT_EQ(lines[0][3], "200");
