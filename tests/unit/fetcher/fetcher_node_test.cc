@@ -110,13 +110,18 @@ class FetcherNodeTest : public ::testing::Test {
                          [&](const std::string& l) { return absl::StrContains(l, text); });
   }
 
-  // Runs `node` until `scheduler` has had `calls` reports (5 s at most), then stops it.
-  static void RunUntilCalls(FetcherNode& node, const FakeScheduler& scheduler, int calls) {
-    std::thread run([&] { EXPECT_TRUE(node.Run().ok()); });
+  // Runs a node reporting every 5 ms to a scheduler that fails its first `failures` reports,
+  // until it has reported `calls` times (5 s at most), then stops it.
+  void RunWithFailedReports(int failures, int calls) {
+    FakeScheduler scheduler(failures);
+    std::unique_ptr<FetcherNode> node =
+        NewNode(scheduler, absl::Milliseconds(50), absl::Milliseconds(5));
+    ASSERT_NE(node, nullptr);
+    std::thread run([&] { EXPECT_TRUE(node->Run().ok()); });
     for (int i = 0; i < 500 && scheduler.calls() < calls; ++i) {
       absl::SleepFor(absl::Milliseconds(10));
     }
-    node.Stop();
+    node->Stop();
     run.join();
     EXPECT_GE(scheduler.calls(), calls);
   }
@@ -132,21 +137,13 @@ class FetcherNodeTest : public ::testing::Test {
 };
 
 TEST_F(FetcherNodeTest, OneFailedReportIsNoOutage) {
-  FakeScheduler scheduler(/*failures=*/1);
-  std::unique_ptr<FetcherNode> node =
-      NewNode(scheduler, absl::Milliseconds(50), absl::Milliseconds(5));
-  ASSERT_NE(node, nullptr);
-  RunUntilCalls(*node, scheduler, 3);
+  RunWithFailedReports(/*failures=*/1, /*calls=*/3);
   EXPECT_EQ(Logged("scheduler unreachable"), 0u);
   EXPECT_EQ(Logged("scheduler reachable again"), 0u);
 }
 
 TEST_F(FetcherNodeTest, AnOutageIsLoggedOnceAndSoIsItsEnd) {
-  FakeScheduler scheduler(/*failures=*/4);
-  std::unique_ptr<FetcherNode> node =
-      NewNode(scheduler, absl::Milliseconds(50), absl::Milliseconds(5));
-  ASSERT_NE(node, nullptr);
-  RunUntilCalls(*node, scheduler, 6);
+  RunWithFailedReports(/*failures=*/4, /*calls=*/6);
   EXPECT_EQ(Logged("scheduler unreachable"), 1u);
   EXPECT_EQ(Logged("scheduler reachable again"), 1u);
 }
