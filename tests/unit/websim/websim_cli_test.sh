@@ -81,8 +81,11 @@ read -r -t 10 -u 3 line || fail "no shutdown message"
 [[ "$line" == "websim: stopping on"* ]] || fail "shutdown message: $line"
 exec 3<&-
 [ "$(wc -l < "$tmp/log.tsv")" = 1 ] || fail "log has $(wc -l < "$tmp/log.tsv") lines, want 1"
-IFS=$'\t' read -r ns host target status bytes conn method partition < "$tmp/log.tsv"
+IFS=$'\t' read -r ns host target status bytes conn method partition wall < "$tmp/log.tsv"
 [[ "$ns" =~ ^[0-9]+$ ]] || fail "log time: $ns"
+# The wall clock's nanoseconds, within a minute of now.
+[[ "$wall" =~ ^[0-9]+$ ]] && (( ${wall:0:10} > $(date +%s) - 60 && ${wall:0:10} <= $(date +%s) )) ||
+  fail "log wall time: $wall"
 [ "$host $target $status $method $partition" = "h1.websim.test /robots.txt 200 GET -" ] ||
   fail "log line: $(cat "$tmp/log.tsv")"
 
