@@ -323,7 +323,9 @@ class Frontier {
   absl::StatusOr<DueScan> ScanDueLocked(absl::Time from, absl::Time now) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
-  // Writes `batch` plus the host records of every staged host, then applies the staged headers.
+  // Writes `batch` plus the records of the staged hosts that changed beyond a lease
+  // (HostTable::RecordChanged) and the leases out if their count moved, then applies the
+  // staged headers.
   absl::Status CommitLocked(kv::WriteBatch& batch, Staging& staging)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -503,6 +505,10 @@ class Frontier {
   HostTable hosts_ ABSL_GUARDED_BY(mu_);
   LeaseTable leases_ ABSL_GUARDED_BY(mu_);
   LeaseId next_lease_id_ ABSL_GUARDED_BY(mu_) = 1;
+  // The meta family's kMetaLeasesOutKey as last written; kUnknownLeasesOut before Recover
+  // reads it or when the store lacks it, so the next commit writes it.
+  static constexpr uint64_t kUnknownLeasesOut = ~uint64_t{0};
+  uint64_t leases_out_stored_ ABSL_GUARDED_BY(mu_) = kUnknownLeasesOut;
   // Due entries before this time have all been promoted; scans of the due index start here.
   absl::Time due_scanned_until_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   // Re-visiting (null when off) and the fleet state of the URLs it schedules (persisted in the

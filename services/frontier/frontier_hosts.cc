@@ -346,14 +346,19 @@ absl::StatusOr<HostChangeResult> Frontier::DropHostQueue(std::string_view host_k
   controls.changed = now;
   // Counters follow what was found; a waiting URL whose record lies outside the host's URL
   // prefixes stays counted and its due entry is dropped as stale when it comes due.
+  const uint64_t leases_out = hosts_.totals().in_flight - state.in_flight;
   state.queued = 0;
   state.in_flight = 0;
   state.waiting = SaturatingSub(state.waiting, waiting);
   storage::HostRecord record = hosts_.ToRecord(*host, state);
   record.controls = controls;
   batch.Put(storage::kHostsFamily, host_key, storage::EncodeHostRecord(record));
+  if (leases_out != leases_out_stored_) {
+    batch.Put(storage::kMetaFamily, storage::kMetaLeasesOutKey, storage::EncodeFixed64(leases_out));
+  }
   if (fleet.has_value()) PutRevisitFleet(*fleet, batch);
   if (absl::Status written = store_.Write(batch); !written.ok()) return written;
+  leases_out_stored_ = leases_out;
   if (fleet.has_value()) revisit_fleet_ = *std::move(fleet);
   for (const LeaseId id : leases) leases_.Remove(id);
   revisits_queued_ = SaturatingSub(revisits_queued_, revisits);

@@ -112,6 +112,9 @@ absl::Status Frontier::Recover() {
   absl::StatusOr<uint64_t> next_lease_id = read_counter(storage::kMetaNextLeaseIdKey, 1);
   if (!next_lease_id.ok()) return next_lease_id.status();
   next_lease_id_ = std::max<uint64_t>(*next_lease_id, 1);
+  absl::StatusOr<uint64_t> leases_out = read_counter(storage::kMetaLeasesOutKey, kUnknownLeasesOut);
+  if (!leases_out.ok()) return leases_out.status();
+  leases_out_stored_ = *leases_out;
   if (absl::Status status = RecoverRevisitFleetLocked(); !status.ok()) return status;
 
   // Host records, then a check that their ids are exactly 0..n-1 as the counter says.
@@ -139,15 +142,15 @@ absl::Status Frontier::Recover() {
                                             " host records but assigned ", *next_host_id));
   }
   // The leases of the previous process are void unless RecoverLeasesLocked restores them: their
-  // URLs are queued again (their entries never left the queue), at the head, since the cursors
-  // start at the first key. Host records that still count them are rewritten, so a second
-  // restart does not count them again.
+  // URLs are queued again (their entries never left the queue), where the cursors start
+  // (HostTable::FromRecord). How many there were is the meta family's count, or in a store of
+  // an earlier version the sum of the host records' counts. Host records that still count
+  // leases are rewritten, so that their cursors hold again.
   Staging staging(hosts_);
   std::vector<uint32_t> with_leases;
   uint64_t leased = 0;
   for (auto& [record, key] : records) {
     const uint32_t index = hosts_.Add(key);
-    // The previous process's leases are queued again, first (HostTable::FromRecord).
     hosts_.Set(index, HostTable::FromRecord(record));
     if (!record.controls.IsDefault()) hosts_.SetControls(index, record.controls);
     if (record.leased > 0) {
@@ -155,7 +158,10 @@ absl::Status Frontier::Recover() {
       with_leases.push_back(index);
     }
   }
-  for (const uint32_t index : with_leases) staging.State(index);
+  if (leases_out_stored_ != kUnknownLeasesOut) {
+    leased = std::min(leases_out_stored_, hosts_.totals().queued);
+  }
+  for (const uint32_t index : with_leases) staging.Rewrite(index);
   kv::WriteBatch batch;
   if (!staging.empty()) {
     if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;

@@ -112,6 +112,17 @@ storage::HostRecord HostTable::ToRecord(uint32_t host, const State& state) const
   return record;
 }
 
+bool HostTable::RecordChanged(uint32_t host, const State& before, const State& after,
+                              absl::Time now) const {
+  if (after.cursor < before.cursor) return true;
+  storage::HostRecord was = ToRecord(host, before);
+  storage::HostRecord is = ToRecord(host, after);
+  was.leased = is.leased = 0;
+  was.cursor = is.cursor;
+  if (is.next_allowed <= now) was.next_allowed = is.next_allowed;
+  return was != is;
+}
+
 HostTable::State HostTable::FromRecord(const storage::HostRecord& record) {
   State state;
   state.next_seq = record.next_seq;

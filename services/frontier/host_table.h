@@ -125,9 +125,18 @@ class HostTable {
   absl::Time ReadyTime(const State& state) const;
   // The frontier.hosts record of `host` with header `state`.
   storage::HostRecord ToRecord(uint32_t host, const State& state) const;
+  // Whether `host`'s stored record, written from header `before` or earlier, must be written
+  // again for header `after` at `now`. Not when only a lease moved: entries from queued to
+  // leased (their sum is the record's `queued`), the cursor forward past them, or the
+  // politeness hint to a time not after `now` (a Lease moves it to now, which sends the host to
+  // the back of the ready order; a restart is later anyway). A restart voids the leases and
+  // reads those entries again from the older record's cursor, which lies at or before them.
+  bool RecordChanged(uint32_t host, const State& before, const State& after,
+                     absl::Time now) const;
   // The header a record describes (its controls aside: SetControls). Leased entries count as
-  // queued: their leases ended with the process (or the partition) that gave them, and the
-  // queue scan then starts at the host's first key, where they lie, not at the stored cursor.
+  // queued: their leases ended with the process (or the partition) that gave them. A record
+  // that counts leases starts the queue scan at the host's first key, where they may lie; one
+  // that counts none, at its cursor (entries leased after it was written lie at or after it).
   static State FromRecord(const storage::HostRecord& record);
 
  private:

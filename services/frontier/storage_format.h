@@ -49,6 +49,10 @@ std::vector<kv::ColumnFamilySpec> ColumnFamilies();
 inline constexpr std::string_view kMetaFormatVersionKey = "format_version";
 inline constexpr std::string_view kMetaNextHostIdKey = "next_host_id";
 inline constexpr std::string_view kMetaNextLeaseIdKey = "next_lease_id";
+// URLs out on lease: written in every batch that changes how many, so a restart knows how many
+// leases of the previous process it voids (the host records' `leased` may be older). Stores of
+// earlier versions lack it; their host records' `leased` are then summed.
+inline constexpr std::string_view kMetaLeasesOutKey = "leases_out";
 // recrawl::RateHistogram::Encode() of the re-visit rate estimates (rate_histogram.h).
 inline constexpr std::string_view kMetaRevisitRatesKey = "revisit_rates";
 // recrawl::FleetEvidence::Encode() of the re-visit histories (rate_prior.h); present only
@@ -181,7 +185,10 @@ absl::StatusOr<uint64_t> DecodeDueValue(std::string_view value);
 // Key: host key bytes (as given to AddUrls, at most kMaxHostKeyBytes). Value: HostRecord. One
 // record per host ever seen; its counters are updated in the same batch as the queue, due and
 // lease entries they count, so a restart rebuilds the in-memory host table from this family
-// alone.
+// alone. A record is not rewritten for what only a lease changes (`leased`, a cursor moved
+// forward, a politeness hint not in the future: HostTable::RecordChanged), which waits for the
+// host's next write; a restart voids the leases anyway, and frontier.meta's kMetaLeasesOutKey
+// counts them.
 
 struct HostRecord {
   uint64_t host_id = 0;
@@ -191,7 +198,9 @@ struct HostRecord {
   uint64_t seen = 0;                               // URL records created
   uint64_t pages = 0;                              // final outcomes that count as pages
   absl::Time next_allowed = absl::InfinitePast();  // politeness hint
-  // Of `queued`, entries out on lease when the record was written. Appended to the record
+  // Of `queued`, entries out on lease when the record was written; leases taken or ended since
+  // without another change to the host are not counted. A restart keeps the cursor of a record
+  // that counts none (every entry leased since lies at or after it). Appended to the record
   // later: records of older versions lack it and read as 0.
   uint64_t leased = 0;
   // A lower bound of the host's queue keys not on lease: the next scan of the queue starts

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct StoreInspection {
   // Sums over `hosts`: what the host records say the queue holds, and how much of it is leased.
   uint64_t hosts_queued = 0;
   uint64_t hosts_leased = 0;
+  // frontier.meta's count of URLs out on lease; nullopt when the store has none.
+  std::optional<uint64_t> leases_out;
 };
 
 inline StoreInspection Inspect(const kv::KvStore& store) {
@@ -62,6 +65,12 @@ inline StoreInspection Inspect(const kv::KvStore& store) {
     out.hosts_queued += host->queued;
     out.hosts_leased += host->leased;
     out.hosts.emplace(std::string(key), *host);
+  });
+  scan(storage::kMetaFamily, [&](std::string_view key, std::string_view value) {
+    if (key != storage::kMetaLeasesOutKey) return;
+    absl::StatusOr<uint64_t> count = storage::DecodeFixed64(value);
+    ASSERT_TRUE(count.ok()) << count.status();
+    out.leases_out = *count;
   });
   return out;
 }
