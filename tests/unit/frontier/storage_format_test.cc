@@ -505,13 +505,13 @@ TEST(StorageFormatDoc, EveryFamilyAndMetaKeyIsDocumented) {
   const std::vector<std::string> meta =
       crawler::testing::DocTableRows("storage-format.md", "### `frontier.meta`");
   for (std::string_view key : {kMetaFormatVersionKey, kMetaNextHostIdKey, kMetaNextLeaseIdKey,
-                               kMetaRevisitRatesKey, kMetaRevisitEvidenceKey,
+                               kMetaLeasesOutKey, kMetaRevisitRatesKey, kMetaRevisitEvidenceKey,
                                kMetaRevisitObservationsKey, kMetaMovingPrefix, kMetaHeldPrefix}) {
     EXPECT_NE(crawler::testing::DocRow(meta, "`" + std::string(key) + "`"), "") << key;
   }
   EXPECT_EQ(std::count_if(meta.begin(), meta.end(),
                           [](const std::string& row) { return absl::StartsWith(row, "| `"); }),
-            8)
+            9)
       << "a key in the doc that the code does not have";
 }
 
