@@ -93,7 +93,7 @@ absl::Status Frontier::CommitLocked(kv::WriteBatch& batch, Staging& staging) {
     // Unsigned wrap-around (in 64 bits) makes "subtract old, add new" exact.
     leases_out += uint64_t{state.in_flight};
     if (!added) leases_out -= uint64_t{hosts_.state(index).in_flight};
-    if (added || staging.Rewrites(index) || hosts_.RecordChanged(index, hosts_.state(index), state, now)) {
+    if (added || hosts_.RecordChanged(index, hosts_.state(index), state, now)) {
       batch.Put(storage::kHostsFamily, staging.KeyOf(index),
                 storage::EncodeHostRecord(hosts_.ToRecord(index, state)));
     }
@@ -102,14 +102,17 @@ absl::Status Frontier::CommitLocked(kv::WriteBatch& batch, Staging& staging) {
     batch.Put(storage::kMetaFamily, storage::kMetaNextHostIdKey,
               storage::EncodeFixed64(hosts_.size() + staging.new_keys().size()));
   }
-  if (leases_out != leases_out_stored_) {
-    batch.Put(storage::kMetaFamily, storage::kMetaLeasesOutKey, storage::EncodeFixed64(leases_out));
-  }
+  PutLeasesOutLocked(leases_out, batch);
   if (absl::Status status = store_.Write(batch); !status.ok()) return status;
   leases_out_stored_ = leases_out;
   for (const std::string& key : staging.new_keys()) hosts_.Add(key);
   for (const auto& [index, state] : staging.staged()) hosts_.Set(index, state);
   return absl::OkStatus();
+}
+
+void Frontier::PutLeasesOutLocked(uint64_t leases_out, kv::WriteBatch& batch) const {
+  if (leases_out == leases_out_stored_) return;
+  batch.Put(storage::kMetaFamily, storage::kMetaLeasesOutKey, storage::EncodeFixed64(leases_out));
 }
 
 // ---- AddUrls -----------------------------------------------------------------------------

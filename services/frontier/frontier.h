@@ -328,6 +328,10 @@ class Frontier {
   // staged headers.
   absl::Status CommitLocked(kv::WriteBatch& batch, Staging& staging)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Puts `leases_out` as the meta family's count of URLs out on lease unless it is the count
+  // last written; the caller sets leases_out_stored_ once `batch` is written.
+  void PutLeasesOutLocked(uint64_t leases_out, kv::WriteBatch& batch) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   // What the URL record said about the content before this visit.
   struct PreviousContent {

@@ -353,9 +353,7 @@ absl::StatusOr<HostChangeResult> Frontier::DropHostQueue(std::string_view host_k
   storage::HostRecord record = hosts_.ToRecord(*host, state);
   record.controls = controls;
   batch.Put(storage::kHostsFamily, host_key, storage::EncodeHostRecord(record));
-  if (leases_out != leases_out_stored_) {
-    batch.Put(storage::kMetaFamily, storage::kMetaLeasesOutKey, storage::EncodeFixed64(leases_out));
-  }
+  PutLeasesOutLocked(leases_out, batch);
   if (fleet.has_value()) PutRevisitFleet(*fleet, batch);
   if (absl::Status written = store_.Write(batch); !written.ok()) return written;
   leases_out_stored_ = leases_out;

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/container/btree_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "services/frontier/frontier.h"
 #include "services/frontier/storage_format.h"
 #include "services/frontier/url_record.h"
@@ -64,14 +63,6 @@ class Frontier::Staging {
     return index;
   }
 
-  // Stages the host and has its record written even if nothing in it changed (a restart
-  // rewriting records that still count the previous process's leases).
-  void Rewrite(uint32_t index) {
-    State(index);
-    rewrites_.insert(index);
-  }
-  bool Rewrites(uint32_t index) const { return rewrites_.contains(index); }
-
   std::string_view KeyOf(uint32_t index) const {
     return index < hosts_.size() ? hosts_.key(index)
                                  : std::string_view(new_keys_[index - hosts_.size()]);
@@ -84,7 +75,6 @@ class Frontier::Staging {
  private:
   const HostTable& hosts_;
   absl::btree_map<uint32_t, HostState> staged_;
-  absl::flat_hash_set<uint32_t> rewrites_;
   std::vector<std::string> new_keys_;
 };
 

@@ -145,8 +145,7 @@ absl::Status Frontier::Recover() {
   // URLs are queued again (their entries never left the queue), where the cursors start
   // (HostTable::FromRecord). How many there were is the meta family's count, or in a store of
   // an earlier version the sum of the host records' counts. Host records that still count
-  // leases are rewritten, so that their cursors hold again.
-  Staging staging(hosts_);
+  // leases are rewritten (with none), so that their cursors hold again.
   std::vector<uint32_t> with_leases;
   uint64_t leased = 0;
   for (auto& [record, key] : records) {
@@ -161,10 +160,13 @@ absl::Status Frontier::Recover() {
   if (leases_out_stored_ != kUnknownLeasesOut) {
     leased = std::min(leases_out_stored_, hosts_.totals().queued);
   }
-  for (const uint32_t index : with_leases) staging.Rewrite(index);
-  kv::WriteBatch batch;
-  if (!staging.empty()) {
-    if (absl::Status status = CommitLocked(batch, staging); !status.ok()) return status;
+  if (!with_leases.empty()) {
+    kv::WriteBatch batch;
+    for (const uint32_t index : with_leases) {
+      batch.Put(storage::kHostsFamily, hosts_.key(index),
+                storage::EncodeHostRecord(hosts_.ToRecord(index, hosts_.state(index))));
+    }
+    if (absl::Status status = store_.Write(batch); !status.ok()) return status;
   }
   if (absl::Status status = RecoverReshardLocked(); !status.ok()) return status;
   return RecoverLeasesLocked(leased);
