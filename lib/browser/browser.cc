@@ -489,6 +489,26 @@ class PageRender {
 Browser::Browser(BrowserOptions options) : options_(std::move(options)) {}
 Browser::~Browser() = default;
 
+absl::Duration NextMemoryCheck(const BrowserOptions& options, uint64_t total, uint64_t last_total,
+                               absl::Duration since_last) {
+  // A page can fill memory at gigabytes a second; at a fixed interval it would end that far over
+  // the limit. Memory that grows is checked again by half the time it would take, at the rate
+  // seen since the last check, to reach the limit: the checks come faster as it nears the limit,
+  // and the overshoot is the growth of one short check (kMinMemoryCheck), not of one interval.
+  constexpr absl::Duration kMinMemoryCheck = absl::Milliseconds(10);
+  const absl::Duration interval = options.memory_check_interval;
+  if (options.max_memory_bytes == 0 || total <= last_total || since_last <= absl::ZeroDuration() ||
+      since_last == absl::InfiniteDuration()) {
+    return interval;
+  }
+  if (total >= options.max_memory_bytes) return std::min(kMinMemoryCheck, interval);
+  const double bytes_per_second =
+      static_cast<double>(total - last_total) / absl::ToDoubleSeconds(since_last);
+  const absl::Duration to_limit =
+      absl::Seconds(static_cast<double>(options.max_memory_bytes - total) / bytes_per_second);
+  return std::clamp(to_limit / 2, std::min(kMinMemoryCheck, interval), interval);
+}
+
 absl::StatusOr<std::unique_ptr<Browser>> Browser::Launch(BrowserOptions options) {
   if (options.max_tabs < 1) return absl::InvalidArgumentError("max_tabs must be at least 1");
   std::unique_ptr<Browser> browser(new Browser(std::move(options)));
@@ -529,6 +549,10 @@ void Browser::Retire(const std::shared_ptr<Instance>& instance) {
 }
 
 void Browser::Watch(Instance& instance) {
+  // The memory at the last check and when it was read: how fast it grows sets the next check.
+  uint64_t last_total = 0;
+  absl::Time last_check = absl::InfinitePast();
+  absl::Duration wait = options_.memory_check_interval;
   instance.mu.Lock();
   while (true) {
     // Asleep while nothing renders on this browser; a check every interval while a page does.
@@ -537,19 +561,20 @@ void Browser::Watch(Instance& instance) {
           return i->stopping || i->rendering > 0;
         },
         &instance));
-    if (!instance.stopping) {
-      instance.mu.AwaitWithTimeout(absl::Condition(&instance.stopping),
-                                   options_.memory_check_interval);
-    }
+    if (!instance.stopping) instance.mu.AwaitWithTimeout(absl::Condition(&instance.stopping), wait);
     if (instance.stopping) break;
     instance.mu.Unlock();
-    CheckMemory(instance);
+    const uint64_t total = CheckMemory(instance);
+    const absl::Time now = absl::Now();
+    wait = NextMemoryCheck(options_, total, last_total, now - last_check);
+    last_total = total;
+    last_check = now;
     instance.mu.Lock();
   }
   instance.mu.Unlock();
 }
 
-void Browser::CheckMemory(Instance& instance) {
+uint64_t Browser::CheckMemory(Instance& instance) {
   const std::vector<TreeProcess> tree = instance.cdp->TreeProcesses();
   uint64_t total = 0;
   uint64_t dying = 0;  // held by renderers killed already, not yet reaped
@@ -583,6 +608,7 @@ void Browser::CheckMemory(Instance& instance) {
   stats_.memory_bytes = total;
   stats_.peak_memory_bytes = std::max(stats_.peak_memory_bytes, total);
   if (killed) ++stats_.memory_kills;
+  return killed ? 0 : total - dying;
 }
 
 RenderResult Browser::Render(const RenderRequest& request, ResourceLoader& loader,

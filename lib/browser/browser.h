@@ -51,9 +51,10 @@ struct BrowserOptions {
   int max_tabs = 2;
   // Memory of the browser's processes: their proportional set sizes added up (a page shared by
   // N processes counts 1/N in each), so Chromium's code, mapped by each, counts once. Watched
-  // every `memory_check_interval` while a page renders: over it, the renderer holding the most
-  // is killed and its page ends as memory_limit. Checked again after every render: still over
-  // it, the browser is replaced. 0: unlimited.
+  // every `memory_check_interval` while a page renders, and sooner while it grows towards the
+  // limit (down to 10 ms apart): over it, the renderer holding the most is killed and its page
+  // ends as memory_limit. Checked again after every render: still over it, the browser is
+  // replaced. 0: unlimited.
   uint64_t max_memory_bytes = 1ull << 30;
   absl::Duration memory_check_interval = absl::Milliseconds(250);
   // V8's old-space limit per renderer (--max-old-space-size): a page whose script heap grows
@@ -162,6 +163,14 @@ struct BrowserStats {
   uint64_t peak_memory_bytes = 0;   // the most any check saw
 };
 
+// When the memory watch reads the browser's memory next, after a read of `total` bytes that came
+// `since_last` after one of `last_total`: every `memory_check_interval`, and sooner while memory
+// grows towards `max_memory_bytes` (after half the time it would take to reach it at the rate
+// seen, 10 ms at the least), so that a page filling memory fast ends near the limit, not one
+// interval's growth past it.
+absl::Duration NextMemoryCheck(const BrowserOptions& options, uint64_t total, uint64_t last_total,
+                               absl::Duration since_last);
+
 class Browser {
  public:
   // Starts the browser once to check that it runs: kNotFound without the executable, kUnavailable
@@ -181,7 +190,9 @@ class Browser {
   void Retire(const std::shared_ptr<Instance>& instance);
   // The memory watch of `instance`, on a thread of its own while the instance lives.
   void Watch(Instance& instance);
-  void CheckMemory(Instance& instance);
+  // Reads the memory of the browser's processes and kills the largest renderer when they are
+  // over the limit; returns the memory that stays (0 after a kill: its memory is being freed).
+  uint64_t CheckMemory(Instance& instance);
 
   const BrowserOptions options_;
   mutable absl::Mutex mu_;

@@ -932,7 +932,9 @@ def check_rendered_replay(checks, args, work, warc_dir, rendered):
 
 def check_render_memory(checks, memory):
     """The browser's processes (the crawler's descendants) stayed within --browser-memory-bytes
-    but for one check interval of the hog's growth; the crawler's own memory is reported."""
+    but for the hog's growth in one short check near the limit, and the test's own sampling
+    (it reads the processes' memory by itself, a few times a second); the crawler's own memory is
+    reported."""
     mib = 1 << 20
     checks.check(memory.samples > 10, f"always: {memory.samples} memory samples")
     checks.check(memory.peak_descendants <= RENDER_BROWSER_MEMORY + RENDER_MEMORY_SLACK,
