@@ -491,10 +491,8 @@ Browser::~Browser() = default;
 
 absl::Duration NextMemoryCheck(const BrowserOptions& options, uint64_t total, uint64_t last_total,
                                absl::Duration since_last) {
-  // A page can fill memory at gigabytes a second; at a fixed interval it would end that far over
-  // the limit. Memory that grows is checked again by half the time it would take, at the rate
-  // seen since the last check, to reach the limit: the checks come faster as it nears the limit,
-  // and the overshoot is the growth of one short check (kMinMemoryCheck), not of one interval.
+  // A page can fill memory at gigabytes a second: the overshoot is one short check's growth
+  // (kMinMemoryCheck), not one interval's.
   constexpr absl::Duration kMinMemoryCheck = absl::Milliseconds(10);
   const absl::Duration interval = options.memory_check_interval;
   if (options.max_memory_bytes == 0 || total <= last_total || since_last <= absl::ZeroDuration() ||
@@ -555,7 +553,7 @@ void Browser::Watch(Instance& instance) {
   absl::Duration wait = options_.memory_check_interval;
   instance.mu.Lock();
   while (true) {
-    // Asleep while nothing renders on this browser; a check every interval while a page does.
+    // Asleep while nothing renders on this browser; a check every `wait` while a page does.
     instance.mu.Await(absl::Condition(
         +[](Instance* i) ABSL_EXCLUSIVE_LOCKS_REQUIRED(i->mu) {
           return i->stopping || i->rendering > 0;
