@@ -50,6 +50,7 @@ packages=(
   containerd containernetworking-plugins etcd-server iptables iproute2 golang-go rsync unzip
   prometheus             # promtool (metrics, rules, dashboards' PromQL) and the test's scraper
   wget2 nginx            # bench/standalone: the reference crawler and its static server
+  python3.11-doc         # bench/standalone --web docs: the pages of the article web
   chromium-headless-shell  # tests/e2e/archive_test.py: replays a WACZ in ReplayWeb.page
 )
 

@@ -8,6 +8,9 @@
 #           the web served by nginx (one worker); crawler rows with WARC and fingerprints off
 #           (target 1.0 x wget2) and both on (target 0.5 x wget2); and both on without fsync
 #           (--no-fsync), whose pages/s next to the row with fsync is the cost of durability.
+#           With --web docs the web is real documentation pages instead (Debian's python3.11-doc,
+#           the same tree on every host), on hosts reached through real name resolution: each
+#           host has its own loopback address, listed in /etc/hosts while the bench runs.
 #   polite  1 connection per host, fixed per-host delay. Reference: the bound hosts / delay.
 #           Crawls websim itself, whose request log (ns clock) gives the per-host gaps, on a web
 #           of equal host sizes (websim --equal-host-sizes), where a perfect crawler reaches
@@ -54,6 +57,8 @@ perf_row=(--no-warc --no-fingerprints)
 perf_row_name="WARC+fp off"
 keep=0
 smoke=0
+web_kind=websim
+docs_source=/usr/share/doc/python3.11/html
 hosts_given=0
 pages_given=0
 
@@ -65,6 +70,10 @@ usage: bench/standalone/run.sh [options]
   --seed S                  websim seed (default $seed)
   --page-bytes MIN,MAX      websim page size (default $page_bytes)
   --modes LIST              max,polite (default $modes)
+  --web KIND                websim, or docs: the pages of --docs-source on every host, each host
+                            on its own loopback address through /etc/hosts (max mode only; needs
+                            root; --hosts defaults to 20 there: 10,520 pages of 96 KB mean)
+  --docs-source DIR         HTML tree of the docs web (default $docs_source)
   --repeat N                runs per row; the table shows the best (fastest) run (default $repeat)
   --build-dir DIR           CMake build dir, configured Release if new (default build-bench)
   --no-build                use the binaries in --build-dir as they are
@@ -100,6 +109,8 @@ while [ $# -gt 0 ]; do
     --seed) seed=$2; shift 2 ;;
     --page-bytes) page_bytes=$2; shift 2 ;;
     --modes) modes=$2; shift 2 ;;
+    --web) web_kind=$2; shift 2 ;;
+    --docs-source) docs_source=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --build-dir) build_dir=$(realpath -m "$2"); shift 2 ;;
     --no-build) build=0; shift ;;
@@ -121,6 +132,18 @@ while [ $# -gt 0 ]; do
     *) usage >&2; exit 2 ;;
   esac
 done
+case "$web_kind" in
+  websim) ;;
+  docs)
+    [ "$modes" = max,polite ] && modes=max
+    [ "$hosts_given" = 1 ] || hosts=20
+    [ "$smoke" = 0 ] || die "--smoke runs on the websim web"
+    [ -f "$docs_source/index.html" ] \
+      || die "no $docs_source/index.html: apt-get install python3.11-doc, or give --docs-source"
+    [ -w /etc/hosts ] || die "--web docs lists its hosts in /etc/hosts, which is not writable here"
+    ;;
+  *) die "unknown web '$web_kind' (websim or docs)" ;;
+esac
 if [ "$smoke" = 1 ]; then
   [ "$hosts_given" = 1 ] || hosts=8
   [ "$pages_given" = 1 ] || pages_per_host=10
@@ -135,6 +158,7 @@ IFS=, read -ra mode_list <<< "$modes"
 for m in "${mode_list[@]}"; do
   case "$m" in max) want_max=1 ;; polite) want_polite=1 ;; *) die "unknown mode '$m'" ;; esac
 done
+[ "$web_kind" = docs ] && [ $want_polite = 1 ] && die "--web docs runs the max mode only"
 
 # --- tools ---------------------------------------------------------------------------------------
 for t in python3 /usr/bin/time timeout cmake; do
@@ -214,7 +238,46 @@ cleanup() {
   nginx_pidfile=""
   stop_redis
 }
-trap cleanup EXIT
+trap 'cleanup; drop_hosts_blocks $$' EXIT
+
+# The docs web's names go into /etc/hosts between marker lines carrying this script's pid, and
+# leave on exit; a block whose script is gone (killed with SIGKILL) leaves at the next start.
+# The file is rewritten in place, not replaced: containers bind-mount it.
+hosts_marker="# bench/standalone/run.sh docs web, pid"
+drop_hosts_blocks() {  # pid whose block goes too (0: only those of dead scripts)
+  python3 - "$hosts_marker" "$1" <<'EOF'
+import os, sys
+marker, drop = sys.argv[1], int(sys.argv[2])
+lines = open("/etc/hosts").read().splitlines()
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+kept, skip = [], False
+for line in lines:
+    if line.startswith(marker + " ") and not line.endswith(" end"):
+        pid = int(line.split()[-1])
+        skip = pid == drop or not alive(pid)
+    elif line.startswith(marker + " ") and line.endswith(" end"):
+        if skip:
+            skip = False
+            continue
+    if not skip:
+        kept.append(line)
+if kept != lines:
+    with open("/etc/hosts", "r+") as f:
+        f.write("\n".join(kept) + "\n")
+        f.truncate()
+EOF
+}
+add_hosts_block() {  # file of /etc/hosts lines
+  drop_hosts_blocks 0
+  { echo "$hosts_marker $$"; cat "$1"; echo "$hosts_marker $$ end"; } >> /etc/hosts
+}
 
 # The polite mode's Redis row: a redis-server on loopback holding the politeness timers.
 redis_pid=""
@@ -262,10 +325,10 @@ proc_tree_ticks() {
   echo "$total"
 }
 
-wait_for_port() {  # port, seconds; true once something accepts on 127.0.0.1:port
-  local deadline=$((SECONDS + $2))
+wait_for_port() {  # port, seconds[, address]; true once something accepts on address:port
+  local deadline=$((SECONDS + $2)) address=${3:-127.0.0.1}
   while [ $SECONDS -le "$deadline" ]; do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    (exec 3<>"/dev/tcp/$address/$1") 2>/dev/null && return 0
     sleep 0.05
   done
   return 1
@@ -311,7 +374,16 @@ start_nginx() {  # dir
   { [ "$nginx_files" = unlimited ] || [ "$nginx_files" -gt 65536 ]; } && nginx_files=65536
   local nginx_connections=$((nginx_files - 1024 < 16384 ? nginx_files - 1024 : 16384))
   for _ in 1 2 3 4 5; do
-    server_port=$(free_port)
+    local listen address=127.0.0.1
+    if [ "$web_kind" = docs ]; then
+      # One address per host, the port fixed when the web was written (it is in the seeds).
+      server_port=$docs_port
+      listen=$(cat "$web/listen")
+      address=$docs_address
+    else
+      server_port=$(free_port)
+      listen="listen 127.0.0.1:$server_port;"
+    fi
     cat > "$dir/nginx.conf" <<EOF
 # Generated by bench/standalone/run.sh: the static export of websim under its own URLs.
 daemon off;
@@ -338,7 +410,7 @@ http {
   log_format bench '\$msec\t\$host\t\$request_uri\t\$status\t\$body_bytes_sent\t\$connection\t\$request_method';
   access_log $dir/server.log bench buffer=256k flush=1s;
   server {
-    listen 127.0.0.1:$server_port;
+    $listen
     root $export_dir/\$host;
     location / { try_files "\$uri\$is_args\$args" \$uri \$uri/index.html =404; }
   }
@@ -350,7 +422,7 @@ EOF
     server_pid=$!
     server_dir=$dir
     nginx_pidfile="$dir/nginx.pid"
-    if wait_for_port "$server_port" 5 && kill -0 "$server_pid" 2>/dev/null; then
+    if wait_for_port "$server_port" 5 "$address" && kill -0 "$server_pid" 2>/dev/null; then
       return 0
     fi
     cleanup  # most likely the port was taken between free_port and nginx's bind: retry
@@ -429,14 +501,29 @@ EOF
 web="$work/web"
 export_dir="$web/export"
 mkdir -p "$web"
-export_args=()
-[ $want_max = 1 ] && [ $have_nginx = 1 ] && export_args=(--export "$export_dir")
-"$websim" --hosts "$hosts" --pages "$pages_per_host" --seed "$seed" --page-bytes "$page_bytes" \
-  --truth "$web/truth.tsv" --seeds-file "$web/seeds.txt" "${export_args[@]}" --no-serve \
-  || die "websim could not write the web"
-truth_pages=$(grep -cE $'^page\t' "$web/truth.tsv" || true)
-note "web: $hosts hosts x $pages_per_host pages, seed $seed, page bytes $page_bytes:" \
-     "$truth_pages reachable allowed pages (ground truth)"
+if [ "$web_kind" = docs ]; then
+  [ $have_nginx = 1 ] || die "--web docs needs nginx"
+  docs_port=$(free_port)
+  docs_address=127.0.1.1  # h0.docs.test (docs_web.py gives each host its address)
+  docs_summary=$(python3 "$here/docs_web.py" --source "$docs_source" --hosts "$hosts" \
+    --port "$docs_port" --out "$web") || die "docs_web.py could not write the web"
+  add_hosts_block "$web/hosts"
+  truth_pages=$(grep -cE $'^page\t' "$web/truth.tsv" || true)
+  web_description="docs web: $hosts hosts x $docs_summary of $docs_source, port $docs_port,"
+  web_description+=" names in /etc/hosts"
+  note "$web_description: $truth_pages pages (ground truth)"
+else
+  export_args=()
+  [ $want_max = 1 ] && [ $have_nginx = 1 ] && export_args=(--export "$export_dir")
+  "$websim" --hosts "$hosts" --pages "$pages_per_host" --seed "$seed" --page-bytes "$page_bytes" \
+    --truth "$web/truth.tsv" --seeds-file "$web/seeds.txt" "${export_args[@]}" --no-serve \
+    || die "websim could not write the web"
+  truth_pages=$(grep -cE $'^page\t' "$web/truth.tsv" || true)
+  web_description="websim --hosts $hosts --pages $pages_per_host --seed $seed"
+  web_description+=" --page-bytes $page_bytes"
+  note "web: $hosts hosts x $pages_per_host pages, seed $seed, page bytes $page_bytes:" \
+       "$truth_pages reachable allowed pages (ground truth)"
+fi
 if [ "$truth_pages" -lt 10000 ] || [ "$hosts" -lt 200 ]; then
   note "warning: below the benchmark's minimum size (>= 10,000 pages on >= 200 hosts)"
 fi
@@ -464,14 +551,26 @@ fi
 
 crawler_common=(crawl --seeds "$web/seeds.txt" --allow-network 127.0.0.0/8 --quiet
                 --workers "$workers")
+# How the crawler's requests reach the server started last: websim's hosts all through
+# --connect-to; the docs web's through name resolution, limited to its domain (its pages link to
+# the real web).
+crawler_route() {
+  if [ "$web_kind" = docs ]; then
+    route=(--allow-host-suffix docs.test)
+  else
+    route=(--connect-to "127.0.0.1:$server_port")
+  fi
+}
 notes=()
 load_start=$(loadavg)
 
 run_crawler() {  # dir mode tool target rep  extra crawler args...
   local dir=$1 mode=$2 tool=$3 target=$4 rep=$5; shift 5
   mkdir -p "$dir"
+  local route
+  crawler_route
   local args=("${crawler_common[@]}" --data-dir "$dir/data" --stats-json "$dir/stats.json"
-              --connect-to "127.0.0.1:$server_port" "$@")
+              "${route[@]}" "$@")
   timed "$dir" "$crawler" "${args[@]}"
   echo "${args[*]}" > "$dir/settings"
 }
@@ -522,10 +621,15 @@ if [ $want_max = 1 ]; then
       dir="$work/max-wget2-$rep"
       mkdir -p "$dir/home"
       start_max_server "$dir"
-      # absolute-form requests through the "proxy" reach the same server: no name resolution.
       wget_args=(--recursive --level=inf --robots=on --max-threads="$wget2_threads" --delete-after
-                 --span-hosts --domains=websim.test --http-proxy="127.0.0.1:$server_port"
                  --input-file="$web/seeds.txt" --directory-prefix="$dir/download" --quiet)
+      if [ "$web_kind" = websim ]; then
+        # absolute-form requests through the "proxy" reach the same server: no name resolution.
+        wget_args+=(--span-hosts --domains=websim.test --http-proxy="127.0.0.1:$server_port")
+      fi
+      # The docs web: names resolved through /etc/hosts, as the crawler's; no --span-hosts (its
+      # hosts link to none of each other), which would look up every host of the real web its
+      # pages link to (docs_web.py).
       echo "wget2 ${wget_args[*]}" > "$dir/settings"
       timed "$dir" env HOME="$dir/home" wget2 "${wget_args[@]}"
       # wget2 exits 8 when some response was an error (its 404s): still a complete run.
@@ -609,10 +713,11 @@ if [ $do_perf = 1 ] && [ $want_max = 1 ]; then
     mkdir -p "$dir"
     start_max_server "$dir"
     note "profiling one crawler max-mode run ($perf_row_name) with perf"
+    crawler_route
     # DWARF call graphs: Release builds and Debian's libraries have no frame pointers.
     timeout -k 10 "$run_timeout" perf record -F 250 --call-graph dwarf,16384 -o "$dir/perf.data" \
       -- "$crawler" "${crawler_common[@]}" --data-dir "$dir/data" \
-      --connect-to "127.0.0.1:$server_port" "${max_settings[@]}" "${perf_row[@]}" \
+      "${route[@]}" "${max_settings[@]}" "${perf_row[@]}" \
       > "$dir/perf-record.txt" 2>&1 &
     run_pid=$!
     wait "$run_pid" || true
@@ -641,7 +746,7 @@ B_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ) \
 B_GIT=$git_rev \
 B_MACHINE="$(nproc) cores, $(uname -r), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)" \
 B_BUILD="$build_dir ($build_type)" \
-B_WEB="websim --hosts $hosts --pages $pages_per_host --seed $seed --page-bytes $page_bytes: $truth_pages pages in the ground truth$polite_web_note" \
+B_WEB="$web_description: $truth_pages pages in the ground truth$polite_web_note" \
 B_SERVER_MAX=${server_kind:-} \
 B_SERVER_POLITE="websim, $websim_threads thread(s)" \
 B_LOAD_START=$load_start B_LOAD_END=$(loadavg) \
