@@ -1,9 +1,10 @@
 // Micro-benchmarks of html::ExtractPage (lib/html/extract_page.h): one iteration = one page;
-// bytes/s count the HTML body. Pages: websim's (bench/micro/websim_corpus.h, 400 pages of 2-8 KB)
-// and the files in tests/data/html. The phase benchmarks (decode, nesting limiter, Gumbo's tree,
-// URL resolution) split the cost of the Gumbo path; BM_ExtractPage* run each parser of
-// ExtractOptions::parser.
+// bytes/s count the HTML body. Pages: websim's (bench/micro/websim_corpus.h, 400 pages of 2-8 KB),
+// the files in tests/data/html and, where installed, the pages of Debian's python3.11-doc. The
+// phase benchmarks (decode, nesting limiter, Gumbo's tree, URL resolution) split the cost of the
+// Gumbo path; BM_ExtractPage* run each parser of ExtractOptions::parser.
 #include <cstddef>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -61,6 +62,29 @@ const std::vector<BenchPage>& TestDataPages() {
       buffer << in.rdbuf();
       out.push_back(BenchPage{*url::Url::Parse("https://example.com/dir/page.html"),
                               buffer.str(), "", {}});
+    }
+    return new std::vector<BenchPage>(Prepare(std::move(out)));
+  }();
+  return *pages;
+}
+
+// The article pages of bench/standalone's docs web: the HTML files of Debian's python3.11-doc
+// (96 KB mean), or of the tree CRAWLER_BENCH_DOCS names. Read once, at the first use.
+std::filesystem::path DocsDir() {
+  const char* dir = std::getenv("CRAWLER_BENCH_DOCS");
+  return dir != nullptr ? dir : "/usr/share/doc/python3.11/html";
+}
+
+const std::vector<BenchPage>& DocsPages() {
+  static const std::vector<BenchPage>* const pages = [] {
+    std::vector<BenchPage> out;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(DocsDir())) {
+      if (entry.path().extension() != ".html") continue;
+      std::ifstream in(entry.path(), std::ios::binary);
+      std::stringstream buffer;
+      buffer << in.rdbuf();
+      out.push_back(BenchPage{*url::Url::Parse("http://h0.docs.test/library/page.html"),
+                              buffer.str(), "text/html", {}});
     }
     return new std::vector<BenchPage>(Prepare(std::move(out)));
   }();
@@ -128,6 +152,18 @@ BENCHMARK(BM_ExtractPage_TestData)
     ->ArgName("parser")
     ->Arg(static_cast<int>(html::ExtractOptions::Parser::kGumbo))
     ->Arg(static_cast<int>(html::ExtractOptions::Parser::kTokenizer));
+
+// Registered only where the pages are: the small version in CTest must not fail without them.
+const bool kDocsRegistered = [] {
+  if (!std::filesystem::exists(DocsDir() / "index.html")) return false;
+  benchmark::RegisterBenchmark("BM_ExtractPage_Docs", [](benchmark::State& state) {
+    ExtractAll(state, DocsPages(), static_cast<html::ExtractOptions::Parser>(state.range(0)));
+  })
+      ->ArgName("parser")
+      ->Arg(static_cast<int>(html::ExtractOptions::Parser::kGumbo))
+      ->Arg(static_cast<int>(html::ExtractOptions::Parser::kTokenizer));
+  return true;
+}();
 
 // ---- The phases of the Gumbo path, on websim pages. ----
 

@@ -439,8 +439,9 @@ TEST(MainText, ClassAndIdWordsNameFurniture) {
                      "<div id=sidebar-left>Side</div><div class='x share-buttons'>Share</div>"
                      "<p class=download>Get it</p><p class=header-nav>Links</p>"
                      "<div class=related><a href=/r>Other story</a></div>"
-                     "<span class='token comment'>// code comment</span></div>"),
-            "Body\nGet it\n// code comment");
+                     "<span class='token comment'>// code comment</span>"
+                     "<p class='x Widget'>W</p><p class='mete navs 2nav'>Near misses</p></div>"),
+            "Body\nGet it\n// code comment\nNear misses");
 }
 
 TEST(MainText, FurnitureNestsAndHiddenTextStaysOut) {
