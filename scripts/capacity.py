@@ -28,10 +28,13 @@ and dedup in one process; the median over the runs) and, with the WARC+fp off ro
 it the WARC writer, content keys, SimHash and dedup take; from polite-mode runs on webs of
 different host counts at the same delay and pages per host, the peak RSS per host in rotation
 (the difference of the largest and smallest web's peak RSS over the difference of their hosts);
-and the WARC bytes per page its max mode's crawl wrote (the crawl's warc_bytes).
+and the WARC bytes per page its max mode's crawl wrote (the crawl's warc_bytes). The runs.jsonl
+of `bench/standalone/run.sh --web docs` (--article-runs, repeatable): the same CPU and WARC
+figures on real article pages (Debian's python3.11-doc), in rows of their own.
 """
 
 import argparse
+import functools
 import json
 import math
 import statistics
@@ -93,11 +96,14 @@ POLITE_WARC_LOCAL, POLITE_WARC_REDIS = "crawler (WARC+fp on)", "crawler (WARC+fp
 STANDALONE_MAX = "bench/standalone, max mode"
 STANDALONE_POLITE = "bench/standalone, polite mode"
 STANDALONE_WARC = "bench/standalone's WARC files, max mode"
+ARTICLE_MAX = "bench/standalone --web docs, max mode"
+ARTICLE_WARC = "bench/standalone --web docs, its WARC files"
 
 
-def read_runs(paths):
+def read_runs(paths, web):
     """The runs of bench/standalone's runs.jsonl files, pooled; only those that exited as they
-    should and fetched pages."""
+    should and fetched pages. Every run must be of `web` (websim or docs; runs recorded before
+    run.sh wrote the field are websim's)."""
     runs = []
     for path in paths:
         with open(path) as f:
@@ -112,6 +118,11 @@ def read_runs(paths):
                               "analysis"):
                     if field not in run:
                         raise SystemExit(f"{path}:{number}: no '{field}' in the run")
+                if run.get("web", "websim") != web:
+                    raise SystemExit(
+                        f"{path}:{number}: a run of the {run.get('web', 'websim')} web; give "
+                        + ("--article-runs" if web == "websim" else "--standalone-runs")
+                        + " for it")
                 if run["exit_ok"] and run["analysis"].get("html_pages", 0) > 0:
                     runs.append(run)
     return runs
@@ -122,11 +133,11 @@ def cpu_ms_per_page(run):
     return 1e3 * (run["user_s"] + run["sys_s"]) / run["analysis"]["html_pages"]
 
 
-def standalone_costs(paths):
+def standalone_costs(paths, web="websim"):
     """From bench/standalone's runs: the CPU per page of the max mode's crawler with WARC and
     fingerprints on, and without (medians over the runs), and the peak RSS per host of the
     polite mode (two webs of different host counts, the same delay and pages per host)."""
-    runs = read_runs(paths)
+    runs = read_runs(paths, web)
     out = {}
 
     def max_rows(tool):
@@ -249,26 +260,27 @@ def runs_text(n):
     return "1 run" if n == 1 else f"median of {n} runs"
 
 
-def standalone_cpu_rows(cpu, rates, row):
+def standalone_cpu_rows(cpu, rates, row, source=STANDALONE_MAX, pages=""):
     web = f"{cpu['pages']:,} pages on {cpu['hosts']:,} hosts"
     ms = cpu["ms_per_page"]
     row("`crawler crawl` CPU cores, WARC and fingerprints on (frontier, fetcher and dedup in one "
-        "process)", [f"{r * ms / 1e3:,.2f}" for r in rates],
-        f"{STANDALONE_MAX}: {ms:.3f} CPU ms per page ({runs_text(cpu['runs'])}), {web}")
+        f"process){pages}", [f"{r * ms / 1e3:,.2f}" for r in rates],
+        f"{source}: {ms:.3f} CPU ms per page ({runs_text(cpu['runs'])}), {web}")
     if "off_ms_per_page" in cpu:
         extra = max(ms - cpu["off_ms_per_page"], 0.0)
-        row("... of which WARC writing, content keys, SimHash and dedup (WARC+fp on minus off)",
-            [f"{r * extra / 1e3:,.2f}" for r in rates],
-            f"{STANDALONE_MAX}: {ms:.3f} - {cpu['off_ms_per_page']:.3f} CPU ms per page "
+        row("... of which WARC writing, content keys, SimHash and dedup (WARC+fp on minus off)"
+            f"{pages}", [f"{r * extra / 1e3:,.2f}" for r in rates],
+            f"{source}: {ms:.3f} - {cpu['off_ms_per_page']:.3f} CPU ms per page "
             f"(WARC+fp off: {runs_text(cpu['off_runs'])}), {web}")
 
 
-def standalone_warc_rows(w, rates, row):
+def standalone_warc_rows(w, rates, row, source=STANDALONE_WARC, what="",
+                         pages="of websim's pages", note=" (lighter than real ones)"):
     per_page = w["bytes_per_page"]
-    row("WARC written in a month (gzip members, requests and metadata records included)",
+    row(f"WARC written in a month (gzip members, requests and metadata records included){what}",
         [human(r * SECONDS_PER_MONTH * per_page, "B") for r in rates],
-        f"{STANDALONE_WARC}: {per_page:,.0f} bytes per page ({runs_text(w['runs'])}), "
-        f"{w['pages']:,} of websim's pages on {w['hosts']:,} hosts (lighter than real ones)")
+        f"{source}: {per_page:,.0f} bytes per page ({runs_text(w['runs'])}), "
+        f"{w['pages']:,} {pages} on {w['hosts']:,} hosts{note}")
 
 
 def standalone_memory_rows(m, rates, row):
@@ -284,11 +296,12 @@ def standalone_memory_rows(m, rates, row):
         f"({runs})")
 
 
-def table(scenarios, costs=None, redis=None, standalone=None, kept=()):
-    """The table. costs, redis and standalone: the figures of the inputs given (None: not
-    given); kept: the document's current rows, (source, line), which stand in for the rows of
-    an input not given, or of a figure the input given lacks."""
+def table(scenarios, costs=None, redis=None, standalone=None, kept=(), articles=None):
+    """The table. costs, redis, standalone and articles: the figures of the inputs given (None:
+    not given); kept: the document's current rows, (source, line), which stand in for the rows
+    of an input not given, or of a figure the input given lacks."""
     standalone = standalone or {}
+    articles = articles or {}
     rows = [
         "| quantity | " + " | ".join(name for name, _ in scenarios) + " | source |",
         "|---|" + "---|" * len(scenarios) + "---|",
@@ -326,6 +339,13 @@ def table(scenarios, costs=None, redis=None, standalone=None, kept=()):
          lambda: unmeasured("WARC bytes per page"))
     part(standalone.get("memory"), standalone_memory_rows, STANDALONE_POLITE,
          lambda: unmeasured("fetcher memory per host in rotation"))
+    part(articles.get("cpu"),
+         functools.partial(standalone_cpu_rows, source=ARTICLE_MAX, pages=", article pages"),
+         ARTICLE_MAX, lambda: unmeasured("CPU per page on article pages"))
+    part(articles.get("warc"),
+         functools.partial(standalone_warc_rows, source=ARTICLE_WARC, what=", article pages",
+                           pages="of python3.11-doc's pages", note=""),
+         ARTICLE_WARC, lambda: unmeasured("WARC bytes per page of article pages"))
     return "\n".join(rows) + "\n"
 
 
@@ -335,6 +355,8 @@ def main():
     parser.add_argument("--redis-json", help="bench/politeness-redis's JSON")
     parser.add_argument("--standalone-runs", action="append", default=[], metavar="RUNS_JSONL",
                         help="bench/standalone/run.sh's runs.jsonl (repeatable: runs pooled)")
+    parser.add_argument("--article-runs", action="append", default=[], metavar="RUNS_JSONL",
+                        help="bench/standalone/run.sh --web docs's runs.jsonl (repeatable)")
     parser.add_argument("--write", help="the document whose table part to replace; the rows of "
                         "inputs not given are kept as it has them")
     args = parser.parse_args()
@@ -342,16 +364,17 @@ def main():
     costs = frontier_costs(args.frontier_json) if args.frontier_json else None
     redis = redis_costs(args.redis_json) if args.redis_json else None
     standalone = standalone_costs(args.standalone_runs) if args.standalone_runs else None
+    articles = standalone_costs(args.article_runs, "docs") if args.article_runs else None
     if not args.write:
-        sys.stdout.write(table(scenarios, costs, redis, standalone))
+        sys.stdout.write(table(scenarios, costs, redis, standalone, articles=articles))
         return 0
     with open(args.write) as f:
         doc = f.read()
     begin, end = doc.find(BEGIN), doc.find(END)
     if begin < 0 or end < begin:
         raise SystemExit(f"{args.write}: no capacity-table markers")
-    text = table(scenarios, costs, redis, standalone,
-                 kept_rows(doc[begin + len(BEGIN):end]))
+    text = table(scenarios, costs, redis, standalone, kept_rows(doc[begin + len(BEGIN):end]),
+                 articles)
     doc = doc[:begin + len(BEGIN)] + "\n" + text + doc[end:]
     with open(args.write, "w") as f:
         f.write(doc)

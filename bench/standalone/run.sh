@@ -456,9 +456,9 @@ timed() {  # dir, command...
 record_run() {  # dir mode tool role repeat target_ratio settings ok_codes analysis_json
   local dir=$1 mode=$2 tool=$3 role=$4 rep=$5 target=$6 settings=$7 ok_codes=$8 analysis=$9
   python3 - "$dir" "$mode" "$tool" "$role" "$rep" "$target" "$settings" "$ok_codes" \
-      "$analysis" >> "$runs" <<'EOF'
+      "$analysis" "$web_kind" >> "$runs" <<'EOF'
 import json, os, sys
-d, mode, tool, role, rep, target, settings, ok_codes, analysis = sys.argv[1:10]
+d, mode, tool, role, rep, target, settings, ok_codes, analysis, web = sys.argv[1:11]
 t = open(os.path.join(d, "time.txt")).read().split()[-4:]
 code = int(open(os.path.join(d, "exit_code")).read())
 tick = os.sysconf("SC_CLK_TCK")
@@ -477,7 +477,7 @@ if os.path.exists(p):
     except ValueError:
         stats = None
 run = {
-    "mode": mode, "tool": tool, "role": role, "repeat": int(rep),
+    "mode": mode, "tool": tool, "role": role, "repeat": int(rep), "web": web,
     "target_ratio": float(target) if target else None,
     "settings": settings, "exit_code": code,
     "exit_ok": str(code) in ok_codes.split(","),

@@ -15,7 +15,9 @@ capacity_runs.jsonl holds, as bench/standalone/run.sh writes them (fields trimme
 Checks: the printed rows; --write with the runs split over two files (pooled) changes only the
 bench/standalone rows of a copy of docs/capacity.md, keeping its frontier and Redis rows and
 its prose byte for byte; a second --write with only the in-process polite runs recomputes the
-memory row and keeps the CPU rows; --write with no input leaves the document as it was; a run
+memory row and keeps the CPU rows; the max runs marked as the docs web's, given as
+--article-runs, make the article rows (and are refused as --standalone-runs, as websim's runs
+are as --article-runs); --write with no input leaves the document as it was; a run
 without a field the script needs is refused, naming it. Python 3 standard library only.
 
 Usage: capacity_test.py --repo REPO
@@ -46,6 +48,14 @@ MEMORY_LOCAL_ROW = ("| `crawler crawl` memory per 10^6 hosts in rotation (5 page
 WARC_ROW = ("| WARC written in a month (gzip members, requests and metadata records included) | "
             "3.4 TB | 352.5 TB | bench/standalone's WARC files, max mode: 3,400 bytes per page "
             "(median of 3 runs), 10,000 of websim's pages on 200 hosts (lighter than real ones) |")
+ARTICLE_CPU_ROW = ("| `crawler crawl` CPU cores, WARC and fingerprints on (frontier, fetcher and dedup "
+                   "in one process), article pages | 0.19 | 20.00 | bench/standalone --web docs, "
+                   "max mode: 0.500 CPU ms per page (median of 3 runs), 10,000 pages on 200 "
+                   "hosts |")
+ARTICLE_WARC_ROW = ("| WARC written in a month (gzip members, requests and metadata records "
+                    "included), article pages | 3.4 TB | 352.5 TB | bench/standalone --web docs, "
+                    "its WARC files: 3,400 bytes per page (median of 3 runs), 10,000 of "
+                    "python3.11-doc's pages on 200 hosts |")
 UNMEASURED = ["| dedup CPU per page | not yet measured | not yet measured | — |"]
 BEGIN = "<!-- capacity-table: begin"
 END = "<!-- capacity-table: end -->"
@@ -129,6 +139,23 @@ def main():
         expect(w_table, [CPU_ROW, PART_ROW, WARC_ROW, MEMORY_LOCAL_ROW] + UNMEASURED, "rewritten")
         if MEMORY_REDIS_ROW in w_table:
             failures.append("rewritten: the old memory row is still there")
+
+        # The docs web's runs (run.sh --web docs marks them): rows of their own, beside the
+        # websim rows, which are kept; given as websim runs they are refused.
+        docs_runs = os.path.join(tmp, "docs.jsonl")
+        with open(docs_runs, "w") as f:
+            f.writelines(json.dumps(r | {"web": "docs"}) + "\n" for r in runs if r["mode"] == "max")
+        capacity("--article-runs", docs_runs, "--write", doc)
+        _, w_table, _ = split_doc(open(doc).read())
+        expect(w_table, [ARTICLE_CPU_ROW, ARTICLE_WARC_ROW, CPU_ROW, WARC_ROW], "articles")
+        out = capacity("--standalone-runs", docs_runs, ok=False)
+        if out.returncode == 0 or "--article-runs" not in out.stderr:
+            failures.append(f"docs runs as --standalone-runs: exit {out.returncode}, "
+                            f"{out.stderr!r}")
+        out = capacity("--article-runs", fixture, ok=False)
+        if out.returncode == 0 or "--standalone-runs" not in out.stderr:
+            failures.append(f"websim runs as --article-runs: exit {out.returncode}, "
+                            f"{out.stderr!r}")
 
         # No input: the document stays as it is.
         capacity("--write", doc)
