@@ -213,7 +213,7 @@ def kept_rows(table_text):
 
 
 def human(n, unit=""):
-    for factor, suffix in ((1e12, " T"), (1e9, " G"), (1e6, " M"), (1e3, " k")):
+    for factor, suffix in ((1e15, " P"), (1e12, " T"), (1e9, " G"), (1e6, " M"), (1e3, " k")):
         if n >= factor:
             return f"{n / factor:.1f}{suffix}{unit}"
     return f"{n:.1f} {unit}".rstrip()
