@@ -590,17 +590,22 @@ uint64_t Browser::CheckMemory(Instance& instance) {
   if (options_.max_memory_bytes > 0 && total - dying > options_.max_memory_bytes) {
     // A page's memory lives in its renderer: the largest is the page that grew. Memory held
     // elsewhere (the browser process, the GPU process) replaces the browser after the render.
-    if (largest != nullptr && instance.cdp->KillDescendant(largest->pid)) {
-      killed = true;
-      instance.killed.push_back(largest->pid);
+    if (largest != nullptr) {
+      // Killed and counted under the instance's lock: a render whose renderer died takes that
+      // lock before it asks whether the watch killed it, so it cannot ask between the kill and
+      // the count (and take the kill for a crash).
       absl::MutexLock lock(&instance.mu);
-      instance.last_kill = absl::StrCat(
-          "its renderer was killed holding ", largest->memory_bytes >> 20, " MiB: the browser's processes "
-          "held ", total >> 20, " MiB, over the limit of ", options_.max_memory_bytes >> 20, " MiB");
-      instance.memory_kills.fetch_add(1);
-    } else {
-      instance.over_memory.store(true);
+      if (instance.cdp->KillDescendant(largest->pid)) {
+        killed = true;
+        instance.killed.push_back(largest->pid);
+        instance.last_kill = absl::StrCat(
+            "its renderer was killed holding ", largest->memory_bytes >> 20, " MiB: the browser's "
+            "processes held ", total >> 20, " MiB, over the limit of ",
+            options_.max_memory_bytes >> 20, " MiB");
+        instance.memory_kills.fetch_add(1);
+      }
     }
+    if (!killed) instance.over_memory.store(true);
   }
   absl::MutexLock lock(&mu_);
   stats_.memory_bytes = total;
