@@ -51,17 +51,21 @@ const std::vector<BenchPage>& WebsimPages() {
   return *pages;
 }
 
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
 const std::vector<BenchPage>& TestDataPages() {
   static const std::vector<BenchPage>* const pages = [] {
     std::vector<BenchPage> out;
     const std::filesystem::path dir = std::filesystem::path(CRAWLER_TEST_DATA) / "html";
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
       if (entry.path().extension() != ".html") continue;
-      std::ifstream in(entry.path(), std::ios::binary);
-      std::stringstream buffer;
-      buffer << in.rdbuf();
       out.push_back(BenchPage{*url::Url::Parse("https://example.com/dir/page.html"),
-                              buffer.str(), "", {}});
+                              ReadFile(entry.path()), "", {}});
     }
     return new std::vector<BenchPage>(Prepare(std::move(out)));
   }();
@@ -80,11 +84,8 @@ const std::vector<BenchPage>& DocsPages() {
     std::vector<BenchPage> out;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(DocsDir())) {
       if (entry.path().extension() != ".html") continue;
-      std::ifstream in(entry.path(), std::ios::binary);
-      std::stringstream buffer;
-      buffer << in.rdbuf();
       out.push_back(BenchPage{*url::Url::Parse("http://h0.docs.test/library/page.html"),
-                              buffer.str(), "text/html", {}});
+                              ReadFile(entry.path()), "text/html", {}});
     }
     return new std::vector<BenchPage>(Prepare(std::move(out)));
   }();
